@@ -1,0 +1,11 @@
+import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { RejectBodySchema } from "@/lib/protocol/rest";
+
+export const dynamic = "force-dynamic";
+
+export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
+  const id = one(params.id);
+  await parley.questions.getQuestion({ id });
+  const { message } = await readJson(req, RejectBodySchema, { optional: true });
+  return parley.questions.reject({ id, message, by: "rest" });
+});

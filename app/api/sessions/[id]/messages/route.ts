@@ -1,0 +1,13 @@
+import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { PostMessageBodySchema } from "@/lib/protocol/rest";
+
+export const dynamic = "force-dynamic";
+
+/** Stores the message and answers with the run it started. */
+export const POST = jsonRoute<{ id: string }>(
+  async ({ req, params, parley }) => {
+    const { text } = await readJson(req, PostMessageBodySchema);
+    return parley.postMessage({ sessionId: one(params.id), text });
+  },
+  { status: 201 },
+);

@@ -1,0 +1,18 @@
+import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { StartRunBodySchema } from "@/lib/protocol/rest";
+
+export const dynamic = "force-dynamic";
+
+export const GET = jsonRoute<{ id: string }>(async ({ params, parley }) => {
+  const id = one(params.id);
+  await parley.sessions.getSession({ id });
+  return parley.runs.listRuns({ sessionId: id });
+});
+
+export const POST = jsonRoute<{ id: string }>(
+  async ({ req, params, parley }) => {
+    const body = await readJson(req, StartRunBodySchema);
+    return parley.runs.startRun({ sessionId: one(params.id), functionName: body.function, input: body.input ?? null });
+  },
+  { status: 201 },
+);

@@ -1,0 +1,262 @@
+import { describe, expect, it } from "vitest";
+import type { Message, Run, Session, SessionSnapshot } from "../protocol/entities";
+import type { Question } from "../protocol/question";
+import {
+  activeRuns,
+  describeClosed,
+  initialSessionState,
+  latestRun,
+  MAX_CLOSED_RECORDS,
+  sessionReducer,
+  transcript,
+  type SessionAction,
+  type SessionState,
+} from "./session-store";
+
+const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 12, 0, second)).toISOString();
+
+const session = (over: Partial<Session> = {}): Session => ({
+  id: "s1",
+  title: "Deploy things",
+  createdAt: at(0),
+  updatedAt: at(0),
+  pendingCount: 0,
+  ...over,
+});
+
+const message = (id: string, second: number, over: Partial<Message> = {}): Message => ({
+  id,
+  sessionId: "s1",
+  runId: null,
+  role: "user",
+  text: `message ${id}`,
+  createdAt: at(second),
+  ...over,
+});
+
+const run = (id: string, second: number, over: Partial<Run> = {}): Run => ({
+  id,
+  sessionId: "s1",
+  functionName: "chat",
+  input: {},
+  status: "running",
+  result: null,
+  error: null,
+  progress: null,
+  createdAt: at(second),
+  updatedAt: at(second),
+  finishedAt: null,
+  ...over,
+});
+
+const question = (id: string, second: number, over: Partial<Question> = {}): Question => ({
+  id,
+  sessionId: "s1",
+  runId: "r1",
+  owner: "deploy",
+  kind: "question",
+  prompt: `question ${id}?`,
+  options: ["production", "staging"],
+  multi: false,
+  allowCustom: false,
+  detail: null,
+  hasDefault: false,
+  default: null,
+  createdAt: at(second),
+  expiresAt: null,
+  status: "pending",
+  answer: null,
+  feedback: null,
+  closedBy: null,
+  closedAt: null,
+  ...over,
+});
+
+const snapshot = (over: Partial<SessionSnapshot> = {}): SessionSnapshot => ({
+  session: session(),
+  messages: [],
+  runs: [],
+  pendingQuestions: [],
+  ...over,
+});
+
+const apply = (state: SessionState, ...actions: SessionAction[]) => actions.reduce(sessionReducer, state);
+const joined = (over: Partial<SessionSnapshot> = {}) => apply(initialSessionState, { type: "snapshot", snapshot: snapshot(over) });
+
+describe("session store", () => {
+  it("a snapshot replaces everything the view held", () => {
+    const before = apply(joined({ messages: [message("m1", 1)] }), { type: "question.asked", question: question("q1", 2) });
+    const after = sessionReducer(before, {
+      type: "snapshot",
+      snapshot: snapshot({ messages: [message("m2", 3)], runs: [run("r2", 3)], pendingQuestions: [question("q2", 4)] }),
+    });
+    expect(after.messages.map((m) => m.id)).toEqual(["m2"]);
+    expect(after.runs.map((r) => r.id)).toEqual(["r2"]);
+    expect(after.pending.map((q) => q.id)).toEqual(["q2"]);
+  });
+
+  it("a reconnect snapshot keeps the question records already shown for the same session", () => {
+    const answered = question("q1", 1, { status: "answered", answer: "staging" });
+    const before = apply(joined({ pendingQuestions: [question("q1", 1)] }), { type: "question.replied", question: answered });
+    const after = sessionReducer(before, { type: "snapshot", snapshot: snapshot() });
+    expect(after.closed).toEqual([answered]);
+  });
+
+  it("a snapshot of another session drops the previous session's records", () => {
+    const before = apply(joined(), { type: "question.closed", question: question("q1", 1, { status: "cancelled" }) });
+    const after = sessionReducer(before, { type: "snapshot", snapshot: snapshot({ session: session({ id: "s2" }) }) });
+    expect(after.closed).toEqual([]);
+  });
+
+  it("messages are deduplicated by id and kept in creation order", () => {
+    const state = apply(
+      joined({ messages: [message("m2", 2)] }),
+      { type: "message.created", message: message("m3", 3) },
+      { type: "message.created", message: message("m1", 1) },
+      { type: "message.created", message: message("m2", 2) },
+    );
+    expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
+  });
+
+  it("events for another session are ignored", () => {
+    const state = apply(
+      joined(),
+      { type: "message.created", message: message("m1", 1, { sessionId: "other" }) },
+      { type: "question.asked", question: question("q1", 1, { sessionId: "other" }) },
+      { type: "run.updated", run: run("r1", 1, { sessionId: "other" }) },
+      { type: "session.updated", session: session({ id: "other", title: "Other" }) },
+    );
+    expect(state).toEqual(joined());
+  });
+
+  it("a run update replaces the run with the same id", () => {
+    const state = apply(
+      joined({ runs: [run("r1", 1)] }),
+      { type: "run.updated", run: run("r1", 1, { status: "waiting_input", updatedAt: at(2) }) },
+      { type: "run.updated", run: run("r2", 3) },
+    );
+    expect(state.runs.map((r) => [r.id, r.status])).toEqual([
+      ["r1", "waiting_input"],
+      ["r2", "running"],
+    ]);
+    expect(latestRun(state)?.id).toBe("r2");
+  });
+
+  it("a stale run update that arrives after a fresher snapshot is ignored", () => {
+    const fresh = run("r1", 1, { status: "succeeded", updatedAt: at(5) });
+    const state = apply(joined({ runs: [fresh] }), { type: "run.updated", run: run("r1", 1, { updatedAt: at(2) }) });
+    expect(state.runs).toEqual([fresh]);
+  });
+
+  it("active runs are the ones running or waiting for input", () => {
+    const state = joined({
+      runs: [run("r1", 1, { status: "succeeded" }), run("r2", 2, { status: "waiting_input" }), run("r3", 3)],
+    });
+    expect(activeRuns(state).map((r) => r.id)).toEqual(["r2", "r3"]);
+  });
+
+  it("a new pending question becomes a card, in creation order", () => {
+    const state = apply(
+      joined(),
+      { type: "question.asked", question: question("q2", 2) },
+      { type: "question.asked", question: question("q1", 1) },
+    );
+    expect(state.pending.map((q) => q.id)).toEqual(["q1", "q2"]);
+  });
+
+  it("a question asked twice shows one card", () => {
+    const state = apply(
+      joined({ pendingQuestions: [question("q1", 1)] }),
+      { type: "question.asked", question: question("q1", 1) },
+    );
+    expect(state.pending).toHaveLength(1);
+  });
+
+  it("an asked event for a question that is no longer pending adds no card", () => {
+    const state = apply(joined(), { type: "question.asked", question: question("q1", 1, { status: "answered", answer: "x" }) });
+    expect(state.pending).toEqual([]);
+  });
+
+  it("a retraction removes the card and records what was answered", () => {
+    const answered = question("q1", 1, { status: "answered", answer: "production", closedAt: at(3) });
+    const state = apply(joined({ pendingQuestions: [question("q1", 1), question("q2", 2)] }), {
+      type: "question.replied",
+      question: answered,
+    });
+    expect(state.pending.map((q) => q.id)).toEqual(["q2"]);
+    expect(state.closed).toEqual([answered]);
+    expect(describeClosed(state.closed[0]!)).toBe("answered: production");
+  });
+
+  it("a decline removes the card and records the feedback", () => {
+    const declined = question("q1", 1, { status: "declined", feedback: "not today" });
+    const state = apply(joined({ pendingQuestions: [question("q1", 1)] }), { type: "question.rejected", question: declined });
+    expect(state.pending).toEqual([]);
+    expect(describeClosed(state.closed[0]!)).toBe("declined: “not today”");
+  });
+
+  it("a timeout, a cancel or an expiry removes the card and says how it ended", () => {
+    const state = apply(
+      joined({ pendingQuestions: [question("q1", 1), question("q2", 2), question("q3", 3)] }),
+      { type: "question.closed", question: question("q1", 1, { status: "timed_out", hasDefault: true, default: "12:30" }) },
+      { type: "question.closed", question: question("q2", 2, { status: "cancelled" }) },
+      { type: "question.closed", question: question("q3", 3, { status: "expired" }) },
+    );
+    expect(state.pending).toEqual([]);
+    expect(state.closed.map(describeClosed)).toEqual(["timed out → default: 12:30", "cancelled", "expired"]);
+  });
+
+  it("a late asked event cannot resurrect a question that already closed", () => {
+    const state = apply(
+      joined(),
+      { type: "question.replied", question: question("q1", 1, { status: "answered", answer: "staging" }) },
+      { type: "question.asked", question: question("q1", 1) },
+    );
+    expect(state.pending).toEqual([]);
+  });
+
+  it("a retraction that arrives twice records the question once", () => {
+    const answered = question("q1", 1, { status: "answered", answer: "staging" });
+    const state = apply(
+      joined({ pendingQuestions: [question("q1", 1)] }),
+      { type: "question.replied", question: answered },
+      { type: "question.replied", question: answered },
+    );
+    expect(state.closed).toHaveLength(1);
+  });
+
+  it("only the most recent closed questions are kept", () => {
+    const actions: SessionAction[] = Array.from({ length: MAX_CLOSED_RECORDS + 5 }, (_, i) => ({
+      type: "question.closed",
+      question: question(`q${i}`, 0, { createdAt: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), status: "cancelled" }),
+    }));
+    const state = apply(joined(), ...actions);
+    expect(state.closed).toHaveLength(MAX_CLOSED_RECORDS);
+    expect(state.closed.at(-1)?.id).toBe(`q${MAX_CLOSED_RECORDS + 4}`);
+  });
+
+  it("a confirm's answer reads as Yes or No and a multi answer as a list", () => {
+    expect(describeClosed(question("q1", 1, { kind: "confirm", status: "answered", answer: true }))).toBe("answered: Yes");
+    expect(describeClosed(question("q2", 1, { kind: "confirm", status: "answered", answer: false }))).toBe("answered: No");
+    expect(describeClosed(question("q3", 1, { multi: true, status: "answered", answer: ["Basil", "Olives"] }))).toBe(
+      "answered: Basil, Olives",
+    );
+  });
+
+  it("a session update changes the title of the joined session only", () => {
+    const state = apply(joined(), { type: "session.updated", session: session({ title: "Renamed", pendingCount: 2 }) });
+    expect(state.session?.title).toBe("Renamed");
+  });
+
+  it("the transcript interleaves messages and question records by time", () => {
+    const state = apply(
+      joined({ messages: [message("m1", 1), message("m2", 5, { role: "agent" })] }),
+      { type: "question.replied", question: question("q1", 3, { status: "answered", answer: "staging" }) },
+    );
+    expect(transcript(state).map((item) => (item.type === "message" ? item.message.id : item.question.id))).toEqual([
+      "m1",
+      "q1",
+      "m2",
+    ]);
+  });
+});

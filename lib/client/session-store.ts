@@ -1,0 +1,141 @@
+import { ACTIVE_RUN_STATUSES, type Message, type Run, type Session, type SessionSnapshot } from "../protocol/entities";
+import type { AnswerValue, Question } from "../protocol/question";
+
+/** Everything one chat screen draws, built only from the join snapshot and server events. */
+export interface SessionState {
+  session: Session | null;
+  messages: Message[];
+  runs: Run[];
+  pending: Question[];
+  /** Questions that ended while this view was open, shown as records in the transcript. */
+  closed: Question[];
+}
+
+export type SessionAction =
+  | { type: "snapshot"; snapshot: SessionSnapshot & { closedQuestions?: Question[] } }
+  | { type: "question.asked"; question: Question }
+  | { type: "question.replied"; question: Question }
+  | { type: "question.rejected"; question: Question }
+  | { type: "question.closed"; question: Question }
+  | { type: "message.created"; message: Message }
+  | { type: "run.updated"; run: Run }
+  | { type: "session.updated"; session: Session };
+
+export const MAX_CLOSED_RECORDS = 100;
+
+export const initialSessionState: SessionState = { session: null, messages: [], runs: [], pending: [], closed: [] };
+
+const byCreatedAt = <T extends { createdAt: string }>(a: T, b: T) => Date.parse(a.createdAt) - Date.parse(b.createdAt);
+
+/** Inserts or replaces by id, keeping createdAt order (stable for equal times). */
+function upsert<T extends { id: string; createdAt: string }>(list: T[], item: T): T[] {
+  const rest = list.filter((x) => x.id !== item.id);
+  return [...rest, item].sort(byCreatedAt);
+}
+
+function dedupe<T extends { id: string; createdAt: string }>(list: T[]): T[] {
+  const map = new Map<string, T>();
+  for (const item of list) map.set(item.id, item);
+  return [...map.values()].sort(byCreatedAt);
+}
+
+/** A run event may arrive after a fresher snapshot (events buffered during a join): never go back in time. */
+function isOlder(incoming: Run, existing: Run | undefined): boolean {
+  return existing !== undefined && Date.parse(incoming.updatedAt) < Date.parse(existing.updatedAt);
+}
+
+function closeQuestion(state: SessionState, question: Question): SessionState {
+  if (question.status === "pending") return state;
+  return {
+    ...state,
+    pending: state.pending.filter((q) => q.id !== question.id),
+    closed: upsert(state.closed, question).slice(-MAX_CLOSED_RECORDS),
+  };
+}
+
+export function sessionReducer(state: SessionState, action: SessionAction): SessionState {
+  switch (action.type) {
+    case "snapshot": {
+      const { session, messages, runs, pendingQuestions, closedQuestions = [] } = action.snapshot;
+      // The snapshot carries no closed questions (yet): keep the records this view already showed.
+      const keptClosed = state.session?.id === session.id ? state.closed : [];
+      const closed = dedupe([...keptClosed, ...closedQuestions].filter((q) => q.status !== "pending"));
+      const closedIds = new Set(closed.map((q) => q.id));
+      return {
+        session,
+        messages: dedupe(messages),
+        runs: dedupe(runs),
+        pending: dedupe(pendingQuestions.filter((q) => q.status === "pending" && !closedIds.has(q.id))),
+        closed: closed.slice(-MAX_CLOSED_RECORDS),
+      };
+    }
+    case "question.asked": {
+      const q = action.question;
+      if (!belongs(state, q.sessionId) || q.status !== "pending") return state;
+      if (state.pending.some((p) => p.id === q.id) || state.closed.some((c) => c.id === q.id)) return state;
+      return { ...state, pending: upsert(state.pending, q) };
+    }
+    case "question.replied":
+    case "question.rejected":
+    case "question.closed":
+      return belongs(state, action.question.sessionId) ? closeQuestion(state, action.question) : state;
+    case "message.created":
+      return belongs(state, action.message.sessionId) ? { ...state, messages: upsert(state.messages, action.message) } : state;
+    case "run.updated": {
+      const run = action.run;
+      if (!belongs(state, run.sessionId) || isOlder(run, state.runs.find((r) => r.id === run.id))) return state;
+      return { ...state, runs: upsert(state.runs, run) };
+    }
+    case "session.updated":
+      return state.session?.id === action.session.id ? { ...state, session: action.session } : state;
+  }
+}
+
+/** Before the snapshot we don't know the session id; events can only be for the joined room. */
+function belongs(state: SessionState, sessionId: string): boolean {
+  return state.session === null || state.session.id === sessionId;
+}
+
+export function latestRun(state: SessionState): Run | null {
+  return state.runs.at(-1) ?? null;
+}
+
+export function activeRuns(state: SessionState): Run[] {
+  return state.runs.filter((r) => ACTIVE_RUN_STATUSES.includes(r.status));
+}
+
+export function formatAnswer(value: AnswerValue | null): string {
+  if (value === null) return "";
+  if (typeof value === "boolean") return value ? "Yes" : "No";
+  if (Array.isArray(value)) return value.join(", ");
+  return value;
+}
+
+/** How a closed question reads in the transcript, e.g. "answered: production" or "timed out → default: 12:30". */
+export function describeClosed(q: Question): string {
+  switch (q.status) {
+    case "answered":
+      return `answered: ${formatAnswer(q.answer)}`;
+    case "declined":
+      return q.feedback ? `declined: “${q.feedback}”` : "declined";
+    case "timed_out":
+      return q.hasDefault ? `timed out → default: ${formatAnswer(q.default)}` : "timed out";
+    case "cancelled":
+      return "cancelled";
+    case "expired":
+      return "expired";
+    case "pending":
+      return "waiting for an answer";
+  }
+}
+
+/** Messages and question records, interleaved by time, for the transcript. */
+export type TranscriptItem = { type: "message"; message: Message } | { type: "question"; question: Question };
+
+export function transcript(state: SessionState): TranscriptItem[] {
+  const items: Array<TranscriptItem & { at: number }> = [
+    ...state.messages.map((message) => ({ type: "message" as const, message, at: Date.parse(message.createdAt) })),
+    ...state.closed.map((question) => ({ type: "question" as const, question, at: Date.parse(question.createdAt) })),
+  ];
+  return items.sort((a, b) => a.at - b.at).map(({ at: _at, ...item }) => item as TranscriptItem);
+}

@@ -1,0 +1,41 @@
+import { io, type Socket } from "socket.io-client";
+import type { WireError } from "../protocol/errors";
+import type { QuestionRejectCommand, QuestionReplyCommand } from "../protocol/question";
+import { SOCKET_PATH, type Ack, type ClientToServerEvents, type ServerToClientEvents, type SessionJoinCommand } from "../protocol/socket";
+
+export type ParleySocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+export const ACK_TIMEOUT_MS = 10_000;
+
+let socket: ParleySocket | null = null;
+
+/** The one socket of this tab, created on first use (never during server rendering). */
+export function getSocket(): ParleySocket {
+  if (typeof window === "undefined") throw new Error("The socket exists only in the browser.");
+  socket ??= io({ path: SOCKET_PATH, transports: ["websocket", "polling"] });
+  return socket;
+}
+
+/** What each command sends; the server validates it again. */
+interface CommandPayloads {
+  "session.join": SessionJoinCommand;
+  "question.reply": QuestionReplyCommand;
+  "question.reject": QuestionRejectCommand;
+}
+type Command = keyof CommandPayloads;
+export type AckOf<E extends Command> = Parameters<Parameters<ClientToServerEvents[E]>[1]>[0];
+
+/** Emits a command and resolves with its ack; a timeout or a lost connection becomes an error ack, never a throw. */
+export async function emitWithAck<E extends Command>(event: E, payload: CommandPayloads[E]): Promise<AckOf<E>> {
+  const s = getSocket();
+  const fail = (message: string) => ({ ok: false, error: { code: "unavailable", message } satisfies WireError }) as Ack<never> as AckOf<E>;
+  // Don't let socket.io buffer a reply to send after a reconnect: the user must see it did not go through.
+  if (!s.connected) return fail("Not connected to the server. Try again when the connection is back.");
+  // A union of command names defeats socket.io's per-event typing; AckOf types each ack instead.
+  const timed = s.timeout(ACK_TIMEOUT_MS) as unknown as { emitWithAck(event: string, payload: unknown): Promise<unknown> };
+  try {
+    return (await timed.emitWithAck(event, payload)) as AckOf<E>;
+  } catch {
+    return fail("The server did not answer in time. Try again.");
+  }
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { WireErrorSchema, type WireError } from "./errors";
+import type { Message, Run, Session, SessionSnapshot } from "./entities";
+import type { Question, ReplyReceipt } from "./question";
+
+export const SessionJoinCommandSchema = z.object({ sessionId: z.string().min(1) });
+export type SessionJoinCommand = z.infer<typeof SessionJoinCommandSchema>;
+
+/** Every socket acknowledgement: a result or a typed error, never silence. */
+export type Ack<T> = { ok: true; data: T } | { ok: false; error: WireError };
+export const AckErrorSchema = z.object({ ok: z.literal(false), error: WireErrorSchema });
+
+/** Server → client. Facts, named in the past tense. */
+export interface ServerToClientEvents {
+  "question.asked": (question: Question) => void;
+  /** The question was answered: retract its card and show the answer. */
+  "question.replied": (question: Question) => void;
+  /** The question was declined: retract its card. */
+  "question.rejected": (question: Question) => void;
+  /** The question ended without a person's answer (timed out, cancelled, expired): retract its card. */
+  "question.closed": (question: Question) => void;
+  "message.created": (message: Message) => void;
+  "run.updated": (run: Run) => void;
+  "session.updated": (session: Session) => void;
+}
+
+/** Client → server. Commands, named in the present tense; each answers through its ack. */
+export interface ClientToServerEvents {
+  "session.join": (payload: unknown, ack: (res: Ack<SessionSnapshot>) => void) => void;
+  "session.leave": (payload: unknown, ack?: (res: Ack<null>) => void) => void;
+  "question.reply": (payload: unknown, ack: (res: Ack<ReplyReceipt>) => void) => void;
+  "question.reject": (payload: unknown, ack: (res: Ack<ReplyReceipt>) => void) => void;
+}
+
+export const SOCKET_PATH = "/socket.io";
+export const sessionRoom = (sessionId: string) => `session:${sessionId}`;

@@ -1,0 +1,71 @@
+import type { Message, Run, Session } from "../../protocol/entities";
+import type { AnswerValue, Question } from "../../protocol/question";
+import type {
+  ChatSession as SessionRow,
+  Message as MessageRow,
+  Question as QuestionRow,
+  Run as RunRow,
+} from "../../generated/prisma/client";
+
+const iso = (d: Date) => d.toISOString();
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function parseJson<T>(text: string | null): T | null {
+  if (text === null) return null;
+  return JSON.parse(text) as T;
+}
+
+export function toQuestion(row: QuestionRow): Question {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    runId: row.runId,
+    owner: row.owner,
+    kind: row.kind as Question["kind"],
+    prompt: row.prompt,
+    options: JSON.parse(row.options) as string[],
+    multi: row.multi,
+    allowCustom: row.allowCustom,
+    detail: row.detail,
+    hasDefault: row.defaultValue !== null,
+    default: parseJson<AnswerValue>(row.defaultValue),
+    createdAt: iso(row.createdAt),
+    expiresAt: isoOrNull(row.expiresAt),
+    status: row.status as Question["status"],
+    answer: parseJson<AnswerValue>(row.answer),
+    feedback: row.feedback,
+    closedBy: row.closedBy,
+    closedAt: isoOrNull(row.closedAt),
+  };
+}
+
+export function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    functionName: row.functionName,
+    input: parseJson(row.input),
+    status: row.status as Run["status"],
+    result: parseJson(row.result),
+    error: row.error,
+    progress: row.progress,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    finishedAt: isoOrNull(row.finishedAt),
+  };
+}
+
+export function toMessage(row: MessageRow): Message {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    runId: row.runId,
+    role: row.role as Message["role"],
+    text: row.text,
+    createdAt: iso(row.createdAt),
+  };
+}
+
+export function toSession(row: SessionRow, pendingCount: number): Session {
+  return { id: row.id, title: row.title, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt), pendingCount };
+}

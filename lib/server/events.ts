@@ -1,0 +1,21 @@
+import { EventEmitter } from "node:events";
+import type { Message, Run, Session } from "../protocol/entities";
+import type { Question } from "../protocol/question";
+
+/** Facts the domain services publish; transports (Socket.IO) and the worker bridge subscribe. */
+export interface DomainEventMap {
+  "question.asked": [Question];
+  /** A question left `pending`: answered, declined, timed out, cancelled or expired. */
+  "question.closed": [Question];
+  "message.created": [Message];
+  "run.updated": [Run];
+  "session.updated": [Session];
+}
+
+export class DomainEvents extends EventEmitter<DomainEventMap> {
+  constructor() {
+    super();
+    // Many sockets and services subscribe; the default of 10 would warn on a busy server.
+    this.setMaxListeners(0);
+  }
+}

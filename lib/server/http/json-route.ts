@@ -1,0 +1,74 @@
+import type { z } from "zod";
+import { AppError, describeZodError, type WireError } from "../../protocol/errors";
+import { MAX_BODY_BYTES } from "../../protocol/rest";
+import { getParley } from "../registry";
+import type { Parley } from "../app";
+
+type Params = Record<string, string | string[] | undefined>;
+type Handler<P extends Params> = (args: { req: Request; params: P; parley: Parley }) => Promise<unknown>;
+
+/**
+ * Adapts a handler to a Next route: reaches the services, maps AppError codes to HTTP statuses
+ * and user-safe bodies (`{ error: { code, message } }`); unexpected errors are logged, never sent.
+ */
+export function jsonRoute<P extends Params = Params>(handler: Handler<P>, { status = 200 }: { status?: number } = {}) {
+  return async (req: Request, ctx: { params: Promise<P> }): Promise<Response> => {
+    try {
+      const data = await handler({ req, params: await ctx.params, parley: getParley() });
+      return Response.json(data, { status });
+    } catch (err) {
+      const error = AppError.from(err);
+      if (error.code === "internal") console.error(`[http] ${req.method} ${new URL(req.url).pathname} failed`, err);
+      return errorResponse(error.toWire(), error.status);
+    }
+  };
+}
+
+export function errorResponse(error: WireError, status: number): Response {
+  return Response.json({ error }, { status });
+}
+
+/** Reads a JSON body with a size limit (413), a syntax check (400) and a schema check (400). */
+export async function readJson<T extends z.ZodType>(req: Request, schema: T, { optional = false } = {}): Promise<z.infer<T>> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const text = await readLimited(req, MAX_BODY_BYTES);
+  let data: unknown;
+  if (text.trim() === "" && optional) data = {};
+  else {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new AppError("invalid_json", "The request body is not valid JSON.");
+    }
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new AppError("bad_request", `Invalid request body: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+function tooLarge() {
+  return new AppError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+}
+
+async function readLimited(req: Request, limit: number): Promise<string> {
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export function one(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
+}

@@ -1,0 +1,18 @@
+import { AppError } from "../protocol/errors";
+import type { Parley } from "./app";
+
+// Next bundles route handlers apart from server.ts, so module singletons exist twice;
+// globalThis is the one object both see.
+const KEY = Symbol.for("parley.services");
+
+type Holder = { [KEY]?: Parley };
+
+export function setParley(parley: Parley | undefined): void {
+  (globalThis as Holder)[KEY] = parley;
+}
+
+export function getParley(): Parley {
+  const parley = (globalThis as Holder)[KEY];
+  if (!parley) throw new AppError("unavailable", "The Parley server is not running (start it with server.ts).");
+  return parley;
+}

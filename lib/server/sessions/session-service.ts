@@ -1,0 +1,80 @@
+import { randomUUID } from "node:crypto";
+import { AppError } from "../../protocol/errors";
+import type { Message, Session, SessionSnapshot } from "../../protocol/entities";
+import type { Db } from "../db/client";
+import { toMessage, toQuestion, toRun, toSession } from "../db/mappers";
+import type { DomainEvents } from "../events";
+
+export const DEFAULT_TITLE = "New chat";
+const SNAPSHOT_MESSAGES = 500;
+
+export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
+  async function pendingCounts(ids?: string[]): Promise<Map<string, number>> {
+    const rows = await db.question.groupBy({
+      by: ["sessionId"],
+      where: { status: "pending", ...(ids ? { sessionId: { in: ids } } : {}) },
+      _count: { _all: true },
+    });
+    return new Map(rows.map((r) => [r.sessionId, r._count._all]));
+  }
+
+  async function getSession({ id }: { id: string }): Promise<Session> {
+    const row = await db.chatSession.findUnique({ where: { id } });
+    if (!row) throw new AppError("not_found:session", `No session with id "${id}".`);
+    return toSession(row, (await pendingCounts([id])).get(id) ?? 0);
+  }
+
+  async function publish(id: string): Promise<void> {
+    events.emit("session.updated", await getSession({ id }));
+  }
+
+  return {
+    getSession,
+    publish,
+
+    async createSession({ title }: { title?: string } = {}): Promise<Session> {
+      const row = await db.chatSession.create({ data: { id: randomUUID(), title: title ?? DEFAULT_TITLE } });
+      const session = toSession(row, 0);
+      events.emit("session.updated", session);
+      return session;
+    },
+
+    async listSessions(): Promise<Session[]> {
+      const rows = await db.chatSession.findMany({ orderBy: { updatedAt: "desc" }, take: 200 });
+      const counts = await pendingCounts(rows.map((r) => r.id));
+      return rows.map((r) => toSession(r, counts.get(r.id) ?? 0));
+    },
+
+    async getSnapshot({ id }: { id: string }): Promise<SessionSnapshot> {
+      const session = await getSession({ id });
+      const [messages, runs, questions] = await Promise.all([
+        db.message.findMany({ where: { sessionId: id }, orderBy: { createdAt: "desc" }, take: SNAPSHOT_MESSAGES }),
+        db.run.findMany({ where: { sessionId: id }, orderBy: { createdAt: "asc" } }),
+        db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: { createdAt: "asc" } }),
+      ]);
+      return {
+        session,
+        messages: messages.reverse().map(toMessage),
+        runs: runs.map(toRun),
+        pendingQuestions: questions.map(toQuestion),
+      };
+    },
+
+    async addMessage({ sessionId, role, text, runId = null }: Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null }): Promise<Message> {
+      const row = await db.message.create({ data: { id: randomUUID(), sessionId, role, text, runId } });
+      const message = toMessage(row);
+      events.emit("message.created", message);
+      return message;
+    },
+
+    /** Names an untitled session after its first message. */
+    async titleFromMessage({ id, text }: { id: string; text: string }): Promise<void> {
+      const title = text.replace(/\s+/g, " ").trim().slice(0, 60);
+      const { count } = await db.chatSession.updateMany({ where: { id, title: DEFAULT_TITLE }, data: { title } });
+      if (count === 0) await db.chatSession.update({ where: { id }, data: { updatedAt: new Date() } });
+      await publish(id);
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

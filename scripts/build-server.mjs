@@ -1,0 +1,15 @@
+// Compiles server.ts and the agent worker to dist/ (dependencies stay in node_modules).
+import { build } from "esbuild";
+
+await build({
+  entryPoints: { server: "server.ts", "agent-worker": "workers/agent-worker.ts" },
+  outdir: "dist",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  sourcemap: true,
+  logLevel: "warning",
+});
+console.log("built dist/server.js and dist/agent-worker.js");

@@ -1,0 +1,85 @@
+/**
+ * Parley's entry: one HTTP server carrying Next.js (pages and /api routes) and Socket.IO,
+ * with the domain services built once and shared with route handlers through globalThis.
+ */
+import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import next from "next";
+import { createParley } from "./lib/server/app";
+import { loadEnv } from "./lib/server/env";
+import { attachRealtime } from "./lib/server/realtime/socket-server";
+import { setParley } from "./lib/server/registry";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+// Compiled to dist/server.js in production; run from the project root through tsx in development.
+const root = existsSync(path.join(here, "package.json")) ? here : path.resolve(here, "..");
+process.chdir(root);
+if (existsSync(".env")) process.loadEnvFile(".env");
+
+// The compiled server is the production build unless told otherwise.
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+process.env.NODE_ENV ??= here === root ? "development" : "production";
+const env = loadEnv();
+const dev = env.NODE_ENV !== "production";
+
+/** The worker entry: compiled beside this file in production, TypeScript through tsx otherwise. */
+function workerEntry() {
+  const compiled = path.join(here, "agent-worker.js");
+  if (existsSync(compiled) && here !== root) return { script: compiled, execArgv: [] as string[] };
+  return { script: path.join(root, "workers/agent-worker.ts"), execArgv: ["--import", "tsx"] };
+}
+
+async function main() {
+  const started = Date.now();
+  const parley = await createParley({
+    databaseUrl: env.DATABASE_URL,
+    migrationsDir: path.join(root, "prisma/migrations"),
+    worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS },
+    stopGraceMs: env.PARLEY_STOP_GRACE_MS,
+  });
+  setParley(parley);
+  if (parley.recovered.runs > 0) {
+    console.log(`> Ended ${parley.recovered.runs} run(s) and ${parley.recovered.questions} question(s) left open by the previous server`);
+  }
+
+  const httpServer = createServer();
+  const app = next({ dev, dir: root, hostname: env.HOST, port: env.PORT, httpServer });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  httpServer.on("request", (req, res) => void handle(req, res));
+  // Attach Next's upgrade handler (hot reload) now, not on its first request: a reconnecting
+  // socket can arrive first. It leaves /socket.io upgrades alone.
+  if (dev) (app as unknown as { setupWebSocketHandler(server: typeof httpServer): void }).setupWebSocketHandler(httpServer);
+
+  const realtime = attachRealtime(httpServer, parley, { allowedOrigins: env.PARLEY_ALLOWED_ORIGINS });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(env.PORT, env.HOST, resolve);
+  });
+  const address = httpServer.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  console.log(`> Parley ready on http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${port} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    console.log(`> ${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(1), 5_000);
+    force.unref();
+    await realtime.close().catch(() => {});
+    await parley.close().catch(() => {});
+    setParley(undefined);
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
