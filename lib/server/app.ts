@@ -69,6 +69,7 @@ export async function createParley(config: ParleyConfig) {
     },
 
     async close(): Promise<void> {
+      runs.detachAll();
       questions.dispose();
       await pool.shutdown();
       await db.$disconnect();

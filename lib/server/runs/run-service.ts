@@ -275,6 +275,20 @@ export function createRunService({ db, events, sessions, questions, pool, hasFun
 
     /** Active runs with a live worker (for health checks and tests). */
     liveCount: () => live.size,
+
+    /**
+     * Lets go of every live run without ending it, before the process exits: its workers die
+     * with the server and the next start-up settles what was left (see recoverAfterRestart).
+     */
+    detachAll(): void {
+      for (const run of live.values()) {
+        clearTimeout(run.graceTimer);
+        run.worker.off("message", run.onMessage);
+        run.worker.off("exit", run.onExit);
+        run.markEnded();
+      }
+      live.clear();
+    },
   };
 }
 

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { io as connect, type Socket } from "socket.io-client";
+import { createParley, type Parley } from "../../lib/server/app";
+import { attachRealtime } from "../../lib/server/realtime/socket-server";
+import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
+
+export type TestClient = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** A real Parley (SQLite in a temp folder, real worker processes) on an ephemeral loopback port, without Next. */
+export async function startTestApp({ stopGraceMs = 1_000 }: { stopGraceMs?: number } = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), "parley-test-"));
+  const parley: Parley = await createParley({
+    databaseUrl: `file:${path.join(dir, "test.db")}`,
+    migrationsDir: path.join(root, "prisma/migrations"),
+    worker: { script: path.join(root, "workers/agent-worker.ts"), execArgv: ["--import", "tsx"], maxIdle: 1 },
+    stopGraceMs,
+  });
+  const httpServer = createServer();
+  const realtime = attachRealtime(httpServer, parley);
+  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+  const clients: TestClient[] = [];
+
+  return {
+    parley,
+    url,
+    dir,
+    /** A socket client, connected, like a browser tab on this origin. */
+    async client(options: { origin?: string } = {}): Promise<TestClient> {
+      const socket: TestClient = connect(url, {
+        transports: ["websocket"],
+        reconnection: false,
+        extraHeaders: options.origin ? { origin: options.origin } : undefined,
+      });
+      clients.push(socket);
+      await new Promise<void>((resolve, reject) => {
+        socket.once("connect", () => resolve());
+        socket.once("connect_error", reject);
+      });
+      return socket;
+    },
+    async close() {
+      for (const c of clients) c.disconnect();
+      await realtime.close();
+      await parley.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+/** Resolves with the next `event` on a socket, or fails after `ms`. */
+export function nextEvent<E extends keyof ServerToClientEvents>(
+  socket: TestClient,
+  event: E,
+  ms = 10_000,
+): Promise<Parameters<ServerToClientEvents[E]>[0]> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms);
+    socket.once(event as never, ((payload: unknown) => {
+      clearTimeout(timer);
+      resolve(payload as never);
+    }) as never);
+  });
+}
+
+/** Polls until `check` returns a value other than undefined/false. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error("waitFor timed out");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

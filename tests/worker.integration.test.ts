@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
+
+let app: TestApp;
+beforeEach(async () => {
+  app = await startTestApp({ stopGraceMs: 500 });
+});
+afterEach(async () => {
+  await app.close();
+});
+
+async function pendingOf(runId: string) {
+  return waitFor(async () => (await app.parley.questions.listPending()).find((q) => q.runId === runId));
+}
+
+async function finished(runId: string) {
+  return waitFor(async () => {
+    const run = await app.parley.runs.getRun({ id: runId });
+    return !["running", "waiting_input"].includes(run.status) && run;
+  });
+}
+
+describe("a real worker process", () => {
+  it("asks, and the answer resumes the function with it", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Env?", options: ["a", "b"] } });
+    const question = await pendingOf(run.id);
+    expect(question).toMatchObject({ prompt: "Env?", options: ["a", "b"], status: "pending" });
+    expect((await app.parley.runs.getRun({ id: run.id })).status).toBe("waiting_input");
+
+    await app.parley.questions.reply({ id: question.id, value: "b", by: "rest" });
+    const done = await finished(run.id);
+    expect(done).toMatchObject({ status: "succeeded", result: { outcome: "answered", value: "b" } });
+    const snapshot = await app.parley.sessions.getSnapshot({ id: session.id });
+    expect(snapshot.messages.map((m) => m.text)).toContain('You answered: "b"');
+  });
+
+  it("a decline reaches the function as UserDeclined with its feedback", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: {} });
+    const question = await pendingOf(run.id);
+    await app.parley.questions.reject({ id: question.id, message: "not now", by: "socket" });
+    expect(await finished(run.id)).toMatchObject({ status: "succeeded", result: { outcome: "declined", feedback: "not now" } });
+  });
+
+  it("a server-side timeout resumes the function with its default", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { timeoutMs: 300, default: "fallback" } });
+    const done = await finished(run.id);
+    expect(done).toMatchObject({ status: "succeeded", result: { outcome: "answered", value: "fallback" } });
+  });
+
+  it("killing the worker mid-question ends the question and fails the run with a reason", async () => {
+    const session = await app.parley.sessions.createSession();
+    const closed: string[] = [];
+    app.parley.events.on("question.closed", (q) => closed.push(`${q.id}:${q.status}`));
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: {} });
+    const question = await pendingOf(run.id);
+
+    const pids = await workerPids();
+    for (const pid of pids) process.kill(pid, "SIGKILL");
+
+    const done = await finished(run.id);
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatch(/worker process ended unexpectedly \(signal SIGKILL\)/);
+    expect(await app.parley.questions.getQuestion({ id: question.id })).toMatchObject({ status: "expired", closedBy: "worker_exit" });
+    expect(closed).toEqual([`${question.id}:expired`]);
+    const snapshot = await app.parley.sessions.getSnapshot({ id: session.id });
+    expect(snapshot.pendingQuestions).toEqual([]);
+    expect(snapshot.messages.at(-1)).toMatchObject({ role: "system", text: expect.stringContaining("failed") });
+  });
+
+  it("stop cancels the questions; a worker that ignores it is killed after the grace period", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.stubborn" });
+    const question = await pendingOf(run.id);
+    const started = Date.now();
+    const stopped = await app.parley.runs.stopRun({ id: run.id });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(stopped.status).toBe("cancelled");
+    expect(stopped.error).toMatch(/killed/);
+    expect(await app.parley.questions.getQuestion({ id: question.id })).toMatchObject({ status: "cancelled", closedBy: "stop" });
+    expect(app.parley.runs.liveCount()).toBe(0);
+  });
+
+  it("stop of a cooperative run ends it promptly as cancelled; stopping again is a no-op", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: {} });
+    await pendingOf(run.id);
+    const stopped = await app.parley.runs.stopRun({ id: run.id });
+    expect(stopped.status).toBe("cancelled");
+    expect(stopped.error).not.toMatch(/killed/);
+    expect((await app.parley.runs.stopRun({ id: run.id })).status).toBe("cancelled");
+  });
+
+  it("refuses an unknown function and an unknown session", async () => {
+    const session = await app.parley.sessions.createSession();
+    await expect(app.parley.runs.startRun({ sessionId: session.id, functionName: "nope" })).rejects.toMatchObject({ code: "not_found:function" });
+    await expect(app.parley.runs.startRun({ sessionId: "nope", functionName: "deploy" })).rejects.toMatchObject({ code: "not_found:session" });
+  });
+
+  it("a restart ends what the previous process left pending as expired, and says so", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Still there?" } });
+    const question = await pendingOf(run.id);
+    // What a crashed server leaves behind: the rows, with no process to own them.
+    const result = await app.parley.runs.recoverAfterRestart();
+    expect(result).toEqual({ runs: 1, questions: 1 });
+    expect(await app.parley.questions.getQuestion({ id: question.id })).toMatchObject({ status: "expired", closedBy: "restart" });
+    expect((await app.parley.runs.getRun({ id: run.id })).status).toBe("failed");
+    const texts = (await app.parley.sessions.getSnapshot({ id: session.id })).messages.map((m) => m.text);
+    expect(texts.some((t) => t.includes('"Still there?" expired'))).toBe(true);
+  });
+});
+
+async function workerPids(): Promise<number[]> {
+  const { execSync } = await import("node:child_process");
+  const out = execSync(`ps -o pid= --ppid ${process.pid}`).toString();
+  // Only our forked workers (tsx may add a loader child per worker: kill the whole tree).
+  const direct = out.split("\n").map((s) => Number(s.trim())).filter(Boolean);
+  return direct.filter((pid) => {
+    try {
+      return execSync(`ps -o args= -p ${pid}`).toString().includes("agent-worker");
+    } catch {
+      return false;
+    }
+  });
+}
