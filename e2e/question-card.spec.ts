@@ -1,0 +1,131 @@
+import { expect, test } from "@playwright/test";
+import { Api, ChatPage } from "./chat-page";
+
+test.describe("a question shared by three tabs of one session", () => {
+  test("the card shows in every tab, the first answer wins and the other tabs retract", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tabs = await Promise.all([0, 1, 2].map(() => ChatPage.open(context, session.id)));
+
+    await tabs[0]!.send("deploy please");
+    for (const tab of tabs) await tab.expectCard("Which environment should I deploy to?");
+    await expect(tabs[1]!.option("staging")).toBeVisible();
+
+    await tabs[1]!.option("staging").click();
+
+    for (const tab of tabs) await tab.expectNoCard();
+    // Every tab shows what was answered and sees the run continue to its end.
+    for (const tab of tabs) {
+      await expect(tab.page.locator('[data-testid="question-record"][data-status="answered"]')).toContainText("staging");
+      await expect(tab.messages("agent").filter({ hasText: "Deployed to staging" })).toBeVisible();
+    }
+    const [question] = await api.pending(session.id);
+    expect(question).toBeUndefined();
+  });
+
+  test("a late reply over REST is told the question was already answered", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+    await tab.send("coffee");
+    const [question] = await api.waitForPending(session.id);
+    await tab.expectCard("What would you like to drink?");
+    await tab.option("Espresso").click();
+    await tab.expectNoCard();
+
+    const late = await api.reply(question!.id, "Green tea");
+    expect(late.status()).toBe(200);
+    expect(await late.json()).toMatchObject({ outcome: "already_answered", question: { answer: "Espresso" } });
+  });
+
+  test("a reload replays the pending card, its countdown continuing from the stored expiry", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+    await tab.send("countdown");
+    await tab.expectCard("Type the launch code within 20 seconds.");
+    const [question] = await api.waitForPending(session.id);
+    await expect(tab.page.getByTestId("question-countdown")).toBeVisible();
+
+    await tab.page.waitForTimeout(2_000);
+    await tab.page.reload();
+    await tab.expectCard("Type the launch code within 20 seconds.");
+    const shown = await tab.page.getByTestId("question-countdown").innerText();
+    const secondsLeft = Number(shown.match(/(\d+):(\d+)/)!.slice(1).reduce((m, s) => String(Number(m) * 60 + Number(s))));
+    const expected = (Date.parse(question!.expiresAt!) - Date.now()) / 1000;
+    expect(secondsLeft).toBeLessThanOrEqual(18);
+    expect(Math.abs(secondsLeft - expected)).toBeLessThanOrEqual(2);
+
+    // A tab opened later shows the same pending question.
+    const another = await ChatPage.open(context, session.id);
+    await another.expectCard("Type the launch code within 20 seconds.");
+    await another.page.getByTestId("question-text-input").fill("XJ-9");
+    await another.page.getByTestId("question-submit").click();
+    await tab.expectNoCard();
+    await expect(tab.messages("agent").filter({ hasText: 'Launch code "XJ-9" accepted' })).toBeVisible();
+  });
+
+  test("a REST reply reaches the waiting worker through the running server", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tabs = await Promise.all([0, 1, 2].map(() => ChatPage.open(context, session.id)));
+    const run = await api.startRun(session.id, "pick-toppings");
+    for (const tab of tabs) await tab.expectCard("Which toppings do you want?");
+    const [question] = await api.waitForPending(session.id);
+
+    const res = await api.reply(question!.id, ["Basil", "Olives"]);
+    expect(await res.json()).toMatchObject({ outcome: "answered" });
+
+    for (const tab of tabs) {
+      await tab.expectNoCard();
+      await expect(tab.messages("agent").filter({ hasText: "Pizza with Basil, Olives" })).toBeVisible();
+    }
+    await expect.poll(async () => (await api.run(run.id)).status).toBe("succeeded");
+    expect((await api.run(run.id)).result).toEqual({ toppings: ["Basil", "Olives"] });
+  });
+
+  test("Stop ends the run and retracts the card in every tab", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tabs = await Promise.all([0, 1, 2].map(() => ChatPage.open(context, session.id)));
+    await tabs[0]!.send("archive my inbox");
+    for (const tab of tabs) await tab.expectCard("Archive all 5 emails?");
+    await expect(tabs[2]!.page.getByTestId("question-detail")).toContainText("Weekly digest");
+
+    await tabs[2]!.page.getByTestId("stop-run").click();
+
+    for (const tab of tabs) {
+      await tab.expectNoCard();
+      await expect(tab.page.getByTestId("run-status")).toHaveAttribute("data-status", "cancelled");
+    }
+    expect(await api.pending(session.id)).toEqual([]);
+  });
+});
+
+test.describe("answering from the keyboard", () => {
+  test("a confirm, a multi-select and a decline work without the mouse", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+
+    await tab.send("two questions: shirt");
+    await tab.expectCard("Which color?");
+    await expect(tab.page.getByTestId("question-position")).toHaveText(/1 of 2/);
+    await tab.page.keyboard.press("2"); // the second option: Green
+    await tab.expectCard("Which size?");
+    await tab.page.keyboard.press("3"); // L
+    await expect(tab.messages("agent").filter({ hasText: "A L shirt in Green." })).toBeVisible();
+
+    await tab.send("lunch");
+    await tab.expectCard("Lunch at which time? (20 s, then I pick 12:30)");
+    await tab.page.getByTestId("question-decline").focus();
+    await tab.page.keyboard.press("Enter");
+    const feedback = tab.page.getByTestId("question-decline-message");
+    if (await feedback.isVisible()) {
+      await feedback.fill("busy today");
+      await feedback.press("Enter");
+    }
+    await tab.expectNoCard();
+    await expect(tab.messages("agent").filter({ hasText: "No lunch booked." })).toBeVisible();
+  });
+});

@@ -1,0 +1,62 @@
+import { defineConfig, devices } from "@playwright/test";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+const PORT = Number(process.env.E2E_PORT ?? 3999);
+const baseURL = `http://127.0.0.1:${PORT}`;
+// Playwright cannot download its browsers on offline machines: use the system Chromium when there is one.
+const chromium = process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
+// One fresh database per test run (the config is loaded again in workers: keep the first choice).
+process.env.PARLEY_E2E_DB ??= path.join(tmpdir(), `parley-e2e-${Date.now()}.db`);
+
+export default defineConfig({
+  testDir: "e2e",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: {
+          executablePath: chromium,
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    // The production build (npm run test:e2e builds first).
+    command: "node dist/server.js",
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PORT: String(PORT),
+      HOST: "127.0.0.1",
+      DATABASE_URL: `file:${process.env.PARLEY_E2E_DB}`,
+      PARLEY_TEST_FUNCTIONS: "1",
+      PARLEY_STOP_GRACE_MS: "1000",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
