@@ -20,7 +20,7 @@ if (existsSync(".env")) process.loadEnvFile(".env");
 
 // The compiled server is the production build unless told otherwise.
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
-process.env.NODE_ENV ??= here === root ? "development" : "production";
+(process.env as Record<string, string | undefined>).NODE_ENV ??= here === root ? "development" : "production";
 const env = loadEnv();
 const dev = env.NODE_ENV !== "production";
 
@@ -36,12 +36,14 @@ async function main() {
   const parley = await createParley({
     databaseUrl: env.DATABASE_URL,
     migrationsDir: path.join(root, "prisma/migrations"),
-    worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS },
+    worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
+    parkAfterMs: env.PARLEY_PARK_AFTER_MS,
   });
   setParley(parley);
-  if (parley.recovered.runs > 0) {
-    console.log(`> Ended ${parley.recovered.runs} run(s) and ${parley.recovered.questions} question(s) left open by the previous server`);
+  const { resumed, parked, questions, inbox } = parley.recovered;
+  if (resumed + parked + inbox > 0) {
+    console.log(`> Picked up from the previous server: ${resumed} run(s) resumed, ${parked} parked with ${questions} pending question(s), ${inbox} queued command(s) applied`);
   }
 
   const httpServer = createServer();

@@ -25,8 +25,8 @@ describe("a real worker process", () => {
     const session = await app.parley.sessions.createSession();
     const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Env?", options: ["a", "b"] } });
     const question = await pendingOf(run.id);
+    await waitFor(async () => (await app.parley.runs.getRun({ id: run.id })).status === "waiting_input");
     expect(question).toMatchObject({ prompt: "Env?", options: ["a", "b"], status: "pending" });
-    expect((await app.parley.runs.getRun({ id: run.id })).status).toBe("waiting_input");
 
     await app.parley.questions.reply({ id: question.id, value: "b", by: "rest" });
     const done = await finished(run.id);
@@ -99,17 +99,24 @@ describe("a real worker process", () => {
     await expect(app.parley.runs.startRun({ sessionId: "nope", functionName: "deploy" })).rejects.toMatchObject({ code: "not_found:session" });
   });
 
-  it("a restart ends what the previous process left pending as expired, and says so", async () => {
+  it("a restart keeps the question pending; answering it resumes the run by replay", async () => {
     const session = await app.parley.sessions.createSession();
-    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Still there?" } });
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.journal", input: {} });
     const question = await pendingOf(run.id);
-    // What a crashed server leaves behind: the rows, with no process to own them.
-    const result = await app.parley.runs.recoverAfterRestart();
-    expect(result).toEqual({ runs: 1, questions: 1 });
-    expect(await app.parley.questions.getQuestion({ id: question.id })).toMatchObject({ status: "expired", closedBy: "restart" });
-    expect((await app.parley.runs.getRun({ id: run.id })).status).toBe("failed");
-    const texts = (await app.parley.sessions.getSnapshot({ id: session.id })).messages.map((m) => m.text);
-    expect(texts.some((t) => t.includes('"Still there?" expired'))).toBe(true);
+    await app.close({ keepData: true });
+
+    app = await startTestApp({ dir: app.dir });
+    const still = await app.parley.questions.getQuestion({ id: question.id });
+    expect(still).toMatchObject({ status: "pending", expiresAt: question.expiresAt, pendingId: question.pendingId });
+    expect(app.parley.runs.liveCount()).toBe(0);
+
+    await app.parley.questions.reply({ id: question.id, value: "blue", by: "rest" });
+    const done = await finished(run.id);
+    // The step and the message before the question happened once: replay returned what was recorded.
+    const said = (await app.parley.sessions.getSnapshot({ id: session.id })).messages.filter((m) => m.text.startsWith("Token "));
+    expect(said).toHaveLength(1);
+    expect(done).toMatchObject({ status: "succeeded", attempts: 2, result: { color: "blue" } });
+    expect(said[0]!.text).toBe(`Token ${(done.result as { token: string }).token}`);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
- * Agent worker: a child process that runs one agent function at a time for the server.
+ * Agent worker: a child process that runs agent functions for the server, one run at a time.
  * Everything it receives is validated against the IPC union; answers arrive on the answer
- * queue (`question.settled`) keyed by question id.
+ * queue (`question.settled`) keyed by question id. A run that only waits can be parked: the
+ * worker lets go of it and the server resumes it later, here or elsewhere, from its journal.
  */
 import { ChildToParentSchema, ParentToChildSchema, type ChildToParent, type ParentToChild } from "../lib/protocol/ipc";
 import { describeZodError } from "../lib/protocol/errors";
@@ -35,17 +36,22 @@ async function startRun(msg: Extract<ParentToChild, { type: "run.start" }>): Pro
     send({ type: "run.finished", runId: msg.runId, status: "failed", error: { code: "not_found:function", message: `No agent function named "${msg.functionName}".` } });
     return;
   }
-  const controller = createRuntime({ runId: msg.runId, sessionId: msg.sessionId, canAsk: msg.canAsk, send });
+  const controller = createRuntime({ runId: msg.runId, sessionId: msg.sessionId, canAsk: msg.canAsk, journal: msg.journal, send });
   runs.set(msg.runId, controller);
+  let outcome: ChildToParent;
   try {
     const result = await fn.run(controller.rt, msg.input);
-    send({ type: "run.finished", runId: msg.runId, status: "succeeded", result: result ?? null });
+    outcome = { type: "run.finished", runId: msg.runId, status: "succeeded", result: result ?? null };
   } catch (err) {
     const status = controller.rt.signal.aborted ? "cancelled" : "failed";
-    send({ type: "run.finished", runId: msg.runId, status, error: errorInfo(err) });
+    outcome = { type: "run.finished", runId: msg.runId, status, error: errorInfo(err) };
   } finally {
-    runs.delete(msg.runId);
+    if (runs.get(msg.runId) === controller) runs.delete(msg.runId);
   }
+  if (controller.isParked()) return;
+  const divergence = controller.divergence();
+  if (divergence) outcome = { type: "run.finished", runId: msg.runId, status: "failed", error: errorInfo(divergence) };
+  send(outcome);
 }
 
 process.on("message", (raw) => {
@@ -55,16 +61,29 @@ process.on("message", (raw) => {
     return;
   }
   const msg = parsed.data;
+  const run = "runId" in msg ? runs.get(msg.runId) : undefined;
   switch (msg.type) {
     case "run.start":
       void startRun(msg);
       break;
     case "question.settled":
-      runs.get(msg.runId)?.settle(msg.questionId, { outcome: msg.outcome, value: msg.value, feedback: msg.feedback });
+      run?.settle(msg.questionId, { outcome: msg.outcome, value: msg.value, feedback: msg.feedback });
+      break;
+    case "question.refused":
+      run?.refuse(msg.questionId, msg.error);
+      break;
+    case "call.settled":
+      run?.settleCall(msg.seq, { status: msg.status, result: msg.result, error: msg.error });
       break;
     case "run.cancel":
-      runs.get(msg.runId)?.cancel(msg.reason);
+      run?.cancel(msg.reason);
       break;
+    case "run.park": {
+      const parked = run ? run.park() : true;
+      if (parked) runs.delete(msg.runId);
+      send({ type: "run.parked", runId: msg.runId, parked });
+      break;
+    }
   }
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { QuestionSchema } from "./question";
+import { RunPolicySchema } from "./policy";
+import { QuestionSchema, ReceiptSchema } from "./question";
 
 export const SessionSchema = z.object({
   id: z.string(),
@@ -37,11 +38,33 @@ export const RunSchema = z.object({
   result: z.unknown().nullable(),
   error: z.string().nullable(),
   progress: z.string().nullable(),
+  policy: RunPolicySchema,
+  canAsk: z.boolean(),
+  /** Nested runs: the run that started this one (null for a root run) and the root of the tree. */
+  parentRunId: z.string().nullable(),
+  rootRunId: z.string(),
+  /** Execution time in workers; time waiting for a person does not count. */
+  activeMs: z.number().int(),
+  /** Times a worker started the run; above 1 it was resumed by replaying its journal. */
+  attempts: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),
 });
 export type Run = z.infer<typeof RunSchema>;
+
+/** `GET /api/runs/{id}`: the run, its journal, and the pending questions of its whole tree. */
+export const RunDetailSchema = RunSchema.extend({
+  journal: z.array(
+    z.object({ seq: z.number().int(), kind: z.string(), name: z.string(), questionId: z.string().nullable(), childRunId: z.string().nullable(), output: z.unknown().nullable() }),
+  ),
+  pendingQuestions: z.array(QuestionSchema),
+});
+export type RunDetail = z.infer<typeof RunDetailSchema>;
+
+/** A started run with the receipt of the command that started it. */
+export const StartedRunSchema = RunSchema.extend({ receipt: ReceiptSchema });
+export type StartedRun = z.infer<typeof StartedRunSchema>;
 
 /** What `session.join` and `GET /api/sessions/{id}` return: everything needed to draw a session. */
 export const SessionSnapshotSchema = z.object({

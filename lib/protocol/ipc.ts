@@ -1,11 +1,42 @@
 import { z } from "zod";
 import { WireErrorSchema } from "./errors";
-import { AnswerValueSchema, QuestionOutcomeSchema, QuestionSpecSchema } from "./question";
+import { JsonValueSchema, QuestionOutcomeSchema, QuestionSpecSchema } from "./question";
 
 /**
  * Messages between the server (parent) and an agent worker (child process).
  * Both sides validate everything they receive against these unions.
+ *
+ * Durability: every operation of a run that must not happen twice (a step, a chat message,
+ * a question, a child run) has a `seq`, its position in the run's journal. A resumed run is
+ * started with its journal and replays it: recorded results return at once.
  */
+
+/** How a journaled operation ended, as the worker replays it. */
+export const JournalRecordSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("step"), seq: z.number().int(), digest: z.string(), output: JsonValueSchema }),
+  z.object({ kind: z.literal("say"), seq: z.number().int(), digest: z.string() }),
+  z.object({
+    kind: z.literal("question"),
+    seq: z.number().int(),
+    digest: z.string(),
+    questionId: z.string(),
+    /** null while the question is still pending */
+    settlement: z
+      .object({ outcome: QuestionOutcomeSchema, value: JsonValueSchema.nullable(), feedback: z.string().nullable() })
+      .nullable(),
+  }),
+  z.object({
+    kind: z.literal("call"),
+    seq: z.number().int(),
+    digest: z.string(),
+    childRunId: z.string(),
+    /** null while the child run is still active */
+    settlement: z
+      .object({ status: z.enum(["succeeded", "failed", "cancelled"]), result: JsonValueSchema.nullable(), error: z.string().nullable() })
+      .nullable(),
+  }),
+]);
+export type JournalRecord = z.infer<typeof JournalRecordSchema>;
 
 // parent → child
 export const RunStartMessageSchema = z.object({
@@ -15,6 +46,7 @@ export const RunStartMessageSchema = z.object({
   functionName: z.string(),
   input: z.unknown(),
   canAsk: z.boolean(),
+  journal: z.array(JournalRecordSchema).default([]),
 });
 /** The answer queue: a settled question, keyed by its id. */
 export const QuestionSettledMessageSchema = z.object({
@@ -22,18 +54,39 @@ export const QuestionSettledMessageSchema = z.object({
   runId: z.string(),
   questionId: z.string(),
   outcome: QuestionOutcomeSchema,
-  value: AnswerValueSchema.nullable(),
+  value: JsonValueSchema.nullable(),
   feedback: z.string().nullable(),
+});
+/** The server would not ask the question (policy, invalid schema): `ask` throws a typed error. */
+export const QuestionRefusedMessageSchema = z.object({
+  type: z.literal("question.refused"),
+  runId: z.string(),
+  questionId: z.string(),
+  error: WireErrorSchema.extend({ code: z.string() }),
+});
+export const CallSettledMessageSchema = z.object({
+  type: z.literal("call.settled"),
+  runId: z.string(),
+  seq: z.number().int(),
+  childRunId: z.string(),
+  status: z.enum(["succeeded", "failed", "cancelled"]),
+  result: JsonValueSchema.nullable(),
+  error: z.string().nullable(),
 });
 export const RunCancelMessageSchema = z.object({
   type: z.literal("run.cancel"),
   runId: z.string(),
   reason: z.string(),
 });
+/** Let go of a run that only waits: its journal brings it back when there is something new. */
+export const RunParkMessageSchema = z.object({ type: z.literal("run.park"), runId: z.string() });
 export const ParentToChildSchema = z.discriminatedUnion("type", [
   RunStartMessageSchema,
   QuestionSettledMessageSchema,
+  QuestionRefusedMessageSchema,
+  CallSettledMessageSchema,
   RunCancelMessageSchema,
+  RunParkMessageSchema,
 ]);
 export type ParentToChild = z.infer<typeof ParentToChildSchema>;
 
@@ -42,18 +95,44 @@ export const WorkerReadyMessageSchema = z.object({ type: z.literal("worker.ready
 export const QuestionAskMessageSchema = z.object({
   type: z.literal("question.ask"),
   runId: z.string(),
+  seq: z.number().int().nonnegative(),
+  digest: z.string(),
   questionId: z.string(),
   spec: QuestionSpecSchema,
 });
 export const RunSayMessageSchema = z.object({
   type: z.literal("run.say"),
   runId: z.string(),
+  seq: z.number().int().nonnegative(),
+  digest: z.string(),
   text: z.string().min(1).max(20_000),
+});
+export const StepRecordMessageSchema = z.object({
+  type: z.literal("step.record"),
+  runId: z.string(),
+  seq: z.number().int().nonnegative(),
+  digest: z.string(),
+  name: z.string().min(1).max(200),
+  output: JsonValueSchema,
+});
+export const RunCallMessageSchema = z.object({
+  type: z.literal("run.call"),
+  runId: z.string(),
+  seq: z.number().int().nonnegative(),
+  digest: z.string(),
+  functionName: z.string().min(1),
+  input: JsonValueSchema,
 });
 export const RunProgressMessageSchema = z.object({
   type: z.literal("run.progress"),
   runId: z.string(),
   text: z.string().max(500).nullable(),
+});
+export const RunParkedMessageSchema = z.object({
+  type: z.literal("run.parked"),
+  runId: z.string(),
+  /** false when the run was busy (a step in flight) and stays in its worker */
+  parked: z.boolean(),
 });
 export const RunFinishedMessageSchema = z.object({
   type: z.literal("run.finished"),
@@ -66,7 +145,10 @@ export const ChildToParentSchema = z.discriminatedUnion("type", [
   WorkerReadyMessageSchema,
   QuestionAskMessageSchema,
   RunSayMessageSchema,
+  StepRecordMessageSchema,
+  RunCallMessageSchema,
   RunProgressMessageSchema,
+  RunParkedMessageSchema,
   RunFinishedMessageSchema,
 ]);
 export type ChildToParent = z.infer<typeof ChildToParentSchema>;

@@ -14,7 +14,12 @@ export type QuestionOutcome = z.infer<typeof QuestionOutcomeSchema>;
 export const AnswerValueSchema = z.union([z.string(), z.array(z.string()), z.boolean()]);
 export type AnswerValue = z.infer<typeof AnswerValueSchema>;
 
-export const MAX_PROMPT_CHARS = 4_096;
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A stored answer: a classic answer, or any JSON that satisfies the question's reply schema. */
+export const JsonValueSchema: z.ZodType<JsonValue> = z.json();
+/** Reply schemas are JSON Schema objects (a subset; checked by the server). */
+export const ReplySchemaSchema = z.record(z.string(), z.unknown());
+
 export const MAX_OPTION_CHARS = 200;
 export const MAX_OPTIONS = 50;
 export const MAX_DETAIL_CHARS = 20_000;
@@ -24,7 +29,8 @@ export const MAX_ANSWER_CHARS = 10_000;
 export const QuestionSpecSchema = z
   .object({
     kind: QuestionKindSchema,
-    prompt: z.string().trim().min(1, "A question needs a prompt").max(MAX_PROMPT_CHARS),
+    // The run's policy (maxPromptChars) bounds it further.
+    prompt: z.string().trim().min(1, "A question needs a prompt").max(16_384),
     options: z.array(z.string().trim().min(1).max(MAX_OPTION_CHARS)).max(MAX_OPTIONS).default([]),
     multi: z.boolean().default(false),
     allowCustom: z.boolean().default(false),
@@ -32,7 +38,9 @@ export const QuestionSpecSchema = z
     /** null = never expires */
     timeoutMs: z.number().int().positive().nullable(),
     /** The answer a timeout resolves to; absent = timing out is an error for the asker. */
-    default: AnswerValueSchema.optional(),
+    default: JsonValueSchema.optional(),
+    /** When set, the reply is any JSON that satisfies this schema. */
+    replySchema: ReplySchemaSchema.nullable().default(null),
   })
   .refine((q) => !(q.multi && q.options.length === 0), { message: "multi needs options", path: ["multi"] })
   .refine((q) => q.kind !== "confirm" || (q.options.length === 0 && !q.multi), {
@@ -46,9 +54,19 @@ export type QuestionSpecInput = z.input<typeof QuestionSpecSchema>;
 export const QuestionSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
+  /** The run that owns the question (and waits for its answer). */
   runId: z.string(),
+  /** The root of that run's tree: the run a person started. Equal to runId for a root run. */
+  rootRunId: z.string(),
   /** The agent function that asked, shown as the card's owner. */
   owner: z.string(),
+  /** Position in the owning run's journal. */
+  seq: z.number().int(),
+  /** Names this pending request; the CLI answers by run id and pending id. */
+  pendingId: z.string(),
+  /** Hash over the run, the question and its reply schema; a reply may name it to guard against stale targets. */
+  targetDigest: z.string(),
+  replySchema: ReplySchemaSchema.nullable(),
   kind: QuestionKindSchema,
   prompt: z.string(),
   options: z.array(z.string()),
@@ -56,38 +74,64 @@ export const QuestionSchema = z.object({
   allowCustom: z.boolean(),
   detail: z.string().nullable(),
   hasDefault: z.boolean(),
-  default: AnswerValueSchema.nullable(),
+  default: JsonValueSchema.nullable(),
   createdAt: z.string(),
   expiresAt: z.string().nullable(),
   status: QuestionStatusSchema,
-  answer: AnswerValueSchema.nullable(),
+  answer: JsonValueSchema.nullable(),
   feedback: z.string().nullable(),
   closedBy: z.string().nullable(),
   closedAt: z.string().nullable(),
 });
 export type Question = z.infer<typeof QuestionSchema>;
 
+/** Optional on every command: the same commandId repeated returns the first receipt. */
+export const CommandIdSchema = z.string().trim().min(1).max(200);
+
 export const QuestionReplyCommandSchema = z.object({
   id: z.string().min(1),
-  value: AnswerValueSchema,
+  /** A string, a list of strings for multi, a boolean for a confirm, or JSON for a reply schema. */
+  value: z.unknown().refine((v) => v !== undefined, "value is required"),
+  commandId: CommandIdSchema.optional(),
+  digest: z.string().min(1).optional(),
 });
 export type QuestionReplyCommand = z.infer<typeof QuestionReplyCommandSchema>;
 
 export const QuestionRejectCommandSchema = z.object({
   id: z.string().min(1),
   message: z.string().max(MAX_ANSWER_CHARS).optional(),
+  commandId: CommandIdSchema.optional(),
+  digest: z.string().min(1).optional(),
 });
 export type QuestionRejectCommand = z.infer<typeof QuestionRejectCommandSchema>;
 
 /**
  * The result of a reply or a reject. The winner gets `answered` / `declined`;
  * anyone later gets `already_answered` (someone settled it) or `already_closed`
- * (it timed out, was cancelled or expired), with the question as it now stands.
+ * (it timed out, was cancelled or expired); a reply naming a digest that is not the
+ * question's gets `stale_target`; a reply recorded while no server runs gets `queued`.
  */
-export const ReplyOutcomeSchema = z.enum(["answered", "declined", "already_answered", "already_closed"]);
+export const ReplyOutcomeSchema = z.enum(["answered", "declined", "already_answered", "already_closed", "stale_target", "queued"]);
 export type ReplyOutcome = z.infer<typeof ReplyOutcomeSchema>;
 
-export const ReplyReceiptSchema = z.object({
+export const CommandKindSchema = z.enum(["send_input", "reject_input", "start_run", "resume"]);
+export type CommandKind = z.infer<typeof CommandKindSchema>;
+
+/** What a command did, so no caller has to infer it from a status code. */
+export const ReceiptSchema = z.object({
+  commandId: z.string(),
+  kind: CommandKindSchema,
+  record_state: z.literal("durably_recorded"),
+  /** applied: it took effect; queued: recorded, the server applies it when it runs; target_closed: its target had closed or changed. */
+  apply_state: z.enum(["applied", "queued", "rejected", "target_closed"]),
+  /** start_run and resume: the run. */
+  runId: z.string().optional(),
+  /** rejected: why. */
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export type Receipt = z.infer<typeof ReceiptSchema>;
+
+export const ReplyReceiptSchema = ReceiptSchema.extend({
   outcome: ReplyOutcomeSchema,
   question: QuestionSchema,
 });

@@ -15,6 +15,8 @@ const EnvSchema = z.object({
     .transform((s) => s.split(",").map((o) => o.trim()).filter(Boolean)),
   PARLEY_STOP_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
   PARLEY_IDLE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+  PARLEY_MAX_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+  PARLEY_PARK_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -12,14 +12,24 @@ export type TestClient = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 const root = path.resolve(import.meta.dirname, "../..");
 
+export interface TestAppOptions {
+  stopGraceMs?: number;
+  parkAfterMs?: number;
+  maxWorkers?: number;
+  /** Reuse the database folder of an earlier app (a restart). */
+  dir?: string;
+}
+
 /** A real Parley (SQLite in a temp folder, real worker processes) on an ephemeral loopback port, without Next. */
-export async function startTestApp({ stopGraceMs = 1_000 }: { stopGraceMs?: number } = {}) {
-  const dir = mkdtempSync(path.join(tmpdir(), "parley-test-"));
+export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dir: reuse }: TestAppOptions = {}) {
+  const dir = reuse ?? mkdtempSync(path.join(tmpdir(), "parley-test-"));
   const parley: Parley = await createParley({
     databaseUrl: `file:${path.join(dir, "test.db")}`,
     migrationsDir: path.join(root, "prisma/migrations"),
-    worker: { script: path.join(root, "workers/agent-worker.ts"), execArgv: ["--import", "tsx"], maxIdle: 1 },
+    worker: { script: path.join(root, "workers/agent-worker.ts"), execArgv: ["--import", "tsx"], maxIdle: 1, maxWorkers },
     stopGraceMs,
+    parkAfterMs,
+    inboxPollMs: 200,
   });
   const httpServer = createServer();
   const realtime = attachRealtime(httpServer, parley);
@@ -45,11 +55,12 @@ export async function startTestApp({ stopGraceMs = 1_000 }: { stopGraceMs?: numb
       });
       return socket;
     },
-    async close() {
+    /** Stops the app; `keepData` leaves the database for a restart. */
+    async close({ keepData = false }: { keepData?: boolean } = {}) {
       for (const c of clients) c.disconnect();
       await realtime.close();
       await parley.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!keepData) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

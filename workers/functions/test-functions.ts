@@ -1,4 +1,5 @@
-import { AskTimeout, RunCancelled, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
+import { randomUUID } from "node:crypto";
+import { AskRefused, AskTimeout, RunCancelled, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
 
 /**
  * Functions for the test suites only, registered when PARLEY_TEST_FUNCTIONS=1
@@ -10,15 +11,20 @@ export const probeAsk = defineAgentFunction({
   name: "test.ask",
   description: "Test: asks the question in its input and reports the outcome.",
   async run(rt, input) {
-    const { prompt = "Test question?", confirm = false, ...options } = (input ?? {}) as AskOptions & { prompt?: string; confirm?: boolean };
+    const { prompt = "Test question?", confirm = false, schema, ...options } = (input ?? {}) as AskOptions & {
+      prompt?: string;
+      confirm?: boolean;
+      schema?: Record<string, unknown>;
+    };
     try {
       if (confirm) return { outcome: "answered", value: await rt.confirm(prompt, options as never) };
-      const value = await rt.ask(prompt, options);
+      const value = schema ? await rt.askJson(prompt, { schema, timeoutMs: options.timeoutMs }) : await rt.ask(prompt, options);
       rt.say(`You answered: ${JSON.stringify(value)}`);
       return { outcome: "answered", value };
     } catch (err) {
       if (err instanceof UserDeclined) return { outcome: "declined", feedback: err.feedback };
       if (err instanceof AskTimeout) return { outcome: "timed_out" };
+      if (err instanceof AskRefused) return { outcome: "refused", code: err.code, message: err.message };
       throw err;
     }
   },
@@ -38,4 +44,59 @@ export const stubborn = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, stubborn];
+/** A step with a random result and a message before a question: replay must not redo either. */
+export const journal = defineAgentFunction({
+  name: "test.journal",
+  description: "Test: a recorded step and message, then a question.",
+  async run(rt) {
+    const token = await rt.step("make-token", () => randomUUID());
+    rt.say(`Token ${token}`);
+    const color = await rt.ask("Which color?", { options: ["red", "blue"] });
+    return { color, token };
+  },
+});
+
+let divergeInvocations = 0;
+
+/** Asks a prompt that differs on every invocation: a resumed run cannot replay it. */
+export const diverge = defineAgentFunction({
+  name: "test.diverge",
+  description: "Test: asks something different each time it runs.",
+  async run(rt) {
+    await rt.ask(`Question of invocation ${++divergeInvocations}?`);
+    await rt.ask("Second?");
+    return "unreachable when resumed elsewhere";
+  },
+});
+
+/** Starts two child runs at once and waits for both. */
+export const parent = defineAgentFunction({
+  name: "test.parent",
+  description: "Test: two child runs that each ask, awaited together.",
+  async run(rt) {
+    const [a, b] = await Promise.all([
+      rt.call("test.ask", { prompt: "Child A?" }),
+      rt.call("test.ask", { prompt: "Child B?" }),
+    ]);
+    return { a, b };
+  },
+});
+
+/** Asks `count` questions in a row (policy tests). */
+export const many = defineAgentFunction({
+  name: "test.many",
+  description: "Test: asks several questions in a row.",
+  async run(rt, input) {
+    const { count = 9 } = (input ?? {}) as { count?: number };
+    const answers: string[] = [];
+    try {
+      for (let i = 1; i <= count; i++) answers.push(await rt.ask(`Question ${i}?`, { options: ["ok"] }));
+    } catch (err) {
+      if (err instanceof AskRefused) return { answers, refused: err.code };
+      throw err;
+    }
+    return { answers };
+  },
+});
+
+export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many];

@@ -33,3 +33,51 @@ export class CannotAsk extends Error {
     this.name = "CannotAsk";
   }
 }
+
+/**
+ * Thrown by `ask` when the server refuses the question: the run's policy (too many questions,
+ * too long a prompt) or an unusable reply schema. `code` says which.
+ */
+export class AskRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "AskRefused";
+  }
+}
+
+/** Thrown by `call` when the child run did not succeed. */
+export class ChildRunFailed extends Error {
+  readonly code = "child_run_failed";
+  constructor(
+    readonly functionName: string,
+    readonly status: "failed" | "cancelled",
+    reason: string | null,
+  ) {
+    super(`${functionName} ${status === "failed" ? "failed" : "was cancelled"}${reason ? `: ${reason}` : "."}`);
+    this.name = "ChildRunFailed";
+  }
+}
+
+/**
+ * The function did something other than what its journal recorded at this point: replaying
+ * further would guess. The run fails with this error, whatever the function catches.
+ */
+export class JournalDivergence extends Error {
+  readonly code = "journal_divergence";
+  constructor(seq: number, recorded: string, attempted: string) {
+    super(`The function diverged from its journal at step ${seq}: it recorded ${recorded} there, but now did ${attempted}. Agent functions must do the same steps and ask the same questions in the same order.`);
+    this.name = "JournalDivergence";
+  }
+}
+
+/** Thrown into code that keeps running after its run was parked (a timer, say): it must not act. */
+export class RunParked extends Error {
+  readonly code = "run_parked";
+  constructor() {
+    super("The run was parked; it continues when it is resumed.");
+    this.name = "RunParked";
+  }
+}

@@ -1,7 +1,8 @@
-import { randomUUID } from "node:crypto";
-import type { ChildToParent } from "../../lib/protocol/ipc";
-import type { AnswerValue, QuestionOutcome, QuestionSpecInput } from "../../lib/protocol/question";
-import { AskTimeout, CannotAsk, RunCancelled, UserDeclined } from "./errors";
+import { createHash, randomUUID } from "node:crypto";
+import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
+import { canonicalJson } from "../../lib/protocol/plain-json";
+import type { JsonValue, QuestionOutcome, QuestionSpecInput } from "../../lib/protocol/question";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, UserDeclined } from "./errors";
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
@@ -20,6 +21,14 @@ export interface AskOptions {
   default?: string | string[];
 }
 
+export interface AskJsonOptions {
+  /** JSON Schema (subset: type, enum, const, properties, required, items, min/max, pattern, local $ref). */
+  schema: Record<string, unknown>;
+  detail?: string;
+  timeoutMs?: number | null;
+  default?: JsonValue;
+}
+
 export interface ConfirmOptions {
   detail?: string;
   timeoutMs?: number | null;
@@ -30,8 +39,14 @@ export interface ConfirmOptions {
 /** How a question ended, as the runtime hands it to `ask`. */
 export interface Settlement {
   outcome: QuestionOutcome;
-  value: AnswerValue | null;
+  value: JsonValue | null;
   feedback: string | null;
+}
+
+export interface CallSettlement {
+  status: "succeeded" | "failed" | "cancelled";
+  result: JsonValue | null;
+  error: string | null;
 }
 
 export interface Runtime {
@@ -41,12 +56,21 @@ export interface Runtime {
   readonly signal: AbortSignal;
   ask(prompt: string, options: AskOptions & { multi: true }): Promise<string[]>;
   ask(prompt: string, options?: AskOptions): Promise<string>;
+  /** A question whose answer is JSON checked against a reply schema. */
+  askJson<T extends JsonValue = JsonValue>(prompt: string, options: AskJsonOptions): Promise<T>;
   confirm(prompt: string, options?: ConfirmOptions): Promise<boolean>;
   /** false when nobody can answer (a headless run). */
   canAsk(): boolean;
   /** Free text, or null on decline or timeout. */
   askUser(prompt: string, options?: Omit<AskOptions, "default">): Promise<string | null>;
-  /** Adds an agent message to the chat. */
+  /**
+   * Runs `fn` once and records its (JSON) result in the run's journal; when the run is resumed
+   * by replay, the recorded result returns at once instead. Wrap every model call and tool use.
+   */
+  step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  /** Starts a child run of another agent function and waits for its result. */
+  call<T extends JsonValue = JsonValue>(functionName: string, input?: JsonValue): Promise<T>;
+  /** Adds an agent message to the chat (once, even when the run is replayed). */
   say(text: string): void;
   /** Shows what the run is doing now (null clears it). */
   progress(text: string | null): void;
@@ -58,41 +82,100 @@ export interface RuntimeHost {
   runId: string;
   sessionId: string;
   canAsk: boolean;
+  /** What the run did before: replayed instead of done again. */
+  journal?: JournalRecord[];
   send(message: ChildToParent): void;
   newId?: () => string;
 }
 
-/** The runtime of one run, plus the two entry points its host drives: settle and cancel. */
+/** The runtime of one run, plus the entry points its host drives. */
 export interface RunController {
   rt: Runtime;
-  /** Delivers a settled question from the answer queue; unknown ids are a harmless no-op. */
-  settle(questionId: string, settlement: Settlement): boolean;
-  /** Ends every pending ask with RunCancelled and aborts the signal. */
+  /** Delivers a settled question from the answer queue; one that arrives before its `ask` is kept for it. */
+  settle(questionId: string, settlement: Settlement): void;
+  /** The server refused a question: its `ask` throws AskRefused. */
+  refuse(questionId: string, error: { code: string; message: string }): void;
+  /** Delivers a child run's end to the `call` waiting for it. */
+  settleCall(seq: number, settlement: CallSettlement): void;
+  /** Ends every pending wait with RunCancelled and aborts the signal. */
   cancel(reason: string): void;
+  /** Drops the run if it only waits (no step in flight); false when it is busy. */
+  park(): boolean;
+  /** The divergence that fails this run, if replay found one. */
+  divergence(): JournalDivergence | null;
+  isParked(): boolean;
   pendingCount(): number;
+}
+
+export function digestOf(...parts: unknown[]): string {
+  return createHash("sha256").update(canonicalJson(parts)).digest("hex").slice(0, 32);
+}
+
+interface Waiter<T> {
+  resolve: (value: T) => void;
+  reject: (err: Error) => void;
 }
 
 export function createRuntime(host: RuntimeHost): RunController {
   const abort = new AbortController();
-  const pending = new Map<string, (s: Settlement) => void>();
   const newId = host.newId ?? randomUUID;
+  const journal = new Map((host.journal ?? []).map((r) => [r.seq, r]));
+  const questionWaiters = new Map<string, Waiter<Settlement>>();
+  const callWaiters = new Map<number, Waiter<CallSettlement>>();
+  const early = new Map<string, Settlement | { refused: { code: string; message: string } }>();
+  const earlyCalls = new Map<number, CallSettlement>();
+  let nextSeq = 0;
+  let stepsInFlight = 0;
+  let parked = false;
+  let diverged: JournalDivergence | null = null;
+
+  function send(message: ChildToParent) {
+    if (parked) throw new RunParked();
+    host.send(message);
+  }
 
   function cancelledError(): RunCancelled {
     const reason = abort.signal.reason;
     return new RunCancelled(typeof reason === "string" ? reason : "The run was stopped.");
   }
 
-  async function waitFor(spec: QuestionSpecInput): Promise<Settlement> {
+  /** Takes the next journal position; a recorded entry there must be the same operation. */
+  function claim<K extends JournalRecord["kind"]>(kind: K, digest: string, label: string) {
+    if (parked) throw new RunParked();
     if (abort.signal.aborted) throw cancelledError();
-    const questionId = newId();
-    const settled = new Promise<Settlement>((resolve) => pending.set(questionId, resolve));
-    try {
-      host.send({ type: "question.ask", runId: host.runId, questionId, spec: spec as never });
-      return await settled;
-    } finally {
-      pending.delete(questionId);
+    const seq = nextSeq++;
+    const record = journal.get(seq);
+    if (record && (record.kind !== kind || record.digest !== digest)) {
+      diverged ??= new JournalDivergence(seq, `a ${record.kind}`, label);
+      throw diverged;
     }
+    return { seq, record: record as Extract<JournalRecord, { kind: K }> | undefined };
   }
+
+  function waitForQuestion(questionId: string): Promise<Settlement> {
+    const arrived = early.get(questionId);
+    if (arrived) {
+      early.delete(questionId);
+      if ("refused" in arrived) return Promise.reject(new AskRefused(arrived.refused.code, arrived.refused.message));
+      return Promise.resolve(arrived);
+    }
+    return new Promise<Settlement>((resolve, reject) => questionWaiters.set(questionId, { resolve, reject })).finally(() =>
+      questionWaiters.delete(questionId),
+    );
+  }
+
+  async function settlementFor(spec: QuestionSpecInput): Promise<Settlement> {
+    const digest = digestOf("question", spec.kind, spec.prompt, spec.options ?? [], spec.multi ?? false, spec.allowCustom ?? false, spec.replySchema ?? null);
+    const { seq, record } = claim("question", digest, `the question "${spec.prompt}"`);
+    if (record?.settlement) return record.settlement;
+    if (record) return waitForQuestion(record.questionId);
+    const questionId = newId();
+    const waiting = waitForQuestion(questionId);
+    send({ type: "question.ask", runId: host.runId, seq, digest, questionId, spec: spec as never });
+    return waiting;
+  }
+
+  const timeoutOf = (t: number | null | undefined) => (t === undefined ? DEFAULT_TIMEOUT_MS : t);
 
   async function ask(prompt: string, options: AskOptions = {}): Promise<string | string[]> {
     const hasDefault = options.default !== undefined;
@@ -100,23 +183,27 @@ export function createRuntime(host: RuntimeHost): RunController {
       if (hasDefault) return options.default!;
       throw new CannotAsk(prompt);
     }
-    const s = await waitFor({
+    const s = await settlementFor({
       kind: "question",
       prompt,
       options: options.options ?? [],
       multi: options.multi ?? false,
       allowCustom: options.allowCustom ?? false,
       detail: options.detail ?? null,
-      timeoutMs: options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : options.timeoutMs,
+      timeoutMs: timeoutOf(options.timeoutMs),
       ...(hasDefault ? { default: options.default } : {}),
     });
+    return outcomeOf(prompt, s, hasDefault, options.default) as string | string[];
+  }
+
+  function outcomeOf(prompt: string, s: Settlement, hasDefault: boolean, fallback: JsonValue | undefined): JsonValue {
     switch (s.outcome) {
       case "answered":
-        return s.value as string | string[];
+        return s.value as JsonValue;
       case "declined":
         throw new UserDeclined(s.feedback);
       case "timed_out":
-        if (hasDefault) return options.default!;
+        if (hasDefault) return fallback!;
         throw new AskTimeout(prompt);
       case "cancelled":
       case "expired":
@@ -127,11 +214,11 @@ export function createRuntime(host: RuntimeHost): RunController {
   async function confirm(prompt: string, options: ConfirmOptions = {}): Promise<boolean> {
     const fallback = options.default ?? false;
     if (!host.canAsk) return fallback;
-    const s = await waitFor({
+    const s = await settlementFor({
       kind: "confirm",
       prompt,
       detail: options.detail ?? null,
-      timeoutMs: options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : options.timeoutMs,
+      timeoutMs: timeoutOf(options.timeoutMs),
       default: fallback,
     });
     switch (s.outcome) {
@@ -152,6 +239,22 @@ export function createRuntime(host: RuntimeHost): RunController {
     sessionId: host.sessionId,
     signal: abort.signal,
     ask: ask as Runtime["ask"],
+    async askJson<T extends JsonValue>(prompt: string, options: AskJsonOptions): Promise<T> {
+      const hasDefault = options.default !== undefined;
+      if (!host.canAsk) {
+        if (hasDefault) return options.default as T;
+        throw new CannotAsk(prompt);
+      }
+      const s = await settlementFor({
+        kind: "question",
+        prompt,
+        detail: options.detail ?? null,
+        timeoutMs: timeoutOf(options.timeoutMs),
+        replySchema: options.schema,
+        ...(hasDefault ? { default: options.default } : {}),
+      });
+      return outcomeOf(prompt, s, hasDefault, options.default) as T;
+    },
     confirm,
     canAsk: () => host.canAsk && !abort.signal.aborted,
     async askUser(prompt, options = {}) {
@@ -162,11 +265,43 @@ export function createRuntime(host: RuntimeHost): RunController {
         throw err;
       }
     },
+    async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+      const digest = digestOf("step", name);
+      const { seq, record } = claim("step", digest, `the step "${name}"`);
+      if (record) return record.output as T;
+      stepsInFlight++;
+      try {
+        const result = await fn();
+        // What replay returns is the JSON form: hand the same to the first run.
+        const output = (result === undefined ? null : JSON.parse(JSON.stringify(result))) as JsonValue;
+        send({ type: "step.record", runId: host.runId, seq, digest, name, output });
+        return output as T;
+      } finally {
+        stepsInFlight--;
+      }
+    },
+    async call<T extends JsonValue>(functionName: string, input: JsonValue = null): Promise<T> {
+      const digest = digestOf("call", functionName, input);
+      const { seq, record } = claim("call", digest, `a call of ${functionName}`);
+      let settlement = record?.settlement ?? earlyCalls.get(seq) ?? null;
+      earlyCalls.delete(seq);
+      if (!settlement) {
+        const waiting = new Promise<CallSettlement>((resolve, reject) => callWaiters.set(seq, { resolve, reject })).finally(() =>
+          callWaiters.delete(seq),
+        );
+        if (!record) send({ type: "run.call", runId: host.runId, seq, digest, functionName, input });
+        settlement = await waiting;
+      }
+      if (settlement.status === "succeeded") return settlement.result as T;
+      throw new ChildRunFailed(functionName, settlement.status, settlement.error);
+    },
     say(text) {
-      host.send({ type: "run.say", runId: host.runId, text });
+      const digest = digestOf("say", text);
+      const { seq, record } = claim("say", digest, "a chat message");
+      if (!record) send({ type: "run.say", runId: host.runId, seq, digest, text });
     },
     progress(text) {
-      host.send({ type: "run.progress", runId: host.runId, text });
+      send({ type: "run.progress", runId: host.runId, text });
     },
     sleep(ms) {
       return new Promise((resolve, reject) => {
@@ -177,7 +312,8 @@ export function createRuntime(host: RuntimeHost): RunController {
         };
         const timer = setTimeout(() => {
           abort.signal.removeEventListener("abort", onAbort);
-          resolve();
+          if (parked) reject(new RunParked());
+          else resolve();
         }, ms);
         abort.signal.addEventListener("abort", onAbort, { once: true });
       });
@@ -187,16 +323,39 @@ export function createRuntime(host: RuntimeHost): RunController {
   return {
     rt,
     settle(questionId, settlement) {
-      const resolve = pending.get(questionId);
-      if (!resolve) return false;
-      resolve(settlement);
-      return true;
+      const waiter = questionWaiters.get(questionId);
+      if (waiter) waiter.resolve(settlement);
+      else if (!parked) early.set(questionId, settlement);
+    },
+    refuse(questionId, error) {
+      const waiter = questionWaiters.get(questionId);
+      if (waiter) waiter.reject(new AskRefused(error.code, error.message));
+      else if (!parked) early.set(questionId, { refused: error });
+    },
+    settleCall(seq, settlement) {
+      const waiter = callWaiters.get(seq);
+      if (waiter) waiter.resolve(settlement);
+      else if (!parked) earlyCalls.set(seq, settlement);
     },
     cancel(reason) {
       if (abort.signal.aborted) return;
       abort.abort(reason);
-      for (const resolve of pending.values()) resolve({ outcome: "cancelled", value: null, feedback: reason });
+      for (const waiter of questionWaiters.values()) waiter.reject(cancelledError());
+      for (const waiter of callWaiters.values()) waiter.reject(cancelledError());
     },
-    pendingCount: () => pending.size,
+    park() {
+      if (stepsInFlight > 0) return false;
+      parked = true;
+      // The waiting promises are dropped unsettled: with nothing referring to them, they and the
+      // function's suspended frames are garbage. Replay brings the run back.
+      questionWaiters.clear();
+      callWaiters.clear();
+      early.clear();
+      earlyCalls.clear();
+      return true;
+    },
+    divergence: () => diverged,
+    isParked: () => parked,
+    pendingCount: () => questionWaiters.size + callWaiters.size,
   };
 }

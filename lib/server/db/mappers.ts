@@ -1,5 +1,6 @@
 import type { Message, Run, Session } from "../../protocol/entities";
-import type { AnswerValue, Question } from "../../protocol/question";
+import { RunPolicySchema } from "../../protocol/policy";
+import type { JsonValue, Question } from "../../protocol/question";
 import type {
   ChatSession as SessionRow,
   Message as MessageRow,
@@ -15,12 +16,18 @@ export function parseJson<T>(text: string | null): T | null {
   return JSON.parse(text) as T;
 }
 
-export function toQuestion(row: QuestionRow): Question {
+/** A question row, with its run's root when it was loaded (`include: { run: { select: { rootRunId: true } } }`). */
+export function toQuestion(row: QuestionRow & { run?: { rootRunId: string | null } }): Question {
   return {
     id: row.id,
     sessionId: row.sessionId,
     runId: row.runId,
+    rootRunId: row.run?.rootRunId ?? row.runId,
     owner: row.owner,
+    seq: row.seq,
+    pendingId: row.pendingId,
+    targetDigest: row.targetDigest,
+    replySchema: parseJson<Record<string, unknown>>(row.replySchema),
     kind: row.kind as Question["kind"],
     prompt: row.prompt,
     options: JSON.parse(row.options) as string[],
@@ -28,11 +35,11 @@ export function toQuestion(row: QuestionRow): Question {
     allowCustom: row.allowCustom,
     detail: row.detail,
     hasDefault: row.defaultValue !== null,
-    default: parseJson<AnswerValue>(row.defaultValue),
+    default: parseJson<JsonValue>(row.defaultValue),
     createdAt: iso(row.createdAt),
     expiresAt: isoOrNull(row.expiresAt),
     status: row.status as Question["status"],
-    answer: parseJson<AnswerValue>(row.answer),
+    answer: parseJson<JsonValue>(row.answer),
     feedback: row.feedback,
     closedBy: row.closedBy,
     closedAt: isoOrNull(row.closedAt),
@@ -49,6 +56,12 @@ export function toRun(row: RunRow): Run {
     result: parseJson(row.result),
     error: row.error,
     progress: row.progress,
+    policy: RunPolicySchema.parse(JSON.parse(row.policy)),
+    canAsk: row.canAsk,
+    parentRunId: row.parentRunId,
+    rootRunId: row.rootRunId ?? row.id,
+    activeMs: row.activeMs,
+    attempts: row.attempts,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     finishedAt: isoOrNull(row.finishedAt),

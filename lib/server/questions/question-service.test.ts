@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_POLICY, type RunPolicy } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
+import { createCommandService } from "../commands/command-service";
 import { createDb, type Db } from "../db/client";
 import { migrateSqlite } from "../db/migrate";
 import { DomainEvents } from "../events";
@@ -22,21 +24,30 @@ const spec = (over: Partial<QuestionSpec> = {}): QuestionSpec => ({
   allowCustom: false,
   detail: null,
   timeoutMs: 60_000,
+  replySchema: null,
   ...over,
 });
 
 let n = 0;
-async function ask(over: Partial<QuestionSpec> = {}) {
-  return questions.create({ id: `q${++n}`, runId: "r1", sessionId: "s1", owner: "deploy", spec: spec(over) });
+async function ask(over: Partial<QuestionSpec> = {}, policy: RunPolicy = DEFAULT_POLICY) {
+  n++;
+  await db.run.update({ where: { id: "r1" }, data: { policy: JSON.stringify(policy) } });
+  return questions.create({
+    id: `q${n}`,
+    run: { id: "r1", sessionId: "s1", functionName: "deploy", policy },
+    seq: n,
+    digest: `d${n}`,
+    spec: spec(over),
+  });
 }
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-q-"));
   const url = `file:${path.join(dir, "q.db")}`;
   migrateSqlite(url, path.resolve("prisma/migrations"));
-  db = createDb(url);
+  db = await createDb(url);
   events = new DomainEvents();
-  questions = createQuestionService({ db, events });
+  questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
   closed = [];
   events.on("question.closed", (q) => closed.push(q));
   await db.chatSession.create({ data: { id: "s1", title: "t" } });
@@ -123,5 +134,78 @@ describe("question service", () => {
     expect(ended.map((q) => q.id)).toEqual([b.id]);
     expect(await questions.closeForRun({ runId: "r1", status: "cancelled", by: "stop" })).toEqual([]);
     expect((await questions.getQuestion({ id: a.id })).status).toBe("answered");
+  });
+
+  it("records the question in the run's journal", async () => {
+    const q = await ask();
+    const entry = await db.journalEntry.findUniqueOrThrow({ where: { runId_seq: { runId: "r1", seq: q.seq } } });
+    expect(entry).toMatchObject({ kind: "question", questionId: q.id });
+    expect(q.pendingId).toMatch(/^p_/);
+    expect(q.targetDigest).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("idempotent replies", () => {
+  it("the same reply sent twice under one commandId returns the same receipt", async () => {
+    const q = await ask();
+    const first = await questions.reply({ id: q.id, value: "staging", commandId: "c-1", by: "rest" });
+    const again = await questions.reply({ id: q.id, value: "staging", commandId: "c-1", by: "rest" });
+    expect(first).toMatchObject({ commandId: "c-1", kind: "send_input", record_state: "durably_recorded", apply_state: "applied", outcome: "answered" });
+    expect(again).toEqual(first);
+    expect(closed).toHaveLength(1);
+  });
+
+  it("a different payload under the same commandId is refused", async () => {
+    const q = await ask();
+    await questions.reply({ id: q.id, value: "staging", commandId: "c-2", by: "rest" });
+    await expect(questions.reply({ id: q.id, value: "production", commandId: "c-2", by: "rest" })).rejects.toMatchObject({ code: "command_conflict" });
+  });
+
+  it("a reply to a closed question gets target_closed and changes nothing", async () => {
+    const q = await ask();
+    await questions.reply({ id: q.id, value: "staging", by: "rest" });
+    const late = await questions.reply({ id: q.id, value: "production", by: "rest" });
+    expect(late).toMatchObject({ apply_state: "target_closed", outcome: "already_answered", question: { answer: "staging" } });
+  });
+
+  it("a reply naming another digest gets target_closed and leaves the question pending", async () => {
+    const q = await ask();
+    const stale = await questions.reply({ id: q.id, value: "staging", digest: "0".repeat(64), by: "rest" });
+    expect(stale).toMatchObject({ apply_state: "target_closed", outcome: "stale_target" });
+    expect((await questions.getQuestion({ id: q.id })).status).toBe("pending");
+    const ok = await questions.reply({ id: q.id, value: "staging", digest: q.targetDigest, by: "rest" });
+    expect(ok.outcome).toBe("answered");
+  });
+});
+
+describe("policy and reply schemas", () => {
+  const codeOf = async (work: Promise<unknown>) => work.then(() => "no error", (err: { code?: string }) => err.code);
+
+  it("refuses the ninth question of a run under the default policy", async () => {
+    for (let i = 0; i < 8; i++) await ask();
+    expect(await codeOf(ask())).toBe("max_requests_exceeded");
+  });
+
+  it("refuses a prompt longer than the policy allows", async () => {
+    expect(await codeOf(ask({ prompt: "x".repeat(4_097) }))).toBe("prompt_too_long");
+    expect(await codeOf(ask({ prompt: "x".repeat(20) }, { ...DEFAULT_POLICY, maxPromptChars: 10 }))).toBe("prompt_too_long");
+  });
+
+  it("refuses a schema with a remote $ref when the question is asked", async () => {
+    const schema = { type: "object", properties: { a: { $ref: "https://example.com/schema.json" } } };
+    expect(await codeOf(ask({ options: [], replySchema: schema }))).toBe("schema_remote_ref");
+    expect(await db.question.count()).toBe(0);
+  });
+
+  it("refuses a reply over the byte limit, one too deep, and one failing its schema, each with its own code", async () => {
+    const schema = { type: "object", properties: { count: { type: "integer", minimum: 1 } }, required: ["count"] };
+    const q = await ask({ options: [], replySchema: schema }, { ...DEFAULT_POLICY, maxReplyBytes: 100 });
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i++) deep = [deep];
+    expect(await codeOf(questions.reply({ id: q.id, value: { count: 1, pad: "x".repeat(200) }, by: "rest" }))).toBe("reply_too_large");
+    expect(await codeOf(questions.reply({ id: q.id, value: deep, by: "rest" }))).toBe("reply_too_deep");
+    expect(await codeOf(questions.reply({ id: q.id, value: { count: 0 }, by: "rest" }))).toBe("reply_schema_mismatch");
+    expect((await questions.getQuestion({ id: q.id })).status).toBe("pending");
+    expect(await questions.reply({ id: q.id, value: { count: 3 }, by: "rest" })).toMatchObject({ outcome: "answered", question: { answer: { count: 3 } } });
   });
 });

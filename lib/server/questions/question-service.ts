@@ -1,32 +1,47 @@
+import { createHash, randomBytes } from "node:crypto";
 import { normalizeAnswer } from "../../protocol/answer";
 import { AppError } from "../../protocol/errors";
-import type {
-  AnswerValue,
-  Question,
-  QuestionOutcome,
-  QuestionSpec,
-  ReplyReceipt,
-} from "../../protocol/question";
+import { MAX_REPLY_DEPTH, RunPolicySchema, type RunPolicy } from "../../protocol/policy";
+import { canonicalJson, checkPlainJson } from "../../protocol/plain-json";
+import type { AnswerValue, JsonValue, Question, QuestionOutcome, QuestionSpec, ReplyReceipt } from "../../protocol/question";
+import type { CommandService, Tx } from "../commands/command-service";
 import type { Db } from "../db/client";
 import { toQuestion } from "../db/mappers";
 import type { DomainEvents } from "../events";
+import { checkReplySchema, validateAgainstSchema } from "./reply-schema";
 
 /** Who or what settled a question; stored as `closedBy`. */
-export type Closer = "socket" | "rest" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
+export type Closer = "socket" | "rest" | "cli" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface QuestionServiceDeps {
   db: Db;
   events: DomainEvents;
+  commands: CommandService;
   now?: () => Date;
 }
+
+/** The run a question belongs to, as far as asking is concerned. */
+export interface AskingRun {
+  id: string;
+  sessionId: string;
+  functionName: string;
+  policy: RunPolicy;
+}
+
+export function targetDigestOf(runId: string, questionId: string, spec: Pick<QuestionSpec, "kind" | "prompt" | "options" | "multi" | "allowCustom" | "replySchema">): string {
+  const target = { runId, questionId, kind: spec.kind, prompt: spec.prompt, options: spec.options, multi: spec.multi, allowCustom: spec.allowCustom, replySchema: spec.replySchema };
+  return createHash("sha256").update(canonicalJson(target)).digest("hex");
+}
+
+const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
 
 /**
  * The lifecycle of questions. The database is the authority: every transition out of `pending`
  * is one conditional update, so exactly one of any number of concurrent settlers wins.
  */
-export function createQuestionService({ db, events, now = () => new Date() }: QuestionServiceDeps) {
+export function createQuestionService({ db, events, commands, now = () => new Date() }: QuestionServiceDeps) {
   const timers = new Map<string, NodeJS.Timeout>();
 
   function clearTimer(id: string) {
@@ -41,71 +56,124 @@ export function createQuestionService({ db, events, now = () => new Date() }: Qu
     const timer = setTimeout(() => {
       timers.delete(id);
       if (delay > MAX_TIMER_MS) return scheduleExpiry(id, expiresAt);
-      void settle(id, { status: "timed_out", by: "timeout" }).catch((err) =>
-        console.error(`[questions] could not time out ${id}`, err),
-      );
+      void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => console.error(`[questions] could not time out ${id}`, err));
     }, Math.min(delay, MAX_TIMER_MS));
     timer.unref();
     timers.set(id, timer);
   }
 
   async function getQuestion({ id }: { id: string }): Promise<Question> {
-    const row = await db.question.findUnique({ where: { id } });
+    const row = await db.question.findUnique({ where: { id }, include: { run: { select: { rootRunId: true } } } });
     if (!row) throw new AppError("not_found:question", `No question with id "${id}".`);
     return toQuestion(row);
   }
 
-  /** Claim-once: moves a pending question to a final status; null when someone else got there first. */
+  function claimData(status: QuestionOutcome, by: Closer, answer: JsonValue | null, feedback: string | null) {
+    return { status, closedBy: by, closedAt: now(), answer: answer === null ? null : JSON.stringify(answer), feedback };
+  }
+
+  /** Claim-once for the server's own closers (timeout, stop, lost worker): null when it was already settled. */
   async function settle(
     id: string,
-    { status, by, answer = null, feedback = null }: { status: QuestionOutcome; by: Closer; answer?: AnswerValue | null; feedback?: string | null },
+    { status, by, answer = null, feedback = null }: { status: QuestionOutcome; by: Closer; answer?: JsonValue | null; feedback?: string | null },
   ): Promise<Question | null> {
-    const { count } = await db.question.updateMany({
-      where: { id, status: "pending" },
-      data: {
-        status,
-        closedBy: by,
-        closedAt: now(),
-        answer: answer === null ? null : JSON.stringify(answer),
-        feedback,
-      },
-    });
+    const { count } = await db.question.updateMany({ where: { id, status: "pending" }, data: claimData(status, by, answer, feedback) });
     if (count !== 1) return null;
+    return closed(id);
+  }
+
+  async function closed(id: string): Promise<Question> {
     clearTimer(id);
     const question = await getQuestion({ id });
     events.emit("question.closed", question);
     return question;
   }
 
-  function lateReceipt(question: Question): ReplyReceipt {
-    const settledByPerson = question.status === "answered" || question.status === "declined";
-    return { outcome: settledByPerson ? "already_answered" : "already_closed", question };
+  type Kind = "send_input" | "reject_input";
+
+  /** Replies and declines: idempotent by commandId, guarded by the digest, claim-once. */
+  function personalSettle(
+    kind: Kind,
+    { id, commandId, digest, by, payload }: { id: string; commandId?: string; digest?: string; by: Closer; payload: Record<string, unknown> },
+    decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
+  ): Promise<ReplyReceipt> {
+    return commands.run<ReplyReceipt>({ commandId, kind, payload: { questionId: id, digest: digest ?? null, ...payload } }, async ({ commandId: cid, record }) => {
+      const receipt = (apply_state: ReplyReceipt["apply_state"], outcome: ReplyReceipt["outcome"], question: Question): ReplyReceipt => ({
+        commandId: cid,
+        kind,
+        record_state: "durably_recorded",
+        apply_state,
+        outcome,
+        question,
+      });
+      const late = async (question: Question): Promise<ReplyReceipt> => {
+        const outcome = question.status === "pending" ? "stale_target" : question.status === "answered" || question.status === "declined" ? "already_answered" : "already_closed";
+        const r = receipt("target_closed", outcome, question);
+        await db.$transaction((tx) => record(tx, r));
+        return r;
+      };
+
+      const current = await getQuestion({ id });
+      if (current.status !== "pending" || (digest !== undefined && digest !== current.targetDigest)) return late(current);
+      const run = await db.run.findUnique({ where: { id: current.runId }, select: { policy: true } });
+      const { status, answer, feedback } = decide(current, RunPolicySchema.parse(JSON.parse(run?.policy ?? "{}")));
+
+      const won = await db.$transaction(async (tx: Tx) => {
+        const { count } = await tx.question.updateMany({ where: { id, status: "pending" }, data: claimData(status, by, answer, feedback) });
+        if (count !== 1) return null;
+        const row = await tx.question.findUniqueOrThrow({ where: { id }, include: { run: { select: { rootRunId: true } } } });
+        const r = receipt("applied", status, toQuestion(row));
+        await record(tx, r);
+        return r;
+      });
+      if (!won) return late(await getQuestion({ id }));
+      await closed(id);
+      return won;
+    });
   }
 
   return {
     getQuestion,
     settle,
 
-    async create({ id, runId, sessionId, owner, spec }: { id: string; runId: string; sessionId: string; owner: string; spec: QuestionSpec }): Promise<Question> {
+    /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */
+    async create({ id, run, seq, digest, spec }: { id: string; run: AskingRun; seq: number; digest: string; spec: QuestionSpec }): Promise<Question> {
+      if (spec.prompt.length > run.policy.maxPromptChars) {
+        throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
+      }
+      if (spec.replySchema) checkReplySchema(spec.replySchema);
+      const asked = await db.question.count({ where: { runId: run.id } });
+      if (asked >= run.policy.maxRequests) {
+        throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
+      }
       const createdAt = now();
       const expiresAt = spec.timeoutMs === null ? null : new Date(createdAt.getTime() + spec.timeoutMs);
-      const row = await db.question.create({
-        data: {
-          id,
-          runId,
-          sessionId,
-          owner,
-          kind: spec.kind,
-          prompt: spec.prompt,
-          options: JSON.stringify(spec.options),
-          multi: spec.multi,
-          allowCustom: spec.allowCustom,
-          detail: spec.detail,
-          defaultValue: spec.default === undefined ? null : JSON.stringify(spec.default),
-          status: "pending",
-          createdAt,
-          expiresAt,
-        },
+      const row = await db.$transaction(async (tx: Tx) => {
+        const created = await tx.question.create({
+          data: {
+            id,
+            runId: run.id,
+            sessionId: run.sessionId,
+            owner: run.functionName,
+            seq,
+            pendingId: newPendingId(),
+            targetDigest: targetDigestOf(run.id, id, spec),
+            replySchema: spec.replySchema ? JSON.stringify(spec.replySchema) : null,
+            kind: spec.kind,
+            prompt: spec.prompt,
+            options: JSON.stringify(spec.options),
+            multi: spec.multi,
+            allowCustom: spec.allowCustom,
+            detail: spec.detail,
+            defaultValue: spec.default === undefined ? null : JSON.stringify(spec.default),
+            status: "pending",
+            createdAt,
+            expiresAt,
+          },
+          include: { run: { select: { rootRunId: true } } },
+        });
+        await tx.journalEntry.create({ data: { runId: run.id, seq, kind: "question", name: spec.prompt.slice(0, 200), digest, questionId: id } });
+        return created;
       });
       if (expiresAt) scheduleExpiry(id, expiresAt);
       const question = toQuestion(row);
@@ -113,39 +181,62 @@ export function createQuestionService({ db, events, now = () => new Date() }: Qu
       return question;
     },
 
-    async reply({ id, value, by }: { id: string; value: AnswerValue; by: Closer }): Promise<ReplyReceipt> {
-      const current = await getQuestion({ id });
-      if (current.status !== "pending") return lateReceipt(current);
-      const answer = normalizeAnswer(current, value);
-      const won = await settle(id, { status: "answered", by, answer });
-      return won ? { outcome: "answered", question: won } : lateReceipt(await getQuestion({ id }));
+    reply({ id, value, commandId, digest, by }: { id: string; value: unknown; commandId?: string; digest?: string; by: Closer }): Promise<ReplyReceipt> {
+      return personalSettle("send_input", { id, commandId, digest, by, payload: { value } }, (question, policy) => {
+        checkPlainJson(value, { maxBytes: policy.maxReplyBytes, maxDepth: MAX_REPLY_DEPTH });
+        let answer: JsonValue;
+        if (question.replySchema) {
+          validateAgainstSchema(question.replySchema, value);
+          answer = value as JsonValue;
+        } else {
+          const classic = value as AnswerValue;
+          const isClassic = typeof classic === "string" || typeof classic === "boolean" || (Array.isArray(classic) && classic.every((v) => typeof v === "string"));
+          if (!isClassic) throw new AppError("invalid_answer", "This question takes text, a list of choices, or true/false.");
+          answer = normalizeAnswer(question, classic);
+        }
+        return { status: "answered", answer, feedback: null };
+      });
     },
 
-    async reject({ id, message, by }: { id: string; message?: string; by: Closer }): Promise<ReplyReceipt> {
-      const current = await getQuestion({ id });
-      if (current.status !== "pending") return lateReceipt(current);
-      const feedback = message?.trim() || null;
-      const won = await settle(id, { status: "declined", by, feedback });
-      return won ? { outcome: "declined", question: won } : lateReceipt(await getQuestion({ id }));
+    reject({ id, message, commandId, digest, by }: { id: string; message?: string; commandId?: string; digest?: string; by: Closer }): Promise<ReplyReceipt> {
+      return personalSettle("reject_input", { id, commandId, digest, by, payload: { message: message ?? null } }, () => ({
+        status: "declined",
+        answer: null,
+        feedback: message?.trim() || null,
+      }));
     },
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */
     async closeForRun({ runId, status, by, feedback = null }: { runId: string; status: "cancelled" | "expired"; by: Closer; feedback?: string | null }): Promise<Question[]> {
       const open = await db.question.findMany({ where: { runId, status: "pending" }, select: { id: true } });
-      const closed = await Promise.all(open.map((q) => settle(q.id, { status, by, feedback })));
-      return closed.filter((q): q is Question => q !== null);
+      const ended = await Promise.all(open.map((q) => settle(q.id, { status, by, feedback })));
+      return ended.filter((q): q is Question => q !== null);
     },
 
-    async listPending({ sessionId }: { sessionId?: string } = {}): Promise<Question[]> {
+    async listPending({ sessionId, runIds }: { sessionId?: string; runIds?: string[] } = {}): Promise<Question[]> {
       const rows = await db.question.findMany({
-        where: { status: "pending", ...(sessionId ? { sessionId } : {}) },
+        where: { status: "pending", ...(sessionId ? { sessionId } : {}), ...(runIds ? { runId: { in: runIds } } : {}) },
         orderBy: { createdAt: "asc" },
+        include: { run: { select: { rootRunId: true } } },
       });
       return rows.map(toQuestion);
     },
 
+    async findByPendingId({ runId, pendingId }: { runId: string; pendingId: string }): Promise<Question> {
+      const row = await db.question.findUnique({ where: { pendingId }, include: { run: { select: { rootRunId: true } } } });
+      if (!row || row.runId !== runId) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
+      return toQuestion(row);
+    },
+
     async countPending({ runId }: { runId: string }): Promise<number> {
       return db.question.count({ where: { runId, status: "pending" } });
+    },
+
+    /** At start-up: expiry is the server's job, so rebuild a timer for every pending question. */
+    async rescheduleExpiries(): Promise<number> {
+      const rows = await db.question.findMany({ where: { status: "pending", expiresAt: { not: null } }, select: { id: true, expiresAt: true } });
+      for (const row of rows) scheduleExpiry(row.id, row.expiresAt!);
+      return rows.length;
     },
 
     dispose() {

@@ -49,7 +49,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, options: 
   const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
     path: SOCKET_PATH,
     serveClient: false,
-    maxHttpBufferSize: 1_000_000,
+    maxHttpBufferSize: 2_000_000,
     allowRequest: (req, callback) => {
       const ok = isAllowedOrigin(req, options.allowedOrigins);
       callback(ok ? null : "Origin not allowed", ok);
@@ -77,15 +77,15 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, options: 
 
     socket.on("question.reply", (payload, ack) =>
       command(ack, async () => {
-        const { id, value } = parseOrThrow(QuestionReplyCommandSchema, payload);
-        return parley.questions.reply({ id, value, by: "socket" });
+        const { id, value, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
+        return parley.questions.reply({ id, value, commandId, digest, by: "socket" });
       }),
     );
 
     socket.on("question.reject", (payload, ack) =>
       command(ack, async () => {
-        const { id, message } = parseOrThrow(QuestionRejectCommandSchema, payload);
-        return parley.questions.reject({ id, message, by: "socket" });
+        const { id, message, commandId, digest } = parseOrThrow(QuestionRejectCommandSchema, payload);
+        return parley.questions.reject({ id, message, commandId, digest, by: "socket" });
       }),
     );
   });

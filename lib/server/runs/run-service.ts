@@ -1,26 +1,36 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../protocol/errors";
-import type { Run, RunStatus } from "../../protocol/entities";
+import type { Run, RunDetail, RunStatus, StartedRun } from "../../protocol/entities";
 import type { ChildToParent, RunFinishedMessage } from "../../protocol/ipc";
-import type { Question } from "../../protocol/question";
+import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
+import type { JsonValue, Question, Receipt } from "../../protocol/question";
+import type { CommandService, Tx } from "../commands/command-service";
 import type { Db } from "../db/client";
-import { toRun } from "../db/mappers";
+import { parseJson, toMessage, toRun } from "../db/mappers";
 import type { DomainEvents } from "../events";
 import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { AgentWorker, WorkerExit, WorkerPool } from "../workers/worker-pool";
+import { loadJournal } from "./journal";
 
 const ACTIVE: RunStatus[] = ["running", "waiting_input"];
+type FinalStatus = "succeeded" | "failed" | "cancelled";
 
+/** A run loaded in a worker. Runs that only wait are parked: they have no LiveRun at all. */
 interface LiveRun {
   runId: string;
   sessionId: string;
   functionName: string;
+  policy: Run["policy"];
   worker: AgentWorker;
-  /** Worker messages and question settlements of one run are handled strictly in order. */
+  /** Worker messages and settlements of one run are handled strictly in order. */
   chain: Promise<void>;
   stopping: boolean;
+  parking: boolean;
   graceTimer?: NodeJS.Timeout;
+  parkTimer?: NodeJS.Timeout;
+  /** When the current stretch of execution began; null while the run waits for a person. */
+  activeSince: number | null;
   ended: Promise<void>;
   markEnded: () => void;
   onMessage: (msg: ChildToParent) => void;
@@ -32,16 +42,27 @@ export interface RunServiceDeps {
   events: DomainEvents;
   sessions: SessionService;
   questions: QuestionService;
+  commands: CommandService;
   pool: WorkerPool;
   /** Names of the agent functions a run may start. */
   hasFunction: (name: string) => boolean;
   /** How long a stopped worker may take to finish before it is killed. */
   stopGraceMs?: number;
+  /** How long a run may wait in its worker before it is parked (its worker released). */
+  parkAfterMs?: number;
 }
 
-/** Runs of agent functions in worker processes, bridged to questions and messages. */
-export function createRunService({ db, events, sessions, questions, pool, hasFunction, stopGraceMs = 3_000 }: RunServiceDeps) {
+/**
+ * Durable runs of agent functions. A run is a database record with a journal; a worker process
+ * is lent to it only while it has work to do. Waiting runs are parked, and resumed by replaying
+ * their journal when an answer (or a child run's result) arrives, also after a server restart.
+ */
+export function createRunService(deps: RunServiceDeps) {
+  const { db, events, sessions, questions, commands, pool, hasFunction, stopGraceMs = 3_000, parkAfterMs = 3_000 } = deps;
   const live = new Map<string, LiveRun>();
+  /** Runs waiting for a worker to (re)start them. */
+  const activating = new Map<string, { cancelled: boolean }>();
+  let closed = false;
 
   function enqueue(run: LiveRun, work: () => Promise<void>) {
     run.chain = run.chain.then(work).catch((err) => console.error(`[runs] ${run.runId}:`, err));
@@ -57,9 +78,22 @@ export function createRunService({ db, events, sessions, questions, pool, hasFun
     events.emit("run.updated", await getRun({ id }));
   }
 
+  /** Adds the time since the run last started working to its active time. */
+  async function pauseClock(run: LiveRun) {
+    if (run.activeSince === null) return;
+    const elapsed = Date.now() - run.activeSince;
+    run.activeSince = null;
+    await db.run.update({ where: { id: run.runId }, data: { activeMs: { increment: elapsed } } });
+  }
+
   /** Moves a run between running and waiting_input to match its pending questions. */
   async function syncWaiting(runId: string) {
     const waiting = (await questions.countPending({ runId })) > 0;
+    const run = live.get(runId);
+    if (run) {
+      if (waiting) await pauseClock(run);
+      else run.activeSince ??= Date.now();
+    }
     const { count } = await db.run.updateMany({
       where: { id: runId, status: waiting ? "running" : "waiting_input" },
       data: { status: waiting ? "waiting_input" : "running" },
@@ -67,17 +101,35 @@ export function createRunService({ db, events, sessions, questions, pool, hasFun
     if (count) await publishRun(runId);
   }
 
-  /** Ends a run once; later calls are no-ops. Pending questions end with it. */
+  /** Whether a run can only wait: a pending question of its own, or a child run still active. */
+  async function isBlocked(runId: string): Promise<boolean> {
+    if ((await questions.countPending({ runId })) > 0) return true;
+    const openCalls = await db.journalEntry.findMany({ where: { runId, kind: "call" }, select: { childRunId: true } });
+    if (openCalls.length === 0) return false;
+    const active = await db.run.count({ where: { id: { in: openCalls.map((c) => c.childRunId!) }, status: { in: ACTIVE } } });
+    return active > 0;
+  }
+
+  function schedulePark(run: LiveRun) {
+    clearTimeout(run.parkTimer);
+    if (run.stopping || closed) return;
+    run.parkTimer = setTimeout(() => {
+      enqueue(run, async () => {
+        if (run.stopping || run.parking || !live.has(run.runId)) return;
+        if (!(await isBlocked(run.runId))) return;
+        run.parking = true;
+        if (!run.worker.send({ type: "run.park", runId: run.runId })) run.parking = false;
+      });
+    }, parkAfterMs);
+    run.parkTimer.unref();
+  }
+
+  /** Ends a run once; later calls are no-ops. Pending questions end with it; its parent hears of it. */
   async function finishRun(
     runId: string,
-    outcome: { status: "succeeded" | "failed" | "cancelled"; result?: unknown; error?: string | null; questionStatus?: "cancelled" | "expired"; by?: "run_end" | "stop" | "worker_exit" | "restart" },
+    outcome: { status: FinalStatus; result?: unknown; error?: string | null; questionStatus?: "cancelled" | "expired"; by?: "run_end" | "stop" | "worker_exit" | "restart" },
   ) {
-    await questions.closeForRun({
-      runId,
-      status: outcome.questionStatus ?? "cancelled",
-      by: outcome.by ?? "run_end",
-      feedback: outcome.error ?? null,
-    });
+    await questions.closeForRun({ runId, status: outcome.questionStatus ?? "cancelled", by: outcome.by ?? "run_end", feedback: outcome.error ?? null });
     const { count } = await db.run.updateMany({
       where: { id: runId, status: { in: ACTIVE } },
       data: {
@@ -93,21 +145,57 @@ export function createRunService({ db, events, sessions, questions, pool, hasFun
     events.emit("run.updated", run);
     if (outcome.status === "failed") {
       await sessions.addMessage({ sessionId: run.sessionId, runId, role: "system", text: `Run ${run.functionName} failed: ${outcome.error}` });
-    } else if (outcome.status === "cancelled") {
+    } else if (outcome.status === "cancelled" && outcome.by === "stop" && !run.parentRunId) {
       await sessions.addMessage({ sessionId: run.sessionId, runId, role: "system", text: `Run ${run.functionName} stopped.` });
+    }
+    if (run.parentRunId) await notifyParent(run);
+  }
+
+  /** A child run ended: its waiting `call` gets the result, resuming the parent if it was parked. */
+  async function notifyParent(child: Run) {
+    const parentId = child.parentRunId!;
+    const parent = live.get(parentId);
+    if (parent) {
+      enqueue(parent, async () => {
+        parent.worker.send({
+          type: "call.settled",
+          runId: parentId,
+          seq: (await db.run.findUniqueOrThrow({ where: { id: child.id }, select: { parentSeq: true } })).parentSeq!,
+          childRunId: child.id,
+          status: child.status as FinalStatus,
+          result: (child.result ?? null) as JsonValue,
+          error: child.error,
+        });
+        schedulePark(parent);
+      });
+    } else {
+      void activate(parentId);
     }
   }
 
-  function endLive(run: LiveRun) {
+  function detach(run: LiveRun) {
     clearTimeout(run.graceTimer);
+    clearTimeout(run.parkTimer);
     live.delete(run.runId);
     run.worker.off("message", run.onMessage);
     run.worker.off("exit", run.onExit);
-    pool.release(run.worker);
     run.markEnded();
   }
 
+  async function endLive(run: LiveRun) {
+    await pauseClock(run).catch(() => {});
+    detach(run);
+    pool.release(run.worker);
+  }
+
+  async function refuseQuestion(run: LiveRun, questionId: string, err: unknown) {
+    const error = AppError.from(err);
+    if (error.code === "internal") console.error(`[runs] could not store a question of ${run.runId}`, err);
+    run.worker.send({ type: "question.refused", runId: run.runId, questionId, error: error.toWire() });
+  }
+
   async function handleWorkerMessage(run: LiveRun, msg: ChildToParent) {
+    if (msg.type !== "run.parked") schedulePark(run);
     switch (msg.type) {
       case "question.ask": {
         if (run.stopping) {
@@ -115,26 +203,80 @@ export function createRunService({ db, events, sessions, questions, pool, hasFun
           return;
         }
         try {
-          await questions.create({ id: msg.questionId, runId: run.runId, sessionId: run.sessionId, owner: run.functionName, spec: msg.spec });
+          await questions.create({
+            id: msg.questionId,
+            run: { id: run.runId, sessionId: run.sessionId, functionName: run.functionName, policy: run.policy },
+            seq: msg.seq,
+            digest: msg.digest,
+            spec: msg.spec,
+          });
         } catch (err) {
-          console.error(`[runs] could not store a question of ${run.runId}`, err);
-          run.worker.send({ type: "question.settled", runId: run.runId, questionId: msg.questionId, outcome: "cancelled", value: null, feedback: "The question could not be stored." });
+          await refuseQuestion(run, msg.questionId, err);
           return;
         }
         await syncWaiting(run.runId);
         return;
       }
-      case "run.say":
-        await sessions.addMessage({ sessionId: run.sessionId, runId: run.runId, role: "agent", text: msg.text });
+      case "run.say": {
+        const row = await db.$transaction(async (tx: Tx) => {
+          await tx.journalEntry.create({ data: { runId: run.runId, seq: msg.seq, kind: "say", name: msg.text.slice(0, 200), digest: msg.digest } });
+          return tx.message.create({ data: { id: randomUUID(), sessionId: run.sessionId, runId: run.runId, role: "agent", text: msg.text } });
+        });
+        events.emit("message.created", toMessage(row));
         return;
+      }
+      case "step.record":
+        await db.journalEntry.create({ data: { runId: run.runId, seq: msg.seq, kind: "step", name: msg.name, digest: msg.digest, output: JSON.stringify(msg.output) } });
+        return;
+      case "run.call": {
+        await startChild(run, msg);
+        return;
+      }
       case "run.progress":
         await db.run.updateMany({ where: { id: run.runId, status: { in: ACTIVE } }, data: { progress: msg.text } });
         await publishRun(run.runId);
+        return;
+      case "run.parked":
+        run.parking = false;
+        if (!msg.parked) return schedulePark(run);
+        await db.run.updateMany({ where: { id: run.runId, status: { in: ACTIVE } }, data: { progress: null } });
+        await endLive(run);
+        // An answer may have landed while the worker was letting go.
+        if (!(await isBlocked(run.runId))) void activate(run.runId);
         return;
       case "run.finished":
         await finishFromWorker(run, msg);
         return;
     }
+  }
+
+  async function startChild(parent: LiveRun, msg: Extract<ChildToParent, { type: "run.call" }>) {
+    const parentRow = await db.run.findUniqueOrThrow({ where: { id: parent.runId } });
+    const childId = randomUUID();
+    const known = hasFunction(msg.functionName);
+    await db.$transaction(async (tx: Tx) => {
+      await tx.run.create({
+        data: {
+          id: childId,
+          sessionId: parent.sessionId,
+          functionName: msg.functionName,
+          input: JSON.stringify(msg.input),
+          status: known ? "running" : "failed",
+          error: known ? null : `No agent function named "${msg.functionName}".`,
+          finishedAt: known ? null : new Date(),
+          policy: parentRow.policy,
+          canAsk: parentRow.canAsk,
+          parentRunId: parent.runId,
+          parentSeq: msg.seq,
+          rootRunId: parentRow.rootRunId ?? parentRow.id,
+        },
+      });
+      await tx.journalEntry.create({ data: { runId: parent.runId, seq: msg.seq, kind: "call", name: msg.functionName, digest: msg.digest, childRunId: childId } });
+    });
+    const child = await getRun({ id: childId });
+    events.emit("run.updated", child);
+    if (known) void activate(childId);
+    else await notifyParent(child);
   }
 
   async function finishFromWorker(run: LiveRun, msg: RunFinishedMessage) {
@@ -145,71 +287,67 @@ export function createRunService({ db, events, sessions, questions, pool, hasFun
       error: status === "succeeded" ? null : (msg.error?.message ?? (status === "cancelled" ? "Stopped." : "Unknown error")),
       by: run.stopping ? "stop" : "run_end",
     });
-    endLive(run);
+    await endLive(run);
   }
 
   async function handleWorkerExit(run: LiveRun, exit: WorkerExit) {
+    if (closed) return;
     const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+    detach(run);
     if (run.stopping) {
       await finishRun(run.runId, { status: "cancelled", error: `Stopped; the worker did not end in time and was killed (${how}).`, by: "stop" });
     } else {
-      await finishRun(run.runId, {
-        status: "failed",
-        error: `The worker process ended unexpectedly (${how}).`,
-        questionStatus: "expired",
-        by: "worker_exit",
-      });
+      await finishRun(run.runId, { status: "failed", error: `The worker process ended unexpectedly (${how}).`, questionStatus: "expired", by: "worker_exit" });
     }
-    endLive(run);
   }
 
-  // Deliver every settled question to the worker still waiting on it (the answer queue).
-  events.on("question.closed", (question: Question) => {
-    const run = live.get(question.runId);
-    if (!run) return;
-    enqueue(run, async () => {
-      run.worker.send({
-        type: "question.settled",
-        runId: run.runId,
-        questionId: question.id,
-        outcome: question.status === "pending" ? "cancelled" : question.status,
-        value: question.answer,
-        feedback: question.feedback,
-      });
-      await syncWaiting(run.runId);
-    });
-  });
-
-  async function startRun({ sessionId, functionName, input = null, canAsk = true }: { sessionId: string; functionName: string; input?: unknown; canAsk?: boolean }): Promise<Run> {
-    if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
-    await sessions.getSession({ id: sessionId });
-    let serializedInput: string;
-    try {
-      serializedInput = JSON.stringify(input ?? null);
-    } catch {
-      throw new AppError("bad_request", "The run input must be plain JSON.");
-    }
-    const row = await db.run.create({ data: { id: randomUUID(), sessionId, functionName, input: serializedInput, status: "running" } });
-    const run = toRun(row);
-    events.emit("run.updated", run);
-
-    let worker: AgentWorker;
+  /**
+   * Starts a run in a worker, or resumes a parked one there by replaying its journal.
+   * A no-op for a run that is already live, already waiting for a worker, or has ended.
+   */
+  async function activate(runId: string): Promise<void> {
+    if (closed || live.has(runId) || activating.has(runId)) return;
+    const ticket = { cancelled: false };
+    activating.set(runId, ticket);
+    let worker: AgentWorker | undefined;
     try {
       worker = await pool.acquire();
+      const row = await db.run.findUnique({ where: { id: runId } });
+      if (!row || !ACTIVE.includes(row.status as RunStatus) || ticket.cancelled || closed) {
+        pool.release(worker);
+        return;
+      }
+      if (!hasFunction(row.functionName)) {
+        pool.release(worker);
+        await finishRun(runId, { status: "failed", error: `It cannot be resumed: no agent function named "${row.functionName}" exists any more.`, questionStatus: "expired", by: "restart" });
+        return;
+      }
+      const journal = await loadJournal(db, runId);
+      await db.run.update({ where: { id: runId }, data: { attempts: { increment: 1 }, progress: null } });
+      startLive(toRun(row), worker, journal);
     } catch (err) {
-      console.error("[runs] no worker could be started", err);
-      await finishRun(run.id, { status: "failed", error: "No worker process could be started." });
-      return getRun({ id: run.id });
+      if (worker) pool.release(worker);
+      if (closed) return;
+      console.error(`[runs] could not start ${runId} in a worker`, err);
+      await finishRun(runId, { status: "failed", error: "No worker process could be started." });
+    } finally {
+      activating.delete(runId);
     }
+  }
+
+  function startLive(run: Run, worker: AgentWorker, journal: Awaited<ReturnType<typeof loadJournal>>) {
     let markEnded!: () => void;
     const ended = new Promise<void>((resolve) => (markEnded = resolve));
     const entry: LiveRun = {
       runId: run.id,
-      sessionId,
-      functionName,
+      sessionId: run.sessionId,
+      functionName: run.functionName,
+      policy: run.policy,
       worker,
       chain: Promise.resolve(),
       stopping: false,
+      parking: false,
+      activeSince: Date.now(),
       ended,
       markEnded,
       onMessage: (msg) => {
@@ -221,33 +359,142 @@ export function createRunService({ db, events, sessions, questions, pool, hasFun
     live.set(run.id, entry);
     worker.on("message", entry.onMessage);
     worker.on("exit", entry.onExit);
-    if (!worker.send({ type: "run.start", runId: run.id, sessionId, functionName, input: input ?? null, canAsk })) {
-      enqueue(entry, () => handleWorkerExit(entry, worker.exitInfo ?? { code: null, signal: null }));
+    const sent = worker.send({ type: "run.start", runId: run.id, sessionId: run.sessionId, functionName: run.functionName, input: run.input ?? null, canAsk: run.canAsk, journal });
+    if (!sent) enqueue(entry, () => handleWorkerExit(entry, worker.exitInfo ?? { code: null, signal: null }));
+    else enqueue(entry, () => catchUp(entry, journal));
+    schedulePark(entry);
+  }
+
+  /**
+   * What settled between reading the journal and the run going live would otherwise be missed:
+   * send it now (the runtime keeps a settlement that arrives before its `ask` or `call`).
+   */
+  async function catchUp(run: LiveRun, journal: Awaited<ReturnType<typeof loadJournal>>) {
+    const open = journal.filter((r) => (r.kind === "question" || r.kind === "call") && r.settlement === null);
+    if (open.length > 0) {
+      for (const now of await loadJournal(db, run.runId)) {
+        if (!open.some((r) => r.seq === now.seq)) continue;
+        if (now.kind === "question" && now.settlement) {
+          run.worker.send({ type: "question.settled", runId: run.runId, questionId: now.questionId, ...now.settlement });
+        } else if (now.kind === "call" && now.settlement) {
+          run.worker.send({ type: "call.settled", runId: run.runId, seq: now.seq, childRunId: now.childRunId, ...now.settlement });
+        }
+      }
     }
-    return run;
+    await syncWaiting(run.runId);
+  }
+
+  // The answer queue: a settled question goes to its live run, or resumes its parked run.
+  events.on("question.closed", (question: Question) => {
+    const run = live.get(question.runId);
+    if (!run) {
+      if (question.status !== "cancelled" && question.status !== "expired") void activate(question.runId);
+      return;
+    }
+    enqueue(run, async () => {
+      run.worker.send({
+        type: "question.settled",
+        runId: run.runId,
+        questionId: question.id,
+        outcome: question.status === "pending" ? "cancelled" : question.status,
+        value: question.answer,
+        feedback: question.feedback,
+      });
+      await syncWaiting(run.runId);
+      schedulePark(run);
+    });
+  });
+
+  async function startRun({
+    sessionId,
+    functionName,
+    input = null,
+    canAsk = true,
+    policy = {},
+    commandId,
+  }: {
+    sessionId: string;
+    functionName: string;
+    input?: unknown;
+    canAsk?: boolean;
+    policy?: RunPolicyInput;
+    commandId?: string;
+  }): Promise<StartedRun> {
+    if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
+    const fixedPolicy = RunPolicySchema.safeParse(policy);
+    if (!fixedPolicy.success) throw new AppError("invalid_policy", `Invalid policy: ${fixedPolicy.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    await sessions.getSession({ id: sessionId });
+    let serializedInput: string;
+    try {
+      serializedInput = JSON.stringify(input ?? null);
+    } catch {
+      throw new AppError("bad_request", "The run input must be plain JSON.");
+    }
+    const receipt = await commands.run<Receipt & { runId: string }>(
+      { commandId, kind: "start_run", payload: { sessionId, functionName, input: input ?? null, canAsk, policy: fixedPolicy.data } },
+      async ({ commandId: cid, record }) => {
+        const id = randomUUID();
+        const r = { commandId: cid, kind: "start_run" as const, record_state: "durably_recorded" as const, apply_state: "applied" as const, runId: id };
+        await db.$transaction(async (tx: Tx) => {
+          await tx.run.create({
+            data: { id, sessionId, functionName, input: serializedInput, status: "running", policy: JSON.stringify(fixedPolicy.data), canAsk, rootRunId: id },
+          });
+          await record(tx, r);
+        });
+        events.emit("run.updated", await getRun({ id }));
+        void activate(id);
+        return r;
+      },
+    );
+    return { ...(await getRun({ id: receipt.runId })), receipt };
+  }
+
+  async function stopRun({ id }: { id: string }): Promise<Run> {
+    const current = await getRun({ id });
+    if (!ACTIVE.includes(current.status)) return current;
+    const children = await db.run.findMany({ where: { parentRunId: id, status: { in: ACTIVE } }, select: { id: true } });
+    await Promise.all(children.map((c) => stopRun({ id: c.id })));
+    const run = live.get(id);
+    if (!run) {
+      const ticket = activating.get(id);
+      if (ticket) ticket.cancelled = true;
+      await finishRun(id, { status: "cancelled", error: "The run was stopped.", by: "stop" });
+      return getRun({ id });
+    }
+    if (!run.stopping) {
+      run.stopping = true;
+      clearTimeout(run.parkTimer);
+      await questions.closeForRun({ runId: id, status: "cancelled", by: "stop", feedback: "The run was stopped." });
+      run.worker.send({ type: "run.cancel", runId: id, reason: "The run was stopped." });
+      run.graceTimer = setTimeout(() => run.worker.kill("SIGKILL"), stopGraceMs);
+    }
+    await run.ended;
+    return getRun({ id });
   }
 
   return {
     getRun,
     startRun,
+    stopRun,
+    activate,
 
-    /** Stops a run: its questions end as cancelled, its worker gets a grace period, then is killed. */
-    async stopRun({ id }: { id: string }): Promise<Run> {
-      const current = await getRun({ id });
-      if (!ACTIVE.includes(current.status)) return current;
-      const run = live.get(id);
-      if (!run) {
-        await finishRun(id, { status: "cancelled", error: "Stopped.", by: "stop" });
-        return getRun({ id });
+    async getRunDetail({ id }: { id: string }): Promise<RunDetail> {
+      const run = await getRun({ id });
+      const [entries, tree] = await Promise.all([
+        db.journalEntry.findMany({ where: { runId: id }, orderBy: { seq: "asc" } }),
+        db.run.findMany({ where: { OR: [{ id }, { rootRunId: run.rootRunId }] }, select: { id: true, parentRunId: true } }),
+      ]);
+      // This run and everything below it.
+      const below = new Set([id]);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const r of tree) if (r.parentRunId && below.has(r.parentRunId) && !below.has(r.id)) (below.add(r.id), (grew = true));
       }
-      if (!run.stopping) {
-        run.stopping = true;
-        await questions.closeForRun({ runId: id, status: "cancelled", by: "stop", feedback: "The run was stopped." });
-        run.worker.send({ type: "run.cancel", runId: id, reason: "The run was stopped." });
-        run.graceTimer = setTimeout(() => run.worker.kill("SIGKILL"), stopGraceMs);
-      }
-      await run.ended;
-      return getRun({ id });
+      return {
+        ...run,
+        journal: entries.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name, questionId: e.questionId, childRunId: e.childRunId, output: parseJson(e.output) })),
+        pendingQuestions: await questions.listPending({ runIds: [...below] }),
+      };
     },
 
     async listRuns({ sessionId }: { sessionId: string }): Promise<Run[]> {
@@ -255,38 +502,38 @@ export function createRunService({ db, events, sessions, questions, pool, hasFun
       return rows.map(toRun);
     },
 
-    /**
-     * At start-up nothing is live yet: runs left active by the previous process cannot continue,
-     * so they fail and their questions expire, and the transcript says so.
-     */
-    async recoverAfterRestart(): Promise<{ runs: number; questions: number }> {
-      const orphans = await db.run.findMany({ where: { status: { in: ACTIVE } } });
-      let closed = 0;
-      for (const row of orphans) {
-        const ended = await questions.closeForRun({ runId: row.id, status: "expired", by: "restart", feedback: "The server restarted." });
-        closed += ended.length;
-        for (const q of ended) {
-          await sessions.addMessage({ sessionId: row.sessionId, runId: row.id, role: "system", text: `The question "${q.prompt}" expired: the server restarted before it was answered.` });
-        }
-        await finishRun(row.id, { status: "failed", error: "The server restarted while this run was active.", questionStatus: "expired", by: "restart" });
-      }
-      return { runs: orphans.length, questions: closed };
+    /** The question a session waits on, if any: a new turn must not start behind it. */
+    async waitingQuestionOf({ sessionId }: { sessionId: string }): Promise<Question | null> {
+      const [first] = await questions.listPending({ sessionId });
+      return first ?? null;
     },
 
-    /** Active runs with a live worker (for health checks and tests). */
+    /**
+     * At start-up: pending questions stay pending (their expiry timers are rebuilt). Runs that were
+     * executing when the previous process died are resumed by replay; waiting runs stay parked
+     * unless what they waited for has already arrived.
+     */
+    async recoverAfterRestart(): Promise<{ resumed: number; parked: number; questions: number }> {
+      const pendingQuestions = await questions.rescheduleExpiries();
+      const active = await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } });
+      let resumed = 0;
+      for (const row of active) {
+        if (row.status === "running" || !(await isBlocked(row.id))) {
+          resumed++;
+          void activate(row.id);
+        }
+      }
+      const untimed = await db.question.count({ where: { status: "pending" } });
+      return { resumed, parked: active.length - resumed, questions: Math.max(pendingQuestions, untimed) };
+    },
+
+    /** Active runs loaded in a worker (health checks and tests). */
     liveCount: () => live.size,
 
-    /**
-     * Lets go of every live run without ending it, before the process exits: its workers die
-     * with the server and the next start-up settles what was left (see recoverAfterRestart).
-     */
+    /** Lets go of every live run without ending it: the next start-up resumes them from their journals. */
     detachAll(): void {
-      for (const run of live.values()) {
-        clearTimeout(run.graceTimer);
-        run.worker.off("message", run.onMessage);
-        run.worker.off("exit", run.onExit);
-        run.markEnded();
-      }
+      closed = true;
+      for (const run of live.values()) detach(run);
       live.clear();
     },
   };

@@ -77,22 +77,37 @@ export interface WorkerPoolOptions {
   /** The worker entry file: TypeScript in development (run through tsx), compiled JS in production. */
   script: string;
   execArgv?: string[];
+  /** Most worker processes alive at once; runs beyond it wait for a free worker. */
+  maxWorkers?: number;
   /** Idle workers kept warm for the next run. */
   maxIdle?: number;
   readyTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
 }
 
-/** Forks agent workers, hands out one per run, and keeps a few idle ones warm. */
+/**
+ * Forks agent workers, hands out one per run, keeps a few idle ones warm, and never has more
+ * than `maxWorkers` alive: a run that needs a worker beyond that waits its turn (FIFO).
+ */
 export class WorkerPool {
   private readonly idle: AgentWorker[] = [];
   private readonly all = new Set<AgentWorker>();
+  private readonly waiting: Array<{ resolve: (w: AgentWorker) => void; reject: (err: Error) => void }> = [];
   private closed = false;
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
   get size(): number {
     return this.all.size;
+  }
+
+  get maxWorkers(): number {
+    return Math.max(1, this.options.maxWorkers ?? 4);
+  }
+
+  /** Runs waiting for a worker. */
+  get queued(): number {
+    return this.waiting.length;
   }
 
   private spawn(): AgentWorker {
@@ -108,29 +123,40 @@ export class WorkerPool {
       this.all.delete(worker);
       const i = this.idle.indexOf(worker);
       if (i >= 0) this.idle.splice(i, 1);
+      this.serveWaiting();
     });
     return worker;
   }
 
-  /** Starts idle workers up to `maxIdle`, so the first run does not wait for a fork. */
+  /** Starts idle workers up to `maxIdle`, so the next run does not wait for a fork. */
   warm(): void {
-    while (!this.closed && this.idle.length < (this.options.maxIdle ?? 1)) {
-      const worker = this.spawn();
-      this.idle.push(worker);
+    while (!this.closed && this.idle.length < (this.options.maxIdle ?? 1) && this.all.size < this.maxWorkers && this.waiting.length === 0) {
+      this.idle.push(this.spawn());
     }
   }
 
+  /** A ready worker for one run: an idle one, a new one, or the next one released. */
   async acquire(): Promise<AgentWorker> {
     if (this.closed) throw new Error("The worker pool is shut down");
-    const worker = this.idle.shift() ?? this.spawn();
-    await worker.ready;
+    let worker = this.idle.shift();
+    if (!worker && this.all.size < this.maxWorkers) worker = this.spawn();
+    if (!worker) worker = await new Promise<AgentWorker>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    try {
+      await worker.ready;
+    } catch (err) {
+      worker.kill();
+      if (this.closed) throw err;
+      return this.acquire();
+    }
     queueMicrotask(() => this.warm());
     return worker;
   }
 
-  /** Returns a worker after its run ended; extra idle workers are stopped. */
+  /** Takes a worker back after its run ended or was parked. */
   release(worker: AgentWorker): void {
     if (!worker.alive) return;
+    const next = this.waiting.shift();
+    if (next) return next.resolve(worker);
     if (this.closed || this.idle.length >= (this.options.maxIdle ?? 1)) {
       worker.kill("SIGTERM");
       return;
@@ -138,11 +164,16 @@ export class WorkerPool {
     this.idle.push(worker);
   }
 
+  private serveWaiting(): void {
+    while (!this.closed && this.waiting.length > 0 && this.all.size < this.maxWorkers) {
+      this.waiting.shift()!.resolve(this.spawn());
+    }
+  }
+
   async shutdown(): Promise<void> {
     this.closed = true;
-    const exits = [...this.all].map(
-      (w) => new Promise<void>((resolve) => (w.alive ? w.once("exit", () => resolve()) : resolve())),
-    );
+    for (const w of this.waiting.splice(0)) w.reject(new Error("The worker pool is shut down"));
+    const exits = [...this.all].map((w) => new Promise<void>((resolve) => (w.alive ? w.once("exit", () => resolve()) : resolve())));
     for (const worker of this.all) worker.kill("SIGKILL");
     await Promise.all(exits);
   }

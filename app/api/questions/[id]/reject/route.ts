@@ -6,6 +6,6 @@ export const dynamic = "force-dynamic";
 export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
   const id = one(params.id);
   await parley.questions.getQuestion({ id });
-  const { message } = await readJson(req, RejectBodySchema, { optional: true });
-  return parley.questions.reject({ id, message, by: "rest" });
+  const { message, commandId, digest } = await readJson(req, RejectBodySchema, { optional: true });
+  return parley.questions.reject({ id, message, commandId, digest, by: "rest" });
 });

@@ -3,10 +3,14 @@ import { ReplyBodySchema } from "@/lib/protocol/rest";
 
 export const dynamic = "force-dynamic";
 
-/** The receipt says what happened: `answered`, or `already_answered` / `already_closed` for a late reply. */
+/**
+ * The receipt says what happened: `answered`, or for a late or stale reply `already_answered`,
+ * `already_closed` or `stale_target` with apply_state `target_closed`. Repeating a commandId
+ * returns the first receipt.
+ */
 export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
   const id = one(params.id);
   await parley.questions.getQuestion({ id });
-  const { value } = await readJson(req, ReplyBodySchema);
-  return parley.questions.reply({ id, value, by: "rest" });
+  const { value, commandId, digest } = await readJson(req, ReplyBodySchema);
+  return parley.questions.reply({ id, value, commandId, digest, by: "rest" });
 });

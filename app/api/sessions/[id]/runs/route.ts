@@ -9,10 +9,11 @@ export const GET = jsonRoute<{ id: string }>(async ({ params, parley }) => {
   return parley.runs.listRuns({ sessionId: id });
 });
 
+/** Starts a run; with a commandId, repeating the request returns the same run and receipt. */
 export const POST = jsonRoute<{ id: string }>(
   async ({ req, params, parley }) => {
     const body = await readJson(req, StartRunBodySchema);
-    return parley.runs.startRun({ sessionId: one(params.id), functionName: body.function, input: body.input ?? null });
+    return parley.runs.startRun({ sessionId: one(params.id), functionName: body.function, input: body.input ?? null, policy: body.policy, commandId: body.commandId });
   },
   { status: 201 },
 );

@@ -27,10 +27,45 @@ CREATE TABLE "Run" (
     "result" TEXT,
     "error" TEXT,
     "progress" TEXT,
+    "policy" TEXT NOT NULL DEFAULT '{}',
+    "canAsk" BOOLEAN NOT NULL DEFAULT true,
+    "parentRunId" TEXT,
+    "parentSeq" INTEGER,
+    "rootRunId" TEXT,
+    "activeMs" INTEGER NOT NULL DEFAULT 0,
+    "attempts" INTEGER NOT NULL DEFAULT 0,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL,
     "finishedAt" DATETIME,
     CONSTRAINT "Run_sessionId_fkey" FOREIGN KEY ("sessionId") REFERENCES "ChatSession" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "JournalEntry" (
+    "runId" TEXT NOT NULL,
+    "seq" INTEGER NOT NULL,
+    "kind" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "digest" TEXT NOT NULL,
+    "output" TEXT,
+    "questionId" TEXT,
+    "childRunId" TEXT,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    PRIMARY KEY ("runId", "seq"),
+    CONSTRAINT "JournalEntry_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Command" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "kind" TEXT NOT NULL,
+    "payloadDigest" TEXT NOT NULL,
+    "payload" TEXT NOT NULL,
+    "applyState" TEXT NOT NULL,
+    "receipt" TEXT,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "appliedAt" DATETIME
 );
 
 -- CreateTable
@@ -46,6 +81,10 @@ CREATE TABLE "Question" (
     "detail" TEXT,
     "defaultValue" TEXT,
     "owner" TEXT NOT NULL,
+    "seq" INTEGER NOT NULL DEFAULT 0,
+    "pendingId" TEXT NOT NULL,
+    "targetDigest" TEXT NOT NULL,
+    "replySchema" TEXT,
     "status" TEXT NOT NULL,
     "answer" TEXT,
     "feedback" TEXT,
@@ -65,6 +104,18 @@ CREATE INDEX "Run_sessionId_createdAt_idx" ON "Run"("sessionId", "createdAt");
 
 -- CreateIndex
 CREATE INDEX "Run_status_idx" ON "Run"("status");
+
+-- CreateIndex
+CREATE INDEX "Run_parentRunId_idx" ON "Run"("parentRunId");
+
+-- CreateIndex
+CREATE INDEX "Run_rootRunId_idx" ON "Run"("rootRunId");
+
+-- CreateIndex
+CREATE INDEX "Command_applyState_createdAt_idx" ON "Command"("applyState", "createdAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Question_pendingId_key" ON "Question"("pendingId");
 
 -- CreateIndex
 CREATE INDEX "Question_sessionId_status_idx" ON "Question"("sessionId", "status");

@@ -1,0 +1,20 @@
+import { z } from "zod";
+
+/** Limits fixed when a run starts; each has a default and an allowed range. */
+export const RunPolicySchema = z
+  .object({
+    /** Questions one run may ask. */
+    maxRequests: z.number().int().min(1).max(32).default(8),
+    /** Characters in a question's prompt. */
+    maxPromptChars: z.number().int().min(1).max(16_384).default(4_096),
+    /** UTF-8 bytes of a reply, as JSON. */
+    maxReplyBytes: z.number().int().min(1).max(1_048_576).default(65_536),
+  })
+  .strict();
+export type RunPolicy = z.infer<typeof RunPolicySchema>;
+export type RunPolicyInput = z.input<typeof RunPolicySchema>;
+
+export const DEFAULT_POLICY: RunPolicy = RunPolicySchema.parse({});
+
+/** How deeply a reply may nest arrays and objects. */
+export const MAX_REPLY_DEPTH = 32;
