@@ -2,7 +2,7 @@
 import { build } from "esbuild";
 
 await build({
-  entryPoints: { server: "server.ts", "agent-worker": "workers/agent-worker.ts" },
+  entryPoints: { server: "server.ts", "agent-worker": "workers/agent-worker.ts", cli: "lib/cli/main.ts" },
   outdir: "dist",
   bundle: true,
   platform: "node",
@@ -12,4 +12,4 @@ await build({
   sourcemap: true,
   logLevel: "warning",
 });
-console.log("built dist/server.js and dist/agent-worker.js");
+console.log("built dist/server.js, dist/agent-worker.js and dist/cli.js");

@@ -1,14 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import { normalizeAnswer } from "../../protocol/answer";
 import { AppError } from "../../protocol/errors";
-import { MAX_REPLY_DEPTH, RunPolicySchema, type RunPolicy } from "../../protocol/policy";
-import { canonicalJson, checkPlainJson } from "../../protocol/plain-json";
-import type { AnswerValue, JsonValue, Question, QuestionOutcome, QuestionSpec, ReplyReceipt } from "../../protocol/question";
+import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
+import { canonicalJson } from "../../protocol/plain-json";
+import type { JsonValue, Question, QuestionOutcome, QuestionSpec, ReplyReceipt } from "../../protocol/question";
 import type { CommandService, Tx } from "../commands/command-service";
 import type { Db } from "../db/client";
 import { toQuestion } from "../db/mappers";
 import type { DomainEvents } from "../events";
-import { checkReplySchema, validateAgainstSchema } from "./reply-schema";
+import { checkReplySchema } from "./reply-schema";
+import { validateReply } from "./validate-reply";
 
 /** Who or what settled a question; stored as `closedBy`. */
 export type Closer = "socket" | "rest" | "cli" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
@@ -182,20 +182,11 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     },
 
     reply({ id, value, commandId, digest, by }: { id: string; value: unknown; commandId?: string; digest?: string; by: Closer }): Promise<ReplyReceipt> {
-      return personalSettle("send_input", { id, commandId, digest, by, payload: { value } }, (question, policy) => {
-        checkPlainJson(value, { maxBytes: policy.maxReplyBytes, maxDepth: MAX_REPLY_DEPTH });
-        let answer: JsonValue;
-        if (question.replySchema) {
-          validateAgainstSchema(question.replySchema, value);
-          answer = value as JsonValue;
-        } else {
-          const classic = value as AnswerValue;
-          const isClassic = typeof classic === "string" || typeof classic === "boolean" || (Array.isArray(classic) && classic.every((v) => typeof v === "string"));
-          if (!isClassic) throw new AppError("invalid_answer", "This question takes text, a list of choices, or true/false.");
-          answer = normalizeAnswer(question, classic);
-        }
-        return { status: "answered", answer, feedback: null };
-      });
+      return personalSettle("send_input", { id, commandId, digest, by, payload: { value } }, (question, policy) => ({
+        status: "answered",
+        answer: validateReply(question, policy, value),
+        feedback: null,
+      }));
     },
 
     reject({ id, message, commandId, digest, by }: { id: string; message?: string; commandId?: string; digest?: string; by: Closer }): Promise<ReplyReceipt> {

@@ -1,0 +1,64 @@
+import type { Message, Run, Session } from "../protocol/entities";
+import type { Question, Receipt, ReplyReceipt } from "../protocol/question";
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+export function formatSessions(sessions: Session[]): string {
+  if (sessions.length === 0) return "No sessions.";
+  return sessions.map((s) => `${s.id}  ${s.pendingCount > 0 ? `[${s.pendingCount} pending]  ` : ""}${s.title}`).join("\n");
+}
+
+/** An example answer that the question accepts, as JSON. */
+function exampleValue(q: Question): string {
+  if (q.kind === "confirm") return "true";
+  if (q.replySchema) return JSON.stringify(q.default ?? {});
+  if (q.multi) return JSON.stringify(q.options.slice(0, 1));
+  return JSON.stringify(q.options[0] ?? "your answer");
+}
+
+export function answerCommand(q: Question): string {
+  return `npx parley send-input ${q.runId} ${q.pendingId} --value-json ${shellQuote(exampleValue(q))} --digest ${q.targetDigest}`;
+}
+
+function describeQuestion(q: Question): string[] {
+  const lines = [
+    `${q.pendingId}  ${q.kind}: ${q.prompt}`,
+    `    run ${q.runId}${q.rootRunId !== q.runId ? ` (child of ${q.rootRunId})` : ""}, asked by ${q.owner}`,
+  ];
+  if (q.options.length) lines.push(`    options: ${q.options.join(" | ")}${q.multi ? " (several)" : ""}${q.allowCustom ? " or free text" : ""}`);
+  if (q.detail) lines.push(...q.detail.split("\n").map((l) => `    > ${l}`));
+  if (q.replySchema) lines.push(`    reply schema: ${JSON.stringify(q.replySchema)}`);
+  lines.push(`    expires: ${q.expiresAt ?? "never"}${q.hasDefault ? `, then defaults to ${JSON.stringify(q.default)}` : ""}`);
+  lines.push(`    digest: ${q.targetDigest}`);
+  lines.push(`    answer: ${answerCommand(q)}`);
+  return lines;
+}
+
+export function formatPending(questions: Question[]): string {
+  if (questions.length === 0) return "No pending questions.";
+  return questions.flatMap(describeQuestion).join("\n");
+}
+
+export function formatInspect({ run, journal, pendingQuestions, messages }: { run: Run; journal: Array<{ seq: number; kind: string; name: string }>; pendingQuestions: Question[]; messages: Message[] }): string {
+  const lines = [
+    `run ${run.id}  ${run.functionName}  ${run.status}`,
+    `  session ${run.sessionId}${run.parentRunId ? `, child of ${run.parentRunId}` : ""}`,
+    `  started ${run.createdAt}${run.finishedAt ? `, finished ${run.finishedAt}` : ""}; ${run.attempts} attempt(s), ${(run.activeMs / 1000).toFixed(1)} s active`,
+    `  policy: ${run.policy.maxRequests} questions, ${run.policy.maxPromptChars} prompt chars, ${run.policy.maxReplyBytes} reply bytes`,
+  ];
+  if (run.error) lines.push(`  error: ${run.error}`);
+  if (run.result !== null && run.result !== undefined) lines.push(`  result: ${JSON.stringify(run.result)}`);
+  lines.push(`journal (${journal.length}):`, ...journal.map((e) => `  ${String(e.seq).padStart(3)}  ${e.kind.padEnd(8)} ${e.name}`));
+  if (messages.length) lines.push(`messages (${messages.length}):`, ...messages.map((m) => `  ${m.role}: ${m.text.split("\n")[0]}`));
+  lines.push(pendingQuestions.length ? `pending questions (${pendingQuestions.length}):` : "no pending questions");
+  lines.push(...pendingQuestions.flatMap(describeQuestion).map((l) => `  ${l}`));
+  return lines.join("\n");
+}
+
+export function formatReceipt(receipt: Receipt | ReplyReceipt): string {
+  const lines = [`${receipt.kind} ${receipt.commandId}: ${receipt.record_state}, ${receipt.apply_state}`];
+  if ("outcome" in receipt) lines.push(`outcome: ${receipt.outcome}${receipt.question ? ` (question is ${receipt.question.status})` : ""}`);
+  if (receipt.error) lines.push(`error (${receipt.error.code}): ${receipt.error.message}`);
+  if (receipt.apply_state === "queued") lines.push("The server applies it when it runs (it checks about every second).");
+  return lines.join("\n");
+}

@@ -1,0 +1,23 @@
+import { normalizeAnswer } from "../../protocol/answer";
+import { AppError } from "../../protocol/errors";
+import { MAX_REPLY_DEPTH, type RunPolicy } from "../../protocol/policy";
+import { checkPlainJson } from "../../protocol/plain-json";
+import type { AnswerValue, JsonValue, Question } from "../../protocol/question";
+import { validateAgainstSchema } from "./reply-schema";
+
+/**
+ * Checks a reply against its question and the run's policy, and returns the answer to store.
+ * Finite plain JSON within the byte and depth limits; then the reply schema, or for classic
+ * questions the options, kinds and multi rules. Throws a typed AppError; changes nothing.
+ */
+export function validateReply(question: Question, policy: RunPolicy, value: unknown): JsonValue {
+  checkPlainJson(value, { maxBytes: policy.maxReplyBytes, maxDepth: MAX_REPLY_DEPTH });
+  if (question.replySchema) {
+    validateAgainstSchema(question.replySchema, value);
+    return value as JsonValue;
+  }
+  const isClassic =
+    typeof value === "string" || typeof value === "boolean" || (Array.isArray(value) && value.every((v) => typeof v === "string"));
+  if (!isClassic) throw new AppError("invalid_answer", "This question takes text, a list of choices, or true/false.");
+  return normalizeAnswer(question, value as AnswerValue);
+}
