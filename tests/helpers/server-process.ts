@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Ends the server: SIGKILL takes its workers down with it, as a crash would. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts the production build (`npm run build` first) as a real process on loopback. */
+export async function startServerProcess({ port, databaseFile, env = {} }: { port: number; databaseFile: string; env?: Record<string, string> }): Promise<ServerProcess> {
+  const entry = path.join(root, "dist/server.js");
+  if (!existsSync(entry) || !existsSync(path.join(root, ".next/BUILD_ID"))) {
+    throw new Error("The production build is missing: run `npm run build` first (npm test does).");
+  }
+  const child = spawn(process.execPath, [entry], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: `file:${databaseFile}`,
+      PARLEY_TEST_FUNCTIONS: "1",
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group, so a kill reaches its workers too.
+    detached: true,
+  });
+  let log = "";
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const until = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`The server exited during start-up:\n${log}`);
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`The server did not start within 60 s:\n${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    child,
+    output: () => log,
+    async kill(signal = "SIGKILL") {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        child.kill(signal);
+      }
+      await exited;
+    },
+  };
+}
+
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
