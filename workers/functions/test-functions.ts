@@ -99,4 +99,14 @@ export const many = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many];
+/** Notes the moment its function continues after the answer (benchmarks: reply → next line). */
+export const stamp = defineAgentFunction({
+  name: "test.stamp",
+  description: "Test: asks, then records when it resumed.",
+  async run(rt) {
+    const value = await rt.ask("Ready?", { timeoutMs: null });
+    return { value, resumedAt: Date.now() };
+  },
+});
+
+export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp];

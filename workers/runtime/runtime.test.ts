@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { ChildToParent } from "../../lib/protocol/ipc";
-import { AskTimeout, CannotAsk, RunCancelled, UserDeclined } from "./errors";
-import { createRuntime, DEFAULT_TIMEOUT_MS, type Settlement } from "./runtime";
+import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, UserDeclined } from "./errors";
+import { createRuntime, DEFAULT_TIMEOUT_MS, digestOf, type Settlement } from "./runtime";
 
-function setup({ canAsk = true } = {}) {
+function setup({ canAsk = true, journal = [] as JournalRecord[] } = {}) {
   const sent: ChildToParent[] = [];
   let n = 0;
-  const controller = createRuntime({ runId: "run-1", sessionId: "s-1", canAsk, send: (m) => sent.push(m), newId: () => `q${++n}` });
+  const controller = createRuntime({ runId: "run-1", sessionId: "s-1", canAsk, journal, send: (m) => sent.push(m), newId: () => `q${++n}` });
   const asks = () => sent.filter((m): m is Extract<ChildToParent, { type: "question.ask" }> => m.type === "question.ask");
   const settleLast = async (s: Partial<Settlement> & Pick<Settlement, "outcome">) => {
     await Promise.resolve();
     const last = asks().at(-1)!;
-    expect(controller.settle(last.questionId, { value: null, feedback: null, ...s })).toBe(true);
+    controller.settle(last.questionId, { value: null, feedback: null, ...s });
   };
   return { controller, rt: controller.rt, sent, asks, settleLast };
 }
@@ -149,10 +149,103 @@ describe("the run controller", () => {
 
   it("settling an unknown or already settled id is a harmless no-op", async () => {
     const { controller, rt, settleLast, asks } = setup();
-    expect(controller.settle("nope", { outcome: "answered", value: "x", feedback: null })).toBe(false);
+    controller.settle("nope", { outcome: "answered", value: "x", feedback: null });
     const answer = rt.ask("Once?");
     await settleLast({ outcome: "answered", value: "first" });
-    expect(controller.settle(asks()[0]!.questionId, { outcome: "answered", value: "second", feedback: null })).toBe(false);
+    controller.settle(asks()[0]!.questionId, { outcome: "answered", value: "second", feedback: null });
     await expect(answer).resolves.toBe("first");
+  });
+
+  it("a refused question throws AskRefused with the server's code", async () => {
+    const { controller, rt, asks } = setup();
+    const answer = rt.ask("Ninth?");
+    await Promise.resolve();
+    controller.refuse(asks()[0]!.questionId, { code: "max_requests_exceeded", message: "at most 8" });
+    await expect(answer).rejects.toSatisfy((e) => e instanceof AskRefused && e.code === "max_requests_exceeded");
+  });
+});
+
+describe("the journal", () => {
+  it("records steps, messages and questions in order, each with its position", async () => {
+    const { rt, sent, settleLast } = setup();
+    const value = await rt.step("fetch", async () => ({ at: new Date(0) }));
+    expect(value).toEqual({ at: "1970-01-01T00:00:00.000Z" });
+    rt.say("hello");
+    const answer = rt.ask("Env?");
+    await settleLast({ outcome: "answered", value: "prod" });
+    await answer;
+    expect(sent.map((m) => [m.type, "seq" in m ? m.seq : null])).toEqual([
+      ["step.record", 0],
+      ["run.say", 1],
+      ["question.ask", 2],
+    ]);
+  });
+
+  it("replay returns recorded results at once and does nothing twice", async () => {
+    let stepRuns = 0;
+    const journal: JournalRecord[] = [
+      { kind: "step", seq: 0, digest: digestOf("step", "fetch"), output: { rows: 3 } },
+      { kind: "say", seq: 1, digest: digestOf("say", "hello") },
+      { kind: "question", seq: 2, digest: digestOf("question", "question", "Env?", [], false, false, null), questionId: "old-q", settlement: { outcome: "answered", value: "prod", feedback: null } },
+    ];
+    const { rt, sent } = setup({ journal });
+    expect(await rt.step("fetch", () => ++stepRuns)).toEqual({ rows: 3 });
+    rt.say("hello");
+    expect(await rt.ask("Env?")).toBe("prod");
+    rt.say("new line");
+    expect(stepRuns).toBe(0);
+    expect(sent).toEqual([expect.objectContaining({ type: "run.say", seq: 3, text: "new line" })]);
+  });
+
+  it("a question still pending in the journal waits for its answer without asking again", async () => {
+    const journal: JournalRecord[] = [
+      { kind: "question", seq: 0, digest: digestOf("question", "question", "Env?", [], false, false, null), questionId: "old-q", settlement: null },
+    ];
+    const { controller, rt, sent } = setup({ journal });
+    // The answer may arrive before the replay reaches the ask: it is kept for it.
+    controller.settle("old-q", { outcome: "answered", value: "staging", feedback: null });
+    expect(await rt.ask("Env?")).toBe("staging");
+    expect(sent).toEqual([]);
+  });
+
+  it("doing something else than the journal recorded fails with JournalDivergence", async () => {
+    const journal: JournalRecord[] = [{ kind: "step", seq: 0, digest: digestOf("step", "fetch"), output: 1 }];
+    const { controller, rt } = setup({ journal });
+    await expect(rt.ask("Env?")).rejects.toBeInstanceOf(JournalDivergence);
+    expect(controller.divergence()?.message).toMatch(/diverged from its journal at step 0/);
+  });
+
+  it("call starts a child run and returns its result; a failed child throws ChildRunFailed", async () => {
+    const { controller, rt, sent } = setup();
+    const ok = rt.call("deploy", { env: "prod" });
+    const bad = rt.call("archive");
+    await Promise.resolve();
+    expect(sent.map((m) => m.type)).toEqual(["run.call", "run.call"]);
+    controller.settleCall(0, { status: "succeeded", result: { done: true }, error: null });
+    controller.settleCall(1, { status: "failed", result: null, error: "disk full" });
+    await expect(ok).resolves.toEqual({ done: true });
+    await expect(bad).rejects.toSatisfy((e) => e instanceof ChildRunFailed && /archive failed: disk full/.test(e.message));
+  });
+});
+
+describe("parking", () => {
+  it("lets go of a run that only waits; anything it does afterwards is refused", async () => {
+    const { controller, rt } = setup();
+    void rt.ask("Env?");
+    await Promise.resolve();
+    expect(controller.park()).toBe(true);
+    expect(controller.isParked()).toBe(true);
+    expect(controller.pendingCount()).toBe(0);
+    expect(() => rt.say("late")).toThrow(RunParked);
+  });
+
+  it("refuses to park while a step is in flight", async () => {
+    const { controller, rt } = setup();
+    let finish!: () => void;
+    const step = rt.step("slow", () => new Promise<void>((r) => (finish = r)));
+    expect(controller.park()).toBe(false);
+    finish();
+    await step;
+    expect(controller.park()).toBe(true);
   });
 });

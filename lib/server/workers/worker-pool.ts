@@ -11,6 +11,7 @@ export interface WorkerExit {
 /** One agent worker child process, speaking only validated IPC. */
 export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: [WorkerExit] }> {
   readonly ready: Promise<void>;
+  isReady = false;
   private exited = false;
   exitInfo: WorkerExit | null = null;
 
@@ -33,6 +34,7 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
         }
         if (parsed.data.type === "worker.ready") {
           clearTimeout(timer);
+          this.isReady = true;
           resolve();
           return;
         }
@@ -138,7 +140,8 @@ export class WorkerPool {
   /** A ready worker for one run: an idle one, a new one, or the next one released. */
   async acquire(): Promise<AgentWorker> {
     if (this.closed) throw new Error("The worker pool is shut down");
-    let worker = this.idle.shift();
+    let worker = this.idle.find((w) => w.isReady) ?? this.idle[0];
+    if (worker) this.idle.splice(this.idle.indexOf(worker), 1);
     if (!worker && this.all.size < this.maxWorkers) worker = this.spawn();
     if (!worker) worker = await new Promise<AgentWorker>((resolve, reject) => this.waiting.push({ resolve, reject }));
     try {
@@ -157,11 +160,11 @@ export class WorkerPool {
     if (!worker.alive) return;
     const next = this.waiting.shift();
     if (next) return next.resolve(worker);
-    if (this.closed || this.idle.length >= (this.options.maxIdle ?? 1)) {
-      worker.kill("SIGTERM");
-      return;
-    }
-    this.idle.push(worker);
+    if (this.closed) return worker.kill("SIGTERM");
+    // A released worker is warm and ready: keep it first, and let the newest spare (perhaps
+    // still starting) go instead when there are too many.
+    this.idle.unshift(worker);
+    while (this.idle.length > (this.options.maxIdle ?? 1)) this.idle.pop()!.kill("SIGTERM");
   }
 
   private serveWaiting(): void {
