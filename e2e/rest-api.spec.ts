@@ -47,12 +47,16 @@ test.describe("REST API against the running server", () => {
       [{ value: "moon" }, 422, "invalid_answer"],
       [{ value: "" }, 422, "invalid_answer"],
       [{ value: ["staging", "production"] }, 422, "invalid_answer"],
-      [{ value: "x".repeat(300_000) }, 413, "payload_too_large"],
+      [{ value: "x".repeat(100_000) }, 413, "reply_too_large"],
+      [{ value: "x".repeat(3_000_000) }, 413, "payload_too_large"],
+      [{ value: "staging", digest: "not-the-digest" }, 200, ""],
     ];
     for (const [body, status, code] of cases) {
       const res = await reply(body);
       expect(res.status(), JSON.stringify(body).slice(0, 40)).toBe(status);
-      expect((await res.json()).error).toMatchObject({ code, message: expect.any(String) });
+      const json = await res.json();
+      if (code) expect(json.error).toMatchObject({ code, message: expect.any(String) });
+      else expect(json).toMatchObject({ apply_state: "target_closed", outcome: "stale_target" });
     }
     expect((await request.post("/api/questions/nope/reply", { data: { value: "a" } })).status()).toBe(404);
     expect((await request.get("/api/sessions/nope")).status()).toBe(404);
