@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Message, Run, Session, SessionSnapshot } from "../protocol/entities";
+import { DEFAULT_POLICY } from "../protocol/policy";
 import type { Question } from "../protocol/question";
 import {
   activeRuns,
@@ -43,6 +44,12 @@ const run = (id: string, second: number, over: Partial<Run> = {}): Run => ({
   result: null,
   error: null,
   progress: null,
+  policy: DEFAULT_POLICY,
+  canAsk: true,
+  parentRunId: null,
+  rootRunId: id,
+  activeMs: 0,
+  attempts: 1,
   createdAt: at(second),
   updatedAt: at(second),
   finishedAt: null,
@@ -53,7 +60,12 @@ const question = (id: string, second: number, over: Partial<Question> = {}): Que
   id,
   sessionId: "s1",
   runId: "r1",
+  rootRunId: "r1",
   owner: "deploy",
+  seq: 1,
+  pendingId: `p-${id}`,
+  targetDigest: `d-${id}`,
+  replySchema: null,
   kind: "question",
   prompt: `question ${id}?`,
   options: ["production", "staging"],
@@ -155,6 +167,23 @@ describe("session store", () => {
     expect(activeRuns(state).map((r) => r.id)).toEqual(["r2", "r3"]);
   });
 
+  it("the current run is the latest run a person started, not a nested one", () => {
+    const state = joined({ runs: [run("r1", 1), run("child", 2, { parentRunId: "r1", rootRunId: "r1" })] });
+    expect(latestRun(state)?.id).toBe("r1");
+  });
+
+  it("stopping targets the outermost active runs, since a stop ends the nested ones too", () => {
+    const state = joined({
+      runs: [
+        run("r1", 1),
+        run("child", 2, { parentRunId: "r1", rootRunId: "r1" }),
+        run("r2", 3, { status: "succeeded" }),
+        run("orphan", 4, { parentRunId: "r2", rootRunId: "r2" }),
+      ],
+    });
+    expect(activeRuns(state).map((r) => r.id)).toEqual(["r1", "orphan"]);
+  });
+
   it("a new pending question becomes a card, in creation order", () => {
     const state = apply(
       joined(),
@@ -240,6 +269,12 @@ describe("session store", () => {
     expect(describeClosed(question("q2", 1, { kind: "confirm", status: "answered", answer: false }))).toBe("answered: No");
     expect(describeClosed(question("q3", 1, { multi: true, status: "answered", answer: ["Basil", "Olives"] }))).toBe(
       "answered: Basil, Olives",
+    );
+  });
+
+  it("an answer that is other JSON reads as JSON", () => {
+    expect(describeClosed(question("q1", 1, { status: "answered", answer: { name: "Moonbeam", year: 2025 } }))).toBe(
+      'answered: {"name":"Moonbeam","year":2025}',
     );
   });
 

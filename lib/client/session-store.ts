@@ -1,5 +1,5 @@
 import { ACTIVE_RUN_STATUSES, type Message, type Run, type Session, type SessionSnapshot } from "../protocol/entities";
-import type { AnswerValue, Question } from "../protocol/question";
+import type { JsonValue, Question } from "../protocol/question";
 
 /** Everything one chat screen draws, built only from the join snapshot and server events. */
 export interface SessionState {
@@ -96,19 +96,25 @@ function belongs(state: SessionState, sessionId: string): boolean {
   return state.session === null || state.session.id === sessionId;
 }
 
+/** The session's current turn: the latest run a person started (nested runs belong to it). */
 export function latestRun(state: SessionState): Run | null {
-  return state.runs.at(-1) ?? null;
+  return state.runs.findLast((r) => r.parentRunId === null) ?? state.runs.at(-1) ?? null;
 }
 
+/** Active runs to stop: stopping a run stops its nested runs, so those under an active parent are left out. */
 export function activeRuns(state: SessionState): Run[] {
-  return state.runs.filter((r) => ACTIVE_RUN_STATUSES.includes(r.status));
+  const active = state.runs.filter((r) => ACTIVE_RUN_STATUSES.includes(r.status));
+  const activeIds = new Set(active.map((r) => r.id));
+  return active.filter((r) => r.parentRunId === null || !activeIds.has(r.parentRunId));
 }
 
-export function formatAnswer(value: AnswerValue | null): string {
+/** A stored answer as a person reads it: Yes/No for a confirm, a list joined by commas, other JSON as JSON. */
+export function formatAnswer(value: JsonValue | null): string {
   if (value === null) return "";
+  if (typeof value === "string") return value;
   if (typeof value === "boolean") return value ? "Yes" : "No";
-  if (Array.isArray(value)) return value.join(", ");
-  return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(", ");
+  return JSON.stringify(value);
 }
 
 /** How a closed question reads in the transcript, e.g. "answered: production" or "timed out → default: 12:30". */

@@ -12,7 +12,14 @@ let socket: ParleySocket | null = null;
 /** The one socket of this tab, created on first use (never during server rendering). */
 export function getSocket(): ParleySocket {
   if (typeof window === "undefined") throw new Error("The socket exists only in the browser.");
-  socket ??= io({ path: SOCKET_PATH, transports: ["websocket", "polling"] });
+  if (!socket) {
+    socket = io({ path: SOCKET_PATH });
+    const s = socket;
+    // socket.io reconnects by itself except after a server-side disconnect (e.g. a restart's shutdown).
+    s.on("disconnect", (reason) => {
+      if (reason === "io server disconnect") setTimeout(() => s.connect(), 1_000);
+    });
+  }
   return socket;
 }
 

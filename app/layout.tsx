@@ -1,0 +1,18 @@
+import type { Metadata, Viewport } from "next";
+import type { ReactNode } from "react";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Parley",
+  description: "A chat where agents stop to ask you, and carry on with your answer.",
+};
+
+export const viewport: Viewport = { themeColor: "#4f46e5" };
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="bg-stone-50 text-stone-900 antialiased">{children}</body>
+    </html>
+  );
+}

@@ -1,0 +1,102 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useMemo, useState } from "react";
+import { ChatTranscript } from "@/components/ChatTranscript";
+import { Composer } from "@/components/Composer";
+import { ConnectionBanner, ConnectionDot } from "@/components/ConnectionBanner";
+import { LateNotice } from "@/components/LateNotice";
+import { LiveAnnouncer } from "@/components/LiveAnnouncer";
+import { QuestionCard } from "@/components/QuestionCard";
+import { RunStatus } from "@/components/RunStatus";
+import { Sidebar } from "@/components/Sidebar";
+import { activeRuns, latestRun, transcript } from "@/lib/client/session-store";
+import { useTabTitle } from "@/lib/client/tab-title";
+import { useSession } from "@/lib/client/use-session";
+import { useSessions } from "@/lib/client/use-sessions";
+
+/** Waits a moment before admitting we're still connecting, so a fast connect shows no banner. */
+function useAfter(ms: number): boolean {
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    const t = setTimeout(() => setDone(true), ms);
+    return () => clearTimeout(t);
+  }, [ms]);
+  return done;
+}
+
+export function ChatScreen({ sessionId }: { sessionId: string }) {
+  const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
+  const list = useSessions();
+  const [stopping, setStopping] = useState(false);
+  const slow = useAfter(1500);
+  const items = useMemo(() => transcript(state), [state]);
+  const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
+  useTabTitle(title, state.pending);
+
+  const running = activeRuns(state);
+  const stopAll = async () => {
+    setStopping(true);
+    await Promise.all(running.map((r) => stopRun(r.id)));
+    setStopping(false);
+  };
+
+  const sidebar = (
+    <Sidebar
+      sessions={list.sessions}
+      activeId={sessionId}
+      onNewChat={list.createSession}
+      creating={list.creating}
+      error={list.error?.message}
+    />
+  );
+
+  if (joinError?.code === "not_found:session") {
+    return (
+      <div className="flex h-dvh">
+        {sidebar}
+        <main className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
+          <p className="text-lg font-medium text-stone-800">This chat doesn’t exist.</p>
+          <Link href="/" className="text-sm font-medium text-indigo-600 hover:underline">
+            Back to all chats
+          </Link>
+        </main>
+      </div>
+    );
+  }
+
+  const pending = state.pending;
+  return (
+    <div className="flex h-dvh">
+      {sidebar}
+      <main className="flex min-w-0 flex-1 flex-col bg-stone-50">
+        <header className="flex h-14 shrink-0 items-center gap-3 border-b border-stone-200 bg-white px-4">
+          <Link href="/" aria-label="All chats" className="-ml-1 rounded px-1 text-xl text-stone-500 hover:text-stone-900 md:hidden">
+            ‹
+          </Link>
+          <h1 data-testid="session-title" className="min-w-0 truncate font-semibold text-stone-900">
+            {title ?? "\u00a0"}
+          </h1>
+          <ConnectionDot status={connection} />
+          <span className="flex-1" />
+          <RunStatus run={latestRun(state)} canStop={running.length > 0} stopping={stopping} onStop={stopAll} />
+        </header>
+        <ConnectionBanner
+          status={connection}
+          show={joined || slow}
+          error={joinError ? joinError.message : null}
+        />
+        <ChatTranscript items={items} loading={!joined && !joinError} />
+        <div className="shrink-0 border-t border-stone-200 bg-white/80 px-4 pb-4 pt-3 backdrop-blur">
+          <LiveAnnouncer questions={pending} />
+          {notice && pending.length === 0 && <LateNotice text={notice.text} />}
+          {pending.length > 0 ? (
+            <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} />
+          ) : (
+            <Composer onSend={sendMessage} />
+          )}
+        </div>
+      </main>
+    </div>
+  );
+}

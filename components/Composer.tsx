@@ -1,0 +1,79 @@
+"use client";
+
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import type { Ack } from "@/lib/protocol/socket";
+
+interface ComposerProps {
+  onSend: (text: string) => Promise<Ack<unknown>>;
+  disabled?: boolean;
+}
+
+export function Composer({ onSend, disabled = false }: ComposerProps) {
+  const [text, setText] = useState("");
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => input.current?.focus(), []);
+
+  // Grow with the text up to a few lines, then scroll.
+  useEffect(() => {
+    const el = input.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${Math.min(el.scrollHeight, 200)}px`;
+  }, [text]);
+
+  const canSend = text.trim() !== "" && !sending && !disabled;
+
+  async function send(e?: FormEvent) {
+    e?.preventDefault();
+    if (!canSend) return;
+    setSending(true);
+    setError(null);
+    const res = await onSend(text.trim());
+    setSending(false);
+    if (res.ok) setText("");
+    else setError(res.error.message);
+    input.current?.focus();
+  }
+
+  function onKeyDown(e: KeyboardEvent<HTMLTextAreaElement>) {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void send();
+    }
+  }
+
+  return (
+    <form data-testid="composer" onSubmit={send} className="mx-auto w-full max-w-3xl">
+      <div className="flex items-end gap-2 rounded-2xl border border-stone-300 bg-white p-2 shadow-sm focus-within:border-indigo-400 focus-within:ring-2 focus-within:ring-indigo-100">
+        <label htmlFor="composer-input" className="sr-only">
+          Message
+        </label>
+        <textarea
+          id="composer-input"
+          ref={input}
+          data-testid="composer-input"
+          rows={1}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKeyDown}
+          placeholder="Message Parley…"
+          className="max-h-[200px] min-h-[40px] flex-1 resize-none bg-transparent px-2 py-2 text-[15px] leading-6 text-stone-900 outline-none placeholder:text-stone-400"
+        />
+        <button
+          type="submit"
+          data-testid="composer-send"
+          disabled={!canSend}
+          className="h-10 shrink-0 rounded-xl bg-indigo-600 px-4 text-sm font-medium text-white hover:bg-indigo-500 disabled:bg-stone-200 disabled:text-stone-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
+          {sending ? "Sending…" : "Send"}
+        </button>
+      </div>
+      <p className="mt-1.5 px-2 text-xs text-stone-400">
+        {error ? <span className="text-red-600">{error}</span> : "Enter to send · Shift+Enter for a new line"}
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,269 @@
+"use client";
+
+import { useEffect, useId, useRef, useState } from "react";
+import type { JsonValue, Question, ReplyReceipt } from "@/lib/protocol/question";
+import type { Ack } from "@/lib/protocol/socket";
+import { keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
+import { ActionButton, CheckboxGroup, Countdown, DeclineBar, FreeTextInput, Position, TextRow } from "@/components/QuestionCardParts";
+
+type Settle = Promise<Ack<ReplyReceipt>>;
+
+interface QuestionCardProps {
+  /** Pending questions, oldest first. */
+  questions: Question[];
+  onReply: (question: Question, value: JsonValue) => Settle;
+  onReject: (question: Question, message?: string) => Settle;
+  /** "Already answered in another tab" and the like, shown for a moment. */
+  notice?: string | null;
+}
+
+export function QuestionCard({ questions, onReply, onReject, notice }: QuestionCardProps) {
+  // Follow the question being looked at by id; when it goes away, stay at the same position.
+  const [selected, setSelected] = useState({ id: "", index: 0 });
+  const found = questions.findIndex((q) => q.id === selected.id);
+  const at = found >= 0 ? found : Math.min(selected.index, questions.length - 1);
+  const question = questions[at];
+  if (!question) return null;
+
+  const go = (delta: number) => {
+    const index = (at + delta + questions.length) % questions.length;
+    setSelected({ id: questions[index]!.id, index });
+  };
+
+  return (
+    <QuestionBody
+      key={question.id}
+      question={question}
+      position={questions.length > 1 ? { at, total: questions.length, go } : null}
+      onReply={onReply}
+      onReject={onReject}
+      notice={notice ?? null}
+    />
+  );
+}
+
+interface BodyProps {
+  question: Question;
+  position: { at: number; total: number; go: (delta: number) => void } | null;
+  onReply: QuestionCardProps["onReply"];
+  onReject: QuestionCardProps["onReject"];
+  notice: string | null;
+}
+
+function QuestionBody({ question, position, onReply, onReject, notice }: BodyProps) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [checked, setChecked] = useState<string[]>([]);
+  const [other, setOther] = useState("");
+  const [text, setText] = useState("");
+  const [declineOpen, setDeclineOpen] = useState(false);
+  const [declineText, setDeclineText] = useState("");
+  const card = useRef<HTMLElement>(null);
+  const declineInput = useRef<HTMLInputElement>(null);
+  const inFlight = useRef(false);
+  const promptId = useId();
+
+  const { kind, options, multi, allowCustom } = question;
+  const isChoice = kind === "question" && options.length > 0;
+
+  async function settle(work: () => Settle) {
+    // A ref, not `busy`: a double click must not send twice (the second would read "already answered").
+    if (inFlight.current) return;
+    inFlight.current = true;
+    setBusy(true);
+    setError(null);
+    const ack = await work();
+    inFlight.current = false;
+    setBusy(false);
+    if (!ack.ok) setError(ack.error.message);
+    else if (ack.data.outcome === "stale_target") setError("This question changed since it was shown. Check it and answer again.");
+  }
+  const reply = (value: JsonValue) => settle(() => onReply(question, value));
+  const decline = () => settle(() => onReject(question, declineText.trim() || undefined));
+  const replyText = () => {
+    const answer = textAnswer(question, text);
+    if (answer.ok) void reply(answer.value);
+    else setError(answer.error);
+  };
+
+  const toggle = (option: string) =>
+    setChecked((list) => (list.includes(option) ? list.filter((o) => o !== option) : [...list, option]));
+  const multiValue = multiAnswer(options, checked, other);
+
+  /** Submit sends the ticked options, the free text, or the "Other" text. */
+  const canSubmit = multi ? multiValue.length > 0 : (options.length === 0 ? text : other).trim() !== "";
+  const submit = () => {
+    if (!canSubmit) return;
+    if (multi) void reply(multiValue);
+    else if (options.length === 0) replyText();
+    else void reply(other.trim());
+  };
+
+  const pick = (n: number) => {
+    const action = busy ? null : numberKeyAction(question, n);
+    if (action?.type === "reply") void reply(action.value);
+    if (action?.type === "toggle") toggle(action.option);
+  };
+  const focusFirst = () => card.current?.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+
+  /** Escape opens the decline row (or focuses it); Escape inside it closes it again. */
+  const escape = (target: HTMLElement) => {
+    if (target === declineInput.current) {
+      setDeclineOpen(false);
+      focusFirst();
+    } else if (declineOpen) declineInput.current?.focus();
+    else setDeclineOpen(true);
+  };
+
+  const keys = useRef({ pick, escape });
+  useEffect(() => {
+    keys.current = { pick, escape };
+  });
+
+  useEffect(() => {
+    focusFirst();
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+      const target = e.target as HTMLElement;
+      if (target !== document.body && !card.current?.contains(target)) return;
+      if (e.key === "Escape") {
+        e.preventDefault();
+        keys.current.escape(target);
+        return;
+      }
+      if (isTextField(target) || !/^[1-9]$/.test(e.key)) return;
+      e.preventDefault();
+      keys.current.pick(Number(e.key) - 1);
+    };
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, []);
+
+  return (
+    <section
+      ref={card}
+      data-testid="question-card"
+      data-question-id={question.id}
+      data-kind={kind}
+      aria-labelledby={promptId}
+      aria-busy={busy}
+      className="mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border border-indigo-200 bg-white shadow-lg shadow-indigo-900/5 ring-4 ring-indigo-50"
+    >
+      <header className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-indigo-100 bg-indigo-50/70 px-4 py-2 text-xs">
+        <span data-testid="question-owner" className="rounded bg-indigo-100 px-1.5 py-0.5 font-mono font-medium text-indigo-800">
+          {question.owner}
+        </span>
+        <span className="font-medium text-indigo-900/70">{kind === "confirm" ? "needs your confirmation" : "asks"}</span>
+        <span className="flex-1" />
+        <Countdown question={question} />
+        {position && <Position {...position} />}
+      </header>
+
+      <div className="space-y-3 px-4 pb-3 pt-3">
+        <h2 id={promptId} data-testid="question-prompt" className="whitespace-pre-wrap text-base font-medium text-stone-900">
+          {question.prompt}
+        </h2>
+        {question.detail && (
+          <pre
+            data-testid="question-detail"
+            tabIndex={0}
+            className="max-h-48 overflow-auto whitespace-pre-wrap rounded-lg border border-stone-200 bg-stone-50 px-3 py-2 font-mono text-xs leading-relaxed text-stone-700 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+          >
+            {question.detail}
+          </pre>
+        )}
+
+        {kind === "confirm" && (
+          <div className="flex flex-wrap gap-2">
+            <ActionButton testId="confirm-yes" primary hint="1" autoFocus disabled={busy} onClick={() => reply(true)}>
+              Yes
+            </ActionButton>
+            <ActionButton testId="confirm-no" hint="2" disabled={busy} onClick={() => reply(false)}>
+              No
+            </ActionButton>
+          </div>
+        )}
+
+        {isChoice && !multi && (
+          <div role="group" aria-label="Options" className="flex flex-wrap gap-2">
+            {options.map((option, i) => (
+              <ActionButton
+                key={option}
+                testId="question-option"
+                option={option}
+                hint={i < 9 ? String(i + 1) : undefined}
+                autoFocus={i === 0}
+                disabled={busy}
+                onClick={() => reply(option)}
+              >
+                {option}
+              </ActionButton>
+            ))}
+          </div>
+        )}
+
+        {isChoice && multi && <CheckboxGroup options={options} checked={checked} onToggle={toggle} disabled={busy} />}
+
+        {isChoice && allowCustom && (
+          <TextRow
+            testId="question-other-input"
+            label={multi ? "Other (added to your choices)" : "Other…"}
+            placeholder={multi ? "Other… (added to your choices)" : "Other…"}
+            value={other}
+            onChange={setOther}
+            onEnter={submit}
+            disabled={busy}
+          />
+        )}
+
+        {kind === "question" && options.length === 0 && (
+          <FreeTextInput value={text} onChange={setText} onEnter={submit} disabled={busy} replySchema={question.replySchema} />
+        )}
+
+        {needsSubmit(question) && (
+          <div className="flex justify-end">
+            <ActionButton
+              testId="question-submit"
+              primary
+              disabled={busy || !canSubmit}
+              onClick={submit}
+            >
+              {busy ? "Sending…" : "Submit"}
+            </ActionButton>
+          </div>
+        )}
+
+        {error && (
+          <p data-testid="question-error" role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
+            {error}
+          </p>
+        )}
+        {notice && (
+          <p data-testid="question-late" role="status" className="rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            {notice}
+          </p>
+        )}
+      </div>
+
+      <DeclineBar
+        open={declineOpen}
+        onOpen={() => setDeclineOpen(true)}
+        onCancel={() => {
+          setDeclineOpen(false);
+          focusFirst();
+        }}
+        text={declineText}
+        onText={setDeclineText}
+        onDecline={decline}
+        busy={busy}
+        inputRef={declineInput}
+        hint={keyHint(question)}
+      />
+    </section>
+  );
+}
+
+function isTextField(el: HTMLElement): boolean {
+  if (el instanceof HTMLTextAreaElement || el.isContentEditable) return true;
+  return el instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit", "reset"].includes(el.type);
+}

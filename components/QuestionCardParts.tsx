@@ -1,0 +1,282 @@
+"use client";
+
+import { useEffect, useId, type KeyboardEvent as ReactKeyboardEvent, type ReactNode, type RefObject } from "react";
+import type { Question } from "@/lib/protocol/question";
+import { formatAnswer } from "@/lib/client/session-store";
+import { wantsJson } from "@/lib/client/question-input";
+import { formatCountdown, useCountdown } from "@/lib/client/use-countdown";
+
+/** The small pieces of the question card. */
+
+export interface DeclineBarProps {
+  open: boolean;
+  onOpen: () => void;
+  onCancel: () => void;
+  text: string;
+  onText: (text: string) => void;
+  onDecline: () => void;
+  busy: boolean;
+  inputRef: RefObject<HTMLInputElement | null>;
+  hint: string;
+}
+
+/** "Decline" first opens a short optional reason; Decline again (or Enter) sends it. */
+export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, busy, inputRef, hint }: DeclineBarProps) {
+  const id = useId();
+  useEffect(() => {
+    if (open) inputRef.current?.focus();
+  }, [open, inputRef]);
+
+  const subtle =
+    "shrink-0 rounded-md px-3 py-1 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600";
+  return (
+    <footer className="flex items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2">
+      {open ? (
+        <>
+          <label htmlFor={id} className="sr-only">
+            Reason for declining (optional)
+          </label>
+          <input
+            id={id}
+            ref={inputRef}
+            data-testid="question-decline-message"
+            value={text}
+            disabled={busy}
+            maxLength={500}
+            onChange={(e) => onText(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                onDecline();
+              }
+            }}
+            placeholder="Why not? (optional, the agent sees it)"
+            className="min-w-0 flex-1 rounded-md border border-stone-300 bg-white px-2.5 py-1 text-sm text-stone-800 outline-none placeholder:text-stone-400 focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100"
+          />
+          <button type="button" onClick={onCancel} disabled={busy} className={subtle}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            data-testid="question-decline"
+            onClick={onDecline}
+            disabled={busy}
+            className="shrink-0 rounded-md bg-stone-800 px-3 py-1 text-sm font-medium text-white hover:bg-stone-700 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            Decline
+          </button>
+        </>
+      ) : (
+        <>
+          <span className="hidden flex-1 text-xs text-stone-400 sm:block">{hint}</span>
+          <span className="flex-1 sm:hidden" />
+          <button type="button" data-testid="question-decline" onClick={onOpen} disabled={busy} className={subtle}>
+            Decline <Kbd>Esc</Kbd>
+          </button>
+        </>
+      )}
+    </footer>
+  );
+}
+
+export function Countdown({ question }: { question: Question }) {
+  const left = useCountdown(question.expiresAt);
+  if (left === null) return null;
+  return (
+    <span className={`flex items-center gap-2 ${left <= 10 ? "text-red-700" : "text-amber-800"}`}>
+      <svg aria-hidden viewBox="0 0 16 16" className="h-3.5 w-3.5 fill-none stroke-current" strokeWidth="1.6">
+        <circle cx="8" cy="9" r="5.5" />
+        <path d="M8 6v3l2 1.5M6.5 1.5h3" strokeLinecap="round" />
+      </svg>
+      <span data-testid="question-countdown" className="font-mono font-semibold tabular-nums" aria-label={`${left} seconds left`}>
+        {formatCountdown(left)}
+      </span>
+      {question.hasDefault && <span className="text-stone-500">default: {formatAnswer(question.default)}</span>}
+    </span>
+  );
+}
+
+export function Position({ at, total, go }: { at: number; total: number; go: (delta: number) => void }) {
+  const nav =
+    "h-6 w-6 rounded-md text-indigo-900/70 hover:bg-indigo-100 focus-visible:outline-2 focus-visible:outline-indigo-600";
+  return (
+    <span className="flex items-center gap-1 text-indigo-900/70">
+      <button type="button" aria-label="Previous question" className={nav} onClick={() => go(-1)}>
+        ‹
+      </button>
+      <span data-testid="question-position" className="tabular-nums">
+        {at + 1} of {total}
+      </span>
+      <button type="button" aria-label="Next question" className={nav} onClick={() => go(1)}>
+        ›
+      </button>
+    </span>
+  );
+}
+
+interface ActionButtonProps {
+  testId: string;
+  children: ReactNode;
+  onClick: () => void;
+  disabled?: boolean;
+  primary?: boolean;
+  hint?: string;
+  option?: string;
+  autoFocus?: boolean;
+}
+
+export function ActionButton({ testId, children, onClick, disabled, primary, hint, option, autoFocus }: ActionButtonProps) {
+  return (
+    <button
+      type="button"
+      data-testid={testId}
+      data-option={option}
+      data-autofocus={autoFocus ? "" : undefined}
+      onClick={onClick}
+      disabled={disabled}
+      className={[
+        "inline-flex items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
+        "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
+        primary
+          ? "bg-indigo-600 text-white hover:bg-indigo-500 disabled:hover:bg-indigo-600"
+          : "border border-stone-300 bg-white text-stone-800 hover:border-indigo-300 hover:bg-indigo-50",
+      ].join(" ")}
+    >
+      {children}
+      {hint && <Kbd inverted={primary}>{hint}</Kbd>}
+    </button>
+  );
+}
+
+export function Kbd({ children, inverted }: { children: ReactNode; inverted?: boolean }) {
+  return (
+    <kbd
+      aria-hidden
+      className={`rounded border px-1 font-sans text-[10px] leading-4 ${
+        inverted ? "border-indigo-400 text-indigo-100" : "border-stone-300 text-stone-400"
+      }`}
+    >
+      {children}
+    </kbd>
+  );
+}
+
+interface TextRowProps {
+  testId: string;
+  label: string;
+  placeholder: string;
+  value: string;
+  onChange: (value: string) => void;
+  onEnter: () => void;
+  disabled: boolean;
+}
+
+export function TextRow({ testId, label, placeholder, value, onChange, onEnter, disabled }: TextRowProps) {
+  const id = useId();
+  const onKeyDown = (e: ReactKeyboardEvent<HTMLInputElement>) => {
+    if (e.key === "Enter" && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      onEnter();
+    }
+  };
+  return (
+    <div>
+      <label htmlFor={id} className="sr-only">
+        {label}
+      </label>
+      <input
+        id={id}
+        data-testid={testId}
+        value={value}
+        disabled={disabled}
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={onKeyDown}
+        placeholder={placeholder}
+        className="w-full rounded-lg border border-stone-300 px-3 py-2 text-sm outline-none focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100"
+      />
+    </div>
+  );
+}
+
+interface CheckboxGroupProps {
+  options: string[];
+  checked: string[];
+  onToggle: (option: string) => void;
+  disabled: boolean;
+}
+
+export function CheckboxGroup({ options, checked, onToggle, disabled }: CheckboxGroupProps) {
+  return (
+    <fieldset className="flex flex-wrap gap-2">
+      <legend className="sr-only">Choose one or more</legend>
+      {options.map((option, i) => {
+        const on = checked.includes(option);
+        return (
+          <label
+            key={option}
+            className={`inline-flex cursor-pointer items-center gap-2 rounded-lg border px-3 py-2 text-sm has-focus-visible:ring-2 has-focus-visible:ring-indigo-500 ${
+              on ? "border-indigo-400 bg-indigo-50 text-indigo-900" : "border-stone-300 bg-white text-stone-800 hover:bg-stone-50"
+            }`}
+          >
+            <input
+              type="checkbox"
+              data-testid="question-checkbox"
+              value={option}
+              checked={on}
+              onChange={() => onToggle(option)}
+              disabled={disabled}
+              data-autofocus={i === 0 ? "" : undefined}
+              className="h-4 w-4 accent-indigo-600 outline-none"
+            />
+            {option}
+            {i < 9 && <Kbd>{i + 1}</Kbd>}
+          </label>
+        );
+      })}
+    </fieldset>
+  );
+}
+
+interface FreeTextInputProps {
+  value: string;
+  onChange: (value: string) => void;
+  onEnter: () => void;
+  disabled: boolean;
+  replySchema: Question["replySchema"];
+}
+
+/** The free-text answer; Enter sends, Shift+Enter adds a line. A JSON reply schema turns it into a JSON field. */
+export function FreeTextInput({ value, onChange, onEnter, disabled, replySchema }: FreeTextInputProps) {
+  const id = useId();
+  const json = wantsJson({ replySchema });
+  return (
+    <div>
+      <label htmlFor={id} className="sr-only">
+        Your answer
+      </label>
+      <textarea
+        id={id}
+        data-testid="question-text-input"
+        data-autofocus=""
+        rows={2}
+        value={value}
+        disabled={disabled}
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            onEnter();
+          }
+        }}
+        placeholder={json ? "Answer as JSON… (Enter to send)" : "Type your answer… (Enter to send)"}
+        className={`w-full resize-y rounded-lg border border-stone-300 px-3 py-2 text-[15px] outline-none focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100 ${json ? "font-mono text-sm" : ""}`}
+      />
+      {json && (
+        <details className="mt-1 text-xs text-stone-500">
+          <summary className="cursor-pointer select-none">Expected shape (JSON Schema)</summary>
+          <pre className="mt-1 max-h-40 overflow-auto rounded bg-stone-50 p-2 font-mono">{JSON.stringify(replySchema, null, 2)}</pre>
+        </details>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import type { Run, RunStatus as Status } from "@/lib/protocol/entities";
+
+interface RunStatusProps {
+  run: Run | null;
+  /** True while any run of the session is running or waiting for input. */
+  canStop: boolean;
+  stopping: boolean;
+  onStop: () => void;
+}
+
+const LABEL: Record<Status, { text: string; dot: string }> = {
+  running: { text: "Working", dot: "bg-indigo-500 animate-pulse" },
+  waiting_input: { text: "Waiting for you", dot: "bg-amber-500 animate-pulse" },
+  succeeded: { text: "Done", dot: "bg-emerald-500" },
+  failed: { text: "Failed", dot: "bg-red-500" },
+  cancelled: { text: "Stopped", dot: "bg-stone-400" },
+};
+
+export function RunStatus({ run, canStop, stopping, onStop }: RunStatusProps) {
+  if (!run) return null;
+  const label = LABEL[run.status];
+  return (
+    <div className="flex min-w-0 items-center gap-3">
+      <div
+        data-testid="run-status"
+        data-status={run.status}
+        role="status"
+        title={run.error ?? undefined}
+        className="flex min-w-0 items-center gap-2 text-sm text-stone-600"
+      >
+        <span aria-hidden className={`h-2 w-2 shrink-0 rounded-full ${label.dot}`} />
+        <span className="shrink-0 font-medium">{label.text}</span>
+        {run.progress && <span className="truncate text-stone-500">· {run.progress}</span>}
+      </div>
+      {canStop && (
+        <button
+          type="button"
+          data-testid="stop-run"
+          onClick={onStop}
+          disabled={stopping}
+          className="inline-flex shrink-0 items-center gap-1.5 rounded-md border border-stone-300 bg-white px-2.5 py-1 text-sm font-medium text-stone-700 shadow-sm hover:bg-stone-50 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
+          <span aria-hidden className="h-2.5 w-2.5 rounded-[2px] bg-stone-700" />
+          {stopping ? "Stopping…" : "Stop"}
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,21 @@
+import { WireErrorSchema, type WireError } from "../protocol/errors";
+import type { Ack } from "../protocol/socket";
+
+/** Calls a Parley REST endpoint and answers in the same shape as a socket ack: data or a user-safe error. */
+export async function requestJson<T>(url: string, { method = "GET", body }: { method?: string; body?: unknown } = {}): Promise<Ack<T>> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: body === undefined ? undefined : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, error: { code: "unavailable", message: "Can't reach the server. Check your connection." } };
+  }
+  const data: unknown = await res.json().catch(() => null);
+  if (res.ok) return { ok: true, data: data as T };
+  const parsed = WireErrorSchema.safeParse((data as { error?: unknown } | null)?.error);
+  const error: WireError = parsed.success ? parsed.data : { code: "internal", message: `The request failed (HTTP ${res.status}).` };
+  return { ok: false, error };
+}

@@ -1,0 +1,49 @@
+import type { JsonValue, Question } from "../protocol/question";
+
+/** Pure rules of the question card: what a key press means and what a typed answer becomes. */
+
+/** A reply schema that takes more than a plain string means the text box holds JSON. */
+export function wantsJson(q: Pick<Question, "replySchema">): boolean {
+  return q.replySchema !== null && q.replySchema.type !== "string";
+}
+
+/** Free text as a reply value: trimmed text, or parsed JSON when the question's reply schema asks for it. */
+export function textAnswer(q: Pick<Question, "replySchema">, text: string): { ok: true; value: JsonValue } | { ok: false; error: string } {
+  const raw = text.trim();
+  if (!raw) return { ok: false, error: "The answer is empty." };
+  if (!wantsJson(q)) return { ok: true, value: raw };
+  try {
+    return { ok: true, value: JSON.parse(raw) as JsonValue };
+  } catch {
+    return { ok: false, error: 'This answer must be JSON, e.g. {"name": "value"} or [1, 2].' };
+  }
+}
+
+/** Ticked options in the question's order, then the "Other" text when there is one. */
+export function multiAnswer(options: string[], checked: string[], other: string): string[] {
+  const custom = other.trim();
+  return [...options.filter((o) => checked.includes(o)), ...(custom && !options.includes(custom) ? [custom] : [])];
+}
+
+export type KeyAction = { type: "reply"; value: JsonValue } | { type: "toggle"; option: string } | null;
+
+/** Number key n (0-based): a confirm's 1/2 are Yes/No, a choice picks its n-th option, a multi ticks it. */
+export function numberKeyAction(q: Pick<Question, "kind" | "options" | "multi">, n: number): KeyAction {
+  if (q.kind === "confirm") return n === 0 ? { type: "reply", value: true } : n === 1 ? { type: "reply", value: false } : null;
+  const option = q.options[n];
+  if (option === undefined) return null;
+  return q.multi ? { type: "toggle", option } : { type: "reply", value: option };
+}
+
+/** Whether the card needs a Submit button (free text, multi, or an "Other" field). */
+export function needsSubmit(q: Pick<Question, "kind" | "options" | "multi" | "allowCustom">): boolean {
+  if (q.kind === "confirm") return false;
+  return q.options.length === 0 || q.multi || q.allowCustom;
+}
+
+/** The keyboard hint in the card's footer. */
+export function keyHint(q: Pick<Question, "kind" | "options" | "multi">): string {
+  if (q.kind === "confirm") return "Press 1 for Yes, 2 for No";
+  if (q.options.length === 0) return "Enter to send · Shift+Enter for a new line";
+  return q.multi ? "Number keys tick options" : "Press a number to choose";
+}

@@ -1,0 +1,174 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import type { Run } from "../protocol/entities";
+import type { WireError } from "../protocol/errors";
+import type { JsonValue, Question, ReplyReceipt } from "../protocol/question";
+import type { Ack, ServerToClientEvents } from "../protocol/socket";
+import { requestJson } from "./api";
+import { initialSessionState, sessionReducer, type SessionAction } from "./session-store";
+import { emitWithAck, getSocket, type ParleySocket } from "./socket";
+
+export type ConnectionStatus = "connecting" | "connected" | "disconnected";
+
+/** A short notice after a reply lost the race, e.g. "Already answered in another tab". */
+export interface LateNotice {
+  questionId: string;
+  text: string;
+}
+
+const LATE_NOTICE_MS = 3_000;
+const JOIN_RETRY_MS = 3_000;
+
+function retraction(question: Question): SessionAction {
+  if (question.status === "answered") return { type: "question.replied", question };
+  if (question.status === "declined") return { type: "question.rejected", question };
+  return { type: "question.closed", question };
+}
+
+function lateText(receipt: ReplyReceipt): string {
+  if (receipt.outcome === "already_answered") return "Already answered in another tab";
+  const how = receipt.question.status.replace("_", " ");
+  return `This question has already closed (${how})`;
+}
+
+function listen<E extends keyof ServerToClientEvents>(socket: ParleySocket, event: E, handler: ServerToClientEvents[E]) {
+  // socket.io's overloads don't accept a generic event name; the handler type is checked by the signature above.
+  const s = socket as unknown as { on(e: string, h: unknown): void; off(e: string, h: unknown): void };
+  s.on(event, handler);
+  return () => s.off(event, handler);
+}
+
+/**
+ * One session's live view: joins on mount and on every reconnect (the snapshot is the replay),
+ * applies server events, and exposes the commands a chat screen needs.
+ */
+export function useSession(sessionId: string) {
+  const [state, dispatch] = useReducer(sessionReducer, initialSessionState);
+  const [connection, setConnection] = useState<ConnectionStatus>("connecting");
+  const [joinError, setJoinError] = useState<WireError | null>(null);
+  const [joined, setJoined] = useState(false);
+  const [notice, setNotice] = useState<LateNotice | null>(null);
+  const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
+
+  const later = useCallback((ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.current.delete(t);
+      fn();
+    }, ms);
+    timers.current.add(t);
+  }, []);
+
+  useEffect(() => {
+    const socket = getSocket();
+    let active = true;
+    let joinSeq = 0;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    // Events that arrive while a join is in flight are applied after its snapshot (the reducer is idempotent).
+    let buffer: SessionAction[] | null = null;
+    const handle = (action: SessionAction) => (buffer ? buffer.push(action) : dispatch(action));
+
+    const join = async () => {
+      const seq = ++joinSeq;
+      setConnection("connected");
+      buffer ??= [];
+      const ack = await emitWithAck("session.join", { sessionId });
+      if (!active || seq !== joinSeq) return;
+      const queued = buffer ?? [];
+      buffer = null;
+      if (ack.ok) {
+        dispatch({ type: "snapshot", snapshot: ack.data });
+        setJoinError(null);
+        setJoined(true);
+      } else {
+        setJoinError(ack.error);
+        // A missing session stays missing; anything else (timeout, server trouble) is worth another try.
+        if (ack.error.code !== "not_found:session") retry = setTimeout(() => socket.connected && void join(), JOIN_RETRY_MS);
+      }
+      queued.forEach(dispatch);
+    };
+    const onDisconnect = () => setConnection("disconnected");
+
+    const offs = [
+      listen(socket, "question.asked", (question) => handle({ type: "question.asked", question })),
+      listen(socket, "question.replied", (question) => handle({ type: "question.replied", question })),
+      listen(socket, "question.rejected", (question) => handle({ type: "question.rejected", question })),
+      listen(socket, "question.closed", (question) => handle({ type: "question.closed", question })),
+      listen(socket, "message.created", (message) => handle({ type: "message.created", message })),
+      listen(socket, "run.updated", (run) => handle({ type: "run.updated", run })),
+      listen(socket, "session.updated", (session) => handle({ type: "session.updated", session })),
+    ];
+    socket.on("connect", join);
+    socket.on("disconnect", onDisconnect);
+    if (socket.connected) void join();
+    else setConnection(socket.active ? "connecting" : "disconnected");
+
+    const pendingTimers = timers.current;
+    return () => {
+      active = false;
+      clearTimeout(retry);
+      offs.forEach((off) => off());
+      socket.off("connect", join);
+      socket.off("disconnect", onDisconnect);
+      if (socket.connected) socket.emit("session.leave", { sessionId });
+      pendingTimers.forEach(clearTimeout);
+      pendingTimers.clear();
+    };
+  }, [sessionId]);
+
+  /** Applies a receipt at once rather than waiting for the broadcast; a lost race is shown, then retracted. */
+  const settle = useCallback(
+    (ack: Ack<ReplyReceipt>) => {
+      if (!ack.ok) return;
+      const receipt = ack.data;
+      if (receipt.outcome === "answered" || receipt.outcome === "declined" || receipt.outcome === "stale_target") {
+        // stale_target: the card shows the error; a closed question is retracted, a changed one stays.
+        if (receipt.question.status !== "pending") dispatch(retraction(receipt.question));
+        return;
+      }
+      if (receipt.outcome === "queued") return; // recorded; the server applies it and broadcasts
+      const late = { questionId: receipt.question.id, text: lateText(receipt) };
+      setNotice(late);
+      later(LATE_NOTICE_MS, () => {
+        setNotice((current) => (current === late ? null : current));
+        dispatch(retraction(receipt.question));
+      });
+    },
+    [later],
+  );
+
+  const reply = useCallback(
+    async (question: Question, value: JsonValue) => {
+      // The digest makes a reply to a question that has since changed fail loudly (stale_target).
+      const ack = await emitWithAck("question.reply", { id: question.id, value, digest: question.targetDigest });
+      settle(ack);
+      return ack;
+    },
+    [settle],
+  );
+
+  const reject = useCallback(
+    async (question: Question, message?: string) => {
+      const base = { id: question.id, digest: question.targetDigest };
+      const ack = await emitWithAck("question.reject", message ? { ...base, message } : base);
+      settle(ack);
+      return ack;
+    },
+    [settle],
+  );
+
+  const sendMessage = useCallback(
+    async (text: string) => {
+      const res = await requestJson<Run>(`/api/sessions/${encodeURIComponent(sessionId)}/messages`, { method: "POST", body: { text } });
+      if (res.ok) dispatch({ type: "run.updated", run: res.data });
+      return res;
+    },
+    [sessionId],
+  );
+
+  const stopRun = useCallback(async (runId: string) => {
+    const res = await requestJson<Run>(`/api/runs/${encodeURIComponent(runId)}/stop`, { method: "POST" });
+    if (res.ok) dispatch({ type: "run.updated", run: res.data });
+    return res;
+  }, []);
+
+  return { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
+}
