@@ -72,8 +72,10 @@ async function main() {
     console.log(`> ${signal}: shutting down`);
     const force = setTimeout(() => process.exit(1), 5_000);
     force.unref();
+    // parley.close() first lets go of live runs synchronously, before any worker exit is seen.
+    const closingParley = parley.close().catch(() => {});
     await realtime.close().catch(() => {});
-    await parley.close().catch(() => {});
+    await closingParley;
     setParley(undefined);
     process.exit(0);
   };

@@ -21,6 +21,10 @@ test.describe("a question shared by three tabs of one session", () => {
     }
     const [question] = await api.pending(session.id);
     expect(question).toBeUndefined();
+
+    // A reload still shows what was answered.
+    await tabs[2]!.page.reload();
+    await expect(tabs[2]!.page.locator('[data-testid="question-record"][data-status="answered"]')).toContainText("staging");
   });
 
   test("a late reply over REST is told the question was already answered", async ({ context, request }) => {

@@ -37,7 +37,8 @@ test.describe("REST API against the running server", () => {
     const [question] = await api.waitForPending(session.id);
     const reply = (data: string | object) =>
       request.post(`/api/questions/${question!.id}/reply`, {
-        data: typeof data === "string" ? data : JSON.stringify(data),
+        // A Buffer is sent as it is; a string would be JSON-encoded by Playwright.
+        data: Buffer.from(typeof data === "string" ? data : JSON.stringify(data)),
         headers: { "content-type": "application/json" },
       });
 

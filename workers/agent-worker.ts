@@ -89,5 +89,9 @@ process.on("message", (raw) => {
 
 // The parent going away means nobody can answer: leave rather than linger as an orphan.
 process.on("disconnect", () => process.exit(0));
+// Ctrl-C or a signal to the whole process group reaches workers too; the server decides when
+// they end (it detaches its runs first, so they resume after a restart instead of failing).
+process.on("SIGINT", () => {});
+process.on("SIGTERM", () => {});
 
 send({ type: "worker.ready", pid: process.pid });

@@ -89,6 +89,7 @@ const snapshot = (over: Partial<SessionSnapshot> = {}): SessionSnapshot => ({
   messages: [],
   runs: [],
   pendingQuestions: [],
+  closedQuestions: [],
   ...over,
 });
 

@@ -12,7 +12,7 @@ export interface SessionState {
 }
 
 export type SessionAction =
-  | { type: "snapshot"; snapshot: SessionSnapshot & { closedQuestions?: Question[] } }
+  | { type: "snapshot"; snapshot: SessionSnapshot }
   | { type: "question.asked"; question: Question }
   | { type: "question.replied"; question: Question }
   | { type: "question.rejected"; question: Question }
@@ -56,7 +56,7 @@ function closeQuestion(state: SessionState, question: Question): SessionState {
 export function sessionReducer(state: SessionState, action: SessionAction): SessionState {
   switch (action.type) {
     case "snapshot": {
-      const { session, messages, runs, pendingQuestions, closedQuestions = [] } = action.snapshot;
+      const { session, messages, runs, pendingQuestions, closedQuestions } = action.snapshot;
       // The snapshot carries no closed questions (yet): keep the records this view already showed.
       const keptClosed = state.session?.id === session.id ? state.closed : [];
       const closed = dedupe([...keptClosed, ...closedQuestions].filter((q) => q.status !== "pending"));

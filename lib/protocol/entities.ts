@@ -72,6 +72,8 @@ export const SessionSnapshotSchema = z.object({
   messages: z.array(MessageSchema),
   runs: z.array(RunSchema),
   pendingQuestions: z.array(QuestionSchema),
+  /** The most recently closed questions, so a reloaded tab still shows what was answered. */
+  closedQuestions: z.array(QuestionSchema),
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 

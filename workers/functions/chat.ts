@@ -1,6 +1,6 @@
 import { defineAgentFunction } from "../runtime";
 import type { AgentFunction } from "../runtime";
-import { archiveEmails, countdown, deploy, orderCoffee, pickToppings, quickPoll, renameProject, twoQuestions } from "./demo-functions";
+import { archiveEmails, countdown, deploy, orderCoffee, pickToppings, planEvening, quickPoll, renameProject, setBudget, twoQuestions } from "./demo-functions";
 
 /** Words in a chat message that start each demo function. */
 const TRIGGERS: Array<{ words: string[]; fn: AgentFunction }> = [
@@ -12,6 +12,8 @@ const TRIGGERS: Array<{ words: string[]; fn: AgentFunction }> = [
   { words: ["lunch", "poll"], fn: quickPoll },
   { words: ["launch", "countdown", "code"], fn: countdown },
   { words: ["shirt", "two", "both"], fn: twoQuestions },
+  { words: ["budget", "money"], fn: setBudget },
+  { words: ["evening", "plan"], fn: planEvening },
 ];
 
 export function pickDemoFunction(text: string) {

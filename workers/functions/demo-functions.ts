@@ -28,8 +28,12 @@ export const deploy = defineAgentFunction({
     if (env === null) return { deployed: false };
     const steps = ["Building", "Uploading", "Switching traffic"];
     for (const [i, step] of steps.entries()) {
-      rt.progress(`${step}… (${i + 1}/${steps.length})`);
-      await rt.sleep(400);
+      // Each stage is a journaled step: a resumed run does not do it again.
+      await rt.step(step, async () => {
+        rt.progress(`${step}… (${i + 1}/${steps.length})`);
+        await rt.sleep(400);
+        return { done: step };
+      });
     }
     rt.progress(null);
     rt.say(`Deployed to ${env}. ✅`);
@@ -165,4 +169,40 @@ export const twoQuestions = defineAgentFunction({
   },
 });
 
-export const demoFunctions = [deploy, orderCoffee, pickToppings, renameProject, archiveEmails, quickPoll, countdown, twoQuestions];
+export const setBudget = defineAgentFunction({
+  name: "set-budget",
+  description: "Sets a budget: a JSON answer checked against a reply schema.",
+  async run(rt) {
+    const budget = await declinedOr(
+      rt,
+      () =>
+        rt.askJson<{ amount: number; currency: string }>("What is the monthly budget?", {
+          detail: 'Answer as JSON, e.g. {"amount": 250, "currency": "EUR"}',
+          schema: {
+            type: "object",
+            properties: { amount: { type: "integer", minimum: 1, maximum: 1_000_000 }, currency: { enum: ["EUR", "USD", "GBP"] } },
+            required: ["amount", "currency"],
+            additionalProperties: false,
+          },
+        }),
+      "No budget set.",
+    );
+    if (budget === null) return { budget: null };
+    rt.say(`Budget set to ${budget.amount} ${budget.currency} a month.`);
+    return { budget };
+  },
+});
+
+export const planEvening = defineAgentFunction({
+  name: "plan-evening",
+  description: "Plans an evening with two child runs at once (a drink and a pizza), each asking its own question.",
+  async run(rt) {
+    rt.say("Planning your evening: two helpers will each ask you something.");
+    const [drink, pizza] = await Promise.all([rt.call("order-coffee"), rt.call("pick-toppings")]);
+    const summary = { drink, pizza };
+    rt.say("Evening planned. 🌙");
+    return summary;
+  },
+});
+
+export const demoFunctions = [deploy, orderCoffee, pickToppings, renameProject, archiveEmails, quickPoll, countdown, twoQuestions, setBudget, planEvening];

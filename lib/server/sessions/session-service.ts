@@ -7,6 +7,7 @@ import type { DomainEvents } from "../events";
 
 export const DEFAULT_TITLE = "New chat";
 const SNAPSHOT_MESSAGES = 500;
+const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   async function pendingCounts(ids?: string[]): Promise<Map<string, number>> {
@@ -47,16 +48,19 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     async getSnapshot({ id }: { id: string }): Promise<SessionSnapshot> {
       const session = await getSession({ id });
-      const [messages, runs, questions] = await Promise.all([
+      const withRoot = { run: { select: { rootRunId: true } } } as const;
+      const [messages, runs, questions, closed] = await Promise.all([
         db.message.findMany({ where: { sessionId: id }, orderBy: { createdAt: "desc" }, take: SNAPSHOT_MESSAGES }),
         db.run.findMany({ where: { sessionId: id }, orderBy: { createdAt: "asc" } }),
-        db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: { createdAt: "asc" } }),
+        db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: { createdAt: "asc" }, include: withRoot }),
+        db.question.findMany({ where: { sessionId: id, status: { not: "pending" } }, orderBy: { closedAt: "desc" }, take: SNAPSHOT_CLOSED_QUESTIONS, include: withRoot }),
       ]);
       return {
         session,
         messages: messages.reverse().map(toMessage),
         runs: runs.map(toRun),
         pendingQuestions: questions.map(toQuestion),
+        closedQuestions: closed.reverse().map(toQuestion),
       };
     },
 

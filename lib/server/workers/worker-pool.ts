@@ -160,11 +160,11 @@ export class WorkerPool {
     if (!worker.alive) return;
     const next = this.waiting.shift();
     if (next) return next.resolve(worker);
-    if (this.closed) return worker.kill("SIGTERM");
+    if (this.closed) return worker.kill();
     // A released worker is warm and ready: keep it first, and let the newest spare (perhaps
     // still starting) go instead when there are too many.
     this.idle.unshift(worker);
-    while (this.idle.length > (this.options.maxIdle ?? 1)) this.idle.pop()!.kill("SIGTERM");
+    while (this.idle.length > (this.options.maxIdle ?? 1)) this.idle.pop()!.kill();
   }
 
   private serveWaiting(): void {
