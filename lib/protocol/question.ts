@@ -41,6 +41,8 @@ export const QuestionSpecSchema = z
     default: JsonValueSchema.optional(),
     /** When set, the reply is any JSON that satisfies this schema. */
     replySchema: ReplySchemaSchema.nullable().default(null),
+    /** Shown as the card's owner; the run's function name when absent. */
+    owner: z.string().trim().min(1).max(100).optional(),
   })
   .refine((q) => !(q.multi && q.options.length === 0), { message: "multi needs options", path: ["multi"] })
   .refine((q) => q.kind !== "confirm" || (q.options.length === 0 && !q.multi), {

@@ -37,6 +37,6 @@ export const chat = defineAgentFunction({
       rt.say(HELP_TEXT);
       return { reply: "help" };
     }
-    return fn.run(rt, input);
+    return fn.run(rt.withOwner(fn.name), input);
   },
 });

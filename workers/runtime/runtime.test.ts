@@ -80,6 +80,17 @@ describe("ask", () => {
   });
 });
 
+describe("withOwner", () => {
+  it("labels the questions of a sub-agent with its name, leaving the digest alone", async () => {
+    const { rt, asks, settleLast } = setup();
+    const answer = rt.withOwner("deploy").ask("Env?", { options: ["a"] });
+    await settleLast({ outcome: "answered", value: "a" });
+    await answer;
+    expect(asks()[0]!.spec.owner).toBe("deploy");
+    expect(asks()[0]!.digest).toBe(digestOf("question", "question", "Env?", ["a"], false, false, null));
+  });
+});
+
 describe("confirm", () => {
   it("returns true or false as answered, with the detail sent along", async () => {
     const { rt, asks, settleLast } = setup();

@@ -19,6 +19,8 @@ export interface AskOptions {
   timeoutMs?: number | null;
   /** Returned when the question times out; without it a timeout throws AskTimeout. */
   default?: string | string[];
+  /** The name shown as the card's owner; the run's function by default. */
+  owner?: string;
 }
 
 export interface AskJsonOptions {
@@ -27,6 +29,7 @@ export interface AskJsonOptions {
   detail?: string;
   timeoutMs?: number | null;
   default?: JsonValue;
+  owner?: string;
 }
 
 export interface ConfirmOptions {
@@ -34,6 +37,7 @@ export interface ConfirmOptions {
   timeoutMs?: number | null;
   /** Returned on timeout; false unless given. */
   default?: boolean;
+  owner?: string;
 }
 
 /** How a question ended, as the runtime hands it to `ask`. */
@@ -76,6 +80,8 @@ export interface Runtime {
   progress(text: string | null): void;
   /** Resolves after `ms`, or rejects with RunCancelled when the run is stopped. */
   sleep(ms: number): Promise<void>;
+  /** The same runtime, its questions labelled with another owner (a router running a sub-agent in-process). */
+  withOwner(owner: string): Runtime;
 }
 
 export interface RuntimeHost {
@@ -191,6 +197,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       allowCustom: options.allowCustom ?? false,
       detail: options.detail ?? null,
       timeoutMs: timeoutOf(options.timeoutMs),
+      owner: options.owner,
       ...(hasDefault ? { default: options.default } : {}),
     });
     return outcomeOf(prompt, s, hasDefault, options.default) as string | string[];
@@ -219,6 +226,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       prompt,
       detail: options.detail ?? null,
       timeoutMs: timeoutOf(options.timeoutMs),
+      owner: options.owner,
       default: fallback,
     });
     switch (s.outcome) {
@@ -251,6 +259,7 @@ export function createRuntime(host: RuntimeHost): RunController {
         detail: options.detail ?? null,
         timeoutMs: timeoutOf(options.timeoutMs),
         replySchema: options.schema,
+        owner: options.owner,
         ...(hasDefault ? { default: options.default } : {}),
       });
       return outcomeOf(prompt, s, hasDefault, options.default) as T;
@@ -318,7 +327,16 @@ export function createRuntime(host: RuntimeHost): RunController {
         abort.signal.addEventListener("abort", onAbort, { once: true });
       });
     },
+    withOwner: () => rt,
   };
+
+  rt.withOwner = (owner) => ({
+    ...rt,
+    ask: ((prompt: string, options: AskOptions = {}) => rt.ask(prompt, { owner, ...options })) as Runtime["ask"],
+    askJson: (prompt, options) => rt.askJson(prompt, { owner, ...options }),
+    confirm: (prompt, options = {}) => rt.confirm(prompt, { owner, ...options }),
+    askUser: (prompt, options = {}) => rt.askUser(prompt, { owner, ...options }),
+  });
 
   return {
     rt,

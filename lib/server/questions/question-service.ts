@@ -154,7 +154,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
             id,
             runId: run.id,
             sessionId: run.sessionId,
-            owner: run.functionName,
+            owner: spec.owner ?? run.functionName,
             seq,
             pendingId: newPendingId(),
             targetDigest: targetDigestOf(run.id, id, spec),
