@@ -183,24 +183,27 @@ export function createRuntime(host: RuntimeHost): RunController {
 
   const timeoutOf = (t: number | null | undefined) => (t === undefined ? DEFAULT_TIMEOUT_MS : t);
 
-  async function ask(prompt: string, options: AskOptions = {}): Promise<string | string[]> {
-    const hasDefault = options.default !== undefined;
+  /** A question (not a confirm): the default when nobody can answer, else the person's outcome. */
+  async function question(prompt: string, spec: Omit<QuestionSpecInput, "kind" | "prompt" | "default">, fallback: JsonValue | undefined): Promise<JsonValue> {
+    const hasDefault = fallback !== undefined;
     if (!host.canAsk) {
-      if (hasDefault) return options.default!;
+      if (hasDefault) return fallback;
       throw new CannotAsk(prompt);
     }
-    const s = await settlementFor({
-      kind: "question",
-      prompt,
+    const s = await settlementFor({ kind: "question", prompt, ...spec, ...(hasDefault ? { default: fallback } : {}) });
+    return outcomeOf(prompt, s, hasDefault, fallback);
+  }
+
+  async function ask(prompt: string, options: AskOptions = {}): Promise<string | string[]> {
+    const spec = {
       options: options.options ?? [],
       multi: options.multi ?? false,
       allowCustom: options.allowCustom ?? false,
       detail: options.detail ?? null,
       timeoutMs: timeoutOf(options.timeoutMs),
       owner: options.owner,
-      ...(hasDefault ? { default: options.default } : {}),
-    });
-    return outcomeOf(prompt, s, hasDefault, options.default) as string | string[];
+    };
+    return (await question(prompt, spec, options.default)) as string | string[];
   }
 
   function outcomeOf(prompt: string, s: Settlement, hasDefault: boolean, fallback: JsonValue | undefined): JsonValue {
@@ -248,21 +251,8 @@ export function createRuntime(host: RuntimeHost): RunController {
     signal: abort.signal,
     ask: ask as Runtime["ask"],
     async askJson<T extends JsonValue>(prompt: string, options: AskJsonOptions): Promise<T> {
-      const hasDefault = options.default !== undefined;
-      if (!host.canAsk) {
-        if (hasDefault) return options.default as T;
-        throw new CannotAsk(prompt);
-      }
-      const s = await settlementFor({
-        kind: "question",
-        prompt,
-        detail: options.detail ?? null,
-        timeoutMs: timeoutOf(options.timeoutMs),
-        replySchema: options.schema,
-        owner: options.owner,
-        ...(hasDefault ? { default: options.default } : {}),
-      });
-      return outcomeOf(prompt, s, hasDefault, options.default) as T;
+      const spec = { detail: options.detail ?? null, timeoutMs: timeoutOf(options.timeoutMs), replySchema: options.schema, owner: options.owner };
+      return (await question(prompt, spec, options.default)) as T;
     },
     confirm,
     canAsk: () => host.canAsk && !abort.signal.aborted,
