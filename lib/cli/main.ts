@@ -7,11 +7,15 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { AppError } from "../protocol/errors";
 import { RunPolicySchema } from "../protocol/policy";
-import type { Question, Receipt, ReplyReceipt } from "../protocol/question";
+import type { Receipt, ReplyReceipt } from "../protocol/question";
 import { createCommandService } from "../server/commands/command-service";
 import { createDb, type Db } from "../server/db/client";
 import { sqliteFilePath } from "../server/db/migrate";
-import { toMessage, toQuestion, toRun, toSession } from "../server/db/mappers";
+import { toMessage, toQuestion } from "../server/db/mappers";
+import { DomainEvents } from "../server/events";
+import { createQuestionService } from "../server/questions/question-service";
+import { loadRunDetail } from "../server/runs/run-detail";
+import { createSessionService } from "../server/sessions/session-service";
 import { validateReply } from "../server/questions/validate-reply";
 import { formatInspect, formatPending, formatReceipt, formatSessions } from "./format";
 
@@ -61,39 +65,27 @@ export async function main(argv: string[]): Promise<number> {
   const file = sqliteFilePath(databaseUrl);
   if (!existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
   const db = await createDb(databaseUrl);
+  const commands = createCommandService({ db });
+  // Read-only use of the server's services: no timers start, no events reach anyone.
+  const questions = createQuestionService({ db, events: new DomainEvents(), commands });
   const waitMs = Number(values.wait);
   try {
     switch (command) {
       case "sessions": {
-        const rows = await db.chatSession.findMany({ orderBy: { updatedAt: "desc" } });
-        const counts = await db.question.groupBy({ by: ["sessionId"], where: { status: "pending" }, _count: { _all: true } });
-        const byId = new Map(counts.map((c) => [c.sessionId, c._count._all]));
-        const sessions = rows.map((r) => toSession(r, byId.get(r.id) ?? 0));
+        const sessions = await createSessionService({ db, events: new DomainEvents() }).listSessions();
         print(sessions, formatSessions(sessions));
         return 0;
       }
       case "pending": {
-        const questions = await pendingQuestions(db, values.session ? { sessionId: values.session } : {});
-        print(questions, formatPending(questions));
+        const pending = await questions.listPending(values.session ? { sessionId: values.session } : {});
+        print(pending, formatPending(pending));
         return 0;
       }
       case "inspect": {
         const [runId] = need(args, 1, "inspect RUN_ID");
-        const row = await db.run.findUnique({ where: { id: runId } });
-        if (!row) throw new AppError("not_found:run", `No run with id "${runId}".`);
-        const run = toRun(row);
-        const tree = await db.run.findMany({ where: { rootRunId: run.rootRunId }, select: { id: true, parentRunId: true } });
-        const below = new Set([run.id]);
-        for (let grew = true; grew; ) {
-          grew = false;
-          for (const r of tree) if (r.parentRunId && below.has(r.parentRunId) && !below.has(r.id)) (below.add(r.id), (grew = true));
-        }
-        const [journal, pending, messages] = await Promise.all([
-          db.journalEntry.findMany({ where: { runId }, orderBy: { seq: "asc" } }),
-          pendingQuestions(db, { runIds: [...below] }),
-          db.message.findMany({ where: { runId }, orderBy: { createdAt: "asc" } }),
-        ]);
-        const data = { run, journal: journal.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name, questionId: e.questionId, childRunId: e.childRunId })), pendingQuestions: pending, messages: messages.map(toMessage) };
+        const detail = await loadRunDetail(db, questions, runId!);
+        const messages = (await db.message.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map(toMessage);
+        const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, messages };
         print(data, formatInspect(data));
         return 0;
       }
@@ -125,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
           payload = { questionId: question.id, digest, message: values.message ?? null };
         }
         const queued: ReplyReceipt = { commandId, kind, record_state: "durably_recorded", apply_state: "queued", outcome: "queued", question };
-        await createCommandService({ db }).enqueue({ commandId, kind, payload }, queued);
+        await commands.enqueue({ commandId, kind, payload }, queued);
         const receipt = (await waitForApply(db, commandId, waitMs)) ?? queued;
         print(receipt, formatReceipt(receipt));
         return receipt.apply_state === "rejected" ? 1 : 0;
@@ -136,7 +128,7 @@ export async function main(argv: string[]): Promise<number> {
         if (!run) throw new AppError("not_found:run", `No run with id "${runId}".`);
         const commandId = values["command-id"] ?? randomUUID();
         const queued: Receipt = { commandId, kind: "resume", record_state: "durably_recorded", apply_state: "queued", runId };
-        await createCommandService({ db }).enqueue({ commandId, kind: "resume", payload: { runId } }, queued);
+        await commands.enqueue({ commandId, kind: "resume", payload: { runId } }, queued);
         const receipt = (await waitForApply(db, commandId, waitMs)) ?? queued;
         print(receipt, formatReceipt(receipt));
         return receipt.apply_state === "rejected" ? 1 : 0;
@@ -152,15 +144,6 @@ export async function main(argv: string[]): Promise<number> {
 function need(args: string[], count: number, usage: string): string[] {
   if (args.length < count) throw new UsageError(`Usage: parley ${usage}`);
   return args;
-}
-
-async function pendingQuestions(db: Db, where: { sessionId?: string; runIds?: string[] }): Promise<Question[]> {
-  const rows = await db.question.findMany({
-    where: { status: "pending", ...(where.sessionId ? { sessionId: where.sessionId } : {}), ...(where.runIds ? { runId: { in: where.runIds } } : {}) },
-    orderBy: { createdAt: "asc" },
-    include: { run: { select: { rootRunId: true } } },
-  });
-  return rows.map(toQuestion);
 }
 
 /** The server applies queued commands within about a second when it runs; wait a little for its receipt. */

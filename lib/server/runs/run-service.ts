@@ -6,12 +6,13 @@ import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
 import type { JsonValue, Question, Receipt } from "../../protocol/question";
 import type { CommandService, Tx } from "../commands/command-service";
 import type { Db } from "../db/client";
-import { parseJson, toMessage, toRun } from "../db/mappers";
+import { toMessage, toRun } from "../db/mappers";
 import type { DomainEvents } from "../events";
 import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { AgentWorker, WorkerExit, WorkerPool } from "../workers/worker-pool";
 import { loadJournal } from "./journal";
+import { loadRunDetail } from "./run-detail";
 
 const ACTIVE: RunStatus[] = ["running", "waiting_input"];
 type FinalStatus = "succeeded" | "failed" | "cancelled";
@@ -478,24 +479,7 @@ export function createRunService(deps: RunServiceDeps) {
     stopRun,
     activate,
 
-    async getRunDetail({ id }: { id: string }): Promise<RunDetail> {
-      const run = await getRun({ id });
-      const [entries, tree] = await Promise.all([
-        db.journalEntry.findMany({ where: { runId: id }, orderBy: { seq: "asc" } }),
-        db.run.findMany({ where: { OR: [{ id }, { rootRunId: run.rootRunId }] }, select: { id: true, parentRunId: true } }),
-      ]);
-      // This run and everything below it.
-      const below = new Set([id]);
-      for (let grew = true; grew; ) {
-        grew = false;
-        for (const r of tree) if (r.parentRunId && below.has(r.parentRunId) && !below.has(r.id)) (below.add(r.id), (grew = true));
-      }
-      return {
-        ...run,
-        journal: entries.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name, questionId: e.questionId, childRunId: e.childRunId, output: parseJson(e.output) })),
-        pendingQuestions: await questions.listPending({ runIds: [...below] }),
-      };
-    },
+    getRunDetail: ({ id }: { id: string }): Promise<RunDetail> => loadRunDetail(db, questions, id),
 
     async listRuns({ sessionId }: { sessionId: string }): Promise<Run[]> {
       const rows = await db.run.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } });

@@ -1,0 +1,37 @@
+import { AppError } from "../../protocol/errors";
+import type { RunDetail } from "../../protocol/entities";
+import type { Db } from "../db/client";
+import { parseJson, toRun } from "../db/mappers";
+import type { QuestionService } from "../questions/question-service";
+
+/** A run and every run below it (its children, their children, ...). */
+export async function runTreeIds(db: Db, runId: string, rootRunId: string): Promise<string[]> {
+  const tree = await db.run.findMany({ where: { OR: [{ id: runId }, { rootRunId }] }, select: { id: true, parentRunId: true } });
+  const below = new Set([runId]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of tree) {
+      if (r.parentRunId && below.has(r.parentRunId) && !below.has(r.id)) {
+        below.add(r.id);
+        grew = true;
+      }
+    }
+  }
+  return [...below];
+}
+
+/** The run, its journal, and the pending questions of its whole tree, each naming the run that owns it. */
+export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending">, id: string): Promise<RunDetail> {
+  const row = await db.run.findUnique({ where: { id } });
+  if (!row) throw new AppError("not_found:run", `No run with id "${id}".`);
+  const run = toRun(row);
+  const [entries, runIds] = await Promise.all([
+    db.journalEntry.findMany({ where: { runId: id }, orderBy: { seq: "asc" } }),
+    runTreeIds(db, id, run.rootRunId),
+  ]);
+  return {
+    ...run,
+    journal: entries.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name, questionId: e.questionId, childRunId: e.childRunId, output: parseJson(e.output) })),
+    pendingQuestions: await questions.listPending({ runIds }),
+  };
+}
