@@ -49,7 +49,7 @@ async function until<T>(check: () => Promise<T | false>, ms = 600_000): Promise<
   }
 }
 
-type Health = { pendingQuestions: number; liveRuns: number; workers: number };
+type Health = { pendingQuestions: number; liveRuns: number; workers: number; memory: { rssMb: number; heapUsedMb: number } };
 type Question = { id: string };
 
 async function withServer<T>(env: Record<string, string>, work: (s: ServerProcess) => Promise<T>): Promise<T> {
@@ -72,6 +72,7 @@ async function benchMemory() {
     const session = await api<{ id: string }>(server, "/api/sessions", {});
     await new Promise((r) => setTimeout(r, 2_000));
     const idle = memory(server);
+    const idleHeap = (await api<Health>(server, "/api/health")).memory.heapUsedMb;
     const started = Date.now();
     for (let i = 0; i < QUESTIONS; i++) await api(server, `/api/sessions/${session.id}/runs`, { function: "test.stamp" });
     await until(async () => {
@@ -81,10 +82,12 @@ async function benchMemory() {
     const seconds = (Date.now() - started) / 1000;
     await new Promise((r) => setTimeout(r, 2_000));
     const parked = memory(server);
+    const heap = (await api<Health>(server, "/api/health")).memory.heapUsedMb;
     console.log(`\nMemory (RSS, MB)                      server  workers  total`);
     console.log(`  no pending questions              ${fmt(idle.serverMb).padStart(7)}  ${fmt(idle.workersMb).padStart(7)}  ${fmt(idle.totalMb).padStart(5)}  (${idle.workers} worker processes)`);
     console.log(`  ${QUESTIONS} parked pending questions   ${fmt(parked.serverMb).padStart(7)}  ${fmt(parked.workersMb).padStart(7)}  ${fmt(parked.totalMb).padStart(5)}  (${parked.workers} worker processes)`);
     console.log(`  difference                        ${fmt(parked.serverMb - idle.serverMb).padStart(7)}  ${fmt(parked.workersMb - idle.workersMb).padStart(7)}  ${fmt(parked.totalMb - idle.totalMb).padStart(5)}`);
+    console.log(`  server JS heap in use: ${fmt(idleHeap)} MB idle, ${fmt(heap)} MB with ${QUESTIONS} parked (not forced through GC)`);
     console.log(`  (${QUESTIONS} runs started, asked and parked in ${fmt(seconds)} s)`);
   });
 }
