@@ -2,6 +2,8 @@ import type { Run, RunStatus as Status } from "@/lib/protocol/entities";
 
 interface RunStatusProps {
   run: Run | null;
+  /** True while the session has a pending question (perhaps a child run's, while this run works). */
+  waiting: boolean;
   /** True while any run of the session is running or waiting for input. */
   canStop: boolean;
   stopping: boolean;
@@ -16,9 +18,9 @@ const LABEL: Record<Status, { text: string; dot: string }> = {
   cancelled: { text: "Stopped", dot: "bg-stone-400" },
 };
 
-export function RunStatus({ run, canStop, stopping, onStop }: RunStatusProps) {
+export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatusProps) {
   if (!run) return null;
-  const label = LABEL[run.status];
+  const label = run.status === "running" && waiting ? LABEL.waiting_input : LABEL[run.status];
   return (
     <div className="flex min-w-0 items-center gap-3">
       <div

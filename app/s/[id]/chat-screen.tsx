@@ -79,7 +79,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           </h1>
           <ConnectionDot status={connection} />
           <span className="flex-1" />
-          <RunStatus run={latestRun(state)} canStop={running.length > 0} stopping={stopping} onStop={stopAll} />
+          <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={running.length > 0} stopping={stopping} onStop={stopAll} />
         </header>
         <ConnectionBanner
           status={connection}
