@@ -83,6 +83,9 @@ async function main() {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
+// A stray rejection is a bug to log, not a reason to drop every open session.
+process.on("unhandledRejection", (err) => console.error("[server] unhandled rejection", err));
+
 main().catch((err) => {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);

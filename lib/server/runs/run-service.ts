@@ -306,7 +306,12 @@ export function createRunService(deps: RunServiceDeps) {
    * Starts a run in a worker, or resumes a parked one there by replaying its journal.
    * A no-op for a run that is already live, already waiting for a worker, or has ended.
    */
-  async function activate(runId: string): Promise<void> {
+  function activate(runId: string): Promise<void> {
+    // Called fire-and-forget from events: it must never reject.
+    return activateRun(runId).catch((err) => console.error(`[runs] could not activate ${runId}`, err));
+  }
+
+  async function activateRun(runId: string): Promise<void> {
     if (closed || live.has(runId) || activating.has(runId)) return;
     const ticket = { cancelled: false };
     activating.set(runId, ticket);
