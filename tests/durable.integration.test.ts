@@ -120,6 +120,30 @@ describe("policy and busy sessions", () => {
     expect((await finished(a, run.id)).result).toEqual({ answers: Array(8).fill("ok"), refused: "max_requests_exceeded" });
   });
 
+  it("time waiting for a person does not count against the execution time limit; working past it fails the run", async () => {
+    app = await startTestApp({ stopGraceMs: 500 });
+    const a = app;
+    const session = await a.parley.sessions.createSession();
+    const answerAfter = async (runId: string, ms: number) => {
+      const q = await waitFor(async () => (await a.parley.questions.listPending()).find((x) => x.runId === runId));
+      await new Promise((r) => setTimeout(r, ms));
+      await a.parley.questions.reply({ id: q.id, value: "go", by: "rest" });
+    };
+    const policy = { maxActiveMs: 1_500 };
+
+    const patient = await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.work", input: { workMs: 300 }, policy });
+    await answerAfter(patient.id, 2_000);
+    const ok = await finished(a, patient.id);
+    expect(ok).toMatchObject({ status: "succeeded", result: { worked: 300 } });
+    expect(ok.activeMs).toBeLessThan(1_500);
+
+    const busy = await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.work", input: { workMs: 5_000 }, policy });
+    await answerAfter(busy.id, 0);
+    const failed = await finished(a, busy.id);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatch(/execution time limit of 1.5 s \(time waiting for a person is not counted\)/);
+  });
+
   it("a policy outside its range is refused when the run starts", async () => {
     app = await startTestApp();
     const session = await app.parley.sessions.createSession();

@@ -44,7 +44,7 @@ export function formatInspect({ run, journal, pendingQuestions, messages }: { ru
     `run ${run.id}  ${run.functionName}  ${run.status}`,
     `  session ${run.sessionId}${run.parentRunId ? `, child of ${run.parentRunId}` : ""}`,
     `  started ${run.createdAt}${run.finishedAt ? `, finished ${run.finishedAt}` : ""}; ${run.attempts} attempt(s), ${(run.activeMs / 1000).toFixed(1)} s active`,
-    `  policy: ${run.policy.maxRequests} questions, ${run.policy.maxPromptChars} prompt chars, ${run.policy.maxReplyBytes} reply bytes`,
+    `  policy: ${run.policy.maxRequests} questions, ${run.policy.maxPromptChars} prompt chars, ${run.policy.maxReplyBytes} reply bytes, ${run.policy.maxActiveMs / 1000} s of execution`,
   ];
   if (run.error) lines.push(`  error: ${run.error}`);
   if (run.result !== null && run.result !== undefined) lines.push(`  result: ${JSON.stringify(run.result)}`);

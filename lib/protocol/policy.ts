@@ -9,6 +9,8 @@ export const RunPolicySchema = z
     maxPromptChars: z.number().int().min(1).max(16_384).default(4_096),
     /** UTF-8 bytes of a reply, as JSON. */
     maxReplyBytes: z.number().int().min(1).max(1_048_576).default(65_536),
+    /** Execution time in workers; time waiting for a person does not count. */
+    maxActiveMs: z.number().int().min(1_000).max(86_400_000).default(1_800_000),
   })
   .strict();
 export type RunPolicy = z.infer<typeof RunPolicySchema>;

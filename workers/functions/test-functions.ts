@@ -109,4 +109,16 @@ export const stamp = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp];
+/** Asks, then works for `workMs` (execution time limits). */
+export const work = defineAgentFunction({
+  name: "test.work",
+  description: "Test: asks, then works for a while.",
+  async run(rt, input) {
+    const { workMs = 0 } = (input ?? {}) as { workMs?: number };
+    await rt.ask("Go?", { timeoutMs: null });
+    await rt.sleep(workMs);
+    return { worked: workMs };
+  },
+});
+
+export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work];

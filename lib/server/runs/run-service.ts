@@ -27,11 +27,16 @@ interface LiveRun {
   /** Worker messages and settlements of one run are handled strictly in order. */
   chain: Promise<void>;
   stopping: boolean;
+  /** Set when the server ends the run as failed (its time limit), rather than a person stopping it. */
+  failReason: string | null;
   parking: boolean;
   graceTimer?: NodeJS.Timeout;
   parkTimer?: NodeJS.Timeout;
   /** When the current stretch of execution began; null while the run waits for a person. */
   activeSince: number | null;
+  /** Execution time before the current stretch (all attempts). */
+  activeBase: number;
+  budgetTimer?: NodeJS.Timeout;
   ended: Promise<void>;
   markEnded: () => void;
   onMessage: (msg: ChildToParent) => void;
@@ -79,12 +84,41 @@ export function createRunService(deps: RunServiceDeps) {
     events.emit("run.updated", await getRun({ id }));
   }
 
+  /** Starts counting execution time against the run's policy. */
+  function startClock(run: LiveRun) {
+    if (run.activeSince !== null) return;
+    run.activeSince = Date.now();
+    const left = run.policy.maxActiveMs - run.activeBase;
+    run.budgetTimer = setTimeout(() => enqueue(run, () => exceedBudget(run)), Math.max(0, left));
+    run.budgetTimer.unref();
+  }
+
   /** Adds the time since the run last started working to its active time. */
   async function pauseClock(run: LiveRun) {
     if (run.activeSince === null) return;
+    clearTimeout(run.budgetTimer);
     const elapsed = Date.now() - run.activeSince;
     run.activeSince = null;
+    run.activeBase += elapsed;
     await db.run.update({ where: { id: run.runId }, data: { activeMs: { increment: elapsed } } });
+  }
+
+  async function exceedBudget(run: LiveRun) {
+    if (run.stopping || !live.has(run.runId)) return;
+    const seconds = Math.round(run.policy.maxActiveMs / 100) / 10;
+    run.failReason = `It ran for more than its execution time limit of ${seconds} s (time waiting for a person is not counted).`;
+    await interrupt(run, run.failReason);
+  }
+
+  /** Ends a live run from outside: its questions are cancelled, its worker told, then killed after the grace period. */
+  async function interrupt(run: LiveRun, reason: string) {
+    if (run.stopping) return;
+    run.stopping = true;
+    clearTimeout(run.parkTimer);
+    clearTimeout(run.budgetTimer);
+    await questions.closeForRun({ runId: run.runId, status: "cancelled", by: "stop", feedback: reason });
+    run.worker.send({ type: "run.cancel", runId: run.runId, reason });
+    run.graceTimer = setTimeout(() => run.worker.kill("SIGKILL"), stopGraceMs);
   }
 
   /** Moves a run between running and waiting_input to match its pending questions. */
@@ -93,7 +127,7 @@ export function createRunService(deps: RunServiceDeps) {
     const run = live.get(runId);
     if (run) {
       if (waiting) await pauseClock(run);
-      else run.activeSince ??= Date.now();
+      else startClock(run);
     }
     const { count } = await db.run.updateMany({
       where: { id: runId, status: waiting ? "running" : "waiting_input" },
@@ -177,6 +211,7 @@ export function createRunService(deps: RunServiceDeps) {
   function detach(run: LiveRun) {
     clearTimeout(run.graceTimer);
     clearTimeout(run.parkTimer);
+    clearTimeout(run.budgetTimer);
     live.delete(run.runId);
     run.worker.off("message", run.onMessage);
     run.worker.off("exit", run.onExit);
@@ -281,13 +316,17 @@ export function createRunService(deps: RunServiceDeps) {
   }
 
   async function finishFromWorker(run: LiveRun, msg: RunFinishedMessage) {
-    const status = run.stopping ? "cancelled" : msg.status;
-    await finishRun(run.runId, {
-      status,
-      result: msg.result,
-      error: status === "succeeded" ? null : (msg.error?.message ?? (status === "cancelled" ? "Stopped." : "Unknown error")),
-      by: run.stopping ? "stop" : "run_end",
-    });
+    if (run.failReason) {
+      await finishRun(run.runId, { status: "failed", error: run.failReason, by: "run_end" });
+    } else {
+      const status = run.stopping ? "cancelled" : msg.status;
+      await finishRun(run.runId, {
+        status,
+        result: msg.result,
+        error: status === "succeeded" ? null : (msg.error?.message ?? (status === "cancelled" ? "Stopped." : "Unknown error")),
+        by: run.stopping ? "stop" : "run_end",
+      });
+    }
     await endLive(run);
   }
 
@@ -295,7 +334,9 @@ export function createRunService(deps: RunServiceDeps) {
     if (closed) return;
     const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
     detach(run);
-    if (run.stopping) {
+    if (run.failReason) {
+      await finishRun(run.runId, { status: "failed", error: `${run.failReason} The worker did not end in time and was killed (${how}).`, by: "run_end" });
+    } else if (run.stopping) {
       await finishRun(run.runId, { status: "cancelled", error: `Stopped; the worker did not end in time and was killed (${how}).`, by: "stop" });
     } else {
       await finishRun(run.runId, { status: "failed", error: `The worker process ended unexpectedly (${how}).`, questionStatus: "expired", by: "worker_exit" });
@@ -352,8 +393,10 @@ export function createRunService(deps: RunServiceDeps) {
       worker,
       chain: Promise.resolve(),
       stopping: false,
+      failReason: null,
       parking: false,
-      activeSince: Date.now(),
+      activeSince: null,
+      activeBase: run.activeMs,
       ended,
       markEnded,
       onMessage: (msg) => {
@@ -363,6 +406,7 @@ export function createRunService(deps: RunServiceDeps) {
       onExit: (exit) => enqueue(entry, () => handleWorkerExit(entry, exit)),
     };
     live.set(run.id, entry);
+    startClock(entry);
     worker.on("message", entry.onMessage);
     worker.on("exit", entry.onExit);
     const sent = worker.send({ type: "run.start", runId: run.id, sessionId: run.sessionId, functionName: run.functionName, input: run.input ?? null, canAsk: run.canAsk, journal });
@@ -467,13 +511,7 @@ export function createRunService(deps: RunServiceDeps) {
       await finishRun(id, { status: "cancelled", error: "The run was stopped.", by: "stop" });
       return getRun({ id });
     }
-    if (!run.stopping) {
-      run.stopping = true;
-      clearTimeout(run.parkTimer);
-      await questions.closeForRun({ runId: id, status: "cancelled", by: "stop", feedback: "The run was stopped." });
-      run.worker.send({ type: "run.cancel", runId: id, reason: "The run was stopped." });
-      run.graceTimer = setTimeout(() => run.worker.kill("SIGKILL"), stopGraceMs);
-    }
+    await interrupt(run, "The run was stopped.");
     await run.ended;
     return getRun({ id });
   }
