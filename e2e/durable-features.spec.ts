@@ -1,0 +1,69 @@
+import { expect, test } from "@playwright/test";
+import { Api, ChatPage } from "./chat-page";
+
+test.describe("durable-run features in the browser", () => {
+  test("a reply schema question takes JSON, shows the schema's reason for a bad answer, and accepts a good one", async ({ context, request }) => {
+    const session = await new Api(request).createSession();
+    const tab = await ChatPage.open(context, session.id);
+    await tab.send("set a budget");
+    await tab.expectCard("What is the monthly budget?");
+    await expect(tab.page.getByTestId("question-owner")).toHaveText("set-budget");
+
+    const input = tab.page.getByTestId("question-text-input");
+    await input.fill('{"amount": 0, "currency": "EUR"}');
+    await tab.page.getByTestId("question-submit").click();
+    await expect(tab.page.getByTestId("question-error")).toContainText("/amount must be >= 1");
+    await tab.expectCard("What is the monthly budget?");
+
+    await input.fill('{"amount": 250, "currency": "EUR"}');
+    await tab.page.getByTestId("question-submit").click();
+    await tab.expectNoCard();
+    await expect(tab.messages("agent").filter({ hasText: "Budget set to 250 EUR a month." })).toBeVisible();
+  });
+
+  test("two child runs ask at once, each card labelled with its owner, and the parent finishes with both answers", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, session.id)));
+    await tabs[0]!.send("plan my evening");
+    for (const tab of tabs) {
+      await expect(tab.card()).toBeVisible();
+      await expect(tab.page.getByTestId("question-position")).toHaveText(/1 of 2/);
+    }
+    const pending = await api.waitForPending(session.id, 2);
+    expect(pending.map((q) => q.owner).sort()).toEqual(["order-coffee", "pick-toppings"]);
+    expect(new Set(pending.map((q) => q.rootRunId)).size).toBe(1);
+
+    // The first card in one tab, the second in the other.
+    const first = tabs[0]!;
+    if ((await first.page.getByTestId("question-owner").innerText()) === "order-coffee") {
+      await first.option("Flat white").click();
+    } else {
+      await first.page.getByTestId("question-checkbox").first().check();
+      await first.page.getByTestId("question-submit").click();
+    }
+    await expect(tabs[1]!.page.getByTestId("question-position")).toHaveCount(0);
+    const second = tabs[1]!;
+    if ((await second.page.getByTestId("question-owner").innerText()) === "order-coffee") {
+      await second.option("Flat white").click();
+    } else {
+      await second.page.getByTestId("question-checkbox").first().check();
+      await second.page.getByTestId("question-submit").click();
+    }
+
+    for (const tab of tabs) {
+      await tab.expectNoCard();
+      await expect(tab.messages("agent").filter({ hasText: "Evening planned." })).toBeVisible();
+    }
+  });
+
+  test("while a session waits for an answer, a new chat turn over REST is refused as session_busy", async ({ context, request }) => {
+    const session = await new Api(request).createSession();
+    const tab = await ChatPage.open(context, session.id);
+    await tab.send("deploy");
+    await tab.expectCard("Which environment should I deploy to?");
+    const res = await request.post(`/api/sessions/${session.id}/messages`, { data: { text: "coffee" } });
+    expect(res.status()).toBe(409);
+    expect((await res.json()).error).toMatchObject({ code: "session_busy", message: expect.stringContaining("Which environment") });
+  });
+});
