@@ -1,6 +1,16 @@
 import { expect, test } from "@playwright/test";
 import { Api, ChatPage } from "./chat-page";
 
+/** Answers whichever of the evening plan's two cards a tab shows first. */
+async function answerShownCard(tab: ChatPage) {
+  if ((await tab.page.getByTestId("question-owner").innerText()) === "order-coffee") {
+    await tab.option("Flat white").click();
+  } else {
+    await tab.page.getByTestId("question-checkbox").first().check();
+    await tab.page.getByTestId("question-submit").click();
+  }
+}
+
 test.describe("durable-run features in the browser", () => {
   test("a reply schema question takes JSON, shows the schema's reason for a bad answer, and accepts a good one", async ({ context, request }) => {
     const session = await new Api(request).createSession();
@@ -35,21 +45,9 @@ test.describe("durable-run features in the browser", () => {
     expect(new Set(pending.map((q) => q.rootRunId)).size).toBe(1);
 
     // The first card in one tab, the second in the other.
-    const first = tabs[0]!;
-    if ((await first.page.getByTestId("question-owner").innerText()) === "order-coffee") {
-      await first.option("Flat white").click();
-    } else {
-      await first.page.getByTestId("question-checkbox").first().check();
-      await first.page.getByTestId("question-submit").click();
-    }
+    await answerShownCard(tabs[0]!);
     await expect(tabs[1]!.page.getByTestId("question-position")).toHaveCount(0);
-    const second = tabs[1]!;
-    if ((await second.page.getByTestId("question-owner").innerText()) === "order-coffee") {
-      await second.option("Flat white").click();
-    } else {
-      await second.page.getByTestId("question-checkbox").first().check();
-      await second.page.getByTestId("question-submit").click();
-    }
+    await answerShownCard(tabs[1]!);
 
     for (const tab of tabs) {
       await tab.expectNoCard();
