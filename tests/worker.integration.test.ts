@@ -118,6 +118,19 @@ describe("a real worker process", () => {
     expect(done).toMatchObject({ status: "succeeded", attempts: 2, result: { color: "blue" } });
     expect(said[0]!.text).toBe(`Token ${(done.result as { token: string }).token}`);
   });
+
+  it("a run that was working when the server went away is resumed by replay at the next start", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.busy", input: { workMs: 1_500 } });
+    await waitFor(async () => (await app.parley.sessions.getSnapshot({ id: session.id })).messages.some((m) => m.text.startsWith("Token ")));
+    await app.close({ keepData: true });
+    expect((await (app = await startTestApp({ dir: app.dir })).parley.runs.getRun({ id: run.id })).status).toBe("running");
+
+    const done = await finished(run.id);
+    expect(done).toMatchObject({ status: "succeeded", attempts: 2 });
+    const said = (await app.parley.sessions.getSnapshot({ id: session.id })).messages.filter((m) => m.text.startsWith("Token "));
+    expect(said.map((m) => m.text)).toEqual([`Token ${(done.result as { token: string }).token}`]);
+  });
 });
 
 async function workerPids(): Promise<number[]> {

@@ -121,4 +121,17 @@ export const work = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work];
+/** A recorded step and message, then work that a crash can interrupt (resume of a running run). */
+export const busy = defineAgentFunction({
+  name: "test.busy",
+  description: "Test: a step, a message, then a while of work.",
+  async run(rt, input) {
+    const { workMs = 1_500 } = (input ?? {}) as { workMs?: number };
+    const token = await rt.step("make-token", () => randomUUID());
+    rt.say(`Token ${token}`);
+    await rt.sleep(workMs);
+    return { token };
+  },
+});
+
+export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work, busy];
