@@ -6,17 +6,15 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { AppError } from "../protocol/errors";
-import { RunPolicySchema } from "../protocol/policy";
 import type { Receipt, ReplyReceipt } from "../protocol/question";
 import { createCommandService } from "../server/commands/command-service";
 import { createDb, type Db } from "../server/db/client";
 import { sqliteFilePath } from "../server/db/migrate";
-import { toMessage, toQuestion } from "../server/db/mappers";
+import { toMessage } from "../server/db/mappers";
 import { DomainEvents } from "../server/events";
 import { createQuestionService } from "../server/questions/question-service";
 import { loadRunDetail } from "../server/runs/run-detail";
 import { createSessionService } from "../server/sessions/session-service";
-import { validateReply } from "../server/questions/validate-reply";
 import { formatInspect, formatPending, formatReceipt, formatSessions } from "./format";
 
 const USAGE = `Usage: parley <command> [options]
@@ -92,9 +90,7 @@ export async function main(argv: string[]): Promise<number> {
       case "send-input":
       case "decline": {
         const [runId, pendingId] = need(args, 2, `${command} RUN_ID PENDING_ID`);
-        const questionRow = await db.question.findUnique({ where: { pendingId }, include: { run: { select: { rootRunId: true, policy: true } } } });
-        if (!questionRow || questionRow.runId !== runId) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
-        const question = toQuestion(questionRow);
+        const question = await questions.findByPendingId({ runId: runId!, pendingId: pendingId! });
         const commandId = values["command-id"] ?? randomUUID();
         const digest = values.digest ?? null;
         let kind: "send_input" | "reject_input";
@@ -109,7 +105,7 @@ export async function main(argv: string[]): Promise<number> {
             throw new AppError("reply_not_json", `--value-json is not valid JSON: ${raw}`);
           }
           // Refuse here what the server would refuse, so nothing unusable is recorded.
-          if (question.status === "pending") validateReply(question, RunPolicySchema.parse(JSON.parse(questionRow.run.policy)), value);
+          if (question.status === "pending") await questions.checkReply({ question, value });
           kind = "send_input";
           payload = { questionId: question.id, digest, value };
         } else {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { AgentFunctionInfo, Run } from "../protocol/entities";
+import { ACTIVE_RUN_STATUSES, type AgentFunctionInfo, type Run } from "../protocol/entities";
 import { AppError } from "../protocol/errors";
 import type { Receipt } from "../protocol/question";
 import { agentFunctions, CHAT_FUNCTION, findAgentFunction } from "../../workers/functions";
@@ -82,7 +82,7 @@ export async function createParley(config: ParleyConfig) {
   async function resume({ runId, commandId }: { runId: string; commandId?: string }): Promise<Receipt> {
     return commands.run<Receipt>({ commandId, kind: "resume", payload: { runId } }, async ({ commandId: cid, record }) => {
       const run = await runs.getRun({ id: runId });
-      const applies = run.status === "running" || run.status === "waiting_input";
+      const applies = ACTIVE_RUN_STATUSES.includes(run.status);
       const receipt: Receipt = { commandId: cid, kind: "resume", record_state: "durably_recorded", apply_state: applies ? "applied" : "target_closed", runId };
       await db.$transaction((tx) => record(tx, receipt));
       if (applies) void runs.activate(runId);

@@ -317,16 +317,19 @@ export function createRuntime(host: RuntimeHost): RunController {
         abort.signal.addEventListener("abort", onAbort, { once: true });
       });
     },
-    withOwner: () => rt,
+    withOwner: (owner) => ownedBy(owner),
   };
 
-  rt.withOwner = (owner) => ({
-    ...rt,
-    ask: ((prompt: string, options: AskOptions = {}) => rt.ask(prompt, { owner, ...options })) as Runtime["ask"],
-    askJson: (prompt, options) => rt.askJson(prompt, { owner, ...options }),
-    confirm: (prompt, options = {}) => rt.confirm(prompt, { owner, ...options }),
-    askUser: (prompt, options = {}) => rt.askUser(prompt, { owner, ...options }),
-  });
+  /** The same runtime whose questions default to another owner label. */
+  function ownedBy(owner: string): Runtime {
+    return {
+      ...rt,
+      ask: ((prompt: string, options: AskOptions = {}) => rt.ask(prompt, { owner, ...options })) as Runtime["ask"],
+      askJson: (prompt, options) => rt.askJson(prompt, { owner, ...options }),
+      confirm: (prompt, options = {}) => rt.confirm(prompt, { owner, ...options }),
+      askUser: (prompt, options = {}) => rt.askUser(prompt, { owner, ...options }),
+    };
+  }
 
   return {
     rt,

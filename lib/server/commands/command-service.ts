@@ -2,9 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
 import type { CommandKind, Receipt } from "../../protocol/question";
-import type { Db } from "../db/client";
-
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+import type { Db, Tx } from "../db/client";
 
 export interface CommandInput {
   commandId?: string;
@@ -96,4 +94,3 @@ export function createCommandService({ db }: { db: Db }) {
 }
 
 export type CommandService = ReturnType<typeof createCommandService>;
-export type { Tx };

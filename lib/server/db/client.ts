@@ -2,6 +2,8 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "../../generated/prisma/client";
 
 export type Db = PrismaClient;
+/** The client inside an interactive transaction. */
+export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
 /** Opens the database named by a `file:` URL (relative paths resolve against the working directory). */
 export async function createDb(databaseUrl: string): Promise<Db> {

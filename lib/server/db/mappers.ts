@@ -16,7 +16,10 @@ export function parseJson<T>(text: string | null): T | null {
   return JSON.parse(text) as T;
 }
 
-/** A question row, with its run's root when it was loaded (`include: { run: { select: { rootRunId: true } } }`). */
+/** Load a question with this `include` so that `toQuestion` knows the root of its run's tree. */
+export const QUESTION_WITH_ROOT = { run: { select: { rootRunId: true } } } as const;
+
+/** A question row, with its run's root when it was loaded with QUESTION_WITH_ROOT. */
 export function toQuestion(row: QuestionRow & { run?: { rootRunId: string | null } }): Question {
   return {
     id: row.id,

@@ -3,9 +3,9 @@ import { AppError } from "../../protocol/errors";
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import { canonicalJson } from "../../protocol/plain-json";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec, ReplyReceipt } from "../../protocol/question";
-import type { CommandService, Tx } from "../commands/command-service";
-import type { Db } from "../db/client";
-import { toQuestion } from "../db/mappers";
+import type { CommandService } from "../commands/command-service";
+import type { Db, Tx } from "../db/client";
+import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 import type { DomainEvents } from "../events";
 import { checkReplySchema } from "./reply-schema";
 import { validateReply } from "./validate-reply";
@@ -62,8 +62,14 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     timers.set(id, timer);
   }
 
+  /** The policy fixed when the question's run started. */
+  async function policyOf(runId: string): Promise<RunPolicy> {
+    const run = await db.run.findUnique({ where: { id: runId }, select: { policy: true } });
+    return RunPolicySchema.parse(JSON.parse(run?.policy ?? "{}"));
+  }
+
   async function getQuestion({ id }: { id: string }): Promise<Question> {
-    const row = await db.question.findUnique({ where: { id }, include: { run: { select: { rootRunId: true } } } });
+    const row = await db.question.findUnique({ where: { id }, include: QUESTION_WITH_ROOT });
     if (!row) throw new AppError("not_found:question", `No question with id "${id}".`);
     return toQuestion(row);
   }
@@ -115,13 +121,12 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
       const current = await getQuestion({ id });
       if (current.status !== "pending" || (digest !== undefined && digest !== current.targetDigest)) return late(current);
-      const run = await db.run.findUnique({ where: { id: current.runId }, select: { policy: true } });
-      const { status, answer, feedback } = decide(current, RunPolicySchema.parse(JSON.parse(run?.policy ?? "{}")));
+      const { status, answer, feedback } = decide(current, await policyOf(current.runId));
 
       const won = await db.$transaction(async (tx: Tx) => {
         const { count } = await tx.question.updateMany({ where: { id, status: "pending" }, data: claimData(status, by, answer, feedback) });
         if (count !== 1) return null;
-        const row = await tx.question.findUniqueOrThrow({ where: { id }, include: { run: { select: { rootRunId: true } } } });
+        const row = await tx.question.findUniqueOrThrow({ where: { id }, include: QUESTION_WITH_ROOT });
         const r = receipt("applied", status, toQuestion(row));
         await record(tx, r);
         return r;
@@ -170,7 +175,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
             createdAt,
             expiresAt,
           },
-          include: { run: { select: { rootRunId: true } } },
+          include: QUESTION_WITH_ROOT,
         });
         await tx.journalEntry.create({ data: { runId: run.id, seq, kind: "question", name: spec.prompt.slice(0, 200), digest, questionId: id } });
         return created;
@@ -179,6 +184,11 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       const question = toQuestion(row);
       events.emit("question.asked", question);
       return question;
+    },
+
+    /** Checks a reply as `reply` would, without applying it (the CLI refuses what the server would). */
+    async checkReply({ question, value }: { question: Question; value: unknown }): Promise<void> {
+      validateReply(question, await policyOf(question.runId), value);
     },
 
     reply({ id, value, commandId, digest, by }: { id: string; value: unknown; commandId?: string; digest?: string; by: Closer }): Promise<ReplyReceipt> {
@@ -208,13 +218,13 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       const rows = await db.question.findMany({
         where: { status: "pending", ...(sessionId ? { sessionId } : {}), ...(runIds ? { runId: { in: runIds } } : {}) },
         orderBy: { createdAt: "asc" },
-        include: { run: { select: { rootRunId: true } } },
+        include: QUESTION_WITH_ROOT,
       });
       return rows.map(toQuestion);
     },
 
     async findByPendingId({ runId, pendingId }: { runId: string; pendingId: string }): Promise<Question> {
-      const row = await db.question.findUnique({ where: { pendingId }, include: { run: { select: { rootRunId: true } } } });
+      const row = await db.question.findUnique({ where: { pendingId }, include: QUESTION_WITH_ROOT });
       if (!row || row.runId !== runId) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
       return toQuestion(row);
     },
@@ -224,10 +234,9 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     },
 
     /** At start-up: expiry is the server's job, so rebuild a timer for every pending question. */
-    async rescheduleExpiries(): Promise<number> {
+    async rescheduleExpiries(): Promise<void> {
       const rows = await db.question.findMany({ where: { status: "pending", expiresAt: { not: null } }, select: { id: true, expiresAt: true } });
       for (const row of rows) scheduleExpiry(row.id, row.expiresAt!);
-      return rows.length;
     },
 
     dispose() {

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../protocol/errors";
-import type { Run, RunDetail, RunStatus, StartedRun } from "../../protocol/entities";
+import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type RunStatus, type StartedRun } from "../../protocol/entities";
 import type { ChildToParent, RunFinishedMessage } from "../../protocol/ipc";
 import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
 import type { JsonValue, Question, Receipt } from "../../protocol/question";
-import type { CommandService, Tx } from "../commands/command-service";
-import type { Db } from "../db/client";
-import { toMessage, toRun } from "../db/mappers";
+import type { CommandService } from "../commands/command-service";
+import type { Db, Tx } from "../db/client";
+import { toRun } from "../db/mappers";
 import type { DomainEvents } from "../events";
 import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
@@ -14,7 +14,8 @@ import type { AgentWorker, WorkerExit, WorkerPool } from "../workers/worker-pool
 import { loadJournal } from "./journal";
 import { loadRunDetail } from "./run-detail";
 
-const ACTIVE: RunStatus[] = ["running", "waiting_input"];
+// Prisma filters take a mutable list.
+const ACTIVE: RunStatus[] = [...ACTIVE_RUN_STATUSES];
 type FinalStatus = "succeeded" | "failed" | "cancelled";
 
 /** A run loaded in a worker. Runs that only wait are parked: they have no LiveRun at all. */
@@ -254,11 +255,13 @@ export function createRunService(deps: RunServiceDeps) {
         return;
       }
       case "run.say": {
-        const row = await db.$transaction(async (tx: Tx) => {
-          await tx.journalEntry.create({ data: { runId: run.runId, seq: msg.seq, kind: "say", name: msg.text.slice(0, 200), digest: msg.digest } });
-          return tx.message.create({ data: { id: randomUUID(), sessionId: run.sessionId, runId: run.runId, role: "agent", text: msg.text } });
+        await sessions.addMessage({
+          sessionId: run.sessionId,
+          runId: run.runId,
+          role: "agent",
+          text: msg.text,
+          alongWith: (tx) => tx.journalEntry.create({ data: { runId: run.runId, seq: msg.seq, kind: "say", name: msg.text.slice(0, 200), digest: msg.digest } }),
         });
-        events.emit("message.created", toMessage(row));
         return;
       }
       case "step.record":
@@ -541,7 +544,7 @@ export function createRunService(deps: RunServiceDeps) {
      * unless what they waited for has already arrived.
      */
     async recoverAfterRestart(): Promise<{ resumed: number; parked: number; questions: number }> {
-      const pendingQuestions = await questions.rescheduleExpiries();
+      await questions.rescheduleExpiries();
       const active = await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } });
       let resumed = 0;
       for (const row of active) {
@@ -550,8 +553,8 @@ export function createRunService(deps: RunServiceDeps) {
           void activate(row.id);
         }
       }
-      const untimed = await db.question.count({ where: { status: "pending" } });
-      return { resumed, parked: active.length - resumed, questions: Math.max(pendingQuestions, untimed) };
+      const pending = await db.question.count({ where: { status: "pending" } });
+      return { resumed, parked: active.length - resumed, questions: pending };
     },
 
     /** Active runs loaded in a worker (health checks and tests). */

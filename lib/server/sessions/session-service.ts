@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../protocol/errors";
 import type { Message, Session, SessionSnapshot } from "../../protocol/entities";
-import type { Db } from "../db/client";
-import { toMessage, toQuestion, toRun, toSession } from "../db/mappers";
+import type { Db, Tx } from "../db/client";
+import { QUESTION_WITH_ROOT, toMessage, toQuestion, toRun, toSession } from "../db/mappers";
 import type { DomainEvents } from "../events";
 
 export const DEFAULT_TITLE = "New chat";
@@ -48,12 +48,11 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     async getSnapshot({ id }: { id: string }): Promise<SessionSnapshot> {
       const session = await getSession({ id });
-      const withRoot = { run: { select: { rootRunId: true } } } as const;
       const [messages, runs, questions, closed] = await Promise.all([
         db.message.findMany({ where: { sessionId: id }, orderBy: { createdAt: "desc" }, take: SNAPSHOT_MESSAGES }),
         db.run.findMany({ where: { sessionId: id }, orderBy: { createdAt: "asc" } }),
-        db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: { createdAt: "asc" }, include: withRoot }),
-        db.question.findMany({ where: { sessionId: id, status: { not: "pending" } }, orderBy: { closedAt: "desc" }, take: SNAPSHOT_CLOSED_QUESTIONS, include: withRoot }),
+        db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: { createdAt: "asc" }, include: QUESTION_WITH_ROOT }),
+        db.question.findMany({ where: { sessionId: id, status: { not: "pending" } }, orderBy: { closedAt: "desc" }, take: SNAPSHOT_CLOSED_QUESTIONS, include: QUESTION_WITH_ROOT }),
       ]);
       return {
         session,
@@ -64,8 +63,21 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       };
     },
 
-    async addMessage({ sessionId, role, text, runId = null }: Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null }): Promise<Message> {
-      const row = await db.message.create({ data: { id: randomUUID(), sessionId, role, text, runId } });
+    /** Stores and announces a message; `alongWith` writes something else in the same transaction (a journal entry). */
+    async addMessage({
+      sessionId,
+      role,
+      text,
+      runId = null,
+      alongWith,
+    }: Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null; alongWith?: (tx: Tx) => Promise<unknown> }): Promise<Message> {
+      const data = { id: randomUUID(), sessionId, role, text, runId };
+      const row = alongWith
+        ? await db.$transaction(async (tx: Tx) => {
+            await alongWith(tx);
+            return tx.message.create({ data });
+          })
+        : await db.message.create({ data });
       const message = toMessage(row);
       events.emit("message.created", message);
       return message;
