@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RunPolicySchema } from "./policy";
-import { QuestionSchema, ReceiptSchema } from "./question";
+import { QuestionSchema } from "./question";
 
 export const SessionSchema = z.object({
   id: z.string(),
@@ -28,6 +28,10 @@ export type Message = z.infer<typeof MessageSchema>;
 export const RunStatusSchema = z.enum(["running", "waiting_input", "succeeded", "failed", "cancelled"]);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ["running", "waiting_input"];
+/** A run ends in exactly one of these, decided once. */
+export const FINAL_RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const satisfies readonly RunStatus[];
+export type FinalRunStatus = (typeof FINAL_RUN_STATUSES)[number];
+export const isFinalRunStatus = (status: string): status is FinalRunStatus => (FINAL_RUN_STATUSES as readonly string[]).includes(status);
 
 export const RunSchema = z.object({
   id: z.string(),
@@ -62,9 +66,8 @@ export const RunDetailSchema = RunSchema.extend({
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 
-/** A started run with the receipt of the command that started it. */
-export const StartedRunSchema = RunSchema.extend({ receipt: ReceiptSchema });
-export type StartedRun = z.infer<typeof StartedRunSchema>;
+// StartedRunSchema lives with the other command receipts in ./commands.
+export type { StartedRun } from "./commands";
 
 /** What `session.join` and `GET /api/sessions/{id}` return: everything needed to draw a session. */
 export const SessionSnapshotSchema = z.object({

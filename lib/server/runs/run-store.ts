@@ -1,0 +1,176 @@
+import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type Run, type RunStatus } from "../../protocol/entities";
+import { AppError } from "../../protocol/errors";
+import type { JsonValue } from "../../protocol/question";
+import type { RunPolicy } from "../../protocol/policy";
+import type { Db, Tx } from "../db/client";
+import { toRun } from "../db/mappers";
+import { loadJournal } from "./journal";
+
+// Prisma filters take a mutable list.
+const ACTIVE: RunStatus[] = [...ACTIVE_RUN_STATUSES];
+
+export interface NewRun {
+  id: string;
+  sessionId: string;
+  functionName: string;
+  input: unknown;
+  policy: RunPolicy;
+  canAsk: boolean;
+  /** The session whose chat turn this is: the database refuses a second active turn. */
+  turnOf?: string | null;
+}
+
+export interface FinalOutcome {
+  status: FinalRunStatus;
+  result?: unknown;
+  error?: string | null;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
+}
+
+/** Every run and journal query of the run domain, as small named functions. */
+export function createRunStore(db: Db) {
+  async function get(id: string): Promise<Run> {
+    const row = await db.run.findUnique({ where: { id } });
+    if (!row) throw new AppError("not_found:run", `No run with id "${id}".`);
+    return toRun(row);
+  }
+
+  return {
+    get,
+    find: async (id: string): Promise<Run | null> => {
+      const row = await db.run.findUnique({ where: { id } });
+      return row ? toRun(row) : null;
+    },
+    listBySession: async (sessionId: string): Promise<Run[]> =>
+      (await db.run.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } })).map(toRun),
+    listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } })).map(toRun),
+    activeChildIds: async (parentRunId: string): Promise<string[]> =>
+      (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
+    activeTurnOf: async (sessionId: string): Promise<Run | null> => {
+      const row = await db.run.findUnique({ where: { turnOf: sessionId } });
+      return row ? toRun(row) : null;
+    },
+
+    /** Inserts a run; `alongWith` writes what belongs to the same command in the same transaction. */
+    async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>): Promise<void> {
+      try {
+        await db.$transaction(async (tx: Tx) => {
+          await tx.run.create({
+            data: {
+              id: run.id,
+              sessionId: run.sessionId,
+              functionName: run.functionName,
+              input: JSON.stringify(run.input ?? null),
+              status: "running",
+              policy: JSON.stringify(run.policy),
+              canAsk: run.canAsk,
+              rootRunId: run.id,
+              turnOf: run.turnOf ?? null,
+            },
+          });
+          await alongWith?.(tx);
+        });
+      } catch (err) {
+        if (run.turnOf && isUniqueViolation(err) && (await db.run.count({ where: { turnOf: run.turnOf } })) > 0) {
+          throw new AppError("session_busy", "This session is still working on its last message. Wait for it, answer its question, or stop it first.");
+        }
+        throw err;
+      }
+    },
+
+    /** A child run and the parent's journal entry that waits for it, in one transaction. */
+    async createChild({ parent, childId, seq, digest, functionName, input, known }: {
+      parent: Run;
+      childId: string;
+      seq: number;
+      digest: string;
+      functionName: string;
+      input: JsonValue;
+      known: boolean;
+    }): Promise<void> {
+      await db.$transaction(async (tx: Tx) => {
+        await tx.run.create({
+          data: {
+            id: childId,
+            sessionId: parent.sessionId,
+            functionName,
+            input: JSON.stringify(input),
+            status: known ? "running" : "failed",
+            error: known ? null : `No agent function named "${functionName}".`,
+            finishedAt: known ? null : new Date(),
+            policy: JSON.stringify(parent.policy),
+            canAsk: parent.canAsk,
+            parentRunId: parent.id,
+            parentSeq: seq,
+            rootRunId: parent.rootRunId,
+          },
+        });
+        await tx.journalEntry.create({ data: { runId: parent.id, seq, kind: "call", name: functionName, digest, childRunId: childId } });
+      });
+    },
+
+    /** Ends a run if it is still active: the one conditional update that decides its final state. */
+    async finish(id: string, outcome: FinalOutcome): Promise<boolean> {
+      const { count } = await db.run.updateMany({
+        where: { id, status: { in: ACTIVE } },
+        data: {
+          status: outcome.status,
+          result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
+          error: outcome.error ?? null,
+          progress: null,
+          finishedAt: new Date(),
+          turnOf: null,
+        },
+      });
+      return count === 1;
+    },
+
+    /** Moves an active run between running and waiting_input; true when it changed. */
+    async setWaiting(id: string, waiting: boolean): Promise<boolean> {
+      const { count } = await db.run.updateMany({
+        where: { id, status: waiting ? "running" : "waiting_input" },
+        data: { status: waiting ? "waiting_input" : "running" },
+      });
+      return count === 1;
+    },
+
+    setProgress: async (id: string, progress: string | null): Promise<boolean> =>
+      (await db.run.updateMany({ where: { id, status: { in: ACTIVE } }, data: { progress } })).count === 1,
+
+    addActiveMs: async (id: string, ms: number): Promise<void> => {
+      await db.run.update({ where: { id }, data: { activeMs: { increment: ms } } });
+    },
+
+    markAttempt: async (id: string): Promise<void> => {
+      await db.run.update({ where: { id }, data: { attempts: { increment: 1 }, progress: null } });
+    },
+
+    recordStep: async ({ runId, seq, name, digest, output }: { runId: string; seq: number; name: string; digest: string; output: JsonValue }): Promise<void> => {
+      await db.journalEntry.create({ data: { runId, seq, kind: "step", name, digest, output: JSON.stringify(output) } });
+    },
+
+    /** The journal entry of a chat message, written in the message's transaction. */
+    recordSay: (tx: Tx, { runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }) =>
+      tx.journalEntry.create({ data: { runId, seq, kind: "say", name: text.slice(0, 200), digest } }),
+
+    /** Whether a run can only wait: a pending question of its own, or a child run still active. */
+    async isBlocked(id: string): Promise<boolean> {
+      if ((await db.question.count({ where: { runId: id, status: "pending" } })) > 0) return true;
+      const openCalls = await db.journalEntry.findMany({ where: { runId: id, kind: "call" }, select: { childRunId: true } });
+      if (openCalls.length === 0) return false;
+      return (await db.run.count({ where: { id: { in: openCalls.map((c) => c.childRunId!) }, status: { in: ACTIVE } } })) > 0;
+    },
+
+    hasPendingQuestions: async (id: string): Promise<boolean> => (await db.question.count({ where: { runId: id, status: "pending" } })) > 0,
+
+    parentSeqOf: async (childId: string): Promise<number | null> =>
+      (await db.run.findUnique({ where: { id: childId }, select: { parentSeq: true } }))?.parentSeq ?? null,
+
+    loadJournal: (id: string) => loadJournal(db, id),
+  };
+}
+
+export type RunStore = ReturnType<typeof createRunStore>;

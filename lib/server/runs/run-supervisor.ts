@@ -1,0 +1,468 @@
+import { AppError } from "../../protocol/errors";
+import type { FinalRunStatus, Run } from "../../protocol/entities";
+import type { ChildToParent, ParentToChild, RunFinishedMessage } from "../../protocol/ipc";
+import type { JsonValue, Question } from "../../protocol/question";
+import type { Clock, ClockTimer } from "../clock";
+import type { DomainEvents } from "../events";
+import type { Closer, QuestionService } from "../questions/question-service";
+import type { SessionService } from "../sessions/session-service";
+import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker-port";
+import { canMove, IllegalTransition, type RunState } from "./run-lifecycle";
+import type { FinalOutcome, RunStore } from "./run-store";
+
+/** How a live run ended its turn: it reached its final state, or it was parked to wait without a worker. */
+export type RunEnd = { how: "finished"; status: FinalRunStatus; byStop: boolean } | { how: "parked" };
+
+/** What a supervisor needs from the rest of the server. */
+export interface SupervisorContext {
+  store: RunStore;
+  questions: Pick<QuestionService, "create" | "closeForRun">;
+  sessions: Pick<SessionService, "addMessage">;
+  events: DomainEvents;
+  pool: WorkerPoolPort;
+  clock: Clock;
+  hasFunction(name: string): boolean;
+  stopGraceMs: number;
+  parkAfterMs: number;
+  /** How often a run may lose its worker while working before it fails instead of being replayed. */
+  maxWorkerLosses: number;
+  /** Runs wait for a worker: a run that only waits should let go of its worker now. */
+  workersWanted(): boolean;
+  startChild(parent: Run, message: Extract<ChildToParent, { type: "run.call" }>): Promise<void>;
+  /** The run left the live set (parked or finished): later events go to a new supervisor. */
+  left(supervisor: RunSupervisor): void;
+  /** The run reached its final state in the database (once). */
+  finished(run: Run, byStop: boolean): Promise<void>;
+  /** Something for this run arrived after it was parked: load it again. */
+  activate(runId: string): void;
+}
+
+interface StopIntent {
+  status: "cancelled" | "failed";
+  reason: string;
+  byStop: boolean;
+}
+
+/**
+ * One live run: its worker, the IPC it speaks, its timers, and one explicit state. Every event
+ * (a worker message, an answer, a stop, a park, a timer, the worker's exit) is handled in order on
+ * one chain, as a move from a named state; the run's final state is decided once.
+ */
+export class RunSupervisor {
+  state: RunState = "starting";
+  private worker: WorkerHandle | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private run!: Run;
+  private stopIntent: StopIntent | null = null;
+  private losses = 0;
+  private timers: { park?: ClockTimer; grace?: ClockTimer; budget?: ClockTimer } = {};
+  private activeSince: number | null = null;
+  private activeBase = 0;
+  /** When the run last began to wait (the oldest waiting run is parked first). */
+  waitingSince = 0;
+  private closed = false;
+  private resolveEnd!: (end: RunEnd) => void;
+  readonly ended: Promise<RunEnd> = new Promise((resolve) => (this.resolveEnd = resolve));
+
+  constructor(
+    readonly runId: string,
+    private readonly ctx: SupervisorContext,
+  ) {}
+
+  // ---- events from outside -------------------------------------------------------------------
+
+  /** Gets a worker and starts (or replays) the run in it. */
+  begin(worker?: WorkerHandle): void {
+    if (worker) return this.enqueue(() => this.attach(worker));
+    this.ctx.pool.acquire().then(
+      (w) => this.enqueue(() => this.attach(w as WorkerHandle)),
+      (err) => this.enqueue(() => this.noWorker(err)),
+    );
+  }
+
+  deliverQuestion(question: Question): void {
+    this.enqueue(async () => {
+      if (this.state === "parked") return this.ctx.activate(this.runId);
+      if (!this.holdsWorker() || this.state === "stopping") return;
+      this.send({
+        type: "question.settled",
+        runId: this.runId,
+        questionId: question.id,
+        outcome: question.status === "pending" ? "cancelled" : question.status,
+        value: question.answer,
+        feedback: question.feedback,
+      });
+      if (this.state !== "parking") await this.syncWaiting();
+    });
+  }
+
+  deliverCall(child: Run, seq: number): void {
+    this.enqueue(async () => {
+      if (this.state === "parked") return this.ctx.activate(this.runId);
+      if (!this.holdsWorker() || this.state === "stopping") return;
+      this.send({
+        type: "call.settled",
+        runId: this.runId,
+        seq,
+        childRunId: child.id,
+        status: child.status as FinalRunStatus,
+        result: (child.result ?? null) as JsonValue,
+        error: child.error,
+      });
+      if (this.state !== "parking") await this.syncWaiting();
+    });
+  }
+
+  /** Ends the run (cancelled, or failed for a reason of the server's); resolves when it has ended or parked first. */
+  stop(reason: string, status: StopIntent["status"] = "cancelled"): Promise<RunEnd> {
+    this.enqueue(() => this.interrupt({ status, reason, byStop: status === "cancelled" }));
+    return this.ended;
+  }
+
+  /** Lets go of the worker now if the run only waits (workers are wanted elsewhere). */
+  parkNow(): void {
+    this.enqueue(() => this.park());
+  }
+
+  /** Server shutdown: let go of everything without ending the run; the next start resumes it. */
+  detach(): void {
+    this.closed = true;
+    this.clearTimers();
+    this.unlisten();
+  }
+
+  // ---- the chain -----------------------------------------------------------------------------
+
+  private enqueue(work: () => Promise<void> | void): void {
+    this.chain = this.chain
+      .then(() => (this.closed ? undefined : work()))
+      .catch((err) => console.error(`[runs] ${this.runId}: ${this.state}:`, err));
+  }
+
+  private move(to: RunState): void {
+    if (this.state === to) return;
+    if (!canMove(this.state, to)) throw new IllegalTransition(this.runId, this.state, to);
+    this.state = to;
+    if (to === "waiting") this.waitingSince = this.ctx.clock.now();
+  }
+
+  private holdsWorker(): boolean {
+    return this.worker !== undefined && (this.state === "working" || this.state === "waiting" || this.state === "parking" || this.state === "stopping");
+  }
+
+  private send(message: ParentToChild): boolean {
+    return this.worker?.send(message) ?? false;
+  }
+
+  private readonly onMessage = (message: ChildToParent) => {
+    if ("runId" in message && message.runId !== this.runId) return;
+    this.enqueue(() => this.handleMessage(message));
+  };
+
+  private readonly onExit = (exit: WorkerExit) => this.enqueue(() => this.workerLost(exit));
+
+  private listen(worker: WorkerHandle) {
+    this.worker = worker;
+    worker.on("message", this.onMessage);
+    worker.on("exit", this.onExit);
+  }
+
+  private unlisten(): WorkerHandle | undefined {
+    const worker = this.worker;
+    worker?.off("message", this.onMessage);
+    worker?.off("exit", this.onExit);
+    this.worker = undefined;
+    return worker;
+  }
+
+  // ---- starting ------------------------------------------------------------------------------
+
+  private async attach(worker: WorkerHandle): Promise<void> {
+    if (this.state !== "starting") return this.ctx.pool.release(worker);
+    const run = await this.ctx.store.find(this.runId);
+    if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
+      this.ctx.pool.release(worker);
+      return this.end({ how: "finished", status: (run?.status as FinalRunStatus | undefined) ?? "cancelled", byStop: false });
+    }
+    this.run = run;
+    this.activeBase = run.activeMs;
+    if (!this.ctx.hasFunction(run.functionName)) {
+      this.ctx.pool.release(worker);
+      return this.finalize(
+        { status: "failed", error: `It cannot be resumed: no agent function named "${run.functionName}" exists any more.` },
+        { by: "restart", questionStatus: "expired" },
+      );
+    }
+    const journal = await this.ctx.store.loadJournal(this.runId);
+    await this.ctx.store.markAttempt(this.runId);
+    this.listen(worker);
+    this.move("working");
+    this.startClock();
+    const sent = this.send({
+      type: "run.start",
+      runId: run.id,
+      sessionId: run.sessionId,
+      functionName: run.functionName,
+      input: run.input ?? null,
+      canAsk: run.canAsk,
+      journal,
+    });
+    if (!sent) return this.workerLost(worker.exitInfo ?? { code: null, signal: null });
+    await this.syncWaiting();
+  }
+
+  private async noWorker(err: unknown): Promise<void> {
+    if (this.state !== "starting") return;
+    const detail = (err as { detail?: string }).detail;
+    console.error(`[runs] no worker for run ${this.runId}:`, detail ?? err);
+    const message = err instanceof Error && err.name === "WorkerStartError" ? err.message : "No worker process could be started.";
+    await this.finalize({ status: "failed", error: message }, { by: "run_end" });
+  }
+
+  // ---- working and waiting -------------------------------------------------------------------
+
+  private async handleMessage(message: ChildToParent): Promise<void> {
+    if (!this.holdsWorker()) return;
+    const { store, questions, sessions } = this.ctx;
+    switch (message.type) {
+      case "question.ask": {
+        if (this.state === "stopping") {
+          this.send({ type: "question.settled", runId: this.runId, questionId: message.questionId, outcome: "cancelled", value: null, feedback: "The run is stopping." });
+          return;
+        }
+        try {
+          await questions.create({
+            id: message.questionId,
+            run: { id: this.runId, sessionId: this.run.sessionId, functionName: this.run.functionName, policy: this.run.policy },
+            seq: message.seq,
+            digest: message.digest,
+            spec: message.spec,
+          });
+        } catch (err) {
+          const error = AppError.from(err);
+          if (error.code === "internal") console.error(`[runs] could not store a question of ${this.runId}`, err);
+          this.send({ type: "question.refused", runId: this.runId, questionId: message.questionId, error: error.toWire() });
+          return;
+        }
+        if (this.state !== "parking") await this.syncWaiting();
+        return;
+      }
+      case "run.say":
+        await sessions.addMessage({
+          sessionId: this.run.sessionId,
+          runId: this.runId,
+          role: "agent",
+          text: message.text,
+          alongWith: (tx) => store.recordSay(tx, { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest }),
+        });
+        return;
+      case "step.record":
+        await store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output });
+        return;
+      case "run.call":
+        await this.ctx.startChild(this.run, message);
+        if (this.state !== "parking" && this.state !== "stopping") await this.syncWaiting();
+        return;
+      case "run.progress":
+        if (await store.setProgress(this.runId, message.text)) await this.publish();
+        return;
+      case "run.parked":
+        return this.parked(message.parked);
+      case "run.finished":
+        return this.workerFinished(message);
+      case "worker.ready":
+        return;
+    }
+  }
+
+  /** Matches the state (and the stored status) to what the run waits for. */
+  private async syncWaiting(): Promise<void> {
+    const [ownQuestions, blocked] = await Promise.all([this.ctx.store.hasPendingQuestions(this.runId), this.ctx.store.isBlocked(this.runId)]);
+    if (await this.ctx.store.setWaiting(this.runId, ownQuestions)) await this.publish();
+    if (this.state !== "working" && this.state !== "waiting" && this.state !== "parking") return;
+    if (blocked) {
+      if (this.state !== "waiting") {
+        this.move("waiting");
+        await this.pauseClock();
+      }
+      this.schedulePark();
+    } else if (this.state !== "working") {
+      this.move("working");
+      this.ctx.clock.clearTimeout(this.timers.park);
+      this.startClock();
+    }
+  }
+
+  private schedulePark(): void {
+    this.ctx.clock.clearTimeout(this.timers.park);
+    if (this.ctx.workersWanted()) return this.parkNow();
+    this.timers.park = this.ctx.clock.setTimeout(() => this.parkNow(), this.ctx.parkAfterMs);
+  }
+
+  private park(): void {
+    if (this.state !== "waiting") return;
+    this.ctx.clock.clearTimeout(this.timers.park);
+    this.move("parking");
+    if (!this.send({ type: "run.park", runId: this.runId })) this.enqueue(() => this.workerLost(this.worker?.exitInfo ?? { code: null, signal: null }));
+  }
+
+  private async parked(parked: boolean): Promise<void> {
+    if (this.state === "stopping") {
+      // The worker let go of the run before it saw the cancel: nothing runs it now.
+      if (parked) await this.finishWithoutWorker();
+      return;
+    }
+    if (this.state !== "parking") return;
+    if (!parked) {
+      // A step was in flight: it stays, and parks when it next only waits.
+      this.move("working");
+      return this.syncWaiting();
+    }
+    const worker = this.unlisten()!;
+    await this.ctx.store.setProgress(this.runId, null);
+    if (await this.ctx.store.isBlocked(this.runId)) {
+      this.move("parked");
+      this.ctx.pool.release(worker);
+      return this.end({ how: "parked" });
+    }
+    // An answer landed while the worker let go: replay at once, in the same worker.
+    this.move("starting");
+    return this.attach(worker);
+  }
+
+  private async workerFinished(message: RunFinishedMessage): Promise<void> {
+    const worker = this.unlisten()!;
+    const { error } = message;
+    if (error && message.status === "failed") {
+      const detail = (error as { detail?: string }).detail;
+      console.error(`[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${detail ?? error.message}`);
+    }
+    const intent = this.stopIntent;
+    let outcome: FinalOutcome;
+    let byStop = false;
+    if (message.status === "succeeded") {
+      // The function returned: its work is done, whatever arrived meanwhile.
+      outcome = { status: "succeeded", result: message.result ?? null };
+    } else if (intent) {
+      outcome = { status: intent.status, error: intent.reason };
+      byStop = intent.byStop;
+    } else {
+      outcome = { status: message.status, error: error?.message ?? (message.status === "cancelled" ? "Stopped." : "Unknown error") };
+    }
+    await this.finalize(outcome, { by: byStop ? "stop" : "run_end", byStop });
+    this.ctx.pool.release(worker);
+  }
+
+  private async workerLost(exit: WorkerExit): Promise<void> {
+    if (this.closed || this.state === "finished" || this.state === "parked" || this.state === "starting") return;
+    this.unlisten();
+    const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+    if (this.state === "stopping") {
+      const intent = this.stopIntent!;
+      return this.finalize(
+        { status: intent.status, error: `${intent.reason} The worker did not end in time and was killed (${how}).` },
+        { by: intent.byStop ? "stop" : "run_end", byStop: intent.byStop },
+      );
+    }
+    await this.pauseClock();
+    this.ctx.clock.clearTimeout(this.timers.park);
+    if (this.state === "working") this.losses++;
+    if (this.losses > this.ctx.maxWorkerLosses) {
+      return this.finalize(
+        { status: "failed", error: `Its worker process ended unexpectedly ${this.losses} times (last: ${how}); it was not tried again.` },
+        { by: "worker_exit", questionStatus: "expired" },
+      );
+    }
+    console.error(`[runs] run ${this.runId} lost its worker (${how}) while ${this.state}; resuming it from its journal`);
+    if (this.state !== "working" && (await this.ctx.store.isBlocked(this.runId))) {
+      // It only waited: nothing was lost, and it stays parked until its answer arrives.
+      this.move("parked");
+      return this.end({ how: "parked" });
+    }
+    this.move("starting");
+    this.begin();
+  }
+
+  // ---- stopping and ending -------------------------------------------------------------------
+
+  private async interrupt(intent: StopIntent): Promise<void> {
+    if (this.state === "finished" || this.state === "parked" || this.state === "stopping") return;
+    if (this.state === "starting") {
+      // No worker has the run: it ends here (a worker that arrives later is released).
+      return this.finalize({ status: intent.status, error: intent.reason }, { by: intent.byStop ? "stop" : "run_end", byStop: intent.byStop });
+    }
+    this.stopIntent = intent;
+    this.move("stopping");
+    this.ctx.clock.clearTimeout(this.timers.park);
+    await this.pauseClock();
+    await this.ctx.questions.closeForRun({ runId: this.runId, status: "cancelled", by: "stop", feedback: intent.reason });
+    if (!this.send({ type: "run.cancel", runId: this.runId, reason: intent.reason })) {
+      return this.finishWithoutWorker();
+    }
+    const worker = this.worker!;
+    this.timers.grace = this.ctx.clock.setTimeout(() => worker.kill("SIGKILL"), this.ctx.stopGraceMs);
+  }
+
+  private async finishWithoutWorker(): Promise<void> {
+    const intent = this.stopIntent!;
+    const worker = this.unlisten();
+    await this.finalize({ status: intent.status, error: intent.reason }, { by: intent.byStop ? "stop" : "run_end", byStop: intent.byStop });
+    if (worker?.alive) this.ctx.pool.release(worker);
+  }
+
+  /** Decides the run's final state, once. */
+  private async finalize(outcome: FinalOutcome, { by, byStop = false, questionStatus = "cancelled" }: { by: Closer; byStop?: boolean; questionStatus?: "cancelled" | "expired" }): Promise<void> {
+    if (this.state === "finished" || this.state === "parked") return;
+    this.move("finished");
+    this.clearTimers();
+    await this.pauseClock();
+    const { store, questions } = this.ctx;
+    await questions.closeForRun({ runId: this.runId, status: questionStatus, by, feedback: outcome.error ?? null });
+    const changed = await store.finish(this.runId, outcome);
+    const run = await store.get(this.runId);
+    if (changed) {
+      this.ctx.events.emit("run.updated", run);
+      await this.ctx.finished(run, byStop);
+    }
+    this.end({ how: "finished", status: run.status as FinalRunStatus, byStop: changed && byStop });
+  }
+
+  private end(end: RunEnd): void {
+    if (end.how === "finished") this.state = "finished";
+    this.clearTimers();
+    this.ctx.left(this);
+    this.resolveEnd(end);
+  }
+
+  // ---- execution time ------------------------------------------------------------------------
+
+  private startClock(): void {
+    if (this.activeSince !== null || !this.run) return;
+    this.activeSince = this.ctx.clock.now();
+    const left = this.run.policy.maxActiveMs - this.activeBase;
+    this.timers.budget = this.ctx.clock.setTimeout(() => {
+      const seconds = Math.round(this.run.policy.maxActiveMs / 100) / 10;
+      this.enqueue(() =>
+        this.interrupt({ status: "failed", byStop: false, reason: `It ran for more than its execution time limit of ${seconds} s (time waiting for a person is not counted).` }),
+      );
+    }, Math.max(0, left));
+  }
+
+  private async pauseClock(): Promise<void> {
+    if (this.activeSince === null) return;
+    this.ctx.clock.clearTimeout(this.timers.budget);
+    const elapsed = this.ctx.clock.now() - this.activeSince;
+    this.activeSince = null;
+    this.activeBase += elapsed;
+    await this.ctx.store.addActiveMs(this.runId, elapsed);
+  }
+
+  private clearTimers(): void {
+    for (const timer of Object.values(this.timers)) this.ctx.clock.clearTimeout(timer);
+    this.timers = {};
+  }
+
+  private async publish(): Promise<void> {
+    this.ctx.events.emit("run.updated", await this.ctx.store.get(this.runId));
+  }
+}
