@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChildToParentSchema, ParentToChildSchema } from "./ipc";
-import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "./question";
+import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "./commands";
 import { SessionJoinCommandSchema } from "./socket";
 
 const spec = { kind: "question", prompt: "Which?", options: ["a", "b"], timeoutMs: 1000 };

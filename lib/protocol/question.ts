@@ -87,54 +87,12 @@ export const QuestionSchema = z.object({
 });
 export type Question = z.infer<typeof QuestionSchema>;
 
-/** Optional on every command: the same commandId repeated returns the first receipt. */
-export const CommandIdSchema = z.string().trim().min(1).max(200);
-
-export const QuestionReplyCommandSchema = z.object({
-  id: z.string().min(1),
-  /** A string, a list of strings for multi, a boolean for a confirm, or JSON for a reply schema. */
-  value: z.unknown().refine((v) => v !== undefined, "value is required"),
-  commandId: CommandIdSchema.optional(),
-  digest: z.string().min(1).optional(),
-});
-export type QuestionReplyCommand = z.infer<typeof QuestionReplyCommandSchema>;
-
-export const QuestionRejectCommandSchema = z.object({
-  id: z.string().min(1),
-  message: z.string().max(MAX_ANSWER_CHARS).optional(),
-  commandId: CommandIdSchema.optional(),
-  digest: z.string().min(1).optional(),
-});
-export type QuestionRejectCommand = z.infer<typeof QuestionRejectCommandSchema>;
-
-/**
- * The result of a reply or a reject. The winner gets `answered` / `declined`;
- * anyone later gets `already_answered` (someone settled it) or `already_closed`
- * (it timed out, was cancelled or expired); a reply naming a digest that is not the
- * question's gets `stale_target`; a reply recorded while no server runs gets `queued`.
- */
-export const ReplyOutcomeSchema = z.enum(["answered", "declined", "already_answered", "already_closed", "stale_target", "queued"]);
-export type ReplyOutcome = z.infer<typeof ReplyOutcomeSchema>;
-
-export const CommandKindSchema = z.enum(["send_input", "reject_input", "start_run", "resume"]);
-export type CommandKind = z.infer<typeof CommandKindSchema>;
-
-/** What a command did, so no caller has to infer it from a status code. */
-export const ReceiptSchema = z.object({
-  commandId: z.string(),
-  kind: CommandKindSchema,
-  record_state: z.literal("durably_recorded"),
-  /** applied: it took effect; queued: recorded, the server applies it when it runs; target_closed: its target had closed or changed. */
-  apply_state: z.enum(["applied", "queued", "rejected", "target_closed"]),
-  /** start_run and resume: the run. */
-  runId: z.string().optional(),
-  /** rejected: why. */
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
-});
-export type Receipt = z.infer<typeof ReceiptSchema>;
-
-export const ReplyReceiptSchema = ReceiptSchema.extend({
-  outcome: ReplyOutcomeSchema,
-  question: QuestionSchema,
-});
-export type ReplyReceipt = z.infer<typeof ReplyReceiptSchema>;
+// Commands and receipts live in ./commands (the one command contract); these names stay importable from here.
+export type {
+  CommandKind,
+  QuestionRejectCommand,
+  QuestionReplyCommand,
+  Receipt,
+  ReplyOutcome,
+  ReplyReceipt,
+} from "./commands";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { RunPolicySchema } from "./policy";
-import { CommandIdSchema, MAX_ANSWER_CHARS } from "./question";
+
+// Command bodies (reply, reject, start run, resume, stop) are declared in ./commands.
 
 /** Above the largest reply a policy allows (1 MiB), so replies meet their own typed limit first. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -10,20 +10,7 @@ export const CreateSessionBodySchema = z.object({ title: z.string().trim().min(1
 export const PostMessageBodySchema = z.object({
   text: z.string().trim().min(1, "A message needs text").max(MAX_MESSAGE_CHARS),
 });
-export const StartRunBodySchema = z.object({
-  function: z.string().min(1),
-  input: z.unknown().optional(),
-  policy: RunPolicySchema.partial().optional(),
-  commandId: CommandIdSchema.optional(),
-});
-export const ReplyBodySchema = z.object({
-  value: z.unknown().refine((v) => v !== undefined, "value is required"),
-  commandId: CommandIdSchema.optional(),
-  digest: z.string().min(1).optional(),
-});
-export const RejectBodySchema = z.object({
-  message: z.string().max(MAX_ANSWER_CHARS).optional(),
-  commandId: CommandIdSchema.optional(),
-  digest: z.string().min(1).optional(),
-});
-export const QuestionsQuerySchema = z.object({ session_id: z.string().min(1, "session_id is required") });
+/** `GET /api/questions`: a session's pending questions, or one question (any state) by its run and pending id. */
+export const QuestionsQuerySchema = z
+  .object({ session_id: z.string().min(1).optional(), run_id: z.string().min(1).optional(), pending_id: z.string().min(1).optional() })
+  .refine((q) => q.session_id !== undefined || (q.run_id !== undefined && q.pending_id !== undefined), "session_id (or run_id and pending_id) is required");

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { WireErrorSchema, type WireError } from "./errors";
 import type { Message, Run, Session, SessionSnapshot } from "./entities";
-import type { Question, ReplyReceipt } from "./question";
+import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "./commands";
+import type { Question } from "./question";
 
 export const SessionJoinCommandSchema = z.object({ sessionId: z.string().min(1) });
 export type SessionJoinCommand = z.infer<typeof SessionJoinCommandSchema>;
@@ -24,12 +25,12 @@ export interface ServerToClientEvents {
   "session.updated": (session: Session) => void;
 }
 
-/** Client → server. Commands, named in the present tense; each answers through its ack. */
+/** Client → server. Commands, named in the present tense; each answers through its ack. The server parses every payload again. */
 export interface ClientToServerEvents {
-  "session.join": (payload: unknown, ack: (res: Ack<SessionSnapshot>) => void) => void;
-  "session.leave": (payload: unknown, ack?: (res: Ack<null>) => void) => void;
-  "question.reply": (payload: unknown, ack: (res: Ack<ReplyReceipt>) => void) => void;
-  "question.reject": (payload: unknown, ack: (res: Ack<ReplyReceipt>) => void) => void;
+  "session.join": (payload: SessionJoinCommand, ack: (res: Ack<SessionSnapshot>) => void) => void;
+  "session.leave": (payload: SessionJoinCommand, ack?: (res: Ack<null>) => void) => void;
+  "question.reply": (payload: QuestionReplyCommand, ack: (res: Ack<ReplyReceipt>) => void) => void;
+  "question.reject": (payload: QuestionRejectCommand, ack: (res: Ack<ReplyReceipt>) => void) => void;
 }
 
 export const SOCKET_PATH = "/socket.io";

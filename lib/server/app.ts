@@ -1,9 +1,10 @@
 import path from "node:path";
-import { ACTIVE_RUN_STATUSES, type AgentFunctionInfo, type Run } from "../protocol/entities";
+import type { AgentFunctionInfo, Run } from "../protocol/entities";
 import { AppError } from "../protocol/errors";
-import type { Receipt } from "../protocol/question";
 import { agentFunctions, CHAT_FUNCTION, findAgentFunction } from "../../workers/functions";
 import { createCommandService } from "./commands/command-service";
+import { createInbox } from "./commands/inbox";
+import { createResume } from "./commands/resume";
 import { createDb, type Db } from "./db/client";
 import { migrateSqlite } from "./db/migrate";
 import { DomainEvents } from "./events";
@@ -54,54 +55,15 @@ export async function createParley(config: ParleyConfig) {
   events.on("question.asked", publishSession);
   events.on("question.closed", publishSession);
 
+  const resume = createResume({ commands, runs });
+  const inbox = createInbox({ commands, questions, resume, stop: runs.stopRun, pollMs: config.inboxPollMs });
   /** Applies commands that the CLI recorded in the database, in the order they were recorded. */
-  async function applyInbox(): Promise<number> {
-    const queued = await commands.listQueued();
-    for (const cmd of queued) {
-      const payload = cmd.payload as { questionId?: string; runId?: string; value?: unknown; message?: string | null; digest?: string | null };
-      try {
-        if (cmd.kind === "send_input") {
-          await questions.reply({ id: payload.questionId!, value: payload.value, digest: payload.digest ?? undefined, commandId: cmd.id, by: "cli" });
-        } else if (cmd.kind === "reject_input") {
-          await questions.reject({ id: payload.questionId!, message: payload.message ?? undefined, digest: payload.digest ?? undefined, commandId: cmd.id, by: "cli" });
-        } else if (cmd.kind === "resume") {
-          await resume({ runId: payload.runId!, commandId: cmd.id });
-        } else {
-          throw new AppError("bad_request", `Commands of kind ${cmd.kind} cannot be queued.`);
-        }
-      } catch (err) {
-        const error = AppError.from(err);
-        if (error.code === "internal") console.error(`[inbox] command ${cmd.id} failed`, err);
-        await commands.markRejected({ commandId: cmd.id, kind: cmd.kind, error: { code: error.code, message: error.message } });
-      }
-    }
-    return queued.length;
-  }
-
-  /** Resumes a run that is active but not in a worker (e.g. after a restart or a failed resume). */
-  async function resume({ runId, commandId }: { runId: string; commandId?: string }): Promise<Receipt> {
-    return commands.run<Receipt>({ commandId, kind: "resume", payload: { runId } }, async ({ commandId: cid, record }) => {
-      const run = await runs.getRun({ id: runId });
-      const applies = ACTIVE_RUN_STATUSES.includes(run.status);
-      const receipt: Receipt = { commandId: cid, kind: "resume", record_state: "durably_recorded", apply_state: applies ? "applied" : "target_closed", runId };
-      await db.$transaction((tx) => record(tx, receipt));
-      if (applies) void runs.activate(runId);
-      return receipt;
-    });
-  }
+  const applyInbox = inbox.applyOnce;
 
   const recovered = await runs.recoverAfterRestart();
   const applied = await applyInbox();
   pool.warm();
-  let inboxBusy = false;
-  const inboxTimer = setInterval(() => {
-    if (inboxBusy) return;
-    inboxBusy = true;
-    applyInbox()
-      .catch((err) => console.error("[inbox] failed", err))
-      .finally(() => (inboxBusy = false));
-  }, config.inboxPollMs ?? 1_000);
-  inboxTimer.unref();
+  inbox.start();
 
   return {
     db,
@@ -134,7 +96,7 @@ export async function createParley(config: ParleyConfig) {
     },
 
     async close(): Promise<void> {
-      clearInterval(inboxTimer);
+      await inbox.stop();
       runs.detachAll();
       questions.dispose();
       await pool.shutdown();

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
+import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
-import type { CommandKind, Receipt } from "../../protocol/question";
 import type { Db, Tx } from "../db/client";
 
 export interface CommandInput {
@@ -10,8 +10,20 @@ export interface CommandInput {
   payload: unknown;
 }
 
-/** What an apply step hands back: the receipt, and whether to store it as applied or as queued. */
-export type Apply<R extends Receipt> = (ctx: { commandId: string; record: (tx: Tx, receipt: R) => Promise<void> }) => Promise<R>;
+export interface ApplyContext<R extends Receipt> {
+  commandId: string;
+  /**
+   * Stores the receipt inside the transaction that makes the command's change. When a twin of the
+   * command got there first it throws, which rolls that transaction back; `run` then answers with
+   * the twin's receipt.
+   */
+  record: (tx: Tx, receipt: R) => Promise<void>;
+  /** `record` in a transaction of its own, for a command whose change is not in the database (or that changes nothing). */
+  commit: (receipt: R) => Promise<void>;
+}
+
+/** Applies a command and returns its receipt, stored through `record` or `commit`. */
+export type Apply<R extends Receipt> = (ctx: ApplyContext<R>) => Promise<R>;
 
 export function payloadDigest(kind: CommandKind, payload: unknown): string {
   return createHash("sha256").update(canonicalJson({ kind, payload })).digest("hex");
@@ -21,57 +33,76 @@ function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
 }
 
+/** Thrown inside an applying transaction when another applier claimed the queued command first. */
+class ClaimedByTwin extends Error {}
+
+type Stored<R> = { state: "queued" | "done"; receipt: R };
+
 /**
  * Idempotent commands. The same commandId with the same payload returns the first receipt
  * (even after its target has closed); the same id with another payload is refused (409).
- * `apply` stores the receipt through `record` inside the transaction that makes its change,
- * so a command is never applied without its receipt, or recorded without being applied.
+ * The command's row is written in the transaction that applies it — created on its unique id,
+ * or, for a queued command, claimed with `WHERE applyState = 'queued'` — so of any number of
+ * concurrent twins exactly one applies, and the others roll back and return its receipt.
  */
 export function createCommandService({ db }: { db: Db }) {
-  async function existing<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<R | "queued" | null> {
+  async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
     const row = await db.command.findUnique({ where: { id } });
     if (!row) return null;
     if (row.payloadDigest !== digest || row.kind !== kind) {
       throw new AppError("command_conflict", `The commandId "${id}" was already used for a different ${row.kind} command.`);
     }
-    if (row.applyState === "queued") return "queued";
-    return JSON.parse(row.receipt!) as R;
+    return { state: row.applyState === "queued" ? "queued" : "done", receipt: JSON.parse(row.receipt!) as R };
+  }
+
+  async function getReceipt<R extends Receipt = Receipt>({ commandId }: { commandId: string }): Promise<R | null> {
+    const row = await db.command.findUnique({ where: { id: commandId } });
+    return row?.receipt ? (JSON.parse(row.receipt) as R) : null;
   }
 
   return {
     async run<R extends Receipt>({ commandId, kind, payload }: CommandInput, apply: Apply<R>): Promise<R> {
       const id = commandId ?? randomUUID();
       const digest = payloadDigest(kind, payload);
-      if (commandId) {
-        const found = await existing<R>(id, digest, kind);
-        if (found && found !== "queued") return found;
-      }
-      const record = async (tx: Tx, receipt: R) => {
-        const data = { kind, payloadDigest: digest, payload: JSON.stringify(payload), applyState: receipt.apply_state, receipt: JSON.stringify(receipt), appliedAt: new Date() };
-        await tx.command.upsert({ where: { id }, create: { id, ...data }, update: data });
-      };
-      try {
-        return await apply({ commandId: id, record });
-      } catch (err) {
-        // A concurrent twin of this command got there first: answer with its receipt.
-        if (commandId && isUniqueViolation(err)) {
-          const found = await existing<R>(id, digest, kind);
-          if (found && found !== "queued") return found;
+      // A twin may commit between our read and our write; each lost race is answered by re-reading.
+      for (let attempt = 1; ; attempt++) {
+        const found = commandId ? await stored<R>(id, digest, kind) : null;
+        if (found?.state === "done") return found.receipt;
+        const claimQueued = found?.state === "queued";
+        const record = async (tx: Tx, receipt: R) => {
+          const data = { applyState: receipt.apply_state, receipt: JSON.stringify(receipt), appliedAt: new Date() };
+          if (claimQueued) {
+            const { count } = await tx.command.updateMany({ where: { id, applyState: "queued" }, data });
+            if (count !== 1) throw new ClaimedByTwin();
+          } else {
+            await tx.command.create({ data: { id, kind, payloadDigest: digest, payload: JSON.stringify(payload), ...data } });
+          }
+        };
+        const commit = (receipt: R) => db.$transaction((tx: Tx) => record(tx, receipt));
+        try {
+          return await apply({ commandId: id, record, commit });
+        } catch (err) {
+          const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await db.command.count({ where: { id } })) > 0);
+          if (!lostToTwin || attempt >= 3) throw err;
         }
-        throw err;
       }
     },
 
-    /** Records a command to apply later (the CLI while no server runs). */
-    async enqueue({ commandId, kind, payload }: CommandInput & { commandId: string }, queuedReceipt: Receipt): Promise<Receipt> {
+    /** Records a command to apply later (the CLI while no server runs); a twin gets the stored receipt. */
+    async enqueue<R extends Receipt>({ commandId, kind, payload }: CommandInput & { commandId: string }, queuedReceipt: R): Promise<R> {
       const digest = payloadDigest(kind, payload);
-      const found = await existing<Receipt>(commandId, digest, kind);
-      if (found === "queued") return queuedReceipt;
-      if (found) return found;
-      await db.command.create({
-        data: { id: commandId, kind, payloadDigest: digest, payload: JSON.stringify(payload), applyState: "queued", receipt: JSON.stringify(queuedReceipt) },
-      });
-      return queuedReceipt;
+      const found = await stored<R>(commandId, digest, kind);
+      if (found) return found.receipt;
+      try {
+        await db.command.create({
+          data: { id: commandId, kind, payloadDigest: digest, payload: JSON.stringify(payload), applyState: "queued", receipt: JSON.stringify(queuedReceipt) },
+        });
+        return queuedReceipt;
+      } catch (err) {
+        const twin = isUniqueViolation(err) ? await stored<R>(commandId, digest, kind) : null;
+        if (twin) return twin.receipt;
+        throw err;
+      }
     },
 
     async listQueued(): Promise<Array<{ id: string; kind: CommandKind; payload: unknown }>> {
@@ -79,17 +110,20 @@ export function createCommandService({ db }: { db: Db }) {
       return rows.map((r) => ({ id: r.id, kind: r.kind as CommandKind, payload: JSON.parse(r.payload) }));
     },
 
-    /** A queued command that cannot be applied: its receipt says why, and it is not tried again. */
+    /**
+     * A queued command that can never be applied: its receipt says why, and it is not tried again.
+     * Returns the stored receipt, which is another applier's when it applied the command first.
+     */
     async markRejected({ commandId, kind, error }: { commandId: string; kind: CommandKind; error: { code: string; message: string } }): Promise<Receipt> {
-      const receipt: Receipt = { commandId, kind, record_state: "durably_recorded", apply_state: "rejected", error };
-      await db.command.update({ where: { id: commandId }, data: { applyState: "rejected", receipt: JSON.stringify(receipt), appliedAt: new Date() } });
-      return receipt;
+      const receipt = buildReceipt<Receipt>({ commandId, kind, apply_state: "rejected", error });
+      const { count } = await db.command.updateMany({
+        where: { id: commandId, applyState: "queued" },
+        data: { applyState: "rejected", receipt: JSON.stringify(receipt), appliedAt: new Date() },
+      });
+      return count === 1 ? receipt : ((await getReceipt({ commandId })) ?? receipt);
     },
 
-    async getReceipt({ commandId }: { commandId: string }): Promise<Receipt | null> {
-      const row = await db.command.findUnique({ where: { id: commandId } });
-      return row?.receipt ? (JSON.parse(row.receipt) as Receipt) : null;
-    },
+    getReceipt,
   };
 }
 

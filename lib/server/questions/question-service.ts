@@ -2,7 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { AppError } from "../../protocol/errors";
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import { canonicalJson } from "../../protocol/plain-json";
-import type { JsonValue, Question, QuestionOutcome, QuestionSpec, ReplyReceipt } from "../../protocol/question";
+import { buildReceipt, commandPayload, type ReplyReceipt } from "../../protocol/commands";
+import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import type { CommandService } from "../commands/command-service";
 import type { Db, Tx } from "../db/client";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
@@ -95,32 +96,27 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     return question;
   }
 
-  type Kind = "send_input" | "reject_input";
+  type Kind = ReplyReceipt["kind"];
 
   /** Replies and declines: idempotent by commandId, guarded by the digest, claim-once. */
   function personalSettle(
     kind: Kind,
-    { id, commandId, digest, by, payload }: { id: string; commandId?: string; digest?: string; by: Closer; payload: Record<string, unknown> },
+    { id, commandId, by, payload }: { id: string; commandId?: string; by: Closer; payload: { digest: string | null } },
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
   ): Promise<ReplyReceipt> {
-    return commands.run<ReplyReceipt>({ commandId, kind, payload: { questionId: id, digest: digest ?? null, ...payload } }, async ({ commandId: cid, record }) => {
-      const receipt = (apply_state: ReplyReceipt["apply_state"], outcome: ReplyReceipt["outcome"], question: Question): ReplyReceipt => ({
-        commandId: cid,
-        kind,
-        record_state: "durably_recorded",
-        apply_state,
-        outcome,
-        question,
-      });
+    const { digest } = payload;
+    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, commit }) => {
+      const receipt = (apply_state: ReplyReceipt["apply_state"], outcome: ReplyReceipt["outcome"], question: Question) =>
+        buildReceipt<ReplyReceipt>({ commandId: cid, kind, apply_state, outcome, question });
       const late = async (question: Question): Promise<ReplyReceipt> => {
         const outcome = question.status === "pending" ? "stale_target" : question.status === "answered" || question.status === "declined" ? "already_answered" : "already_closed";
         const r = receipt("target_closed", outcome, question);
-        await db.$transaction((tx) => record(tx, r));
+        await commit(r);
         return r;
       };
 
       const current = await getQuestion({ id });
-      if (current.status !== "pending" || (digest !== undefined && digest !== current.targetDigest)) return late(current);
+      if (current.status !== "pending" || (digest !== null && digest !== current.targetDigest)) return late(current);
       const { status, answer, feedback } = decide(current, await policyOf(current.runId));
 
       const won = await db.$transaction(async (tx: Tx) => {
@@ -191,16 +187,18 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       validateReply(question, await policyOf(question.runId), value);
     },
 
-    reply({ id, value, commandId, digest, by }: { id: string; value: unknown; commandId?: string; digest?: string; by: Closer }): Promise<ReplyReceipt> {
-      return personalSettle("send_input", { id, commandId, digest, by, payload: { value } }, (question, policy) => ({
+    reply({ id, value, commandId, digest, by }: { id: string; value: unknown; commandId?: string; digest?: string | null; by: Closer }): Promise<ReplyReceipt> {
+      const payload = commandPayload("send_input", { questionId: id, value, digest });
+      return personalSettle("send_input", { id, commandId, by, payload }, (question, policy) => ({
         status: "answered",
         answer: validateReply(question, policy, value),
         feedback: null,
       }));
     },
 
-    reject({ id, message, commandId, digest, by }: { id: string; message?: string; commandId?: string; digest?: string; by: Closer }): Promise<ReplyReceipt> {
-      return personalSettle("reject_input", { id, commandId, digest, by, payload: { message: message ?? null } }, () => ({
+    reject({ id, message, commandId, digest, by }: { id: string; message?: string | null; commandId?: string; digest?: string | null; by: Closer }): Promise<ReplyReceipt> {
+      const payload = commandPayload("reject_input", { questionId: id, message, digest });
+      return personalSettle("reject_input", { id, commandId, by, payload }, () => ({
         status: "declined",
         answer: null,
         feedback: message?.trim() || null,

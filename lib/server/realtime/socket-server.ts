@@ -1,7 +1,8 @@
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { AppError, parseOrThrow } from "../../protocol/errors";
-import { QuestionRejectCommandSchema, QuestionReplyCommandSchema, type Question } from "../../protocol/question";
+import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../../protocol/commands";
+import type { Question } from "../../protocol/question";
 import {
   SessionJoinCommandSchema,
   SOCKET_PATH,

@@ -1,5 +1,5 @@
 import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
-import { RejectBodySchema } from "@/lib/protocol/rest";
+import { RejectBodySchema } from "@/lib/protocol/commands";
 
 export const dynamic = "force-dynamic";
 

@@ -1,11 +1,10 @@
 import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
-import { CommandIdSchema } from "@/lib/protocol/question";
-import { z } from "zod";
+import { ResumeBodySchema } from "@/lib/protocol/commands";
 
 export const dynamic = "force-dynamic";
 
 /** Loads a run that is active but in no worker (e.g. parked) into a worker, replaying its journal. */
 export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
-  const { commandId } = await readJson(req, z.object({ commandId: CommandIdSchema.optional() }), { optional: true });
+  const { commandId } = await readJson(req, ResumeBodySchema, { optional: true });
   return parley.resume({ runId: one(params.id), commandId });
 });

@@ -1,6 +1,13 @@
-import { jsonRoute, one } from "@/lib/server/http/json-route";
+import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { StopRunBodySchema } from "@/lib/protocol/commands";
 
 export const dynamic = "force-dynamic";
 
-/** Stops the run and answers once it has ended (after at most the grace period). */
-export const POST = jsonRoute<{ id: string }>(async ({ params, parley }) => parley.runs.stopRun({ id: one(params.id) }));
+/**
+ * Stops the run and answers once it has ended (after at most the grace period), with the stop's
+ * receipt (StoppedRun): `outcome` says whether the stop ended it, it finished first, or it had already ended.
+ */
+export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
+  const { commandId } = await readJson(req, StopRunBodySchema, { optional: true });
+  return parley.runs.stopRun({ id: one(params.id), commandId });
+});
