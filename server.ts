@@ -7,10 +7,11 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
-import { createParley } from "./lib/server/app";
+import { openParley } from "./lib/server/app";
 import { loadEnv } from "./lib/server/env";
 import { attachRealtime } from "./lib/server/realtime/socket-server";
 import { setParley } from "./lib/server/registry";
+import { agentFunctions } from "./workers/functions";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Compiled to dist/server.js in production; run from the project root through tsx in development.
@@ -33,7 +34,8 @@ function workerEntry() {
 
 async function main() {
   const started = Date.now();
-  const parley = await createParley({
+  const parley = await openParley({
+    functions: agentFunctions.map(({ name, description }) => ({ name, description })),
     databaseUrl: env.DATABASE_URL,
     migrationsDir: path.join(root, "prisma/migrations"),
     worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS },

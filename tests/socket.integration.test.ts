@@ -87,9 +87,20 @@ describe("three tabs of one session over real sockets", () => {
     const asked = nextEvent(tabs[0]!, "question.asked");
     const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: {} });
     const { id } = await asked;
-    const closed = tabs.map((t) => nextEvent(t, "question.closed"));
+    const closed = tabs.map((t) => nextEvent(t, "question.rejected"));
     await app.parley.runs.stopRun({ id: run.id });
     for (const q of await Promise.all(closed)) expect(q).toMatchObject({ id, status: "cancelled" });
+  });
+
+  it("a timeout retracts the card in every tab with question.rejected, its status saying timed_out", async () => {
+    const session = await app.parley.sessions.createSession();
+    const tabs = await Promise.all([app.client(), app.client()]);
+    for (const tab of tabs) await join(tab, session.id);
+    const asked = nextEvent(tabs[0]!, "question.asked");
+    await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { timeoutMs: 300 } });
+    const { id } = await asked;
+    const retracted = tabs.map((t) => nextEvent(t, "question.rejected"));
+    for (const q of await Promise.all(retracted)) expect(q).toMatchObject({ id, status: "timed_out" });
   });
 
   it("refuses a handshake from another origin and accepts the app's own", async () => {

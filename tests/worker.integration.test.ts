@@ -50,23 +50,44 @@ describe("a real worker process", () => {
     expect(done).toMatchObject({ status: "succeeded", result: { outcome: "answered", value: "fallback" } });
   });
 
-  it("killing the worker mid-question ends the question and fails the run with a reason", async () => {
+  it("a worker killed while its run waits loses nothing: the question stays pending and the answer resumes the run by replay", async () => {
     const session = await app.parley.sessions.createSession();
-    const closed: string[] = [];
-    app.parley.events.on("question.closed", (q) => closed.push(`${q.id}:${q.status}`));
-    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: {} });
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.journal", input: {} });
     const question = await pendingOf(run.id);
+    await waitFor(async () => (await app.parley.runs.getRun({ id: run.id })).status === "waiting_input");
 
-    const pids = await workerPids();
-    for (const pid of pids) process.kill(pid, "SIGKILL");
+    for (const pid of await workerPids()) process.kill(pid, "SIGKILL");
+    await waitFor(() => app.parley.runs.liveCount() === 0);
+    expect(await app.parley.questions.getQuestion({ id: question.id })).toMatchObject({ status: "pending" });
+    expect((await app.parley.runs.getRun({ id: run.id })).status).toBe("waiting_input");
 
+    await app.parley.questions.reply({ id: question.id, value: "red", by: "rest" });
+    const done = await finished(run.id);
+    expect(done).toMatchObject({ status: "succeeded", result: { color: "red" } });
+    const said = (await app.parley.sessions.getSnapshot({ id: session.id })).messages.filter((m) => m.text.startsWith("Token "));
+    expect(said.map((m) => m.text)).toEqual([`Token ${(done.result as { token: string }).token}`]);
+  });
+
+  it("a worker killed while its run works is a fault to recover from: the run is replayed in a new worker and succeeds", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.busy", input: { workMs: 1_500 } });
+    await waitFor(async () => (await app.parley.sessions.getSnapshot({ id: session.id })).messages.some((m) => m.text.startsWith("Token ")));
+
+    for (const pid of await workerPids()) process.kill(pid, "SIGKILL");
+    const done = await finished(run.id);
+    expect(done).toMatchObject({ status: "succeeded", attempts: 2 });
+    const said = (await app.parley.sessions.getSnapshot({ id: session.id })).messages.filter((m) => m.text.startsWith("Token "));
+    expect(said.map((m) => m.text)).toEqual([`Token ${(done.result as { token: string }).token}`]);
+  });
+
+  it("a run that keeps killing its worker is replayed a bounded number of times, then fails with the reason", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.crash" });
     const done = await finished(run.id);
     expect(done.status).toBe("failed");
-    expect(done.error).toMatch(/worker process ended unexpectedly \(signal SIGKILL\)/);
-    expect(await app.parley.questions.getQuestion({ id: question.id })).toMatchObject({ status: "expired", closedBy: "worker_exit" });
-    expect(closed).toEqual([`${question.id}:expired`]);
+    expect(done.error).toMatch(/worker process ended unexpectedly 4 times \(last: signal SIGKILL\)/);
+    expect(done.attempts).toBe(4);
     const snapshot = await app.parley.sessions.getSnapshot({ id: session.id });
-    expect(snapshot.pendingQuestions).toEqual([]);
     expect(snapshot.messages.at(-1)).toMatchObject({ role: "system", text: expect.stringContaining("failed") });
   });
 

@@ -116,7 +116,7 @@ describe("session store", () => {
   });
 
   it("a snapshot of another session drops the previous session's records", () => {
-    const before = apply(joined(), { type: "question.closed", question: question("q1", 1, { status: "cancelled" }) });
+    const before = apply(joined(), { type: "question.rejected", question: question("q1", 1, { status: "cancelled" }) });
     const after = sessionReducer(before, { type: "snapshot", snapshot: snapshot({ session: session({ id: "s2" }) }) });
     expect(after.closed).toEqual([]);
   });
@@ -228,9 +228,9 @@ describe("session store", () => {
   it("a timeout, a cancel or an expiry removes the card and says how it ended", () => {
     const state = apply(
       joined({ pendingQuestions: [question("q1", 1), question("q2", 2), question("q3", 3)] }),
-      { type: "question.closed", question: question("q1", 1, { status: "timed_out", hasDefault: true, default: "12:30" }) },
-      { type: "question.closed", question: question("q2", 2, { status: "cancelled" }) },
-      { type: "question.closed", question: question("q3", 3, { status: "expired" }) },
+      { type: "question.rejected", question: question("q1", 1, { status: "timed_out", hasDefault: true, default: "12:30" }) },
+      { type: "question.rejected", question: question("q2", 2, { status: "cancelled" }) },
+      { type: "question.rejected", question: question("q3", 3, { status: "expired" }) },
     );
     expect(state.pending).toEqual([]);
     expect(state.closed.map(describeClosed)).toEqual(["timed out → default: 12:30", "cancelled", "expired"]);
@@ -257,7 +257,7 @@ describe("session store", () => {
 
   it("only the most recent closed questions are kept", () => {
     const actions: SessionAction[] = Array.from({ length: MAX_CLOSED_RECORDS + 5 }, (_, i) => ({
-      type: "question.closed",
+      type: "question.rejected",
       question: question(`q${i}`, 0, { createdAt: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), status: "cancelled" }),
     }));
     const state = apply(joined(), ...actions);

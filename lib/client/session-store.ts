@@ -16,7 +16,6 @@ export type SessionAction =
   | { type: "question.asked"; question: Question }
   | { type: "question.replied"; question: Question }
   | { type: "question.rejected"; question: Question }
-  | { type: "question.closed"; question: Question }
   | { type: "message.created"; message: Message }
   | { type: "run.updated"; run: Run }
   | { type: "session.updated"; session: Session };
@@ -77,7 +76,6 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
     }
     case "question.replied":
     case "question.rejected":
-    case "question.closed":
       return belongs(state, action.question.sessionId) ? closeQuestion(state, action.question) : state;
     case "message.created":
       return belongs(state, action.message.sessionId) ? { ...state, messages: upsert(state.messages, action.message) } : state;

@@ -19,9 +19,7 @@ const LATE_NOTICE_MS = 3_000;
 const JOIN_RETRY_MS = 3_000;
 
 function retraction(question: Question): SessionAction {
-  if (question.status === "answered") return { type: "question.replied", question };
-  if (question.status === "declined") return { type: "question.rejected", question };
-  return { type: "question.closed", question };
+  return { type: question.status === "answered" ? "question.replied" : "question.rejected", question };
 }
 
 function lateText(receipt: ReplyReceipt): string {
@@ -91,7 +89,6 @@ export function useSession(sessionId: string) {
       listen(socket, "question.asked", (question) => handle({ type: "question.asked", question })),
       listen(socket, "question.replied", (question) => handle({ type: "question.replied", question })),
       listen(socket, "question.rejected", (question) => handle({ type: "question.rejected", question })),
-      listen(socket, "question.closed", (question) => handle({ type: "question.closed", question })),
       listen(socket, "message.created", (message) => handle({ type: "message.created", message })),
       listen(socket, "run.updated", (run) => handle({ type: "run.updated", run })),
       listen(socket, "session.updated", (session) => handle({ type: "session.updated", session })),

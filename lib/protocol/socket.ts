@@ -16,10 +16,8 @@ export interface ServerToClientEvents {
   "question.asked": (question: Question) => void;
   /** The question was answered: retract its card and show the answer. */
   "question.replied": (question: Question) => void;
-  /** The question was declined: retract its card. */
+  /** The question ended without an answer — declined, timed out, cancelled or expired (its `status` says which): retract its card. */
   "question.rejected": (question: Question) => void;
-  /** The question ended without a person's answer (timed out, cancelled, expired): retract its card. */
-  "question.closed": (question: Question) => void;
   "message.created": (message: Message) => void;
   "run.updated": (run: Run) => void;
   "session.updated": (session: Session) => void;

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { AgentFunctionInfo, Run } from "../protocol/entities";
 import { AppError } from "../protocol/errors";
-import { agentFunctions, CHAT_FUNCTION, findAgentFunction } from "../../workers/functions";
+import { systemClock, type Clock } from "./clock";
 import { createCommandService } from "./commands/command-service";
 import { createInbox } from "./commands/inbox";
 import { createResume } from "./commands/resume";
@@ -13,30 +13,51 @@ import { createRunService } from "./runs/run-service";
 import { createSessionService } from "./sessions/session-service";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 
-export interface ParleyConfig {
-  databaseUrl: string;
-  /** Folder with prisma/migrations; defaults to the working directory's. */
-  migrationsDir?: string;
-  worker: WorkerPoolOptions;
+/** The parts Parley is built from: real ones in server.ts, fakes in tests. */
+export interface ParleyParts {
+  db: Db;
+  pool: WorkerPool;
+  /** The agent functions a run may name (the catalogue the workers run). */
+  functions: readonly AgentFunctionInfo[];
+  /** The function that answers chat messages. */
+  chatFunction?: string;
+  clock?: Clock;
+}
+
+export interface ParleyOptions {
   stopGraceMs?: number;
-  /** How long a run may wait in its worker before the worker is released. */
+  /** How long a run may wait in its worker before the worker is released (while the pool has room). */
   parkAfterMs?: number;
   /** How often to apply commands recorded while no server ran (the CLI's inbox). */
   inboxPollMs?: number;
 }
 
+export interface ParleyConfig extends ParleyOptions {
+  databaseUrl: string;
+  /** Folder with prisma/migrations; defaults to the working directory's. */
+  migrationsDir?: string;
+  worker: WorkerPoolOptions;
+  functions: readonly AgentFunctionInfo[];
+}
+
+/** Opens the real parts (migrated SQLite database, forked worker pool) and builds Parley from them. */
+export async function openParley({ databaseUrl, migrationsDir, worker, functions, ...options }: ParleyConfig) {
+  migrateSqlite(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"));
+  const db = await createDb(databaseUrl);
+  return createParley({ db, pool: new WorkerPool(worker), functions }, options);
+}
+
 /**
- * The composition root of the domain: builds every service once from injected parts.
+ * The composition root of the domain: builds every service once from the parts it is given.
  * Transports (REST route handlers, Socket.IO) only call what this returns.
  */
-export async function createParley(config: ParleyConfig) {
-  migrateSqlite(config.databaseUrl, config.migrationsDir ?? path.resolve("prisma/migrations"));
-  const db: Db = await createDb(config.databaseUrl);
+export async function createParley(parts: ParleyParts, config: ParleyOptions = {}) {
+  const { db, pool, functions, chatFunction = "chat", clock = systemClock } = parts;
+  const functionNames = new Set(functions.map((f) => f.name));
   const events = new DomainEvents();
   const commands = createCommandService({ db });
   const sessions = createSessionService({ db, events });
-  const questions = createQuestionService({ db, events, commands });
-  const pool = new WorkerPool(config.worker);
+  const questions = createQuestionService({ db, events, commands, now: () => new Date(clock.now()) });
   const runs = createRunService({
     db,
     events,
@@ -44,10 +65,12 @@ export async function createParley(config: ParleyConfig) {
     questions,
     commands,
     pool,
-    hasFunction: (name) => findAgentFunction(name) !== undefined,
+    clock,
+    hasFunction: (name) => functionNames.has(name),
     stopGraceMs: config.stopGraceMs,
     parkAfterMs: config.parkAfterMs,
   });
+  questions.deliverTo(runs.deliverQuestion);
 
   // Keep session lists' pending counts true.
   const publishSession = (q: { sessionId: string }) =>
@@ -78,21 +101,34 @@ export async function createParley(config: ParleyConfig) {
     applyInbox,
 
     listFunctions(): AgentFunctionInfo[] {
-      return agentFunctions.map(({ name, description }) => ({ name, description }));
+      return functions.map(({ name, description }) => ({ name, description }));
     },
 
-    /** A chat message: stored, then answered by a run of the chat agent. Refused while the session waits for an answer. */
+    /**
+     * A chat message: stored with the run of the chat agent that answers it, in one transaction.
+     * A session runs one turn at a time: while a turn is active, or a question waits, it is busy.
+     */
     async postMessage({ sessionId, text }: { sessionId: string; text: string }): Promise<Run> {
       await sessions.getSession({ id: sessionId });
-      const waiting = await runs.waitingQuestionOf({ sessionId });
-      if (waiting) {
-        throw new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {
-          details: { questionId: waiting.id, runId: waiting.runId },
-        });
-      }
-      await sessions.addMessage({ sessionId, role: "user", text });
+      let message: Awaited<ReturnType<typeof sessions.recordMessage>> | undefined;
+      const run = await runs.startRun({
+        sessionId,
+        functionName: chatFunction,
+        input: { text },
+        turnOf: sessionId,
+        alongWith: async (tx) => {
+          const waiting = await questions.firstPendingIn(tx, { sessionId });
+          if (waiting) {
+            throw new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {
+              details: { questionId: waiting.id, runId: waiting.runId },
+            });
+          }
+          message = await sessions.recordMessage(tx, { sessionId, role: "user", text });
+        },
+      });
+      sessions.announceMessage(message!);
       await sessions.titleFromMessage({ id: sessionId, text });
-      return runs.startRun({ sessionId, functionName: CHAT_FUNCTION, input: { text } });
+      return run;
     },
 
     async close(): Promise<void> {

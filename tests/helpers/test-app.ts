@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { io as connect, type Socket } from "socket.io-client";
-import { createParley, type Parley } from "../../lib/server/app";
+import { openParley, type Parley } from "../../lib/server/app";
+import { agentFunctions } from "../../workers/functions";
 import { attachRealtime } from "../../lib/server/realtime/socket-server";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
 
@@ -23,7 +24,8 @@ export interface TestAppOptions {
 /** A real Parley (SQLite in a temp folder, real worker processes) on an ephemeral loopback port, without Next. */
 export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dir: reuse }: TestAppOptions = {}) {
   const dir = reuse ?? mkdtempSync(path.join(tmpdir(), "parley-test-"));
-  const parley: Parley = await createParley({
+  const parley: Parley = await openParley({
+    functions: agentFunctions.map(({ name, description }) => ({ name, description })),
     databaseUrl: `file:${path.join(dir, "test.db")}`,
     migrationsDir: path.join(root, "prisma/migrations"),
     worker: { script: path.join(root, "workers/agent-worker.ts"), execArgv: ["--import", "tsx"], maxIdle: 1, maxWorkers },

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AskRefused, AskTimeout, RunCancelled, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
+import { AgentError, AskRefused, AskTimeout, RunCancelled, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
 
 /**
  * Functions for the test suites only, registered when PARLEY_TEST_FUNCTIONS=1
@@ -134,4 +134,52 @@ export const busy = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work, busy];
+/** Kills its own worker process after a recorded step, on every attempt (a crash loop). */
+export const crash = defineAgentFunction({
+  name: "test.crash",
+  description: "Test: kills its worker process while working.",
+  async run(rt) {
+    await rt.step("before-crash", () => Date.now());
+    process.kill(process.pid, "SIGKILL");
+    await rt.sleep(60_000);
+  },
+});
+
+/** Leaves a timer and an interval that touch `rt` a little later, then asks (and so may be parked meanwhile). */
+export const stray = defineAgentFunction({
+  name: "test.stray",
+  description: "Test: timers that outlive the run's turn, then a question.",
+  async run(rt, input) {
+    const { delayMs = 500 } = (input ?? {}) as { delayMs?: number };
+    setTimeout(() => rt.progress("A stray timer fired."), delayMs);
+    setInterval(() => rt.say("A stray interval fired."), delayMs);
+    setTimeout(async () => rt.progress("A stray async timer fired."), delayMs);
+    return { value: await rt.ask("Stray?", { timeoutMs: null }) };
+  },
+});
+
+/** A timer of the run throws a plain Error while the run works. */
+export const timerThrows = defineAgentFunction({
+  name: "test.timer-throws",
+  description: "Test: a timer that throws while the run works.",
+  async run(rt, input) {
+    const { delayMs = 200, workMs = 5_000, message = "A timer exploded." } = (input ?? {}) as { delayMs?: number; workMs?: number; message?: string };
+    setTimeout(() => {
+      throw new Error(message);
+    }, delayMs);
+    await rt.sleep(workMs);
+    return { worked: workMs };
+  },
+});
+
+/** Fails with the message in its input: a plain Error, or an AgentError meant for the person. */
+export const fail = defineAgentFunction({
+  name: "test.fail",
+  description: "Test: throws the error its input describes.",
+  async run(_rt, input) {
+    const { message = "Failed.", agentError = false } = (input ?? {}) as { message?: string; agentError?: boolean };
+    throw agentError ? new AgentError(message) : new Error(message);
+  },
+});
+
+export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail];

@@ -44,6 +44,8 @@ const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
  */
 export function createQuestionService({ db, events, commands, now = () => new Date() }: QuestionServiceDeps) {
   const timers = new Map<string, NodeJS.Timeout>();
+  /** The answer queue: where a settled question goes (its run). */
+  let deliver: (question: Question) => void = () => {};
 
   function clearTimer(id: string) {
     const timer = timers.get(id);
@@ -93,6 +95,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     clearTimer(id);
     const question = await getQuestion({ id });
     events.emit("question.closed", question);
+    deliver(question);
     return question;
   }
 
@@ -135,6 +138,16 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
   return {
     getQuestion,
+
+    /** Names the run side of the answer queue: every settled question is handed to it. */
+    deliverTo(target: (question: Question) => void): void {
+      deliver = target;
+    },
+
+    /** The first pending question of a session, read inside a transaction. */
+    async firstPendingIn(tx: Tx, { sessionId }: { sessionId: string }): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> {
+      return tx.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: { createdAt: "asc" }, select: { id: true, runId: true, prompt: true } });
+    },
     settle,
 
     /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */

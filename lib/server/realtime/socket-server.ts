@@ -95,7 +95,8 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, options: 
   const toRoom = (sessionId: string) => io.to(sessionRoom(sessionId));
   const onAsked = (q: Question) => toRoom(q.sessionId).emit("question.asked", q);
   const onClosed = (q: Question) => {
-    const event = q.status === "answered" ? "question.replied" : q.status === "declined" ? "question.rejected" : "question.closed";
+    // The seed's contract has two retractions: a person's answer, and every other end (its status says which).
+    const event = q.status === "answered" ? "question.replied" : "question.rejected";
     toRoom(q.sessionId).emit(event, q);
   };
   const onMessage: Parameters<typeof events.on<"message.created">>[1] = (m) => toRoom(m.sessionId).emit("message.created", m);

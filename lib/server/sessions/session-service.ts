@@ -9,6 +9,10 @@ export const DEFAULT_TITLE = "New chat";
 const SNAPSHOT_MESSAGES = 500;
 const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
+type NewMessage = Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null };
+
+const messageData = ({ sessionId, role, text, runId = null }: NewMessage) => ({ id: randomUUID(), sessionId, role, text, runId });
+
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   async function pendingCounts(ids?: string[]): Promise<Map<string, number>> {
     const rows = await db.question.groupBy({
@@ -23,6 +27,11 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     const row = await db.chatSession.findUnique({ where: { id } });
     if (!row) throw new AppError("not_found:session", `No session with id "${id}".`);
     return toSession(row, (await pendingCounts([id])).get(id) ?? 0);
+  }
+
+  function announceMessage(message: Message): Message {
+    events.emit("message.created", message);
+    return message;
   }
 
   async function publish(id: string): Promise<void> {
@@ -70,18 +79,20 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       text,
       runId = null,
       alongWith,
-    }: Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null; alongWith?: (tx: Tx) => Promise<unknown> }): Promise<Message> {
-      const data = { id: randomUUID(), sessionId, role, text, runId };
+    }: NewMessage & { alongWith?: (tx: Tx) => Promise<unknown> }): Promise<Message> {
       const row = alongWith
         ? await db.$transaction(async (tx: Tx) => {
             await alongWith(tx);
-            return tx.message.create({ data });
+            return tx.message.create({ data: messageData({ sessionId, role, text, runId }) });
           })
-        : await db.message.create({ data });
-      const message = toMessage(row);
-      events.emit("message.created", message);
-      return message;
+        : await db.message.create({ data: messageData({ sessionId, role, text, runId }) });
+      return announceMessage(toMessage(row));
     },
+
+    /** Stores a message inside someone else's transaction; announce it once that has committed. */
+    recordMessage: async (tx: Tx, message: NewMessage): Promise<Message> => toMessage(await tx.message.create({ data: messageData(message) })),
+
+    announceMessage,
 
     /** Names an untitled session after its first message. */
     async titleFromMessage({ id, text }: { id: string; text: string }): Promise<void> {
