@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   session_busy: 409,
   command_conflict: 409,
   unavailable: 503,
+  database_busy: 503,
   internal: 500,
 } as const;
 

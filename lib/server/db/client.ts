@@ -1,16 +1,58 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "../../generated/prisma/client";
+import { databaseBusy } from "./busy-queue";
+import { LockAwareAdapterFactory, type Synchronous } from "./lock-aware-adapter";
 
 export type Db = PrismaClient;
 /** The client inside an interactive transaction. */
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+export type { Synchronous };
+
+export interface DbOptions {
+  /** SQLite's `synchronous`: FULL (default) makes every commit survive a power loss; NORMAL only a crash of the process. */
+  synchronous?: Synchronous;
+  /** Longest a statement waits for a lock held by another process before failing with `database_busy`. */
+  busyTimeoutMs?: number;
+}
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+// better-sqlite3 waits for a lock synchronously, on the event loop: only this long. Longer waits
+// happen asynchronously in the adapter's BusyQueue.
+const SYNC_BUSY_WAIT_MS = 5;
 
 /** Opens the database named by a `file:` URL (relative paths resolve against the working directory). */
-export async function createDb(databaseUrl: string): Promise<Db> {
-  const adapter = new PrismaBetterSqlite3({ url: databaseUrl, timeout: 5_000 });
-  const db = new PrismaClient({ adapter });
-  // With WAL, NORMAL survives any crash of the process (kill -9 included); only a power loss can
-  // drop the last commits. FULL would add an fsync to every commit.
-  await db.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
-  return db;
+export async function createDb(databaseUrl: string, { synchronous = "FULL", busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS }: DbOptions = {}): Promise<Db> {
+  const driver = new PrismaBetterSqlite3({ url: databaseUrl, timeout: SYNC_BUSY_WAIT_MS });
+  const adapter = new LockAwareAdapterFactory(driver, { synchronous, busyTimeoutMs });
+  const client = new PrismaClient({
+    adapter,
+    // The adapter gives up with `database_busy` at busyTimeoutMs; Prisma's own start timeout must not cut in first.
+    transactionOptions: { maxWait: busyTimeoutMs + 1_000 },
+  });
+  await client.$connect();
+  return withTypedErrors(client);
 }
+
+/**
+ * Prisma rewraps an adapter's error as a PrismaClientKnownRequestError with the same `code`, so a
+ * query that gave up on a lock turns back into the AppError here. The extension changes no types.
+ */
+function withTypedErrors(client: PrismaClient): Db {
+  return client.$extends({
+    query: {
+      async $allOperations({ args, query }) {
+        try {
+          return await query(args);
+        } catch (err) {
+          throw isBusyRejection(err) ? databaseBusy(err) : err;
+        }
+      },
+    },
+  }) as unknown as Db;
+}
+
+// P1008 is what Prisma makes of SQLITE_BUSY when it reaches it without passing the BusyQueue.
+const isBusyRejection = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "database_busy" || code === "P1008";
+};

@@ -1,0 +1,116 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { once } from "node:events";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AppError } from "../../protocol/errors";
+import { createDb, type Db } from "./client";
+import { migrateSqlite } from "./migrate";
+
+const root = path.resolve(import.meta.dirname, "../../..");
+let dir: string;
+let file: string;
+let db: Db | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "parley-db-"));
+  file = path.join(dir, "t.db");
+  migrateSqlite(`file:${file}`, path.join(root, "prisma/migrations"));
+});
+
+afterEach(async () => {
+  await db?.$disconnect();
+  db = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Another process takes SQLite's write lock (BEGIN IMMEDIATE) for `ms`; resolves once it holds it. */
+async function holdWriteLock(ms: number) {
+  const child = spawn(process.execPath, [path.join(root, "tests/helpers/hold-write-lock.mjs"), file, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  const locked = new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d;
+      if (out.includes("locked")) resolve();
+    });
+    child.once("exit", () => reject(new Error(`the lock holder exited early: ${out}`)));
+  });
+  await locked;
+  const lockedAt = Date.now();
+  const exited = once(child, "exit");
+  return { lockedAt, released: () => exited };
+}
+
+/** Measures the longest gap between 5 ms timer ticks: how long the event loop was blocked. */
+function eventLoopProbe() {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last);
+    last = now;
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(worst, performance.now() - last);
+    },
+  };
+}
+
+const synchronousInForce = async () => Number((await db!.$queryRawUnsafe<[{ synchronous: bigint }]>("PRAGMA synchronous"))[0].synchronous);
+const newSession = (id: string) => db!.chatSession.create({ data: { id, title: id } });
+
+describe("the database client", () => {
+  it("runs with synchronous = FULL unless told NORMAL, so a durably recorded receipt survives a power loss", async () => {
+    db = await createDb(`file:${file}`);
+    expect(await synchronousInForce()).toBe(2);
+    await db.$disconnect();
+    db = await createDb(`file:${file}`, { synchronous: "NORMAL" });
+    expect(await synchronousInForce()).toBe(1);
+  });
+
+  it("waits for another process's 3 s write lock without blocking the event loop, and writes once it is released", async () => {
+    db = await createDb(`file:${file}`);
+    await newSession("warm-up");
+    const lock = await holdWriteLock(3_000);
+    const probe = eventLoopProbe();
+    const plain = newSession("plain").then(() => Date.now());
+    const inTransaction = db
+      .$transaction(async (tx) => {
+        await tx.chatSession.create({ data: { id: "in-tx", title: "t" } });
+        return tx.chatSession.update({ where: { id: "warm-up" }, data: { title: "renamed" } });
+      })
+      .then(() => Date.now());
+    await lock.released();
+    const done = await Promise.all([plain, inTransaction]);
+    const worstStall = probe.stop();
+
+    expect(worstStall).toBeLessThan(100);
+    for (const at of done) expect(at - lock.lockedAt).toBeGreaterThanOrEqual(2_950);
+    expect((await db.chatSession.findMany({ orderBy: { id: "asc" } })).map((s) => [s.id, s.title])).toEqual([
+      ["in-tx", "t"],
+      ["plain", "plain"],
+      ["warm-up", "renamed"],
+    ]);
+  }, 15_000);
+
+  it("gives up on a lock that outlasts its wait with a database_busy error, and works again once the lock is gone", async () => {
+    db = await createDb(`file:${file}`, { busyTimeoutMs: 500 });
+    const lock = await holdWriteLock(1_500);
+    const probe = eventLoopProbe();
+    const plain = await newSession("plain").catch((err: unknown) => err);
+    const inTransaction = await db.$transaction((tx) => tx.chatSession.create({ data: { id: "in-tx", title: "t" } })).catch((err: unknown) => err);
+    expect(probe.stop()).toBeLessThan(100);
+    for (const err of [plain, inTransaction]) {
+      expect(err).toBeInstanceOf(AppError);
+      expect(err).toMatchObject({ code: "database_busy", status: 503 });
+    }
+
+    await lock.released();
+    await newSession("after");
+    await db.$transaction((tx) => tx.chatSession.create({ data: { id: "after-tx", title: "t" } }));
+    expect(await db.chatSession.count()).toBe(2);
+  }, 15_000);
+});

@@ -1,0 +1,182 @@
+import type {
+  IsolationLevel,
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  SqlQuery,
+  SqlResultSet,
+  Transaction,
+} from "@prisma/driver-adapter-utils";
+import { BusyQueue, databaseBusy } from "./busy-queue";
+
+export type Synchronous = "FULL" | "NORMAL";
+
+export interface LockAwareOptions {
+  synchronous: Synchronous;
+  /** Longest a statement or a transaction's start waits for a lock held elsewhere. */
+  busyTimeoutMs: number;
+}
+
+const sql = (text: string): SqlQuery => ({ sql: text, args: [], argTypes: [] });
+const isRead = (query: SqlQuery) => /^\s*SELECT\b/i.test(query.sql);
+
+/**
+ * Wraps Prisma's better-sqlite3 adapter so that no lock held by another process (the CLI, a backup,
+ * a sqlite3 shell) can stall the event loop: the driver's own busy wait is a few ms, and statements
+ * that meet a lock wait asynchronously in a BusyQueue. Transactions start with BEGIN IMMEDIATE, so
+ * they take the write lock up front (waiting in the queue like any write) and never meet a lock
+ * half-way, where only retrying the whole transaction would help.
+ */
+export class LockAwareAdapterFactory implements SqlDriverAdapterFactory {
+  readonly provider = "sqlite" as const;
+  readonly adapterName: string;
+
+  constructor(
+    private readonly inner: SqlDriverAdapterFactory,
+    private readonly options: LockAwareOptions,
+  ) {
+    this.adapterName = inner.adapterName;
+  }
+
+  async connect(): Promise<SqlDriverAdapter> {
+    const adapter = await this.inner.connect();
+    // Per connection: FULL syncs the WAL at every commit, so a recorded receipt survives a power loss.
+    await adapter.executeScript(`PRAGMA synchronous = ${this.options.synchronous}`);
+    return new LockAwareAdapter(adapter, new BusyQueue({ budgetMs: this.options.busyTimeoutMs }));
+  }
+}
+
+class LockAwareAdapter implements SqlDriverAdapter {
+  readonly provider = "sqlite" as const;
+  readonly adapterName: string;
+  readonly getConnectionInfo?: SqlDriverAdapter["getConnectionInfo"];
+  private readonly oneTransaction = new DeadlineMutex();
+
+  constructor(
+    private readonly inner: SqlDriverAdapter,
+    private readonly busy: BusyQueue,
+  ) {
+    this.adapterName = inner.adapterName;
+    this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
+  }
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return this.busy.run(() => this.inner.queryRaw(query), { write: !isRead(query) });
+  }
+
+  executeRaw(query: SqlQuery): Promise<number> {
+    return this.busy.run(() => this.inner.executeRaw(query), { write: !isRead(query) });
+  }
+
+  executeScript(script: string): Promise<void> {
+    return this.busy.run(() => this.inner.executeScript(script));
+  }
+
+  async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+    if (isolationLevel && isolationLevel !== "SERIALIZABLE") {
+      throw new Error(`SQLite transactions are serializable; isolation level ${isolationLevel} is not available.`);
+    }
+    const deadline = this.busy.deadline();
+    // One connection carries one transaction at a time.
+    const release = await this.oneTransaction.acquire(deadline);
+    try {
+      await this.busy.run(() => this.inner.executeRaw(sql("BEGIN IMMEDIATE")), { deadline });
+    } catch (err) {
+      release();
+      throw err;
+    }
+    return new ImmediateTransaction(this.inner, release);
+  }
+
+  dispose(): Promise<void> {
+    return this.inner.dispose();
+  }
+}
+
+/** A transaction that holds the write lock from its first statement: nothing in it waits for a lock. */
+class ImmediateTransaction implements Transaction {
+  readonly provider = "sqlite" as const;
+  readonly adapterName: string;
+  // Prisma sends COMMIT and ROLLBACK itself, then calls commit() or rollback().
+  readonly options = { usePhantomQuery: false };
+  private open = true;
+
+  constructor(
+    private readonly connection: SqlDriverAdapter,
+    private readonly release: () => void,
+  ) {
+    this.adapterName = connection.adapterName;
+  }
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return this.connection.queryRaw(query);
+  }
+
+  async executeRaw(query: SqlQuery): Promise<number> {
+    const changes = await this.connection.executeRaw(query);
+    if (/^\s*(COMMIT|ROLLBACK)\s*$/i.test(query.sql)) this.open = false;
+    return changes;
+  }
+
+  commit(): Promise<void> {
+    this.release();
+    return Promise.resolve();
+  }
+
+  async rollback(): Promise<void> {
+    try {
+      // Prisma rolls back without SQL when its COMMIT failed: end the transaction on the connection too.
+      if (this.open) await this.connection.executeRaw(sql("ROLLBACK")).catch(() => {});
+    } finally {
+      this.open = false;
+      this.release();
+    }
+  }
+
+  async createSavepoint(name: string): Promise<void> {
+    await this.connection.executeRaw(sql(`SAVEPOINT ${name}`));
+  }
+
+  async rollbackToSavepoint(name: string): Promise<void> {
+    await this.connection.executeRaw(sql(`ROLLBACK TO ${name}`));
+  }
+
+  async releaseSavepoint(name: string): Promise<void> {
+    await this.connection.executeRaw(sql(`RELEASE SAVEPOINT ${name}`));
+  }
+}
+
+/** A mutex whose waiters give up with `database_busy` at their deadline. */
+class DeadlineMutex {
+  private held = false;
+  private readonly waiters: Array<() => void> = [];
+
+  acquire(deadline: number): Promise<() => void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve(this.releaser());
+      };
+      const timer = setTimeout(() => {
+        const at = this.waiters.indexOf(grant);
+        if (at >= 0) this.waiters.splice(at, 1);
+        reject(databaseBusy());
+      }, Math.max(0, deadline - Date.now()));
+      this.waiters.push(grant);
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiters.shift();
+      if (next) next();
+      else this.held = false;
+    };
+  }
+}
