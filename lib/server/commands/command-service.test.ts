@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildReceipt, type Receipt } from "../../protocol/commands";
+import { createDb, type Db } from "../db/client";
+import { migrateSqlite } from "../db/migrate";
+import { createCommandService, type CommandService } from "./command-service";
+
+let dir: string;
+let url: string;
+let db: Db;
+let commands: CommandService;
+const extra: Db[] = [];
+
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "parley-cmd-"));
+  url = `file:${path.join(dir, "c.db")}`;
+  migrateSqlite(url, path.resolve("prisma/migrations"));
+  db = await createDb(url);
+  commands = createCommandService({ db });
+});
+
+afterEach(async () => {
+  for (const other of extra.splice(0)) await other.$disconnect();
+  await db.$disconnect();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A command whose effect is one new session row, made in the transaction that records its receipt. */
+function createSession(service: CommandService, client: Db, { commandId, title = "t" }: { commandId?: string; title?: string }) {
+  return service.run<Receipt>({ commandId, kind: "start_run", payload: { title } }, async ({ commandId: cid, record }) => {
+    const receipt = buildReceipt<Receipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: `run-of-${Math.random()}` });
+    await client.$transaction(async (tx) => {
+      await tx.chatSession.create({ data: { id: crypto.randomUUID(), title } });
+      await record(tx, receipt);
+    });
+    return receipt;
+  });
+}
+
+describe("idempotent commands", () => {
+  it("twenty concurrent twins apply once and all return the same receipt", async () => {
+    const receipts = await Promise.all(Array.from({ length: 20 }, () => createSession(commands, db, { commandId: "c1" })));
+    expect(await db.chatSession.count()).toBe(1);
+    for (const r of receipts) expect(r).toEqual(receipts[0]);
+    expect(await commands.getReceipt({ commandId: "c1" })).toEqual(receipts[0]);
+  });
+
+  it("twins from two database connections (two processes) apply once", async () => {
+    const other = await createDb(url);
+    extra.push(other);
+    const otherCommands = createCommandService({ db: other });
+    const receipts = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? createSession(commands, db, { commandId: "c2" }) : createSession(otherCommands, other, { commandId: "c2" }))),
+    );
+    expect(await db.chatSession.count()).toBe(1);
+    for (const r of receipts) expect(r).toEqual(receipts[0]);
+  });
+
+  it("commands without an id never collide", async () => {
+    await Promise.all(Array.from({ length: 5 }, () => createSession(commands, db, {})));
+    expect(await db.chatSession.count()).toBe(5);
+  });
+
+  it("the same id with another payload is refused with command_conflict, and changes nothing", async () => {
+    await createSession(commands, db, { commandId: "c3", title: "a" });
+    await expect(createSession(commands, db, { commandId: "c3", title: "b" })).rejects.toMatchObject({ code: "command_conflict" });
+    expect(await db.chatSession.count()).toBe(1);
+  });
+
+  it("a failed apply records nothing, so the same command may be tried again", async () => {
+    await expect(
+      commands.run({ commandId: "c4", kind: "resume", payload: { runId: "r" } }, async () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await commands.getReceipt({ commandId: "c4" })).toBeNull();
+    await createSession(commands, db, { commandId: "c5" });
+    expect(await db.chatSession.count()).toBe(1);
+  });
+
+  it("a queued command is claimed once by concurrent appliers; the losers get the winner's receipt", async () => {
+    const queued = buildReceipt<Receipt>({ commandId: "q1", kind: "start_run", apply_state: "queued" });
+    await commands.enqueue({ commandId: "q1", kind: "start_run", payload: { title: "t" } }, queued);
+    expect(await commands.enqueue({ commandId: "q1", kind: "start_run", payload: { title: "t" } }, queued)).toEqual(queued);
+    const receipts = await Promise.all(Array.from({ length: 10 }, () => createSession(commands, db, { commandId: "q1" })));
+    expect(await db.chatSession.count()).toBe(1);
+    for (const r of receipts) expect(r).toEqual(receipts[0]);
+    expect(receipts[0]).toMatchObject({ apply_state: "applied" });
+    expect(await commands.listQueued()).toEqual([]);
+  });
+
+  it("rejecting a queued command that another applier applied keeps the applied receipt", async () => {
+    const queued = buildReceipt<Receipt>({ commandId: "q2", kind: "start_run", apply_state: "queued" });
+    await commands.enqueue({ commandId: "q2", kind: "start_run", payload: { title: "t" } }, queued);
+    const applied = await createSession(commands, db, { commandId: "q2" });
+    const after = await commands.markRejected({ commandId: "q2", kind: "start_run", error: { code: "bad_request", message: "late" } });
+    expect(after).toEqual(applied);
+    expect(await commands.getReceipt({ commandId: "q2" })).toEqual(applied);
+  });
+});
