@@ -162,9 +162,24 @@ describe("policy and busy sessions", () => {
       return list.length === 1 && list;
     });
     await expect(a.parley.postMessage({ sessionId: session.id, text: "coffee" })).rejects.toMatchObject({ code: "session_busy" });
+    // Answered, the turn goes on working: still one turn at a time.
     await a.parley.questions.reply({ id: q!.id, value: "staging", by: "rest" });
+    await expect(a.parley.postMessage({ sessionId: session.id, text: "coffee" })).rejects.toMatchObject({ code: "session_busy" });
+    await a.parley.runs.stopRun({ id: q!.runId });
     const run = await a.parley.postMessage({ sessionId: session.id, text: "help" });
     expect(run.status).toBe("running");
+  });
+
+  it("six chat messages at once on an idle session start exactly one turn; the other five get session_busy and store nothing", async () => {
+    app = await startTestApp();
+    const a = app;
+    const session = await a.parley.sessions.createSession();
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => a.parley.postMessage({ sessionId: session.id, text: `help ${i}` })));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === "rejected")) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "session_busy" });
+    expect(await a.parley.runs.listRuns({ sessionId: session.id })).toHaveLength(1);
+    const snapshot = await a.parley.sessions.getSnapshot({ id: session.id });
+    expect(snapshot.messages.filter((m) => m.role === "user")).toHaveLength(1);
   });
 
   it("starting a run twice under one commandId starts it once", async () => {
