@@ -10,6 +10,7 @@ import next from "next";
 import { openParley } from "./lib/server/app";
 import { loadEnv } from "./lib/server/env";
 import { attachRealtime } from "./lib/server/realtime/socket-server";
+import { announceServer, localUrl, withdrawServer } from "./lib/server/commands/server-file";
 import { setParley } from "./lib/server/registry";
 import { agentFunctions } from "./workers/functions";
 
@@ -37,6 +38,7 @@ async function main() {
   const parley = await openParley({
     functions: agentFunctions.map(({ name, description }) => ({ name, description })),
     databaseUrl: env.DATABASE_URL,
+    database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS },
     migrationsDir: path.join(root, "prisma/migrations"),
     worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
@@ -66,6 +68,9 @@ async function main() {
   const address = httpServer.address();
   const port = typeof address === "object" && address ? address.port : env.PORT;
   console.log(`> Parley ready on http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${port} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
+  // The CLI finds this server beside the database and sends its commands here instead of writing the database.
+  announceServer(env.DATABASE_URL, localUrl(env.HOST, port));
+  process.once("exit", () => withdrawServer(env.DATABASE_URL));
 
   let closing = false;
   const shutdown = async (signal: string) => {

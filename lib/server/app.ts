@@ -5,18 +5,19 @@ import { systemClock, type Clock } from "./clock";
 import { createCommandService } from "./commands/command-service";
 import { createInbox } from "./commands/inbox";
 import { createResume } from "./commands/resume";
-import { createDb, type Db } from "./db/client";
+import { createDb, type Db, type DbOptions } from "./db/client";
 import { migrateSqlite } from "./db/migrate";
 import { DomainEvents } from "./events";
 import { createQuestionService } from "./questions/question-service";
 import { createRunService } from "./runs/run-service";
 import { createSessionService } from "./sessions/session-service";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
+import type { WorkerPoolPort } from "./workers/worker-port";
 
 /** The parts Parley is built from: real ones in server.ts, fakes in tests. */
 export interface ParleyParts {
   db: Db;
-  pool: WorkerPool;
+  pool: WorkerPoolPort;
   /** The agent functions a run may name (the catalogue the workers run). */
   functions: readonly AgentFunctionInfo[];
   /** The function that answers chat messages. */
@@ -34,6 +35,8 @@ export interface ParleyOptions {
 
 export interface ParleyConfig extends ParleyOptions {
   databaseUrl: string;
+  /** SQLite durability (`synchronous`) and how long to wait for a lock held by another process. */
+  database?: DbOptions;
   /** Folder with prisma/migrations; defaults to the working directory's. */
   migrationsDir?: string;
   worker: WorkerPoolOptions;
@@ -41,9 +44,9 @@ export interface ParleyConfig extends ParleyOptions {
 }
 
 /** Opens the real parts (migrated SQLite database, forked worker pool) and builds Parley from them. */
-export async function openParley({ databaseUrl, migrationsDir, worker, functions, ...options }: ParleyConfig) {
+export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, ...options }: ParleyConfig) {
   migrateSqlite(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"));
-  const db = await createDb(databaseUrl);
+  const db = await createDb(databaseUrl, database);
   return createParley({ db, pool: new WorkerPool(worker), functions }, options);
 }
 

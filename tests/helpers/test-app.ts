@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { io as connect, type Socket } from "socket.io-client";
 import { openParley, type Parley } from "../../lib/server/app";
+import type { Synchronous } from "../../lib/server/db/client";
 import { agentFunctions } from "../../workers/functions";
 import { attachRealtime } from "../../lib/server/realtime/socket-server";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
@@ -17,16 +18,19 @@ export interface TestAppOptions {
   stopGraceMs?: number;
   parkAfterMs?: number;
   maxWorkers?: number;
+  /** SQLite's `synchronous`, FULL as in production unless a test says otherwise. */
+  dbSync?: Synchronous;
   /** Reuse the database folder of an earlier app (a restart). */
   dir?: string;
 }
 
 /** A real Parley (SQLite in a temp folder, real worker processes) on an ephemeral loopback port, without Next. */
-export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dir: reuse }: TestAppOptions = {}) {
+export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dbSync = "FULL", dir: reuse }: TestAppOptions = {}) {
   const dir = reuse ?? mkdtempSync(path.join(tmpdir(), "parley-test-"));
   const parley: Parley = await openParley({
     functions: agentFunctions.map(({ name, description }) => ({ name, description })),
     databaseUrl: `file:${path.join(dir, "test.db")}`,
+    database: { synchronous: dbSync },
     migrationsDir: path.join(root, "prisma/migrations"),
     worker: { script: path.join(root, "workers/agent-worker.ts"), execArgv: ["--import", "tsx"], maxIdle: 1, maxWorkers },
     stopGraceMs,
