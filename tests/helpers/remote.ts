@@ -1,0 +1,88 @@
+import { io as connect, type Socket } from "socket.io-client";
+import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
+
+/** Clients of a running Parley over its public interfaces only (REST and Socket.IO), as a browser or a script sees it. */
+
+export type Tab = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+export interface RestResponse<T = any> {
+  status: number;
+  body: T;
+}
+
+export function restClient(url: string) {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<RestResponse<T>> {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: body === undefined ? undefined : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === "" ? null : JSON.parse(text);
+    } catch {
+      // not JSON (a crash page): keep the text for the failure message
+    }
+    return { status: res.status, body: parsed as T };
+  }
+  /** The body of a 2xx answer; anything else throws with the status and body. */
+  async function ok<T>(pending: Promise<RestResponse<T>>): Promise<T> {
+    const res = await pending;
+    if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+  return {
+    get: <T = any>(path: string) => call<T>("GET", path),
+    post: <T = any>(path: string, body?: unknown) => call<T>("POST", path, body),
+    ok,
+  };
+}
+
+export type RestClient = ReturnType<typeof restClient>;
+
+/** A socket connected like a browser tab without an Origin header (scripts may connect so). */
+export async function openTab(url: string): Promise<Tab> {
+  const socket: Tab = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  return socket;
+}
+
+/** Resolves with the first `event` on `tab` that satisfies `match`, or fails after `ms`. */
+export function eventOn<E extends keyof ServerToClientEvents>(
+  tab: Tab,
+  event: E,
+  match: (payload: Parameters<ServerToClientEvents[E]>[0]) => boolean = () => true,
+  ms = 15_000,
+): Promise<Parameters<ServerToClientEvents[E]>[0]> {
+  return new Promise((resolve, reject) => {
+    const listener = ((payload: Parameters<ServerToClientEvents[E]>[0]) => {
+      if (!match(payload)) return;
+      clearTimeout(timer);
+      tab.off(event, listener as never);
+      resolve(payload);
+    }) as never;
+    const timer = setTimeout(() => {
+      tab.off(event, listener);
+      reject(new Error(`no matching ${event} within ${ms} ms`));
+    }, ms);
+    tab.on(event, listener);
+  });
+}
+
+/** Polls until `check` returns something other than undefined/false; fails with `what` after `ms`. */
+export async function poll<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000, every = 50): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
+export const FINAL_RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const;
+export const isFinalStatus = (status: string) => (FINAL_RUN_STATUSES as readonly string[]).includes(status);
