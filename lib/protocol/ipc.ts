@@ -134,13 +134,26 @@ export const RunParkedMessageSchema = z.object({
   /** false when the run was busy (a step in flight) and stays in its worker */
   parked: z.boolean(),
 });
+/** Most of an error's raw text and stack that a worker hands to the server's log. */
+export const MAX_ERROR_DETAIL_CHARS = 8_192;
+/**
+ * How a run failed: `message` is safe to show anyone (the runtime's own errors, an AgentError,
+ * or a generic line); `detail` (raw message and stack) is for the server's log only.
+ */
+export const RunErrorSchema = WireErrorSchema.extend({
+  code: z.string(),
+  detail: z.string().max(MAX_ERROR_DETAIL_CHARS).optional(),
+});
+export type RunError = z.infer<typeof RunErrorSchema>;
 export const RunFinishedMessageSchema = z.object({
   type: z.literal("run.finished"),
   runId: z.string(),
   status: z.enum(["succeeded", "failed", "cancelled"]),
   result: z.unknown().optional(),
-  error: WireErrorSchema.extend({ code: z.string() }).optional(),
+  error: RunErrorSchema.optional(),
 });
+/** The worker had an uncaught error and may be unsound: the pool kills it when its runs are released. */
+export const WorkerRetiringMessageSchema = z.object({ type: z.literal("worker.retiring"), reason: z.string() });
 export const ChildToParentSchema = z.discriminatedUnion("type", [
   WorkerReadyMessageSchema,
   QuestionAskMessageSchema,
@@ -150,6 +163,7 @@ export const ChildToParentSchema = z.discriminatedUnion("type", [
   RunProgressMessageSchema,
   RunParkedMessageSchema,
   RunFinishedMessageSchema,
+  WorkerRetiringMessageSchema,
 ]);
 export type ChildToParent = z.infer<typeof ChildToParentSchema>;
 export type RunFinishedMessage = z.infer<typeof RunFinishedMessageSchema>;

@@ -1,0 +1,118 @@
+import type { ChildProcess } from "node:child_process";
+import { EventEmitter } from "node:events";
+import { describeZodError } from "../../protocol/errors";
+import { ChildToParentSchema, ParentToChildSchema, type ChildToParent, type ParentToChild } from "../../protocol/ipc";
+
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** How much of a worker's stderr is kept to explain a failed start. */
+const STDERR_TAIL_CHARS = 8_192;
+
+/**
+ * One agent worker child process, speaking only validated IPC. Its stderr is forwarded to the
+ * server's and the last few kilobytes are kept, so a worker that dies at start-up can say why.
+ */
+export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: [WorkerExit]; retiring: [string] }> {
+  readonly ready: Promise<void>;
+  /** Resolves once the process has exited and its stdio is closed (its stderr tail is complete). */
+  readonly closed: Promise<void>;
+  isReady = false;
+  /** The worker asked not to be reused (it may be unsound after an uncaught error). */
+  retiring = false;
+  exitInfo: WorkerExit | null = null;
+  /** Why the start failed when the worker itself did not say (it hung). */
+  startTimeout: string | null = null;
+  private exited = false;
+  private tail = "";
+
+  constructor(
+    private readonly child: ChildProcess,
+    readyTimeoutMs: number,
+  ) {
+    super();
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
+      process.stderr.write(chunk);
+      this.tail = (this.tail + chunk).slice(-STDERR_TAIL_CHARS);
+    });
+    this.closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+    this.ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.startTimeout = `did not start within ${readyTimeoutMs} ms`;
+        reject(new Error(`Worker ${child.pid} ${this.startTimeout}`));
+        this.kill();
+      }, readyTimeoutMs);
+      this.once("exit", (info) => {
+        clearTimeout(timer);
+        reject(new Error(`Worker exited during start-up (code ${info.code}, signal ${info.signal})`));
+      });
+      child.on("message", (raw) => {
+        const parsed = ChildToParentSchema.safeParse(raw);
+        if (!parsed.success) {
+          console.error(`[workers] ignoring an invalid message from worker ${child.pid}: ${describeZodError(parsed.error)}`);
+          return;
+        }
+        const message = parsed.data;
+        if (message.type === "worker.ready") {
+          clearTimeout(timer);
+          this.isReady = true;
+          resolve();
+          return;
+        }
+        if (message.type === "worker.retiring") {
+          this.retiring = true;
+          this.emit("retiring", message.reason);
+          return;
+        }
+        this.emit("message", message);
+      });
+    });
+    this.ready.catch(() => {});
+    child.on("exit", (code, signal) => {
+      this.exited = true;
+      this.exitInfo = { code, signal };
+      this.emit("exit", this.exitInfo);
+    });
+    child.on("error", (err) => {
+      console.error(`[workers] worker ${child.pid} error`, err);
+      // A fork that never spawned emits no exit: report one, so nobody waits for it.
+      if (child.pid === undefined && !this.exited) {
+        this.exited = true;
+        this.exitInfo = { code: null, signal: null };
+        this.emit("exit", this.exitInfo);
+      }
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  /** The last few kilobytes the worker wrote to stderr. */
+  stderrTail(): string {
+    return this.tail;
+  }
+
+  /** Sends a validated message; false when the worker is gone. */
+  send(message: ParentToChild): boolean {
+    if (this.exited || !this.child.connected) return false;
+    const checked = ParentToChildSchema.parse(message);
+    try {
+      this.child.send(checked);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  kill(signal: NodeJS.Signals = "SIGKILL"): void {
+    if (!this.exited) this.child.kill(signal);
+  }
+}

@@ -1,0 +1,150 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WorkerPool, WorkerStartError, type WorkerPoolOptions } from "./worker-pool";
+
+const fixture = path.resolve(import.meta.dirname, "../../../tests/fixtures/flaky-worker.mjs");
+
+let dir: string;
+let pool: WorkerPool;
+const modeFile = () => path.join(dir, "mode");
+const setMode = (mode: "throw" | "hang" | "ok") => writeFileSync(modeFile(), mode);
+/** When each worker process started, as the fixture logged it. */
+const starts = (): number[] => {
+  try {
+    return readFileSync(path.join(dir, "starts.log"), "utf8").trim().split("\n").filter(Boolean).map((line) => Number(line.split(" ")[1]));
+  } catch {
+    return [];
+  }
+};
+
+function makePool(options: Partial<WorkerPoolOptions> = {}): WorkerPool {
+  pool = new WorkerPool({
+    script: fixture,
+    maxWorkers: 1,
+    maxIdle: 1,
+    startBackoffMs: 50,
+    startCooldownMs: 600,
+    env: { ...process.env, FIXTURE_LOG: path.join(dir, "starts.log"), FIXTURE_MODE_FILE: modeFile() },
+    ...options,
+  });
+  return pool;
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "parley-pool-"));
+});
+afterEach(async () => {
+  await pool?.shutdown();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a worker pool whose workers fail at start-up", () => {
+  it("gives up after maxStartAttempts spawns with backoff, rejects every waiting caller with a user-safe WorkerStartError, and says why in its detail and health", async () => {
+    setMode("throw");
+    makePool({ maxStartAttempts: 3 });
+    const first = pool.acquire();
+    const queued = pool.acquire();
+    const errors = await Promise.allSettled([first, queued]);
+
+    for (const outcome of errors) {
+      expect(outcome.status).toBe("rejected");
+      const err = (outcome as PromiseRejectedResult).reason;
+      expect(err).toBeInstanceOf(WorkerStartError);
+      expect(err.message).toBe("No worker process could be started (3 tries).");
+      expect(err.detail).toContain("Cannot load agent functions: SECRET_TOKEN=abc123 is not a valid key");
+      expect(err.detail).toMatch(/exit code 1/);
+    }
+    const times = starts();
+    expect(times).toHaveLength(3);
+    // Exponential backoff between the tries: 50 ms, then 100 ms (at least).
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(50);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(100);
+
+    const health = pool.health();
+    expect(health).toMatchObject({ ok: false, size: 0, queued: 0, maxWorkers: 1, startFailures: { consecutive: 3, total: 3 } });
+    expect(health.startFailures.lastError).toMatch(/exited during start-up \(exit code 1\): Error: Cannot load agent functions/);
+    expect(health.startFailures.lastAt).not.toBeNull();
+    expect(health.startFailures.retryAfter).not.toBeNull();
+  });
+
+  it("fails fast during the cool-down, then tries again: a fixed agent module works without a restart", async () => {
+    setMode("throw");
+    makePool({ maxStartAttempts: 2, startCooldownMs: 800 });
+    await expect(pool.acquire()).rejects.toBeInstanceOf(WorkerStartError);
+    expect(starts()).toHaveLength(2);
+
+    const asked = Date.now();
+    await expect(pool.acquire()).rejects.toThrow("No worker process could be started (2 tries).");
+    expect(Date.now() - asked).toBeLessThan(100);
+    expect(starts()).toHaveLength(2);
+
+    setMode("ok");
+    await until(() => pool.health().startFailures.retryAfter === null);
+    const worker = await pool.acquire();
+    expect(worker.isReady).toBe(true);
+    expect(starts()).toHaveLength(3);
+    expect(pool.health()).toMatchObject({ ok: true, busy: 1, startFailures: { consecutive: 0, total: 2 } });
+    pool.release(worker);
+  });
+
+  it("counts a worker that never gets ready as a failed start", async () => {
+    setMode("hang");
+    makePool({ maxStartAttempts: 2, readyTimeoutMs: 300, startBackoffMs: 10 });
+    const err = await pool.acquire().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkerStartError);
+    expect((err as WorkerStartError).detail).toMatch(/did not start within 300 ms/);
+    expect(starts()).toHaveLength(2);
+  });
+
+  it("a warm worker that fails at start-up is not respawned until someone asks for one", async () => {
+    setMode("throw");
+    makePool();
+    pool.warm();
+    await until(() => pool.health().startFailures.total === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(starts()).toHaveLength(1);
+    expect(pool.size).toBe(0);
+  });
+});
+
+describe("a worker pool at its limit", () => {
+  it("emits pressure when a caller has to queue, and hands the next released worker to it", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 1 });
+    let pressure = 0;
+    pool.on("pressure", () => pressure++);
+    const worker = await pool.acquire();
+    expect(pressure).toBe(0);
+
+    const next = pool.acquire();
+    expect(pressure).toBe(1);
+    expect(pool.queued).toBe(1);
+    expect(pool.health()).toMatchObject({ busy: 1, queued: 1 });
+    pool.release(worker);
+    expect(await next).toBe(worker);
+    expect(pool.queued).toBe(0);
+  });
+
+  it("kills a retiring worker on release instead of reusing it", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 1 });
+    const worker = await pool.acquire();
+    worker.retiring = true;
+    const next = pool.acquire();
+    pool.release(worker);
+    const replacement = await next;
+    expect(replacement).not.toBe(worker);
+    expect(worker.alive).toBe(false);
+    expect(pool.health().startFailures.total).toBe(0);
+  });
+});
