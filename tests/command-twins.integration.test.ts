@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ReplyReceipt } from "../lib/protocol/question";
+import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "../lib/protocol/commands";
 import type { Ack } from "../lib/protocol/socket";
 import { startTestApp, waitFor, type TestApp, type TestClient } from "./helpers/test-app";
 
@@ -55,7 +55,9 @@ const ended = (runId: string) =>
   });
 
 async function overSockets(event: "question.reply" | "question.reject", payload: unknown): Promise<Array<ReplyReceipt | { error: unknown }>> {
-  const acks = (await Promise.all(Array.from({ length: TWINS }, (_, i) => tabs[i % tabs.length]!.emitWithAck(event, payload)))) as Array<Ack<ReplyReceipt>>;
+  const send = (tab: TestClient) =>
+    event === "question.reply" ? tab.emitWithAck(event, payload as QuestionReplyCommand) : tab.emitWithAck(event, payload as QuestionRejectCommand);
+  const acks = (await Promise.all(Array.from({ length: TWINS }, (_, i) => send(tabs[i % tabs.length]!)))) as Array<Ack<ReplyReceipt>>;
   return acks.map((a) => (a.ok ? a.data : { error: a.error }));
 }
 
@@ -111,11 +113,11 @@ describe("twenty concurrent twins of one command", () => {
   it("stopping: the run ends cancelled once, and every twin gets the run with the same receipt (outcome stopped)", async () => {
     const { run, question } = await askingRun("Stop once?");
 
-    const stopped = await Promise.all(Array.from({ length: TWINS }, () => app.parley.runs.stopRun({ id: run.id, commandId: "twin-stop" } as never)));
+    const stopped = await Promise.all(Array.from({ length: TWINS }, () => app.parley.runs.stopRun({ id: run.id, commandId: "twin-stop" })));
 
     for (const s of stopped) expect(s).toMatchObject({ id: run.id, status: "cancelled" });
-    expect((stopped[0] as { receipt?: unknown }).receipt).toMatchObject({ commandId: "twin-stop", kind: "stop_run", outcome: "stopped", runId: run.id });
-    for (const s of stopped) expect((s as { receipt?: unknown }).receipt).toEqual((stopped[0] as { receipt?: unknown }).receipt);
+    expect(stopped[0]!.receipt).toMatchObject({ commandId: "twin-stop", kind: "stop_run", outcome: "stopped", runId: run.id });
+    for (const s of stopped) expect(s.receipt).toEqual(stopped[0]!.receipt);
     expect((await app.parley.questions.getQuestion({ id: question.id })).status).toBe("cancelled");
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Question, ReplyReceipt } from "../lib/protocol/question";
+import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "../lib/protocol/commands";
+import type { Question } from "../lib/protocol/question";
 import type { Ack } from "../lib/protocol/socket";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { eventOn, isFinalStatus, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
@@ -72,7 +73,9 @@ async function stopQuietly(runId: string) {
 
 /** A reply or reject over a socket, as a receipt or the ack's error. */
 async function socketCommand(tab: Tab, event: "question.reply" | "question.reject", payload: unknown): Promise<ReplyReceipt | { error: unknown }> {
-  const ack = (await tab.emitWithAck(event, payload)) as Ack<ReplyReceipt>;
+  const ack = (event === "question.reply"
+    ? await tab.emitWithAck(event, payload as QuestionReplyCommand)
+    : await tab.emitWithAck(event, payload as QuestionRejectCommand)) as Ack<ReplyReceipt>;
   return ack.ok ? ack.data : { error: ack.error };
 }
 
