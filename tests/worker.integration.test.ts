@@ -114,6 +114,15 @@ describe("a real worker process", () => {
     expect((await app.parley.runs.stopRun({ id: run.id })).status).toBe("cancelled");
   });
 
+  it("a stop that loses the race to the function's own end leaves the run succeeded with its result, and says so", async () => {
+    const session = await app.parley.sessions.createSession();
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.finish-anyway" });
+    await pendingOf(run.id);
+    const stopped = await app.parley.runs.stopRun({ id: run.id });
+    expect(stopped).toMatchObject({ status: "succeeded", result: { done: true }, error: null });
+    expect(stopped.receipt).toMatchObject({ outcome: "finished_first" });
+  });
+
   it("refuses an unknown function and an unknown session", async () => {
     const session = await app.parley.sessions.createSession();
     await expect(app.parley.runs.startRun({ sessionId: session.id, functionName: "nope" })).rejects.toMatchObject({ code: "not_found:function" });

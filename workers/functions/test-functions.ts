@@ -182,4 +182,18 @@ export const fail = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail];
+/** Asks; when stopped it still finishes its work and returns (a stop that loses the race). */
+export const finishAnyway = defineAgentFunction({
+  name: "test.finish-anyway",
+  description: "Test: returns a result even when it is stopped.",
+  async run(rt) {
+    try {
+      await rt.ask("Stop me?");
+    } catch (err) {
+      if (!(err instanceof RunCancelled)) throw err;
+    }
+    return { done: true };
+  },
+});
+
+export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail, finishAnyway];

@@ -1,4 +1,5 @@
 import type { ChildToParent, ParentToChild } from "../../protocol/ipc";
+import type { WorkerPoolHealth } from "./worker-pool";
 
 export interface WorkerExit {
   code: number | null;
@@ -31,5 +32,6 @@ export interface WorkerPoolPort<W extends WorkerHandle = WorkerHandle> {
   on(event: "pressure", listener: () => void): unknown;
   off(event: "pressure", listener: () => void): unknown;
   warm(): void;
+  health(): WorkerPoolHealth;
   shutdown(): Promise<void>;
 }

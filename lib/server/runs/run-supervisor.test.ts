@@ -1,0 +1,341 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { QuestionSpecSchema } from "../../protocol/question";
+import { FakeWorker, startFakeParley, until } from "../../../tests/helpers/fakes";
+import { canMove, IllegalTransition, RUN_STATES, TRANSITIONS } from "./run-lifecycle";
+
+type Fx = Awaited<ReturnType<typeof startFakeParley>>;
+let fx: Fx;
+beforeEach(async () => {
+  fx = await startFakeParley({ maxWorkers: 2, parkAfterMs: 3_000, stopGraceMs: 1_000 });
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const stateOf = (runId: string) => fx.parley.runs.liveStates()[runId];
+const statusOf = async (runId: string) => (await fx.parley.runs.getRun({ id: runId })).status;
+
+async function start(policy = {}) {
+  const session = await fx.parley.sessions.createSession();
+  const run = await fx.parley.runs.startRun({ sessionId: session.id, functionName: "f", policy });
+  const worker = await workerOf(run.id);
+  await until(() => stateOf(run.id) === "working");
+  return { run, worker, session };
+}
+
+/** The worker that was last told to start (or replay) this run. */
+function workerOf(runId: string, starts = 1): Promise<FakeWorker> {
+  return until(() => {
+    const all = fx.pool.created.flatMap((w) => w.sentOf("run.start").filter((m) => m.runId === runId).map(() => w));
+    return all.length >= starts ? all.at(-1)! : undefined;
+  });
+}
+
+async function ask(worker: FakeWorker, runId: string, seq = 0) {
+  const questionId = randomUUID();
+  const spec = QuestionSpecSchema.parse({ kind: "question", prompt: `Question ${seq}?`, timeoutMs: null });
+  worker.say({ type: "question.ask", runId, seq, digest: `d${seq}`, questionId, spec });
+  await until(() => stateOf(runId) === "waiting");
+  return questionId;
+}
+
+async function parkInFlight(worker: FakeWorker, runId: string) {
+  fx.clock.advance(3_000);
+  await until(() => worker.sentOf("run.park").length > 0 && stateOf(runId) === "parking");
+}
+
+const finished = (worker: FakeWorker, runId: string, status: "succeeded" | "failed" | "cancelled", result: unknown = null) =>
+  worker.say({ type: "run.finished", runId, status, result, ...(status === "succeeded" ? {} : { error: { code: "run_cancelled", message: "Stopped by the person." } }) });
+
+describe("the run lifecycle table", () => {
+  it("names the moves of every state; finished and parked move nowhere; an unlisted move is refused", () => {
+    for (const from of RUN_STATES) for (const to of RUN_STATES) expect(canMove(from, to)).toBe(TRANSITIONS[from].includes(to));
+    expect(TRANSITIONS.finished).toEqual([]);
+    expect(TRANSITIONS.parked).toEqual([]);
+    expect(TRANSITIONS.stopping).toEqual(["finished"]);
+    expect(new IllegalTransition("r", "finished", "working").message).toMatch(/cannot move from finished to working/);
+  });
+});
+
+describe("a run under its supervisor (fake worker, fake clock)", () => {
+  it("starting → working in a worker; a question makes it waiting and pauses its execution clock", async () => {
+    const { run, worker } = await start();
+    expect(worker.sentOf("run.start")[0]).toMatchObject({ runId: run.id, journal: [] });
+    fx.clock.advance(500);
+    await ask(worker, run.id);
+    expect(await statusOf(run.id)).toBe("waiting_input");
+    expect((await fx.parley.runs.getRun({ id: run.id })).activeMs).toBe(500);
+  });
+
+  describe("finish and stop", () => {
+    it("finish, then stop: the run keeps succeeded with its result, and the stop does not claim it", async () => {
+      const { run, worker } = await start();
+      finished(worker, run.id, "succeeded", { done: true });
+      const stopped = await fx.parley.runs.stopRun({ id: run.id });
+      expect(stopped).toMatchObject({ status: "succeeded", result: { done: true } });
+      expect(["finished_first", "already_ended"]).toContain(stopped.receipt.outcome);
+    });
+
+    it("stop, then the function returns anyway: succeeded wins, and the stop says finished_first", async () => {
+      const { run, worker, session } = await start();
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      expect(stateOf(run.id)).toBe("stopping");
+      finished(worker, run.id, "succeeded", { done: true });
+      const stopped = await stopping;
+      expect(stopped).toMatchObject({ status: "succeeded", result: { done: true }, error: null });
+      expect(stopped.receipt).toMatchObject({ kind: "stop_run", outcome: "finished_first", apply_state: "target_closed" });
+      const texts = (await fx.parley.sessions.getSnapshot({ id: session.id })).messages.map((m) => m.text);
+      expect(texts.some((t) => t.includes("stopped"))).toBe(false);
+    });
+
+    it("stop, then the function ends by the cancel: cancelled, and the stop says stopped", async () => {
+      const { run, worker } = await start();
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      finished(worker, run.id, "cancelled");
+      const stopped = await stopping;
+      expect(stopped).toMatchObject({ status: "cancelled", error: "The run was stopped." });
+      expect(stopped.receipt).toMatchObject({ outcome: "stopped", apply_state: "applied" });
+      expect(fx.pool.released).toContain(worker);
+    });
+
+    it("a worker that ignores the stop is killed when its grace runs out, and the run ends cancelled", async () => {
+      const { run, worker } = await start();
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      fx.clock.advance(999);
+      expect(worker.killed).toEqual([]);
+      fx.clock.advance(1);
+      const stopped = await stopping;
+      expect(worker.killed).toEqual(["SIGKILL"]);
+      expect(stopped).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
+      expect(stopped.error).toMatch(/killed \(signal SIGKILL\)/);
+    });
+  });
+
+  describe("stop and park", () => {
+    it("park on its way, then stop, then the worker says it parked: cancelled, and never started again", async () => {
+      const { run, worker } = await start();
+      await ask(worker, run.id);
+      await parkInFlight(worker, run.id);
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      worker.say({ type: "run.parked", runId: run.id, parked: true });
+      const stopped = await stopping;
+      expect(stopped).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
+      expect(fx.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(1);
+      expect(fx.parley.runs.liveCount()).toBe(0);
+    });
+
+    it("park on its way, the worker is busy (parked: false), then stop: the cancel ends it", async () => {
+      const { run, worker } = await start();
+      await ask(worker, run.id);
+      await parkInFlight(worker, run.id);
+      worker.say({ type: "run.parked", runId: run.id, parked: false });
+      await until(() => stateOf(run.id) === "waiting");
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      finished(worker, run.id, "cancelled");
+      expect(await stopping).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
+    });
+
+    it("stop, then the park timer: no park is sent to a stopping run", async () => {
+      const { run, worker } = await start();
+      await ask(worker, run.id);
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      fx.clock.advance(3_000);
+      expect(worker.sentOf("run.park")).toHaveLength(0);
+      finished(worker, run.id, "cancelled");
+      expect(await stopping).toMatchObject({ status: "cancelled" });
+    });
+
+    it("a parked run is stopped without a worker, and an answer racing the stop cannot start it", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      await parkInFlight(worker, run.id);
+      worker.say({ type: "run.parked", runId: run.id, parked: true });
+      await until(() => fx.parley.runs.liveCount() === 0);
+      const [stopped, reply] = await Promise.all([
+        fx.parley.runs.stopRun({ id: run.id }),
+        fx.parley.questions.reply({ id: questionId, value: "x", by: "rest" }),
+      ]);
+      expect(stopped.status).toBe("cancelled");
+      expect(["answered", "already_closed"]).toContain(reply.outcome);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(fx.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(1);
+      expect(fx.parley.runs.liveCount()).toBe(0);
+    });
+  });
+
+  describe("park and answer", () => {
+    it("park on its way, then the answer, then parked: the run is replayed at once in the same worker with the answer", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      await parkInFlight(worker, run.id);
+      await fx.parley.questions.reply({ id: questionId, value: "blue", by: "rest" });
+      worker.say({ type: "run.parked", runId: run.id, parked: true });
+      const again = await workerOf(run.id, 2);
+      expect(again).toBe(worker);
+      expect(worker.sentOf("run.start")[1]!.journal).toEqual([
+        { kind: "question", seq: 0, digest: "d0", questionId, settlement: { outcome: "answered", value: "blue", feedback: null } },
+      ]);
+      await until(() => stateOf(run.id) === "working");
+      expect((await fx.parley.runs.getRun({ id: run.id })).attempts).toBe(2);
+    });
+
+    it("the answer, then the park timer: a working run is not parked", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      await fx.parley.questions.reply({ id: questionId, value: "blue", by: "rest" });
+      await until(() => stateOf(run.id) === "working");
+      expect(worker.sentOf("question.settled")).toMatchObject([{ questionId, outcome: "answered", value: "blue" }]);
+      fx.clock.advance(10_000);
+      expect(worker.sentOf("run.park")).toHaveLength(0);
+    });
+
+    it("a parked run's answer loads it into a worker by replay", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      await parkInFlight(worker, run.id);
+      worker.say({ type: "run.parked", runId: run.id, parked: true });
+      await until(() => fx.parley.runs.liveCount() === 0);
+      expect(await statusOf(run.id)).toBe("waiting_input");
+      await fx.parley.questions.reply({ id: questionId, value: "red", by: "rest" });
+      const again = await workerOf(run.id, 2);
+      expect(again.sentOf("run.start").at(-1)!.journal[0]).toMatchObject({ settlement: { value: "red" } });
+    });
+  });
+
+  describe("answer and stop", () => {
+    it("the answer, then stop: the function got the answer, and the stop ends the run", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      expect((await fx.parley.questions.reply({ id: questionId, value: "a", by: "rest" })).outcome).toBe("answered");
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      expect(worker.sentOf("question.settled")).toMatchObject([{ questionId, outcome: "answered" }]);
+      finished(worker, run.id, "cancelled");
+      expect(await stopping).toMatchObject({ status: "cancelled" });
+    });
+
+    it("stop, then the answer: the question was cancelled by the stop and the late reply is told so", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      const late = await fx.parley.questions.reply({ id: questionId, value: "a", by: "rest" });
+      expect(late).toMatchObject({ outcome: "already_closed", question: { status: "cancelled", closedBy: "stop" } });
+      finished(worker, run.id, "cancelled");
+      await stopping;
+      expect(worker.sentOf("question.settled").filter((m) => m.outcome === "answered")).toEqual([]);
+    });
+  });
+
+  describe("the worker exits", () => {
+    it("while working: the run is replayed in a new worker, and counted as an attempt", async () => {
+      const { run, worker } = await start();
+      worker.exit();
+      const again = await workerOf(run.id, 2);
+      expect(again).not.toBe(worker);
+      await until(() => stateOf(run.id) === "working");
+      expect(await fx.parley.runs.getRun({ id: run.id })).toMatchObject({ status: "running", attempts: 2 });
+    });
+
+    it("while waiting: nothing is lost; the run parks with its question pending", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      worker.exit();
+      await until(() => fx.parley.runs.liveCount() === 0);
+      expect((await fx.parley.questions.getQuestion({ id: questionId })).status).toBe("pending");
+      expect(await statusOf(run.id)).toBe("waiting_input");
+    });
+
+    it("while parking: the run parks", async () => {
+      const { run, worker } = await start();
+      await ask(worker, run.id);
+      await parkInFlight(worker, run.id);
+      worker.exit();
+      await until(() => fx.parley.runs.liveCount() === 0);
+      expect(await statusOf(run.id)).toBe("waiting_input");
+    });
+
+    it("while stopping: the run ends cancelled and says the worker was gone", async () => {
+      const { run, worker } = await start();
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      worker.exit({ code: 1, signal: null });
+      expect(await stopping).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
+    });
+
+    it("after the run finished: nothing changes, and no bystander is touched", async () => {
+      const { run, worker } = await start();
+      finished(worker, run.id, "succeeded", 1);
+      await until(async () => (await statusOf(run.id)) === "succeeded");
+      const next = await start();
+      expect(next.worker).toBe(worker);
+      worker.exit();
+      expect(await statusOf(run.id)).toBe("succeeded");
+      await workerOf(next.run.id, 2);
+      expect(await statusOf(next.run.id)).toBe("running");
+    });
+  });
+
+  describe("starting", () => {
+    it("stop while the run waits for a worker: it ends at once, and the worker that frees up later is not used for it", async () => {
+      const a = await start();
+      const b = await start();
+      const session = await fx.parley.sessions.createSession();
+      const queued = await fx.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
+      await until(() => fx.pool.queued === 1);
+      expect(stateOf(queued.id)).toBe("starting");
+      expect(await fx.parley.runs.stopRun({ id: queued.id })).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
+      finished(a.worker, a.run.id, "succeeded");
+      await until(() => fx.pool.queued === 0);
+      await new Promise((r) => setTimeout(r, 30));
+      expect(fx.pool.created.flatMap((w) => w.sentOf("run.start")).filter((m) => m.runId === queued.id)).toEqual([]);
+      expect(b.run.id).toBeTruthy();
+    });
+
+    it("a worker that cannot start fails the run with a reason a person can read", async () => {
+      const err = Object.assign(new Error("No worker process could be started (3 tries)."), { name: "WorkerStartError", detail: "SyntaxError in agent module" });
+      fx.pool.failNext = err;
+      const session = await fx.parley.sessions.createSession();
+      const run = await fx.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
+      await until(async () => (await statusOf(run.id)) === "failed");
+      expect((await fx.parley.runs.getRun({ id: run.id })).error).toBe("No worker process could be started (3 tries).");
+    });
+  });
+
+  describe("timers", () => {
+    it("the execution time limit counts working time only, then fails the run with the reason", async () => {
+      const { run, worker } = await start({ maxActiveMs: 1_000 });
+      const questionId = await ask(worker, run.id);
+      fx.clock.advance(2_500);
+      expect(worker.sentOf("run.cancel")).toEqual([]);
+      await fx.parley.questions.reply({ id: questionId, value: "ok", by: "rest" });
+      await until(() => stateOf(run.id) === "working");
+      fx.clock.advance(1_000);
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      finished(worker, run.id, "cancelled");
+      await until(async () => (await statusOf(run.id)) === "failed");
+      expect((await fx.parley.runs.getRun({ id: run.id })).error).toMatch(/execution time limit of 1 s/);
+    });
+
+    it("when runs queue for a worker, the run that has waited longest parks at once, without waiting for its timer", async () => {
+      const a = await start();
+      await ask(a.worker, a.run.id);
+      fx.clock.advance(10);
+      const b = await start();
+      await ask(b.worker, b.run.id);
+      const session = await fx.parley.sessions.createSession();
+      const c = await fx.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
+      await until(() => a.worker.sentOf("run.park").length === 1);
+      expect(b.worker.sentOf("run.park")).toHaveLength(0);
+      a.worker.say({ type: "run.parked", runId: a.run.id, parked: true });
+      expect(await workerOf(c.id)).toBe(a.worker);
+    });
+  });
+});
