@@ -1,5 +1,6 @@
 import type { Message, Run, Session } from "../protocol/entities";
-import type { Question, Receipt, ReplyReceipt } from "../protocol/question";
+import type { Receipt, ReplyReceipt, StopReceipt } from "../protocol/commands";
+import type { Question } from "../protocol/question";
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
@@ -55,9 +56,10 @@ export function formatInspect({ run, journal, pendingQuestions, messages }: { ru
   return lines.join("\n");
 }
 
-export function formatReceipt(receipt: Receipt | ReplyReceipt): string {
+export function formatReceipt(receipt: Receipt | ReplyReceipt | StopReceipt): string {
   const lines = [`${receipt.kind} ${receipt.commandId}: ${receipt.record_state}, ${receipt.apply_state}`];
-  if ("outcome" in receipt) lines.push(`outcome: ${receipt.outcome}${receipt.question ? ` (question is ${receipt.question.status})` : ""}`);
+  if ("outcome" in receipt) lines.push(`outcome: ${receipt.outcome}${"question" in receipt && receipt.question ? ` (question is ${receipt.question.status})` : ""}`);
+  if (receipt.runId) lines.push(`run: ${receipt.runId}`);
   if (receipt.error) lines.push(`error (${receipt.error.code}): ${receipt.error.message}`);
   if (receipt.apply_state === "queued") lines.push("The server applies it when it runs (it checks about every second).");
   return lines.join("\n");

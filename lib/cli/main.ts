@@ -1,21 +1,26 @@
 /**
- * `parley`: the operator's command line. It reads and writes the database directly, so it works
- * while the server is down: answers it records are applied by the server when it runs.
+ * `parley`: the operator's command line. Commands (send-input, decline, resume, stop) go through
+ * the running server's REST API when one runs for the database; otherwise they are recorded in
+ * the database's durable inbox and applied by the server when it runs. Reads (sessions, pending,
+ * inspect) read the database directly, so they work while the server is down.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { Receipt } from "../protocol/commands";
 import { AppError } from "../protocol/errors";
-import type { Receipt, ReplyReceipt } from "../protocol/question";
+import type { Question } from "../protocol/question";
 import { createCommandService } from "../server/commands/command-service";
 import { createDb, type Db } from "../server/db/client";
 import { sqliteFilePath } from "../server/db/migrate";
 import { toMessage } from "../server/db/mappers";
 import { DomainEvents } from "../server/events";
-import { createQuestionService } from "../server/questions/question-service";
+import { createQuestionService, type QuestionService } from "../server/questions/question-service";
 import { loadRunDetail } from "../server/runs/run-detail";
 import { createSessionService } from "../server/sessions/session-service";
 import { formatInspect, formatPending, formatReceipt, formatSessions } from "./format";
+import { createInboxClient } from "./inbox-client";
+import { createServerClient, findServer, ServerUnreachable, type ServerClient } from "./server-client";
 
 const USAGE = `Usage: parley <command> [options]
 
@@ -24,18 +29,58 @@ Commands:
   pending [--session ID]            list pending questions
   inspect RUN_ID                    a run: state, journal, pending questions and how to answer them
   send-input RUN_ID PENDING_ID --value-json JSON [--digest D] [--command-id C]
-                                    answer a pending question (recorded now, applied by the server)
+                                    answer a pending question
   decline RUN_ID PENDING_ID [--message TEXT] [--digest D] [--command-id C]
                                     decline a pending question
-  resume RUN_ID [--command-id C]    ask the server to load an active run into a worker again
+  resume RUN_ID [--command-id C]    load an active run into a worker again
+  stop RUN_ID [--command-id C]      stop a run and its child runs
+
+send-input, decline, resume and stop go through the running server (found beside the database,
+or --server); with none running they are recorded in the database and applied when it starts.
 
 Options:
   --json          print JSON instead of text
-  --wait MS       how long send-input, decline and resume wait for the server to apply (default 3000)
+  --server URL    the server to send commands to (default: PARLEY_URL, else the one running for the database)
+  --wait MS       with no server running: how long to wait for a server to apply the command (default 3000)
   --database URL  the SQLite database (default: DATABASE_URL, else file:./data/parley.db)
 `;
 
 class UsageError extends Error {}
+
+type Target = "send-input" | "decline" | "resume" | "stop";
+
+/** One command, as the server or the inbox carries it out. */
+interface Commander {
+  findQuestion(args: { runId: string; pendingId: string }): Promise<Question>;
+  sendInput(question: Question, args: { value: unknown; digest: string | null; commandId: string }): Promise<Receipt>;
+  decline(question: Question, args: { message: string | null; digest: string | null; commandId: string }): Promise<Receipt>;
+  resume(runId: string, commandId: string): Promise<Receipt>;
+  stop(runId: string, commandId: string): Promise<Receipt>;
+}
+
+function throughServer(client: ServerClient): Commander {
+  return {
+    findQuestion: (args) => client.findQuestion(args),
+    sendInput: (question, body) => client.reply(question.id, body),
+    decline: (question, body) => client.reject(question.id, body),
+    resume: (runId, commandId) => client.resume(runId, { commandId }),
+    stop: async (runId, commandId) => (await client.stop(runId, { commandId })).receipt,
+  };
+}
+
+interface Local {
+  db: Db;
+  questions: QuestionService;
+}
+
+async function openLocal(databaseUrl: string): Promise<Local> {
+  const file = sqliteFilePath(databaseUrl);
+  if (!existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
+  const db = await createDb(databaseUrl);
+  // The server's services, used read-only or to record commands: no timers start, no events reach anyone.
+  const questions = createQuestionService({ db, events: new DomainEvents(), commands: createCommandService({ db }) });
+  return { db, questions };
+}
 
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -50,6 +95,7 @@ export async function main(argv: string[]): Promise<number> {
       "command-id": { type: "string" },
       wait: { type: "string", default: "3000" },
       database: { type: "string" },
+      server: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -60,97 +106,90 @@ export async function main(argv: string[]): Promise<number> {
   }
   const print = (data: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
   const databaseUrl = values.database ?? process.env.DATABASE_URL ?? "file:./data/parley.db";
-  const file = sqliteFilePath(databaseUrl);
-  if (!existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
-  const db = await createDb(databaseUrl);
-  const commands = createCommandService({ db });
-  // Read-only use of the server's services: no timers start, no events reach anyone.
-  const questions = createQuestionService({ db, events: new DomainEvents(), commands });
-  const waitMs = Number(values.wait);
-  try {
-    switch (command) {
-      case "sessions": {
-        const sessions = await createSessionService({ db, events: new DomainEvents() }).listSessions();
-        print(sessions, formatSessions(sessions));
-        return 0;
-      }
-      case "pending": {
-        const pending = await questions.listPending(values.session ? { sessionId: values.session } : {});
-        print(pending, formatPending(pending));
-        return 0;
-      }
-      case "inspect": {
-        const [runId] = need(args, 1, "inspect RUN_ID");
-        const detail = await loadRunDetail(db, questions, runId!);
-        const messages = (await db.message.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map(toMessage);
-        const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, messages };
-        print(data, formatInspect(data));
-        return 0;
-      }
-      case "send-input":
-      case "decline": {
-        const [runId, pendingId] = need(args, 2, `${command} RUN_ID PENDING_ID`);
-        const question = await questions.findByPendingId({ runId: runId!, pendingId: pendingId! });
-        const commandId = values["command-id"] ?? randomUUID();
-        const digest = values.digest ?? null;
-        let kind: "send_input" | "reject_input";
-        let payload: Record<string, unknown>;
-        if (command === "send-input") {
-          const raw = values["value-json"];
-          if (raw === undefined) throw new UsageError("send-input needs --value-json, e.g. --value-json '\"staging\"'");
-          let value: unknown;
-          try {
-            value = JSON.parse(raw);
-          } catch {
-            throw new AppError("reply_not_json", `--value-json is not valid JSON: ${raw}`);
-          }
-          // Refuse here what the server would refuse, so nothing unusable is recorded.
-          if (question.status === "pending") await questions.checkReply({ question, value });
-          kind = "send_input";
-          payload = { questionId: question.id, digest, value };
+
+  switch (command) {
+    case "sessions":
+    case "pending":
+    case "inspect":
+      return withLocal(databaseUrl, async ({ db, questions }) => {
+        if (command === "sessions") {
+          const sessions = await createSessionService({ db, events: new DomainEvents() }).listSessions();
+          print(sessions, formatSessions(sessions));
+        } else if (command === "pending") {
+          const pending = await questions.listPending(values.session ? { sessionId: values.session } : {});
+          print(pending, formatPending(pending));
         } else {
-          kind = "reject_input";
-          payload = { questionId: question.id, digest, message: values.message ?? null };
+          const [runId] = need(args, 1, "inspect RUN_ID");
+          const detail = await loadRunDetail(db, questions, runId!);
+          const messages = (await db.message.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map(toMessage);
+          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, messages };
+          print(data, formatInspect(data));
         }
-        const queued: ReplyReceipt = { commandId, kind, record_state: "durably_recorded", apply_state: "queued", outcome: "queued", question };
-        await commands.enqueue({ commandId, kind, payload }, queued);
-        const receipt = (await waitForApply(db, commandId, waitMs)) ?? queued;
-        print(receipt, formatReceipt(receipt));
-        return receipt.apply_state === "rejected" ? 1 : 0;
+        return 0;
+      });
+    case "send-input":
+    case "decline":
+    case "resume":
+    case "stop": {
+      const send = prepare(command, args, values);
+      const explicit = values.server ?? process.env.PARLEY_URL;
+      const server = await findServer({ databaseUrl, explicit });
+      let receipt: Receipt | undefined;
+      if (server) {
+        try {
+          receipt = await send(throughServer(createServerClient(server)));
+        } catch (err) {
+          // The server went away: the same commandId through the inbox is applied at most once.
+          if (!(err instanceof ServerUnreachable) || explicit) throw err;
+        }
       }
-      case "resume": {
-        const [runId] = need(args, 1, "resume RUN_ID");
-        const run = await db.run.findUnique({ where: { id: runId } });
-        if (!run) throw new AppError("not_found:run", `No run with id "${runId}".`);
-        const commandId = values["command-id"] ?? randomUUID();
-        const queued: Receipt = { commandId, kind: "resume", record_state: "durably_recorded", apply_state: "queued", runId };
-        await commands.enqueue({ commandId, kind: "resume", payload: { runId } }, queued);
-        const receipt = (await waitForApply(db, commandId, waitMs)) ?? queued;
-        print(receipt, formatReceipt(receipt));
-        return receipt.apply_state === "rejected" ? 1 : 0;
-      }
-      default:
-        throw new UsageError(`Unknown command "${command}".`);
+      receipt ??= await withLocal(databaseUrl, ({ db, questions }) =>
+        send(createInboxClient({ db, commands: createCommandService({ db }), questions, waitMs: Number(values.wait) })),
+      );
+      print(receipt, formatReceipt(receipt));
+      return receipt.apply_state === "rejected" ? 1 : 0;
     }
+    default:
+      throw new UsageError(`Unknown command "${command}".`);
+  }
+}
+
+/** Checks a command's arguments before anything is sent, and returns how to send it. */
+function prepare(command: Target, args: string[], values: { "value-json"?: string; message?: string; digest?: string; "command-id"?: string }) {
+  const commandId = values["command-id"] ?? randomUUID();
+  const digest = values.digest ?? null;
+  if (command === "resume" || command === "stop") {
+    const [runId] = need(args, 1, `${command} RUN_ID`);
+    return (via: Commander) => (command === "resume" ? via.resume(runId!, commandId) : via.stop(runId!, commandId));
+  }
+  const [runId, pendingId] = need(args, 2, `${command} RUN_ID PENDING_ID`);
+  if (command === "decline") {
+    const message = values.message ?? null;
+    return async (via: Commander) => via.decline(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { message, digest, commandId });
+  }
+  const raw = values["value-json"];
+  if (raw === undefined) throw new UsageError("send-input needs --value-json, e.g. --value-json '\"staging\"'");
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new AppError("reply_not_json", `--value-json is not valid JSON: ${raw}`);
+  }
+  return async (via: Commander) => via.sendInput(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { value, digest, commandId });
+}
+
+async function withLocal<T>(databaseUrl: string, work: (local: Local) => Promise<T>): Promise<T> {
+  const local = await openLocal(databaseUrl);
+  try {
+    return await work(local);
   } finally {
-    await db.$disconnect();
+    await local.db.$disconnect();
   }
 }
 
 function need(args: string[], count: number, usage: string): string[] {
   if (args.length < count) throw new UsageError(`Usage: parley ${usage}`);
   return args;
-}
-
-/** The server applies queued commands within about a second when it runs; wait a little for its receipt. */
-async function waitForApply(db: Db, commandId: string, ms: number) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const row = await db.command.findUnique({ where: { id: commandId } });
-    if (row && row.applyState !== "queued" && row.receipt) return JSON.parse(row.receipt) as ReplyReceipt;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  return null;
 }
 
 export async function run(argv: string[]): Promise<void> {

@@ -14,3 +14,14 @@ export const PostMessageBodySchema = z.object({
 export const QuestionsQuerySchema = z
   .object({ session_id: z.string().min(1).optional(), run_id: z.string().min(1).optional(), pending_id: z.string().min(1).optional() })
   .refine((q) => q.session_id !== undefined || (q.run_id !== undefined && q.pending_id !== undefined), "session_id (or run_id and pending_id) is required");
+
+/**
+ * `<database>.server.json`, written beside the SQLite file by a listening server and removed at
+ * shutdown: how the CLI finds the server that owns its database, to send commands through it.
+ */
+export const ServerAnnouncementSchema = z.object({
+  url: z.url(),
+  pid: z.number().int().positive(),
+  startedAt: z.string(),
+});
+export type ServerAnnouncement = z.infer<typeof ServerAnnouncementSchema>;

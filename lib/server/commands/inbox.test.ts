@@ -71,8 +71,9 @@ describe("the inbox of queued commands", () => {
     expect(questions.effects).toEqual(["q1"]);
   });
 
-  it("an unexpected AppError (internal) and an unavailable service are transient too", () => {
+  it("server-side errors (internal, unavailable, database_busy) are transient; the command's own faults are permanent", () => {
     expect(isPermanent(new AppError("internal", "x"))).toBe(false);
+    expect(isPermanent(new AppError("database_busy", "x"))).toBe(false);
     expect(isPermanent(new AppError("unavailable", "x"))).toBe(false);
     expect(isPermanent(new Error("x"))).toBe(false);
     expect(isPermanent(new AppError("not_found:question", "x"))).toBe(true);

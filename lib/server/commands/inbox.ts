@@ -17,11 +17,12 @@ export interface InboxTargets {
 }
 
 /**
- * A permanent error rejects a queued command for good: its target closed, it is invalid, it
- * conflicts. Anything else (a busy or locked database, a timeout, an unexpected error) may pass.
+ * A permanent error rejects a queued command for good: the command's own fault (a 4xx: its target
+ * closed or is unknown, it is invalid, it conflicts). Anything else — a server-side AppError
+ * (internal, unavailable, database_busy), a locked database, a timeout, an unexpected error — may pass.
  */
 export function isPermanent(err: unknown): boolean {
-  return err instanceof AppError && err.code !== "internal" && err.code !== "unavailable";
+  return err instanceof AppError && err.status < 500;
 }
 
 /**

@@ -1,0 +1,81 @@
+import type { ReplyReceipt, ResumeReceipt, StoppedRun } from "../protocol/commands";
+import { AppError, WireErrorSchema } from "../protocol/errors";
+import type { Question } from "../protocol/question";
+import { readAnnouncement } from "../server/commands/server-file";
+
+/** The server could not be reached at all (nothing was applied by this request). */
+export class ServerUnreachable extends Error {}
+
+const HEALTH_TIMEOUT_MS = 3_000;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function isHealthy(url: string): Promise<boolean> {
+  try {
+    return (await fetch(new URL("/api/health", url), { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The server that owns this database, if one runs: the one named by `--server` / `PARLEY_URL`,
+ * else the one announced beside the database file. A stale announcement (its process gone, or
+ * its health check failing) is ignored.
+ */
+export async function findServer({ databaseUrl, explicit }: { databaseUrl: string; explicit?: string }): Promise<string | null> {
+  if (explicit) {
+    if (!(await isHealthy(explicit))) throw new AppError("unavailable", `No Parley server answers at ${explicit}.`);
+    return explicit;
+  }
+  const announced = readAnnouncement(databaseUrl);
+  if (!announced || !isAlive(announced.pid)) return null;
+  return (await isHealthy(announced.url)) ? announced.url : null;
+}
+
+/** The server's REST API for the commands the CLI sends; errors come back as the server's AppErrors. */
+export function createServerClient(url: string) {
+  async function call<T>(method: "GET" | "POST", pathname: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(new URL(pathname, url), {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new ServerUnreachable(`The Parley server at ${url} could not be reached: ${(err as Error).message}`);
+    }
+    const data: unknown = await res.json().catch(() => null);
+    if (!res.ok) {
+      const wire = WireErrorSchema.safeParse((data as { error?: unknown } | null)?.error);
+      throw wire.success ? new AppError(wire.data.code, wire.data.message, { details: wire.data.details }) : new AppError("internal", `The server answered ${res.status}.`);
+    }
+    return data as T;
+  }
+  const enc = encodeURIComponent;
+
+  return {
+    url,
+    async findQuestion({ runId, pendingId }: { runId: string; pendingId: string }): Promise<Question> {
+      const [question] = await call<Question[]>("GET", `/api/questions?run_id=${enc(runId)}&pending_id=${enc(pendingId)}`);
+      if (!question) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
+      return question;
+    },
+    reply: (questionId: string, body: { value: unknown; digest: string | null; commandId: string }) =>
+      call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reply`, body),
+    reject: (questionId: string, body: { message: string | null; digest: string | null; commandId: string }) =>
+      call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reject`, body),
+    resume: (runId: string, body: { commandId: string }) => call<ResumeReceipt>("POST", `/api/runs/${enc(runId)}/resume`, body),
+    stop: (runId: string, body: { commandId: string }) => call<StoppedRun>("POST", `/api/runs/${enc(runId)}/stop`, body),
+  };
+}
+
+export type ServerClient = ReturnType<typeof createServerClient>;
