@@ -55,6 +55,17 @@ describe("parking", () => {
     expect(most).toBeLessThanOrEqual(maxWorkers);
   }, 240_000);
 
+  it("runs queued for a worker do not wait out the park delay: 40 runs asking at once on 2 workers all reach their question", async () => {
+    app = await startTestApp({ parkAfterMs: 600_000, maxWorkers: 2 });
+    const a = app;
+    const session = await a.parley.sessions.createSession();
+    const started = Date.now();
+    for (let i = 0; i < 40; i++) await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: `Question ${i}?` } });
+    await waitFor(async () => (await a.parley.questions.listPending({ sessionId: session.id })).length === 40, 60_000);
+    // Before: each waiting run held its worker for the whole park delay (here ten minutes).
+    expect(Date.now() - started).toBeLessThan(60_000);
+  }, 90_000);
+
   it("a function that asks something else when replayed fails with a clear divergence error", async () => {
     app = await startTestApp({ parkAfterMs: 0, maxWorkers: 1 });
     const a = app;

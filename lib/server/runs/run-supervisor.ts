@@ -334,8 +334,7 @@ export class RunSupervisor {
     const worker = this.unlisten()!;
     const { error } = message;
     if (error && message.status === "failed") {
-      const detail = (error as { detail?: string }).detail;
-      console.error(`[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${detail ?? error.message}`);
+      console.error(`[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`);
     }
     const intent = this.stopIntent;
     let outcome: FinalOutcome;
