@@ -6,9 +6,13 @@ import type { Ack } from "@/lib/protocol/socket";
 interface ComposerProps {
   onSend: (text: string) => Promise<Ack<unknown>>;
   disabled?: boolean;
+  /** The session's turn is still running: the button stops it instead of sending (the draft stays). */
+  busy?: boolean;
+  onStop?: () => void;
+  stopping?: boolean;
 }
 
-export function Composer({ onSend, disabled = false }: ComposerProps) {
+export function Composer({ onSend, disabled = false, busy = false, onStop, stopping = false }: ComposerProps) {
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -24,7 +28,7 @@ export function Composer({ onSend, disabled = false }: ComposerProps) {
     el.style.height = `${Math.min(el.scrollHeight, 200)}px`;
   }, [text]);
 
-  const canSend = text.trim() !== "" && !sending && !disabled;
+  const canSend = text.trim() !== "" && !sending && !disabled && !busy;
 
   async function send(e?: FormEvent) {
     e?.preventDefault();
@@ -62,17 +66,36 @@ export function Composer({ onSend, disabled = false }: ComposerProps) {
           placeholder="Message Parley…"
           className="max-h-[200px] min-h-[40px] flex-1 resize-none bg-transparent px-2 py-2 text-[15px] leading-6 text-stone-900 outline-none placeholder:text-stone-400"
         />
-        <button
-          type="submit"
-          data-testid="composer-send"
-          disabled={!canSend}
-          className="h-10 shrink-0 rounded-xl bg-indigo-600 px-4 text-sm font-medium text-white hover:bg-indigo-500 disabled:bg-stone-200 disabled:text-stone-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-        >
-          {sending ? "Sending…" : "Send"}
-        </button>
+        {busy ? (
+          <button
+            type="button"
+            data-testid="composer-stop"
+            onClick={onStop}
+            disabled={stopping}
+            className="flex h-10 shrink-0 items-center gap-2 rounded-xl border border-stone-300 bg-white px-4 text-sm font-medium text-stone-800 hover:bg-stone-100 disabled:text-stone-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            <span aria-hidden className="h-2.5 w-2.5 rounded-[2px] bg-current" />
+            {stopping ? "Stopping…" : "Stop"}
+          </button>
+        ) : (
+          <button
+            type="submit"
+            data-testid="composer-send"
+            disabled={!canSend}
+            className="h-10 shrink-0 rounded-xl bg-indigo-600 px-4 text-sm font-medium text-white hover:bg-indigo-500 disabled:bg-stone-200 disabled:text-stone-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            {sending ? "Sending…" : "Send"}
+          </button>
+        )}
       </div>
       <p className="mt-1.5 px-2 text-xs text-stone-400">
-        {error ? <span className="text-red-600">{error}</span> : "Enter to send · Shift+Enter for a new line"}
+        {error ? (
+          <span className="text-red-600">{error}</span>
+        ) : busy ? (
+          "Parley is still working on your last message · Stop it to send a new one"
+        ) : (
+          "Enter to send · Shift+Enter for a new line"
+        )}
       </p>
     </form>
   );

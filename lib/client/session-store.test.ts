@@ -4,6 +4,7 @@ import { DEFAULT_POLICY } from "../protocol/policy";
 import type { Question } from "../protocol/question";
 import {
   activeRuns,
+  activeTurn,
   describeClosed,
   initialSessionState,
   latestRun,
@@ -50,6 +51,7 @@ const run = (id: string, second: number, over: Partial<Run> = {}): Run => ({
   rootRunId: id,
   activeMs: 0,
   attempts: 1,
+  holdsTurn: false,
   createdAt: at(second),
   updatedAt: at(second),
   finishedAt: null,
@@ -166,6 +168,14 @@ describe("session store", () => {
       runs: [run("r1", 1, { status: "succeeded" }), run("r2", 2, { status: "waiting_input" }), run("r3", 3)],
     });
     expect(activeRuns(state).map((r) => r.id)).toEqual(["r2", "r3"]);
+  });
+
+  it("the active turn is the run that holds the session's turn while it runs; a run started beside it is not", () => {
+    const side = run("side", 1);
+    expect(activeTurn(joined({ runs: [side] }))).toBeNull();
+    const turn = run("turn", 2, { holdsTurn: true });
+    expect(activeTurn(joined({ runs: [side, turn] }))?.id).toBe("turn");
+    expect(activeTurn(joined({ runs: [side, { ...turn, status: "succeeded", holdsTurn: false }] }))).toBeNull();
   });
 
   it("the current run is the latest run a person started, not a nested one", () => {

@@ -99,6 +99,11 @@ export function latestRun(state: SessionState): Run | null {
   return state.runs.findLast((r) => r.parentRunId === null) ?? state.runs.at(-1) ?? null;
 }
 
+/** The session's chat turn while it runs: a new message waits for it (or for Stop). */
+export function activeTurn(state: SessionState): Run | null {
+  return state.runs.find((r) => r.holdsTurn && ACTIVE_RUN_STATUSES.includes(r.status)) ?? null;
+}
+
 /** Active runs to stop: stopping a run stops its nested runs, so those under an active parent are left out. */
 export function activeRuns(state: SessionState): Run[] {
   const active = state.runs.filter((r) => ACTIVE_RUN_STATUSES.includes(r.status));

@@ -51,6 +51,8 @@ export const RunSchema = z.object({
   activeMs: z.number().int(),
   /** Times a worker started the run; above 1 it was resumed by replaying its journal. */
   attempts: z.number().int(),
+  /** This run is its session's active chat turn: a new message waits until it ends. */
+  holdsTurn: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),

@@ -10,7 +10,7 @@ import { LiveAnnouncer } from "@/components/LiveAnnouncer";
 import { QuestionCard } from "@/components/QuestionCard";
 import { RunStatus } from "@/components/RunStatus";
 import { Sidebar } from "@/components/Sidebar";
-import { activeRuns, latestRun, transcript } from "@/lib/client/session-store";
+import { activeRuns, activeTurn, latestRun, transcript } from "@/lib/client/session-store";
 import { useTabTitle } from "@/lib/client/tab-title";
 import { useSession } from "@/lib/client/use-session";
 import { useSessions } from "@/lib/client/use-sessions";
@@ -93,7 +93,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           {pending.length > 0 ? (
             <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} />
           ) : (
-            <Composer onSend={sendMessage} />
+            <Composer onSend={sendMessage} busy={activeTurn(state) !== null} onStop={stopAll} stopping={stopping} />
           )}
         </div>
       </main>

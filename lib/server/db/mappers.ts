@@ -65,6 +65,7 @@ export function toRun(row: RunRow): Run {
     rootRunId: row.rootRunId ?? row.id,
     activeMs: row.activeMs,
     attempts: row.attempts,
+    holdsTurn: row.turnOf !== null,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     finishedAt: isoOrNull(row.finishedAt),
