@@ -1,0 +1,65 @@
+/** JSON over REST with an abort signal (a kill aborts whatever is in flight) and a per-request timeout. */
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    route: string,
+  ) {
+    super(`${route} answered ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+export function createApi(url: string, { signal, timeoutMs = 30_000 }: { signal?: AbortSignal; timeoutMs?: number } = {}) {
+  async function call<T>(method: "GET" | "POST", route: string, body?: unknown): Promise<Reply<T>> {
+    const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])];
+    const res = await fetch(`${url}${route}`, {
+      method,
+      headers: body === undefined ? undefined : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.any(signals),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === "" ? null : JSON.parse(text);
+    } catch {
+      // not JSON: keep the text for the report
+    }
+    return { status: res.status, body: parsed as T };
+  }
+  async function ok<T>(method: "GET" | "POST", route: string, body?: unknown): Promise<T> {
+    const res = await call<T>(method, route, body);
+    if (res.status < 200 || res.status > 299) throw new HttpError(res.status, res.body, `${method} ${route}`);
+    return res.body;
+  }
+  return {
+    get: <T = any>(route: string) => ok<T>("GET", route),
+    post: <T = any>(route: string, body?: unknown) => ok<T>("POST", route, body),
+    /** Any status: for commands whose refusal is an expected answer. */
+    send: <T = any>(route: string, body?: unknown) => call<T>("POST", route, body),
+    /** Any status. */
+    probe: <T = any>(route: string) => call<T>("GET", route),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+export const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
