@@ -7,14 +7,25 @@
 import { ChildToParentSchema, ParentToChildSchema, type ChildToParent, type ParentToChild } from "../lib/protocol/ipc";
 import { describeZodError } from "../lib/protocol/errors";
 import { findAgentFunction } from "./functions";
-import { createRuntime, type RunController } from "./runtime";
+import { createRuntime, RunCancelled, RunParked, RuntimeError, type RunController } from "./runtime";
+import { runErrorOf } from "./runtime/run-error";
+import { createRunScope, currentScope, installRunScopes, leaveScope, runInScope, type RunScope } from "./runtime/run-scope";
 
 if (!process.send) {
   console.error("agent-worker must be started by the Parley server (fork with IPC).");
   process.exit(1);
 }
 
-const runs = new Map<string, RunController>();
+/** A run in this worker now. It leaves when it finishes, is parked, or fails. */
+interface ActiveRun {
+  runId: string;
+  functionName: string;
+  controller: RunController;
+  scope: RunScope;
+}
+
+const runs = new Map<string, ActiveRun>();
+let retiring = false;
 
 function send(message: ChildToParent): void {
   const checked = ChildToParentSchema.safeParse(message);
@@ -22,12 +33,20 @@ function send(message: ChildToParent): void {
   process.send!(checked.data);
 }
 
-function errorInfo(err: unknown): { code: string; message: string } {
-  if (err instanceof Error) {
-    const { code } = err as Error & { code?: unknown };
-    return { code: typeof code === "string" ? code : "agent_error", message: err.message || err.name };
+/** The run's turn here is over: its timers go with it, and the runtime may not speak for it any more. */
+function leave(run: ActiveRun): void {
+  if (runs.get(run.runId) === run) runs.delete(run.runId);
+  leaveScope(run.scope);
+}
+
+function finish(run: ActiveRun, outcome: Extract<ChildToParent, { type: "run.finished" }>): void {
+  leave(run);
+  try {
+    send(outcome);
+  } catch (err) {
+    console.error(`agent-worker: run ${run.runId} ended, but its outcome cannot be sent`, err);
+    send({ type: "run.finished", runId: run.runId, status: "failed", error: runErrorOf(err, run.functionName) });
   }
-  return { code: "agent_error", message: String(err) };
 }
 
 async function startRun(msg: Extract<ParentToChild, { type: "run.start" }>): Promise<void> {
@@ -36,23 +55,73 @@ async function startRun(msg: Extract<ParentToChild, { type: "run.start" }>): Pro
     send({ type: "run.finished", runId: msg.runId, status: "failed", error: { code: "not_found:function", message: `No agent function named "${msg.functionName}".` } });
     return;
   }
-  const controller = createRuntime({ runId: msg.runId, sessionId: msg.sessionId, canAsk: msg.canAsk, journal: msg.journal, send });
-  runs.set(msg.runId, controller);
-  let outcome: ChildToParent;
+  const scope = createRunScope(msg.runId);
+  const controller = createRuntime({
+    runId: msg.runId,
+    sessionId: msg.sessionId,
+    canAsk: msg.canAsk,
+    journal: msg.journal,
+    send(message) {
+      if (scope.left) throw new RunCancelled("The run has left this worker.", msg.runId);
+      send(message);
+    },
+  });
+  const run: ActiveRun = { runId: msg.runId, functionName: fn.name, controller, scope };
+  runs.set(msg.runId, run);
+  let outcome: Extract<ChildToParent, { type: "run.finished" }>;
   try {
-    const result = await fn.run(controller.rt, msg.input);
+    const result = await runInScope(scope, () => fn.run(controller.rt, msg.input));
     outcome = { type: "run.finished", runId: msg.runId, status: "succeeded", result: result ?? null };
   } catch (err) {
     const status = controller.rt.signal.aborted ? "cancelled" : "failed";
-    outcome = { type: "run.finished", runId: msg.runId, status, error: errorInfo(err) };
-  } finally {
-    if (runs.get(msg.runId) === controller) runs.delete(msg.runId);
+    outcome = { type: "run.finished", runId: msg.runId, status, error: runErrorOf(err, fn.name) };
   }
-  if (controller.isParked()) return;
+  // Parked, or already failed by a stray error: its end is nobody's news.
+  if (scope.left) return;
   const divergence = controller.divergence();
-  if (divergence) outcome = { type: "run.finished", runId: msg.runId, status: "failed", error: errorInfo(divergence) };
-  send(outcome);
+  if (divergence) outcome = { type: "run.finished", runId: msg.runId, status: "failed", error: runErrorOf(divergence, fn.name) };
+  finish(run, outcome);
 }
+
+/**
+ * An error escaped a run's code (a timer's callback, a promise nobody awaited). It is charged to
+ * the run that caused it: that run fails if it is still here; a run that has left is only logged
+ * (the runtime's interruptions, RunParked and RunCancelled, not even that). The process lives on
+ * for the runs beside it, but after an uncaught exception it retires: the pool will not reuse it.
+ */
+function onFault(error: unknown, scope: RunScope | undefined, kind: "exception" | "rejection"): void {
+  try {
+    const runId = scope?.runId ?? (error instanceof RuntimeError ? error.runId : undefined);
+    const run = runId ? runs.get(runId) : undefined;
+    const active = run !== undefined && !run.scope.left;
+    const interruption = error instanceof RunParked || error instanceof RunCancelled;
+    // The runtime's interruptions from a run that has left, or is being stopped, are expected.
+    if (interruption && (!active || run.controller.rt.signal.aborted) && runId) return;
+    const what = kind === "exception" ? "an uncaught exception" : "an unhandled rejection";
+    // Say so before the run's end, so the pool knows by the time the run gives the worker back.
+    if (kind === "exception" && !interruption) retire(`${what} in ${runId ? `run ${runId}` : "no known run"}`);
+    if (!active) {
+      console.error(`agent-worker: ignoring ${what} ${runId ? `from run ${runId}, which has left this worker` : "that belongs to no run"}:`, error);
+      return;
+    }
+    console.error(`agent-worker: run ${run.runId} fails because of ${what}:`, error);
+    const status = run.controller.rt.signal.aborted ? "cancelled" : "failed";
+    finish(run, { type: "run.finished", runId: run.runId, status, error: runErrorOf(error, run.functionName) });
+    run.controller.cancel("The run failed.");
+  } catch (err) {
+    console.error("agent-worker: could not handle a stray error", err);
+  }
+}
+
+function retire(reason: string): void {
+  if (retiring) return;
+  retiring = true;
+  send({ type: "worker.retiring", reason });
+}
+
+installRunScopes(onFault);
+process.on("uncaughtException", (err) => onFault(err, currentScope(), "exception"));
+process.on("unhandledRejection", (reason) => onFault(reason, currentScope(), "rejection"));
 
 process.on("message", (raw) => {
   const parsed = ParentToChildSchema.safeParse(raw);
@@ -62,25 +131,26 @@ process.on("message", (raw) => {
   }
   const msg = parsed.data;
   const run = "runId" in msg ? runs.get(msg.runId) : undefined;
+  const controller = run?.controller;
   switch (msg.type) {
     case "run.start":
       void startRun(msg);
       break;
     case "question.settled":
-      run?.settle(msg.questionId, { outcome: msg.outcome, value: msg.value, feedback: msg.feedback });
+      controller?.settle(msg.questionId, { outcome: msg.outcome, value: msg.value, feedback: msg.feedback });
       break;
     case "question.refused":
-      run?.refuse(msg.questionId, msg.error);
+      controller?.refuse(msg.questionId, msg.error);
       break;
     case "call.settled":
-      run?.settleCall(msg.seq, { status: msg.status, result: msg.result, error: msg.error });
+      controller?.settleCall(msg.seq, { status: msg.status, result: msg.result, error: msg.error });
       break;
     case "run.cancel":
-      run?.cancel(msg.reason);
+      controller?.cancel(msg.reason);
       break;
     case "run.park": {
-      const parked = run ? run.park() : true;
-      if (parked) runs.delete(msg.runId);
+      const parked = controller ? controller.park() : true;
+      if (parked && run) leave(run);
       send({ type: "run.parked", runId: msg.runId, parked });
       break;
     }

@@ -1,5 +1,27 @@
+/**
+ * The runtime's own errors. Their messages are written for the person: a run that fails with one
+ * shows its message. `runId` says which run threw it (the worker attributes stray errors by it).
+ */
+export abstract class RuntimeError extends Error {
+  abstract readonly code: string;
+  runId?: string;
+}
+
+/**
+ * Throw it from an agent function to end the run with a message for the person: it is shown as
+ * written. Any other error shows only that the function stopped unexpectedly (its text and
+ * stack go to the server's log).
+ */
+export class AgentError extends RuntimeError {
+  readonly code = "agent_error";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "AgentError";
+  }
+}
+
 /** Thrown by `ask` when the person declines; `feedback` is what they wrote, if anything. */
-export class UserDeclined extends Error {
+export class UserDeclined extends RuntimeError {
   readonly code = "user_declined";
   constructor(readonly feedback: string | null) {
     super(feedback ? `The question was declined: ${feedback}` : "The question was declined.");
@@ -8,7 +30,7 @@ export class UserDeclined extends Error {
 }
 
 /** Thrown by `ask` when a question without a default times out. */
-export class AskTimeout extends Error {
+export class AskTimeout extends RuntimeError {
   readonly code = "ask_timeout";
   constructor(readonly prompt: string) {
     super(`Nobody answered "${prompt}" in time.`);
@@ -17,16 +39,17 @@ export class AskTimeout extends Error {
 }
 
 /** Thrown by a pending `ask` when the run is stopped, or the question is otherwise ended. */
-export class RunCancelled extends Error {
+export class RunCancelled extends RuntimeError {
   readonly code = "run_cancelled";
-  constructor(reason: string) {
+  constructor(reason: string, runId?: string) {
     super(reason);
     this.name = "RunCancelled";
+    this.runId = runId;
   }
 }
 
 /** Thrown by `ask` in a run where nobody can answer (see `canAsk`) when no default is given. */
-export class CannotAsk extends Error {
+export class CannotAsk extends RuntimeError {
   readonly code = "cannot_ask";
   constructor(readonly prompt: string) {
     super(`Nobody can answer "${prompt}" in this run.`);
@@ -38,7 +61,7 @@ export class CannotAsk extends Error {
  * Thrown by `ask` when the server refuses the question: the run's policy (too many questions,
  * too long a prompt) or an unusable reply schema. `code` says which.
  */
-export class AskRefused extends Error {
+export class AskRefused extends RuntimeError {
   constructor(
     readonly code: string,
     message: string,
@@ -49,7 +72,7 @@ export class AskRefused extends Error {
 }
 
 /** Thrown by `call` when the child run did not succeed. */
-export class ChildRunFailed extends Error {
+export class ChildRunFailed extends RuntimeError {
   readonly code = "child_run_failed";
   constructor(
     readonly functionName: string,
@@ -65,7 +88,7 @@ export class ChildRunFailed extends Error {
  * The function did something other than what its journal recorded at this point: replaying
  * further would guess. The run fails with this error, whatever the function catches.
  */
-export class JournalDivergence extends Error {
+export class JournalDivergence extends RuntimeError {
   readonly code = "journal_divergence";
   constructor(seq: number, recorded: string, attempted: string) {
     super(`The function diverged from its journal at step ${seq}: it recorded ${recorded} there, but now did ${attempted}. Agent functions must do the same steps and ask the same questions in the same order.`);
@@ -74,10 +97,11 @@ export class JournalDivergence extends Error {
 }
 
 /** Thrown into code that keeps running after its run was parked (a timer, say): it must not act. */
-export class RunParked extends Error {
+export class RunParked extends RuntimeError {
   readonly code = "run_parked";
-  constructor() {
+  constructor(runId?: string) {
     super("The run was parked; it continues when it is resumed.");
     this.name = "RunParked";
+    this.runId = runId;
   }
 }

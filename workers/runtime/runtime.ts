@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { canonicalJson } from "../../lib/protocol/plain-json";
 import type { JsonValue, QuestionOutcome, QuestionSpecInput } from "../../lib/protocol/question";
-import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, UserDeclined } from "./errors";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, UserDeclined, type RuntimeError } from "./errors";
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
@@ -135,24 +135,30 @@ export function createRuntime(host: RuntimeHost): RunController {
   let parked = false;
   let diverged: JournalDivergence | null = null;
 
+  /** Marks an error as this run's, so a stray one can be attributed to it. */
+  function own<E extends RuntimeError>(err: E): E {
+    err.runId = host.runId;
+    return err;
+  }
+
   function send(message: ChildToParent) {
-    if (parked) throw new RunParked();
+    if (parked) throw own(new RunParked());
     host.send(message);
   }
 
   function cancelledError(): RunCancelled {
     const reason = abort.signal.reason;
-    return new RunCancelled(typeof reason === "string" ? reason : "The run was stopped.");
+    return own(new RunCancelled(typeof reason === "string" ? reason : "The run was stopped."));
   }
 
   /** Takes the next journal position; a recorded entry there must be the same operation. */
   function claim<K extends JournalRecord["kind"]>(kind: K, digest: string, label: string) {
-    if (parked) throw new RunParked();
+    if (parked) throw own(new RunParked());
     if (abort.signal.aborted) throw cancelledError();
     const seq = nextSeq++;
     const record = journal.get(seq);
     if (record && (record.kind !== kind || record.digest !== digest)) {
-      diverged ??= new JournalDivergence(seq, `a ${record.kind}`, label);
+      diverged ??= own(new JournalDivergence(seq, `a ${record.kind}`, label));
       throw diverged;
     }
     return { seq, record: record as Extract<JournalRecord, { kind: K }> | undefined };
@@ -162,7 +168,7 @@ export function createRuntime(host: RuntimeHost): RunController {
     const arrived = early.get(questionId);
     if (arrived) {
       early.delete(questionId);
-      if ("refused" in arrived) return Promise.reject(new AskRefused(arrived.refused.code, arrived.refused.message));
+      if ("refused" in arrived) return Promise.reject(own(new AskRefused(arrived.refused.code, arrived.refused.message)));
       return Promise.resolve(arrived);
     }
     return new Promise<Settlement>((resolve, reject) => questionWaiters.set(questionId, { resolve, reject })).finally(() =>
@@ -188,7 +194,7 @@ export function createRuntime(host: RuntimeHost): RunController {
     const hasDefault = fallback !== undefined;
     if (!host.canAsk) {
       if (hasDefault) return fallback;
-      throw new CannotAsk(prompt);
+      throw own(new CannotAsk(prompt));
     }
     const s = await settlementFor({ kind: "question", prompt, ...spec, ...(hasDefault ? { default: fallback } : {}) });
     return outcomeOf(prompt, s, hasDefault, fallback);
@@ -211,13 +217,13 @@ export function createRuntime(host: RuntimeHost): RunController {
       case "answered":
         return s.value as JsonValue;
       case "declined":
-        throw new UserDeclined(s.feedback);
+        throw own(new UserDeclined(s.feedback));
       case "timed_out":
         if (hasDefault) return fallback!;
-        throw new AskTimeout(prompt);
+        throw own(new AskTimeout(prompt));
       case "cancelled":
       case "expired":
-        throw new RunCancelled(s.feedback ?? `The question "${prompt}" was ${s.outcome}.`);
+        throw own(new RunCancelled(s.feedback ?? `The question "${prompt}" was ${s.outcome}.`));
     }
   }
 
@@ -241,7 +247,7 @@ export function createRuntime(host: RuntimeHost): RunController {
         return fallback;
       case "cancelled":
       case "expired":
-        throw new RunCancelled(s.feedback ?? `The question "${prompt}" was ${s.outcome}.`);
+        throw own(new RunCancelled(s.feedback ?? `The question "${prompt}" was ${s.outcome}.`));
     }
   }
 
@@ -292,7 +298,7 @@ export function createRuntime(host: RuntimeHost): RunController {
         settlement = await waiting;
       }
       if (settlement.status === "succeeded") return settlement.result as T;
-      throw new ChildRunFailed(functionName, settlement.status, settlement.error);
+      throw own(new ChildRunFailed(functionName, settlement.status, settlement.error));
     },
     say(text) {
       const digest = digestOf("say", text);
@@ -311,7 +317,7 @@ export function createRuntime(host: RuntimeHost): RunController {
         };
         const timer = setTimeout(() => {
           abort.signal.removeEventListener("abort", onAbort);
-          if (parked) reject(new RunParked());
+          if (parked) reject(own(new RunParked()));
           else resolve();
         }, ms);
         abort.signal.addEventListener("abort", onAbort, { once: true });
@@ -340,7 +346,7 @@ export function createRuntime(host: RuntimeHost): RunController {
     },
     refuse(questionId, error) {
       const waiter = questionWaiters.get(questionId);
-      if (waiter) waiter.reject(new AskRefused(error.code, error.message));
+      if (waiter) waiter.reject(own(new AskRefused(error.code, error.message)));
       else if (!parked) early.set(questionId, { refused: error });
     },
     settleCall(seq, settlement) {
