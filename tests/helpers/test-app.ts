@@ -6,6 +6,7 @@ import path from "node:path";
 import { io as connect, type Socket } from "socket.io-client";
 import { openParley, type Parley } from "../../lib/server/app";
 import type { Synchronous } from "../../lib/server/db/client";
+import type { WorkerPoolOptions } from "../../lib/server/workers/worker-pool";
 import { agentFunctions } from "../../workers/functions";
 import { attachRealtime } from "../../lib/server/realtime/socket-server";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
@@ -22,17 +23,21 @@ export interface TestAppOptions {
   dbSync?: Synchronous;
   /** Reuse the database folder of an earlier app (a restart). */
   dir?: string;
+  /** Another worker entry (a fixture); TypeScript runs through tsx. */
+  workerScript?: string;
+  /** More worker pool options (start retries, backoff, cool-down, env). */
+  workerOptions?: Partial<WorkerPoolOptions>;
 }
 
 /** A real Parley (SQLite in a temp folder, real worker processes) on an ephemeral loopback port, without Next. */
-export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dbSync = "FULL", dir: reuse }: TestAppOptions = {}) {
+export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dbSync = "FULL", dir: reuse, workerScript = path.join(root, "workers/agent-worker.ts"), workerOptions }: TestAppOptions = {}) {
   const dir = reuse ?? mkdtempSync(path.join(tmpdir(), "parley-test-"));
   const parley: Parley = await openParley({
     functions: agentFunctions.map(({ name, description }) => ({ name, description })),
     databaseUrl: `file:${path.join(dir, "test.db")}`,
     database: { synchronous: dbSync },
     migrationsDir: path.join(root, "prisma/migrations"),
-    worker: { script: path.join(root, "workers/agent-worker.ts"), execArgv: ["--import", "tsx"], maxIdle: 1, maxWorkers },
+    worker: { script: workerScript, execArgv: workerScript.endsWith(".ts") ? ["--import", "tsx"] : [], maxIdle: 1, maxWorkers, ...workerOptions },
     stopGraceMs,
     parkAfterMs,
     inboxPollMs: 200,

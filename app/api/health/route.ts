@@ -7,12 +7,15 @@ const mb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10;
 export const GET = jsonRoute(async ({ parley }) => {
   const pending = await parley.questions.listPending();
   const { rss, heapUsed } = process.memoryUsage();
+  const workerPool = parley.pool.health();
   return {
-    ok: true,
+    // false while no worker process can be started: runs cannot run.
+    ok: workerPool.ok,
     pendingQuestions: pending.length,
     liveRuns: parley.runs.liveCount(),
-    workers: parley.pool.size,
-    queuedForWorker: parley.pool.queued,
+    workers: workerPool.size,
+    queuedForWorker: workerPool.queued,
+    workerPool,
     memory: { rssMb: mb(rss), heapUsedMb: mb(heapUsed) },
   };
 });
