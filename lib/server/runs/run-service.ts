@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../protocol/errors";
 import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type StartedRun } from "../../protocol/entities";
+import { buildReceipt, buildStopReceipt, commandPayload, type StartRunReceipt, type StopOutcome, type StopReceipt, type StoppedRun } from "../../protocol/commands";
 import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
-import type { Question, Receipt } from "../../protocol/question";
+import type { Question } from "../../protocol/question";
 import type { Clock } from "../clock";
 import type { CommandService } from "../commands/command-service";
 import type { Db, Tx } from "../db/client";
@@ -33,8 +34,6 @@ export interface RunServiceDeps {
   maxWorkerLosses?: number;
 }
 
-export type StopOutcome = "stopped" | "finished_first" | "already_ended";
-export type StoppedRun = Run & { receipt: Receipt & { outcome: StopOutcome } };
 
 /**
  * Durable runs of agent functions. A run is a database record with a journal; a worker process is
@@ -107,7 +106,7 @@ export function createRunService(deps: RunServiceDeps) {
   }
 
   /** Stops a run and, first, its active children; resolves once it has ended. */
-  async function stopNow(id: string, reason = "The run was stopped."): Promise<{ run: Run; outcome: StopOutcome }> {
+  async function stopNow(id: string, reason = "The run was stopped."): Promise<{ run: Run; outcome: Exclude<StopOutcome, "queued"> }> {
     const current = await store.get(id);
     if (!ACTIVE_RUN_STATUSES.includes(current.status)) return { run: current, outcome: "already_ended" };
     await Promise.all((await store.activeChildIds(id)).map((childId) => stopNow(childId, reason)));
@@ -155,11 +154,11 @@ export function createRunService(deps: RunServiceDeps) {
     } catch {
       throw new AppError("bad_request", "The run input must be plain JSON.");
     }
-    const receipt = await commands.run<Receipt & { runId: string }>(
+    const receipt = await commands.run<StartRunReceipt>(
       { commandId, kind: "start_run", payload: { sessionId, functionName, input: input ?? null, canAsk, policy: fixedPolicy.data } },
       async ({ commandId: cid, record }) => {
         const id = randomUUID();
-        const r = { commandId: cid, kind: "start_run" as const, record_state: "durably_recorded" as const, apply_state: "applied" as const, runId: id };
+        const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
         await store.create({ id, sessionId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf }, async (tx) => {
           await alongWith?.(tx);
           await record(tx, r);
@@ -184,17 +183,10 @@ export function createRunService(deps: RunServiceDeps) {
     /** Stops a run (idempotent by commandId); the receipt says whether the stop or the run's own end came first. */
     async stopRun({ id, commandId }: { id: string; commandId?: string }): Promise<StoppedRun> {
       await store.get(id);
-      const receipt = await commands.run<StoppedRun["receipt"]>({ commandId, kind: "stop_run", payload: { runId: id } }, async ({ commandId: cid, record }) => {
+      const receipt = await commands.run<StopReceipt>({ commandId, kind: "stop_run", payload: commandPayload("stop_run", { runId: id }) }, async ({ commandId: cid, commit }) => {
         const { outcome } = await stopNow(id);
-        const r: StoppedRun["receipt"] = {
-          commandId: cid,
-          kind: "stop_run",
-          record_state: "durably_recorded",
-          apply_state: outcome === "stopped" ? "applied" : "target_closed",
-          runId: id,
-          outcome,
-        };
-        await db.$transaction((tx: Tx) => record(tx, r));
+        const r = buildStopReceipt({ commandId: cid, runId: id, outcome });
+        await commit(r);
         return r;
       });
       return { ...(await store.get(id)), receipt };
