@@ -149,8 +149,9 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
     );
     clearTimeout(timer);
     if (!killed) {
+      const planned = describePlan(plan, flowEstimate.ms);
       flowEstimate.ms = Math.round((flowEstimate.ms + (Date.now() - t0)) / 2);
-      await kill(`the flow finished before the planned kill (${describePlan(plan, flowEstimate.ms)}); killed at its end`);
+      await kill(`the flow finished before the planned kill (${planned}); killed at its end`);
     }
     result.logs.push(first.output());
     result.acknowledged = traces.reduce((n, t) => n + t.replies.filter((r) => r.receipt).length, 0);
