@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { once } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { eventLoopProbe, holdWriteLock } from "../../../tests/helpers/write-lock";
 import { AppError } from "../../protocol/errors";
 import { createDb, type Db } from "./client";
 import { migrateSqlite } from "./migrate";
@@ -25,40 +24,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Another process takes SQLite's write lock (BEGIN IMMEDIATE) for `ms`; resolves once it holds it. */
-async function holdWriteLock(ms: number) {
-  const child = spawn(process.execPath, [path.join(root, "tests/helpers/hold-write-lock.mjs"), file, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  const locked = new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d;
-      if (out.includes("locked")) resolve();
-    });
-    child.once("exit", () => reject(new Error(`the lock holder exited early: ${out}`)));
-  });
-  await locked;
-  const lockedAt = Date.now();
-  const exited = once(child, "exit");
-  return { lockedAt, released: () => exited };
-}
-
-/** Measures the longest gap between 5 ms timer ticks: how long the event loop was blocked. */
-function eventLoopProbe() {
-  let last = performance.now();
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last);
-    last = now;
-  }, 5);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(worst, performance.now() - last);
-    },
-  };
-}
-
 const synchronousInForce = async () => Number((await db!.$queryRawUnsafe<[{ synchronous: bigint }]>("PRAGMA synchronous"))[0].synchronous);
 const newSession = (id: string) => db!.chatSession.create({ data: { id, title: id } });
 
@@ -74,7 +39,7 @@ describe("the database client", () => {
   it("waits for another process's 3 s write lock without blocking the event loop, and writes once it is released", async () => {
     db = await createDb(`file:${file}`);
     await newSession("warm-up");
-    const lock = await holdWriteLock(3_000);
+    const lock = await holdWriteLock(file, 3_000);
     const probe = eventLoopProbe();
     const plain = newSession("plain").then(() => Date.now());
     const inTransaction = db
@@ -98,7 +63,7 @@ describe("the database client", () => {
 
   it("gives up on a lock that outlasts its wait with a database_busy error, and works again once the lock is gone", async () => {
     db = await createDb(`file:${file}`, { busyTimeoutMs: 500 });
-    const lock = await holdWriteLock(1_500);
+    const lock = await holdWriteLock(file, 1_500);
     const probe = eventLoopProbe();
     const plain = await newSession("plain").catch((err: unknown) => err);
     const inTransaction = await db.$transaction((tx) => tx.chatSession.create({ data: { id: "in-tx", title: "t" } })).catch((err: unknown) => err);

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
+import { eventLoopProbe, holdWriteLock } from "./helpers/write-lock";
+
+let app: TestApp | undefined;
+let server: ServerProcess | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await app?.close();
+  await server?.kill("SIGTERM");
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  app = server = dir = undefined;
+});
+
+describe("a write lock held by another process (the CLI, a backup, a sqlite3 shell)", () => {
+  it("stalls nothing for 3 s: the server's timers keep ticking, and a reply sent meanwhile is recorded once the lock is released", async () => {
+    app = await startTestApp();
+    const session = await app.parley.sessions.createSession();
+    await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { options: ["eu", "us"] } });
+    const question = await waitFor(async () => (await app!.parley.questions.listPending({ sessionId: session.id }))[0]);
+    const tab = await app.client();
+
+    const lock = await holdWriteLock(path.join(app.dir, "test.db"), 3_000);
+    const probe = eventLoopProbe();
+    const ack = tab.emitWithAck("question.reply", { id: question.id, value: "us" }).then((a) => ({ a, at: Date.now() }));
+    await lock.released();
+    const { a, at } = await ack;
+    const worstStall = probe.stop();
+
+    expect(worstStall).toBeLessThan(100);
+    expect(a).toMatchObject({ ok: true, data: { apply_state: "applied", outcome: "answered" } });
+    expect(at - lock.lockedAt).toBeGreaterThanOrEqual(2_950);
+    const done = await waitFor(async () => {
+      const runs = await app!.parley.runs.listRuns({ sessionId: session.id });
+      return runs[0]?.status === "succeeded" && runs[0];
+    });
+    expect(done.result).toEqual({ outcome: "answered", value: "us" });
+  }, 30_000);
+
+  it("that outlasts PARLEY_DB_BUSY_TIMEOUT_MS gets 503 database_busy for a write, never a 500, while requests that need no write answer at once", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "parley-lock-"));
+    const databaseFile = path.join(dir, "lock.db");
+    server = await startServerProcess({ port: await freePort(), databaseFile, env: { PARLEY_DB_BUSY_TIMEOUT_MS: "1000" } });
+    const url = server.url;
+    const post = (route: string) => fetch(`${url}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect((await post("/api/sessions")).status).toBe(201);
+    await fetch(`${url}/api/functions`);
+
+    const lock = await holdWriteLock(databaseFile, 2_500);
+    const write = post("/api/sessions").then(async (res) => ({ status: res.status, body: await res.json() }));
+    let slowest = 0;
+    for (let i = 0; i < 10; i++) {
+      const sent = performance.now();
+      expect((await fetch(`${url}/api/functions`)).status).toBe(200);
+      slowest = Math.max(slowest, performance.now() - sent);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const refused = await write;
+    await lock.released();
+
+    expect(slowest).toBeLessThan(300);
+    expect(refused).toEqual({ status: 503, body: { error: { code: "database_busy", message: expect.stringMatching(/busy/) } } });
+    expect((await post("/api/sessions")).status).toBe(201);
+  }, 60_000);
+});
