@@ -120,6 +120,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
         input: { text },
         turnOf: sessionId,
         alongWith: async (tx) => {
+          // A question of a run started beside the turns holds the session too: its card is the answer box.
           const waiting = await questions.firstPendingIn(tx, { sessionId });
           if (waiting) {
             throw new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {

@@ -32,6 +32,17 @@ function isUniqueViolation(err: unknown): boolean {
 
 /** Every run and journal query of the run domain, as small named functions. */
 export function createRunStore(db: Db) {
+  /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
+  async function sessionBusy(sessionId: string, runId: string): Promise<AppError> {
+    const waiting = await db.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: { createdAt: "asc" }, select: { id: true, prompt: true, runId: true } });
+    if (waiting) {
+      return new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {
+        details: { questionId: waiting.id, runId: waiting.runId },
+      });
+    }
+    return new AppError("session_busy", "This session is still working on its last message. Wait for it, or stop it, before starting a new turn.", { details: { runId } });
+  }
+
   async function get(id: string): Promise<Run> {
     const row = await db.run.findUnique({ where: { id } });
     if (!row) throw new AppError("not_found:run", `No run with id "${id}".`);
@@ -74,9 +85,8 @@ export function createRunStore(db: Db) {
           await alongWith?.(tx);
         });
       } catch (err) {
-        if (run.turnOf && isUniqueViolation(err) && (await db.run.count({ where: { turnOf: run.turnOf } })) > 0) {
-          throw new AppError("session_busy", "This session is still working on its last message. Wait for it, answer its question, or stop it first.");
-        }
+        const turn = run.turnOf && isUniqueViolation(err) ? await db.run.findUnique({ where: { turnOf: run.turnOf }, select: { id: true } }) : null;
+        if (turn) throw await sessionBusy(run.sessionId, turn.id);
         throw err;
       }
     },
