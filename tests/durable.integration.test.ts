@@ -112,6 +112,20 @@ describe("nested runs", () => {
       result: { a: { outcome: "answered", value: "alpha" }, b: { outcome: "answered", value: "beta" } },
     });
   });
+
+  it("stopping the root ends the whole tree as cancelled, and the stop returns once every run has ended", async () => {
+    app = await startTestApp({ parkAfterMs: 200 });
+    const a = app;
+    const session = await a.parley.sessions.createSession();
+    const root = await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.parent" });
+    await waitFor(async () => (await a.parley.runs.getRunDetail({ id: root.id })).pendingQuestions.length === 2);
+    const stopped = await a.parley.runs.stopRun({ id: root.id });
+    expect(stopped).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
+    const runs = await a.parley.runs.listRuns({ sessionId: session.id });
+    expect(runs.map((r) => r.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+    expect(await a.parley.questions.listPending({ sessionId: session.id })).toEqual([]);
+    expect(a.parley.runs.liveCount()).toBe(0);
+  });
 });
 
 describe("policy and busy sessions", () => {

@@ -69,8 +69,8 @@ export function createRunService(deps: RunServiceDeps) {
       } else if (run.status === "cancelled" && byStop && !run.parentRunId) {
         await sessions.addMessage({ sessionId: run.sessionId, runId: run.id, role: "system", text: `Run ${run.functionName} stopped.` });
       }
-      // Nothing of a run outlives it: children it no longer waits for are stopped.
-      for (const childId of await store.activeChildIds(run.id)) void stopNow(childId, "Its parent run ended.");
+      // Nothing of a run outlives it: children it no longer waits for are stopped with it.
+      await Promise.all((await store.activeChildIds(run.id)).map((childId) => stopNow(childId, "Its parent run ended.")));
       if (run.parentRunId) await deliverToParent(run);
     },
     activate: (runId) => activate(runId),
@@ -105,11 +105,13 @@ export function createRunService(deps: RunServiceDeps) {
     else if (question.status !== "cancelled" && question.status !== "expired") activate(question.runId);
   }
 
-  /** Stops a run and, first, its active children; resolves once it has ended. */
+  /**
+   * Stops a run; resolves once it and its child runs have ended. The run is told first, so a child's
+   * end cannot reach it as a failed call before it knows it is stopping; its children follow it.
+   */
   async function stopNow(id: string, reason = "The run was stopped."): Promise<{ run: Run; outcome: Exclude<StopOutcome, "queued"> }> {
     const current = await store.get(id);
     if (!ACTIVE_RUN_STATUSES.includes(current.status)) return { run: current, outcome: "already_ended" };
-    await Promise.all((await store.activeChildIds(id)).map((childId) => stopNow(childId, reason)));
     let end: RunEnd;
     do {
       let supervisor = live.get(id);
