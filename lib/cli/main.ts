@@ -10,14 +10,11 @@ import { parseArgs } from "node:util";
 import type { Receipt } from "../protocol/commands";
 import { AppError } from "../protocol/errors";
 import type { Question } from "../protocol/question";
-import { createCommandService } from "../server/commands/command-service";
 import { createDb, type Db } from "../server/db/client";
 import { sqliteFilePath } from "../server/db/migrate";
 import { toMessage } from "../server/db/mappers";
-import { DomainEvents } from "../server/events";
-import { createQuestionService, type QuestionService } from "../server/questions/question-service";
+import { createDomainServices, type DomainServices } from "../server/domain-services";
 import { loadRunDetail } from "../server/runs/run-detail";
-import { createSessionService } from "../server/sessions/session-service";
 import { formatInspect, formatPending, formatReceipt, formatSessions } from "./format";
 import { createInboxClient } from "./inbox-client";
 import { createServerClient, findServer, ServerUnreachable, type ServerClient } from "./server-client";
@@ -68,18 +65,14 @@ function throughServer(client: ServerClient): Commander {
   };
 }
 
-interface Local {
-  db: Db;
-  questions: QuestionService;
-}
+type Local = { db: Db } & DomainServices;
 
 async function openLocal(databaseUrl: string): Promise<Local> {
   const file = sqliteFilePath(databaseUrl);
   if (!existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
   const db = await createDb(databaseUrl);
-  // The server's services, used read-only or to record commands: no timers start, no events reach anyone.
-  const questions = createQuestionService({ db, events: new DomainEvents(), commands: createCommandService({ db }) });
-  return { db, questions };
+  // The server's own services (the same composition), used read-only or to record commands.
+  return { db, ...createDomainServices({ db }) };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -111,9 +104,9 @@ export async function main(argv: string[]): Promise<number> {
     case "sessions":
     case "pending":
     case "inspect":
-      return withLocal(databaseUrl, async ({ db, questions }) => {
+      return withLocal(databaseUrl, async ({ db, questions, sessions: sessionService }) => {
         if (command === "sessions") {
-          const sessions = await createSessionService({ db, events: new DomainEvents() }).listSessions();
+          const sessions = await sessionService.listSessions();
           print(sessions, formatSessions(sessions));
         } else if (command === "pending") {
           const pending = await questions.listPending(values.session ? { sessionId: values.session } : {});
@@ -143,8 +136,8 @@ export async function main(argv: string[]): Promise<number> {
           if (!(err instanceof ServerUnreachable) || explicit) throw err;
         }
       }
-      receipt ??= await withLocal(databaseUrl, ({ db, questions }) =>
-        send(createInboxClient({ db, commands: createCommandService({ db }), questions, waitMs: Number(values.wait) })),
+      receipt ??= await withLocal(databaseUrl, ({ db, commands, questions }) =>
+        send(createInboxClient({ db, commands, questions, waitMs: Number(values.wait) })),
       );
       print(receipt, formatReceipt(receipt));
       return receipt.apply_state === "rejected" ? 1 : 0;

@@ -2,15 +2,12 @@ import path from "node:path";
 import type { AgentFunctionInfo, Run } from "../protocol/entities";
 import { AppError } from "../protocol/errors";
 import { systemClock, type Clock } from "./clock";
-import { createCommandService } from "./commands/command-service";
 import { createInbox } from "./commands/inbox";
 import { createResume } from "./commands/resume";
 import { createDb, type Db, type DbOptions } from "./db/client";
 import { migrateSqlite } from "./db/migrate";
-import { DomainEvents } from "./events";
-import { createQuestionService } from "./questions/question-service";
+import { createDomainServices } from "./domain-services";
 import { createRunService } from "./runs/run-service";
-import { createSessionService } from "./sessions/session-service";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
 
@@ -57,10 +54,7 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
 export async function createParley(parts: ParleyParts, config: ParleyOptions = {}) {
   const { db, pool, functions, chatFunction = "chat", clock = systemClock } = parts;
   const functionNames = new Set(functions.map((f) => f.name));
-  const events = new DomainEvents();
-  const commands = createCommandService({ db });
-  const sessions = createSessionService({ db, events });
-  const questions = createQuestionService({ db, events, commands, now: () => new Date(clock.now()) });
+  const { events, commands, sessions, questions } = createDomainServices({ db, clock });
   const runs = createRunService({
     db,
     events,
