@@ -92,7 +92,8 @@ describe("worker faults over the real server", () => {
 
     const body = await healthBody();
     expect(body).toMatchObject({ ok: false, workerPool: { size: 0, startFailures: { consecutive: 3 } } });
-    expect(body.workerPool.startFailures.lastError).toMatch(/Cannot load agent functions/);
+    expect(body.workerPool.startFailures.lastError).toBe("Worker exited during start-up (exit code 1).");
+    expect(JSON.stringify(body)).not.toContain("SECRET_TOKEN");
 
     // While cooling down, a new run fails at once instead of waiting.
     const again = await start("test.busy");

@@ -36,6 +36,7 @@ export interface WorkerPoolHealth {
     /** Failed starts since the last worker that started. */
     consecutive: number;
     total: number;
+    /** The last failed start: its exit or timeout (the stderr that explains it goes to the log only). */
     lastError: string | null;
     lastAt: string | null;
     /** While cooling down after giving up: when `acquire` tries again. */
@@ -70,7 +71,8 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
   private consecutiveFailures = 0;
   private totalFailures = 0;
   private failuresInRound = 0;
-  private lastFailure: { summary: string; at: number } | null = null;
+  /** `reason` (exit or timeout) is for /api/health; `summary` adds the thrown line from stderr, for the log only. */
+  private lastFailure: { reason: string; summary: string; at: number } | null = null;
   /** Failed starts whose stderr is still draining: no new start until they are counted. */
   private judging = 0;
   private nextStartAt = 0;
@@ -147,7 +149,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     const detail = `Worker ${worker.pid} ${how}.${tail ? `\nIts stderr ended with:\n${tail}` : " It wrote nothing to stderr."}`;
     this.consecutiveFailures++;
     this.totalFailures++;
-    this.lastFailure = { summary: summarizeStartFailure(`Worker ${how}`, tail), at: Date.now() };
+    this.lastFailure = { reason: `Worker ${how}.`, summary: summarizeStartFailure(`Worker ${how}`, tail), at: Date.now() };
     if (!this.coolingDown()) {
       this.failuresInRound++;
       console.error(`[workers] a worker failed to start (${this.failuresInRound} of ${this.maxStartAttempts}): ${this.lastFailure.summary}`);
@@ -258,7 +260,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
       startFailures: {
         consecutive: this.consecutiveFailures,
         total: this.totalFailures,
-        lastError: this.lastFailure?.summary ?? null,
+        lastError: this.lastFailure?.reason ?? null,
         lastAt: this.lastFailure ? new Date(this.lastFailure.at).toISOString() : null,
         retryAfter: this.coolingDown() ? new Date(this.gaveUp!.until).toISOString() : null,
       },
