@@ -106,6 +106,32 @@ test.describe("a question shared by three tabs of one session", () => {
   });
 });
 
+test.describe("one turn at a time", () => {
+  test("while a turn works, every tab's composer offers Stop instead of Send and keeps its draft; Stop ends the turn everywhere", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, session.id)));
+    await tabs[0]!.send("write a report");
+    for (const tab of tabs) {
+      await expect(tab.page.getByTestId("composer-stop")).toBeVisible();
+      await expect(tab.page.getByTestId("composer-send")).toHaveCount(0);
+    }
+    await tabs[1]!.page.getByTestId("composer-input").fill("a coffee please");
+    const busy = await request.post(`/api/sessions/${session.id}/messages`, { data: { text: "coffee" } });
+    expect(busy.status()).toBe(409);
+    expect((await busy.json()).error).toMatchObject({ code: "session_busy" });
+
+    await tabs[0]!.page.getByTestId("composer-stop").click();
+    for (const tab of tabs) {
+      await expect(tab.page.getByTestId("run-status")).toHaveAttribute("data-status", "cancelled");
+      await expect(tab.page.getByTestId("composer-send")).toBeVisible();
+    }
+    await expect(tabs[1]!.page.getByTestId("composer-input")).toHaveValue("a coffee please");
+    await tabs[1]!.page.getByTestId("composer-send").click();
+    await tabs[1]!.expectCard("What would you like to drink?");
+  });
+});
+
 test.describe("answering from the keyboard", () => {
   test("a confirm, a multi-select and a decline work without the mouse", async ({ context, request }) => {
     const api = new Api(request);

@@ -14,13 +14,14 @@ describe("the demo chat agent", () => {
     ["a shirt", "two-questions"],
     ["set a budget", "set-budget"],
     ["plan my evening", "plan-evening"],
+    ["write a report", "write-report"],
   ])("routes %j to %s", (text, name) => {
     expect(pickDemoFunction(text)?.name).toBe(name);
   });
 
   it("answers anything else with help that names every demo", () => {
     expect(pickDemoFunction("hello there")).toBeNull();
-    for (const name of ["deploy", "coffee", "pizza", "rename", "archive", "lunch", "launch", "shirt", "budget", "evening"]) {
+    for (const name of ["deploy", "coffee", "pizza", "rename", "archive", "lunch", "launch", "shirt", "budget", "evening", "report"]) {
       expect(HELP_TEXT).toContain(`"${name}"`);
     }
   });

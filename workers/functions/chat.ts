@@ -1,6 +1,6 @@
 import { defineAgentFunction } from "../runtime";
 import type { AgentFunction } from "../runtime";
-import { archiveEmails, countdown, deploy, orderCoffee, pickToppings, planEvening, quickPoll, renameProject, setBudget, twoQuestions } from "./demo-functions";
+import { archiveEmails, countdown, deploy, orderCoffee, pickToppings, planEvening, quickPoll, renameProject, setBudget, twoQuestions, writeReport } from "./demo-functions";
 
 /** Words in a chat message that start each demo function. */
 const TRIGGERS: Array<{ words: string[]; fn: AgentFunction }> = [
@@ -14,6 +14,7 @@ const TRIGGERS: Array<{ words: string[]; fn: AgentFunction }> = [
   { words: ["shirt", "two", "both"], fn: twoQuestions },
   { words: ["budget", "money"], fn: setBudget },
   { words: ["evening", "plan"], fn: planEvening },
+  { words: ["report", "research"], fn: writeReport },
 ];
 
 export function pickDemoFunction(text: string) {

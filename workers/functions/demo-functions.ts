@@ -205,4 +205,23 @@ export const planEvening = defineAgentFunction({
   },
 });
 
-export const demoFunctions = [deploy, orderCoffee, pickToppings, renameProject, archiveEmails, quickPoll, countdown, twoQuestions, setBudget, planEvening];
+/** Works for a while without asking anything: the turn to try Stop on, or a second tab. */
+export const writeReport = defineAgentFunction({
+  name: "write-report",
+  description: "Works for about ten seconds with progress and no questions: try Stop.",
+  async run(rt) {
+    const sections = ["Gathering sources", "Reading", "Outlining", "Drafting", "Checking facts", "Polishing"];
+    for (const [i, section] of sections.entries()) {
+      await rt.step(section, async () => {
+        rt.progress(`${section}… (${i + 1}/${sections.length})`);
+        await rt.sleep(1_500);
+        return { done: section };
+      });
+    }
+    rt.progress(null);
+    rt.say(`The report is ready: ${sections.length} sections.`);
+    return { sections: sections.length };
+  },
+});
+
+export const demoFunctions = [deploy, orderCoffee, pickToppings, renameProject, archiveEmails, quickPoll, countdown, twoQuestions, setBudget, planEvening, writeReport];

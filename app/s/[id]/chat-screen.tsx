@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
+import type { Run } from "@/lib/protocol/entities";
 import { ChatTranscript } from "@/components/ChatTranscript";
 import { Composer } from "@/components/Composer";
 import { ConnectionBanner, ConnectionDot } from "@/components/ConnectionBanner";
@@ -35,11 +36,14 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
   useTabTitle(title, state.pending);
 
   const running = activeRuns(state);
-  const stopAll = async () => {
+  const turn = activeTurn(state);
+  const stop = async (runs: Run[]) => {
     setStopping(true);
-    await Promise.all(running.map((r) => stopRun(r.id)));
+    await Promise.all(runs.map((r) => stopRun(r.id)));
     setStopping(false);
   };
+  // While the composer shows, the turn's Stop sits in it and the header's stops the runs beside it.
+  const headerStops = state.pending.length > 0 ? running : running.filter((r) => r.id !== turn?.id);
 
   const sidebar = (
     <Sidebar
@@ -79,7 +83,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           </h1>
           <ConnectionDot status={connection} />
           <span className="flex-1" />
-          <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={running.length > 0} stopping={stopping} onStop={stopAll} />
+          <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => stop(headerStops)} />
         </header>
         <ConnectionBanner
           status={connection}
@@ -93,7 +97,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           {pending.length > 0 ? (
             <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} />
           ) : (
-            <Composer onSend={sendMessage} busy={activeTurn(state) !== null} onStop={stopAll} stopping={stopping} />
+            <Composer onSend={sendMessage} busy={turn !== null} onStop={() => turn && stop([turn])} stopping={stopping} />
           )}
         </div>
       </main>
