@@ -16,14 +16,26 @@ export class HttpError extends Error {
 }
 
 export function createApi(url: string, { signal, timeoutMs = 30_000 }: { signal?: AbortSignal; timeoutMs?: number } = {}) {
-  async function call<T>(method: "GET" | "POST", route: string, body?: unknown): Promise<Reply<T>> {
+  async function once(method: "GET" | "POST", route: string, body?: unknown): Promise<Response> {
     const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])];
-    const res = await fetch(`${url}${route}`, {
+    return fetch(`${url}${route}`, {
       method,
       headers: body === undefined ? undefined : { "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.any(signals),
     });
+  }
+  async function call<T>(method: "GET" | "POST", route: string, body?: unknown): Promise<Reply<T>> {
+    let res: Response;
+    try {
+      res = await once(method, route, body);
+    } catch (err) {
+      // A kept-alive connection the server closed just as a request went out fails without the
+      // server being at fault; once more is safe (GETs, and commands carry a commandId).
+      if (signal?.aborted || (err as Error).name === "TimeoutError") throw err;
+      await pause(100, signal);
+      res = await once(method, route, body);
+    }
     const text = await res.text();
     let parsed: unknown = text;
     try {
