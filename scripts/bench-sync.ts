@@ -7,6 +7,7 @@
  */
 import Database from "better-sqlite3";
 import { rmSync, statfsSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { api, benchRoot, fmt, machine, percentile, scratchDir, until, withServer, type ServerProcess } from "./bench-kit";
@@ -34,7 +35,7 @@ function rawFloor(mode: Mode) {
       commit(i);
       latencies.push(performance.now() - t);
     }
-    return { p50: percentile(latencies, 50), perSecond: n / ((performance.now() - started) / 1000) };
+    return { latencies, perSecond: n / ((performance.now() - started) / 1000) };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -70,7 +71,7 @@ async function appFigures(mode: Mode) {
     const started = performance.now();
     await Promise.all(together.map((q) => api(server, `/api/questions/${q.id}/reply`, { value: "ok" })));
     const repliesPerSecond = together.length / ((performance.now() - started) / 1000);
-    return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), repliesPerSecond, repliesTogether: together.length, questionsPerSecond };
+    return { latencies, repliesPerSecond, repliesTogether: together.length, questionsPerSecond };
   });
 }
 
@@ -79,20 +80,36 @@ function filesystem(): string {
   return type === 0x01021994 ? "tmpfs: fsync costs nothing here, set PARLEY_BENCH_DIR to a disk" : type === 0xef53 ? "ext4" : `filesystem 0x${type.toString(16)}`;
 }
 
-console.log(`\nsynchronous = FULL (default) vs NORMAL (${machine()}; database on ${filesystem()})`);
-const modes: Mode[] = ["FULL", "NORMAL"];
-const raw = Object.fromEntries(modes.map((m) => [m, rawFloor(m)])) as Record<Mode, ReturnType<typeof rawFloor>>;
-const app = {} as Record<Mode, Awaited<ReturnType<typeof appFigures>>>;
-for (const m of modes) app[m] = await appFigures(m);
+console.log(`\nsynchronous = FULL (default) vs NORMAL (${machine()}; database on ${filesystem()}; load average ${fmt(loadavg()[0]!)})`);
+// A B B A: each setting measured twice, around the other, so that drift in the machine's load hits both alike.
+const order: Mode[] = ["FULL", "NORMAL", "NORMAL", "FULL"];
+const raw: Record<Mode, ReturnType<typeof rawFloor>[]> = { FULL: [], NORMAL: [] };
+const app: Record<Mode, Awaited<ReturnType<typeof appFigures>>[]> = { FULL: [], NORMAL: [] };
+for (const m of order) raw[m].push(rawFloor(m));
+for (const m of order) app[m].push(await appFigures(m));
 
-const row = (label: string, full: number, normal: number, unit: string, digits = 2) =>
-  console.log(`  ${label.padEnd(44)} ${`${fmt(full, digits)} ${unit}`.padStart(13)} ${`${fmt(normal, digits)} ${unit}`.padStart(13)}   ×${fmt(full / normal, 2)}`);
-console.log(`  ${"".padEnd(44)} ${"FULL".padStart(13)} ${"NORMAL".padStart(13)}   FULL÷NORMAL`);
-row("floor: raw better-sqlite3 one-row commit, p50", raw.FULL.p50, raw.NORMAL.p50, "ms", 3);
-row("floor: raw one-row commits per second", raw.FULL.perSecond, raw.NORMAL.perSecond, "/s", 0);
-row(`reply → receipt over REST, p50 (${SAMPLES} in a row)`, app.FULL.p50, app.NORMAL.p50, "ms");
-row("reply → receipt over REST, p95", app.FULL.p95, app.NORMAL.p95, "ms");
-row("  ÷ floor commit (p50)", app.FULL.p50 / raw.FULL.p50, app.NORMAL.p50 / raw.NORMAL.p50, "×", 1);
-row(`replies recorded per second (${app.FULL.repliesTogether} at once)`, app.FULL.repliesPerSecond, app.NORMAL.repliesPerSecond, "/s", 0);
-row("  ÷ floor commits per second", app.FULL.repliesPerSecond / raw.FULL.perSecond, app.NORMAL.repliesPerSecond / raw.NORMAL.perSecond, "", 3);
-row(`questions asked and stored per second (${QUESTIONS} runs)`, app.FULL.questionsPerSecond, app.NORMAL.questionsPerSecond, "/s", 0);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const figures = (m: Mode) => ({
+  rawP50: percentile(raw[m].flatMap((r) => r.latencies), 50),
+  rawPerSecond: mean(raw[m].map((r) => r.perSecond)),
+  p50: percentile(app[m].flatMap((a) => a.latencies), 50),
+  p95: percentile(app[m].flatMap((a) => a.latencies), 95),
+  repliesPerSecond: mean(app[m].map((a) => a.repliesPerSecond)),
+  questionsPerSecond: mean(app[m].map((a) => a.questionsPerSecond)),
+});
+const full = figures("FULL");
+const normal = figures("NORMAL");
+const together = app.FULL[0]!.repliesTogether;
+
+const row = (label: string, f: number, n: number, unit: string, digits = 2) =>
+  console.log(`  ${label.padEnd(48)} ${`${fmt(f, digits)} ${unit}`.padStart(12)} ${`${fmt(n, digits)} ${unit}`.padStart(12)}   ×${fmt(f / n, 2)}`);
+console.log(`  ${"".padEnd(48)} ${"FULL".padStart(12)} ${"NORMAL".padStart(12)}   FULL÷NORMAL`);
+row("floor: raw better-sqlite3 one-row commit, p50", full.rawP50, normal.rawP50, "ms", 3);
+row("floor: raw one-row commits per second", full.rawPerSecond, normal.rawPerSecond, "/s", 0);
+row(`reply → receipt over REST, p50 (${SAMPLES * 2} in a row)`, full.p50, normal.p50, "ms");
+row("reply → receipt over REST, p95", full.p95, normal.p95, "ms");
+row("  reply p50 ÷ floor commit p50", full.p50 / full.rawP50, normal.p50 / normal.rawP50, "×", 1);
+row(`replies recorded per second (${together} at once)`, full.repliesPerSecond, normal.repliesPerSecond, "/s", 0);
+row("  ÷ floor commits per second", full.repliesPerSecond / full.rawPerSecond, normal.repliesPerSecond / normal.rawPerSecond, "", 4);
+row(`questions asked and stored per second (${QUESTIONS} runs)`, full.questionsPerSecond, normal.questionsPerSecond, "/s", 0);
+console.log(`  (load average at the end ${fmt(loadavg()[0]!)}; figures from a busy machine mostly measure the load)`);

@@ -78,4 +78,39 @@ describe("the database client", () => {
     await db.$transaction((tx) => tx.chatSession.create({ data: { id: "after-tx", title: "t" } }));
     expect(await db.chatSession.count()).toBe(2);
   }, 15_000);
+
+  it("keeps statements from outside an open transaction out of it: they neither read what it has not committed nor vanish when it rolls back", async () => {
+    db = await createDb(`file:${file}`);
+    let inside!: () => void;
+    const insideWrote = new Promise<void>((resolve) => (inside = resolve));
+    let finish!: () => void;
+    const rolledBack = db
+      .$transaction(async (tx) => {
+        await tx.chatSession.create({ data: { id: "in-tx", title: "t" } });
+        inside();
+        await new Promise<void>((resolve) => (finish = resolve));
+        throw new Error("changed its mind");
+      })
+      .catch((err: Error) => err.message);
+    await insideWrote;
+    // Prisma's queries are lazy: then() sends them.
+    const read = db.chatSession.findMany().then((rows) => rows.map((s) => s.id));
+    const write = newSession("outside").then(() => "written");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    finish();
+
+    expect(await rolledBack).toBe("changed its mind");
+    expect(await read).toEqual([]);
+    expect(await write).toBe("written");
+    expect((await db.chatSession.findMany()).map((s) => s.id)).toEqual(["outside"]);
+  });
+
+  it("lets a transaction's callback use the outer client without waiting for itself", async () => {
+    db = await createDb(`file:${file}`);
+    await db.$transaction(async (tx) => {
+      await tx.chatSession.create({ data: { id: "a", title: "t" } });
+      await db!.chatSession.create({ data: { id: "b", title: "t" } });
+    });
+    expect(await db.chatSession.count()).toBe(2);
+  });
 });

@@ -1,7 +1,7 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "../../generated/prisma/client";
 import { databaseBusy } from "./busy-queue";
-import { LockAwareAdapterFactory, type Synchronous } from "./lock-aware-adapter";
+import { LockAwareAdapterFactory, transactionCallback, type Synchronous } from "./lock-aware-adapter";
 
 export type Db = PrismaClient;
 /** The client inside an interactive transaction. */
@@ -30,7 +30,16 @@ export async function createDb(databaseUrl: string, { synchronous = "FULL", busy
     transactionOptions: { maxWait: busyTimeoutMs + 1_000 },
   });
   await client.$connect();
-  return withTypedErrors(client);
+  return markTransactionCallbacks(withTypedErrors(client));
+}
+
+/** Runs each `$transaction(fn)` callback in a context the adapter recognises (see transactionCallback). */
+function markTransactionCallbacks(db: Db): Db {
+  const $transaction = ((first: unknown, ...rest: unknown[]) =>
+    typeof first === "function"
+      ? (db.$transaction as (...args: unknown[]) => unknown)((tx: unknown) => transactionCallback.run(true, () => first(tx)), ...rest)
+      : (db.$transaction as (...args: unknown[]) => unknown)(first, ...rest)) as Db["$transaction"];
+  return new Proxy(db, { get: (target, prop) => (prop === "$transaction" ? $transaction : Reflect.get(target, prop)) });
 }
 
 /**

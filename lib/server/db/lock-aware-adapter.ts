@@ -6,6 +6,7 @@ import type {
   SqlResultSet,
   Transaction,
 } from "@prisma/driver-adapter-utils";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { BusyQueue, databaseBusy } from "./busy-queue";
 
 export type Synchronous = "FULL" | "NORMAL";
@@ -16,6 +17,12 @@ export interface LockAwareOptions {
   busyTimeoutMs: number;
 }
 
+/**
+ * Marks the async context of a `$transaction(fn)` callback (set by createDb), so that a statement
+ * sent through the outer client from inside `fn` is known to belong to that transaction.
+ */
+export const transactionCallback = new AsyncLocalStorage<true>();
+
 const sql = (text: string): SqlQuery => ({ sql: text, args: [], argTypes: [] });
 const isRead = (query: SqlQuery) => /^\s*SELECT\b/i.test(query.sql);
 
@@ -25,6 +32,10 @@ const isRead = (query: SqlQuery) => /^\s*SELECT\b/i.test(query.sql);
  * that meet a lock wait asynchronously in a BusyQueue. Transactions start with BEGIN IMMEDIATE, so
  * they take the write lock up front (waiting in the queue like any write) and never meet a lock
  * half-way, where only retrying the whole transaction would help.
+ *
+ * One connection carries everything, so while a transaction is open a statement from elsewhere
+ * would run inside it: reading what it has not committed, and lost if it rolls back. Statements
+ * outside a transaction therefore wait until the open one has ended.
  */
 export class LockAwareAdapterFactory implements SqlDriverAdapterFactory {
   readonly provider = "sqlite" as const;
@@ -50,6 +61,9 @@ class LockAwareAdapter implements SqlDriverAdapter {
   readonly adapterName: string;
   readonly getConnectionInfo?: SqlDriverAdapter["getConnectionInfo"];
   private readonly oneTransaction = new DeadlineMutex();
+  /** Settles when the transaction open on the connection ends; undefined while none is. */
+  private openTransaction: Promise<void> | undefined;
+  private statementsWaiting = 0;
 
   constructor(
     private readonly inner: SqlDriverAdapter,
@@ -60,15 +74,29 @@ class LockAwareAdapter implements SqlDriverAdapter {
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return this.busy.run(() => this.inner.queryRaw(query), { write: !isRead(query) });
+    return this.busy.run(() => this.outsideTransaction(() => this.inner.queryRaw(query)), { write: !isRead(query) });
   }
 
   executeRaw(query: SqlQuery): Promise<number> {
-    return this.busy.run(() => this.inner.executeRaw(query), { write: !isRead(query) });
+    return this.busy.run(() => this.outsideTransaction(() => this.inner.executeRaw(query)), { write: !isRead(query) });
   }
 
   executeScript(script: string): Promise<void> {
-    return this.busy.run(() => this.inner.executeScript(script));
+    return this.busy.run(() => this.outsideTransaction(() => this.inner.executeScript(script)));
+  }
+
+  /** Runs a statement once no transaction is open (better-sqlite3 runs it synchronously, at the call). */
+  private async outsideTransaction<T>(statement: () => Promise<T>): Promise<T> {
+    // From inside a transaction's callback, waiting for it to end would deadlock it: the statement joins it.
+    if (this.openTransaction && !transactionCallback.getStore()) {
+      this.statementsWaiting++;
+      try {
+        while (this.openTransaction) await this.openTransaction;
+      } finally {
+        this.statementsWaiting--;
+      }
+    }
+    return statement();
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
@@ -79,12 +107,20 @@ class LockAwareAdapter implements SqlDriverAdapter {
     // One connection carries one transaction at a time.
     const release = await this.oneTransaction.acquire(deadline);
     try {
+      // Statements that waited for the previous transaction go first, so back-to-back transactions cannot starve them.
+      if (this.statementsWaiting > 0) await new Promise((resolve) => setImmediate(resolve));
       await this.busy.run(() => this.inner.executeRaw(sql("BEGIN IMMEDIATE")), { deadline });
     } catch (err) {
       release();
       throw err;
     }
-    return new ImmediateTransaction(this.inner, release);
+    let ended!: () => void;
+    this.openTransaction = new Promise((resolve) => (ended = resolve));
+    return new ImmediateTransaction(this.inner, () => {
+      this.openTransaction = undefined;
+      ended();
+      release();
+    });
   }
 
   dispose(): Promise<void> {
