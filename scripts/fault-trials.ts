@@ -79,6 +79,15 @@ interface TrialResult {
   dir: string;
 }
 
+/** Where the script is, for the report if it ends unexpectedly. */
+let phase = "starting";
+let done = false;
+process.on("exit", (code) => {
+  if (done) return;
+  console.error(`\nthe fault trials ended unexpectedly (exit code ${code}) during: ${phase}`);
+  process.exitCode = 3;
+});
+
 const describePlan = (p: KillPlan, flowMs: number) =>
   p.kind === "delay" ? `${Math.round(p.fraction * flowMs)} ms into the flow` : `${p.extraMs} ms after run #${p.run} ${p.step}`;
 const stateOf = (t: RunTrace) => `#${t.k} ${t.steps.at(-1) ?? "not started"}`;
@@ -111,6 +120,7 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
   const servers: ServerGroup[] = [];
   try {
     // Phase 1: drive the flow and kill the server somewhere inside it.
+    phase = `trial ${trial}: starting the server`;
     const first = await startServerGroup({ databaseFile, env, startTimeoutMs: START_TIMEOUT_MS });
     servers.push(first);
     const sessionId = (await createApi(first.url).post("/api/sessions", { title: `fault trial ${trial}` })).id as string;
@@ -124,12 +134,14 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
       steps: [],
       replies: [],
     }));
+    phase = `trial ${trial}: driving the flow`;
     const t0 = Date.now();
     let killed: Promise<void> | undefined;
     // From the moment the kill starts, a failed request is its effect, not a finding.
     const kill = (why: string) => {
       if (killed) return killed;
       result.killPoint = `${why} (${Date.now() - t0} ms in): ${traces.map(stateOf).join(", ")}`;
+      phase = `trial ${trial}: killing the server, ${result.killPoint}`;
       killed = first.kill().finally(() => abort.abort(new Error("killed")));
       return killed;
     };
@@ -161,9 +173,11 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
     for (const t of traces) if (t.error) result.problems.push(`run #${t.k} before the kill: ${t.error}`);
 
     // Phase 2: restart on the same database, leave it alone, then check and finish.
+    phase = `trial ${trial}: restarting the server`;
     const second = await startServerGroup({ databaseFile, env, startTimeoutMs: START_TIMEOUT_MS });
     servers.push(second);
     const after = createApi(second.url);
+    phase = `trial ${trial}: checking after the restart`;
     const unsettled = await checkSettles(after, sessionId, SETTLE_MS);
     result.problems.push(...unsettled);
     result.problems.push(...(await checkAcknowledged(after, traces)));
@@ -182,6 +196,7 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
     result.problems.push(`the trial could not go on: ${(err as Error).message}`);
     for (const s of servers.slice(result.logs.length)) result.logs.push(s.output());
   } finally {
+    phase = `trial ${trial}: ending its servers`;
     for (const s of servers) await s.kill().catch((err) => result.problems.push(`could not end the server: ${err.message}`));
     if (result.problems.length === 0 || !values["keep-failed"]) removeTempDir(dir);
     result.seconds = (Date.now() - began) / 1000;
@@ -226,17 +241,20 @@ async function main(): Promise<number> {
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.once(signal, () => {
     console.error(`\n${signal}: ending the servers and removing temp folders`);
+    done = true;
     void cleanupAll().finally(() => process.exit(130));
   });
 }
 
 main()
   .then(async (code) => {
+    done = true;
     await cleanupAll();
     process.exit(code);
   })
   .catch(async (err) => {
     console.error(err instanceof Error ? err.message : err);
+    done = true;
     await cleanupAll();
     process.exit(2);
   });
