@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { Ack } from "@/lib/protocol/socket";
+import { StopButton } from "./StopButton";
 
 interface ComposerProps {
   onSend: (text: string) => Promise<Ack<unknown>>;
@@ -67,16 +68,7 @@ export function Composer({ onSend, disabled = false, busy = false, onStop, stopp
           className="max-h-[200px] min-h-[40px] flex-1 resize-none bg-transparent px-2 py-2 text-[15px] leading-6 text-stone-900 outline-none placeholder:text-stone-400"
         />
         {busy ? (
-          <button
-            type="button"
-            data-testid="composer-stop"
-            onClick={onStop}
-            disabled={stopping}
-            className="flex h-10 shrink-0 items-center gap-2 rounded-xl border border-stone-300 bg-white px-4 text-sm font-medium text-stone-800 hover:bg-stone-100 disabled:text-stone-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-          >
-            <span aria-hidden className="h-2.5 w-2.5 rounded-[2px] bg-current" />
-            {stopping ? "Stopping…" : "Stop"}
-          </button>
+          <StopButton testId="composer-stop" size="large" onStop={onStop} stopping={stopping} />
         ) : (
           <button
             type="submit"

@@ -1,4 +1,5 @@
 import type { Run, RunStatus as Status } from "@/lib/protocol/entities";
+import { StopButton } from "./StopButton";
 
 interface RunStatusProps {
   run: Run | null;
@@ -34,18 +35,7 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
         <span className="shrink-0 font-medium">{label.text}</span>
         {run.progress && <span className="truncate text-stone-500">· {run.progress}</span>}
       </div>
-      {canStop && (
-        <button
-          type="button"
-          data-testid="stop-run"
-          onClick={onStop}
-          disabled={stopping}
-          className="inline-flex shrink-0 items-center gap-1.5 rounded-md border border-stone-300 bg-white px-2.5 py-1 text-sm font-medium text-stone-700 shadow-sm hover:bg-stone-50 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-        >
-          <span aria-hidden className="h-2.5 w-2.5 rounded-[2px] bg-stone-700" />
-          {stopping ? "Stopping…" : "Stop"}
-        </button>
-      )}
+      {canStop && <StopButton testId="stop-run" onStop={onStop} stopping={stopping} />}
     </div>
   );
 }

@@ -8,7 +8,8 @@ export class ServerUnreachable extends Error {}
 
 const HEALTH_TIMEOUT_MS = 3_000;
 
-function isAlive(pid: number): boolean {
+/** Whether a process exists (one owned by another user counts). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -36,7 +37,7 @@ export async function findServer({ databaseUrl, explicit }: { databaseUrl: strin
     return explicit;
   }
   const announced = readAnnouncement(databaseUrl);
-  if (!announced || !isAlive(announced.pid)) return null;
+  if (!announced || !isProcessAlive(announced.pid)) return null;
   return (await isHealthy(announced.url)) ? announced.url : null;
 }
 

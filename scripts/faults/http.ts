@@ -1,3 +1,4 @@
+import { jsonOrText } from "../../tests/helpers/remote";
 /** JSON over REST with an abort signal (a kill aborts whatever is in flight) and a per-request timeout. */
 
 export interface Reply<T = any> {
@@ -36,14 +37,7 @@ export function createApi(url: string, { signal, timeoutMs = 30_000 }: { signal?
       await pause(100, signal);
       res = await once(method, route, body);
     }
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === "" ? null : JSON.parse(text);
-    } catch {
-      // not JSON: keep the text for the report
-    }
-    return { status: res.status, body: parsed as T };
+    return { status: res.status, body: (await jsonOrText(res)) as T };
   }
   async function ok<T>(method: "GET" | "POST", route: string, body?: unknown): Promise<T> {
     const res = await call<T>(method, route, body);

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { isProcessAlive } from "../../lib/cli/server-client";
+import { freePort, productionServerEnv } from "../../tests/helpers/server-process";
 
 /**
  * The built production server as a process group of its own (server + worker processes), so one
@@ -32,14 +33,6 @@ export function assertBuilt(): void {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Members of a process group that are still running (zombies excluded), read from /proc. */
 export function groupMembers(pgid: number): number[] {
@@ -84,7 +77,7 @@ export async function cleanLeftovers(): Promise<{ groups: number; dirs: number }
       const owner = environ.split("\0").find((v) => v.startsWith(`${OWNER_VAR}=`));
       if (!owner) continue;
       const ownerPid = Number(owner.slice(OWNER_VAR.length + 1));
-      if (ownerPid === process.pid || alive(ownerPid)) continue;
+      if (ownerPid === process.pid || isProcessAlive(ownerPid)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       groups.add(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]));
     } catch {
@@ -95,7 +88,7 @@ export async function cleanLeftovers(): Promise<{ groups: number; dirs: number }
   let dirs = 0;
   for (const name of readdirSync(tmpdir())) {
     const owner = Number(name.slice(DIR_PREFIX.length).split("-")[0]);
-    if (!name.startsWith(DIR_PREFIX) || !owner || owner === process.pid || alive(owner)) continue;
+    if (!name.startsWith(DIR_PREFIX) || !owner || owner === process.pid || isProcessAlive(owner)) continue;
     rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
     dirs++;
   }
@@ -119,33 +112,13 @@ export async function cleanupAll(): Promise<void> {
   for (const dir of [...tempDirs]) removeTempDir(dir);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts dist/server.js on `databaseFile` and waits until /api/health answers. */
 export async function startServerGroup({ databaseFile, env, startTimeoutMs }: { databaseFile: string; env: Record<string, string>; startTimeoutMs: number }): Promise<ServerGroup> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(root, "dist/server.js")], {
     cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: `file:${databaseFile}`,
-      PARLEY_TEST_FUNCTIONS: "1",
-      NEXT_TELEMETRY_DISABLED: "1",
-      [OWNER_VAR]: String(process.pid),
-      ...env,
-    },
+    env: productionServerEnv({ port, databaseFile, env: { [OWNER_VAR]: String(process.pid), ...env } }),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

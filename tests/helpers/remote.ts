@@ -10,6 +10,16 @@ export interface RestResponse<T = any> {
   body: T;
 }
 
+/** A response's JSON, or its text when it is not JSON (a crash page): kept for the failure message. */
+export async function jsonOrText(res: Response): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return text === "" ? null : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 export function restClient(url: string) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<RestResponse<T>> {
     const res = await fetch(`${url}${path}`, {
@@ -17,14 +27,7 @@ export function restClient(url: string) {
       headers: body === undefined ? undefined : { "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === "" ? null : JSON.parse(text);
-    } catch {
-      // not JSON (a crash page): keep the text for the failure message
-    }
-    return { status: res.status, body: parsed as T };
+    return { status: res.status, body: (await jsonOrText(res)) as T };
   }
   /** The body of a 2xx answer; anything else throws with the status and body. */
   async function ok<T>(pending: Promise<RestResponse<T>>): Promise<T> {

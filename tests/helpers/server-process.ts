@@ -20,16 +20,7 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
   }
   const child = spawn(process.execPath, [entry], {
     cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: `file:${databaseFile}`,
-      PARLEY_TEST_FUNCTIONS: "1",
-      NEXT_TELEMETRY_DISABLED: "1",
-      ...env,
-    },
+    env: productionServerEnv({ port, databaseFile, env }),
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, so a kill reaches its workers too.
     detached: true,
@@ -63,6 +54,20 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
       }
       await exited;
     },
+  };
+}
+
+/** The environment of a production server for tests: loopback, its own database, test functions on. */
+export function productionServerEnv({ port, databaseFile, env = {} }: { port: number; databaseFile: string; env?: Record<string, string> }): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATABASE_URL: `file:${databaseFile}`,
+    PARLEY_TEST_FUNCTIONS: "1",
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...env,
   };
 }
 
