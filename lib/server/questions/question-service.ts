@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import { AppError } from "../../protocol/errors";
-import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
+import type { RunPolicy } from "../../protocol/policy";
 import { canonicalJson } from "../../protocol/plain-json";
 import { buildReceipt, commandPayload, type ReplyReceipt } from "../../protocol/commands";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import type { CommandService } from "../commands/command-service";
 import type { Db, Tx } from "../db/client";
-import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 import type { DomainEvents } from "../events";
+import { createQuestionStore, type Closing } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
 import { validateReply } from "./validate-reply";
 
@@ -43,6 +43,7 @@ const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
  * is one conditional update, so exactly one of any number of concurrent settlers wins.
  */
 export function createQuestionService({ db, events, commands, now = () => new Date() }: QuestionServiceDeps) {
+  const store = createQuestionStore(db);
   const timers = new Map<string, NodeJS.Timeout>();
   /** The answer queue: where a settled question goes (its run). */
   let deliver: (question: Question) => void = () => {};
@@ -65,29 +66,22 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     timers.set(id, timer);
   }
 
-  /** The policy fixed when the question's run started. */
-  async function policyOf(runId: string): Promise<RunPolicy> {
-    const run = await db.run.findUnique({ where: { id: runId }, select: { policy: true } });
-    return RunPolicySchema.parse(JSON.parse(run?.policy ?? "{}"));
-  }
+  const policyOf = store.policyOf;
 
   async function getQuestion({ id }: { id: string }): Promise<Question> {
-    const row = await db.question.findUnique({ where: { id }, include: QUESTION_WITH_ROOT });
-    if (!row) throw new AppError("not_found:question", `No question with id "${id}".`);
-    return toQuestion(row);
+    const question = await store.find(id);
+    if (!question) throw new AppError("not_found:question", `No question with id "${id}".`);
+    return question;
   }
 
-  function claimData(status: QuestionOutcome, by: Closer, answer: JsonValue | null, feedback: string | null) {
-    return { status, closedBy: by, closedAt: now(), answer: answer === null ? null : JSON.stringify(answer), feedback };
-  }
+  const closing = (status: QuestionOutcome, by: Closer, answer: JsonValue | null, feedback: string | null): Closing => ({ status, closedBy: by, closedAt: now(), answer, feedback });
 
   /** Claim-once for the server's own closers (timeout, stop, lost worker): null when it was already settled. */
   async function settle(
     id: string,
     { status, by, answer = null, feedback = null }: { status: QuestionOutcome; by: Closer; answer?: JsonValue | null; feedback?: string | null },
   ): Promise<Question | null> {
-    const { count } = await db.question.updateMany({ where: { id, status: "pending" }, data: claimData(status, by, answer, feedback) });
-    if (count !== 1) return null;
+    if (!(await store.claim(id, closing(status, by, answer, feedback)))) return null;
     return closed(id);
   }
 
@@ -122,11 +116,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       if (current.status !== "pending" || (digest !== null && digest !== current.targetDigest)) return late(current);
       const { status, answer, feedback } = decide(current, await policyOf(current.runId));
 
-      const won = await db.$transaction(async (tx: Tx) => {
-        const { count } = await tx.question.updateMany({ where: { id, status: "pending" }, data: claimData(status, by, answer, feedback) });
-        if (count !== 1) return null;
-        const row = await tx.question.findUniqueOrThrow({ where: { id }, include: QUESTION_WITH_ROOT });
-        const r = receipt("applied", status, toQuestion(row));
+      const won = await store.claimWith(id, closing(status, by, answer, feedback), async (tx, question) => {
+        const r = receipt("applied", status, question);
         await record(tx, r);
         return r;
       });
@@ -145,9 +136,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     },
 
     /** The first pending question of a session, read inside a transaction. */
-    async firstPendingIn(tx: Tx, { sessionId }: { sessionId: string }): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> {
-      return tx.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: { createdAt: "asc" }, select: { id: true, runId: true, prompt: true } });
-    },
+    firstPendingIn: (tx: Tx, { sessionId }: { sessionId: string }) => store.firstPendingIn(tx, sessionId),
     settle,
 
     /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */
@@ -156,41 +145,26 @@ export function createQuestionService({ db, events, commands, now = () => new Da
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
       }
       if (spec.replySchema) checkReplySchema(spec.replySchema);
-      const asked = await db.question.count({ where: { runId: run.id } });
+      const asked = await store.countAsked(run.id);
       if (asked >= run.policy.maxRequests) {
         throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
       }
       const createdAt = now();
       const expiresAt = spec.timeoutMs === null ? null : new Date(createdAt.getTime() + spec.timeoutMs);
-      const row = await db.$transaction(async (tx: Tx) => {
-        const created = await tx.question.create({
-          data: {
-            id,
-            runId: run.id,
-            sessionId: run.sessionId,
-            owner: spec.owner ?? run.functionName,
-            seq,
-            pendingId: newPendingId(),
-            targetDigest: targetDigestOf(run.id, id, spec),
-            replySchema: spec.replySchema ? JSON.stringify(spec.replySchema) : null,
-            kind: spec.kind,
-            prompt: spec.prompt,
-            options: JSON.stringify(spec.options),
-            multi: spec.multi,
-            allowCustom: spec.allowCustom,
-            detail: spec.detail,
-            defaultValue: spec.default === undefined ? null : JSON.stringify(spec.default),
-            status: "pending",
-            createdAt,
-            expiresAt,
-          },
-          include: QUESTION_WITH_ROOT,
-        });
-        await tx.journalEntry.create({ data: { runId: run.id, seq, kind: "question", name: spec.prompt.slice(0, 200), digest, questionId: id } });
-        return created;
+      const question = await store.insert({
+        id,
+        runId: run.id,
+        sessionId: run.sessionId,
+        owner: spec.owner ?? run.functionName,
+        seq,
+        journalDigest: digest,
+        pendingId: newPendingId(),
+        targetDigest: targetDigestOf(run.id, id, spec),
+        spec,
+        createdAt,
+        expiresAt,
       });
       if (expiresAt) scheduleExpiry(id, expiresAt);
-      const question = toQuestion(row);
       events.emit("question.asked", question);
       return question;
     },
@@ -220,34 +194,25 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */
     async closeForRun({ runId, status, by, feedback = null }: { runId: string; status: "cancelled" | "expired"; by: Closer; feedback?: string | null }): Promise<Question[]> {
-      const open = await db.question.findMany({ where: { runId, status: "pending" }, select: { id: true } });
-      const ended = await Promise.all(open.map((q) => settle(q.id, { status, by, feedback })));
+      const ended = await Promise.all((await store.pendingIdsOf(runId)).map((id) => settle(id, { status, by, feedback })));
       return ended.filter((q): q is Question => q !== null);
     },
 
-    async listPending({ sessionId, runIds }: { sessionId?: string; runIds?: string[] } = {}): Promise<Question[]> {
-      const rows = await db.question.findMany({
-        where: { status: "pending", ...(sessionId ? { sessionId } : {}), ...(runIds ? { runId: { in: runIds } } : {}) },
-        orderBy: { createdAt: "asc" },
-        include: QUESTION_WITH_ROOT,
-      });
-      return rows.map(toQuestion);
-    },
+    listPending: store.listPending,
 
     async findByPendingId({ runId, pendingId }: { runId: string; pendingId: string }): Promise<Question> {
-      const row = await db.question.findUnique({ where: { pendingId }, include: QUESTION_WITH_ROOT });
-      if (!row || row.runId !== runId) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
-      return toQuestion(row);
+      const question = await store.findByPendingId(pendingId);
+      if (!question || question.runId !== runId) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
+      return question;
     },
 
     async countPending({ runId }: { runId: string }): Promise<number> {
-      return db.question.count({ where: { runId, status: "pending" } });
+      return store.countPending(runId);
     },
 
     /** At start-up: expiry is the server's job, so rebuild a timer for every pending question. */
     async rescheduleExpiries(): Promise<void> {
-      const rows = await db.question.findMany({ where: { status: "pending", expiresAt: { not: null } }, select: { id: true, expiresAt: true } });
-      for (const row of rows) scheduleExpiry(row.id, row.expiresAt!);
+      for (const { id, expiresAt } of await store.listExpiring()) scheduleExpiry(id, expiresAt);
     },
 
     dispose() {
