@@ -31,7 +31,8 @@ describe("a write lock held by another process (the CLI, a backup, a sqlite3 she
     const { a, at } = await ack;
     const worstStall = probe.stop();
 
-    expect(worstStall).toBeLessThan(100);
+    // A stall of the lock's length (3 s) is the bug; a loaded 2-core machine may pause ~0.3 s by itself.
+    expect(worstStall).toBeLessThan(750);
     expect(a).toMatchObject({ ok: true, data: { apply_state: "applied", outcome: "answered" } });
     expect(at - lock.lockedAt).toBeGreaterThanOrEqual(2_950);
     const done = await waitFor(async () => {
@@ -62,7 +63,7 @@ describe("a write lock held by another process (the CLI, a backup, a sqlite3 she
     const refused = await write;
     await lock.released();
 
-    expect(slowest).toBeLessThan(300);
+    expect(slowest).toBeLessThan(750);
     expect(refused).toEqual({ status: 503, body: { error: { code: "database_busy", message: expect.stringMatching(/busy/) } } });
     expect((await post("/api/sessions")).status).toBe(201);
   }, 60_000);

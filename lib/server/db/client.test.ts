@@ -52,7 +52,8 @@ describe("the database client", () => {
     const done = await Promise.all([plain, inTransaction]);
     const worstStall = probe.stop();
 
-    expect(worstStall).toBeLessThan(100);
+    // A stall of the lock's length (3 s) is the bug; a loaded 2-core machine may pause ~0.3 s by itself.
+    expect(worstStall).toBeLessThan(750);
     for (const at of done) expect(at - lock.lockedAt).toBeGreaterThanOrEqual(2_950);
     expect((await db.chatSession.findMany({ orderBy: { id: "asc" } })).map((s) => [s.id, s.title])).toEqual([
       ["in-tx", "t"],
@@ -67,7 +68,7 @@ describe("the database client", () => {
     const probe = eventLoopProbe();
     const plain = await newSession("plain").catch((err: unknown) => err);
     const inTransaction = await db.$transaction((tx) => tx.chatSession.create({ data: { id: "in-tx", title: "t" } })).catch((err: unknown) => err);
-    expect(probe.stop()).toBeLessThan(100);
+    expect(probe.stop()).toBeLessThan(400);
     for (const err of [plain, inTransaction]) {
       expect(err).toBeInstanceOf(AppError);
       expect(err).toMatchObject({ code: "database_busy", status: 503 });
