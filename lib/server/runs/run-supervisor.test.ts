@@ -309,6 +309,27 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
     });
   });
 
+  describe("recording the end", () => {
+    it("a database error while recording the end is retried until it lands: the run never stays active with nobody to end it", async () => {
+      const { run, worker } = await start();
+      const { store } = fx.parley.runs;
+      const finish = store.finish;
+      let failures = 1;
+      store.finish = async (...args) => {
+        if (failures-- > 0) throw new Error("database is locked");
+        return finish(...args);
+      };
+      finished(worker, run.id, "succeeded", { done: true });
+      // The write failed once; its retry waits on the clock (the only timer left to a finished run).
+      await until(() => failures === 0 && fx.clock.pending === 1);
+      expect(await statusOf(run.id)).toBe("running");
+      expect(stateOf(run.id)).toBe("finished");
+      fx.clock.advance(500);
+      await until(() => fx.parley.runs.liveCount() === 0);
+      expect(await fx.parley.runs.getRun({ id: run.id })).toMatchObject({ status: "succeeded", result: { done: true } });
+    });
+  });
+
   describe("timers", () => {
     it("the execution time limit counts working time only, then fails the run with the reason", async () => {
       const { run, worker } = await start({ maxActiveMs: 1_000 });

@@ -37,6 +37,12 @@ export interface SupervisorContext {
   activate(runId: string): void;
 }
 
+interface EndHow {
+  by: Closer;
+  byStop?: boolean;
+  questionStatus?: "cancelled" | "expired";
+}
+
 interface StopIntent {
   status: "cancelled" | "failed";
   reason: string;
@@ -61,6 +67,9 @@ export class RunSupervisor {
   /** When the run last began to wait (the oldest waiting run is parked first). */
   waitingSince = 0;
   private closed = false;
+  /** The final state's write: null until it ran, then whether this run's update decided it. */
+  private endWritten: boolean | null = null;
+  private endAnnounced = false;
   private resolveEnd!: (end: RunEnd) => void;
   readonly ended: Promise<RunEnd> = new Promise((resolve) => (this.resolveEnd = resolve));
 
@@ -81,35 +90,25 @@ export class RunSupervisor {
   }
 
   deliverQuestion(question: Question): void {
-    this.enqueue(async () => {
-      if (this.state === "parked") return this.ctx.activate(this.runId);
-      if (!this.holdsWorker() || this.state === "stopping") return;
-      this.send({
-        type: "question.settled",
-        runId: this.runId,
-        questionId: question.id,
-        outcome: question.status === "pending" ? "cancelled" : question.status,
-        value: question.answer,
-        feedback: question.feedback,
-      });
-      if (this.state !== "parking") await this.syncWaiting();
+    this.deliver({
+      type: "question.settled",
+      runId: this.runId,
+      questionId: question.id,
+      outcome: question.status === "pending" ? "cancelled" : question.status,
+      value: question.answer,
+      feedback: question.feedback,
     });
   }
 
   deliverCall(child: Run, seq: number): void {
-    this.enqueue(async () => {
-      if (this.state === "parked") return this.ctx.activate(this.runId);
-      if (!this.holdsWorker() || this.state === "stopping") return;
-      this.send({
-        type: "call.settled",
-        runId: this.runId,
-        seq,
-        childRunId: child.id,
-        status: child.status as FinalRunStatus,
-        result: (child.result ?? null) as JsonValue,
-        error: child.error,
-      });
-      if (this.state !== "parking") await this.syncWaiting();
+    this.deliver({
+      type: "call.settled",
+      runId: this.runId,
+      seq,
+      childRunId: child.id,
+      status: child.status as FinalRunStatus,
+      result: (child.result ?? null) as JsonValue,
+      error: child.error,
     });
   }
 
@@ -137,6 +136,16 @@ export class RunSupervisor {
     this.chain = this.chain
       .then(() => (this.closed ? undefined : work()))
       .catch((err) => console.error(`[runs] ${this.runId}: ${this.state}:`, err));
+  }
+
+  /** The answer queue's last leg: what the run waited for goes to its worker (or wakes a parked run). */
+  private deliver(message: Extract<ParentToChild, { type: "question.settled" | "call.settled" }>): void {
+    this.enqueue(async () => {
+      if (this.state === "parked") return this.ctx.activate(this.runId);
+      if (!this.holdsWorker() || this.state === "stopping") return;
+      this.send(message);
+      if (this.state !== "parking") await this.syncWaiting();
+    });
   }
 
   private move(to: RunState): void {
@@ -410,20 +419,37 @@ export class RunSupervisor {
   }
 
   /** Decides the run's final state, once. */
-  private async finalize(outcome: FinalOutcome, { by, byStop = false, questionStatus = "cancelled" }: { by: Closer; byStop?: boolean; questionStatus?: "cancelled" | "expired" }): Promise<void> {
+  private async finalize(outcome: FinalOutcome, how: EndHow): Promise<void> {
     if (this.state === "finished" || this.state === "parked") return;
     this.move("finished");
     this.clearTimers();
-    await this.pauseClock();
+    await this.recordEnd(outcome, how, 0);
+  }
+
+  /**
+   * Writes the decided end. A database that fails it (locked past its wait, say) does not leave the
+   * run active with nobody to end it: the write is tried again, with backoff, until it lands.
+   */
+  private async recordEnd(outcome: FinalOutcome, { by, byStop = false, questionStatus = "cancelled" }: EndHow, tries: number): Promise<void> {
     const { store, questions } = this.ctx;
-    await questions.closeForRun({ runId: this.runId, status: questionStatus, by, feedback: outcome.error ?? null });
-    const changed = await store.finish(this.runId, outcome);
-    const run = await store.get(this.runId);
-    if (changed) {
-      this.ctx.events.emit("run.updated", run);
-      await this.ctx.finished(run, byStop);
+    try {
+      await this.pauseClock();
+      if (this.endWritten === null) {
+        await questions.closeForRun({ runId: this.runId, status: questionStatus, by, feedback: outcome.error ?? null });
+        this.endWritten = await store.finish(this.runId, outcome);
+      }
+      const run = await store.get(this.runId);
+      if (this.endWritten && !this.endAnnounced) {
+        this.ctx.events.emit("run.updated", run);
+        await this.ctx.finished(run, byStop);
+        this.endAnnounced = true;
+      }
+      this.end({ how: "finished", status: run.status as FinalRunStatus, byStop: this.endWritten && byStop });
+    } catch (err) {
+      const delay = Math.min(30_000, 500 * 2 ** tries);
+      console.error(`[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
+      this.ctx.clock.setTimeout(() => this.enqueue(() => this.recordEnd(outcome, { by, byStop, questionStatus }, tries + 1)), delay);
     }
-    this.end({ how: "finished", status: run.status as FinalRunStatus, byStop: changed && byStop });
   }
 
   private end(end: RunEnd): void {
