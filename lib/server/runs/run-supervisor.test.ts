@@ -309,6 +309,36 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
     });
   });
 
+  describe("database errors", () => {
+    it("a run the database fails to load gives its worker back and is loaded again later", async () => {
+      const { store } = fx.parley.runs;
+      const loadJournal = store.loadJournal;
+      let failures = 1;
+      store.loadJournal = async (id) => {
+        if (failures-- > 0) throw new Error("database is locked");
+        return loadJournal(id);
+      };
+      const session = await fx.parley.sessions.createSession();
+      const run = await fx.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
+      await until(() => fx.pool.released.length === 1 && fx.clock.pending === 1);
+      expect(fx.pool.created.flatMap((w) => w.sentOf("run.start"))).toEqual([]);
+      fx.clock.advance(500);
+      await workerOf(run.id);
+      await until(() => stateOf(run.id) === "working");
+    });
+
+    it("a child run the database fails to store fails the call at once instead of leaving it waiting", async () => {
+      const { run, worker } = await start();
+      const { store } = fx.parley.runs;
+      store.createChild = async () => {
+        throw new Error("database is locked");
+      };
+      worker.say({ type: "run.call", runId: run.id, seq: 0, digest: "c0", functionName: "g", input: null });
+      const settled = await until(() => worker.sentOf("call.settled")[0]);
+      expect(settled).toMatchObject({ seq: 0, status: "failed", error: expect.stringMatching(/^g could not be started/) });
+    });
+  });
+
   describe("recording the end", () => {
     it("a database error while recording the end is retried until it lands: the run never stays active with nobody to end it", async () => {
       const { run, worker } = await start();

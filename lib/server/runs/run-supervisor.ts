@@ -186,8 +186,27 @@ export class RunSupervisor {
 
   // ---- starting ------------------------------------------------------------------------------
 
-  private async attach(worker: WorkerHandle): Promise<void> {
+  private async attach(worker: WorkerHandle, tries = 0): Promise<void> {
     if (this.state !== "starting") return this.ctx.pool.release(worker);
+    try {
+      await this.load(worker);
+    } catch (err) {
+      if (this.worker === worker || this.state !== "starting") throw err;
+      // The database failed before the worker had the run: give the worker back and try again later.
+      this.ctx.pool.release(worker);
+      const delay = Math.min(30_000, 500 * 2 ** tries);
+      console.error(`[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
+      this.ctx.clock.setTimeout(() => {
+        this.ctx.pool.acquire().then(
+          (w) => this.enqueue(() => this.attach(w as WorkerHandle, tries + 1)),
+          (e) => this.enqueue(() => this.noWorker(e)),
+        );
+      }, delay);
+    }
+  }
+
+  /** Reads the run and its journal, and hands them to the worker: it starts, or replays up to where it was. */
+  private async load(worker: WorkerHandle): Promise<void> {
     const run = await this.ctx.store.find(this.runId);
     if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
       this.ctx.pool.release(worker);
@@ -269,7 +288,15 @@ export class RunSupervisor {
         await store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output });
         return;
       case "run.call":
-        await this.ctx.startChild(this.run, message);
+        try {
+          await this.ctx.startChild(this.run, message);
+        } catch (err) {
+          // The call must not wait for a child that was never stored: it fails, and the function hears why.
+          console.error(`[runs] could not start a child run of ${this.runId}`, err);
+          const error = `${message.functionName} could not be started: ${AppError.from(err).message}`;
+          this.send({ type: "call.settled", runId: this.runId, seq: message.seq, childRunId: "", status: "failed", result: null, error });
+          return;
+        }
         if (this.state !== "parking" && this.state !== "stopping") await this.syncWaiting();
         return;
       case "run.progress":
