@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { Question } from "../../lib/protocol/question";
 import { answerFor, isFinal, replyTo, RUN_KINDS, type RunDetailView, type RunTrace } from "./flow";
 import { pause, type Api } from "./http";
+import { treeBelow } from "../../lib/server/runs/run-tree";
 
 /**
  * What must hold after a SIGKILL and a restart on the same database. Each check returns the
@@ -17,20 +18,6 @@ interface RunRow {
 
 const short = (id: string) => id.slice(0, 8);
 
-/** The run and every run below it. */
-function treeOf(runId: string, runs: RunRow[]): Set<string> {
-  const tree = new Set([runId]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const r of runs) {
-      if (r.parentRunId && tree.has(r.parentRunId) && !tree.has(r.id)) {
-        tree.add(r.id);
-        grew = true;
-      }
-    }
-  }
-  return tree;
-}
 
 /** Problems with owners: a pending question of an ended run, an active run that nothing will move on. */
 async function ownershipProblems(api: Api, sessionId: string): Promise<string[]> {
@@ -48,7 +35,7 @@ async function ownershipProblems(api: Api, sessionId: string): Promise<string[]>
   const waitedOn = new Set(pending.map((q) => q.runId));
   for (const run of runs) {
     if (isFinal(run.status)) continue;
-    const waiting = [...treeOf(run.id, runs)].some((id) => waitedOn.has(id));
+    const waiting = [...treeBelow(run.id, runs)].some((id) => waitedOn.has(id));
     if (!waiting) problems.push(`run ${short(run.id)} (${run.functionName}) is ${run.status} with no pending question in its tree (server reports ${health.liveRuns} live runs)`);
   }
   return problems;

@@ -3,21 +3,12 @@ import type { RunDetail } from "../../protocol/entities";
 import type { Db } from "../db/client";
 import { parseJson, toRun } from "../db/mappers";
 import type { QuestionService } from "../questions/question-service";
+import { treeBelow } from "./run-tree";
 
 /** A run and every run below it (its children, their children, ...). */
 export async function runTreeIds(db: Db, runId: string, rootRunId: string): Promise<string[]> {
   const tree = await db.run.findMany({ where: { OR: [{ id: runId }, { rootRunId }] }, select: { id: true, parentRunId: true } });
-  const below = new Set([runId]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const r of tree) {
-      if (r.parentRunId && below.has(r.parentRunId) && !below.has(r.id)) {
-        below.add(r.id);
-        grew = true;
-      }
-    }
-  }
-  return [...below];
+  return [...treeBelow(runId, tree)];
 }
 
 /** The run, its journal, and the pending questions of its whole tree, each naming the run that owns it. */
