@@ -13,6 +13,7 @@ import type { SessionService } from "../sessions/session-service";
 import type { WorkerPoolPort } from "../workers/worker-port";
 import { startChildRun, notifyParent } from "./child-runs";
 import { loadRunDetail } from "./run-detail";
+import { recoverRuns } from "./run-recovery";
 import { createRunStore } from "./run-store";
 import { RunSupervisor, type RunEnd, type SupervisorContext } from "./run-supervisor";
 
@@ -200,23 +201,8 @@ export function createRunService(deps: RunServiceDeps) {
       return first ?? null;
     },
 
-    /**
-     * At start-up: pending questions stay pending (their expiry timers are rebuilt). Runs that were
-     * executing when the previous process died are resumed by replay; waiting runs stay parked
-     * unless what they waited for has already arrived.
-     */
-    async recoverAfterRestart(): Promise<{ resumed: number; parked: number; questions: number }> {
-      await questions.rescheduleExpiries();
-      const active = await store.listActive();
-      let resumed = 0;
-      for (const run of active) {
-        if (run.status === "running" || !(await store.isBlocked(run.id))) {
-          resumed++;
-          activate(run.id);
-        }
-      }
-      return { resumed, parked: active.length - resumed, questions: (await questions.listPending()).length };
-    },
+    /** At start-up: runs that were working resume by replay; waiting runs stay parked. */
+    recoverAfterRestart: () => recoverRuns({ store, questions, activate }),
 
     /** Live runs by state (health checks and tests). */
     liveCount: () => live.size,
