@@ -206,10 +206,6 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       return question;
     },
 
-    async countPending({ runId }: { runId: string }): Promise<number> {
-      return store.countPending(runId);
-    },
-
     /** At start-up: expiry is the server's job, so rebuild a timer for every pending question. */
     async rescheduleExpiries(): Promise<void> {
       for (const { id, expiresAt } of await store.listExpiring()) scheduleExpiry(id, expiresAt);

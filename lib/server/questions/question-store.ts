@@ -69,8 +69,6 @@ export function createQuestionStore(db: Db) {
 
     countAsked: (runId: string): Promise<number> => db.question.count({ where: { runId } }),
 
-    countPending: (runId: string): Promise<number> => db.question.count({ where: { runId, status: "pending" } }),
-
     /** A question and its journal entry, in one transaction. */
     insert: async (q: NewQuestion): Promise<Question> => {
       const { spec } = q;

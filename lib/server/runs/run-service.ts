@@ -35,7 +35,6 @@ export interface RunServiceDeps {
   maxWorkerLosses?: number;
 }
 
-
 /**
  * Durable runs of agent functions. A run is a database record with a journal; a worker process is
  * lent to it only while it has work to do. Each live run has one supervisor (its state machine);
@@ -193,12 +192,6 @@ export function createRunService(deps: RunServiceDeps) {
         return r;
       });
       return { ...(await store.get(id)), receipt };
-    },
-
-    /** The question a session waits on, if any. */
-    async waitingQuestionOf({ sessionId }: { sessionId: string }): Promise<Question | null> {
-      const [first] = await questions.listPending({ sessionId });
-      return first ?? null;
     },
 
     /** At start-up: runs that were working resume by replay; waiting runs stay parked. */

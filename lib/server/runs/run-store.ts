@@ -43,6 +43,15 @@ export function createRunStore(db: Db) {
     return new AppError("session_busy", "This session is still working on its last message. Wait for it, or stop it, before starting a new turn.", { details: { runId } });
   }
 
+  /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`). */
+  async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean }> {
+    if ((await db.question.count({ where: { runId: id, status: "pending" } })) > 0) return { questions: true, blocked: true };
+    const openCalls = await db.journalEntry.findMany({ where: { runId: id, kind: "call" }, select: { childRunId: true } });
+    if (openCalls.length === 0) return { questions: false, blocked: false };
+    const activeChildren = await db.run.count({ where: { id: { in: openCalls.map((c) => c.childRunId!) }, status: { in: ACTIVE } } });
+    return { questions: false, blocked: activeChildren > 0 };
+  }
+
   async function get(id: string): Promise<Run> {
     const row = await db.run.findUnique({ where: { id } });
     if (!row) throw new AppError("not_found:run", `No run with id "${id}".`);
@@ -60,10 +69,6 @@ export function createRunStore(db: Db) {
     listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } })).map(toRun),
     activeChildIds: async (parentRunId: string): Promise<string[]> =>
       (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
-    activeTurnOf: async (sessionId: string): Promise<Run | null> => {
-      const row = await db.run.findUnique({ where: { turnOf: sessionId } });
-      return row ? toRun(row) : null;
-    },
 
     /** Inserts a run; `alongWith` writes what belongs to the same command in the same transaction. */
     async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>): Promise<void> {
@@ -166,15 +171,10 @@ export function createRunStore(db: Db) {
     recordSay: (tx: Tx, { runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }) =>
       tx.journalEntry.create({ data: { runId, seq, kind: "say", name: text.slice(0, 200), digest } }),
 
-    /** Whether a run can only wait: a pending question of its own, or a child run still active. */
-    async isBlocked(id: string): Promise<boolean> {
-      if ((await db.question.count({ where: { runId: id, status: "pending" } })) > 0) return true;
-      const openCalls = await db.journalEntry.findMany({ where: { runId: id, kind: "call" }, select: { childRunId: true } });
-      if (openCalls.length === 0) return false;
-      return (await db.run.count({ where: { id: { in: openCalls.map((c) => c.childRunId!) }, status: { in: ACTIVE } } })) > 0;
-    },
+    waitingOn,
 
-    hasPendingQuestions: async (id: string): Promise<boolean> => (await db.question.count({ where: { runId: id, status: "pending" } })) > 0,
+    /** Whether a run can only wait: a pending question of its own, or a child run still active. */
+    isBlocked: async (id: string): Promise<boolean> => (await waitingOn(id)).blocked,
 
     parentSeqOf: async (childId: string): Promise<number | null> =>
       (await db.run.findUnique({ where: { id: childId }, select: { parentSeq: true } }))?.parentSeq ?? null,

@@ -313,7 +313,7 @@ export class RunSupervisor {
 
   /** Matches the state (and the stored status) to what the run waits for. */
   private async syncWaiting(): Promise<void> {
-    const [ownQuestions, blocked] = await Promise.all([this.ctx.store.hasPendingQuestions(this.runId), this.ctx.store.isBlocked(this.runId)]);
+    const { questions: ownQuestions, blocked } = await this.ctx.store.waitingOn(this.runId);
     if (await this.ctx.store.setWaiting(this.runId, ownQuestions)) await this.publish();
     if (this.state !== "working" && this.state !== "waiting" && this.state !== "parking") return;
     if (blocked) {
