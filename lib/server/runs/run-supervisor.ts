@@ -43,6 +43,9 @@ interface EndHow {
   questionStatus?: "cancelled" | "expired";
 }
 
+/** An end that a stop decided, or the run's (or the server's) own. */
+const endOf = (byStop: boolean): EndHow => ({ by: byStop ? "stop" : "run_end", byStop });
+
 interface StopIntent {
   status: "cancelled" | "failed";
   reason: string;
@@ -80,11 +83,10 @@ export class RunSupervisor {
 
   // ---- events from outside -------------------------------------------------------------------
 
-  /** Gets a worker and starts (or replays) the run in it. */
-  begin(worker?: WorkerHandle): void {
-    if (worker) return this.enqueue(() => this.attach(worker));
+  /** Gets a worker and starts (or replays) the run in it; `tries` counts loads the database failed. */
+  begin(tries = 0): void {
     this.ctx.pool.acquire().then(
-      (w) => this.enqueue(() => this.attach(w as WorkerHandle)),
+      (w) => this.enqueue(() => this.attach(w as WorkerHandle, tries)),
       (err) => this.enqueue(() => this.noWorker(err)),
     );
   }
@@ -196,12 +198,7 @@ export class RunSupervisor {
       this.ctx.pool.release(worker);
       const delay = Math.min(30_000, 500 * 2 ** tries);
       console.error(`[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
-      this.ctx.clock.setTimeout(() => {
-        this.ctx.pool.acquire().then(
-          (w) => this.enqueue(() => this.attach(w as WorkerHandle, tries + 1)),
-          (e) => this.enqueue(() => this.noWorker(e)),
-        );
-      }, delay);
+      this.ctx.clock.setTimeout(() => this.begin(tries + 1), delay);
     }
   }
 
@@ -384,7 +381,7 @@ export class RunSupervisor {
     } else {
       outcome = { status: message.status, error: error?.message ?? (message.status === "cancelled" ? "Stopped." : "Unknown error") };
     }
-    await this.finalize(outcome, { by: byStop ? "stop" : "run_end", byStop });
+    await this.finalize(outcome, endOf(byStop));
     this.ctx.pool.release(worker);
   }
 
@@ -396,7 +393,7 @@ export class RunSupervisor {
       const intent = this.stopIntent!;
       return this.finalize(
         { status: intent.status, error: `${intent.reason} The worker did not end in time and was killed (${how}).` },
-        { by: intent.byStop ? "stop" : "run_end", byStop: intent.byStop },
+        endOf(intent.byStop),
       );
     }
     await this.pauseClock();
@@ -424,7 +421,7 @@ export class RunSupervisor {
     if (this.state === "finished" || this.state === "parked" || this.state === "stopping") return;
     if (this.state === "starting") {
       // No worker has the run: it ends here (a worker that arrives later is released).
-      return this.finalize({ status: intent.status, error: intent.reason }, { by: intent.byStop ? "stop" : "run_end", byStop: intent.byStop });
+      return this.finalize({ status: intent.status, error: intent.reason }, endOf(intent.byStop));
     }
     this.stopIntent = intent;
     this.move("stopping");
@@ -441,7 +438,7 @@ export class RunSupervisor {
   private async finishWithoutWorker(): Promise<void> {
     const intent = this.stopIntent!;
     const worker = this.unlisten();
-    await this.finalize({ status: intent.status, error: intent.reason }, { by: intent.byStop ? "stop" : "run_end", byStop: intent.byStop });
+    await this.finalize({ status: intent.status, error: intent.reason }, endOf(intent.byStop));
     if (worker?.alive) this.ctx.pool.release(worker);
   }
 
