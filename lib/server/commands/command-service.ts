@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
-import type { Db, Tx } from "../db/client";
+import { isUniqueViolation, type Db, type Tx } from "../db/client";
 
 export interface CommandInput {
   commandId?: string;
@@ -27,10 +27,6 @@ export type Apply<R extends Receipt> = (ctx: ApplyContext<R>) => Promise<R>;
 
 export function payloadDigest(kind: CommandKind, payload: unknown): string {
   return createHash("sha256").update(canonicalJson({ kind, payload })).digest("hex");
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
 }
 
 /** Thrown inside an applying transaction when another applier claimed the queued command first. */

@@ -65,3 +65,8 @@ const isBusyRejection = (err: unknown) => {
   const code = (err as { code?: unknown } | null)?.code;
   return code === "database_busy" || code === "P1008";
 };
+
+/** A write refused by a unique key (Prisma's P2002): a twin got there first. */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
+}

@@ -2,7 +2,7 @@ import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type Run, type RunStatus } fr
 import { AppError } from "../../protocol/errors";
 import type { JsonValue } from "../../protocol/question";
 import type { RunPolicy } from "../../protocol/policy";
-import type { Db, Tx } from "../db/client";
+import { isUniqueViolation, type Db, type Tx } from "../db/client";
 import { toRun } from "../db/mappers";
 import { loadJournal } from "./journal";
 
@@ -24,10 +24,6 @@ export interface FinalOutcome {
   status: FinalRunStatus;
   result?: unknown;
   error?: string | null;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
 }
 
 /** Every run and journal query of the run domain, as small named functions. */
