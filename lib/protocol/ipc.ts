@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FINAL_RUN_STATUSES } from "./entities";
 import { WireErrorSchema } from "./errors";
 import { JsonValueSchema, QuestionOutcomeSchema, QuestionSpecSchema } from "./question";
 
@@ -32,7 +33,7 @@ export const JournalRecordSchema = z.discriminatedUnion("kind", [
     childRunId: z.string(),
     /** null while the child run is still active */
     settlement: z
-      .object({ status: z.enum(["succeeded", "failed", "cancelled"]), result: JsonValueSchema.nullable(), error: z.string().nullable() })
+      .object({ status: z.enum(FINAL_RUN_STATUSES), result: JsonValueSchema.nullable(), error: z.string().nullable() })
       .nullable(),
   }),
 ]);
@@ -69,7 +70,7 @@ export const CallSettledMessageSchema = z.object({
   runId: z.string(),
   seq: z.number().int(),
   childRunId: z.string(),
-  status: z.enum(["succeeded", "failed", "cancelled"]),
+  status: z.enum(FINAL_RUN_STATUSES),
   result: JsonValueSchema.nullable(),
   error: z.string().nullable(),
 });
@@ -148,7 +149,7 @@ export type RunError = z.infer<typeof RunErrorSchema>;
 export const RunFinishedMessageSchema = z.object({
   type: z.literal("run.finished"),
   runId: z.string(),
-  status: z.enum(["succeeded", "failed", "cancelled"]),
+  status: z.enum(FINAL_RUN_STATUSES),
   result: z.unknown().optional(),
   error: RunErrorSchema.optional(),
 });

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Question } from "../../lib/protocol/question";
-import { answerFor, isFinal, replyTo, RUN_KINDS, type RunDetailView, type RunTrace } from "./flow";
+import { answerFor, replyTo, RUN_KINDS, type RunDetailView, type RunTrace } from "./flow";
 import { pause, type Api } from "./http";
+import { isFinalRunStatus } from "../../lib/protocol/entities";
 import { treeBelow } from "../../lib/server/runs/run-tree";
 
 /**
@@ -30,11 +31,11 @@ async function ownershipProblems(api: Api, sessionId: string): Promise<string[]>
   const byId = new Map(runs.map((r) => [r.id, r]));
   for (const q of pending) {
     const owner = byId.get(q.runId);
-    if (!owner || isFinal(owner.status)) problems.push(`question "${q.prompt}" (${short(q.id)}) is pending but its run ${short(q.runId)} is ${owner?.status ?? "missing"}`);
+    if (!owner || isFinalRunStatus(owner.status)) problems.push(`question "${q.prompt}" (${short(q.id)}) is pending but its run ${short(q.runId)} is ${owner?.status ?? "missing"}`);
   }
   const waitedOn = new Set(pending.map((q) => q.runId));
   for (const run of runs) {
-    if (isFinal(run.status)) continue;
+    if (isFinalRunStatus(run.status)) continue;
     const waiting = [...treeBelow(run.id, runs)].some((id) => waitedOn.has(id));
     if (!waiting) problems.push(`run ${short(run.id)} (${run.functionName}) is ${run.status} with no pending question in its tree (server reports ${health.liveRuns} live runs)`);
   }
@@ -126,7 +127,7 @@ export async function finishAll(api: Api, sessionId: string, tag: string, pick: 
   const answered = new Set<string>();
   for (;;) {
     const runs = await api.get<RunRow[]>(`/api/sessions/${sessionId}/runs`);
-    const open = runs.filter((r) => !isFinal(r.status));
+    const open = runs.filter((r) => !isFinalRunStatus(r.status));
     if (open.length === 0) return [];
     for (const q of await api.get<Question[]>(`/api/questions?session_id=${sessionId}`)) {
       if (answered.has(q.id)) continue;

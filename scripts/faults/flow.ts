@@ -1,6 +1,7 @@
 import type { Receipt, ReplyReceipt } from "../../lib/protocol/commands";
 import type { Question } from "../../lib/protocol/question";
 import { pause, type Api } from "./http";
+import { isFinalRunStatus } from "../../lib/protocol/entities";
 
 /**
  * The flow a trial drives for each of its runs: start → question asked → answer → resume →
@@ -46,8 +47,6 @@ export interface RunTrace {
   error?: string;
 }
 
-export const FINAL = ["succeeded", "failed", "cancelled"];
-export const isFinal = (status: string) => FINAL.includes(status);
 
 export interface RunDetailView {
   id: string;
@@ -114,7 +113,7 @@ export async function driveRun({
   let deadline = Date.now() + stepTimeoutMs;
   for (;;) {
     const run = await api.get<RunDetailView>(`/api/runs/${trace.runId}`);
-    if (isFinal(run.status)) {
+    if (isFinalRunStatus(run.status)) {
       mark("finished");
       return;
     }

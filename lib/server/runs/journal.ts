@@ -1,10 +1,9 @@
+import { isFinalRunStatus, type FinalRunStatus } from "../../protocol/entities";
 import type { JournalRecord } from "../../protocol/ipc";
 import type { JsonValue, QuestionOutcome } from "../../protocol/question";
 import type { Db } from "../db/client";
 import { parseJson } from "../db/mappers";
 
-const FINAL_RUN = ["succeeded", "failed", "cancelled"] as const;
-type FinalRunStatus = (typeof FINAL_RUN)[number];
 
 /**
  * A run's journal as its worker replays it: steps and messages with what they produced,
@@ -40,7 +39,7 @@ export async function loadJournal(db: Db, runId: string): Promise<JournalRecord[
       }
       case "call": {
         const child = childById.get(e.childRunId!);
-        const done = child && (FINAL_RUN as readonly string[]).includes(child.status);
+        const done = child && isFinalRunStatus(child.status);
         return {
           kind: "call",
           seq: e.seq,
