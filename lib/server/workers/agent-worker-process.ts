@@ -2,11 +2,9 @@ import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { describeZodError } from "../../protocol/errors";
 import { ChildToParentSchema, ParentToChildSchema, type ChildToParent, type ParentToChild } from "../../protocol/ipc";
+import type { WorkerExit } from "./worker-port";
 
-export interface WorkerExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type { WorkerExit };
 
 /** How much of a worker's stderr is kept to explain a failed start. */
 const STDERR_TAIL_CHARS = 8_192;
