@@ -80,6 +80,18 @@ describe("three tabs of one session over real sockets", () => {
     expect(await reply(tab, { id, value: "a" })).toMatchObject({ ok: true, data: { outcome: "answered" } });
   });
 
+  it("another tab sees a chat message before the run that answers it", async () => {
+    const session = await app.parley.sessions.createSession();
+    const tab = await app.client();
+    await join(tab, session.id);
+    const seen: string[] = [];
+    tab.on("message.created", (m) => seen.push(`message:${m.role}`));
+    tab.on("run.updated", (r) => seen.push(`run:${r.status}`));
+    await app.parley.postMessage({ sessionId: session.id, text: "hello" });
+    await waitFor(() => seen.includes("message:user") && seen.some((e) => e.startsWith("run:")));
+    expect(seen.indexOf("message:user")).toBeLessThan(seen.findIndex((e) => e.startsWith("run:")));
+  });
+
   it("a stop retracts the card in every tab", async () => {
     const session = await app.parley.sessions.createSession();
     const tabs = await Promise.all([app.client(), app.client()]);

@@ -123,8 +123,9 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
           }
           message = await sessions.recordMessage(tx, { sessionId, role: "user", text });
         },
+        // Tabs see the message before the run that answers it.
+        committed: () => sessions.announceMessage(message!),
       });
-      sessions.announceMessage(message!);
       await sessions.titleFromMessage({ id: sessionId, text });
       return run;
     },

@@ -135,6 +135,7 @@ export function createRunService(deps: RunServiceDeps) {
     commandId,
     turnOf,
     alongWith,
+    committed,
   }: {
     sessionId: string;
     functionName: string;
@@ -146,6 +147,8 @@ export function createRunService(deps: RunServiceDeps) {
     turnOf?: string;
     /** Writes what belongs to the same command (a chat message) in the run's transaction. */
     alongWith?: (tx: Tx) => Promise<unknown>;
+    /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */
+    committed?: () => void;
   }): Promise<StartedRun> {
     if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
     const fixedPolicy = RunPolicySchema.safeParse(policy);
@@ -165,6 +168,7 @@ export function createRunService(deps: RunServiceDeps) {
           await alongWith?.(tx);
           await record(tx, r);
         });
+        committed?.();
         events.emit("run.updated", await store.get(id));
         activate(id);
         return r;
