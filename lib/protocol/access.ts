@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+/**
+ * Access: one owner per credential. Today one owner ships (`LOCAL_OWNER`, the person who started
+ * the server); API tokens may name another, so per-user accounts can follow without a new model.
+ */
+export const LOCAL_OWNER = "local";
+
+/** The browser's session cookie (HttpOnly, SameSite=Strict), signed by the server. */
+export const SESSION_COOKIE = "parley_session";
+/** The query parameter of the URL printed at start. */
+export const TOKEN_PARAM = "token";
+export const MAX_TOKEN_CHARS = 200;
+
+/** `POST /api/auth/session`: exchanges the server token for the session cookie. */
+export const SignInBodySchema = z.strictObject({ token: z.string().min(1, "A token is required").max(MAX_TOKEN_CHARS) });
+
+/** `GET /api/auth/session`: who the caller is. */
+export const WhoAmISchema = z.object({ ownerId: z.string(), via: z.enum(["cookie", "server_token", "api_token"]) });
+export type WhoAmI = z.infer<typeof WhoAmISchema>;
+
+export const ApiTokenNameSchema = z.string().trim().min(1).max(100);
+export const OwnerIdSchema = z.string().trim().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, dot, dash and underscore, at most 64");
+
+/** An API token as listed (its secret is shown once, at creation). */
+export const ApiTokenInfoSchema = z.object({
+  id: z.string(),
+  ownerId: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+export type ApiTokenInfo = z.infer<typeof ApiTokenInfoSchema>;
+
+/** API tokens read `pat_<id>_<secret>`: the id finds the row, the secret is compared by hash. */
+export const API_TOKEN_PATTERN = /^pat_([A-Za-z0-9]{8,32})_([A-Za-z0-9_-]{20,100})$/;

@@ -1,0 +1,45 @@
+/**
+ * Every REST route, with the methods it answers: the gate answers 405 (with `Allow`) for any
+ * other method, and the fuzz suite walks this list. `routes.test.ts` keeps it equal to `app/api`.
+ * `write` routes change state: they check Origin, want a JSON body, and are rate limited by `limit`.
+ */
+export type RateBucket = "replies" | "runs" | "messages" | "sessions" | "signIn";
+
+export interface ApiRoute {
+  /** Path with `:name` for a dynamic segment. */
+  path: string;
+  methods: readonly ("GET" | "POST" | "PATCH" | "PUT" | "DELETE")[];
+  /** Answered without a credential. */
+  public?: boolean;
+  /** The rate bucket of its POST. */
+  limit?: RateBucket;
+}
+
+export const API_ROUTES: readonly ApiRoute[] = [
+  { path: "/api/health", methods: ["GET"], public: true },
+  { path: "/api/auth/session", methods: ["GET", "POST", "DELETE"], public: true, limit: "signIn" },
+  { path: "/api/functions", methods: ["GET"] },
+  { path: "/api/sessions", methods: ["GET", "POST"], limit: "sessions" },
+  { path: "/api/sessions/:id", methods: ["GET"] },
+  { path: "/api/sessions/:id/messages", methods: ["POST"], limit: "messages" },
+  { path: "/api/sessions/:id/runs", methods: ["GET", "POST"], limit: "runs" },
+  { path: "/api/questions", methods: ["GET"] },
+  { path: "/api/questions/:id", methods: ["GET"] },
+  { path: "/api/questions/:id/reply", methods: ["POST"], limit: "replies" },
+  { path: "/api/questions/:id/reject", methods: ["POST"], limit: "replies" },
+  { path: "/api/runs/:id", methods: ["GET"] },
+  { path: "/api/runs/:id/resume", methods: ["POST"], limit: "runs" },
+  { path: "/api/runs/:id/stop", methods: ["POST"], limit: "runs" },
+];
+
+/** The route a path belongs to and its decoded parameters; undefined for no route. Throws URIError on malformed percent-encoding. */
+export function matchRoute(pathname: string): { route: ApiRoute; params: Record<string, string> } | undefined {
+  const segments = pathname.split("/").filter(Boolean).map((s) => decodeURIComponent(s));
+  for (const route of API_ROUTES) {
+    const parts = route.path.split("/").filter(Boolean);
+    if (parts.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    if (parts.every((part, i) => (part.startsWith(":") ? ((params[part.slice(1)] = segments[i]!), true) : part === segments[i]))) return { route, params };
+  }
+  return undefined;
+}
