@@ -7,7 +7,9 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
+import { bindRefusal, createOriginPolicy } from "./lib/server/access/origin-policy";
 import { openParley } from "./lib/server/app";
+import { createGate } from "./lib/server/http/gate";
 import { loadEnv } from "./lib/server/env";
 import { attachRealtime } from "./lib/server/realtime/socket-server";
 import { announceServer, localUrl, withdrawServer } from "./lib/server/commands/server-file";
@@ -35,6 +37,8 @@ function workerEntry() {
 
 async function main() {
   const started = Date.now();
+  const refusal = bindRefusal(env.HOST, env.PARLEY_TOKEN);
+  if (refusal) throw new Error(refusal);
   const parley = await openParley({
     functions: agentFunctions.map(({ name, description }) => ({ name, description })),
     databaseUrl: env.DATABASE_URL,
@@ -43,6 +47,7 @@ async function main() {
     worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
+    access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS },
   });
   setParley(parley);
   const { resumed, parked, questions, inbox } = parley.recovered;
@@ -54,22 +59,33 @@ async function main() {
   const app = next({ dev, dir: root, hostname: env.HOST, port: env.PORT, httpServer });
   await app.prepare();
   const handle = app.getRequestHandler();
-  httpServer.on("request", (req, res) => void handle(req, res));
+  let port = env.PORT;
+  const origins = createOriginPolicy({ host: env.HOST, port: () => port, allowedOrigins: env.PARLEY_ALLOWED_ORIGINS });
+  const gate = createGate({ access: parley.access, origins, dev });
+  httpServer.on("request", (req, res) => {
+    void gate(req, res).then((answered) => {
+      if (!answered) return handle(req, res);
+    });
+  });
   // Attach Next's upgrade handler (hot reload) now, not on its first request: a reconnecting
   // socket can arrive first. It leaves /socket.io upgrades alone.
   if (dev) (app as unknown as { setupWebSocketHandler(server: typeof httpServer): void }).setupWebSocketHandler(httpServer);
 
-  const realtime = attachRealtime(httpServer, parley, { allowedOrigins: env.PARLEY_ALLOWED_ORIGINS });
+  const realtime = attachRealtime(httpServer, parley, { origins });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(env.PORT, env.HOST, resolve);
   });
   const address = httpServer.address();
-  const port = typeof address === "object" && address ? address.port : env.PORT;
-  console.log(`> Parley ready on http://${env.HOST === "0.0.0.0" ? "localhost" : env.HOST}:${port} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
+  port = typeof address === "object" && address ? address.port : env.PORT;
+  const appUrl = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST}:${port}`;
+  console.log(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
+  // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
+  if (parley.access.generatedToken) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a new token at each start; set PARLEY_TOKEN to fix it)`);
+  else console.log(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);
   // The CLI finds this server beside the database and sends its commands here instead of writing the database.
-  announceServer(env.DATABASE_URL, localUrl(env.HOST, port));
+  announceServer(env.DATABASE_URL, localUrl(env.HOST, port), parley.access.serverToken);
   process.once("exit", () => withdrawServer(env.DATABASE_URL));
 
   let closing = false;

@@ -7,6 +7,9 @@ export const metadata: Metadata = {
   description: "A chat where agents stop to ask you, and carry on with your answer.",
 };
 
+// Every page is rendered per request, so Next can put this response's CSP nonce on its scripts.
+export const dynamic = "force-dynamic";
+
 export const viewport: Viewport = { themeColor: "#4f46e5" };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

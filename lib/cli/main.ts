@@ -17,6 +17,7 @@ import { createDomainServices, type DomainServices } from "../server/domain-serv
 import { loadRunDetail } from "../server/runs/run-detail";
 import { formatInspect, formatPending, formatReceipt, formatSessions } from "./format";
 import { createInboxClient } from "./inbox-client";
+import { TOKEN_USAGE, tokenCommand } from "./token-commands";
 import { createServerClient, findServer, ServerUnreachable, type ServerClient } from "./server-client";
 
 const USAGE = `Usage: parley <command> [options]
@@ -31,6 +32,7 @@ Commands:
                                     decline a pending question
   resume RUN_ID [--command-id C]    load an active run into a worker again
   stop RUN_ID [--command-id C]      stop a run and its child runs
+${TOKEN_USAGE}
 
 send-input, decline, resume and stop go through the running server (found beside the database,
 or --server); with none running they are recorded in the database and applied when it starts.
@@ -38,6 +40,7 @@ or --server); with none running they are recorded in the database and applied wh
 Options:
   --json          print JSON instead of text
   --server URL    the server to send commands to (default: PARLEY_URL, else the one running for the database)
+  --token T       the server token or an API token for --server (default: PARLEY_TOKEN, else the local server's)
   --wait MS       with no server running: how long to wait for a server to apply the command (default 3000)
   --database URL  the SQLite database (default: DATABASE_URL, else file:./data/parley.db)
 `;
@@ -89,6 +92,9 @@ export async function main(argv: string[]): Promise<number> {
       wait: { type: "string", default: "3000" },
       database: { type: "string" },
       server: { type: "string" },
+      token: { type: "string" },
+      name: { type: "string" },
+      owner: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -120,13 +126,15 @@ export async function main(argv: string[]): Promise<number> {
         }
         return 0;
       });
+    case "token":
+      return withLocal(databaseUrl, ({ db }) => tokenCommand(db, args, values, print, (message) => new UsageError(message)));
     case "send-input":
     case "decline":
     case "resume":
     case "stop": {
       const send = prepare(command, args, values);
       const explicit = values.server ?? process.env.PARLEY_URL;
-      const server = await findServer({ databaseUrl, explicit });
+      const server = await findServer({ databaseUrl, explicit, token: values.token ?? process.env.PARLEY_TOKEN ?? null });
       let receipt: Receipt | undefined;
       if (server) {
         try {

@@ -31,24 +31,33 @@ async function isHealthy(url: string): Promise<boolean> {
  * else the one announced beside the database file. A stale announcement (its process gone, or
  * its health check failing) is ignored.
  */
-export async function findServer({ databaseUrl, explicit }: { databaseUrl: string; explicit?: string }): Promise<string | null> {
+export interface FoundServer {
+  url: string;
+  /** What the CLI authenticates with: `--token` / PARLEY_TOKEN, else the token the local server announced. */
+  token: string | null;
+}
+
+export async function findServer({ databaseUrl, explicit, token = null }: { databaseUrl: string; explicit?: string; token?: string | null }): Promise<FoundServer | null> {
   if (explicit) {
     if (!(await isHealthy(explicit))) throw new AppError("unavailable", `No Parley server answers at ${explicit}.`);
-    return explicit;
+    return { url: explicit, token };
   }
   const announced = readAnnouncement(databaseUrl);
   if (!announced || !isProcessAlive(announced.pid)) return null;
-  return (await isHealthy(announced.url)) ? announced.url : null;
+  return (await isHealthy(announced.url)) ? { url: announced.url, token: token ?? announced.token ?? null } : null;
 }
 
 /** The server's REST API for the commands the CLI sends; errors come back as the server's AppErrors. */
-export function createServerClient(url: string) {
+export function createServerClient({ url, token }: FoundServer) {
   async function call<T>(method: "GET" | "POST", pathname: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
       res = await fetch(new URL(pathname, url), {
         method,
-        headers: body === undefined ? {} : { "content-type": "application/json" },
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {

@@ -1,8 +1,12 @@
 import { WireErrorSchema, type WireError } from "../protocol/errors";
 import type { Ack } from "../protocol/socket";
+import { signInAgain } from "./sign-in";
 
 /** Calls a Parley REST endpoint and answers in the same shape as a socket ack: data or a user-safe error. */
-export async function requestJson<T>(url: string, { method = "GET", body }: { method?: string; body?: unknown } = {}): Promise<Ack<T>> {
+export async function requestJson<T>(
+  url: string,
+  { method = "GET", body, signInOn401 = true }: { method?: string; body?: unknown; signInOn401?: boolean } = {},
+): Promise<Ack<T>> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -14,6 +18,7 @@ export async function requestJson<T>(url: string, { method = "GET", body }: { me
     return { ok: false, error: { code: "unavailable", message: "Can't reach the server. Check your connection." } };
   }
   const data: unknown = await res.json().catch(() => null);
+  if (res.status === 401 && signInOn401) signInAgain();
   if (res.ok) return { ok: true, data: data as T };
   const parsed = WireErrorSchema.safeParse((data as { error?: unknown } | null)?.error);
   const error: WireError = parsed.success ? parsed.data : { code: "internal", message: `The request failed (HTTP ${res.status}).` };

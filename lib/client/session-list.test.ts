@@ -4,6 +4,7 @@ import { upsertSession } from "./session-list";
 
 const session = (id: string, second: number, over: Partial<Session> = {}): Session => ({
   id,
+  ownerId: "local",
   title: `chat ${id}`,
   createdAt: new Date(Date.UTC(2025, 0, 1)).toISOString(),
   updatedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, second)).toISOString(),

@@ -19,6 +19,7 @@ const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 12, 0, second)).toI
 
 const session = (over: Partial<Session> = {}): Session => ({
   id: "s1",
+  ownerId: "local",
   title: "Deploy things",
   createdAt: at(0),
   updatedAt: at(0),
@@ -38,6 +39,7 @@ const message = (id: string, second: number, over: Partial<Message> = {}): Messa
 
 const run = (id: string, second: number, over: Partial<Run> = {}): Run => ({
   id,
+  ownerId: "local",
   sessionId: "s1",
   functionName: "chat",
   input: {},

@@ -1,6 +1,7 @@
 import { io, type Socket } from "socket.io-client";
 import type { WireError } from "../protocol/errors";
 import type { QuestionRejectCommand, QuestionReplyCommand } from "../protocol/question";
+import { signInAgain } from "./sign-in";
 import { SOCKET_PATH, type Ack, type ClientToServerEvents, type ServerToClientEvents, type SessionJoinCommand } from "../protocol/socket";
 
 export type ParleySocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -18,6 +19,10 @@ export function getSocket(): ParleySocket {
     // socket.io reconnects by itself except after a server-side disconnect (e.g. a restart's shutdown).
     s.on("disconnect", (reason) => {
       if (reason === "io server disconnect") setTimeout(() => s.connect(), 1_000);
+    });
+    // The session cookie is no longer valid (signed out, or a server with another key).
+    s.on("connect_error", (err) => {
+      if (err.message === "unauthorized") signInAgain();
     });
   }
   return socket;

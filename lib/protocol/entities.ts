@@ -4,6 +4,8 @@ import { QuestionSchema } from "./question";
 
 export const SessionSchema = z.object({
   id: z.string(),
+  /** Who may see it (see lib/protocol/access.ts). */
+  ownerId: z.string(),
   title: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -36,6 +38,7 @@ export const isFinalRunStatus = (status: string): status is FinalRunStatus => (F
 export const RunSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
+  ownerId: z.string(),
   functionName: z.string(),
   input: z.unknown(),
   status: RunStatusSchema,

@@ -7,7 +7,7 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export const MAX_MESSAGE_CHARS = 20_000;
 
 export const CreateSessionBodySchema = z.object({ title: z.string().trim().min(1).max(200).optional() }).strict();
-export const PostMessageBodySchema = z.object({
+export const PostMessageBodySchema = z.strictObject({
   text: z.string().trim().min(1, "A message needs text").max(MAX_MESSAGE_CHARS),
 });
 /** `GET /api/questions`: a session's pending questions, or one question (any state) by its run and pending id. */
@@ -23,5 +23,7 @@ export const ServerAnnouncementSchema = z.object({
   url: z.url(),
   pid: z.number().int().positive(),
   startedAt: z.string(),
+  /** The server token, for the CLI on this machine (the file is readable by its owner only, like the database). */
+  token: z.string().optional(),
 });
 export type ServerAnnouncement = z.infer<typeof ServerAnnouncementSchema>;

@@ -4,7 +4,7 @@ import type { Message, Run, Session, SessionSnapshot } from "./entities";
 import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "./commands";
 import type { Question } from "./question";
 
-export const SessionJoinCommandSchema = z.object({ sessionId: z.string().min(1) });
+export const SessionJoinCommandSchema = z.strictObject({ sessionId: z.string().min(1) });
 export type SessionJoinCommand = z.infer<typeof SessionJoinCommandSchema>;
 
 /** Every socket acknowledgement: a result or a typed error, never silence. */
@@ -31,5 +31,10 @@ export interface ClientToServerEvents {
   "question.reject": (payload: QuestionRejectCommand, ack: (res: Ack<ReplyReceipt>) => void) => void;
 }
 
+/** The handshake's `auth`: a script or terminal client sends a token (the server token or an API token); a browser tab has its cookie. */
+export const SocketAuthSchema = z.object({ token: z.string().max(200).optional() });
+
 export const SOCKET_PATH = "/socket.io";
 export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+/** Every socket of an owner: the session list's updates go here. */
+export const ownerRoom = (ownerId: string) => `owner:${ownerId}`;

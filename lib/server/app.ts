@@ -6,6 +6,7 @@ import { createInbox } from "./commands/inbox";
 import { createResume } from "./commands/resume";
 import { createDb, type Db, type DbOptions } from "./db/client";
 import { migrateSqlite } from "./db/migrate";
+import { openAccess, type AccessOptions } from "./access/access";
 import { createDomainServices } from "./domain-services";
 import { createRunService } from "./runs/run-service";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
@@ -28,6 +29,8 @@ export interface ParleyOptions {
   parkAfterMs?: number;
   /** How often to apply commands recorded while no server ran (the CLI's inbox). */
   inboxPollMs?: number;
+  /** The server token and rate limits; without a token one is generated. */
+  access?: AccessOptions;
 }
 
 export interface ParleyConfig extends ParleyOptions {
@@ -68,6 +71,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     parkAfterMs: config.parkAfterMs,
   });
   questions.deliverTo(runs.deliverQuestion);
+  const access = await openAccess(db, config.access);
 
   // Keep session lists' pending counts true.
   const publishSession = (q: { sessionId: string }) =>
@@ -93,6 +97,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     questions,
     runs,
     pool,
+    access,
     recovered: { ...recovered, inbox: applied },
     resume,
     applyInbox,

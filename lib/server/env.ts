@@ -8,11 +8,31 @@ const EnvSchema = z.object({
     .string()
     .startsWith("file:", "DATABASE_URL must be a SQLite file: URL, e.g. file:./data/parley.db")
     .default("file:./data/parley.db"),
-  /** Extra origins (comma-separated) allowed to open a socket besides the app's own. */
+  /** Extra origins (comma-separated, e.g. https://chat.example.com behind a proxy) whose pages and Host names this server answers. */
   PARLEY_ALLOWED_ORIGINS: z
     .string()
     .default("")
-    .transform((s) => s.split(",").map((o) => o.trim()).filter(Boolean)),
+    .transform((s) => s.split(",").map((o) => o.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL such as https://chat.example.com" }).transform((u) => new URL(u).origin))),
+  /** The server token, fixed (scripts, CI); without it one is generated at each start and printed with the app's URL. */
+  PARLEY_TOKEN: z.string().min(16, "PARLEY_TOKEN must be at least 16 characters").max(200).regex(/^\S+$/, "PARLEY_TOKEN may not contain spaces").optional(),
+  /** `off`, or limits per client such as `replies=120/10,runs=60/10` (count per seconds) for replies, runs, messages, sessions, signIn, handshakes. */
+  PARLEY_RATE_LIMITS: z
+    .string()
+    .default("")
+    .transform((s, ctx) => {
+      if (s.trim() === "off") return "off" as const;
+      const limits: Record<string, { points: number; seconds: number }> = {};
+      for (const part of s.split(",").map((p) => p.trim()).filter(Boolean)) {
+        const m = /^(replies|runs|messages|sessions|signIn|handshakes)=(\d+)\/(\d+)$/.exec(part);
+        if (!m || Number(m[2]) < 1 || Number(m[3]) < 1) {
+          ctx.addIssue({ code: "custom", message: `"${part}" is not NAME=COUNT/SECONDS with NAME one of replies, runs, messages, sessions, signIn, handshakes` });
+          return z.NEVER;
+        }
+        limits[m[1]!] = { points: Number(m[2]), seconds: Number(m[3]) };
+      }
+      return limits;
+    }),
   PARLEY_STOP_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
   PARLEY_IDLE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   PARLEY_MAX_WORKERS: z.coerce.number().int().min(1).max(64).default(4),

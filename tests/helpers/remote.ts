@@ -1,5 +1,6 @@
 import { io as connect, type Socket } from "socket.io-client";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
+import { TEST_TOKEN } from "./server-process";
 
 /** Clients of a running Parley over its public interfaces only (REST and Socket.IO), as a browser or a script sees it. */
 
@@ -20,11 +21,15 @@ export async function jsonOrText(res: Response): Promise<unknown> {
   }
 }
 
-export function restClient(url: string) {
+/** A REST client of a test server; it authenticates with `token` (the test servers' PARLEY_TOKEN unless told otherwise, none with null). */
+export function restClient(url: string, { token = TEST_TOKEN }: { token?: string | null } = {}) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<RestResponse<T>> {
     const res = await fetch(`${url}${path}`, {
       method,
-      headers: body === undefined ? undefined : { "content-type": "application/json" },
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await jsonOrText(res)) as T };
@@ -45,8 +50,8 @@ export function restClient(url: string) {
 export type RestClient = ReturnType<typeof restClient>;
 
 /** A socket connected like a browser tab without an Origin header (scripts may connect so). */
-export async function openTab(url: string): Promise<Tab> {
-  const socket: Tab = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true });
+export async function openTab(url: string, { token = TEST_TOKEN }: { token?: string | null } = {}): Promise<Tab> {
+  const socket: Tab = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: token ? { token } : {} });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());
     socket.once("connect_error", reject);

@@ -4,6 +4,9 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
+/** The server token of test servers. */
+export const TEST_TOKEN = "test-token-0123456789abcdef";
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -67,6 +70,8 @@ export function productionServerEnv({ port, databaseFile, env = {} }: { port: nu
     DATABASE_URL: `file:${databaseFile}`,
     PARLEY_TEST_FUNCTIONS: "1",
     NEXT_TELEMETRY_DISABLED: "1",
+    PARLEY_TOKEN: TEST_TOKEN,
+    PARLEY_RATE_LIMITS: "off",
     ...env,
   };
 }

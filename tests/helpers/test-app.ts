@@ -9,11 +9,15 @@ import type { Synchronous } from "../../lib/server/db/client";
 import type { WorkerPoolOptions } from "../../lib/server/workers/worker-pool";
 import { agentFunctions } from "../../workers/functions";
 import { attachRealtime } from "../../lib/server/realtime/socket-server";
+import { createOriginPolicy } from "../../lib/server/access/origin-policy";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
 
 export type TestClient = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 const root = path.resolve(import.meta.dirname, "../..");
+
+/** The server token of test servers (PARLEY_TOKEN). */
+export const TEST_TOKEN = "test-token-0123456789abcdef";
 
 export interface TestAppOptions {
   stopGraceMs?: number;
@@ -41,11 +45,14 @@ export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, 
     stopGraceMs,
     parkAfterMs,
     inboxPollMs: 200,
+    access: { token: TEST_TOKEN, rateLimits: "off" },
   });
   const httpServer = createServer();
-  const realtime = attachRealtime(httpServer, parley);
+  let port = 0;
+  const realtime = attachRealtime(httpServer, parley, { origins: createOriginPolicy({ host: "127.0.0.1", port: () => port }) });
   await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+  port = (httpServer.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   const clients: TestClient[] = [];
 
   return {
@@ -53,10 +60,12 @@ export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, 
     url,
     dir,
     /** A socket client, connected, like a browser tab on this origin. */
-    async client(options: { origin?: string } = {}): Promise<TestClient> {
+    async client(options: { origin?: string; token?: string | null } = {}): Promise<TestClient> {
+      const token = options.token === undefined ? TEST_TOKEN : options.token;
       const socket: TestClient = connect(url, {
         transports: ["websocket"],
         reconnection: false,
+        auth: token === null ? {} : { token },
         extraHeaders: options.origin ? { origin: options.origin } : undefined,
       });
       clients.push(socket);

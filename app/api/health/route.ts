@@ -1,10 +1,12 @@
-import { jsonRoute } from "@/lib/server/http/json-route";
+import { publicJsonRoute } from "@/lib/server/http/json-route";
 
 export const dynamic = "force-dynamic";
 
 const mb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10;
 
-export const GET = jsonRoute(async ({ parley }) => {
+/** Whether runs can run; the figures only for a signed-in caller. */
+export const GET = publicJsonRoute(async ({ parley, caller }) => {
+  if (!caller) return { ok: parley.pool.health().ok };
   const pending = await parley.questions.listPending();
   const { rss, heapUsed } = process.memoryUsage();
   const workerPool = parley.pool.health();

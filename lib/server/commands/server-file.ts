@@ -15,12 +15,12 @@ export function localUrl(host: string, port: number): string {
 }
 
 /** Announces a listening server (written whole, then renamed, so a reader never sees half a file). */
-export function announceServer(databaseUrl: string, url: string): void {
+export function announceServer(databaseUrl: string, url: string, token?: string): void {
   const file = serverFilePath(databaseUrl);
   if (!file) return;
-  const announcement: ServerAnnouncement = { url, pid: process.pid, startedAt: new Date().toISOString() };
+  const announcement: ServerAnnouncement = { url, pid: process.pid, startedAt: new Date().toISOString(), token };
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(announcement, null, 2)}\n`);
+  writeFileSync(temp, `${JSON.stringify(announcement, null, 2)}\n`, { mode: 0o600 });
   renameSync(temp, file);
 }
 

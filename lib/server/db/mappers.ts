@@ -53,6 +53,7 @@ export function toRun(row: RunRow): Run {
   return {
     id: row.id,
     sessionId: row.sessionId,
+    ownerId: row.ownerId,
     functionName: row.functionName,
     input: parseJson(row.input),
     status: row.status as Run["status"],
@@ -84,5 +85,5 @@ export function toMessage(row: MessageRow): Message {
 }
 
 export function toSession(row: SessionRow, pendingCount: number): Session {
-  return { id: row.id, title: row.title, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt), pendingCount };
+  return { id: row.id, ownerId: row.ownerId, title: row.title, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt), pendingCount };
 }

@@ -1,21 +1,66 @@
 import type { z } from "zod";
 import { AppError, describeZodError, type WireError } from "../../protocol/errors";
 import { MAX_BODY_BYTES } from "../../protocol/rest";
+import type { WhoAmI } from "../../protocol/access";
 import { getParley } from "../registry";
+import { PRINCIPAL_HEADERS } from "./principal-headers";
 import type { Parley } from "../app";
 
 type Params = Record<string, string | string[] | undefined>;
-type Handler<P extends Params> = (args: { req: Request; params: P; parley: Parley }) => Promise<unknown>;
+
+/** The owner the gate authenticated, and the checks of what that owner may see. */
+export interface Caller {
+  ownerId: string;
+  via: WhoAmI["via"];
+  see: {
+    session(id: string): Promise<void>;
+    question(id: string): Promise<void>;
+    run(id: string): Promise<void>;
+  };
+}
+
+type Handler<P extends Params> = (args: { req: Request; params: P; parley: Parley; caller: Caller }) => Promise<unknown>;
+type PublicHandler<P extends Params> = (args: { req: Request; params: P; parley: Parley; caller: Caller | null }) => Promise<unknown>;
+
+/** The caller named by the gate's headers (server.ts strips any a client sends). */
+function callerOf(req: Request, parley: Parley): Caller | null {
+  const ownerId = req.headers.get(PRINCIPAL_HEADERS.owner);
+  const via = req.headers.get(PRINCIPAL_HEADERS.via) as WhoAmI["via"] | null;
+  if (!ownerId || !via) return null;
+  const { visibility } = parley.access;
+  return {
+    ownerId,
+    via,
+    see: {
+      session: (id) => visibility.session(ownerId, id),
+      question: (id) => visibility.question(ownerId, id),
+      run: (id) => visibility.run(ownerId, id),
+    },
+  };
+}
 
 /**
  * Adapts a handler to a Next route: reaches the services, maps AppError codes to HTTP statuses
  * and user-safe bodies (`{ error: { code, message } }`); unexpected errors are logged, never sent.
  */
 export function jsonRoute<P extends Params = Params>(handler: Handler<P>, { status = 200 }: { status?: number } = {}) {
+  return publicJsonRoute<P>(
+    async (args) => {
+      if (!args.caller) throw new AppError("unauthorized", "Sign in first: open the URL the server printed at start, or send Authorization: Bearer <token>.");
+      return handler({ ...args, caller: args.caller });
+    },
+    { status },
+  );
+}
+
+/** A route answered without a credential (health, sign-in); `caller` is null when there is none. */
+export function publicJsonRoute<P extends Params = Params>(handler: PublicHandler<P>, { status = 200, headers }: { status?: number; headers?: (data: unknown) => HeadersInit } = {}) {
   return async (req: Request, ctx: { params: Promise<P> }): Promise<Response> => {
     try {
-      const data = await handler({ req, params: await ctx.params, parley: getParley() });
-      return Response.json(data, { status });
+      const parley = getParley();
+      const data = await handler({ req, params: await ctx.params, parley, caller: callerOf(req, parley) });
+      if (data instanceof Response) return data;
+      return Response.json(data, { status, headers: headers?.(data) });
     } catch (err) {
       const error = AppError.from(err);
       if (error.code === "internal") console.error(`[http] ${req.method} ${new URL(req.url).pathname} failed`, err);

@@ -1,35 +1,30 @@
-import type { IncomingMessage, Server as HttpServer } from "node:http";
+import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { AppError, parseOrThrow } from "../../protocol/errors";
 import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../../protocol/commands";
 import type { Question } from "../../protocol/question";
 import {
+  ownerRoom,
   SessionJoinCommandSchema,
   SOCKET_PATH,
   sessionRoom,
+  SocketAuthSchema,
   type Ack,
   type ClientToServerEvents,
   type ServerToClientEvents,
 } from "../../protocol/socket";
 import type { Parley } from "../app";
+import type { Principal } from "../access/authenticator";
+import type { OriginPolicy } from "../access/origin-policy";
 
-type ParleySocket = Socket<ClientToServerEvents, ServerToClientEvents>;
+interface SocketData {
+  principal: Principal;
+}
+type ParleySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
 export interface RealtimeOptions {
-  /** Origins allowed besides the app's own (the request's Host). */
-  allowedOrigins?: string[];
-}
-
-/** Same-origin check for the handshake: a browser on another site may not open a socket. */
-export function isAllowedOrigin(req: Pick<IncomingMessage, "headers">, allowed: string[] = []): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return true; // not a browser (scripts, CLIs): nothing to forge
-  if (allowed.includes(origin)) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
+  /** The Host and Origin names this server answers (the same policy as REST). */
+  origins: OriginPolicy;
 }
 
 /** Runs a command handler and always answers its ack: a result or a typed error. */
@@ -46,22 +41,46 @@ function command<T>(ack: unknown, work: () => Promise<T>): void {
 }
 
 /** Socket.IO transport: validates commands, calls the same services as REST, broadcasts domain events. */
-export function attachRealtime(httpServer: HttpServer, parley: Parley, options: RealtimeOptions = {}) {
-  const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
+export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins }: RealtimeOptions) {
+  const { authenticator, visibility, rateLimits } = parley.access;
+  const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(httpServer, {
     path: SOCKET_PATH,
     serveClient: false,
     maxHttpBufferSize: 2_000_000,
+    // The handshake passes the checks REST makes: the Host (DNS rebinding), the Origin of a browser, and a rate limit per address.
     allowRequest: (req, callback) => {
-      const ok = isAllowedOrigin(req, options.allowedOrigins);
-      callback(ok ? null : "Origin not allowed", ok);
+      const origin = req.headers.origin;
+      if (!origins.hostAllowed(req.headers.host)) return callback("Host not allowed", false);
+      if (origin !== undefined && !origins.originAllowed(origin)) return callback("Origin not allowed", false);
+      rateLimits.take("handshakes", req.socket.remoteAddress ?? "unknown").then(
+        () => callback(null, true),
+        () => callback("Too many connections; try again shortly", false),
+      );
     },
   });
 
+  // A browser tab signs in with its session cookie; a script or terminal client with auth: { token }.
+  io.use((socket, next) => {
+    const auth = SocketAuthSchema.safeParse(socket.handshake.auth ?? {});
+    const bearer = auth.success ? (auth.data.token ?? null) : null;
+    authenticator.authenticate({ bearer, cookie: socket.handshake.headers.cookie }).then(
+      (principal) => {
+        if (!principal) return next(Object.assign(new Error("unauthorized"), { data: { code: "unauthorized", message: "Sign in first (a session cookie, or auth: { token })." } }));
+        socket.data.principal = principal;
+        void socket.join(ownerRoom(principal.ownerId));
+        next();
+      },
+      (err) => next(err instanceof Error ? err : new Error("unavailable")),
+    );
+  });
+
   io.on("connection", (socket: ParleySocket) => {
+    const { ownerId, credential } = socket.data.principal;
+
     socket.on("session.join", (payload, ack) =>
       command(ack, async () => {
         const { sessionId } = parseOrThrow(SessionJoinCommandSchema, payload);
-        await parley.sessions.getSession({ id: sessionId });
+        await visibility.session(ownerId, sessionId);
         // Join before reading the snapshot: an event in between arrives twice, never zero times.
         await socket.join(sessionRoom(sessionId));
         return parley.sessions.getSnapshot({ id: sessionId });
@@ -79,6 +98,8 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, options: 
     socket.on("question.reply", (payload, ack) =>
       command(ack, async () => {
         const { id, value, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
+        await rateLimits.take("replies", credential);
+        await visibility.question(ownerId, id);
         return parley.questions.reply({ id, value, commandId, digest, by: "socket" });
       }),
     );
@@ -86,6 +107,8 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, options: 
     socket.on("question.reject", (payload, ack) =>
       command(ack, async () => {
         const { id, message, commandId, digest } = parseOrThrow(QuestionRejectCommandSchema, payload);
+        await rateLimits.take("replies", credential);
+        await visibility.question(ownerId, id);
         return parley.questions.reject({ id, message, commandId, digest, by: "socket" });
       }),
     );
@@ -101,7 +124,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, options: 
   };
   const onMessage: Parameters<typeof events.on<"message.created">>[1] = (m) => toRoom(m.sessionId).emit("message.created", m);
   const onRun: Parameters<typeof events.on<"run.updated">>[1] = (r) => toRoom(r.sessionId).emit("run.updated", r);
-  const onSession: Parameters<typeof events.on<"session.updated">>[1] = (s) => io.emit("session.updated", s);
+  const onSession: Parameters<typeof events.on<"session.updated">>[1] = (s) => io.to(ownerRoom(s.ownerId)).emit("session.updated", s);
   events.on("question.asked", onAsked);
   events.on("question.closed", onClosed);
   events.on("message.created", onMessage);

@@ -153,7 +153,7 @@ export function createRunService(deps: RunServiceDeps) {
     if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
     const fixedPolicy = RunPolicySchema.safeParse(policy);
     if (!fixedPolicy.success) throw new AppError("invalid_policy", `Invalid policy: ${fixedPolicy.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-    await sessions.getSession({ id: sessionId });
+    const { ownerId } = await sessions.getSession({ id: sessionId });
     try {
       JSON.stringify(input ?? null);
     } catch {
@@ -164,7 +164,7 @@ export function createRunService(deps: RunServiceDeps) {
       async ({ commandId: cid, record }) => {
         const id = randomUUID();
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
-        await store.create({ id, sessionId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf }, async (tx) => {
+        await store.create({ id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf }, async (tx) => {
           await alongWith?.(tx);
           await record(tx, r);
         });

@@ -12,6 +12,8 @@ const ACTIVE: RunStatus[] = [...ACTIVE_RUN_STATUSES];
 export interface NewRun {
   id: string;
   sessionId: string;
+  /** The session's owner. */
+  ownerId: string;
   functionName: string;
   input: unknown;
   policy: RunPolicy;
@@ -74,6 +76,7 @@ export function createRunStore(db: Db) {
             data: {
               id: run.id,
               sessionId: run.sessionId,
+              ownerId: run.ownerId,
               functionName: run.functionName,
               input: JSON.stringify(run.input ?? null),
               status: "running",
@@ -107,6 +110,7 @@ export function createRunStore(db: Db) {
           data: {
             id: childId,
             sessionId: parent.sessionId,
+            ownerId: parent.ownerId,
             functionName,
             input: JSON.stringify(input),
             status: known ? "running" : "failed",

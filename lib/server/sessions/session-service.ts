@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import type { Message, Session, SessionSnapshot } from "../../protocol/entities";
 import type { Db, Tx } from "../db/client";
@@ -42,15 +43,16 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     getSession,
     publish,
 
-    async createSession({ title }: { title?: string } = {}): Promise<Session> {
-      const row = await db.chatSession.create({ data: { id: randomUUID(), title: title ?? DEFAULT_TITLE } });
+    async createSession({ title, ownerId = LOCAL_OWNER }: { title?: string; ownerId?: string } = {}): Promise<Session> {
+      const row = await db.chatSession.create({ data: { id: randomUUID(), ownerId, title: title ?? DEFAULT_TITLE } });
       const session = toSession(row, 0);
       events.emit("session.updated", session);
       return session;
     },
 
-    async listSessions(): Promise<Session[]> {
-      const rows = await db.chatSession.findMany({ orderBy: { updatedAt: "desc" }, take: 200 });
+    /** An owner's sessions, newest first; every owner's without one (the CLI on the database). */
+    async listSessions({ ownerId }: { ownerId?: string } = {}): Promise<Session[]> {
+      const rows = await db.chatSession.findMany({ where: ownerId === undefined ? {} : { ownerId }, orderBy: { updatedAt: "desc" }, take: 200 });
       const counts = await pendingCounts(rows.map((r) => r.id));
       return rows.map((r) => toSession(r, counts.get(r.id) ?? 0));
     },

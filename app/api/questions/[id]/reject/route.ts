@@ -3,9 +3,9 @@ import { RejectBodySchema } from "@/lib/protocol/commands";
 
 export const dynamic = "force-dynamic";
 
-export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
+export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
   const id = one(params.id);
-  await parley.questions.getQuestion({ id });
+  await caller.see.question(id);
   const { message, commandId, digest } = await readJson(req, RejectBodySchema, { optional: true });
   return parley.questions.reject({ id, message, commandId, digest, by: "rest" });
 });

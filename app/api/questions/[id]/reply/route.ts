@@ -8,9 +8,9 @@ export const dynamic = "force-dynamic";
  * `already_closed` or `stale_target` with apply_state `target_closed`. Repeating a commandId
  * returns the first receipt.
  */
-export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
+export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
   const id = one(params.id);
-  await parley.questions.getQuestion({ id });
+  await caller.see.question(id);
   const { value, commandId, digest } = await readJson(req, ReplyBodySchema);
   return parley.questions.reply({ id, value, commandId, digest, by: "rest" });
 });

@@ -4,7 +4,9 @@ import { ResumeBodySchema } from "@/lib/protocol/commands";
 export const dynamic = "force-dynamic";
 
 /** Loads a run that is active but in no worker (e.g. parked) into a worker, replaying its journal. */
-export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
+export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
+  const runId = one(params.id);
+  await caller.see.run(runId);
   const { commandId } = await readJson(req, ResumeBodySchema, { optional: true });
-  return parley.resume({ runId: one(params.id), commandId });
+  return parley.resume({ runId, commandId });
 });

@@ -7,7 +7,9 @@ export const dynamic = "force-dynamic";
  * Stops the run and answers once it has ended (after at most the grace period), with the stop's
  * receipt (StoppedRun): `outcome` says whether the stop ended it, it finished first, or it had already ended.
  */
-export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley }) => {
+export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
+  const id = one(params.id);
+  await caller.see.run(id);
   const { commandId } = await readJson(req, StopRunBodySchema, { optional: true });
-  return parley.runs.stopRun({ id: one(params.id), commandId });
+  return parley.runs.stopRun({ id, commandId });
 });

@@ -5,9 +5,11 @@ export const dynamic = "force-dynamic";
 
 /** Stores the message and answers with the run it started. */
 export const POST = jsonRoute<{ id: string }>(
-  async ({ req, params, parley }) => {
+  async ({ req, params, parley, caller }) => {
+    const sessionId = one(params.id);
+    await caller.see.session(sessionId);
     const { text } = await readJson(req, PostMessageBodySchema);
-    return parley.postMessage({ sessionId: one(params.id), text });
+    return parley.postMessage({ sessionId, text });
   },
   { status: 201 },
 );

@@ -3,17 +3,19 @@ import { StartRunBodySchema } from "@/lib/protocol/commands";
 
 export const dynamic = "force-dynamic";
 
-export const GET = jsonRoute<{ id: string }>(async ({ params, parley }) => {
+export const GET = jsonRoute<{ id: string }>(async ({ params, parley, caller }) => {
   const id = one(params.id);
-  await parley.sessions.getSession({ id });
+  await caller.see.session(id);
   return parley.runs.listRuns({ sessionId: id });
 });
 
 /** Starts a run; with a commandId, repeating the request returns the same run and receipt. */
 export const POST = jsonRoute<{ id: string }>(
-  async ({ req, params, parley }) => {
+  async ({ req, params, parley, caller }) => {
+    const sessionId = one(params.id);
+    await caller.see.session(sessionId);
     const body = await readJson(req, StartRunBodySchema);
-    return parley.runs.startRun({ sessionId: one(params.id), functionName: body.function, input: body.input ?? null, policy: body.policy, commandId: body.commandId });
+    return parley.runs.startRun({ sessionId, functionName: body.function, input: body.input ?? null, policy: body.policy, commandId: body.commandId });
   },
   { status: 201 },
 );

@@ -1,0 +1,24 @@
+import { LOCAL_OWNER, SignInBodySchema, type WhoAmI } from "@/lib/protocol/access";
+import { AppError } from "@/lib/protocol/errors";
+import { publicJsonRoute, readJson } from "@/lib/server/http/json-route";
+import { clearSessionCookie, sessionCookie } from "@/lib/server/http/session-cookie-header";
+
+export const dynamic = "force-dynamic";
+
+/** Who the caller is; 401 without a credential (the sign-in page asks this first). */
+export const GET = publicJsonRoute(async ({ caller }): Promise<WhoAmI> => {
+  if (!caller) throw new AppError("unauthorized", "Not signed in.");
+  return { ownerId: caller.ownerId, via: caller.via };
+});
+
+/** Signs this browser in with the server token: the answer sets the session cookie. */
+export const POST = publicJsonRoute(async ({ req, parley }) => {
+  const { token } = await readJson(req, SignInBodySchema);
+  if (!parley.access.authenticator.isServerToken(token)) throw new AppError("unauthorized", "That token is not this server's. Copy it again from the URL the server printed at start.");
+  const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+  const body: WhoAmI = { ownerId: LOCAL_OWNER, via: "cookie" };
+  return Response.json(body, { headers: { "set-cookie": sessionCookie(parley.access.cookies.issue(LOCAL_OWNER), { secure }) } });
+});
+
+/** Signs this browser out. */
+export const DELETE = publicJsonRoute(async () => Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie() } }));

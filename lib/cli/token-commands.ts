@@ -1,0 +1,47 @@
+import { ApiTokenNameSchema, LOCAL_OWNER, OwnerIdSchema, type ApiTokenInfo } from "../protocol/access";
+import { parseOrThrow } from "../protocol/errors";
+import { createApiTokens } from "../server/access/api-tokens";
+import type { Db } from "../server/db/client";
+
+export const TOKEN_USAGE = `  token create [--name N] [--owner O]
+                                    create an API token for scripts, channels and the terminal client
+                                    (shown once; --owner defaults to the server's own owner, "${LOCAL_OWNER}")
+  token list                        list API tokens
+  token revoke TOKEN_ID             revoke an API token (at once, on a running server too)`;
+
+const formatToken = (t: ApiTokenInfo) =>
+  `${t.id}  ${t.name}  owner ${t.ownerId}  created ${t.createdAt}${t.lastUsedAt ? `, last used ${t.lastUsedAt}` : ""}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ""}`;
+
+/** `parley token …`: API tokens are kept in the database, so these work with or without a server. */
+export async function tokenCommand(
+  db: Db,
+  [sub, ...args]: string[],
+  options: { name?: string; owner?: string },
+  print: (data: unknown, text: string) => void,
+  usage: (message: string) => Error,
+): Promise<number> {
+  const tokens = createApiTokens(db);
+  switch (sub) {
+    case "create": {
+      const name = parseOrThrow(ApiTokenNameSchema, options.name ?? "API token");
+      const ownerId = parseOrThrow(OwnerIdSchema, options.owner ?? LOCAL_OWNER);
+      const { token, info } = await tokens.create({ ownerId, name });
+      print({ token, ...info }, `${token}\n\nThis is the only time the token is shown. Send it as "Authorization: Bearer <token>" (REST) or auth: { token } (Socket.IO).\nRevoke it with: parley token revoke ${info.id}`);
+      return 0;
+    }
+    case "list": {
+      const list = await tokens.list();
+      print(list, list.length ? list.map(formatToken).join("\n") : "No API tokens.");
+      return 0;
+    }
+    case "revoke": {
+      const [id] = args;
+      if (!id) throw usage("Usage: parley token revoke TOKEN_ID");
+      const info = await tokens.revoke(id);
+      print(info, `Revoked ${info.id} (${info.name}).`);
+      return 0;
+    }
+    default:
+      throw usage(`Usage:\n${TOKEN_USAGE}`);
+  }
+}

@@ -1,0 +1,11 @@
+/** Where to go after signing in: only a path on this site (never `//host` or another origin). */
+export function safeNext(next: string | null | undefined): string {
+  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
+}
+
+/** The session cookie is gone or no longer valid: go to the sign-in page, and come back here after. */
+export function signInAgain(): void {
+  if (typeof window === "undefined" || window.location.pathname === "/sign-in") return;
+  const here = `${window.location.pathname}${window.location.search}`;
+  window.location.assign(`/sign-in?next=${encodeURIComponent(here)}`);
+}

@@ -1,0 +1,51 @@
+import { LOCAL_OWNER, SESSION_COOKIE, type WhoAmI } from "../../protocol/access";
+import type { ApiTokens } from "./api-tokens";
+import { sameSecret } from "./secrets";
+import type { SessionCookies } from "./session-cookie";
+
+/** Who a request speaks for, and which credential (the rate limits count per credential). */
+export interface Principal extends WhoAmI {
+  credential: string;
+}
+
+export interface Credentials {
+  /** A bearer token, from `Authorization: Bearer` or a socket's `auth.token`. */
+  bearer?: string | null;
+  /** The raw Cookie header. */
+  cookie?: string | null;
+}
+
+/** Reads one cookie from a Cookie header. */
+export function cookieValue(header: string | null | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function bearerOf(authorization: string | null | undefined): string | null {
+  const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  return match ? match[1]! : null;
+}
+
+/** Checks a credential: the server token (the person who started the server), an API token, or a signed session cookie. */
+export function createAuthenticator({ serverToken, apiTokens, cookies }: { serverToken: string; apiTokens: ApiTokens; cookies: SessionCookies }) {
+  return {
+    /** The server token, as typed on the sign-in page or carried in the start URL. */
+    isServerToken: (token: string) => sameSecret(token, serverToken),
+
+    async authenticate({ bearer, cookie }: Credentials): Promise<Principal | null> {
+      if (bearer) {
+        if (sameSecret(bearer, serverToken)) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
+        const api = await apiTokens.verify(bearer);
+        return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}` } : null;
+      }
+      const session = cookies.verify(cookieValue(cookie, SESSION_COOKIE));
+      return session ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}` } : null;
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;

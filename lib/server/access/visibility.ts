@@ -1,0 +1,27 @@
+import { AppError } from "../../protocol/errors";
+import type { Db } from "../db/client";
+
+/**
+ * What an owner may see. An id of another owner answers exactly as an unknown id does (404 with
+ * the same message), so ids cannot be probed. Owners never change, so a check before an action holds.
+ */
+export function createVisibility(db: Db) {
+  const hidden = (found: { ownerId: string } | null | undefined, ownerId: string) => !found || found.ownerId !== ownerId;
+
+  return {
+    async session(ownerId: string, id: string): Promise<void> {
+      const row = await db.chatSession.findUnique({ where: { id }, select: { ownerId: true } });
+      if (hidden(row, ownerId)) throw new AppError("not_found:session", `No session with id "${id}".`);
+    },
+    async question(ownerId: string, id: string): Promise<void> {
+      const row = await db.question.findUnique({ where: { id }, select: { session: { select: { ownerId: true } } } });
+      if (hidden(row?.session, ownerId)) throw new AppError("not_found:question", `No question with id "${id}".`);
+    },
+    async run(ownerId: string, id: string): Promise<void> {
+      const row = await db.run.findUnique({ where: { id }, select: { ownerId: true } });
+      if (hidden(row, ownerId)) throw new AppError("not_found:run", `No run with id "${id}".`);
+    },
+  };
+}
+
+export type Visibility = ReturnType<typeof createVisibility>;

@@ -1,0 +1,171 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { LOCAL_OWNER, SESSION_COOKIE, TOKEN_PARAM } from "../../protocol/access";
+import { AppError, type WireError } from "../../protocol/errors";
+import { matchRoute } from "../../protocol/routes";
+import type { Access } from "../access/access";
+import { bearerOf, type Principal } from "../access/authenticator";
+import type { OriginPolicy } from "../access/origin-policy";
+import { PRINCIPAL_HEADERS } from "./principal-headers";
+import { API_CSP, newNonce, pageCsp, setBaseSecurityHeaders } from "./security-headers";
+import { clearSessionCookie, sessionCookie } from "./session-cookie-header";
+
+
+const PUBLIC_PAGES = new Set(["/sign-in", "/icon.svg", "/favicon.ico", "/robots.txt"]);
+const isPublicPage = (pathname: string) => pathname.startsWith("/_next/") || PUBLIC_PAGES.has(pathname);
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+export interface GateOptions {
+  access: Access;
+  origins: OriginPolicy;
+  dev: boolean;
+}
+
+/** The client address a rate limit counts by when there is no credential yet. */
+export const clientAddress = (req: IncomingMessage): string => req.socket.remoteAddress ?? "unknown";
+
+function sendError(res: ServerResponse, error: WireError, status: number, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  res.end(JSON.stringify({ error }));
+}
+
+function sendAppError(res: ServerResponse, err: AppError): void {
+  const retry = (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+  sendError(res, err.toWire(), err.status, retry ? { "retry-after": String(retry) } : {});
+}
+
+function redirect(res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}): void {
+  res.writeHead(303, { location, "cache-control": "no-store", ...headers });
+  res.end();
+}
+
+const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? "");
+const hasBody = (req: IncomingMessage) => Number(req.headers["content-length"] ?? "0") > 0 || req.headers["transfer-encoding"] !== undefined;
+const isHttps = (req: IncomingMessage) => (req.socket as { encrypted?: boolean }).encrypted === true || req.headers["x-forwarded-proto"] === "https";
+
+/**
+ * Every HTTP request passes here before Next: the Host check (DNS rebinding), path decoding,
+ * 404/405 for API routes, the credential (401), Origin and content type on writes (403/415),
+ * rate limits (429), security headers and the page's CSP nonce. Returns true when it answered.
+ * Socket.IO's requests never reach it (Engine.IO answers them first); realtime has its own checks.
+ */
+export function createGate({ access, origins, dev }: GateOptions) {
+  const { authenticator, rateLimits } = access;
+
+  async function principalOf(req: IncomingMessage): Promise<Principal | null> {
+    return authenticator.authenticate({ bearer: bearerOf(req.headers.authorization), cookie: req.headers.cookie });
+  }
+
+  function announce(req: IncomingMessage, principal: Principal | null): void {
+    for (const name of Object.values(PRINCIPAL_HEADERS)) delete req.headers[name];
+    if (!principal) return;
+    req.headers[PRINCIPAL_HEADERS.owner] = principal.ownerId;
+    req.headers[PRINCIPAL_HEADERS.via] = principal.via;
+    req.headers[PRINCIPAL_HEADERS.credential] = principal.credential;
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+    res.setHeader("Content-Security-Policy", API_CSP);
+    res.setHeader("Cache-Control", "no-store");
+    const matched = matchRoute(pathname);
+    const method = req.method ?? "GET";
+    if (!matched) {
+      sendError(res, { code: "not_found:route", message: `No API route ${method} ${pathname}.` }, 404);
+      return true;
+    }
+    const { route } = matched;
+    const allow = [...route.methods, ...(route.methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
+    if (method === "OPTIONS") {
+      res.writeHead(204, { allow });
+      res.end();
+      return true;
+    }
+    if (!route.methods.includes(method as never) && !(method === "HEAD" && route.methods.includes("GET"))) {
+      sendError(res, { code: "method_not_allowed", message: `${pathname} answers ${route.methods.join(", ")}, not ${method}.` }, 405, { allow });
+      return true;
+    }
+    const write = WRITE_METHODS.has(method);
+    if (write) {
+      const origin = req.headers.origin;
+      if ((origin !== undefined && !origins.originAllowed(origin)) || req.headers["sec-fetch-site"] === "cross-site") {
+        throw new AppError("forbidden_origin", "Requests from another site may not change anything here.");
+      }
+      if (hasBody(req) && !isJson(req.headers["content-type"])) {
+        throw new AppError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
+      }
+    }
+    const principal = await principalOf(req);
+    if (!principal && !route.public) {
+      const error = new AppError("unauthorized", "Sign in first: open the URL the server printed at start, or send Authorization: Bearer <token>.");
+      sendError(res, error.toWire(), 401, { "www-authenticate": 'Bearer realm="parley"' });
+      return true;
+    }
+    if (write && route.limit) await rateLimits.take(route.limit, route.limit === "signIn" || !principal ? clientAddress(req) : principal.credential);
+    announce(req, principal);
+    return false;
+  }
+
+  /** `/?token=…` (the URL printed at start): the token becomes the session cookie, and the URL loses it. */
+  async function exchangeToken(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const token = url.searchParams.get(TOKEN_PARAM);
+    if (token === null) return false;
+    url.searchParams.delete(TOKEN_PARAM);
+    const next = `${url.pathname}${url.search}`;
+    await rateLimits.take("signIn", clientAddress(req));
+    if (!authenticator.isServerToken(token)) {
+      redirect(res, `/sign-in?error=invalid_token&next=${encodeURIComponent(next)}`);
+      return true;
+    }
+    redirect(res, next, { "set-cookie": sessionCookie(access.cookies.issue(LOCAL_OWNER), { secure: isHttps(req) }) });
+    return true;
+  }
+
+  async function page(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const pathname = url.pathname;
+    if (isPublicPage(pathname)) {
+      if (!pathname.startsWith("/_next/")) withNonce(req, res);
+      announce(req, null);
+      return false;
+    }
+    if (await exchangeToken(req, res, url)) return true;
+    const principal = await principalOf(req);
+    if (!principal) {
+      // A stale cookie (another server's, or past its age) is cleared on the way to the sign-in page.
+      const stale: Record<string, string> = req.headers.cookie?.includes(`${SESSION_COOKIE}=`) ? { "set-cookie": clearSessionCookie() } : {};
+      redirect(res, `/sign-in?next=${encodeURIComponent(`${pathname}${url.search}`)}`, stale);
+      return true;
+    }
+    announce(req, principal);
+    withNonce(req, res);
+    return false;
+  }
+
+  function withNonce(req: IncomingMessage, res: ServerResponse): void {
+    const csp = pageCsp(newNonce(), { dev });
+    // Next reads the nonce from the request's policy and puts it on every script it renders.
+    req.headers["content-security-policy"] = csp;
+    res.setHeader("Content-Security-Policy", csp);
+  }
+
+  return async function gate(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    setBaseSecurityHeaders(res);
+    try {
+      if (!origins.hostAllowed(req.headers.host)) {
+        throw new AppError("forbidden_host", `This server does not answer to the host name "${String(req.headers.host ?? "").slice(0, 100)}". Add its origin to PARLEY_ALLOWED_ORIGINS to allow it.`);
+      }
+      let url: URL;
+      try {
+        url = new URL(req.url ?? "/", "http://parley.invalid");
+        decodeURIComponent(url.pathname);
+      } catch {
+        throw new AppError("bad_request", "The request path is not valid (malformed percent-encoding).");
+      }
+      if (url.pathname.startsWith("/api/") || url.pathname === "/api") return await api(req, res, url.pathname);
+      return await page(req, res, url);
+    } catch (err) {
+      const error = AppError.from(err);
+      if (error.code === "internal") console.error(`[http] ${req.method} ${req.url} failed in the gate`, err);
+      sendAppError(res, error);
+      return true;
+    }
+  };
+}
