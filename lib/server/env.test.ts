@@ -15,3 +15,25 @@ describe("the environment", () => {
     expect(() => loadEnv({ PARLEY_DB_BUSY_TIMEOUT_MS: "soon" })).toThrow(/PARLEY_DB_BUSY_TIMEOUT_MS/);
   });
 });
+
+describe("the access settings", () => {
+  it("takes PARLEY_TOKEN only when it is long enough to be a secret", () => {
+    expect(loadEnv({}).PARLEY_TOKEN).toBeUndefined();
+    expect(loadEnv({ PARLEY_TOKEN: "0123456789abcdef" }).PARLEY_TOKEN).toBe("0123456789abcdef");
+    expect(() => loadEnv({ PARLEY_TOKEN: "short" })).toThrow(/PARLEY_TOKEN must be at least 16/);
+    expect(() => loadEnv({ PARLEY_TOKEN: "with a space in it!" })).toThrow(/PARLEY_TOKEN/);
+  });
+
+  it("reads allowed origins as origins, and refuses what is not one", () => {
+    expect(loadEnv({ PARLEY_ALLOWED_ORIGINS: "https://chat.example.com/, http://10.0.0.5:3000" }).PARLEY_ALLOWED_ORIGINS).toEqual(["https://chat.example.com", "http://10.0.0.5:3000"]);
+    expect(() => loadEnv({ PARLEY_ALLOWED_ORIGINS: "chat.example.com" })).toThrow(/PARLEY_ALLOWED_ORIGINS/);
+  });
+
+  it("reads rate limits as NAME=COUNT/SECONDS, or off", () => {
+    expect(loadEnv({}).PARLEY_RATE_LIMITS).toEqual({});
+    expect(loadEnv({ PARLEY_RATE_LIMITS: "off" }).PARLEY_RATE_LIMITS).toBe("off");
+    expect(loadEnv({ PARLEY_RATE_LIMITS: "replies=5/10, signIn=3/60" }).PARLEY_RATE_LIMITS).toEqual({ replies: { points: 5, seconds: 10 }, signIn: { points: 3, seconds: 60 } });
+    expect(() => loadEnv({ PARLEY_RATE_LIMITS: "replies=5" })).toThrow(/NAME=COUNT\/SECONDS/);
+    expect(() => loadEnv({ PARLEY_RATE_LIMITS: "bogus=5/10" })).toThrow(/PARLEY_RATE_LIMITS/);
+  });
+});

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ChildToParent, ParentToChild } from "../../lib/protocol/ipc";
 import type { Clock, ClockTimer } from "../../lib/server/clock";
+import type { AccessOptions } from "../../lib/server/access/access";
 import { createParley, type Parley } from "../../lib/server/app";
 import { createDb } from "../../lib/server/db/client";
 import { migrateSqlite } from "../../lib/server/db/migrate";
@@ -171,7 +172,7 @@ export class FakePool extends EventEmitter<{ pressure: [] }> implements WorkerPo
 }
 
 /** Parley on a temp SQLite database with a fake pool and a manual clock: the run lifecycle without processes. */
-export async function startFakeParley({ maxWorkers = 4, parkAfterMs = 3_000, stopGraceMs = 1_000 } = {}) {
+export async function startFakeParley({ maxWorkers = 4, parkAfterMs = 3_000, stopGraceMs = 1_000, access }: { maxWorkers?: number; parkAfterMs?: number; stopGraceMs?: number; access?: AccessOptions } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), "parley-fake-"));
   const databaseUrl = `file:${path.join(dir, "test.db")}`;
   migrateSqlite(databaseUrl, path.join(root, "prisma/migrations"));
@@ -179,7 +180,7 @@ export async function startFakeParley({ maxWorkers = 4, parkAfterMs = 3_000, sto
   const pool = new FakePool(maxWorkers);
   const clock = new ManualClock();
   const functions = ["f", "g", "chat"].map((name) => ({ name, description: name }));
-  const parley: Parley = await createParley({ db, pool, functions, clock }, { parkAfterMs, stopGraceMs, inboxPollMs: 60_000 });
+  const parley: Parley = await createParley({ db, pool, functions, clock }, { parkAfterMs, stopGraceMs, inboxPollMs: 60_000, access });
   return {
     parley,
     pool,
@@ -201,3 +202,4 @@ export async function until<T>(check: () => Promise<T | false | undefined | null
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+export type FakeParley = Awaited<ReturnType<typeof startFakeParley>>;

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { LOCAL_OWNER, SESSION_COOKIE } from "../../protocol/access";
+import { startFakeParley, type FakeParley } from "../../../tests/helpers/fakes";
+import { bearerOf, cookieValue } from "./authenticator";
+
+let fake: FakeParley | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+describe("the authenticator", () => {
+  it("knows the server token, live API tokens and signed cookies, and nothing else", async () => {
+    fake = await startFakeParley({ access: { token: "server-token-0123456789" } });
+    const { authenticator, apiTokens, cookies } = fake.parley.access;
+    expect(await authenticator.authenticate({ bearer: "server-token-0123456789" })).toMatchObject({ ownerId: LOCAL_OWNER, via: "server_token" });
+    expect(await authenticator.authenticate({ bearer: "server-token-012345678" })).toBeNull();
+    expect(await authenticator.authenticate({})).toBeNull();
+
+    const { token, info } = await apiTokens.create({ ownerId: "ann", name: "script" });
+    expect(await authenticator.authenticate({ bearer: token })).toMatchObject({ ownerId: "ann", via: "api_token", credential: `api:${info.id}` });
+    expect(await authenticator.authenticate({ bearer: `${token.slice(0, -1)}x` })).toBeNull();
+    await apiTokens.revoke(info.id);
+    expect(await authenticator.authenticate({ bearer: token })).toBeNull();
+    expect((await apiTokens.list())[0]).toMatchObject({ id: info.id, revokedAt: expect.any(String) });
+
+    const cookie = `theme=dark; ${SESSION_COOKIE}=${cookies.issue(LOCAL_OWNER)}`;
+    expect(await authenticator.authenticate({ cookie })).toMatchObject({ ownerId: LOCAL_OWNER, via: "cookie" });
+    expect(await authenticator.authenticate({ cookie: `${SESSION_COOKIE}=forged.1.abc` })).toBeNull();
+  });
+
+  it("generates a server token when none is configured", async () => {
+    fake = await startFakeParley();
+    expect(fake.parley.access.generatedToken).toBe(true);
+    expect(fake.parley.access.serverToken.length).toBeGreaterThanOrEqual(24);
+  });
+
+  it("reads bearer tokens and cookies leniently but exactly", () => {
+    expect(bearerOf("Bearer abc")).toBe("abc");
+    expect(bearerOf("bearer   abc  ")).toBe("abc");
+    expect(bearerOf("Basic abc")).toBeNull();
+    expect(bearerOf("Bearer a b")).toBeNull();
+    expect(cookieValue("a=1; parley_session=x.y.z; b=2", "parley_session")).toBe("x.y.z");
+    expect(cookieValue("xparley_session=1", "parley_session")).toBeUndefined();
+  });
+});
