@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clip, joinBounded, MAX_ERROR_ITEM_CHARS, MAX_ERROR_ITEMS } from "./bounded-text";
 
 /** Every error code Parley reports, with the HTTP status it maps to. */
 export const ERROR_STATUS = {
@@ -20,6 +21,9 @@ export const ERROR_STATUS = {
   reply_too_deep: 422,
   reply_not_json: 422,
   reply_schema_mismatch: 422,
+  input_too_large: 413,
+  input_too_deep: 422,
+  input_not_json: 422,
   invalid_schema: 422,
   schema_remote_ref: 422,
   max_requests_exceeded: 422,
@@ -88,15 +92,50 @@ export class AppError extends Error {
   }
 }
 
-/** Turns a zod failure into one readable line, e.g. `value: Expected string`. */
+/** The parts of a zod issue a message is built from. */
+type Issue = z.core.$ZodIssue;
+
+function describeIssue(issue: Issue): string {
+  const at = issue.path.length ? `${clip(issue.path.map(String).join("."), MAX_ERROR_ITEM_CHARS / 2)}: ` : "";
+  if (issue.code === "unrecognized_keys") {
+    const head = `${at}Unrecognized key${issue.keys.length === 1 ? "" : "s"}: `;
+    const keys = joinBounded(
+      issue.keys.slice(0, MAX_ERROR_ITEMS).map((k) => JSON.stringify(clip(k, 40))),
+      { separator: ", ", total: issue.keys.length, maxChars: MAX_ERROR_ITEM_CHARS - head.length },
+    );
+    return head + keys;
+  }
+  return at + issue.message;
+}
+
+/**
+ * Turns a zod failure into one readable line, e.g. `value: Expected string`: the first few issues,
+ * each clipped, "… and N more" for the rest, never more than about 1,000 characters whatever the input.
+ */
 export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
-    .join("; ");
+  const issues = error.issues;
+  return joinBounded(issues.slice(0, MAX_ERROR_ITEMS).map(describeIssue), { total: issues.length });
+}
+
+/** The error code a schema's own check names for an issue (`params.errorCode`), e.g. `reply_too_deep`. */
+function typedCodeOf(issue: Issue): ErrorCode | null {
+  if (issue.code !== "custom") return null;
+  const code = (issue.params as { errorCode?: unknown } | undefined)?.errorCode;
+  return typeof code === "string" && code in ERROR_STATUS ? (code as ErrorCode) : null;
+}
+
+/**
+ * The AppError for a zod failure: the typed code a schema's check named (a reply too deep is
+ * `reply_too_deep`, not a generic 400), else `code`; the message is bounded.
+ */
+export function zodAppError(error: z.ZodError, { code = "bad_request", prefix = "Invalid payload" }: { code?: ErrorCode; prefix?: string } = {}): AppError {
+  let typed: ErrorCode | null = null;
+  for (const issue of error.issues) if ((typed = typedCodeOf(issue))) break;
+  return new AppError(typed ?? code, `${prefix}: ${describeZodError(error)}`);
 }
 
 export function parseOrThrow<T extends z.ZodType>(schema: T, data: unknown, code: ErrorCode = "bad_request"): z.infer<T> {
   const parsed = schema.safeParse(data);
-  if (!parsed.success) throw new AppError(code, `Invalid payload: ${describeZodError(parsed.error)}`);
+  if (!parsed.success) throw zodAppError(parsed.error, { code });
   return parsed.data;
 }
