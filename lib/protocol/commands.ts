@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RunSchema } from "./entities";
 import { parseOrThrow } from "./errors";
+import { ReplyValueSchema, RunInputSchema } from "./json-input";
 import { RunPolicySchema } from "./policy";
 import { MAX_ANSWER_CHARS, QuestionSchema } from "./question";
 
@@ -8,6 +9,11 @@ import { MAX_ANSWER_CHARS, QuestionSchema } from "./question";
  * The one command contract. Each command is declared once, with its target, here; REST, Socket.IO,
  * the CLI and the inbox of queued commands all parse with these schemas (REST takes the target
  * from the path; Socket.IO names a question `id`).
+ *
+ * Every command is strict: an unknown key is refused (400, naming it) rather than ignored, so a
+ * body meant for another command is never half-understood. JSON a command carries (a reply's
+ * value, a run's input) is checked against the global ceilings here, without recursion, before
+ * anything hashes or stores it.
  */
 
 /** Optional on every command: the same commandId repeated returns the first receipt. */
@@ -20,16 +26,16 @@ export const CommandKindSchema = z.enum(["send_input", "reject_input", "start_ru
 export type CommandKind = z.infer<typeof CommandKindSchema>;
 
 /** Answer a pending question. */
-export const SendInputSchema = z.object({
+export const SendInputSchema = z.strictObject({
   questionId: IdSchema,
   /** A string, a list of strings for multi, a boolean for a confirm, or JSON for a reply schema. */
-  value: z.unknown().refine((v) => v !== undefined, "value is required"),
+  value: ReplyValueSchema,
   digest: DigestSchema,
   commandId: CommandIdSchema.optional(),
 });
 
 /** Decline a pending question. */
-export const RejectInputSchema = z.object({
+export const RejectInputSchema = z.strictObject({
   questionId: IdSchema,
   message: z.string().max(MAX_ANSWER_CHARS).nullable().default(null),
   digest: DigestSchema,
@@ -37,19 +43,19 @@ export const RejectInputSchema = z.object({
 });
 
 /** Start a run of an agent function in a session. */
-export const StartRunSchema = z.object({
+export const StartRunSchema = z.strictObject({
   sessionId: IdSchema,
   function: z.string().min(1),
-  input: z.unknown().optional(),
+  input: RunInputSchema.optional(),
   policy: RunPolicySchema.partial().optional(),
   commandId: CommandIdSchema.optional(),
 });
 
 /** Load an active run that is in no worker (e.g. parked) into a worker, replaying its journal. */
-export const ResumeSchema = z.object({ runId: IdSchema, commandId: CommandIdSchema.optional() });
+export const ResumeSchema = z.strictObject({ runId: IdSchema, commandId: CommandIdSchema.optional() });
 
 /** Stop a run and its child runs. */
-export const StopRunSchema = z.object({ runId: IdSchema, commandId: CommandIdSchema.optional() });
+export const StopRunSchema = z.strictObject({ runId: IdSchema, commandId: CommandIdSchema.optional() });
 
 export const COMMAND_SCHEMAS = {
   send_input: SendInputSchema,
@@ -88,7 +94,7 @@ export function commandPayload<K extends CommandKind>(kind: K, command: CommandI
   return payload as CommandPayload<K>;
 }
 
-// Transports. REST bodies: the command without its target, which the path names.
+// Transports (strict, as the commands are). REST bodies: the command without its target, which the path names.
 export const ReplyBodySchema = SendInputSchema.omit({ questionId: true });
 export const RejectBodySchema = RejectInputSchema.omit({ questionId: true });
 export const StartRunBodySchema = StartRunSchema.omit({ sessionId: true });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { FINAL_RUN_STATUSES } from "./entities";
 import { WireErrorSchema } from "./errors";
+import { nestedAtMost } from "./json-input";
 import { JsonValueSchema, QuestionOutcomeSchema, QuestionSpecSchema } from "./question";
 
 /**
@@ -45,7 +46,7 @@ export const RunStartMessageSchema = z.object({
   runId: z.string(),
   sessionId: z.string(),
   functionName: z.string(),
-  input: z.unknown(),
+  input: nestedAtMost(),
   canAsk: z.boolean(),
   journal: z.array(JournalRecordSchema).default([]),
 });
@@ -150,7 +151,7 @@ export const RunFinishedMessageSchema = z.object({
   type: z.literal("run.finished"),
   runId: z.string(),
   status: z.enum(FINAL_RUN_STATUSES),
-  result: z.unknown().optional(),
+  result: nestedAtMost().optional(),
   error: RunErrorSchema.optional(),
 });
 /** The worker had an uncaught error and may be unsound: the pool kills it when its runs are released. */

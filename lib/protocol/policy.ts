@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_JSON_BYTES } from "./json-input";
 
 /** Limits fixed when a run starts; each has a default and an allowed range. */
 export const RunPolicySchema = z
@@ -8,7 +9,7 @@ export const RunPolicySchema = z
     /** Characters in a question's prompt. */
     maxPromptChars: z.number().int().min(1).max(16_384).default(4_096),
     /** UTF-8 bytes of a reply, as JSON. */
-    maxReplyBytes: z.number().int().min(1).max(1_048_576).default(65_536),
+    maxReplyBytes: z.number().int().min(1).max(MAX_JSON_BYTES).default(65_536),
     /** Execution time in workers; time waiting for a person does not count. */
     maxActiveMs: z.number().int().min(1_000).max(86_400_000).default(1_800_000),
   })
@@ -17,6 +18,3 @@ export type RunPolicy = z.infer<typeof RunPolicySchema>;
 export type RunPolicyInput = z.input<typeof RunPolicySchema>;
 
 export const DEFAULT_POLICY: RunPolicy = RunPolicySchema.parse({});
-
-/** How deeply a reply may nest arrays and objects. */
-export const MAX_REPLY_DEPTH = 32;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nestedAtMost } from "./json-input";
 
 export const QuestionKindSchema = z.enum(["question", "confirm"]);
 export type QuestionKind = z.infer<typeof QuestionKindSchema>;
@@ -15,10 +16,14 @@ export const AnswerValueSchema = z.union([z.string(), z.array(z.string()), z.boo
 export type AnswerValue = z.infer<typeof AnswerValueSchema>;
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-/** A stored answer: a classic answer, or any JSON that satisfies the question's reply schema. */
-export const JsonValueSchema: z.ZodType<JsonValue> = z.json();
-/** Reply schemas are JSON Schema objects (a subset; checked by the server). */
-export const ReplySchemaSchema = z.record(z.string(), z.unknown());
+/**
+ * A stored answer: a classic answer, or any JSON that satisfies the question's reply schema. Also
+ * what a run's JSON crosses IPC as. Its nesting is bounded (without recursion) before `z.json()`,
+ * which recurses, reads it.
+ */
+export const JsonValueSchema: z.ZodType<JsonValue> = nestedAtMost().pipe(z.json());
+/** Reply schemas are JSON Schema objects (a subset; checked by the server), bounded in nesting before anything walks them. */
+export const ReplySchemaSchema = nestedAtMost().pipe(z.record(z.string(), z.unknown()));
 
 export const MAX_OPTION_CHARS = 200;
 export const MAX_OPTIONS = 50;

@@ -9,7 +9,7 @@ import type { Db, Tx } from "../db/client";
 import type { DomainEvents } from "../events";
 import { createQuestionStore, type Closing } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
-import { validateReply } from "./validate-reply";
+import { checkReplyLimits, validateReply } from "./validate-reply";
 
 /** Who or what settled a question; stored as `closedBy`. */
 export type Closer = "socket" | "rest" | "cli" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
@@ -95,11 +95,16 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
   type Kind = ReplyReceipt["kind"];
 
-  /** Replies and declines: idempotent by commandId, guarded by the digest, claim-once. */
+  /**
+   * Replies and declines: idempotent by commandId, guarded by the digest, claim-once. `limit`
+   * checks what applies whatever the outcome (a reply's size and depth under the run's policy)
+   * before anything is stored, so a late or stale reply cannot store more than a winning one.
+   */
   function personalSettle(
     kind: Kind,
     { id, commandId, by, payload }: { id: string; commandId?: string; by: Closer; payload: { digest: string | null } },
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
+    limit: (policy: RunPolicy) => void = () => {},
   ): Promise<ReplyReceipt> {
     const { digest } = payload;
     return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, commit }) => {
@@ -113,8 +118,10 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       };
 
       const current = await getQuestion({ id });
+      const policy = await policyOf(current.runId);
+      limit(policy);
       if (current.status !== "pending" || (digest !== null && digest !== current.targetDigest)) return late(current);
-      const { status, answer, feedback } = decide(current, await policyOf(current.runId));
+      const { status, answer, feedback } = decide(current, policy);
 
       const won = await store.claimWith(id, closing(status, by, answer, feedback), async (tx, question) => {
         const r = receipt("applied", status, question);
@@ -169,21 +176,27 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       return question;
     },
 
-    /** Checks a reply as `reply` would, without applying it (the CLI refuses what the server would). */
+    /**
+     * Checks a reply as `reply` would, without applying it (the CLI refuses what the server would):
+     * in full while the question is pending, else only the limits every reply meets.
+     */
     async checkReply({ question, value }: { question: Question; value: unknown }): Promise<void> {
-      validateReply(question, await policyOf(question.runId), value);
+      const policy = await policyOf(question.runId);
+      if (question.status === "pending") validateReply(question, policy, value);
+      else checkReplyLimits(policy, value);
     },
 
-    reply({ id, value, commandId, digest, by }: { id: string; value: unknown; commandId?: string; digest?: string | null; by: Closer }): Promise<ReplyReceipt> {
+    async reply({ id, value, commandId, digest, by }: { id: string; value: unknown; commandId?: string; digest?: string | null; by: Closer }): Promise<ReplyReceipt> {
       const payload = commandPayload("send_input", { questionId: id, value, digest });
-      return personalSettle("send_input", { id, commandId, by, payload }, (question, policy) => ({
-        status: "answered",
-        answer: validateReply(question, policy, value),
-        feedback: null,
-      }));
+      return personalSettle(
+        "send_input",
+        { id, commandId, by, payload },
+        (question, policy) => ({ status: "answered", answer: validateReply(question, policy, value), feedback: null }),
+        (policy) => checkReplyLimits(policy, value),
+      );
     },
 
-    reject({ id, message, commandId, digest, by }: { id: string; message?: string | null; commandId?: string; digest?: string | null; by: Closer }): Promise<ReplyReceipt> {
+    async reject({ id, message, commandId, digest, by }: { id: string; message?: string | null; commandId?: string; digest?: string | null; by: Closer }): Promise<ReplyReceipt> {
       const payload = commandPayload("reject_input", { questionId: id, message, digest });
       return personalSettle("reject_input", { id, commandId, by, payload }, () => ({
         status: "declined",

@@ -1,9 +1,18 @@
 import { normalizeAnswer } from "../../protocol/answer";
 import { AppError } from "../../protocol/errors";
-import { MAX_REPLY_DEPTH, type RunPolicy } from "../../protocol/policy";
+import { MAX_REPLY_DEPTH } from "../../protocol/json-input";
+import type { RunPolicy } from "../../protocol/policy";
 import { checkPlainJson } from "../../protocol/plain-json";
 import type { AnswerValue, JsonValue, Question } from "../../protocol/question";
 import { validateAgainstSchema } from "./reply-schema";
+
+/**
+ * The limits every reply meets before anything is stored, whatever its outcome (a reply to a closed
+ * question too): finite plain JSON within the run's byte limit and the reply depth.
+ */
+export function checkReplyLimits(policy: RunPolicy, value: unknown): void {
+  checkPlainJson(value, { maxBytes: policy.maxReplyBytes, maxDepth: MAX_REPLY_DEPTH });
+}
 
 /**
  * Checks a reply against its question and the run's policy, and returns the answer to store.
@@ -11,7 +20,7 @@ import { validateAgainstSchema } from "./reply-schema";
  * questions the options, kinds and multi rules. Throws a typed AppError; changes nothing.
  */
 export function validateReply(question: Question, policy: RunPolicy, value: unknown): JsonValue {
-  checkPlainJson(value, { maxBytes: policy.maxReplyBytes, maxDepth: MAX_REPLY_DEPTH });
+  checkReplyLimits(policy, value);
   if (question.replySchema) {
     validateAgainstSchema(question.replySchema, value);
     return value as JsonValue;
