@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReceipt, type Receipt } from "../../protocol/commands";
 import { createDb, type Db } from "../db/client";
 import { migrateSqlite } from "../db/migrate";
-import { createCommandService, type CommandService } from "./command-service";
+import { createCommandService, SETTLED_PAYLOAD, type CommandService } from "./command-service";
 
 let dir: string;
 let url: string;
@@ -98,5 +98,24 @@ describe("idempotent commands", () => {
     const after = await commands.markRejected({ commandId: "q2", kind: "start_run", error: { code: "bad_request", message: "late" } });
     expect(after).toEqual(applied);
     expect(await commands.getReceipt({ commandId: "q2" })).toEqual(applied);
+  });
+
+  it("keeps a command's payload only while it is queued: settled, it keeps its digest and a placeholder", async () => {
+    const payloadOf = async (id: string) => (await db.command.findUniqueOrThrow({ where: { id } })).payload;
+    const queued = (commandId: string) => buildReceipt<Receipt>({ commandId, kind: "start_run", apply_state: "queued" });
+    await commands.enqueue({ commandId: "p1", kind: "start_run", payload: { title: "queued" } }, queued("p1"));
+    expect(JSON.parse(await payloadOf("p1"))).toEqual({ title: "queued" });
+    expect(await commands.listQueued()).toEqual([{ id: "p1", kind: "start_run", payload: { title: "queued" } }]);
+    await createSession(commands, db, { commandId: "p1", title: "queued" });
+    expect(await payloadOf("p1")).toBe(SETTLED_PAYLOAD);
+
+    await commands.enqueue({ commandId: "p2", kind: "start_run", payload: { title: "x" } }, queued("p2"));
+    await commands.markRejected({ commandId: "p2", kind: "start_run", error: { code: "bad_request", message: "no" } });
+    expect(await payloadOf("p2")).toBe(SETTLED_PAYLOAD);
+
+    await createSession(commands, db, { commandId: "p3", title: "y".repeat(10_000) });
+    expect(await payloadOf("p3")).toBe(SETTLED_PAYLOAD);
+    // The digest still tells a twin from a conflict.
+    await expect(createSession(commands, db, { commandId: "p3", title: "z" })).rejects.toMatchObject({ code: "command_conflict" });
   });
 });

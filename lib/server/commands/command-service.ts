@@ -29,6 +29,13 @@ export function payloadDigest(kind: CommandKind, payload: unknown): string {
   return createHash("sha256").update(canonicalJson({ kind, payload })).digest("hex");
 }
 
+/**
+ * What a settled command keeps in place of its payload. The payload is only needed while the
+ * command is queued (the inbox applies it from there); once settled, its digest answers twins and
+ * its effect lives in its target, so a late or stale reply stores no more than its receipt.
+ */
+export const SETTLED_PAYLOAD = "null";
+
 /** Thrown inside an applying transaction when another applier claimed the queued command first. */
 class ClaimedByTwin extends Error {}
 
@@ -66,12 +73,12 @@ export function createCommandService({ db }: { db: Db }) {
         if (found?.state === "done") return found.receipt;
         const claimQueued = found?.state === "queued";
         const record = async (tx: Tx, receipt: R) => {
-          const data = { applyState: receipt.apply_state, receipt: JSON.stringify(receipt), appliedAt: new Date() };
+          const data = { applyState: receipt.apply_state, receipt: JSON.stringify(receipt), appliedAt: new Date(), payload: SETTLED_PAYLOAD };
           if (claimQueued) {
             const { count } = await tx.command.updateMany({ where: { id, applyState: "queued" }, data });
             if (count !== 1) throw new ClaimedByTwin();
           } else {
-            await tx.command.create({ data: { id, kind, payloadDigest: digest, payload: JSON.stringify(payload), ...data } });
+            await tx.command.create({ data: { id, kind, payloadDigest: digest, ...data } });
           }
         };
         const commit = (receipt: R) => db.$transaction((tx: Tx) => record(tx, receipt));
@@ -114,7 +121,7 @@ export function createCommandService({ db }: { db: Db }) {
       const receipt = buildReceipt<Receipt>({ commandId, kind, apply_state: "rejected", error });
       const { count } = await db.command.updateMany({
         where: { id: commandId, applyState: "queued" },
-        data: { applyState: "rejected", receipt: JSON.stringify(receipt), appliedAt: new Date() },
+        data: { applyState: "rejected", receipt: JSON.stringify(receipt), appliedAt: new Date(), payload: SETTLED_PAYLOAD },
       });
       return count === 1 ? receipt : ((await getReceipt({ commandId })) ?? receipt);
     },
