@@ -1,4 +1,8 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { clip, joinBounded, MAX_ERROR_ITEMS } from "../../protocol/bounded-text";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
 
@@ -10,35 +14,78 @@ const ALLOWED = new Set([
 ]);
 /** Keywords whose values are maps of subschemas (their keys are names, not keywords). */
 const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions"]);
-const DYNAMIC = new Set(["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$id", "$anchor", "$schema"]);
+const DYNAMIC = new Set(["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$id", "$anchor"]);
 
-const ajv = new Ajv({ allErrors: true, strict: false, loadSchema: undefined });
+const OPTIONS: Options = { allErrors: true, strict: false, loadSchema: undefined };
+
+/** Draft-07, Ajv's default, which also reads draft-06 once it knows that draft's meta-schema. */
+const draft07 = new Ajv(OPTIONS);
+draft07.addMetaSchema(createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-06.json") as object);
+/** Made when a schema first names them. */
+let draft2019: Ajv2019 | undefined;
+let draft2020: Ajv2020 | undefined;
+
+/**
+ * The JSON Schema drafts a reply schema may name in `$schema` (at its top): those the validator
+ * knows offline. Without `$schema`, a schema is draft-07. Keyed by URI without its empty fragment.
+ */
+const DRAFTS: ReadonlyMap<string, { name: string; uri: string; validator: () => Ajv }> = new Map(
+  [
+    { name: "draft-06", uri: "http://json-schema.org/draft-06/schema#", validator: () => draft07 },
+    { name: "draft-07", uri: "http://json-schema.org/draft-07/schema#", validator: () => draft07 },
+    { name: "2019-09", uri: "https://json-schema.org/draft/2019-09/schema", validator: () => (draft2019 ??= new Ajv2019(OPTIONS)) },
+    { name: "2020-12", uri: "https://json-schema.org/draft/2020-12/schema", validator: () => (draft2020 ??= new Ajv2020(OPTIONS)) },
+  ].map((draft) => [withoutFragment(draft.uri), draft]),
+);
+const SUPPORTED = [...DRAFTS.values()].map((d) => `${d.name} (${d.uri})`).join(", ");
+
 const cache = new Map<string, ValidateFunction>();
+
+function withoutFragment(uri: string): string {
+  return uri.endsWith("#") ? uri.slice(0, -1) : uri;
+}
+
+/** The validator for the draft a schema names (draft-07 when it names none); `invalid_schema` for any other. */
+function validatorFor(schema: object): Ajv {
+  const named = (schema as { $schema?: unknown }).$schema;
+  if (named === undefined) return draft07;
+  const draft = typeof named === "string" ? DRAFTS.get(withoutFragment(named)) : undefined;
+  if (!draft) {
+    const shown = typeof named === "string" ? `"${clip(named, 100)}"` : "a value that is not a URI";
+    throw new AppError("invalid_schema", `The reply schema's $schema is ${shown}; supported drafts are ${SUPPORTED}.`);
+  }
+  return draft.validator();
+}
 
 /**
  * Checks that a reply schema stays inside the supported subset and only refers to itself
  * (`#...` refs). Remote and dynamic refs are refused here, before anything could fetch them.
+ * `$schema` may name a supported draft, at the top only.
  */
 export function checkReplySchema(schema: unknown): void {
   const walk = (node: unknown, path: string): void => {
     if (typeof node === "boolean") return;
     if (typeof node !== "object" || node === null || Array.isArray(node)) {
-      throw new AppError("invalid_schema", `The reply schema at ${path} is not a schema object.`);
+      throw new AppError("invalid_schema", `The reply schema at ${clip(path, 200)} is not a schema object.`);
     }
     for (const [key, value] of Object.entries(node)) {
-      const at = `${path}/${key}`;
+      const at = clip(`${path}/${key}`, 200);
+      if (key === "$schema") {
+        if (path !== "#") throw new AppError("invalid_schema", `The reply schema names $schema at ${at}; only its top level may name a draft.`);
+        continue;
+      }
       if (DYNAMIC.has(key)) throw new AppError("invalid_schema", `The reply schema uses ${key} at ${at}; dynamic and identified schemas are not supported.`);
-      if (!ALLOWED.has(key)) throw new AppError("invalid_schema", `The reply schema uses the unsupported keyword "${key}" at ${at}.`);
+      if (!ALLOWED.has(key)) throw new AppError("invalid_schema", `The reply schema uses the unsupported keyword "${clip(key, 60)}" at ${at}.`);
       if (key === "$ref") {
         if (typeof value !== "string" || !value.startsWith("#")) {
-          throw new AppError("schema_remote_ref", `The reply schema refers to "${String(value)}" at ${at}; only local refs ("#/...") are allowed.`);
+          throw new AppError("schema_remote_ref", `The reply schema refers to "${clip(String(value), 200)}" at ${at}; only local refs ("#/...") are allowed.`);
         }
       } else if (SCHEMA_MAPS.has(key)) {
         if (typeof value !== "object" || value === null) throw new AppError("invalid_schema", `${at} must be an object of schemas.`);
-        for (const [name, sub] of Object.entries(value)) walk(sub, `${at}/${name}`);
+        for (const [name, sub] of Object.entries(value)) walk(sub, `${path}/${key}/${name}`);
       } else if (key === "items" || key === "additionalProperties") {
-        if (Array.isArray(value)) value.forEach((sub, i) => walk(sub, `${at}/${i}`));
-        else walk(value, at);
+        if (Array.isArray(value)) value.forEach((sub, i) => walk(sub, `${path}/${key}/${i}`));
+        else walk(value, `${path}/${key}`);
       }
     }
   };
@@ -50,10 +97,11 @@ function compile(schema: object): ValidateFunction {
   const key = canonicalJson(schema);
   let validate = cache.get(key);
   if (!validate) {
+    const ajv = validatorFor(schema);
     try {
       validate = ajv.compile(schema);
     } catch (err) {
-      throw new AppError("invalid_schema", `The reply schema is not valid: ${(err as Error).message}`);
+      throw new AppError("invalid_schema", `The reply schema is not valid: ${clip((err as Error).message, 500)}`);
     }
     if (cache.size > 500) cache.clear();
     cache.set(key, validate);
@@ -61,10 +109,17 @@ function compile(schema: object): ValidateFunction {
   return validate;
 }
 
-/** Throws `reply_schema_mismatch` with every reason when a reply does not satisfy its schema. */
+/** One reason a reply fails its schema, e.g. `/count must be >= 1` or `value must NOT have additional properties ("extra")`. */
+function reasonOf(e: ErrorObject): string {
+  const extra = e.keyword === "additionalProperties" ? ` (${JSON.stringify(clip(String(e.params.additionalProperty), 40))})` : "";
+  return `${clip(e.instancePath || "value", 100)} ${e.message ?? "is invalid"}${extra}`;
+}
+
+/** Throws `reply_schema_mismatch` with the first few reasons (and how many more) when a reply does not satisfy its schema. */
 export function validateAgainstSchema(schema: object, value: unknown): void {
   const validate = compile(schema);
   if (validate(value)) return;
-  const reasons = (validate.errors ?? []).map((e) => `${e.instancePath || "value"} ${e.message ?? "is invalid"}`).join("; ");
+  const errors = validate.errors ?? [];
+  const reasons = joinBounded(errors.slice(0, MAX_ERROR_ITEMS).map(reasonOf), { total: errors.length });
   throw new AppError("reply_schema_mismatch", `The reply does not match the question's schema: ${reasons}.`);
 }
