@@ -7,8 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { Receipt } from "../protocol/commands";
-import { AppError } from "../protocol/errors";
+import { clip } from "../protocol/bounded-text";
+import { RejectBodySchema, ReplyBodySchema, type Receipt } from "../protocol/commands";
+import { AppError, parseOrThrow } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import { createDb, type Db } from "../server/db/client";
 import { sqliteFilePath } from "../server/db/migrate";
@@ -164,8 +165,9 @@ function prepare(command: Target, args: string[], values: { "value-json"?: strin
     return (via: Commander) => (command === "resume" ? via.resume(runId!, commandId) : via.stop(runId!, commandId));
   }
   const [runId, pendingId] = need(args, 2, `${command} RUN_ID PENDING_ID`);
+  // Checked here with the schemas REST and the inbox use (limits, depth, size), before anything is sent or recorded.
   if (command === "decline") {
-    const message = values.message ?? null;
+    const { message } = parseOrThrow(RejectBodySchema, { message: values.message ?? null, digest, commandId });
     return async (via: Commander) => via.decline(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { message, digest, commandId });
   }
   const raw = values["value-json"];
@@ -174,8 +176,9 @@ function prepare(command: Target, args: string[], values: { "value-json"?: strin
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new AppError("reply_not_json", `--value-json is not valid JSON: ${raw}`);
+    throw new AppError("reply_not_json", `--value-json is not valid JSON: ${clip(raw, 200)}`);
   }
+  parseOrThrow(ReplyBodySchema, { value, digest, commandId });
   return async (via: Commander) => via.sendInput(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { value, digest, commandId });
 }
 
