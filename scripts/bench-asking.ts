@@ -8,6 +8,7 @@
 import { parseArgs } from "node:util";
 import { io } from "socket.io-client";
 import { api, fmt, machine, percentile, withServer } from "./bench-kit";
+import { authHeaders, TEST_TOKEN } from "../tests/helpers/server-process";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "200" }, "limit-s": { type: "string", default: "300" } } });
 const RUNS = Number(values.runs);
@@ -16,7 +17,7 @@ const LIMIT_MS = Number(values["limit-s"]) * 1000;
 console.log(`\n${RUNS} runs asking at once (production server, default settings; ${machine()})`);
 await withServer({}, async (server) => {
   const session = await api<{ id: string }>(server, "/api/sessions", { title: "bench" });
-  const socket = io(server.url, { transports: ["websocket"], reconnection: false });
+  const socket = io(server.url, { transports: ["websocket"], reconnection: false, auth: { token: TEST_TOKEN } });
   const askedAt = new Map<string, number>();
   socket.on("question.asked", (q: { runId: string }) => {
     if (!askedAt.has(q.runId)) askedAt.set(q.runId, performance.now());
@@ -31,7 +32,7 @@ await withServer({}, async (server) => {
       const sent = performance.now();
       const res = await fetch(`${server.url}/api/sessions/${session.id}/runs`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { ...authHeaders(), "content-type": "application/json" },
         body: JSON.stringify({ function: "test.ask", input: { prompt: `Question ${i + 1}?`, options: ["ok"] } }),
       });
       const body = (await res.json()) as { id?: string };

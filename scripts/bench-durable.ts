@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { execSync } from "node:child_process";
-import { freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
+import { authHeaders, freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
 
 const { values } = parseArgs({ options: { questions: { type: "string", default: "1000" }, samples: { type: "string", default: "20" } } });
 const QUESTIONS = Number(values.questions);
@@ -33,7 +33,10 @@ function memory(server: ServerProcess) {
 }
 
 async function api<T>(server: ServerProcess, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}${route}`, body === undefined ? undefined : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(
+    `${server.url}${route}`,
+    body === undefined ? { headers: authHeaders() } : { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) },
+  );
   const data = await res.json();
   if (!res.ok) throw new Error(`${route}: ${res.status} ${JSON.stringify(data)}`);
   return data as T;

@@ -2,12 +2,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
-import { freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
+import { authHeaders, freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
 
 export type { ServerProcess };
 
 export async function api<T>(server: ServerProcess, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}${route}`, body === undefined ? undefined : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(
+    `${server.url}${route}`,
+    body === undefined ? { headers: authHeaders() } : { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) },
+  );
   const data = await res.json();
   if (!res.ok) throw new Error(`${route}: ${res.status} ${JSON.stringify(data)}`);
   return data as T;

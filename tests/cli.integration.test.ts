@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -97,13 +97,13 @@ describe("the parley CLI and a running server", () => {
     const s = server;
     expect(JSON.parse(readFileSync(announcement, "utf8"))).toMatchObject({ url: s.url, pid: s.child.pid });
     const post = async (p: string, body: unknown) => {
-      const res = await fetch(`${s.url}${p}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await fetch(`${s.url}${p}`, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) });
       return res.json();
     };
     const session = await post("/api/sessions", {});
     const askRun = async (prompt: string) => {
       const run = await post(`/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt, options: ["eu", "us"] } });
-      const question = await waitFor(async () => (await (await fetch(`${s.url}/api/runs/${run.id}`)).json()).pendingQuestions[0]);
+      const question = await waitFor(async () => (await (await fetch(`${s.url}/api/runs/${run.id}`, { headers: authHeaders() })).json()).pendingQuestions[0]);
       return { run, question };
     };
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
 import { eventLoopProbe, holdWriteLock } from "./helpers/write-lock";
 
@@ -47,16 +47,16 @@ describe("a write lock held by another process (the CLI, a backup, a sqlite3 she
     const databaseFile = path.join(dir, "lock.db");
     server = await startServerProcess({ port: await freePort(), databaseFile, env: { PARLEY_DB_BUSY_TIMEOUT_MS: "1000" } });
     const url = server.url;
-    const post = (route: string) => fetch(`${url}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const post = (route: string) => fetch(`${url}${route}`, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: "{}" });
     expect((await post("/api/sessions")).status).toBe(201);
-    await fetch(`${url}/api/functions`);
+    await fetch(`${url}/api/functions`, { headers: authHeaders() });
 
     const lock = await holdWriteLock(databaseFile, 2_500);
     const write = post("/api/sessions").then(async (res) => ({ status: res.status, body: await res.json() }));
     let slowest = 0;
     for (let i = 0; i < 10; i++) {
       const sent = performance.now();
-      expect((await fetch(`${url}/api/functions`)).status).toBe(200);
+      expect((await fetch(`${url}/api/functions`, { headers: authHeaders() })).status).toBe(200);
       slowest = Math.max(slowest, performance.now() - sent);
       await new Promise((r) => setTimeout(r, 50));
     }

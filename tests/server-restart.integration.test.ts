@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
 let server: ServerProcess | undefined;
 let dir: string | undefined;
@@ -24,13 +24,13 @@ describe("the real server process", () => {
     const databaseFile = path.join(dir, "restart.db");
     const port = await freePort();
     server = await startServerProcess({ port, databaseFile });
-    const post = (p: string, body: unknown) => fetch(`${server!.url}${p}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (p: string, body: unknown) => fetch(`${server!.url}${p}`, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) });
 
     const session = await json(await post("/api/sessions", {}));
     const run = await json(await post(`/api/sessions/${session.id}/runs`, { function: "test.journal", commandId: "start-restart" }));
     let pending: Array<{ id: string; expiresAt: string; targetDigest: string }> = [];
     for (let i = 0; i < 100 && pending.length === 0; i++) {
-      pending = await json(await fetch(`${server.url}/api/questions?session_id=${session.id}`));
+      pending = await json(await fetch(`${server.url}/api/questions?session_id=${session.id}`, { headers: authHeaders() }));
       if (pending.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
     expect(pending).toHaveLength(1);
@@ -38,7 +38,7 @@ describe("the real server process", () => {
     await server.kill("SIGKILL");
     server = await startServerProcess({ port, databaseFile });
 
-    const after = await json(await fetch(`${server.url}/api/questions?session_id=${session.id}`));
+    const after = await json(await fetch(`${server.url}/api/questions?session_id=${session.id}`, { headers: authHeaders() }));
     expect(after).toEqual([expect.objectContaining({ id: pending[0]!.id, status: "pending", expiresAt: pending[0]!.expiresAt })]);
     // Starting the same run again under its commandId still returns the first run.
     expect((await json(await post(`/api/sessions/${session.id}/runs`, { function: "test.journal", commandId: "start-restart" }))).id).toBe(run.id);
@@ -48,7 +48,7 @@ describe("the real server process", () => {
 
     let done: { status: string; result: { color: string; token: string }; attempts: number } | undefined;
     for (let i = 0; i < 200; i++) {
-      done = await json(await fetch(`${server.url}/api/runs/${run.id}`));
+      done = await json(await fetch(`${server.url}/api/runs/${run.id}`, { headers: authHeaders() }));
       if (done!.status === "succeeded") break;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -3,6 +3,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GET as health } from "../app/api/health/route";
 import { setParley } from "../lib/server/registry";
+import { PRINCIPAL_HEADERS } from "../lib/server/http/principal-headers";
+import { LOCAL_OWNER } from "../lib/protocol/access";
 import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
 
 let app: TestApp | undefined;
@@ -35,7 +37,9 @@ function workerPids(): number[] {
 
 async function healthBody() {
   setParley(app!.parley);
-  const res = await health(new Request("http://localhost/api/health"), { params: Promise.resolve({}) });
+  // The figures are for a signed-in caller: the headers the gate sets after checking the server token.
+  const signedIn = { [PRINCIPAL_HEADERS.owner]: LOCAL_OWNER, [PRINCIPAL_HEADERS.via]: "server_token", [PRINCIPAL_HEADERS.credential]: "server" };
+  const res = await health(new Request("http://localhost/api/health", { headers: signedIn }), { params: Promise.resolve({}) });
   return res.json();
 }
 

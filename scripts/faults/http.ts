@@ -1,4 +1,5 @@
 import { jsonOrText } from "../../tests/helpers/remote";
+import { authHeaders } from "../../tests/helpers/server-process";
 /** JSON over REST with an abort signal (a kill aborts whatever is in flight) and a per-request timeout. */
 
 export interface Reply<T = any> {
@@ -21,7 +22,7 @@ export function createApi(url: string, { signal, timeoutMs = 30_000 }: { signal?
     const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])];
     return fetch(`${url}${route}`, {
       method,
-      headers: body === undefined ? undefined : { "content-type": "application/json" },
+      headers: { ...authHeaders(), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.any(signals),
     });

@@ -1,6 +1,6 @@
 import { io as connect, type Socket } from "socket.io-client";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
-import { TEST_TOKEN } from "./server-process";
+import { authHeaders, TEST_TOKEN } from "./server-process";
 
 /** Clients of a running Parley over its public interfaces only (REST and Socket.IO), as a browser or a script sees it. */
 
@@ -27,7 +27,7 @@ export function restClient(url: string, { token = TEST_TOKEN }: { token?: string
     const res = await fetch(`${url}${path}`, {
       method,
       headers: {
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(token ? authHeaders(token) : {}),
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),

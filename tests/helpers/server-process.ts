@@ -7,6 +7,11 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** The server token of test servers. */
 export const TEST_TOKEN = "test-token-0123456789abcdef";
 
+/** The header that authenticates a REST call to a test server (or to any server, given its token). */
+export function authHeaders(token: string = TEST_TOKEN): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;

@@ -11,13 +11,13 @@ import { agentFunctions } from "../../workers/functions";
 import { attachRealtime } from "../../lib/server/realtime/socket-server";
 import { createOriginPolicy } from "../../lib/server/access/origin-policy";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
+import { TEST_TOKEN } from "./server-process";
+
+export { authHeaders, TEST_TOKEN } from "./server-process";
 
 export type TestClient = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 const root = path.resolve(import.meta.dirname, "../..");
-
-/** The server token of test servers (PARLEY_TOKEN). */
-export const TEST_TOKEN = "test-token-0123456789abcdef";
 
 export interface TestAppOptions {
   stopGraceMs?: number;
