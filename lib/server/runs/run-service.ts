@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AppError } from "../../protocol/errors";
+import { AppError, describeZodError } from "../../protocol/errors";
 import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type StartedRun } from "../../protocol/entities";
 import { buildReceipt, buildStopReceipt, commandPayload, type StartRunReceipt, type StopOutcome, type StopReceipt, type StoppedRun } from "../../protocol/commands";
 import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
@@ -152,7 +152,7 @@ export function createRunService(deps: RunServiceDeps) {
   }): Promise<StartedRun> {
     if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
     const fixedPolicy = RunPolicySchema.safeParse(policy);
-    if (!fixedPolicy.success) throw new AppError("invalid_policy", `Invalid policy: ${fixedPolicy.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    if (!fixedPolicy.success) throw new AppError("invalid_policy", `Invalid policy: ${describeZodError(fixedPolicy.error)}`);
     const { ownerId } = await sessions.getSession({ id: sessionId });
     try {
       JSON.stringify(input ?? null);
