@@ -59,5 +59,4 @@ describe("input that used to get past the typed errors", () => {
     expect(codeOf(ack)).toBe("bad_request");
     expect(JSON.stringify(ack).length).toBeLessThan(1_200);
   });
-
 });
