@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AppError, describeZodError, type WireError } from "../../protocol/errors";
+import { AppError, zodAppError, type WireError } from "../../protocol/errors";
 import { MAX_BODY_BYTES } from "../../protocol/rest";
 import type { WhoAmI } from "../../protocol/access";
 import { getParley } from "../registry";
@@ -88,7 +88,8 @@ export async function readJson<T extends z.ZodType>(req: Request, schema: T, { o
     }
   }
   const parsed = schema.safeParse(data);
-  if (!parsed.success) throw new AppError("bad_request", `Invalid request body: ${describeZodError(parsed.error)}`);
+  // A schema's own check may name a typed code (reply_too_deep, input_too_large …); otherwise 400.
+  if (!parsed.success) throw zodAppError(parsed.error, { prefix: "Invalid request body" });
   return parsed.data;
 }
 
