@@ -113,7 +113,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       const late = async (question: Question): Promise<ReplyReceipt> => {
         const outcome = question.status === "pending" ? "stale_target" : question.status === "answered" || question.status === "declined" ? "already_answered" : "already_closed";
         const r = receipt("target_closed", outcome, question);
-        await commit(r);
+        // Only a caller's own commandId can ask for this receipt again: without one there is nothing to keep.
+        if (commandId !== undefined) await commit(r);
         return r;
       };
 
