@@ -2,6 +2,7 @@ import { defineConfig, devices } from "@playwright/test";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { TEST_TOKEN } from "./tests/helpers/server-process";
 
 const PORT = Number(process.env.E2E_PORT ?? 3999);
 const baseURL = `http://127.0.0.1:${PORT}`;
@@ -9,6 +10,8 @@ const baseURL = `http://127.0.0.1:${PORT}`;
 const chromium = process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
 // One fresh database per test run (the config is loaded again in workers: keep the first choice).
 process.env.PARLEY_E2E_DB ??= path.join(tmpdir(), `parley-e2e-${Date.now()}.db`);
+// The signed-in browser state (globalSetup writes it; test-results/ is emptied before globalSetup runs).
+const storageState = path.join(import.meta.dirname, "test-results/.auth/signed-in.json");
 
 export default defineConfig({
   testDir: "e2e",
@@ -18,8 +21,11 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  // Signs in once with the server token; every context (and `request`) starts signed in.
+  globalSetup: "./e2e/global-setup.ts",
   use: {
     baseURL,
+    storageState,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
   },
@@ -56,6 +62,8 @@ export default defineConfig({
       DATABASE_URL: `file:${process.env.PARLEY_E2E_DB}`,
       PARLEY_TEST_FUNCTIONS: "1",
       PARLEY_STOP_GRACE_MS: "1000",
+      PARLEY_TOKEN: TEST_TOKEN,
+      PARLEY_RATE_LIMITS: "off",
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
+import { authHeaders, freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "../tests/helpers/server-process";
 import { ChatPage } from "./chat-page";
 
 // This test runs its own server (not the shared one) so that it can kill and restart it.
@@ -20,9 +20,12 @@ test("a pending card survives a server restart: the tab reconnects by itself, an
   const port = await freePort();
   server = await startServerProcess({ port, databaseFile });
 
-  const session = await (await fetch(`${server.url}/api/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json();
+  const session = await (await fetch(`${server.url}/api/sessions`, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: "{}" })).json();
   const page = await context.newPage();
-  await page.goto(`${server.url}/s/${session.id}`);
+  // The context's cookie is the shared server's (a cookie ignores the port) and this server's database
+  // signs its own, so the tab signs in with the token URL, as the printed link does.
+  await page.goto(`${server.url}/s/${session.id}?token=${TEST_TOKEN}`);
+  await expect(page).toHaveURL(`${server.url}/s/${session.id}`);
   const tab = new ChatPage(page);
   await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
   await tab.send("pizza");

@@ -20,8 +20,11 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** Variables for the server over productionServerEnv's; a variable set to undefined is removed (e.g. PARLEY_TOKEN, so the server makes one up and prints it). */
+export type ServerEnv = Record<string, string | undefined>;
+
 /** Starts the production build (`npm run build` first) as a real process on loopback. */
-export async function startServerProcess({ port, databaseFile, env = {} }: { port: number; databaseFile: string; env?: Record<string, string> }): Promise<ServerProcess> {
+export async function startServerProcess({ port, databaseFile, env = {} }: { port: number; databaseFile: string; env?: ServerEnv }): Promise<ServerProcess> {
   const entry = path.join(root, "dist/server.js");
   if (!existsSync(entry) || !existsSync(path.join(root, ".next/BUILD_ID"))) {
     throw new Error("The production build is missing: run `npm run build` first (npm test does).");
@@ -66,8 +69,8 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
 }
 
 /** The environment of a production server for tests: loopback, its own database, test functions on. */
-export function productionServerEnv({ port, databaseFile, env = {} }: { port: number; databaseFile: string; env?: Record<string, string> }): NodeJS.ProcessEnv {
-  return {
+export function productionServerEnv({ port, databaseFile, env = {} }: { port: number; databaseFile: string; env?: ServerEnv }): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "production",
     PORT: String(port),
@@ -79,6 +82,8 @@ export function productionServerEnv({ port, databaseFile, env = {} }: { port: nu
     PARLEY_RATE_LIMITS: "off",
     ...env,
   };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
+  return merged;
 }
 
 /** A free loopback port. */

@@ -1,0 +1,91 @@
+import { expect, test } from "@playwright/test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { authHeaders, freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
+import { ChatPage } from "./chat-page";
+
+// A server of its own started without PARLEY_TOKEN, as a person starts it: it makes a token up and
+// prints the URL that carries it. Every context here starts with no cookie at all.
+test.use({ storageState: { cookies: [], origins: [] } });
+
+let server: ServerProcess | undefined;
+let dir: string | undefined;
+let printedUrl = "";
+let token = "";
+
+test.beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "parley-e2e-sign-in-"));
+  server = await startServerProcess({ port: await freePort(), databaseFile: path.join(dir, "sign-in.db"), env: { PARLEY_TOKEN: undefined } });
+  const s = server;
+  const PRINTED = /^> Open (http:\/\/\S+\/\?token=(\S+))$/m;
+  await expect.poll(() => PRINTED.test(s.output()), { message: "the server prints the URL with its token" }).toBe(true);
+  const printed = PRINTED.exec(s.output())!;
+  printedUrl = printed[1]!;
+  token = printed[2]!;
+  expect(printedUrl.startsWith(`${s.url}/?token=`)).toBe(true);
+});
+
+test.afterAll(async () => {
+  await server?.kill();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test("without a credential a page leads to the sign-in page; a wrong token is refused, the right one returns to the page", async ({ page }) => {
+  const url = server!.url;
+  const res = await fetch(`${url}/api/sessions`, { method: "POST", headers: { ...authHeaders(token), "content-type": "application/json" }, body: "{}" });
+  expect(res.status).toBe(201);
+  const session = (await res.json()) as { id: string };
+  const heading = page.getByRole("heading", { name: "Sign in" });
+  const field = page.getByLabel("Server token");
+  // The error is the field's description (role=alert, announced when it appears).
+  const error = page.locator('[role="alert"]#token-error');
+
+  await page.goto(`${url}/`);
+  await expect(page).toHaveURL(`${url}/sign-in?next=%2F`);
+  await expect(heading).toBeVisible();
+  await expect(field).toBeVisible();
+
+  // A link with a wrong token says so.
+  await page.goto(`${url}/s/${session.id}?token=not-this-servers-token`);
+  await expect(page).toHaveURL(`${url}/sign-in?error=invalid_token&next=${encodeURIComponent(`/s/${session.id}`)}`);
+  await expect(error).toContainText("not this server's");
+  await expect(field).toHaveAccessibleDescription(/not this server's/);
+
+  await page.goto(`${url}/s/${session.id}`);
+  await expect(page).toHaveURL(`${url}/sign-in?next=${encodeURIComponent(`/s/${session.id}`)}`);
+  await expect(heading).toBeVisible();
+  await expect(error).toHaveCount(0);
+
+  await field.fill("not-this-servers-token");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(error).toContainText("not this server's");
+  await expect(field).toHaveAccessibleDescription(/not this server's/);
+  await expect(page).toHaveURL(/\/sign-in\?/);
+
+  await field.fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${url}/s/${session.id}`);
+  await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
+});
+
+test("the printed URL signs a fresh browser in: the token leaves the address bar, a new chat is answered, and a second tab needs no sign-in", async ({ context, page }) => {
+  const url = server!.url;
+  await page.goto(printedUrl);
+  await expect(page).toHaveURL(`${url}/`);
+  expect(page.url()).not.toContain(token);
+
+  await page.getByTestId("new-session").click();
+  await expect(page).toHaveURL(new RegExp(`^${url}/s/[^/?#]+$`));
+  await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
+  const tab = new ChatPage(page);
+  await tab.send("hello there");
+  await expect(tab.messages("agent").filter({ hasText: "offline demo agent" })).toBeVisible();
+
+  const second = new ChatPage(await context.newPage());
+  await second.page.goto(page.url());
+  await expect(second.page).toHaveURL(page.url());
+  await expect(second.page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
+  await expect(second.messages("user").filter({ hasText: "hello there" })).toBeVisible();
+  await expect(second.messages("agent").filter({ hasText: "offline demo agent" })).toBeVisible();
+});
