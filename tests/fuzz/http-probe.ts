@@ -1,0 +1,85 @@
+import http from "node:http";
+import { ERROR_STATUS, ErrorCodeSchema } from "../../lib/protocol/errors";
+
+/**
+ * One HTTP request as the fuzz suite sends it (node:http, so the method, the raw path and every
+ * header are exactly what was generated), and the checks every answer must pass.
+ */
+
+export interface ProbeRequest {
+  method: string;
+  /** The raw request target, sent as is. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: Buffer;
+}
+
+export interface ProbeResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  ms: number;
+}
+
+/** No answer within this is a hang. */
+export const ANSWER_WITHIN_MS = Number(process.env.FUZZ_ANSWER_MS ?? 5_000);
+/** An error body above this is not bounded. */
+export const MAX_ERROR_BODY_CHARS = 16_384;
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+
+export function send(base: string, req: ProbeRequest, timeoutMs = ANSWER_WITHIN_MS): Promise<ProbeResponse> {
+  const url = new URL(base);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...req.headers };
+    if (req.body !== undefined) headers["content-length"] = req.body.length;
+    const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8"), ms: Date.now() - started });
+      });
+      res.on("error", fail);
+    });
+    const timer = setTimeout(() => {
+      r.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms (a hang): ${req.method} ${req.path.slice(0, 200)}`));
+    }, timeoutMs);
+    function fail(err: Error) {
+      clearTimeout(timer);
+      reject(new Error(`${req.method} ${req.path.slice(0, 200)}: ${err.message}`));
+    }
+    r.on("error", fail);
+    r.end(req.body);
+  });
+}
+
+export class ResponseProblem extends Error {}
+
+/**
+ * Never a 5xx; a non-2xx answer (but a HEAD's) is `{ error: { code, message } }` with a known code
+ * whose status it is, a bounded message, and JSON's content type. Returns the error code, if any.
+ */
+export function checkAnswer(req: ProbeRequest, res: ProbeResponse): string | null {
+  const what = () => `${req.method} ${req.path.slice(0, 120)} → ${res.status} ${res.text.slice(0, 300)}`;
+  if (res.status >= 500 || res.status < 100) throw new ResponseProblem(`server error: ${what()}`);
+  if (res.status < 300) return null;
+  if (req.method === "HEAD") return null;
+  if (res.status < 400) throw new ResponseProblem(`unexpected ${res.status}: ${what()}`);
+  if (!/^application\/json/i.test(String(res.headers["content-type"] ?? ""))) throw new ResponseProblem(`not JSON (content-type ${String(res.headers["content-type"])}): ${what()}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    throw new ResponseProblem(`body is not JSON: ${what()}`);
+  }
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const code = ErrorCodeSchema.safeParse(error?.code);
+  if (!code.success || typeof error?.message !== "string") throw new ResponseProblem(`not a typed error: ${what()}`);
+  if (ERROR_STATUS[code.data] !== res.status) throw new ResponseProblem(`code ${code.data} belongs to ${ERROR_STATUS[code.data]}, answered ${res.status}: ${what()}`);
+  if (res.text.length > MAX_ERROR_BODY_CHARS) throw new ResponseProblem(`error body of ${res.text.length} characters: ${what()}`);
+  if (res.status === 405 && !res.headers.allow) throw new ResponseProblem(`405 without Allow: ${what()}`);
+  return code.data;
+}

@@ -1,0 +1,59 @@
+import type { z } from "zod";
+import { SignInBodySchema } from "../../lib/protocol/access";
+import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
+import { CreateSessionBodySchema, PostMessageBodySchema, QuestionsQuerySchema } from "../../lib/protocol/rest";
+import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
+
+/**
+ * What each REST route takes, beside API_ROUTES (which says which methods it answers): the body
+ * schema of a write, whether an empty body counts as `{}`, the query schema, and what its `:id` names.
+ */
+
+export type Target = "session" | "question" | "run";
+
+export interface BodySpec {
+  schema: z.ZodType;
+  /** An empty body is read as `{}` (the route's readJson has `optional: true`). */
+  optional: boolean;
+}
+
+export const BODY_SPECS: Record<string, BodySpec> = {
+  "POST /api/auth/session": { schema: SignInBodySchema, optional: false },
+  "POST /api/sessions": { schema: CreateSessionBodySchema, optional: true },
+  "POST /api/sessions/:id/messages": { schema: PostMessageBodySchema, optional: false },
+  "POST /api/sessions/:id/runs": { schema: StartRunBodySchema, optional: false },
+  "POST /api/questions/:id/reply": { schema: ReplyBodySchema, optional: false },
+  "POST /api/questions/:id/reject": { schema: RejectBodySchema, optional: true },
+  "POST /api/runs/:id/resume": { schema: ResumeBodySchema, optional: true },
+  "POST /api/runs/:id/stop": { schema: StopRunBodySchema, optional: true },
+};
+
+/** Writes without a body. */
+export const BODYLESS_WRITES = new Set(["DELETE /api/auth/session"]);
+
+export const QUERY_SPECS: Record<string, z.ZodType> = {
+  "GET /api/questions": QuestionsQuerySchema,
+};
+
+export const STANDARD_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+export const keyOf = (method: string, route: ApiRoute) => `${method} ${route.path}`;
+
+/** What a route's `:id` names, by the collection it is under. */
+export function targetOf(route: ApiRoute): Target | null {
+  if (!route.path.includes(":id")) return null;
+  if (route.path.startsWith("/api/sessions/")) return "session";
+  if (route.path.startsWith("/api/questions/")) return "question";
+  if (route.path.startsWith("/api/runs/")) return "run";
+  throw new Error(`the fuzz suite does not know what ${route.path}'s :id names`);
+}
+
+export const pathWith = (route: ApiRoute, id: string) => route.path.replace(":id", id);
+
+/** Every write in API_ROUTES has a body spec or is known to take none: a new route cannot slip past the suite. */
+export function uncoveredWrites(): string[] {
+  return API_ROUTES.flatMap((route) =>
+    route.methods.filter((m) => WRITE_METHODS.has(m)).map((m) => keyOf(m, route)).filter((key) => !(key in BODY_SPECS) && !BODYLESS_WRITES.has(key)),
+  );
+}
