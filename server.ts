@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import next from "next";
 import { bindRefusal, createOriginPolicy } from "./lib/server/access/origin-policy";
 import { openParley } from "./lib/server/app";
-import { createGate } from "./lib/server/http/gate";
+import { answerClientError, createGate } from "./lib/server/http/gate";
 import { loadEnv } from "./lib/server/env";
 import { attachRealtime } from "./lib/server/realtime/socket-server";
 import { announceServer, localUrl, withdrawServer } from "./lib/server/commands/server-file";
@@ -56,6 +56,7 @@ async function main() {
   }
 
   const httpServer = createServer();
+  httpServer.on("clientError", answerClientError);
   const app = next({ dev, dir: root, hostname: env.HOST, port: env.PORT, httpServer });
   await app.prepare();
   const handle = app.getRequestHandler();

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { LOCAL_OWNER, SESSION_COOKIE, TOKEN_PARAM } from "../../protocol/access";
 import { AppError, type WireError } from "../../protocol/errors";
 import { matchRoute } from "../../protocol/routes";
@@ -168,4 +169,23 @@ export function createGate({ access, origins, dev }: GateOptions) {
       return true;
     }
   };
+}
+
+/**
+ * Requests Node's HTTP parser refuses never reach the gate: an unknown method, a request line and
+ * headers above its 16 KiB limit, broken framing. They get the typed JSON error every other bad
+ * request gets (Node's own answer is an empty 400 or 431), then the connection closes.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    socket.end("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    return;
+  }
+  const message = err.code === "HPE_HEADER_OVERFLOW" ? "The request line and headers are larger than this server reads (16 KiB)." : "The request is not valid HTTP.";
+  const body = JSON.stringify({ error: { code: "bad_request", message } satisfies WireError });
+  socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -27,10 +27,21 @@ export interface RealtimeOptions {
   origins: OriginPolicy;
 }
 
-/** Runs a command handler and always answers its ack: a result or a typed error. */
-function command<T>(ack: unknown, work: () => Promise<T>): void {
-  const reply = typeof ack === "function" ? (ack as (res: Ack<T>) => void) : () => {};
-  work().then(
+/**
+ * Runs a command handler and always answers its ack: a result or a typed error. Socket.IO hands
+ * the ack over last, so it is found there, not by position: a command sent without a payload, or
+ * with more than one, is refused through its ack instead of being left unanswered.
+ */
+function command<T>(args: unknown[], work: (payload: unknown) => Promise<T>): void {
+  const last = args.at(-1);
+  const ack = typeof last === "function" ? (last as (res: Ack<T>) => void) : undefined;
+  const payloads = ack ? args.slice(0, -1) : args;
+  const reply = ack ?? (() => {});
+  const result =
+    payloads.length === 1
+      ? work(payloads[0])
+      : Promise.reject(new AppError("bad_request", `Invalid payload: a command takes one payload object, not ${payloads.length} arguments.`));
+  result.then(
     (data) => reply({ ok: true, data }),
     (err) => {
       const error = AppError.from(err);
@@ -76,42 +87,37 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
 
   io.on("connection", (socket: ParleySocket) => {
     const { ownerId, credential } = socket.data.principal;
+    // The arguments as sent, whatever the event's declared signature: `command` finds the payload and the ack.
+    const on = (event: keyof ClientToServerEvents, work: (payload: unknown) => Promise<unknown>) =>
+      socket.on(event, ((...args: unknown[]) => command(args, work)) as never);
 
-    socket.on("session.join", (payload, ack) =>
-      command(ack, async () => {
-        const { sessionId } = parseOrThrow(SessionJoinCommandSchema, payload);
-        await visibility.session(ownerId, sessionId);
-        // Join before reading the snapshot: an event in between arrives twice, never zero times.
-        await socket.join(sessionRoom(sessionId));
-        return parley.sessions.getSnapshot({ id: sessionId });
-      }),
-    );
+    on("session.join", async (payload) => {
+      const { sessionId } = parseOrThrow(SessionJoinCommandSchema, payload);
+      await visibility.session(ownerId, sessionId);
+      // Join before reading the snapshot: an event in between arrives twice, never zero times.
+      await socket.join(sessionRoom(sessionId));
+      return parley.sessions.getSnapshot({ id: sessionId });
+    });
 
-    socket.on("session.leave", (payload, ack) =>
-      command(ack, async () => {
-        const { sessionId } = parseOrThrow(SessionJoinCommandSchema, payload);
-        await socket.leave(sessionRoom(sessionId));
-        return null;
-      }),
-    );
+    on("session.leave", async (payload) => {
+      const { sessionId } = parseOrThrow(SessionJoinCommandSchema, payload);
+      await socket.leave(sessionRoom(sessionId));
+      return null;
+    });
 
-    socket.on("question.reply", (payload, ack) =>
-      command(ack, async () => {
-        const { id, value, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
-        await rateLimits.take("replies", credential);
-        await visibility.question(ownerId, id);
-        return parley.questions.reply({ id, value, commandId, digest, by: "socket" });
-      }),
-    );
+    on("question.reply", async (payload) => {
+      const { id, value, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
+      await rateLimits.take("replies", credential);
+      await visibility.question(ownerId, id);
+      return parley.questions.reply({ id, value, commandId, digest, by: "socket" });
+    });
 
-    socket.on("question.reject", (payload, ack) =>
-      command(ack, async () => {
-        const { id, message, commandId, digest } = parseOrThrow(QuestionRejectCommandSchema, payload);
-        await rateLimits.take("replies", credential);
-        await visibility.question(ownerId, id);
-        return parley.questions.reject({ id, message, commandId, digest, by: "socket" });
-      }),
-    );
+    on("question.reject", async (payload) => {
+      const { id, message, commandId, digest } = parseOrThrow(QuestionRejectCommandSchema, payload);
+      await rateLimits.take("replies", credential);
+      await visibility.question(ownerId, id);
+      return parley.questions.reject({ id, message, commandId, digest, by: "socket" });
+    });
   });
 
   const { events } = parley;
