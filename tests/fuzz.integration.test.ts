@@ -16,8 +16,10 @@ import { checkAnswer, send, type ProbeRequest, type ProbeResponse } from "./fuzz
 import { mutantsOf } from "./fuzz/mutations";
 import { badIdArb, longIdArb, missingIdArb, nearMissesOf } from "./fuzz/path-ids";
 import { anyContentTypeArb, rawBodyArb } from "./fuzz/raw-bodies";
+import { PATH_SHAPES } from "./fuzz/path-shapes";
 import { BODY_SPECS, BODYLESS_WRITES, keyOf, pathWith, STANDARD_METHODS, targetOf, uncoveredWrites, WRITE_METHODS, type BodySpec } from "./fuzz/route-specs";
 import { arbitraryOf, isValid, jsonSchemaOf } from "./fuzz/schema-arbitrary";
+import { refusedByTextQuestionArb } from "./fuzz/refused-answers";
 import { Sentinel } from "./fuzz/sentinel";
 import { checkAck, checkErrorAck, emitForAck, emitRaw, type Ack } from "./fuzz/socket-probe";
 
@@ -218,6 +220,20 @@ describe("fuzz: REST", () => {
         });
       });
     }
+
+    it(`${route.path}: other spellings of the path get the route's answer or a typed error`, { timeout: PROPERTY_TIMEOUT }, async () => {
+      const methods = [...route.methods, ...(route.methods.includes("GET") ? ["HEAD"] : [])];
+      const arb = fc.record({ method: fc.constantFrom(...methods), shape: fc.constantFrom(...PATH_SHAPES), atSentinel: fc.boolean(), missing: missingIdArb });
+      await runProperty(`${route.path} path shapes`, arb, async (c) => {
+        const id = target ? (c.atSentinel ? sentinel.ids[TARGET_KEY[target]] : c.missing) : "";
+        const write = WRITE_METHODS.has(c.method);
+        // A body no route takes (strict bodies refuse the key), so a write aimed at the sentinel cannot change it.
+        const body = write ? Buffer.from(JSON.stringify({ "fuzz-unknown-key": true })) : undefined;
+        const req: ProbeRequest = { method: c.method, path: c.shape.shape(pathWith(route, id), server.url), headers: headersOf([GOOD_CREDENTIAL], body ? "application/json" : undefined), body };
+        await probe(req);
+        if (write && target && c.atSentinel) await sentinel.assertUnchanged(describeReq(req, c.shape.what));
+      });
+    });
 
     for (const method of route.methods.filter((m) => WRITE_METHODS.has(m))) {
       const key = keyOf(method, route);
@@ -475,6 +491,53 @@ describe("fuzz: Socket.IO", () => {
     await ensureTab();
     expect((await emitForAck(tab, "session.leave", [{ sessionId: "fuzz-probe" }])).ok).toBe(true);
     await sentinel.assertUnchanged("a frame above the socket limit");
+  });
+});
+
+describe("fuzz: inputs of the right shape that their target must refuse", () => {
+  it("POST /api/questions/:id/reply and question.reply: values the sentinel question cannot take get 4xx and change nothing", { timeout: PROPERTY_TIMEOUT }, async () => {
+    const arb = fc.record({ refused: refusedByTextQuestionArb, digest: fc.boolean(), socket: fc.boolean(), commandId: fc.option(fc.uuid(), { nil: undefined }) });
+    await runProperty("reply refused values", arb, async (c) => {
+      const body = { value: c.refused.value, ...(c.digest ? { digest: sentinel.ids.digest } : {}), ...(c.commandId ? { commandId: c.commandId } : {}) };
+      const what = `${c.socket ? "question.reply" : "POST reply"} with ${c.refused.what}${c.digest ? " and the question's digest" : ""}`;
+      if (c.socket) {
+        await ensureTab();
+        checkErrorAck(what, await emitCase("question.reply", { what, args: [{ ...body, id: sentinel.ids.questionId }] }));
+      } else {
+        const req: ProbeRequest = { method: "POST", path: `/api/questions/${sentinel.ids.questionId}/reply`, headers: headersOf([GOOD_CREDENTIAL], "application/json"), body: Buffer.from(JSON.stringify(body)) };
+        expectStatus(await probe(req), is4xx, what);
+      }
+      await sentinel.assertUnchanged(what);
+    });
+  });
+
+  it("POST /api/sessions/:id/runs: functions that do not exist get 404 and start nothing", { timeout: PROPERTY_TIMEOUT }, async () => {
+    const spec = BODY_SPECS["POST /api/sessions/:id/runs"]!;
+    const arb = fc.tuple(arbitraryOf(jsonSchemaOf(spec.schema)), fc.string({ minLength: 1, maxLength: 60 }));
+    await runProperty("start run unknown function", arb, async ([v, fn]) => {
+      const body = { ...(v as object), function: `fuzz.${fn}` };
+      const req: ProbeRequest = { method: "POST", path: `/api/sessions/${sentinel.ids.sessionId}/runs`, headers: headersOf([GOOD_CREDENTIAL], "application/json"), body: Buffer.from(JSON.stringify(body)) };
+      const what = describeReq(req, `function ${clipped(body.function, 80)}`);
+      const res = await probe(req);
+      if (isValid(spec.schema, body)) expectStatus(res, [404], what);
+      else expectStatus(res, is4xx, what);
+      await sentinel.assertUnchanged(what);
+    });
+  });
+
+  it("POST /api/runs/:id/resume: valid bodies at the waiting sentinel run change nothing", { timeout: PROPERTY_TIMEOUT }, async () => {
+    const spec = BODY_SPECS["POST /api/runs/:id/resume"]!;
+    await runProperty(
+      "resume the sentinel",
+      fc.option(arbitraryOf(jsonSchemaOf(spec.schema)), { nil: undefined }),
+      async (v) => {
+        const body = v === undefined ? undefined : Buffer.from(JSON.stringify(v));
+        const req: ProbeRequest = { method: "POST", path: `/api/runs/${sentinel.ids.runId}/resume`, headers: headersOf([GOOD_CREDENTIAL], body ? "application/json" : undefined), body };
+        await probe(req);
+        await sentinel.assertUnchanged(describeReq(req, "resume"));
+      },
+      { runs: Math.max(5, Math.round(FUZZ_RUNS / 4)) },
+    );
   });
 });
 

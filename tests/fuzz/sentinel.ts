@@ -15,6 +15,8 @@ export interface SentinelIds {
   runId: string;
   questionId: string;
   pendingId: string;
+  /** The question's targetDigest: a reply naming it is not stale. */
+  digest: string;
 }
 
 export class Sentinel {
@@ -31,7 +33,7 @@ export class Sentinel {
     const session = await ok(post<{ id: string }>("/api/sessions", { title: "fuzz sentinel" }));
     const run = await ok(post<{ id: string }>(`/api/sessions/${session.id}/runs`, { function: SENTINEL_FUNCTION }));
     const question = await poll("the sentinel's question", async () => (await ok(get<Question[]>(`/api/questions?session_id=${session.id}`)))[0]);
-    this.ids = { sessionId: session.id, runId: run.id, questionId: question.id, pendingId: question.pendingId };
+    this.ids = { sessionId: session.id, runId: run.id, questionId: question.id, pendingId: question.pendingId, digest: question.targetDigest };
     this.baseline = await this.fingerprint();
     return this.ids;
   }
