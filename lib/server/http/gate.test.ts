@@ -114,6 +114,23 @@ describe("the request gate", () => {
     }
   });
 
+  it("answers one spelling per API route: other spellings and request targets that are not a path get a JSON 404 or 400, never Next's redirect or crash", async () => {
+    for (const path of ["/api/sessions/", "/api/questions/q1/reply/", "/api//sessions", "//api/sessions", "/api/sessions/%2e"]) {
+      const res = await send({ method: path.includes("reply") ? "POST" : "GET", path, headers: bearer });
+      expect(res.status, path).toBe(404);
+      expect(res.json.error.code, path).toBe("not_found:route");
+      expect(reached, path).toBeNull();
+    }
+    for (const path of ["*", `http://127.0.0.1:${port}/api/sessions`]) {
+      const res = await send({ method: path === "*" ? "OPTIONS" : "GET", path, headers: bearer });
+      expect(res.status, path).toBe(400);
+      expect(res.json.error.code, path).toBe("bad_request");
+    }
+    // A path the error names is clipped.
+    const long = await send({ path: `/api/nope/${"x".repeat(10_000)}`, headers: bearer });
+    expect(long.json.error.message.length).toBeLessThan(300);
+  });
+
   it("limits writes per client with 429 and Retry-After", async () => {
     const create = () => send({ method: "POST", path: "/api/sessions", headers: { ...bearer, ...json }, body: "{}" });
     expect((await create()).status).toBe(200);

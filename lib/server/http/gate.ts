@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { LOCAL_OWNER, SESSION_COOKIE, TOKEN_PARAM } from "../../protocol/access";
+import { clip } from "../../protocol/bounded-text";
 import { AppError, type WireError } from "../../protocol/errors";
 import { matchRoute } from "../../protocol/routes";
 import type { Access } from "../access/access";
@@ -67,10 +68,11 @@ export function createGate({ access, origins, dev }: GateOptions) {
   async function api(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
     res.setHeader("Content-Security-Policy", API_CSP);
     res.setHeader("Cache-Control", "no-store");
-    const matched = matchRoute(pathname);
     const method = req.method ?? "GET";
+    // One spelling per route: an empty segment or a trailing slash is no route (Next would redirect it).
+    const matched = /\/\/|.\/$/.test(pathname) ? undefined : matchRoute(pathname);
     if (!matched) {
-      sendError(res, { code: "not_found:route", message: `No API route ${method} ${pathname}.` }, 404);
+      sendError(res, { code: "not_found:route", message: `No API route ${method} ${clip(pathname, 200)}.` }, 404);
       return true;
     }
     const { route } = matched;
@@ -81,7 +83,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       return true;
     }
     if (!route.methods.includes(method as never) && !(method === "HEAD" && route.methods.includes("GET"))) {
-      sendError(res, { code: "method_not_allowed", message: `${pathname} answers ${route.methods.join(", ")}, not ${method}.` }, 405, { allow });
+      sendError(res, { code: "method_not_allowed", message: `${clip(pathname, 200)} answers ${route.methods.join(", ")}, not ${method}.` }, 405, { allow });
       return true;
     }
     const write = WRITE_METHODS.has(method);
@@ -153,14 +155,21 @@ export function createGate({ access, origins, dev }: GateOptions) {
       if (!origins.hostAllowed(req.headers.host)) {
         throw new AppError("forbidden_host", `This server does not answer to the host name "${String(req.headers.host ?? "").slice(0, 100)}". Add its origin to PARLEY_ALLOWED_ORIGINS to allow it.`);
       }
+      const target = req.url ?? "/";
+      // Only a path (origin form): the asterisk form crashed Next, the absolute form names a host of its own.
+      if (!target.startsWith("/")) throw new AppError("bad_request", "The request target must be a path, such as /api/sessions.");
       let url: URL;
+      let path: string;
       try {
-        url = new URL(req.url ?? "/", "http://parley.invalid");
-        decodeURIComponent(url.pathname);
+        url = new URL(target, "http://parley.invalid");
+        // The path as sent, joined rather than resolved: in "//api/x", "api" is a segment, not a host.
+        path = new URL(`http://parley.invalid${target}`).pathname;
+        decodeURIComponent(path);
       } catch {
         throw new AppError("bad_request", "The request path is not valid (malformed percent-encoding).");
       }
-      if (url.pathname.startsWith("/api/") || url.pathname === "/api") return await api(req, res, url.pathname);
+      const collapsed = path.replace(/\/{2,}/g, "/");
+      if (collapsed.startsWith("/api/") || collapsed === "/api") return await api(req, res, path);
       return await page(req, res, url);
     } catch (err) {
       const error = AppError.from(err);
