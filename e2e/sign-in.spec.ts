@@ -88,4 +88,10 @@ test("the printed URL signs a fresh browser in: the token leaves the address bar
   await expect(second.page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
   await expect(second.messages("user").filter({ hasText: "hello there" })).toBeVisible();
   await expect(second.messages("agent").filter({ hasText: "offline demo agent" })).toBeVisible();
+
+  // A signed-in browser leaves the sign-in page for `next` at once: only ever for a page of this site
+  // (a browser drops the tab, which would make the path //evil.example/).
+  await context.route("http://evil.example/**", (route) => route.fulfill({ contentType: "text/html", body: "left the site" }));
+  await second.page.goto(`${url}/sign-in?next=${encodeURIComponent("/\t/evil.example/")}`);
+  await expect(second.page).toHaveURL(`${url}/`);
 });

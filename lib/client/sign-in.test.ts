@@ -9,5 +9,10 @@ describe("safeNext", () => {
     expect(safeNext("//evil.example/")).toBe("/");
     expect(safeNext("/\\evil.example")).toBe("/");
     expect(safeNext("javascript:alert(1)")).toBe("/");
+    // A browser drops tabs and newlines from a URL, so these would read //evil.example.
+    for (const sneaky of ["/\t/evil.example", "/\n/evil.example", "/\r\n/evil.example", "/\u0000/evil.example", "/x\\..\\\\evil.example"]) {
+      expect(safeNext(sneaky)).toBe("/");
+    }
+    expect(safeNext("/s/abc?q=a%09b#frag")).toBe("/s/abc?q=a%09b#frag");
   });
 });
