@@ -8,7 +8,7 @@ import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../lib/
 import { API_ROUTES, type ApiRoute } from "../lib/protocol/routes";
 import { SessionJoinCommandSchema } from "../lib/protocol/socket";
 import { openTab, restClient, type Tab } from "./helpers/remote";
-import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 import { bodyAccepted, isJsonContentType } from "./fuzz/body-acceptance";
 import { clipped, countCase, FUZZ_RUNS, FUZZ_SEED, runProperty, selected, stats } from "./fuzz/case-runner";
 import { credentialArb, GOOD_CREDENTIAL, originArb, type HeaderPart } from "./fuzz/credentials";
@@ -21,7 +21,7 @@ import { BODY_SPECS, BODYLESS_WRITES, keyOf, pathWith, STANDARD_METHODS, targetO
 import { arbitraryOf, isValid, jsonSchemaOf } from "./fuzz/schema-arbitrary";
 import { refusedByTextQuestionArb } from "./fuzz/refused-answers";
 import { Sentinel } from "./fuzz/sentinel";
-import { checkAck, checkErrorAck, emitForAck, emitRaw, type Ack } from "./fuzz/socket-probe";
+import { checkAck, checkErrorAck, emitForAck, emitRaw, handshake, type Ack } from "./fuzz/socket-probe";
 
 /**
  * Property-based fuzzing of every REST route (API_ROUTES, every method, wrong ones too) and every
@@ -153,10 +153,11 @@ function bodyArb(spec: BodySpec): fc.Arbitrary<{ what: string; bytes: Buffer }> 
 }
 
 /** The statuses a gate check that fails must answer with; empty when the gate lets it through. */
-function gateRefusals(route: ApiRoute, parts: { credential: HeaderPart; origin: HeaderPart }, contentType: string | undefined, bytes: Buffer): number[] {
+function gateRefusals(route: ApiRoute, parts: { credential: HeaderPart; origin: HeaderPart; chunked?: boolean }, contentType: string | undefined, bytes: Buffer): number[] {
   const refusals: number[] = [];
   if (!parts.origin.valid) refusals.push(403);
-  if (bytes.length > 0 && !isJsonContentType(contentType)) refusals.push(415);
+  // A chunked body is a body, even an empty one.
+  if ((bytes.length > 0 || parts.chunked) && !isJsonContentType(contentType)) refusals.push(415);
   if (!parts.credential.valid && !route.public) refusals.push(401);
   return refusals;
 }
@@ -246,13 +247,14 @@ describe("fuzz: REST", () => {
             credential: credentialArb,
             origin: originArb(server.url),
             missing: missingOrNearArb,
+            chunked: fc.nat(4).map((n) => n === 0),
           });
           await runProperty(`${key} bodies`, arb, async (c) => {
             const refusals = gateRefusals(route, c, c.contentType, c.body.bytes);
             const accepted = refusals.length === 0 && bodyAccepted(spec, c.contentType, c.body.bytes);
             const id = target ? (accepted ? missingId(c.missing, TARGET_KEY[target]) : sentinel.ids[TARGET_KEY[target]]) : "";
-            const req: ProbeRequest = { method, path: pathWith(route, id), headers: headersOf([c.credential, c.origin], c.contentType), body: c.body.bytes };
-            const what = describeReq(req, `${c.body.what}, ${c.body.bytes.length} bytes, ${c.contentType ?? "no content type"}, ${c.credential.what}, ${c.origin.what}`);
+            const req: ProbeRequest = { method, path: pathWith(route, id), headers: headersOf([c.credential, c.origin], c.contentType), body: c.body.bytes, chunked: c.chunked };
+            const what = describeReq(req, `${c.body.what}, ${c.body.bytes.length} bytes${c.chunked ? " chunked" : ""}, ${c.contentType ?? "no content type"}, ${c.credential.what}, ${c.origin.what}`);
             const res = await probe(req);
             if (refusals.length) expectStatus(res, refusals, what);
             else if (!accepted) expectStatus(res, is4xx, what);
@@ -480,6 +482,31 @@ describe("fuzz: Socket.IO", () => {
       });
     });
   }
+
+  it("handshakes without the right token get a typed connect_error; with it, extra keys or not, they connect", { timeout: PROPERTY_TIMEOUT }, async () => {
+    const token = fc.oneof(
+      fc.constantFrom<unknown>("", "wrong", TEST_TOKEN.toUpperCase(), `${TEST_TOKEN}x`, ` ${TEST_TOKEN}`, TEST_TOKEN.slice(0, -1), "pat_abcdefgh12345678_abcdefghijklmnopqrstuvwxyz", 0, null, true, [TEST_TOKEN], { token: TEST_TOKEN }),
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.integer({ min: 201, max: 1_000_000 }).map((n) => "t".repeat(n)),
+      fc.constant(TEST_TOKEN),
+    );
+    const arb = fc.record({ token: fc.option(token, { nil: undefined }), extra: fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }).filter((k) => k !== "token"), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }) });
+    await runProperty(
+      "socket handshake",
+      arb,
+      async (c) => {
+        const auth = { ...c.extra, ...(c.token === undefined ? {} : { token: c.token }) };
+        countCase();
+        const result = await handshake(server.url, auth);
+        const what = `a handshake with auth ${clipped(auth, 200)}`;
+        if (c.token === TEST_TOKEN) {
+          if (!result.connected) throw new Error(`${what}: refused (${result.message})`);
+        } else if (result.connected) throw new Error(`${what}: connected`);
+        else if ((result.data as { code?: string } | undefined)?.code !== "unauthorized") throw new Error(`${what}: connect_error without the unauthorized code: ${result.message} ${clipped(result.data, 200)}`);
+      },
+      { runs: Math.max(5, Math.round(FUZZ_RUNS / 2)) },
+    );
+  });
 
   it("a frame above the socket limit closes that connection only, and changes nothing", { timeout: 60_000 }, async () => {
     if (!selected("socket frame limit")) return;

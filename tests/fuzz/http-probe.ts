@@ -12,6 +12,8 @@ export interface ProbeRequest {
   path: string;
   headers?: Record<string, string>;
   body?: Buffer;
+  /** Send the body chunked (Transfer-Encoding), without a Content-Length. */
+  chunked?: boolean;
 }
 
 export interface ProbeResponse {
@@ -33,7 +35,7 @@ export function send(base: string, req: ProbeRequest, timeoutMs = ANSWER_WITHIN_
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...req.headers };
-    if (req.body !== undefined) headers["content-length"] = req.body.length;
+    if (req.body !== undefined && !req.chunked) headers["content-length"] = req.body.length;
     const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
@@ -52,7 +54,12 @@ export function send(base: string, req: ProbeRequest, timeoutMs = ANSWER_WITHIN_
       reject(new Error(`${req.method} ${req.path.slice(0, 200)}: ${err.message}`));
     }
     r.on("error", fail);
-    r.end(req.body);
+    if (req.chunked) {
+      // At least one chunk's header goes out, so even an empty body is sent chunked.
+      r.flushHeaders();
+      for (let at = 0; at < (req.body?.length ?? 0); at += 65_536) r.write(req.body!.subarray(at, at + 65_536));
+      r.end();
+    } else r.end(req.body);
   });
 }
 

@@ -1,3 +1,4 @@
+import { io as connect } from "socket.io-client";
 import { ERROR_STATUS, ErrorCodeSchema } from "../../lib/protocol/errors";
 import type { Tab } from "../helpers/remote";
 import { ANSWER_WITHIN_MS, MAX_ERROR_BODY_CHARS, ResponseProblem } from "./http-probe";
@@ -90,4 +91,25 @@ export function checkErrorAck(event: string, ack: Ack): string {
 export function checkAck(event: string, ack: Ack): string | null {
   if (ack?.ok === true) return null;
   return checkErrorAck(event, ack);
+}
+
+/** Connects with `auth` as the handshake's payload: connected, or the connect_error's message and data. No answer within the bound is a hang. */
+export function handshake(url: string, auth: Record<string, unknown>, timeoutMs = ANSWER_WITHIN_MS): Promise<{ connected: true } | { connected: false; message: string; data: unknown }> {
+  const socket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.disconnect();
+      reject(new ResponseProblem(`no answer to a handshake within ${timeoutMs} ms (a hang)`));
+    }, timeoutMs);
+    socket.once("connect", () => {
+      clearTimeout(timer);
+      socket.disconnect();
+      resolve({ connected: true });
+    });
+    socket.once("connect_error", (err: Error & { data?: unknown }) => {
+      clearTimeout(timer);
+      socket.disconnect();
+      resolve({ connected: false, message: err.message, data: err.data });
+    });
+  });
 }
