@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -134,6 +135,20 @@ describe("access", () => {
     // A page of another site, or a rebound host name, cannot open one even with a credential.
     expect(await handshake(server.url, { token: TEST_TOKEN, origin: "https://evil.example" })).not.toBe("connected");
     expect(await handshake(server.url, { token: TEST_TOKEN, host: `evil.example:${new URL(server.url).port}` })).not.toBe("connected");
+  });
+
+  it("the token URL sends the browser back to a page of this site, never to another", { timeout: TIMEOUT }, async () => {
+    // Sent as it is (fetch would normalise the path): `/.//host/` parses to the path `//host/`.
+    const location = await new Promise<string | undefined>((resolve, reject) => {
+      const { hostname, port } = new URL(server.url);
+      const req = request({ hostname, port, path: `/.//evil.example/x?token=${TEST_TOKEN}` }, (res) => {
+        res.resume();
+        resolve(res.headers.location);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(location).toBe("/evil.example/x");
   });
 
   it("serves pages with a nonce on every script and no inline script without it", { timeout: TIMEOUT }, async () => {

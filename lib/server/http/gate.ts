@@ -112,7 +112,8 @@ export function createGate({ access, origins, dev }: GateOptions) {
     const token = url.searchParams.get(TOKEN_PARAM);
     if (token === null) return false;
     url.searchParams.delete(TOKEN_PARAM);
-    const next = `${url.pathname}${url.search}`;
+    // One leading slash: `/.//evil.example/` parses to the path `//evil.example/`, which as a Location leaves the site.
+    const next = `/${url.pathname.replace(/^\/+/, "")}${url.search}`;
     await rateLimits.take("signIn", clientAddress(req));
     if (!authenticator.isServerToken(token)) {
       redirect(res, `/sign-in?error=invalid_token&next=${encodeURIComponent(next)}`);
