@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
@@ -66,5 +68,24 @@ describe("a write lock held by another process (the CLI, a backup, a sqlite3 she
     expect(slowest).toBeLessThan(750);
     expect(refused).toEqual({ status: 503, body: { error: { code: "database_busy", message: expect.stringMatching(/busy/) } } });
     expect((await post("/api/sessions")).status).toBe(201);
+  }, 60_000);
+
+  it("does not hold up a request with an API token: noting when the token was last used waits for the lock, the answer does not", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "parley-lock-"));
+    const databaseFile = path.join(dir, "lock.db");
+    server = await startServerProcess({ port: await freePort(), databaseFile, env: { PARLEY_DB_BUSY_TIMEOUT_MS: "3000" } });
+    const created = await promisify(execFile)(process.execPath, [path.resolve(import.meta.dirname, "../bin/parley.mjs"), "token", "create", "--name", "lock test", "--database", `file:${databaseFile}`], {
+      env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
+    });
+    const token = created.stdout.split("\n")[0]!;
+    expect(token).toMatch(/^pat_/);
+
+    const lock = await holdWriteLock(databaseFile, 2_000);
+    const sent = performance.now();
+    // Its first use: the token's lastUsedAt is written now.
+    expect((await fetch(`${server.url}/api/functions`, { headers: authHeaders(token) })).status).toBe(200);
+    const took = performance.now() - sent;
+    await lock.released();
+    expect(took).toBeLessThan(750);
   }, 60_000);
 });

@@ -51,7 +51,8 @@ export function createApiTokens(db: Db) {
       const now = Date.now();
       if (now - (lastWritten.get(id) ?? 0) > LAST_USED_EVERY_MS) {
         lastWritten.set(id, now);
-        await db.apiToken.update({ where: { id }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
+        // Not awaited: under another process's write lock this write waits, and the request must not.
+        void db.apiToken.update({ where: { id }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
       }
       return { id, ownerId: row.ownerId };
     },
