@@ -25,8 +25,8 @@ export interface ProbeResponse {
 
 /** No answer within this is a hang. */
 export const ANSWER_WITHIN_MS = Number(process.env.FUZZ_ANSWER_MS ?? 5_000);
-/** An error body above this is not bounded. */
-export const MAX_ERROR_BODY_CHARS = 16_384;
+/** An error body above this is not bounded (messages built from input are cut to about 1,000 characters). */
+export const MAX_ERROR_BODY_CHARS = 4_096;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
