@@ -38,3 +38,6 @@ export function joinBounded(
   }
   return clip(text + more(total - shown), maxChars);
 }
+
+/** An id as an error message quotes it: clipped, so an id of a megabyte does not come back whole. */
+export const quoteId = (id: string): string => `"${clip(id, 100)}"`;

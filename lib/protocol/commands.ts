@@ -18,7 +18,8 @@ import { MAX_ANSWER_CHARS, QuestionSchema } from "./question";
 
 /** Optional on every command: the same commandId repeated returns the first receipt. */
 export const CommandIdSchema = z.string().trim().min(1).max(200);
-const IdSchema = z.string().min(1);
+/** An id of a session, run or question: ours are UUIDs; anything longer than this names nothing. */
+export const IdSchema = z.string().min(1).max(200);
 /** A reply may name the question's targetDigest: when the question is not that one any more, nothing is applied. */
 const DigestSchema = z.string().min(1).nullable().default(null);
 

@@ -12,7 +12,7 @@ export const PostMessageBodySchema = z.strictObject({
 });
 /** `GET /api/questions`: a session's pending questions, or one question (any state) by its run and pending id. */
 export const QuestionsQuerySchema = z
-  .object({ session_id: z.string().min(1).optional(), run_id: z.string().min(1).optional(), pending_id: z.string().min(1).optional() })
+  .object({ session_id: z.string().min(1).max(200).optional(), run_id: z.string().min(1).max(200).optional(), pending_id: z.string().min(1).max(200).optional() })
   .refine((q) => q.session_id !== undefined || (q.run_id !== undefined && q.pending_id !== undefined), "session_id (or run_id and pending_id) is required");
 
 /**

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { IdSchema } from "./commands";
 import { WireErrorSchema, type WireError } from "./errors";
 import type { Message, Run, Session, SessionSnapshot } from "./entities";
 import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "./commands";
 import type { Question } from "./question";
 
-export const SessionJoinCommandSchema = z.strictObject({ sessionId: z.string().min(1) });
+export const SessionJoinCommandSchema = z.strictObject({ sessionId: IdSchema });
 export type SessionJoinCommand = z.infer<typeof SessionJoinCommandSchema>;
 
 /** Every socket acknowledgement: a result or a typed error, never silence. */

@@ -1,4 +1,5 @@
 import { AppError } from "../../protocol/errors";
+import { quoteId } from "../../protocol/bounded-text";
 import type { Db } from "../db/client";
 
 /**
@@ -11,15 +12,15 @@ export function createVisibility(db: Db) {
   return {
     async session(ownerId: string, id: string): Promise<void> {
       const row = await db.chatSession.findUnique({ where: { id }, select: { ownerId: true } });
-      if (hidden(row, ownerId)) throw new AppError("not_found:session", `No session with id "${id}".`);
+      if (hidden(row, ownerId)) throw new AppError("not_found:session", `No session with id ${quoteId(id)}.`);
     },
     async question(ownerId: string, id: string): Promise<void> {
       const row = await db.question.findUnique({ where: { id }, select: { session: { select: { ownerId: true } } } });
-      if (hidden(row?.session, ownerId)) throw new AppError("not_found:question", `No question with id "${id}".`);
+      if (hidden(row?.session, ownerId)) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
     },
     async run(ownerId: string, id: string): Promise<void> {
       const row = await db.run.findUnique({ where: { id }, select: { ownerId: true } });
-      if (hidden(row, ownerId)) throw new AppError("not_found:run", `No run with id "${id}".`);
+      if (hidden(row, ownerId)) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
     },
   };
 }

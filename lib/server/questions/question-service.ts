@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { AppError } from "../../protocol/errors";
+import { quoteId } from "../../protocol/bounded-text";
 import type { RunPolicy } from "../../protocol/policy";
 import { canonicalJson } from "../../protocol/plain-json";
 import { buildReceipt, commandPayload, type ReplyReceipt } from "../../protocol/commands";
@@ -70,7 +71,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
   async function getQuestion({ id }: { id: string }): Promise<Question> {
     const question = await store.find(id);
-    if (!question) throw new AppError("not_found:question", `No question with id "${id}".`);
+    if (!question) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
     return question;
   }
 
@@ -216,7 +217,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
     async findByPendingId({ runId, pendingId }: { runId: string; pendingId: string }): Promise<Question> {
       const question = await store.findByPendingId(pendingId);
-      if (!question || question.runId !== runId) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
+      if (!question || question.runId !== runId) throw new AppError("not_found:question", `Run ${quoteId(runId)} has no question with pending id ${quoteId(pendingId)}.`);
       return question;
     },
 

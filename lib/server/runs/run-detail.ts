@@ -1,4 +1,5 @@
 import { AppError } from "../../protocol/errors";
+import { quoteId } from "../../protocol/bounded-text";
 import type { RunDetail } from "../../protocol/entities";
 import type { Db } from "../db/client";
 import { parseJson, toRun } from "../db/mappers";
@@ -14,7 +15,7 @@ export async function runTreeIds(db: Db, runId: string, rootRunId: string): Prom
 /** The run, its journal, and the pending questions of its whole tree, each naming the run that owns it. */
 export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending">, id: string): Promise<RunDetail> {
   const row = await db.run.findUnique({ where: { id } });
-  if (!row) throw new AppError("not_found:run", `No run with id "${id}".`);
+  if (!row) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
   const run = toRun(row);
   const [entries, runIds] = await Promise.all([
     db.journalEntry.findMany({ where: { runId: id }, orderBy: { seq: "asc" } }),

@@ -1,5 +1,6 @@
 import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type Run, type RunStatus } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
+import { quoteId } from "../../protocol/bounded-text";
 import type { JsonValue } from "../../protocol/question";
 import type { RunPolicy } from "../../protocol/policy";
 import { isUniqueViolation, type Db, type Tx } from "../db/client";
@@ -52,7 +53,7 @@ export function createRunStore(db: Db) {
 
   async function get(id: string): Promise<Run> {
     const row = await db.run.findUnique({ where: { id } });
-    if (!row) throw new AppError("not_found:run", `No run with id "${id}".`);
+    if (!row) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
     return toRun(row);
   }
 

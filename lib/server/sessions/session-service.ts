@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
+import { quoteId } from "../../protocol/bounded-text";
 import type { Message, Session, SessionSnapshot } from "../../protocol/entities";
 import type { Db, Tx } from "../db/client";
 import { QUESTION_WITH_ROOT, toMessage, toQuestion, toRun, toSession } from "../db/mappers";
@@ -26,7 +27,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
   async function getSession({ id }: { id: string }): Promise<Session> {
     const row = await db.chatSession.findUnique({ where: { id } });
-    if (!row) throw new AppError("not_found:session", `No session with id "${id}".`);
+    if (!row) throw new AppError("not_found:session", `No session with id ${quoteId(id)}.`);
     return toSession(row, (await pendingCounts([id])).get(id) ?? 0);
   }
 
