@@ -16,7 +16,7 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
     const page = await context.newPage();
     await page.goto(`/?token=${TEST_TOKEN}`);
     const landed = new URL(page.url());
-    const cookie = (await context.cookies()).find((c) => c.name === SESSION_COOKIE);
+    const cookie = (await context.cookies()).find((c) => c.name.startsWith(SESSION_COOKIE));
     if (landed.pathname !== "/" || landed.search !== "" || !cookie) {
       throw new Error(`signing in to ${baseURL} with the test token failed: landed on ${page.url()}, ${cookie ? "with" : "without"} a ${SESSION_COOKIE} cookie`);
     }

@@ -6,7 +6,10 @@ import { z } from "zod";
  */
 export const LOCAL_OWNER = "local";
 
-/** The browser's session cookie (HttpOnly, SameSite=Strict), signed by the server. */
+/**
+ * The browser's session cookie (HttpOnly, SameSite=Strict), signed by the server. Its name ends
+ * in a tag of the signing key: cookies ignore ports, so two servers on one host keep two cookies.
+ */
 export const SESSION_COOKIE = "parley_session";
 /** The query parameter of the URL printed at start. */
 export const TOKEN_PARAM = "token";

@@ -1,4 +1,4 @@
-import { LOCAL_OWNER, SESSION_COOKIE, type WhoAmI } from "../../protocol/access";
+import { LOCAL_OWNER, type WhoAmI } from "../../protocol/access";
 import type { ApiTokens } from "./api-tokens";
 import { sameSecret } from "./secrets";
 import type { SessionCookies } from "./session-cookie";
@@ -42,7 +42,7 @@ export function createAuthenticator({ serverToken, apiTokens, cookies }: { serve
         const api = await apiTokens.verify(bearer);
         return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}` } : null;
       }
-      const session = cookies.verify(cookieValue(cookie, SESSION_COOKIE));
+      const session = cookies.verify(cookieValue(cookie, cookies.name));
       return session ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}` } : null;
     },
   };

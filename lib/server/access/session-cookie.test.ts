@@ -11,6 +11,12 @@ describe("session cookies", () => {
     expect(cookies.verify(value)).toBeNull();
   });
 
+  it("are named after their key, so two servers on one host (cookies ignore ports) keep one each", () => {
+    expect(createSessionCookies("key-one").name).toMatch(/^parley_session_[0-9a-f]{8}$/);
+    expect(createSessionCookies("key-one").name).toBe(createSessionCookies("key-one").name);
+    expect(createSessionCookies("key-one").name).not.toBe(createSessionCookies("key-two").name);
+  });
+
   it("refuse a forged, altered or other server's cookie", () => {
     const cookies = createSessionCookies("key-one");
     const value = cookies.issue("local");

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { SESSION_COOKIE } from "../../protocol/access";
 import type { Db } from "../db/client";
 import { randomSecret } from "./secrets";
 
@@ -15,6 +16,8 @@ export async function loadCookieKey(db: Db): Promise<string> {
 export function createSessionCookies(key: string, now: () => number = Date.now) {
   const sign = (payload: string) => createHmac("sha256", key).update(payload).digest("base64url");
   return {
+    /** `parley_session_<tag>`: the tag names the key (and so the database), never reveals it. */
+    name: `${SESSION_COOKIE}_${createHash("sha256").update(`cookie-name:${key}`).digest("hex").slice(0, 8)}`,
     issue(ownerId: string): string {
       const payload = `${ownerId}.${now()}`;
       return `${payload}.${sign(payload)}`;

@@ -154,7 +154,7 @@ describe("the request gate", () => {
     expect(signIn.status).toBe(303);
     expect(signIn.headers.location).toBe("/s/abc");
     const cookie = String(signIn.headers["set-cookie"]);
-    expect(cookie).toMatch(/^parley_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    expect(cookie).toMatch(/^parley_session_[0-9a-f]{8}=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
 
     const signedIn = await send({ path: "/s/abc", headers: { cookie: cookie.split(";")[0]! } });
     expect(signedIn.status).toBe(200);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { LOCAL_OWNER, SESSION_COOKIE, TOKEN_PARAM } from "../../protocol/access";
+import { LOCAL_OWNER, TOKEN_PARAM } from "../../protocol/access";
 import { clip } from "../../protocol/bounded-text";
 import { AppError, type WireError } from "../../protocol/errors";
 import { matchRoute } from "../../protocol/routes";
@@ -119,7 +119,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       redirect(res, `/sign-in?error=invalid_token&next=${encodeURIComponent(next)}`);
       return true;
     }
-    redirect(res, next, { "set-cookie": sessionCookie(access.cookies.issue(LOCAL_OWNER), { secure: isHttps(req) }) });
+    redirect(res, next, { "set-cookie": sessionCookie(access.cookies.name, access.cookies.issue(LOCAL_OWNER), { secure: isHttps(req) }) });
     return true;
   }
 
@@ -134,7 +134,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
     const principal = await principalOf(req);
     if (!principal) {
       // A stale cookie (another server's, or past its age) is cleared on the way to the sign-in page.
-      const stale: Record<string, string> = req.headers.cookie?.includes(`${SESSION_COOKIE}=`) ? { "set-cookie": clearSessionCookie() } : {};
+      const stale: Record<string, string> = req.headers.cookie?.includes(`${access.cookies.name}=`) ? { "set-cookie": clearSessionCookie(access.cookies.name) } : {};
       redirect(res, `/sign-in?next=${encodeURIComponent(`${pathname}${url.search}`)}`, stale);
       return true;
     }

@@ -17,8 +17,8 @@ export const POST = publicJsonRoute(async ({ req, parley }) => {
   if (!parley.access.authenticator.isServerToken(token)) throw new AppError("unauthorized", "That token is not this server's. Copy it again from the URL the server printed at start.");
   const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
   const body: WhoAmI = { ownerId: LOCAL_OWNER, via: "cookie" };
-  return Response.json(body, { headers: { "set-cookie": sessionCookie(parley.access.cookies.issue(LOCAL_OWNER), { secure }) } });
+  return Response.json(body, { headers: { "set-cookie": sessionCookie(parley.access.cookies.name, parley.access.cookies.issue(LOCAL_OWNER), { secure }) } });
 });
 
 /** Signs this browser out. */
-export const DELETE = publicJsonRoute(async () => Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie() } }));
+export const DELETE = publicJsonRoute(async ({ parley }) => Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie(parley.access.cookies.name) } }));
