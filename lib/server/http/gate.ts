@@ -116,7 +116,9 @@ export function createGate({ access, origins, dev }: GateOptions) {
     const next = `/${url.pathname.replace(/^\/+/, "")}${url.search}`;
     await rateLimits.take("signIn", clientAddress(req));
     if (!authenticator.isServerToken(token)) {
-      redirect(res, `/sign-in?error=invalid_token&next=${encodeURIComponent(next)}`);
+      // Already signed in: an old link's token changes nothing, so it only leaves the address bar.
+      if (await principalOf(req)) redirect(res, next);
+      else redirect(res, `/sign-in?error=invalid_token&next=${encodeURIComponent(next)}`);
       return true;
     }
     redirect(res, next, { "set-cookie": sessionCookie(access.cookies.name, access.cookies.issue(LOCAL_OWNER), { secure: isHttps(req) }) });
