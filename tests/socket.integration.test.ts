@@ -115,6 +115,17 @@ describe("three tabs of one session over real sockets", () => {
     for (const q of await Promise.all(retracted)) expect(q).toMatchObject({ id, status: "timed_out" });
   });
 
+  it("disconnects a socket signed in with an API token once the token is revoked", async () => {
+    const { token, info } = await app.parley.access.apiTokens.create({ ownerId: "local", name: "terminal" });
+    const client = await app.client({ token });
+    const kept = await app.client();
+    const gone = new Promise<string>((resolve) => client.once("disconnect", (reason) => resolve(reason)));
+    await app.parley.access.apiTokens.revoke(info.id);
+    expect(await gone).toBe("io server disconnect");
+    expect(kept.connected).toBe(true);
+    await expect(app.client({ token })).rejects.toThrow(/unauthorized/);
+  });
+
   it("refuses a handshake from another origin and accepts the app's own", async () => {
     await expect(app.client({ origin: "https://evil.example" })).rejects.toThrow();
     const own = await app.client({ origin: app.url });

@@ -49,7 +49,7 @@ export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, 
   });
   const httpServer = createServer();
   let port = 0;
-  const realtime = attachRealtime(httpServer, parley, { origins: createOriginPolicy({ host: "127.0.0.1", port: () => port }) });
+  const realtime = attachRealtime(httpServer, parley, { origins: createOriginPolicy({ host: "127.0.0.1", port: () => port }), revocationCheckMs: 200 });
   await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
   port = (httpServer.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

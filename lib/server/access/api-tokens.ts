@@ -41,6 +41,12 @@ export function createApiTokens(db: Db) {
       return toInfo(await db.apiToken.update({ where: { id }, data: { revokedAt: new Date() } }));
     },
 
+    /** Which of these token ids are still live (not revoked, not deleted). */
+    async liveIds(ids: string[]): Promise<Set<string>> {
+      const rows = await db.apiToken.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });
+      return new Set(rows.map((r) => r.id));
+    },
+
     /** The token's id and owner when it is a live API token; null otherwise. Read from the database each time, so a revocation takes effect at once. */
     async verify(token: string): Promise<{ id: string; ownerId: string } | null> {
       const match = API_TOKEN_PATTERN.exec(token);

@@ -6,6 +6,8 @@ import type { SessionCookies } from "./session-cookie";
 /** Who a request speaks for, and which credential (the rate limits count per credential). */
 export interface Principal extends WhoAmI {
   credential: string;
+  /** The API token's id, for a principal that signed in with one. */
+  apiTokenId?: string;
 }
 
 export interface Credentials {
@@ -40,7 +42,7 @@ export function createAuthenticator({ serverToken, apiTokens, cookies }: { serve
       if (bearer) {
         if (sameSecret(bearer, serverToken)) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
         const api = await apiTokens.verify(bearer);
-        return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}` } : null;
+        return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id } : null;
       }
       const session = cookies.verify(cookieValue(cookie, cookies.name));
       return session ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}` } : null;

@@ -25,6 +25,8 @@ type ParleySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<st
 export interface RealtimeOptions {
   /** The Host and Origin names this server answers (the same policy as REST). */
   origins: OriginPolicy;
+  /** How often sockets signed in with an API token are checked against revocations (the CLI revokes in the database). */
+  revocationCheckMs?: number;
 }
 
 /**
@@ -52,8 +54,8 @@ function command<T>(args: unknown[], work: (payload: unknown) => Promise<T>): vo
 }
 
 /** Socket.IO transport: validates commands, calls the same services as REST, broadcasts domain events. */
-export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins }: RealtimeOptions) {
-  const { authenticator, visibility, rateLimits } = parley.access;
+export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins, revocationCheckMs = 10_000 }: RealtimeOptions) {
+  const { authenticator, visibility, rateLimits, apiTokens } = parley.access;
   const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(httpServer, {
     path: SOCKET_PATH,
     serveClient: false,
@@ -137,9 +139,21 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   events.on("run.updated", onRun);
   events.on("session.updated", onSession);
 
+  // A revoked API token's sockets are disconnected (their own commands would still be refused by nothing else).
+  const revocations = setInterval(() => {
+    void (async () => {
+      const byToken = (await io.fetchSockets()).filter((s) => s.data.principal?.apiTokenId);
+      if (byToken.length === 0) return;
+      const live = await apiTokens.liveIds([...new Set(byToken.map((s) => s.data.principal.apiTokenId!))]);
+      for (const s of byToken) if (!live.has(s.data.principal.apiTokenId!)) s.disconnect(true);
+    })().catch((err) => console.error("[realtime] revocation check failed", err));
+  }, revocationCheckMs);
+  revocations.unref();
+
   return {
     io,
     async close() {
+      clearInterval(revocations);
       events.off("question.asked", onAsked);
       events.off("question.closed", onClosed);
       events.off("message.created", onMessage);
