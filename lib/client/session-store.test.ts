@@ -66,6 +66,7 @@ const question = (id: string, second: number, over: Partial<Question> = {}): Que
   runId: "r1",
   rootRunId: "r1",
   owner: "deploy",
+  approval: null,
   seq: 1,
   pendingId: `p-${id}`,
   targetDigest: `d-${id}`,

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { nestedAtMost } from "./json-input";
+import { ApprovalSpecSchema } from "./permissions";
 
-export const QuestionKindSchema = z.enum(["question", "confirm"]);
+/** `approval`: may a tool run (see ./permissions); answered "once" or "always", or rejected with feedback. */
+export const QuestionKindSchema = z.enum(["question", "confirm", "approval"]);
 export type QuestionKind = z.infer<typeof QuestionKindSchema>;
 
 export const QuestionStatusSchema = z.enum(["pending", "answered", "declined", "timed_out", "cancelled", "expired"]);
@@ -48,12 +50,16 @@ export const QuestionSpecSchema = z
     replySchema: ReplySchemaSchema.nullable().default(null),
     /** Shown as the card's owner; the run's function name when absent. */
     owner: z.string().trim().min(1).max(100).optional(),
+    /** For an approval: the tool, its input and preview, what rules match. */
+    approval: ApprovalSpecSchema.optional(),
   })
   .refine((q) => !(q.multi && q.options.length === 0), { message: "multi needs options", path: ["multi"] })
   .refine((q) => q.kind !== "confirm" || (q.options.length === 0 && !q.multi), {
     message: "a confirm has no options",
     path: ["options"],
-  });
+  })
+  .refine((q) => (q.kind === "approval") === (q.approval !== undefined), { message: "an approval, and only an approval, names its tool", path: ["approval"] })
+  .refine((q) => q.kind !== "approval" || (q.options.length === 0 && !q.multi && q.replySchema === null), { message: "an approval has no options or reply schema", path: ["options"] });
 export type QuestionSpec = z.infer<typeof QuestionSpecSchema>;
 export type QuestionSpecInput = z.input<typeof QuestionSpecSchema>;
 
@@ -75,6 +81,8 @@ export const QuestionSchema = z.object({
   targetDigest: z.string(),
   replySchema: ReplySchemaSchema.nullable(),
   kind: QuestionKindSchema,
+  /** For an approval: the tool, its input and preview (null for other kinds). */
+  approval: ApprovalSpecSchema.nullable(),
   prompt: z.string(),
   options: z.array(z.string()),
   multi: z.boolean(),

@@ -1,3 +1,4 @@
+import type { ApprovalSpec } from "../../protocol/permissions";
 import type { Message, Run, Session } from "../../protocol/entities";
 import { RunPolicySchema } from "../../protocol/policy";
 import type { JsonValue, Question } from "../../protocol/question";
@@ -32,6 +33,7 @@ export function toQuestion(row: QuestionRow & { run?: { rootRunId: string | null
     targetDigest: row.targetDigest,
     replySchema: parseJson<Record<string, unknown>>(row.replySchema),
     kind: row.kind as Question["kind"],
+    approval: parseJson<ApprovalSpec>(row.approval),
     prompt: row.prompt,
     options: JSON.parse(row.options) as string[],
     multi: row.multi,

@@ -25,6 +25,8 @@ export interface NewQuestion {
   spec: QuestionSpec;
   createdAt: Date;
   expiresAt: Date | null;
+  /** Already settled when it is stored (an approval a permission rule decided): no person is asked. */
+  closing?: Closing;
 }
 
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
@@ -90,7 +92,8 @@ export function createQuestionStore(db: Db) {
             allowCustom: spec.allowCustom,
             detail: spec.detail,
             defaultValue: spec.default === undefined ? null : JSON.stringify(spec.default),
-            status: "pending",
+            approval: spec.approval ? JSON.stringify(spec.approval) : null,
+            ...(q.closing ? closingData(q.closing) : { status: "pending" }),
             createdAt: q.createdAt,
             expiresAt: q.expiresAt,
           },

@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { nestedAtMost } from "./json-input";
+
+/**
+ * Approvals and permission rules. An approval is a question of kind "approval" in the same
+ * registry as every other question; a rule decides, before anyone is asked, whether a tool call
+ * is allowed, denied or needs a person.
+ */
+
+export const PermissionDecisionSchema = z.enum(["allow", "deny", "ask"]);
+export type PermissionDecision = z.infer<typeof PermissionDecisionSchema>;
+
+/** How a tool's subject is matched: a path (`docs/**`: `*` stays within a folder) or a command (`npm test*`: `*` matches anything). */
+export const SubjectKindSchema = z.enum(["path", "command", "text"]);
+export type SubjectKind = z.infer<typeof SubjectKindSchema>;
+
+export const MAX_PATTERN_CHARS = 200;
+export const ToolNameSchema = z.string().trim().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, "a tool name: a letter, then letters, digits, _ . -, at most 64");
+export const RulePatternSchema = z.string().trim().min(1, "A pattern may not be empty").max(MAX_PATTERN_CHARS);
+
+/** A rule as written: in the project's default file or added to a session. */
+export const PermissionRuleInputSchema = z.strictObject({
+  tool: ToolNameSchema,
+  /** Matched against the tool call's subject (its command, its path …); `*` alone matches every call. */
+  pattern: RulePatternSchema,
+  decision: PermissionDecisionSchema,
+});
+export type PermissionRuleInput = z.infer<typeof PermissionRuleInputSchema>;
+
+/** `POST /api/sessions/{id}/rules`. */
+export const CreateRuleBodySchema = PermissionRuleInputSchema;
+
+/** A session's rule as listed. */
+export const PermissionRuleSchema = PermissionRuleInputSchema.extend({
+  id: z.string(),
+  /** null for a rule of the project's default file. */
+  sessionId: z.string().nullable(),
+  /** `project` (the default file), `always` (an "Allow always" answer) or `manual` (added in the panel or over REST). */
+  source: z.enum(["project", "always", "manual"]),
+  createdAt: z.string().nullable(),
+  /** The tool is not in the catalogue: the rule is kept but can match nothing today. */
+  unknownTool: z.boolean(),
+});
+export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
+
+/** `GET /api/sessions/{id}/rules`: in the order they apply (the last matching rule wins). */
+export const SessionRulesSchema = z.object({ project: z.array(PermissionRuleSchema), session: z.array(PermissionRuleSchema) });
+export type SessionRules = z.infer<typeof SessionRulesSchema>;
+
+export const RuleIdSchema = z.string().min(1).max(200);
+
+/** What to do when nobody answers an approval in time. */
+export const ApprovalFallbackSchema = z.enum(["deny", "allow"]);
+
+export const MAX_PREVIEW_CHARS = 20_000;
+
+/** A readable preview of a tool's input, by shape. */
+export const ToolPreviewSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("command"), command: z.string().max(MAX_PREVIEW_CHARS), cwd: z.string().max(1_000).optional() }),
+  z.object({ type: z.literal("diff"), path: z.string().max(1_000), diff: z.string().max(MAX_PREVIEW_CHARS) }),
+  z.object({ type: z.literal("list"), items: z.array(z.string().max(1_000)).max(100) }),
+  z.object({ type: z.literal("text"), text: z.string().max(MAX_PREVIEW_CHARS) }),
+]);
+export type ToolPreview = z.infer<typeof ToolPreviewSchema>;
+
+/** What an approval asks about: the part a worker sends with a question of kind "approval". */
+export const ApprovalSpecSchema = z.object({
+  tool: ToolNameSchema,
+  /** The tool's input, as the tool will get it (bounded). */
+  input: nestedAtMost(32),
+  preview: ToolPreviewSchema,
+  /** What rules match: the command, the path … */
+  subject: z.string().max(MAX_PREVIEW_CHARS),
+  subjectKind: SubjectKindSchema,
+  /** The pattern an "Allow always" answer adds as a session rule (e.g. `docs/**`, `npm test*`). */
+  alwaysPattern: RulePatternSchema,
+  /** Dangerous tools need a person unless a rule says otherwise; the rest are allowed by default. */
+  dangerous: z.boolean(),
+  fallback: ApprovalFallbackSchema.default("deny"),
+});
+export type ApprovalSpec = z.infer<typeof ApprovalSpecSchema>;
+export type ApprovalSpecInput = z.input<typeof ApprovalSpecSchema>;
+
+/** The answers an approval takes through `question.reply` (a reject is `question.reject`, its message the feedback). */
+export const APPROVAL_ANSWERS = ["once", "always"] as const;
+export const ApprovalAnswerSchema = z.enum(APPROVAL_ANSWERS);
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
+
+/** A tool of the catalogue, as the server and clients know it. */
+export const ToolInfoSchema = z.object({ name: ToolNameSchema, description: z.string(), dangerous: z.boolean() });
+export type ToolInfo = z.infer<typeof ToolInfoSchema>;
