@@ -8,12 +8,13 @@ import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../p
 import type { CommandService } from "../commands/command-service";
 import type { Db, Tx } from "../db/client";
 import type { DomainEvents } from "../events";
+import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
 import { createQuestionStore, type Closing } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 
 /** Who or what settled a question; stored as `closedBy`. */
-export type Closer = "socket" | "rest" | "cli" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
+export type Closer = "socket" | "rest" | "cli" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -30,12 +31,21 @@ export interface AskingRun {
   sessionId: string;
   functionName: string;
   policy: RunPolicy;
+  /** false for a run nobody can answer: an approval a rule does not decide is denied at once. */
+  canAsk?: boolean;
 }
 
 export function targetDigestOf(runId: string, questionId: string, spec: Pick<QuestionSpec, "kind" | "prompt" | "options" | "multi" | "allowCustom" | "replySchema">): string {
   const target = { runId, questionId, kind: spec.kind, prompt: spec.prompt, options: spec.options, multi: spec.multi, allowCustom: spec.allowCustom, replySchema: spec.replySchema };
   return createHash("sha256").update(canonicalJson(target)).digest("hex");
 }
+
+/** What an answer changed besides its own question. */
+interface AlsoChanged {
+  closedIds: string[];
+  committed: () => void;
+}
+const NOTHING_ELSE: AlsoChanged = { closedIds: [], committed: () => {} };
 
 const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
 
@@ -48,6 +58,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
   const timers = new Map<string, NodeJS.Timeout>();
   /** The answer queue: where a settled question goes (its run). */
   let deliver: (question: Question) => void = () => {};
+  /** The permission rules approvals are decided by. */
+  let judge: ApprovalJudge = defaultJudge;
 
   function clearTimer(id: string) {
     const timer = timers.get(id);
@@ -106,6 +118,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     { id, commandId, by, payload }: { id: string; commandId?: string; by: Closer; payload: { digest: string | null } },
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
     limit: (policy: RunPolicy) => void = () => {},
+    /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers): the ids it closed, and what to announce once committed. */
+    alongWith: (tx: Tx, question: Question) => Promise<AlsoChanged> = async () => NOTHING_ELSE,
   ): Promise<ReplyReceipt> {
     const { digest } = payload;
     return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, commit }) => {
@@ -128,16 +142,36 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       const won = await store.claimWith(id, closing(status, by, answer, feedback), async (tx, question) => {
         const r = receipt("applied", status, question);
         await record(tx, r);
-        return r;
+        return { receipt: r, alsoClosed: await alongWith(tx, question) };
       });
       if (!won) return late(await getQuestion({ id }));
       await closed(id);
-      return won;
+      for (const other of won.alsoClosed.closedIds) await closed(other);
+      won.alsoClosed.committed();
+      return won.receipt;
     });
+  }
+
+  /**
+   * "Allow always": the session rule and every other pending approval of the session it covers,
+   * settled in the answer's transaction (nothing half-applied); returns the ids it closed.
+   */
+  async function allowAlways(tx: Tx, question: Question): Promise<AlsoChanged> {
+    const rule = alwaysRule(question.approval!);
+    await judge.addRule(tx, question.sessionId, rule, "always");
+    const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
+    const closedIds: string[] = [];
+    for (const q of covered) if (await store.claim(q.id, closing("answered", "rule", "always", alwaysFeedback(rule)), tx)) closedIds.push(q.id);
+    return { closedIds, committed: () => judge.announce(question.sessionId) };
   }
 
   return {
     getQuestion,
+
+    /** The permission rules approvals are decided by (the default: dangerous tools ask, the rest run). */
+    judgeApprovalsWith(target: ApprovalJudge): void {
+      judge = target;
+    },
 
     /** Names the run side of the answer queue: every settled question is handed to it. */
     deliverTo(target: (question: Question) => void): void {
@@ -159,7 +193,9 @@ export function createQuestionService({ db, events, commands, now = () => new Da
         throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
       }
       const createdAt = now();
-      const expiresAt = spec.timeoutMs === null ? null : new Date(createdAt.getTime() + spec.timeoutMs);
+      // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
+      const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
+      const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
       const question = await store.insert({
         id,
         runId: run.id,
@@ -172,7 +208,13 @@ export function createQuestionService({ db, events, commands, now = () => new Da
         spec,
         createdAt,
         expiresAt,
+        closing: decided ? closing(decided.status, "rule", decided.answer, decided.feedback) : undefined,
       });
+      if (decided) {
+        events.emit("question.closed", question);
+        deliver(question);
+        return question;
+      }
       if (expiresAt) scheduleExpiry(id, expiresAt);
       events.emit("question.asked", question);
       return question;
@@ -195,6 +237,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
         { id, commandId, by, payload },
         (question, policy) => ({ status: "answered", answer: validateReply(question, policy, value), feedback: null }),
         (policy) => checkReplyLimits(policy, value),
+        (tx, question) => (question.approval && question.answer === "always" ? allowAlways(tx, question) : Promise.resolve(NOTHING_ELSE)),
       );
     },
 

@@ -71,6 +71,10 @@ export function createQuestionStore(db: Db) {
 
     countAsked: (runId: string): Promise<number> => db.question.count({ where: { runId } }),
 
+    /** A session's pending approvals, read inside a transaction. */
+    pendingApprovalsIn: async (tx: Tx, sessionId: string): Promise<Question[]> =>
+      (await tx.question.findMany({ where: { sessionId, status: "pending", kind: "approval" }, include: QUESTION_WITH_ROOT })).map(toQuestion),
+
     /** A question and its journal entry, in one transaction. */
     insert: async (q: NewQuestion): Promise<Question> => {
       const { spec } = q;

@@ -4,6 +4,7 @@ import { MAX_REPLY_DEPTH } from "../../protocol/json-input";
 import type { RunPolicy } from "../../protocol/policy";
 import { checkPlainJson } from "../../protocol/plain-json";
 import type { AnswerValue, JsonValue, Question } from "../../protocol/question";
+import { approvalAnswer } from "./approvals";
 import { validateAgainstSchema } from "./reply-schema";
 
 /**
@@ -21,6 +22,7 @@ export function checkReplyLimits(policy: RunPolicy, value: unknown): void {
  */
 export function validateReply(question: Question, policy: RunPolicy, value: unknown): JsonValue {
   checkReplyLimits(policy, value);
+  if (question.kind === "approval") return approvalAnswer(value);
   if (question.replySchema) {
     validateAgainstSchema(question.replySchema, value);
     return value as JsonValue;

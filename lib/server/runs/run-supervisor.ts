@@ -258,7 +258,7 @@ export class RunSupervisor {
         try {
           await questions.create({
             id: message.questionId,
-            run: { id: this.runId, sessionId: this.run.sessionId, functionName: this.run.functionName, policy: this.run.policy },
+            run: { id: this.runId, sessionId: this.run.sessionId, functionName: this.run.functionName, policy: this.run.policy, canAsk: this.run.canAsk },
             seq: message.seq,
             digest: message.digest,
             spec: message.spec,

@@ -1,0 +1,67 @@
+import { AppError } from "../../protocol/errors";
+import { APPROVAL_ANSWERS, ApprovalAnswerSchema, type ApprovalSpec, type PermissionDecision, type PermissionRule, type PermissionRuleInput } from "../../protocol/permissions";
+import type { JsonValue, Question, QuestionOutcome } from "../../protocol/question";
+import type { Tx } from "../db/client";
+
+/**
+ * What the question registry needs of the permission rules: a decision before anyone is asked,
+ * and for "Allow always" a session rule added inside the answer's own transaction.
+ */
+export interface ApprovalJudge {
+  decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
+  addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
+  covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
+  /** Tells tabs the session's rules changed (after the transaction has committed). */
+  announce(sessionId: string): void;
+}
+
+/** Without rules: a dangerous tool needs a person, the rest may run. */
+export const defaultJudge: ApprovalJudge = {
+  decide: async (_sessionId, approval) => ({ decision: approval.dangerous ? "ask" : "allow", rule: null }),
+  addRule: async () => {
+    throw new AppError("unavailable", "Permission rules are not available here.");
+  },
+  covers: () => false,
+  announce: () => {},
+};
+
+const describeRule = (rule: { tool: string; pattern: string }) => `${rule.tool} ${rule.pattern}`;
+
+/**
+ * How an approval is settled when it is asked, or null when a person must answer: a rule's
+ * allow or deny, or a run that nobody can answer.
+ */
+export function settlementAtAsk(
+  { decision, rule }: { decision: PermissionDecision; rule: PermissionRule | null },
+  { canAsk, approval }: { canAsk: boolean; approval: ApprovalSpec },
+): { status: QuestionOutcome; answer: JsonValue | null; feedback: string } | null {
+  if (decision === "allow") {
+    return { status: "answered", answer: "once", feedback: rule ? `Allowed by the rule "${describeRule(rule)}".` : `Allowed: ${approval.tool} is not a dangerous tool.` };
+  }
+  if (decision === "deny") {
+    return { status: "declined", answer: null, feedback: `Denied by the rule "${describeRule(rule ?? { tool: approval.tool, pattern: "*" })}".` };
+  }
+  if (!canAsk) return { status: "declined", answer: null, feedback: `Nobody can approve ${approval.tool} in this run (it runs without a person to ask), so it was denied.` };
+  return null;
+}
+
+/** An approval's answer: "once" or "always" (a rejection goes through reject). */
+export function approvalAnswer(value: unknown): "once" | "always" {
+  const parsed = ApprovalAnswerSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new AppError("invalid_answer", `An approval is answered with ${APPROVAL_ANSWERS.map((a) => `"${a}"`).join(" or ")}; reject it (with optional feedback) to deny it.`, {
+      details: { allowed: [...APPROVAL_ANSWERS, "reject"] },
+    });
+  }
+  return parsed.data;
+}
+
+/** The session rule an "Allow always" adds for this approval. */
+export const alwaysRule = (approval: ApprovalSpec): PermissionRuleInput => ({ tool: approval.tool, pattern: approval.alwaysPattern, decision: "allow" });
+
+/** Of a session's pending approvals, those the new rule covers (the answered one excluded). */
+export function coveredBy(judge: ApprovalJudge, rule: PermissionRuleInput, pending: Question[], except: string): Question[] {
+  return pending.filter((q) => q.id !== except && q.kind === "approval" && q.approval !== null && judge.covers(rule, q.approval));
+}
+
+export const alwaysFeedback = (rule: PermissionRuleInput) => `Allowed by "Allow always" (${describeRule(rule)}).`;
