@@ -1,3 +1,4 @@
+import { askedLine, outcomeLine } from "../protocol/audit";
 import type { Message, Run, Session } from "../protocol/entities";
 import type { Receipt, ReplyReceipt, StopReceipt } from "../protocol/commands";
 import type { Question } from "../protocol/question";
@@ -40,7 +41,7 @@ export function formatPending(questions: Question[]): string {
   return questions.flatMap(describeQuestion).join("\n");
 }
 
-export function formatInspect({ run, journal, pendingQuestions, messages }: { run: Run; journal: Array<{ seq: number; kind: string; name: string }>; pendingQuestions: Question[]; messages: Message[] }): string {
+export function formatInspect({ run, journal, pendingQuestions, questions = [], messages }: { run: Run; journal: Array<{ seq: number; kind: string; name: string }>; pendingQuestions: Question[]; questions?: Question[]; messages: Message[] }): string {
   const lines = [
     `run ${run.id}  ${run.functionName}  ${run.status}`,
     `  session ${run.sessionId}${run.parentRunId ? `, child of ${run.parentRunId}` : ""}`,
@@ -51,6 +52,9 @@ export function formatInspect({ run, journal, pendingQuestions, messages }: { ru
   if (run.result !== null && run.result !== undefined) lines.push(`  result: ${JSON.stringify(run.result)}`);
   lines.push(`journal (${journal.length}):`, ...journal.map((e) => `  ${String(e.seq).padStart(3)}  ${e.kind.padEnd(8)} ${e.name}`));
   if (messages.length) lines.push(`messages (${messages.length}):`, ...messages.map((m) => `  ${m.role}: ${m.text.split("\n")[0]}`));
+  const asked = questions.filter((q) => q.status !== "pending");
+  if (asked.length) lines.push(`answered (${asked.length}):`, ...asked.map((q) => `  ${String(q.seq).padStart(3)}  ${askedLine(q)}
+       ${outcomeLine(q)}${q.closedAt ? ` (${q.closedAt})` : ""}`));
   lines.push(pendingQuestions.length ? `pending questions (${pendingQuestions.length}):` : "no pending questions");
   lines.push(...pendingQuestions.flatMap(describeQuestion).map((l) => `  ${l}`));
   return lines.join("\n");

@@ -122,7 +122,7 @@ export async function main(argv: string[]): Promise<number> {
           const [runId] = need(args, 1, "inspect RUN_ID");
           const detail = await loadRunDetail(db, questions, runId!);
           const messages = (await db.message.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map(toMessage);
-          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, messages };
+          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, messages };
           print(data, formatInspect(data));
         }
         return 0;

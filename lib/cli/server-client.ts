@@ -1,3 +1,4 @@
+import { SURFACE_HEADER } from "../protocol/rest";
 import type { ReplyReceipt, ResumeReceipt, StoppedRun } from "../protocol/commands";
 import { AppError, WireErrorSchema } from "../protocol/errors";
 import type { Question } from "../protocol/question";
@@ -55,6 +56,7 @@ export function createServerClient({ url, token }: FoundServer) {
       res = await fetch(new URL(pathname, url), {
         method,
         headers: {
+          [SURFACE_HEADER]: "cli",
           ...(token ? { authorization: `Bearer ${token}` } : {}),
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },

@@ -68,6 +68,8 @@ export const RunDetailSchema = RunSchema.extend({
     z.object({ seq: z.number().int(), kind: z.string(), name: z.string(), questionId: z.string().nullable(), childRunId: z.string().nullable(), output: z.unknown().nullable() }),
   ),
   pendingQuestions: z.array(QuestionSchema),
+  /** The audit trail: every question and approval this run asked, in order, with who answered, from where, and how. */
+  questions: z.array(QuestionSchema),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 

@@ -2,6 +2,9 @@ import { z } from "zod";
 
 // Command bodies (reply, reject, start run, resume, stop) are declared in ./commands.
 
+/** Names the client that sent a REST command, for the audit (`cli`); absent = REST. Informational, not a credential. */
+export const SURFACE_HEADER = "x-parley-surface";
+
 /** Above the largest reply a policy allows (1 MiB), so replies meet their own typed limit first. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export const MAX_MESSAGE_CHARS = 20_000;

@@ -257,6 +257,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     },
 
     listPending: store.listPending,
+    listOfRun: store.listOfRun,
 
     async findByPendingId({ runId, pendingId }: { runId: string; pendingId: string }): Promise<Question> {
       const question = await store.findByPendingId(pendingId);

@@ -116,6 +116,10 @@ export function createQuestionStore(db: Db) {
     pendingIdsOf: async (runId: string): Promise<string[]> =>
       (await db.question.findMany({ where: { runId, status: "pending" }, select: { id: true } })).map((q) => q.id),
 
+    /** Every question a run asked, in journal order (its audit trail). */
+    listOfRun: async (runId: string): Promise<Question[]> =>
+      (await db.question.findMany({ where: { runId }, orderBy: { seq: "asc" }, include: QUESTION_WITH_ROOT })).map(toQuestion),
+
     listPending: async ({ sessionId, runIds }: { sessionId?: string; runIds?: string[] } = {}): Promise<Question[]> => {
       const rows = await db.question.findMany({
         where: { status: "pending", ...(sessionId ? { sessionId } : {}), ...(runIds ? { runId: { in: runIds } } : {}) },

@@ -13,7 +13,7 @@ export async function runTreeIds(db: Db, runId: string, rootRunId: string): Prom
 }
 
 /** The run, its journal, and the pending questions of its whole tree, each naming the run that owns it. */
-export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending">, id: string): Promise<RunDetail> {
+export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending" | "listOfRun">, id: string): Promise<RunDetail> {
   const row = await db.run.findUnique({ where: { id } });
   if (!row) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
   const run = toRun(row);
@@ -25,5 +25,6 @@ export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "li
     ...run,
     journal: entries.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name, questionId: e.questionId, childRunId: e.childRunId, output: parseJson(e.output) })),
     pendingQuestions: await questions.listPending({ runIds }),
+    questions: await questions.listOfRun(id),
   };
 }

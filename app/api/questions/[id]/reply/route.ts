@@ -1,4 +1,4 @@
-import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { jsonRoute, one, readJson, surfaceOf } from "@/lib/server/http/json-route";
 import { ReplyBodySchema } from "@/lib/protocol/commands";
 
 export const dynamic = "force-dynamic";
@@ -12,5 +12,5 @@ export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, call
   const id = one(params.id);
   await caller.see.question(id);
   const { value, commandId, digest } = await readJson(req, ReplyBodySchema);
-  return parley.questions.reply({ id, value, commandId, digest, by: "rest" });
+  return parley.questions.reply({ id, value, commandId, digest, by: surfaceOf(req) });
 });
