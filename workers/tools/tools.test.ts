@@ -1,0 +1,141 @@
+import { parsePatch } from "diff";
+import { describe, expect, it } from "vitest";
+import { ApprovalSpecSchema, MAX_PATTERN_CHARS, ToolInfoSchema, ToolPreviewSchema } from "../../lib/protocol/permissions";
+import { commandPattern, escapePattern, fileDiff, findTool, folderPattern, readFileTool, shellTool, toolCatalogue, tools, writeFileTool } from "./index";
+
+describe("the tool catalogue", () => {
+  it("lists every tool once with its public info", () => {
+    expect(toolCatalogue.map((t) => t.name)).toEqual(["shell", "write_file", "read_file"]);
+    for (const info of toolCatalogue) expect(ToolInfoSchema.parse(info)).toEqual(info);
+    expect(toolCatalogue.find((t) => t.name === "shell")?.dangerous).toBe(true);
+    expect(toolCatalogue.find((t) => t.name === "write_file")?.dangerous).toBe(true);
+    expect(toolCatalogue.find((t) => t.name === "read_file")?.dangerous).toBe(false);
+    expect(findTool("shell")).toBe(shellTool);
+    expect(findTool("nope")).toBeUndefined();
+  });
+
+  it("builds a valid approval spec for every tool", () => {
+    const inputs = { shell: { command: "npm test" }, write_file: { path: "docs/a.md", content: "x\n" }, read_file: { path: "docs/a.md" } };
+    for (const tool of tools) {
+      const input = tool.inputSchema.parse(inputs[tool.name as keyof typeof inputs]);
+      const spec = {
+        tool: tool.name,
+        input,
+        preview: tool.preview(input),
+        subject: tool.subject(input),
+        subjectKind: tool.subjectKind,
+        alwaysPattern: tool.alwaysPattern(input),
+        dangerous: tool.dangerous,
+      };
+      expect(ApprovalSpecSchema.safeParse(spec).success).toBe(true);
+    }
+  });
+});
+
+describe("shell", () => {
+  const parse = (command: string) => shellTool.inputSchema.parse({ command });
+
+  it("takes the command as subject and preview, and asks to run it", () => {
+    const input = parse("  npm test -- --run  ");
+    expect(shellTool.subject(input)).toBe("npm test -- --run");
+    expect(shellTool.subjectKind).toBe("command");
+    expect(shellTool.preview(input)).toEqual({ type: "command", command: "npm test -- --run" });
+    expect(shellTool.preview(shellTool.inputSchema.parse({ command: "ls", cwd: "docs" }))).toEqual({ type: "command", command: "ls", cwd: "docs" });
+    expect(shellTool.prompt!(input)).toBe("Run `npm test -- --run`?");
+  });
+
+  it.each([
+    ["npm test", "npm test*"],
+    ["npm test -- --run", "npm test*"],
+    ["git   status  --short", "git status*"],
+    ["ls", "ls*"],
+    ["rm -rf /", "rm -rf*"],
+    ["echo [a]*", "echo \\[a\\]\\**"],
+  ])("allows %j always as %j", (command, pattern) => {
+    expect(shellTool.alwaysPattern(parse(command))).toBe(pattern);
+  });
+
+  it("keeps an always pattern within the pattern limit, never ending in half an escape", () => {
+    const pattern = commandPattern(`echo ${"*".repeat(500)}`);
+    expect(pattern.length).toBeLessThanOrEqual(MAX_PATTERN_CHARS);
+    expect(pattern.endsWith("*")).toBe(true);
+    expect(pattern.slice(0, -1).match(/\\+$/)?.[0].length ?? 0).toSatisfy((n: number) => n % 2 === 0);
+  });
+
+  it("refuses an empty command or unknown fields", () => {
+    expect(shellTool.inputSchema.safeParse({ command: "   " }).success).toBe(false);
+    expect(shellTool.inputSchema.safeParse({ command: "ls", sudo: true }).success).toBe(false);
+  });
+});
+
+describe("write_file", () => {
+  it("takes the normalised path as subject and asks to write it", () => {
+    const input = writeFileTool.inputSchema.parse({ path: "./docs//changelog.md", content: "a\n" });
+    expect(input.path).toBe("docs/changelog.md");
+    expect(writeFileTool.subject(input)).toBe("docs/changelog.md");
+    expect(writeFileTool.subjectKind).toBe("path");
+    expect(writeFileTool.prompt!(input)).toBe("Write docs/changelog.md?");
+  });
+
+  it.each([
+    ["docs/changelog.md", "docs/**"],
+    ["docs/notes/2024/a.md", "docs/notes/2024/**"],
+    ["README.md", "**"],
+    ["docs/[draft]/a.md", "docs/\\[draft\\]/**"],
+  ])("allows %j always as %j", (path, pattern) => {
+    expect(writeFileTool.alwaysPattern(writeFileTool.inputSchema.parse({ path, content: "" }))).toBe(pattern);
+  });
+
+  it("gives way to a shorter folder when the folder is too long for a pattern", () => {
+    const deep = `docs/${"x".repeat(250)}/a.md`;
+    expect(folderPattern(deep)).toBe("docs/**");
+    expect(folderPattern(`${"y".repeat(300)}/a.md`)).toBe("**");
+  });
+
+  it.each(["/etc/passwd", "../secret", "docs/../../x", "C:/x", ".", ""])("refuses the path %j", (path) => {
+    expect(writeFileTool.inputSchema.safeParse({ path, content: "" }).success).toBe(false);
+  });
+
+  it("previews a unified diff from the previous content to the new one", () => {
+    const input = writeFileTool.inputSchema.parse({ path: "docs/changelog.md", previous: "# Changelog\n\n## 0.1.0\n- First\n", content: "# Changelog\n\n## 0.2.0\n- Approvals\n\n## 0.1.0\n- First\n" });
+    const preview = writeFileTool.preview(input);
+    expect(ToolPreviewSchema.parse(preview)).toEqual(preview);
+    expect(preview).toEqual({
+      type: "diff",
+      path: "docs/changelog.md",
+      diff: ["--- a/docs/changelog.md", "+++ b/docs/changelog.md", "@@ -1,4 +1,7 @@", " # Changelog", " ", "+## 0.2.0", "+- Approvals", "+", " ## 0.1.0", " - First", ""].join("\n"),
+    });
+  });
+
+  it("diffs a new file from /dev/null", () => {
+    expect(fileDiff("docs/a.md", undefined, "one\ntwo\n")).toBe(["--- /dev/null", "+++ b/docs/a.md", "@@ -0,0 +1,2 @@", "+one", "+two", ""].join("\n"));
+  });
+
+  it("cuts a diff longer than the preview allows at a line, saying how much is left out", () => {
+    const content = Array.from({ length: 5_000 }, (_, i) => `line ${i}\n`).join("");
+    const diff = fileDiff("big.txt", undefined, content, 2_000);
+    expect(diff.length).toBeLessThanOrEqual(2_000);
+    const lines = diff.trimEnd().split("\n");
+    expect(lines.at(-1)).toMatch(/^\\ … \d+ more lines not shown$/);
+    const shown = lines.filter((l) => l.startsWith("+line")).length;
+    expect(Number(lines.at(-1)!.match(/(\d+) more/)![1])).toBe(5_000 - shown);
+    // Still a diff the client can read: its first hunk parses.
+    expect(parsePatch(diff)[0]!.newFileName).toBe("b/big.txt");
+  });
+});
+
+describe("read_file", () => {
+  it("is not dangerous, takes the path as subject, and allows its folder always", () => {
+    const input = readFileTool.inputSchema.parse({ path: "docs/a.md" });
+    expect(readFileTool.dangerous).toBe(false);
+    expect(readFileTool.subject(input)).toBe("docs/a.md");
+    expect(readFileTool.alwaysPattern(input)).toBe("docs/**");
+    expect(readFileTool.preview(input)).toEqual({ type: "text", text: "Read docs/a.md" });
+  });
+});
+
+describe("escapePattern", () => {
+  it("escapes every glob character so the text matches itself", () => {
+    expect(escapePattern("a*b?c[d]{e}(f)!g+h@i|j\\k")).toBe("a\\*b\\?c\\[d\\]\\{e\\}\\(f\\)\\!g\\+h\\@i\\|j\\\\k");
+  });
+});
