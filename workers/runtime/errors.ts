@@ -105,3 +105,50 @@ export class RunParked extends RuntimeError {
     this.runId = runId;
   }
 }
+
+/** Thrown by `tool` for a name the tool catalogue does not have. */
+export class UnknownTool extends RuntimeError {
+  readonly code = "unknown_tool";
+  constructor(
+    readonly tool: string,
+    known: readonly string[],
+  ) {
+    super(`There is no tool named "${tool.slice(0, 100)}"${known.length ? ` (the tools are ${known.join(", ")})` : ""}.`);
+    this.name = "UnknownTool";
+  }
+}
+
+/** Thrown by `tool` when the input does not fit the tool's schema: nothing was asked, nothing ran. */
+export class ToolInputInvalid extends RuntimeError {
+  readonly code = "tool_input_invalid";
+  constructor(
+    readonly tool: string,
+    /** What is wrong with the input, readable. */
+    readonly issues: string,
+  ) {
+    super(`Invalid input for ${tool}: ${issues}`);
+    this.name = "ToolInputInvalid";
+  }
+}
+
+/**
+ * Thrown by `tool` when the tool may not run: a person rejected it (`reason` "rejected", with
+ * their `feedback` if they wrote any), a rule denied it or nobody could approve it ("denied", the
+ * server's text as the message), or nobody answered and the approval fell back to deny
+ * ("timed_out"). The message is written for the function or a model to read and change course.
+ */
+export class ToolDenied extends RuntimeError {
+  readonly code = "tool_denied";
+  constructor(
+    readonly tool: string,
+    /** What the call was about: its command, its path … */
+    readonly subject: string,
+    readonly reason: "rejected" | "denied" | "timed_out",
+    /** What the person wrote when rejecting it; null when they wrote nothing, or no person decided. */
+    readonly feedback: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ToolDenied";
+  }
+}

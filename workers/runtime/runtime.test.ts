@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
-import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, UserDeclined } from "./errors";
-import { createRuntime, DEFAULT_TIMEOUT_MS, digestOf, type Settlement } from "./runtime";
+import { QuestionSpecSchema } from "../../lib/protocol/question";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined } from "./errors";
+import { createRuntime, DEFAULT_TIMEOUT_MS, digestOf, type Settlement, type StepContext } from "./runtime";
 
 function setup({ canAsk = true, journal = [] as JournalRecord[] } = {}) {
   const sent: ChildToParent[] = [];
@@ -258,5 +259,304 @@ describe("parking", () => {
     finish();
     await step;
     expect(controller.park()).toBe(true);
+  });
+});
+
+describe("step", () => {
+  it("hands the step its idempotency key: the run and its journal position", async () => {
+    const { rt } = setup();
+    const keys: string[] = [];
+    rt.say("first");
+    await rt.step("a", ({ idempotencyKey }) => keys.push(idempotencyKey));
+    await rt.step("b", (ctx: StepContext) => keys.push(ctx.idempotencyKey));
+    expect(keys).toEqual(["run-1:1", "run-1:2"]);
+  });
+});
+
+describe("tool", () => {
+  const stepRecords = (sent: ChildToParent[]) => sent.filter((m): m is Extract<ChildToParent, { type: "step.record" }> => m.type === "step.record");
+
+  /** A fake tool implementation that counts its calls and returns simulated output. */
+  function fakeShell() {
+    const calls: Array<{ command: string; idempotencyKey: string }> = [];
+    const impl = async (input: { command: string }, ctx: StepContext) => {
+      calls.push({ command: input.command, idempotencyKey: ctx.idempotencyKey });
+      return { exitCode: 0, output: `ran ${input.command}` };
+    };
+    return { calls, impl };
+  }
+
+  it("asks for approval as a question of kind approval with the tool's spec", async () => {
+    const { rt, asks, settleLast } = setup();
+    const { impl } = fakeShell();
+    const result = rt.tool("shell", { command: "npm test" }, impl);
+    await settleLast({ outcome: "answered", value: "once" });
+    await result;
+    const ask = asks()[0]!;
+    expect(ask.seq).toBe(0);
+    expect(ask.spec).toEqual({
+      kind: "approval",
+      prompt: "Run `npm test`?",
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      owner: undefined,
+      approval: {
+        tool: "shell",
+        input: { command: "npm test" },
+        preview: { type: "command", command: "npm test" },
+        subject: "npm test",
+        subjectKind: "command",
+        alwaysPattern: "npm test*",
+        dangerous: true,
+        fallback: "deny",
+      },
+    });
+    // What goes over IPC is a valid question spec.
+    expect(QuestionSpecSchema.safeParse(ask.spec).success).toBe(true);
+  });
+
+  it("sends a write's diff preview, its path pattern and the options given", async () => {
+    const { rt, asks, settleLast } = setup();
+    const result = rt.withOwner("write-changelog").tool("write_file", { path: "docs/changelog.md", previous: "a\n", content: "a\nb\n" }, () => "ok", { timeoutMs: 60_000, fallback: "allow" });
+    await settleLast({ outcome: "answered", value: "once" });
+    await result;
+    expect(asks()[0]!.spec).toMatchObject({
+      prompt: "Write docs/changelog.md?",
+      owner: "write-changelog",
+      timeoutMs: 60_000,
+      approval: {
+        tool: "write_file",
+        subject: "docs/changelog.md",
+        subjectKind: "path",
+        alwaysPattern: "docs/**",
+        fallback: "allow",
+        preview: { type: "diff", path: "docs/changelog.md", diff: "--- a/docs/changelog.md\n+++ b/docs/changelog.md\n@@ -1,1 +1,2 @@\n a\n+b\n" },
+      },
+    });
+  });
+
+  it.each(["once", "always"])("answered %j: runs the tool once, journals its result and returns it", async (value) => {
+    const { rt, sent, settleLast } = setup();
+    const { calls, impl } = fakeShell();
+    const result = rt.tool("shell", { command: "npm test" }, impl);
+    await settleLast({ outcome: "answered", value });
+    await expect(result).resolves.toEqual({ exitCode: 0, output: "ran npm test" });
+    expect(calls).toEqual([{ command: "npm test", idempotencyKey: "run-1:1" }]);
+    expect(sent.map((m) => [m.type, "seq" in m ? m.seq : null])).toEqual([
+      ["question.ask", 0],
+      ["step.record", 1],
+    ]);
+    expect(stepRecords(sent)[0]).toMatchObject({ name: "shell npm test", digest: digestOf("tool", "shell", { command: "npm test" }), output: { exitCode: 0, output: "ran npm test" } });
+  });
+
+  it("a rejection throws ToolDenied carrying the feedback, and the tool does not run", async () => {
+    const { rt, sent, settleLast } = setup();
+    const { calls, impl } = fakeShell();
+    const result = rt.tool("shell", { command: "rm -rf /" }, impl);
+    await settleLast({ outcome: "declined", feedback: "never on this machine" });
+    const err = await result.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolDenied);
+    expect(err).toMatchObject({ code: "tool_denied", tool: "shell", subject: "rm -rf /", reason: "rejected", feedback: "never on this machine", runId: "run-1" });
+    expect((err as Error).message).toBe("The user rejected shell `rm -rf /`: never on this machine");
+    expect(calls).toEqual([]);
+    expect(stepRecords(sent)).toEqual([]);
+  });
+
+  it("a rejection without feedback says so plainly", async () => {
+    const { rt, settleLast } = setup();
+    const result = rt.tool("write_file", { path: "docs/a.md", content: "x" }, () => "ok");
+    await settleLast({ outcome: "declined" });
+    await expect(result).rejects.toSatisfy((e) => e instanceof ToolDenied && e.feedback === null && e.message === "The user rejected write_file `docs/a.md`.");
+  });
+
+  it.each([
+    'Denied by the rule "shell rm*".',
+    "Nobody can approve shell in this run (it runs without a person to ask), so it was denied.",
+  ])("a decline by the server (%s) reads as its own text, with no feedback from a person", async (text) => {
+    const { rt, settleLast } = setup();
+    const result = rt.tool("shell", { command: "rm -rf build" }, () => "ok");
+    await settleLast({ outcome: "declined", feedback: text });
+    await expect(result).rejects.toSatisfy((e) => e instanceof ToolDenied && e.reason === "denied" && e.feedback === null && e.message === text);
+  });
+
+  it("asks even when nobody can answer: the server's rules decide", async () => {
+    const { rt, asks, settleLast } = setup({ canAsk: false });
+    expect(rt.canAsk()).toBe(false);
+    const { calls, impl } = fakeShell();
+    const result = rt.tool("shell", { command: "npm test" }, impl);
+    await settleLast({ outcome: "answered", value: "once" });
+    await result;
+    expect(asks()).toHaveLength(1);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("on timeout falls back to deny by default: ToolDenied naming the wait", async () => {
+    const { rt, settleLast } = setup();
+    const { calls, impl } = fakeShell();
+    const result = rt.tool("shell", { command: "npm test" }, impl);
+    await settleLast({ outcome: "timed_out" });
+    await expect(result).rejects.toSatisfy((e) => e instanceof ToolDenied && e.reason === "timed_out" && e.message === "No answer in 30 minutes: denied.");
+    expect(calls).toEqual([]);
+
+    const quick = setup();
+    const short = quick.rt.tool("shell", { command: "npm test" }, impl, { timeoutMs: 20_000, fallback: "deny" });
+    await quick.settleLast({ outcome: "timed_out" });
+    await expect(short).rejects.toThrow("No answer in 20 seconds: denied.");
+  });
+
+  it("on timeout with fallback allow runs the tool", async () => {
+    const { rt, asks, settleLast } = setup();
+    const { calls, impl } = fakeShell();
+    const result = rt.tool("shell", { command: "npm test" }, impl, { fallback: "allow" });
+    await settleLast({ outcome: "timed_out" });
+    await expect(result).resolves.toEqual({ exitCode: 0, output: "ran npm test" });
+    expect(calls).toHaveLength(1);
+    expect(asks()[0]!.spec.approval?.fallback).toBe("allow");
+  });
+
+  it.each(["cancelled", "expired"] as const)("throws RunCancelled when the approval is %s", async (outcome) => {
+    const { rt, settleLast } = setup();
+    const result = rt.tool("shell", { command: "npm test" }, () => "ok");
+    await settleLast({ outcome });
+    await expect(result).rejects.toBeInstanceOf(RunCancelled);
+  });
+
+  it("a refused approval (the run's question policy) throws AskRefused", async () => {
+    const { controller, rt, asks } = setup();
+    const result = rt.tool("shell", { command: "npm test" }, () => "ok");
+    await Promise.resolve();
+    controller.refuse(asks()[0]!.questionId, { code: "max_requests_exceeded", message: "at most 8" });
+    await expect(result).rejects.toBeInstanceOf(AskRefused);
+  });
+
+  it("a bad input throws ToolInputInvalid before asking anything; an unknown tool UnknownTool", async () => {
+    const { rt, sent } = setup();
+    const impl = () => "ok";
+    // @ts-expect-error the shell tool needs a command
+    const bad = rt.tool("shell", { cmd: "ls" }, impl);
+    await expect(bad).rejects.toSatisfy((e) => e instanceof ToolInputInvalid && e.code === "tool_input_invalid" && e.tool === "shell" && /command/.test(e.message));
+    await expect(rt.tool("write_file", { path: "../outside.md", content: "" }, impl)).rejects.toThrow(/Invalid input for write_file: .*path inside the project/);
+    await expect(rt.tool("launch_rockets", {}, impl)).rejects.toSatisfy((e) => e instanceof UnknownTool && /shell, write_file, read_file/.test(e.message));
+    expect(sent).toEqual([]);
+    // Nothing took a journal position.
+    rt.say("next");
+    expect(sent).toEqual([expect.objectContaining({ type: "run.say", seq: 0 })]);
+  });
+
+  it("the implementation gets the checked, normalised input", async () => {
+    const { rt, settleLast } = setup();
+    let seen: unknown;
+    const result = rt.tool("write_file", { path: "./docs//a.md", content: "x" }, (input) => (seen = input.path));
+    await settleLast({ outcome: "answered", value: "once" });
+    await result;
+    expect(seen).toBe("docs/a.md");
+  });
+
+  it("replay with a journaled approval and step returns the recorded result without asking or running the tool", async () => {
+    const first = setup();
+    const { calls, impl } = fakeShell();
+    const live = first.rt.tool("shell", { command: "npm test" }, impl);
+    await first.settleLast({ outcome: "answered", value: "always" });
+    const liveResult = await live;
+    const ask = first.asks()[0]!;
+    const record = stepRecords(first.sent)[0]!;
+    const journal: JournalRecord[] = [
+      { kind: "question", seq: ask.seq, digest: ask.digest, questionId: ask.questionId, settlement: { outcome: "answered", value: "always", feedback: null } },
+      { kind: "step", seq: record.seq, digest: record.digest, output: record.output },
+    ];
+
+    const replay = setup({ journal });
+    const replayed = await replay.rt.tool("shell", { command: "npm test" }, impl);
+    expect(replayed).toEqual(liveResult);
+    expect(calls).toHaveLength(1);
+    expect(replay.sent).toEqual([]);
+  });
+
+  it("a step cut off before its result was journaled runs again with the same idempotency key, without asking again", async () => {
+    const first = setup();
+    const { calls, impl } = fakeShell();
+    const live = first.rt.tool("shell", { command: "npm test" }, impl);
+    await first.settleLast({ outcome: "answered", value: "once" });
+    await live;
+    const ask = first.asks()[0]!;
+    // The worker died after the approval but before the step.record reached the journal.
+    const journal: JournalRecord[] = [{ kind: "question", seq: ask.seq, digest: ask.digest, questionId: ask.questionId, settlement: { outcome: "answered", value: "once", feedback: null } }];
+    const replay = setup({ journal });
+    await replay.rt.tool("shell", { command: "npm test" }, impl);
+    expect(calls.map((c) => c.idempotencyKey)).toEqual(["run-1:1", "run-1:1"]);
+    expect(replay.sent.map((m) => m.type)).toEqual(["step.record"]);
+  });
+
+  it("a replayed run whose tool input changed diverges from its journal", async () => {
+    const first = setup();
+    const live = first.rt.tool("shell", { command: "npm test" }, () => "ok");
+    await first.settleLast({ outcome: "answered", value: "once" });
+    await live;
+    const ask = first.asks()[0]!;
+    const journal: JournalRecord[] = [{ kind: "question", seq: 0, digest: ask.digest, questionId: ask.questionId, settlement: { outcome: "answered", value: "once", feedback: null } }];
+    const replay = setup({ journal });
+    await expect(replay.rt.tool("shell", { command: "npm run build" }, () => "ok")).rejects.toBeInstanceOf(JournalDivergence);
+  });
+
+  it("concurrent calls keep their journal positions whichever approval is answered first, live and on replay", async () => {
+    const first = setup();
+    const keys: Record<string, string> = {};
+    const write = (input: { path: string }, ctx: StepContext) => {
+      keys[input.path] = ctx.idempotencyKey;
+      return { wrote: input.path };
+    };
+    const both = Promise.all([
+      first.rt.tool("write_file", { path: "docs/a.md", content: "a" }, write),
+      first.rt.tool("write_file", { path: "docs/b.md", content: "b" }, write),
+    ]);
+    await Promise.resolve();
+    const [askA, askB] = first.asks();
+    expect([askA!.seq, askB!.seq]).toEqual([0, 2]);
+    // B's card is answered "Allow always", which settles A too, after it.
+    first.controller.settle(askB!.questionId, { outcome: "answered", value: "always", feedback: null });
+    first.controller.settle(askA!.questionId, { outcome: "answered", value: "once", feedback: null });
+    await both;
+    expect(keys).toEqual({ "docs/a.md": "run-1:1", "docs/b.md": "run-1:3" });
+    const records = stepRecords(first.sent);
+    expect(records.map((r) => r.seq).sort()).toEqual([1, 3]);
+
+    const journal: JournalRecord[] = [
+      { kind: "question", seq: 0, digest: askA!.digest, questionId: askA!.questionId, settlement: { outcome: "answered", value: "once", feedback: null } },
+      { kind: "question", seq: 2, digest: askB!.digest, questionId: askB!.questionId, settlement: { outcome: "answered", value: "always", feedback: null } },
+      ...records.map((r): JournalRecord => ({ kind: "step", seq: r.seq, digest: r.digest, output: r.output })),
+    ];
+    const replay = setup({ journal });
+    const replayed = await Promise.all([
+      replay.rt.tool("write_file", { path: "docs/a.md", content: "a" }, write),
+      replay.rt.tool("write_file", { path: "docs/b.md", content: "b" }, write),
+    ]);
+    expect(replayed).toEqual([{ wrote: "docs/a.md" }, { wrote: "docs/b.md" }]);
+    expect(replay.sent).toEqual([]);
+    expect(replay.controller.divergence()).toBeNull();
+  });
+
+  it("a declined call leaves its step position unused: what follows keeps its place on replay", async () => {
+    const first = setup();
+    const denied = first.rt.tool("shell", { command: "rm -rf /" }, () => "ok").catch((e: unknown) => e);
+    await first.settleLast({ outcome: "declined", feedback: "no" });
+    expect(await denied).toBeInstanceOf(ToolDenied);
+    first.rt.say("Understood.");
+    expect(first.sent.at(-1)).toMatchObject({ type: "run.say", seq: 2 });
+  });
+
+  it("a run can be parked while an approval waits, not while the tool runs", async () => {
+    const { controller, rt, settleLast } = setup();
+    let finish!: () => void;
+    const result = rt.tool("shell", { command: "npm test" }, () => new Promise<void>((r) => (finish = r)));
+    await Promise.resolve();
+    await settleLast({ outcome: "answered", value: "once" });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(controller.park()).toBe(false);
+    finish();
+    await result;
+
+    const other = setup();
+    void other.rt.tool("shell", { command: "npm test" }, () => "ok");
+    await Promise.resolve();
+    expect(other.controller.park()).toBe(true);
   });
 });

@@ -1,8 +1,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { canonicalJson } from "../../lib/protocol/plain-json";
+import { describeZodError } from "../../lib/protocol/errors";
+import type { ApprovalSpecInput } from "../../lib/protocol/permissions";
 import type { JsonValue, QuestionOutcome, QuestionSpecInput } from "../../lib/protocol/question";
-import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, UserDeclined, type RuntimeError } from "./errors";
+import { clip, findTool, tools as catalogue, type Tool, type ToolInputs, type ToolParsedInputs } from "../tools";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, ToolInputInvalid, UnknownTool, UserDeclined, type RuntimeError } from "./errors";
+import { boundedInput, declinedError, timedOutError } from "./tool-call";
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
@@ -40,6 +44,30 @@ export interface ConfirmOptions {
   owner?: string;
 }
 
+/** What a step's function (and a tool's implementation) is handed. */
+export interface StepContext {
+  /**
+   * `${runId}:${seq}`: the run and the step's position in its journal, the same when the run is
+   * replayed. A step cut off by a crash before its result was journaled runs again with the same
+   * key: hand it to the outside system the step changes, so it can do the change only once.
+   */
+  idempotencyKey: string;
+}
+
+export interface ToolOptions {
+  /** How long the approval waits for a person: default 30 minutes; null = no limit. */
+  timeoutMs?: number | null;
+  /** What a timeout means: "deny" (default) throws ToolDenied, "allow" runs the tool. */
+  fallback?: "deny" | "allow";
+  /** The name shown as the approval card's owner; the run's function by default. */
+  owner?: string;
+}
+
+/** The input `rt.tool` takes for a tool of the catalogue (anything for another name: its schema decides). */
+export type ToolInputOf<N extends string> = N extends keyof ToolInputs ? ToolInputs[N] : unknown;
+/** The checked, normalised input a tool's implementation gets. */
+export type ToolParsedInputOf<N extends string> = N extends keyof ToolParsedInputs ? ToolParsedInputs[N] : unknown;
+
 /** How a question ended, as the runtime hands it to `ask`. */
 export interface Settlement {
   outcome: QuestionOutcome;
@@ -70,8 +98,28 @@ export interface Runtime {
   /**
    * Runs `fn` once and records its (JSON) result in the run's journal; when the run is resumed
    * by replay, the recorded result returns at once instead. Wrap every model call and tool use.
+   * `fn` gets `{ idempotencyKey }` (`${runId}:${seq}`, stable across replay): a step cut off by a
+   * crash before its result was journaled runs again, with the same key.
    */
-  step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  step<T>(name: string, fn: (ctx: StepContext) => Promise<T> | T): Promise<T>;
+  /**
+   * Uses a tool of the catalogue (workers/tools): checks `input` against the tool's schema (a bad
+   * one throws ToolInputInvalid, an unknown name UnknownTool, before anything is asked), then asks
+   * for approval as a question of kind "approval" — always, even when `canAsk()` is false: the
+   * server's permission rules may allow or deny it at once, and a run nobody can answer gets it
+   * declined. Allowed ("once" or "always") → runs `impl(input, { idempotencyKey })` as a journaled
+   * step and returns its (JSON) result; a replayed run returns the recorded result without asking
+   * or running the tool again. Rejected or denied → throws ToolDenied (its message says why, with
+   * the person's feedback); no answer in time → the approval's fallback: "deny" (default) throws
+   * ToolDenied ("No answer in 30 minutes: denied."), "allow" runs the tool. Approvals count against
+   * the run's question policy like questions (a refused one throws AskRefused).
+   */
+  tool<N extends string, T>(
+    name: N,
+    input: ToolInputOf<N>,
+    impl: (input: ToolParsedInputOf<N>, ctx: StepContext) => Promise<T> | T,
+    options?: ToolOptions,
+  ): Promise<T>;
   /** Starts a child run of another agent function and waits for its result. */
   call<T extends JsonValue = JsonValue>(functionName: string, input?: JsonValue): Promise<T>;
   /** Adds an agent message to the chat (once, even when the run is replayed). */
@@ -92,6 +140,8 @@ export interface RuntimeHost {
   journal?: JournalRecord[];
   send(message: ChildToParent): void;
   newId?: () => string;
+  /** Finds a tool by name: the catalogue of workers/tools by default. */
+  findTool?: (name: string) => Tool | undefined;
 }
 
 /** The runtime of one run, plus the entry points its host drives. */
@@ -176,15 +226,93 @@ export function createRuntime(host: RuntimeHost): RunController {
     );
   }
 
-  async function settlementFor(spec: QuestionSpecInput): Promise<Settlement> {
-    const digest = digestOf("question", spec.kind, spec.prompt, spec.options ?? [], spec.multi ?? false, spec.allowCustom ?? false, spec.replySchema ?? null);
+  /**
+   * Claims the question's journal position and asks it (unless the journal has it), at once: a
+   * claim that fails throws here. `digestExtra` joins the digest (an approval's tool and input).
+   */
+  function startQuestion(spec: QuestionSpecInput, digestExtra: unknown[] = []): Promise<Settlement> {
+    const digest = digestOf("question", spec.kind, spec.prompt, spec.options ?? [], spec.multi ?? false, spec.allowCustom ?? false, spec.replySchema ?? null, ...digestExtra);
     const { seq, record } = claim("question", digest, `the question "${spec.prompt}"`);
-    if (record?.settlement) return record.settlement;
+    if (record?.settlement) return Promise.resolve(record.settlement);
     if (record) return waitForQuestion(record.questionId);
     const questionId = newId();
     const waiting = waitForQuestion(questionId);
     send({ type: "question.ask", runId: host.runId, seq, digest, questionId, spec: spec as never });
     return waiting;
+  }
+
+  async function settlementFor(spec: QuestionSpecInput): Promise<Settlement> {
+    return startQuestion(spec);
+  }
+
+  /** Runs a step at its claimed position (or returns its recorded output) and journals the result. */
+  async function runStep<T>(seq: number, digest: string, name: string, record: { output: JsonValue } | undefined, fn: (ctx: StepContext) => Promise<T> | T): Promise<T> {
+    if (record) return record.output as T;
+    stepsInFlight++;
+    try {
+      const result = await fn({ idempotencyKey: `${host.runId}:${seq}` });
+      // What replay returns is the JSON form: hand the same to the first run.
+      const output = (result === undefined ? null : JSON.parse(JSON.stringify(result))) as JsonValue;
+      send({ type: "step.record", runId: host.runId, seq, digest, name, output });
+      return output as T;
+    } finally {
+      stepsInFlight--;
+    }
+  }
+
+  const lookUpTool = host.findTool ?? findTool;
+
+  /**
+   * A tool call: two journal positions, claimed together before anything is awaited — the
+   * approval, then the tool's step — so that concurrent calls keep their positions on replay
+   * whichever approval is answered first. A declined call leaves its step position unused.
+   */
+  async function tool<T>(name: string, input: unknown, impl: (input: never, ctx: StepContext) => Promise<T> | T, options: ToolOptions = {}): Promise<T> {
+    const t = lookUpTool(name);
+    if (!t) throw own(new UnknownTool(name, host.findTool ? [] : catalogue.map((c) => c.name)));
+    const checked = t.inputSchema.safeParse(input);
+    if (!checked.success) throw own(new ToolInputInvalid(t.name, describeZodError(checked.error)));
+    const value = checked.data;
+    const subject = t.subject(value);
+    const timeoutMs = timeoutOf(options.timeoutMs);
+    const fallback = options.fallback ?? "deny";
+    const approval: ApprovalSpecInput = {
+      tool: t.name,
+      input: boundedInput(value),
+      preview: t.preview(value),
+      subject,
+      subjectKind: t.subjectKind,
+      alwaysPattern: t.alwaysPattern(value),
+      dangerous: t.dangerous,
+      fallback,
+    };
+    const prompt = t.prompt?.(value) ?? `Use ${t.name} on ${clip(subject.replace(/\s+/g, " "), 200)}?`;
+    const settled = startQuestion({ kind: "approval", prompt, approval, timeoutMs, owner: options.owner }, [t.name, value]);
+    const stepDigest = digestOf("tool", t.name, value);
+    let step: ReturnType<typeof claim<"step">>;
+    try {
+      step = claim("step", stepDigest, `the tool call ${t.name}`);
+    } catch (err) {
+      settled.catch(() => {});
+      throw err;
+    }
+    const s = await settled;
+    switch (s.outcome) {
+      case "answered":
+        break;
+      case "declined":
+        throw own(declinedError(t.name, subject, s));
+      case "timed_out":
+        if (fallback === "deny") throw own(timedOutError(t.name, subject, timeoutMs));
+        break;
+      case "cancelled":
+      case "expired":
+        throw own(new RunCancelled(s.feedback ?? `The approval "${prompt}" was ${s.outcome}.`));
+    }
+    if (parked) throw own(new RunParked());
+    if (abort.signal.aborted) throw cancelledError();
+    const stepName = clip(`${t.name} ${subject.replace(/\s+/g, " ")}`, 200);
+    return runStep(step.seq, stepDigest, stepName, step.record, (ctx) => impl(value as never, ctx));
   }
 
   const timeoutOf = (t: number | null | undefined) => (t === undefined ? DEFAULT_TIMEOUT_MS : t);
@@ -270,21 +398,12 @@ export function createRuntime(host: RuntimeHost): RunController {
         throw err;
       }
     },
-    async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    async step<T>(name: string, fn: (ctx: StepContext) => Promise<T> | T): Promise<T> {
       const digest = digestOf("step", name);
       const { seq, record } = claim("step", digest, `the step "${name}"`);
-      if (record) return record.output as T;
-      stepsInFlight++;
-      try {
-        const result = await fn();
-        // What replay returns is the JSON form: hand the same to the first run.
-        const output = (result === undefined ? null : JSON.parse(JSON.stringify(result))) as JsonValue;
-        send({ type: "step.record", runId: host.runId, seq, digest, name, output });
-        return output as T;
-      } finally {
-        stepsInFlight--;
-      }
+      return runStep(seq, digest, name, record, fn);
     },
+    tool: tool as Runtime["tool"],
     async call<T extends JsonValue>(functionName: string, input: JsonValue = null): Promise<T> {
       const digest = digestOf("call", functionName, input);
       const { seq, record } = claim("call", digest, `a call of ${functionName}`);
@@ -334,6 +453,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       askJson: (prompt, options) => rt.askJson(prompt, { owner, ...options }),
       confirm: (prompt, options = {}) => rt.confirm(prompt, { owner, ...options }),
       askUser: (prompt, options = {}) => rt.askUser(prompt, { owner, ...options }),
+      tool: ((name: string, input: unknown, impl: never, options: ToolOptions = {}) => rt.tool(name, input as never, impl, { owner, ...options })) as Runtime["tool"],
     };
   }
 

@@ -1,0 +1,67 @@
+import type { JsonValue } from "../../lib/protocol/question";
+import { clip } from "../tools/define";
+import { ToolDenied } from "./errors";
+import type { Settlement } from "./runtime";
+
+/**
+ * Helpers of `rt.tool`: the input an approval carries, and the error a tool call that may not run
+ * throws.
+ */
+
+/** Characters of JSON an approval's copy of the input may take; the preview shows the rest readably. */
+export const MAX_APPROVAL_INPUT_CHARS = 20_000;
+/** How deeply the approval's copy of the input nests (the wire allows 32). */
+const MAX_APPROVAL_INPUT_DEPTH = 16;
+
+/**
+ * The tool's input as an approval carries it: the same JSON when it is small, otherwise with long
+ * strings cut (a note says how much) and deep nesting elided, within MAX_APPROVAL_INPUT_CHARS.
+ */
+export function boundedInput(input: unknown, maxChars = MAX_APPROVAL_INPUT_CHARS): JsonValue {
+  const json = (input === undefined ? null : JSON.parse(JSON.stringify(input))) as JsonValue;
+  for (const maxString of [Infinity, 2_000, 200, 20]) {
+    const bounded = shorten(json, maxString, 0);
+    if (JSON.stringify(bounded).length <= maxChars) return bounded;
+  }
+  const text = JSON.stringify(shorten(json, 20, 0));
+  return { clipped: true, json: clip(text, maxChars - 100) };
+}
+
+function shorten(value: JsonValue, maxString: number, depth: number): JsonValue {
+  if (typeof value === "string") {
+    return value.length <= maxString ? value : `${value.slice(0, maxString)}… (${value.length - maxString} more characters)`;
+  }
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= MAX_APPROVAL_INPUT_DEPTH) return "…";
+  if (Array.isArray(value)) return value.map((v) => shorten(v, maxString, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v, maxString, depth + 1)]));
+}
+
+/** A wait as words: "30 minutes", "20 seconds", "2 hours". */
+export function describeWait(ms: number): string {
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return unit(ms / 3_600_000, "hour");
+  if (ms >= 60_000 && ms % 60_000 === 0) return unit(ms / 60_000, "minute");
+  if (ms >= 1_000) return unit(Math.round(ms / 1_000), "second");
+  return unit(ms, "millisecond");
+}
+
+/**
+ * How the server words a decline that no person made (see lib/server/questions/approvals.ts,
+ * settlementAtAsk): a rule's deny, or a run nobody can answer. The settlement does not say who
+ * declined, and the text is the same live and on replay, so it is told apart by its wording.
+ */
+const SERVER_DENIAL = /^(Denied by |Nobody can approve )/;
+
+/** The ToolDenied of an approval that was declined. */
+export function declinedError(tool: string, subject: string, s: Pick<Settlement, "feedback">): ToolDenied {
+  const what = `${tool} \`${clip(subject.replace(/\s+/g, " "), 200)}\``;
+  const feedback = s.feedback?.trim() || null;
+  if (feedback && SERVER_DENIAL.test(feedback)) return new ToolDenied(tool, subject, "denied", null, feedback);
+  return new ToolDenied(tool, subject, "rejected", feedback, feedback ? `The user rejected ${what}: ${feedback}` : `The user rejected ${what}.`);
+}
+
+/** The ToolDenied of an approval nobody answered in time, its fallback "deny". */
+export function timedOutError(tool: string, subject: string, timeoutMs: number | null): ToolDenied {
+  return new ToolDenied(tool, subject, "timed_out", null, `No answer in ${timeoutMs === null ? "time" : describeWait(timeoutMs)}: denied.`);
+}
