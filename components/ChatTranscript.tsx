@@ -10,7 +10,7 @@ interface ChatTranscriptProps {
   loading: boolean;
 }
 
-const EMPTY_HINT = "Say hello — try 'deploy', 'coffee', 'pizza', 'rename', 'archive', 'lunch', 'launch', 'shirt', 'budget', 'evening', 'report'";
+const EMPTY_HINT = "Say hello — try 'deploy', 'coffee', 'pizza', 'rename', 'archive', 'lunch', 'launch', 'shirt', 'budget', 'evening', 'report', 'shell', 'write', 'approvals'";
 
 export function ChatTranscript({ items, loading }: ChatTranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
