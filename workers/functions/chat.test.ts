@@ -15,13 +15,17 @@ describe("the demo chat agent", () => {
     ["set a budget", "set-budget"],
     ["plan my evening", "plan-evening"],
     ["write a report", "write-report"],
+    ["run the tests", "run-tests"],
+    ["open a shell", "run-tests"],
+    ["write the changelog", "write-changelog"],
+    ["ask for two approvals", "update-docs"],
   ])("routes %j to %s", (text, name) => {
     expect(pickDemoFunction(text)?.name).toBe(name);
   });
 
   it("answers anything else with help that names every demo", () => {
     expect(pickDemoFunction("hello there")).toBeNull();
-    for (const name of ["deploy", "coffee", "pizza", "rename", "archive", "lunch", "launch", "shirt", "budget", "evening", "report"]) {
+    for (const name of ["deploy", "coffee", "pizza", "rename", "archive", "lunch", "launch", "shirt", "budget", "evening", "report", "shell", "write", "approvals"]) {
       expect(HELP_TEXT).toContain(`"${name}"`);
     }
   });

@@ -1,8 +1,23 @@
 import { defineAgentFunction } from "../runtime";
 import type { AgentFunction } from "../runtime";
-import { archiveEmails, countdown, deploy, orderCoffee, pickToppings, planEvening, quickPoll, renameProject, setBudget, twoQuestions, writeReport } from "./demo-functions";
+import {
+  archiveEmails,
+  countdown,
+  deploy,
+  orderCoffee,
+  pickToppings,
+  planEvening,
+  quickPoll,
+  renameProject,
+  runTests,
+  setBudget,
+  twoQuestions,
+  updateDocs,
+  writeChangelog,
+  writeReport,
+} from "./demo-functions";
 
-/** Words in a chat message that start each demo function. */
+/** Words in a chat message that start each demo function: the first trigger with a word in the message wins. */
 const TRIGGERS: Array<{ words: string[]; fn: AgentFunction }> = [
   { words: ["deploy", "release", "ship"], fn: deploy },
   { words: ["coffee", "drink", "tea"], fn: orderCoffee },
@@ -11,10 +26,15 @@ const TRIGGERS: Array<{ words: string[]; fn: AgentFunction }> = [
   { words: ["archive", "email", "emails", "inbox"], fn: archiveEmails },
   { words: ["lunch", "poll"], fn: quickPoll },
   { words: ["launch", "countdown", "code"], fn: countdown },
+  // Before "two": "ask for two approvals" is this demo.
+  { words: ["approvals", "approval", "approve", "permissions"], fn: updateDocs },
   { words: ["shirt", "two", "both"], fn: twoQuestions },
   { words: ["budget", "money"], fn: setBudget },
   { words: ["evening", "plan"], fn: planEvening },
   { words: ["report", "research"], fn: writeReport },
+  { words: ["shell", "tests", "test"], fn: runTests },
+  // After "report": "write a report" stays the report.
+  { words: ["write", "changelog"], fn: writeChangelog },
 ];
 
 export function pickDemoFunction(text: string) {
@@ -25,7 +45,7 @@ export function pickDemoFunction(text: string) {
 export const HELP_TEXT = [
   "I'm Parley's offline demo agent. Each of these asks you something in a different way:",
   ...TRIGGERS.map((t) => `• "${t.words[0]}" — ${t.fn.description}`),
-  "Answer in the card that replaces the input; every open tab sees it.",
+  "Answer in the card that replaces the input; every open tab sees it. Tools (shell, write, approvals) ask for approval: allow once, allow always, or reject with feedback.",
 ].join("\n");
 
 export const chat = defineAgentFunction({

@@ -1,4 +1,4 @@
-import { AskTimeout, UserDeclined, defineAgentFunction, type Runtime } from "../runtime";
+import { AskTimeout, ToolDenied, UserDeclined, defineAgentFunction, type Runtime } from "../runtime";
 
 /** Deterministic demo functions: together they exercise every kind of question, offline. */
 
@@ -224,4 +224,143 @@ export const writeReport = defineAgentFunction({
   },
 });
 
-export const demoFunctions = [deploy, orderCoffee, pickToppings, renameProject, archiveEmails, quickPoll, countdown, twoQuestions, setBudget, planEvening, writeReport];
+/*
+ * Tools that need approval. Each asks through rt.tool and changes nothing real: the tool's
+ * implementation is simulated. Chat messages are said after the tool call, never inside it: a
+ * tool's step is skipped on replay, and what it said would go missing from the journal.
+ */
+
+/** What to say when a tool may not run: what happened, and the person's own words if they wrote any. */
+function deniedLine(err: ToolDenied, what: string): string {
+  switch (err.reason) {
+    case "rejected":
+      return err.feedback ? `${what} You said: "${err.feedback}".` : `You said no. ${what}`;
+    case "denied":
+      return `${what} ${err.message}`;
+    case "timed_out":
+      return `${err.message} ${what}`;
+  }
+}
+
+const TEST_FILES = [
+  ["lib/protocol/question.test.ts", 14],
+  ["lib/server/questions/question-service.test.ts", 31],
+  ["workers/runtime/runtime.test.ts", 48],
+  ["workers/tools/tools.test.ts", 28],
+] as const;
+
+export const runTests = defineAgentFunction({
+  name: "run-tests",
+  description: "Runs the tests: asks to run `npm test` in a shell (simulated), then streams its output.",
+  async run(rt) {
+    try {
+      const result = await rt.tool("shell", { command: "npm test" }, async (input) => {
+        // Simulated: nothing runs. The lines stream as progress; the summary is said afterwards.
+        const lines: string[] = [`$ ${input.command}`];
+        for (const [file, count] of TEST_FILES) {
+          rt.progress(`${input.command}: ${file}…`);
+          await rt.sleep(300);
+          lines.push(` ✓ ${file} (${count} tests)`);
+        }
+        rt.progress(null);
+        const passed = TEST_FILES.reduce((n, [, count]) => n + count, 0);
+        lines.push("", ` Test Files  ${TEST_FILES.length} passed (${TEST_FILES.length})`, `      Tests  ${passed} passed (${passed})`);
+        return { exitCode: 0, passed, output: lines.join("\n") };
+      });
+      rt.say(`${result.output}\n\nAll ${result.passed} tests passed. ✅`);
+      return { ran: true, exitCode: result.exitCode, passed: result.passed };
+    } catch (err) {
+      if (!(err instanceof ToolDenied)) throw err;
+      rt.say(deniedLine(err, "I did not run the tests."));
+      return { ran: false, reason: err.reason, feedback: err.feedback };
+    }
+  },
+});
+
+const CHANGELOG_BEFORE = ["# Changelog", "", "## 0.1.0", "- Questions with options, free text and JSON answers", "- Runs that survive a restart", ""].join("\n");
+const CHANGELOG_AFTER = [
+  "# Changelog",
+  "",
+  "## 0.2.0",
+  "- Approvals: tools ask before they run (allow once, allow always, reject)",
+  "- Permission rules per session",
+  "",
+  "## 0.1.0",
+  "- Questions with options, free text and JSON answers",
+  "- Runs that survive a restart",
+  "",
+].join("\n");
+
+export const writeChangelog = defineAgentFunction({
+  name: "write-changelog",
+  description: "Updates docs/changelog.md: asks to write the file (simulated), with a diff preview.",
+  async run(rt) {
+    const path = "docs/changelog.md";
+    try {
+      const written = await rt.tool("write_file", { path, previous: CHANGELOG_BEFORE, content: CHANGELOG_AFTER }, async (input) => {
+        rt.progress(`Writing ${input.path}…`);
+        await rt.sleep(300);
+        rt.progress(null);
+        return { path: input.path, lines: input.content.split("\n").length - 1 };
+      });
+      rt.say(`Wrote ${written.path}: a 0.2.0 section at the top (${written.lines} lines now). 📝`);
+      return { written: true, path: written.path };
+    } catch (err) {
+      if (!(err instanceof ToolDenied)) throw err;
+      rt.say(deniedLine(err, `I left ${path} as it was.`));
+      return { written: false, reason: err.reason, feedback: err.feedback };
+    }
+  },
+});
+
+const DOCS_FILES = [
+  { path: "docs/getting-started.md", content: "# Getting started\n\nRun `npx parley` and open the link it prints.\n" },
+  { path: "docs/approvals.md", content: "# Approvals\n\nTools ask before they run: allow once, allow always, or reject with feedback.\n" },
+];
+
+export const updateDocs = defineAgentFunction({
+  name: "update-docs",
+  description: "Writes two files in docs/ at once: two approvals, and \"Allow always\" (docs/**) on one settles both.",
+  async run(rt) {
+    rt.say(`I'd like to write two files in docs/. Answer one card with "Allow always" (docs/**) and the other is settled with it.`);
+    // Both approvals are asked at once; each outcome is kept, and reported after both ended.
+    const outcomes = await Promise.all(
+      DOCS_FILES.map(async (file) => {
+        try {
+          await rt.tool("write_file", file, async (input) => {
+            await rt.sleep(200);
+            return { path: input.path };
+          });
+          return { path: file.path, written: true as const };
+        } catch (err) {
+          if (!(err instanceof ToolDenied)) throw err;
+          return { path: file.path, written: false as const, error: err };
+        }
+      }),
+    );
+    const written = outcomes.filter((o) => o.written).map((o) => o.path);
+    for (const o of outcomes) if (!o.written) rt.say(deniedLine(o.error, `I did not write ${o.path}.`));
+    rt.say(written.length ? `Wrote ${written.join(" and ")}. 📚` : "No file written.");
+    return {
+      written,
+      denied: outcomes.flatMap((o) => (o.written ? [] : [{ path: o.path, reason: o.error.reason, feedback: o.error.feedback }])),
+    };
+  },
+});
+
+export const demoFunctions = [
+  deploy,
+  orderCoffee,
+  pickToppings,
+  renameProject,
+  archiveEmails,
+  quickPoll,
+  countdown,
+  twoQuestions,
+  setBudget,
+  planEvening,
+  writeReport,
+  runTests,
+  writeChangelog,
+  updateDocs,
+];
