@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import type { Question } from "@/lib/protocol/question";
+import { approvalTitle } from "@/lib/client/approval";
 
 /**
  * Announces each newly arrived question to screen readers. Always mounted: a live region
@@ -15,7 +16,8 @@ export function LiveAnnouncer({ questions }: { questions: Question[] }) {
     const fresh = questions.filter((q) => !seen.current.has(q.id));
     fresh.forEach((q) => seen.current.add(q.id));
     const newest = fresh.at(-1);
-    if (newest) setText(`New question from ${newest.owner}: ${newest.prompt}`);
+    if (newest?.approval) setText(`Approval needed: ${approvalTitle(newest.owner, newest.approval.tool)}. ${newest.prompt}`);
+    else if (newest) setText(`New question from ${newest.owner}: ${newest.prompt}`);
   }, [questions]);
 
   return (

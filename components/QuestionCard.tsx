@@ -5,6 +5,7 @@ import type { JsonValue, Question, ReplyReceipt } from "@/lib/protocol/question"
 import type { Ack } from "@/lib/protocol/socket";
 import { keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
 import { ActionButton, CheckboxGroup, Countdown, DeclineBar, FreeTextInput, Position, TextRow } from "@/components/QuestionCardParts";
+import { ApprovalBody } from "@/components/ApprovalCard";
 
 type Settle = Promise<Ack<ReplyReceipt>>;
 
@@ -30,8 +31,9 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
     setSelected({ id: questions[index]!.id, index });
   };
 
+  const Body = question.kind === "approval" && question.approval ? ApprovalBody : QuestionBody;
   return (
-    <QuestionBody
+    <Body
       key={question.id}
       question={question}
       position={questions.length > 1 ? { at, total: questions.length, go } : null}

@@ -79,7 +79,8 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
   );
 }
 
-export function Countdown({ question }: { question: Question }) {
+/** `after` says what happens at zero ("then denied"); a question's default is shown otherwise. */
+export function Countdown({ question, after }: { question: Question; after?: string }) {
   const left = useCountdown(question.expiresAt);
   if (left === null) return null;
   return (
@@ -91,7 +92,11 @@ export function Countdown({ question }: { question: Question }) {
       <span data-testid="question-countdown" className="font-mono font-semibold tabular-nums" aria-label={`${left} seconds left`}>
         {formatCountdown(left)}
       </span>
-      {question.hasDefault && <span className="text-stone-500">default: {formatAnswer(question.default)}</span>}
+      {after ? (
+        <span className="text-stone-500">{after}</span>
+      ) : (
+        question.hasDefault && <span className="text-stone-500">default: {formatAnswer(question.default)}</span>
+      )}
     </span>
   );
 }
@@ -152,7 +157,7 @@ export function Kbd({ children, inverted }: { children: ReactNode; inverted?: bo
   return (
     <kbd
       aria-hidden
-      className={`rounded border px-1 font-sans text-[10px] leading-4 ${
+      className={`rounded border px-1 font-sans text-[10px] leading-4 pointer-coarse:hidden ${
         inverted ? "border-indigo-400 text-indigo-100" : "border-stone-300 text-stone-400"
       }`}
     >

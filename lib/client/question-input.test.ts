@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "./question-input";
+import { keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "./question-input";
 
 const choice = { kind: "question" as const, options: ["Red", "Green", "Blue"], multi: false, allowCustom: false };
 
@@ -56,5 +56,21 @@ describe("question input", () => {
     expect(needsSubmit({ ...choice, multi: true })).toBe(true);
     expect(needsSubmit({ ...choice, options: [] })).toBe(true);
     expect(needsSubmit({ kind: "confirm", options: [], multi: false, allowCustom: false })).toBe(false);
+  });
+});
+
+describe("approval keys", () => {
+  const approval = { kind: "approval" as const, options: [], multi: false, allowCustom: false };
+
+  it("1 allows once, 2 allows always, 3 opens the reject feedback, other numbers do nothing", () => {
+    expect(numberKeyAction(approval, 0)).toEqual({ type: "reply", value: "once" });
+    expect(numberKeyAction(approval, 1)).toEqual({ type: "reply", value: "always" });
+    expect(numberKeyAction(approval, 2)).toEqual({ type: "reject" });
+    expect(numberKeyAction(approval, 3)).toBeNull();
+  });
+
+  it("an approval has no Submit button and its own key hint", () => {
+    expect(needsSubmit(approval)).toBe(false);
+    expect(keyHint(approval)).toBe("1 allow once · 2 allow always · 3 reject");
   });
 });

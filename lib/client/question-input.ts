@@ -25,10 +25,15 @@ export function multiAnswer(options: string[], checked: string[], other: string)
   return [...options.filter((o) => checked.includes(o)), ...(custom && !options.includes(custom) ? [custom] : [])];
 }
 
-export type KeyAction = { type: "reply"; value: JsonValue } | { type: "toggle"; option: string } | null;
+/** `reject` opens an approval's feedback field (a second step sends it). */
+export type KeyAction = { type: "reply"; value: JsonValue } | { type: "toggle"; option: string } | { type: "reject" } | null;
 
-/** Number key n (0-based): a confirm's 1/2 are Yes/No, a choice picks its n-th option, a multi ticks it. */
+/**
+ * Number key n (0-based): a confirm's 1/2 are Yes/No, a choice picks its n-th option, a multi
+ * ticks it; an approval's 1/2/3 are Allow once, Allow always and Reject.
+ */
 export function numberKeyAction(q: Pick<Question, "kind" | "options" | "multi">, n: number): KeyAction {
+  if (q.kind === "approval") return n === 0 ? { type: "reply", value: "once" } : n === 1 ? { type: "reply", value: "always" } : n === 2 ? { type: "reject" } : null;
   if (q.kind === "confirm") return n === 0 ? { type: "reply", value: true } : n === 1 ? { type: "reply", value: false } : null;
   const option = q.options[n];
   if (option === undefined) return null;
@@ -37,13 +42,14 @@ export function numberKeyAction(q: Pick<Question, "kind" | "options" | "multi">,
 
 /** Whether the card needs a Submit button (free text, multi, or an "Other" field). */
 export function needsSubmit(q: Pick<Question, "kind" | "options" | "multi" | "allowCustom">): boolean {
-  if (q.kind === "confirm") return false;
+  if (q.kind === "confirm" || q.kind === "approval") return false;
   return q.options.length === 0 || q.multi || q.allowCustom;
 }
 
 /** The keyboard hint in the card's footer. */
 export function keyHint(q: Pick<Question, "kind" | "options" | "multi">): string {
   if (q.kind === "confirm") return "Press 1 for Yes, 2 for No";
+  if (q.kind === "approval") return "1 allow once · 2 allow always · 3 reject";
   if (q.options.length === 0) return "Enter to send · Shift+Enter for a new line";
   return q.multi ? "Number keys tick options" : "Press a number to choose";
 }

@@ -1,0 +1,296 @@
+"use client";
+
+import { useEffect, useId, useRef, useState } from "react";
+import type { Ack } from "@/lib/protocol/socket";
+import type { JsonValue, Question, ReplyReceipt } from "@/lib/protocol/question";
+import { alwaysHint, fallbackText, ownerLabel, previewShowsSubject, subjectLabel } from "@/lib/client/approval";
+import { keyHint, numberKeyAction } from "@/lib/client/question-input";
+import { ApprovalPreview } from "@/components/ApprovalPreview";
+import { Countdown, Kbd, Position } from "@/components/QuestionCardParts";
+
+type Settle = Promise<Ack<ReplyReceipt>>;
+
+interface ApprovalBodyProps {
+  question: Question;
+  position: { at: number; total: number; go: (delta: number) => void } | null;
+  onReply: (question: Question, value: JsonValue) => Settle;
+  onReject: (question: Question, message?: string) => Settle;
+  notice: string | null;
+}
+
+/**
+ * The card of an approval: who asks to run which tool, a preview of its input, and Allow once,
+ * Allow always (a session rule for the tool and pattern) or Reject with optional feedback.
+ * Keys: 1 / 2 / 3, Escape opens (or leaves) the feedback field, Enter in it rejects.
+ */
+export function ApprovalBody({ question, position, onReply, onReject, notice }: ApprovalBodyProps) {
+  const approval = question.approval!;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [rejectOpen, setRejectOpen] = useState(false);
+  const [feedback, setFeedback] = useState("");
+  const card = useRef<HTMLElement>(null);
+  const feedbackInput = useRef<HTMLTextAreaElement>(null);
+  const inFlight = useRef(false);
+  const titleId = useId();
+  const hintId = useId();
+  const feedbackId = useId();
+
+  async function settle(work: () => Settle) {
+    // A ref, not `busy`: a double click must not send twice.
+    if (inFlight.current) return;
+    inFlight.current = true;
+    setBusy(true);
+    setError(null);
+    const ack = await work();
+    inFlight.current = false;
+    setBusy(false);
+    if (!ack.ok) setError(ack.error.message);
+    else if (ack.data.outcome === "stale_target") setError("This request changed since it was shown. Check it and answer again.");
+  }
+  const allow = (value: "once" | "always") => settle(() => onReply(question, value));
+  const reject = () => settle(() => onReject(question, feedback.trim() || undefined));
+
+  const focusFirst = () => card.current?.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+  const closeReject = () => {
+    setRejectOpen(false);
+    // The buttons are back after the render.
+    setTimeout(focusFirst, 0);
+  };
+
+  const pick = (n: number) => {
+    const action = busy ? null : numberKeyAction(question, n);
+    if (action?.type === "reply") void allow(action.value as "once" | "always");
+    if (action?.type === "reject") setRejectOpen(true);
+  };
+  const escape = (target: HTMLElement) => {
+    if (target === feedbackInput.current) closeReject();
+    else if (rejectOpen) feedbackInput.current?.focus();
+    else setRejectOpen(true);
+  };
+
+  const keys = useRef({ pick, escape });
+  useEffect(() => {
+    keys.current = { pick, escape };
+  });
+
+  useEffect(() => {
+    if (rejectOpen) feedbackInput.current?.focus();
+  }, [rejectOpen]);
+
+  useEffect(() => {
+    focusFirst();
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+      const target = e.target as HTMLElement;
+      if (target !== document.body && !card.current?.contains(target)) return;
+      if (e.key === "Escape") {
+        e.preventDefault();
+        keys.current.escape(target);
+        return;
+      }
+      if (isTextField(target) || !/^[1-3]$/.test(e.key)) return;
+      e.preventDefault();
+      keys.current.pick(Number(e.key) - 1);
+    };
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, []);
+
+  const owner = ownerLabel(question.owner);
+  const dangerous = approval.dangerous;
+  const accent = dangerous
+    ? { card: "border-amber-300 ring-amber-50", header: "border-amber-200/80 bg-amber-50", owner: "bg-amber-100 text-amber-900", text: "text-amber-950/70" }
+    : { card: "border-indigo-200 ring-indigo-50", header: "border-indigo-100 bg-indigo-50/70", owner: "bg-indigo-100 text-indigo-800", text: "text-indigo-900/70" };
+  const showPrompt = question.prompt.trim() !== "";
+
+  return (
+    <section
+      ref={card}
+      data-testid="question-card"
+      data-question-id={question.id}
+      data-kind="approval"
+      data-tool={approval.tool}
+      data-dangerous={dangerous ? "" : undefined}
+      aria-labelledby={titleId}
+      aria-busy={busy}
+      className={`mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border bg-white shadow-lg shadow-stone-900/5 ring-4 ${accent.card}`}
+    >
+      <header className={`flex flex-wrap items-center gap-x-3 gap-y-1 border-b px-4 py-2 text-xs ${accent.header}`}>
+        <span id={titleId} data-testid="approval-title" className={`flex min-w-0 flex-wrap items-center gap-x-1.5 gap-y-1 font-medium ${accent.text}`}>
+          <span data-testid="question-owner" title={question.owner} className={`rounded px-1.5 py-0.5 font-semibold ${accent.owner}`}>
+            {owner}
+          </span>
+          <span>wants to run</span>
+          <code data-testid="approval-tool" className="rounded border border-stone-300/80 bg-white px-1.5 py-0.5 font-mono font-semibold text-stone-800">
+            {approval.tool}
+          </code>
+        </span>
+        {dangerous && (
+          <span data-testid="approval-dangerous" className="inline-flex items-center gap-1 font-medium text-amber-800" title="This tool can change things outside the chat">
+            <svg aria-hidden viewBox="0 0 16 16" className="h-3.5 w-3.5 fill-none stroke-current" strokeWidth="1.6">
+              <path d="M8 1.8 15 14H1z" strokeLinejoin="round" />
+              <path d="M8 6.2v3.6" strokeLinecap="round" />
+              <circle cx="8" cy="11.8" r=".5" className="fill-current" />
+            </svg>
+            can change things
+          </span>
+        )}
+        <span className="flex-1" />
+        <Countdown question={question} after={fallbackText(approval.fallback)} />
+        {position && <Position {...position} />}
+      </header>
+
+      <div className="space-y-3 px-4 pb-3 pt-3">
+        {showPrompt && (
+          <h2 data-testid="question-prompt" className="whitespace-pre-wrap text-base font-medium text-stone-900">
+            {question.prompt}
+          </h2>
+        )}
+        {question.detail && (
+          <p data-testid="question-detail" className="whitespace-pre-wrap text-sm text-stone-600">
+            {question.detail}
+          </p>
+        )}
+
+        <ApprovalPreview preview={approval.preview} />
+
+        {!previewShowsSubject(approval) && (
+          <p className="flex min-w-0 items-baseline gap-2 text-xs text-stone-500">
+            <span className="shrink-0 font-medium uppercase tracking-wide text-stone-400">{subjectLabel(approval.subjectKind)}</span>
+            <code data-testid="approval-subject" title={approval.subject} className="min-w-0 truncate font-mono text-stone-700">
+              {approval.subject}
+            </code>
+          </p>
+        )}
+
+        {rejectOpen ? (
+          <div className="space-y-2 rounded-xl border border-stone-200 bg-stone-50 p-3">
+            <label htmlFor={feedbackId} className="block text-sm font-medium text-stone-800">
+              Tell the agent what to do instead <span className="font-normal text-stone-400">(optional)</span>
+            </label>
+            <textarea
+              id={feedbackId}
+              ref={feedbackInput}
+              data-testid="approval-reject-message"
+              rows={2}
+              value={feedback}
+              disabled={busy}
+              maxLength={2000}
+              onChange={(e) => setFeedback(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+                  e.preventDefault();
+                  void reject();
+                }
+              }}
+              placeholder="Tell the agent what to do instead"
+              className="w-full resize-y rounded-lg border border-stone-300 bg-white px-3 py-2 text-[15px] outline-none placeholder:text-stone-400 focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100"
+            />
+            <div className="flex items-center justify-end gap-2">
+              <span className="mr-auto hidden text-xs text-stone-400 sm:inline">Enter to reject · Esc to go back</span>
+              <button
+                type="button"
+                data-testid="approval-reject-cancel"
+                onClick={closeReject}
+                disabled={busy}
+                className="rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+              >
+                Back
+              </button>
+              <button
+                type="button"
+                data-testid="approval-reject-confirm"
+                onClick={() => void reject()}
+                disabled={busy}
+                className="rounded-lg bg-rose-700 px-3.5 py-2 text-sm font-medium text-white shadow-sm hover:bg-rose-600 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-700"
+              >
+                {busy ? "Rejecting…" : "Reject"}
+              </button>
+            </div>
+          </div>
+        ) : (
+          <div>
+            <div role="group" aria-label="Answers" className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
+              <AnswerButton testId="approval-allow-once" primary hint="1" autoFocus disabled={busy} onClick={() => void allow("once")}>
+                Allow once
+              </AnswerButton>
+              <AnswerButton testId="approval-allow-always" hint="2" describedBy={hintId} disabled={busy} onClick={() => void allow("always")}>
+                Allow always
+              </AnswerButton>
+              <AnswerButton testId="approval-reject" hint="3" danger disabled={busy} onClick={() => setRejectOpen(true)} className="col-span-2 sm:ml-auto">
+                Reject…
+              </AnswerButton>
+            </div>
+            <p id={hintId} data-testid="approval-always-hint" className="mt-2 text-xs text-stone-500">
+              <span className="font-medium text-stone-600">Allow always:</span> {alwaysHint(approval)}
+            </p>
+          </div>
+        )}
+
+        {error && (
+          <p data-testid="question-error" role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
+            {error}
+          </p>
+        )}
+        {notice && (
+          <p data-testid="question-late" role="status" className="rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            {notice}
+          </p>
+        )}
+      </div>
+
+      <footer className="hidden items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2 text-xs text-stone-400 sm:flex pointer-coarse:hidden">
+        <span className="flex-1">{keyHint(question)}</span>
+        <span>
+          <Kbd>Esc</Kbd> feedback
+        </span>
+      </footer>
+    </section>
+  );
+}
+
+interface AnswerButtonProps {
+  testId: string;
+  children: React.ReactNode;
+  onClick: () => void;
+  disabled?: boolean;
+  primary?: boolean;
+  danger?: boolean;
+  hint: string;
+  autoFocus?: boolean;
+  describedBy?: string;
+  className?: string;
+}
+
+function AnswerButton({ testId, children, onClick, disabled, primary, danger, hint, autoFocus, describedBy, className = "" }: AnswerButtonProps) {
+  return (
+    <button
+      type="button"
+      data-testid={testId}
+      data-autofocus={autoFocus ? "" : undefined}
+      aria-describedby={describedBy}
+      aria-keyshortcuts={hint}
+      onClick={onClick}
+      disabled={disabled}
+      className={[
+        "inline-flex items-center justify-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
+        "focus-visible:outline-2 focus-visible:outline-offset-2",
+        primary
+          ? "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:outline-indigo-600 disabled:hover:bg-indigo-600"
+          : danger
+            ? "border border-stone-300 bg-white text-rose-700 hover:border-rose-300 hover:bg-rose-50 focus-visible:outline-rose-600"
+            : "border border-stone-300 bg-white text-stone-800 hover:border-indigo-300 hover:bg-indigo-50 focus-visible:outline-indigo-600",
+        className,
+      ].join(" ")}
+    >
+      {children}
+      <Kbd inverted={primary}>{hint}</Kbd>
+    </button>
+  );
+}
+
+function isTextField(el: HTMLElement): boolean {
+  if (el instanceof HTMLTextAreaElement || el.isContentEditable) return true;
+  return el instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit", "reset"].includes(el.type);
+}

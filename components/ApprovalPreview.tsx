@@ -1,0 +1,112 @@
+"use client";
+
+import { useMemo } from "react";
+import type { ToolPreview } from "@/lib/protocol/permissions";
+import { parseUnifiedDiff, type DiffLine } from "@/lib/client/unified-diff";
+
+/** A readable preview of a tool's input: a command, a coloured diff, a list or text. */
+export function ApprovalPreview({ preview }: { preview: ToolPreview }) {
+  const box = "max-h-[32vh] overflow-auto rounded-lg border text-xs leading-relaxed outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 sm:max-h-72";
+  switch (preview.type) {
+    case "command":
+      return (
+        <div data-testid="approval-preview" data-preview-type="command" className="overflow-hidden rounded-lg border border-stone-800 bg-stone-900">
+          {preview.cwd && (
+            <div className="truncate border-b border-stone-700/80 px-3 py-1 font-mono text-[11px] text-stone-400" title={preview.cwd}>
+              in {preview.cwd}
+            </div>
+          )}
+          <pre tabIndex={0} className="max-h-[32vh] overflow-auto whitespace-pre-wrap px-3 py-2 font-mono text-[13px] leading-relaxed text-stone-100 outline-none [overflow-wrap:anywhere] focus-visible:ring-2 focus-visible:ring-indigo-400 sm:max-h-72">
+            <span aria-hidden className="select-none text-emerald-400">$ </span>
+            <span data-testid="approval-command">{preview.command}</span>
+          </pre>
+        </div>
+      );
+    case "diff":
+      return <DiffPreview path={preview.path} diff={preview.diff} boxClass={box} />;
+    case "list":
+      return (
+        <ul data-testid="approval-preview" data-preview-type="list" tabIndex={0} className={`${box} divide-y divide-stone-100 border-stone-200 bg-white`}>
+          {preview.items.length === 0 && <li className="px-3 py-1.5 italic text-stone-400">(nothing)</li>}
+          {preview.items.map((item, i) => (
+            <li key={i} className="flex gap-2 px-3 py-1.5 font-mono text-stone-700 [overflow-wrap:anywhere]">
+              <span aria-hidden className="select-none text-stone-300">•</span>
+              {item}
+            </li>
+          ))}
+        </ul>
+      );
+    case "text":
+      return (
+        <pre data-testid="approval-preview" data-preview-type="text" tabIndex={0} className={`${box} whitespace-pre-wrap border-stone-200 bg-stone-50 px-3 py-2 font-sans text-sm text-stone-700 [overflow-wrap:anywhere]`}>
+          {preview.text}
+        </pre>
+      );
+  }
+}
+
+const LINE_STYLE: Record<DiffLine["kind"], string> = {
+  add: "bg-emerald-50 text-emerald-900",
+  del: "bg-rose-50 text-rose-900",
+  context: "text-stone-600",
+  hunk: "bg-sky-50/80 text-sky-700",
+  note: "italic text-stone-400",
+};
+const GUTTER_STYLE: Record<DiffLine["kind"], string> = {
+  add: "bg-emerald-100/70 text-emerald-700/70",
+  del: "bg-rose-100/70 text-rose-700/70",
+  context: "text-stone-300",
+  hunk: "bg-sky-50/80",
+  note: "",
+};
+const MARK: Record<DiffLine["kind"], string> = { add: "+", del: "−", context: " ", hunk: "", note: "" };
+
+function DiffPreview({ path, diff, boxClass }: { path: string; diff: string; boxClass: string }) {
+  const parsed = useMemo(() => parseUnifiedDiff(diff), [diff]);
+  const shownPath = path || parsed.newPath || parsed.oldPath || "";
+  const isNew = parsed.oldPath === null && parsed.removed === 0 && parsed.lines.some((l) => l.kind === "hunk" && /^@@ -0,0 /.test(l.text));
+  return (
+    <div data-testid="approval-preview" data-preview-type="diff" className="overflow-hidden rounded-lg border border-stone-200 bg-white">
+      <div className="flex items-center gap-2 border-b border-stone-200 bg-stone-50 px-3 py-1.5 text-xs">
+        <svg aria-hidden viewBox="0 0 16 16" className="h-3.5 w-3.5 shrink-0 fill-none stroke-stone-400" strokeWidth="1.4">
+          <path d="M4 1.5h5.5L12.5 4.5v10H4z" strokeLinejoin="round" />
+          <path d="M9.5 1.5v3h3" strokeLinejoin="round" />
+        </svg>
+        <span data-testid="approval-diff-path" className="min-w-0 flex-1 truncate font-mono font-medium text-stone-700" title={shownPath}>
+          {shownPath}
+        </span>
+        {isNew && <span className="rounded bg-emerald-100 px-1.5 text-[10px] font-semibold uppercase tracking-wide text-emerald-800">new file</span>}
+        <span data-testid="approval-diff-stats" className="shrink-0 font-mono tabular-nums">
+          <span className="text-emerald-700">+{parsed.added}</span> <span className="text-rose-700">−{parsed.removed}</span>
+        </span>
+      </div>
+      {parsed.lines.length === 0 ? (
+        <p className="px-3 py-2 text-xs italic text-stone-400">No changes.</p>
+      ) : (
+        <div tabIndex={0} role="table" aria-label={`Changes to ${shownPath}`} className={`${boxClass} rounded-none border-0 font-mono`}>
+          {parsed.lines.map((line, i) => (
+            <div key={i} role="row" data-line={line.kind} className={`flex ${LINE_STYLE[line.kind]}`}>
+              {line.kind === "hunk" || line.kind === "note" ? (
+                <span role="cell" className="px-3 py-0.5 [overflow-wrap:anywhere]">
+                  {line.text}
+                </span>
+              ) : (
+                <>
+                  <span role="cell" aria-hidden className={`w-9 shrink-0 select-none pr-1.5 text-right tabular-nums ${GUTTER_STYLE[line.kind]}`}>
+                    {line.kind === "add" ? line.newNo : line.oldNo}
+                  </span>
+                  <span role="cell" aria-label={line.kind === "add" ? "added" : line.kind === "del" ? "removed" : undefined} className="w-4 shrink-0 select-none text-center opacity-70">
+                    {MARK[line.kind]}
+                  </span>
+                  <span role="cell" className="min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere]">
+                    {line.text || "\u00a0"}
+                  </span>
+                </>
+              )}
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

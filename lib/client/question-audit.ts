@@ -1,0 +1,146 @@
+import type { Question } from "../protocol/question";
+import { clip, ownerLabel } from "./approval";
+import { describeClosed } from "./session-store";
+
+/**
+ * The audit line of a closed question or approval in the transcript: what was asked, how it
+ * ended, from where and when. Pure, so the wording is tested without a browser.
+ */
+export interface QuestionAudit {
+  /** Who asked, as a person reads it ("Order coffee"). */
+  owner: string;
+  /** For an approval: the tool and its subject (clipped); null for other questions. */
+  tool: string | null;
+  subject: string | null;
+  /** What was asked in one line: the prompt, or "write_file docs/notes.md" for an approval. */
+  asked: string;
+  /** "Allowed once", "Rejected: use docs/drafts", "No answer in 30 minutes, denied", "Answered: staging" … */
+  outcome: string;
+  /** How the outcome reads at a glance. */
+  tone: "allowed" | "denied" | "timeout" | "neutral";
+  /** "in a browser tab", "over REST", "from the CLI", "by a rule" …; null when the outcome already says it. */
+  via: string | null;
+  /** The close time as a clock time ("14:05"), with the date when not today; null when unknown. */
+  when: string | null;
+  /** The full date and time for a tooltip. */
+  whenFull: string | null;
+}
+
+export interface AuditOptions {
+  now?: Date;
+  locale?: string;
+  timeZone?: string;
+}
+
+const VIA: Record<string, string | null> = {
+  socket: "in a browser tab",
+  rest: "over REST",
+  cli: "from the CLI",
+  text: "by a text command",
+  rule: "by a rule",
+  timeout: null,
+  stop: "when the run was stopped",
+  run_end: "when the run ended",
+  worker_exit: "when its worker stopped",
+  restart: "at a server restart",
+  internal: null,
+};
+
+/** From where a question was settled; an unknown surface is named as stored. */
+export function describeVia(closedBy: string | null): string | null {
+  if (closedBy === null) return null;
+  return closedBy in VIA ? VIA[closedBy]! : `via ${closedBy}`;
+}
+
+/** "30 minutes", "20 seconds", "1 hour", "90 minutes". */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  if (seconds < 120) return unit(seconds, "second");
+  const minutes = Math.round(seconds / 60);
+  if (minutes % 60 !== 0 || minutes < 60) return unit(minutes, "minute");
+  return unit(minutes / 60, "hour");
+}
+
+const sentence = (text: string) => text.trim().replace(/\.$/, "");
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** The rule a server's rule feedback names: `… the rule "shell rm*".` or `… "Allow always" (write_file docs/**).` */
+export function ruleOf(feedback: string | null): { rule: string; always: boolean } | null {
+  if (!feedback) return null;
+  const always = /Allow always/i.test(feedback);
+  const paren = always ? /\(([^()]+)\)\.?\s*$/.exec(feedback) : null;
+  if (paren) return { rule: paren[1]!.trim(), always };
+  const quoted = /\brule\s+"([^"]+)"/i.exec(feedback) ?? /\brule\s+“([^”]+)”/i.exec(feedback);
+  return quoted ? { rule: quoted[1]!.trim(), always } : null;
+}
+
+function approvalOutcome(q: Question): { outcome: string; tone: QuestionAudit["tone"]; viaShown: boolean } {
+  const fallback = q.approval?.fallback ?? "deny";
+  if (q.closedBy === "rule" && (q.status === "answered" || q.status === "declined")) {
+    const allowed = q.status === "answered";
+    const rule = ruleOf(q.feedback);
+    if (rule) {
+      const verb = allowed ? "Allowed" : "Denied";
+      return { outcome: `${verb} by rule “${rule.rule}”${rule.always ? " (from Allow always)" : ""}`, tone: allowed ? "allowed" : "denied", viaShown: false };
+    }
+    // Another reason a rule-less decision gave (a tool that is not dangerous, a run nobody can answer).
+    if (q.feedback) return { outcome: sentence(q.feedback), tone: allowed ? "allowed" : "denied", viaShown: true };
+    return { outcome: allowed ? "Allowed by rule" : "Denied by rule", tone: allowed ? "allowed" : "denied", viaShown: false };
+  }
+  if (q.status === "timed_out" || (q.closedBy === "timeout" && (q.status === "answered" || q.status === "declined"))) {
+    const waited = q.expiresAt ? `in ${formatDuration(Date.parse(q.expiresAt) - Date.parse(q.createdAt))}` : "in time";
+    const allowed = q.status === "answered" || (q.status === "timed_out" && fallback === "allow");
+    return { outcome: `No answer ${waited}, ${allowed ? "allowed" : "denied"}`, tone: "timeout", viaShown: false };
+  }
+  switch (q.status) {
+    case "answered":
+      if (q.answer === "always") return { outcome: "Allowed always", tone: "allowed", viaShown: true };
+      if (q.answer === "once") return { outcome: "Allowed once", tone: "allowed", viaShown: true };
+      return { outcome: `Allowed: ${typeof q.answer === "string" ? q.answer : JSON.stringify(q.answer)}`, tone: "allowed", viaShown: true };
+    case "declined":
+      return { outcome: q.feedback ? `Rejected: ${clip(q.feedback, 300)}` : "Rejected", tone: "denied", viaShown: true };
+    case "cancelled":
+      return { outcome: "Cancelled", tone: "neutral", viaShown: true };
+    case "expired":
+      return { outcome: "Expired", tone: "neutral", viaShown: true };
+    case "pending":
+      return { outcome: "Waiting for an answer", tone: "neutral", viaShown: false };
+  }
+}
+
+function questionOutcome(q: Question): { outcome: string; tone: QuestionAudit["tone"]; viaShown: boolean } {
+  const tone: QuestionAudit["tone"] = q.status === "answered" ? "allowed" : q.status === "timed_out" ? "timeout" : q.status === "declined" ? "denied" : "neutral";
+  return { outcome: capitalise(describeClosed(q)), tone, viaShown: q.status !== "timed_out" && q.status !== "pending" };
+}
+
+/** "14:05" today, "3 Jan, 14:05" another day. */
+export function formatWhen(iso: string | null, { now = new Date(), locale, timeZone }: AuditOptions = {}): { short: string; full: string } | null {
+  if (!iso) return null;
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return null;
+  const day = new Intl.DateTimeFormat(locale, { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
+  const time = new Intl.DateTimeFormat(locale, { timeZone, hour: "2-digit", minute: "2-digit" }).format(at);
+  const sameDay = day.format(at) === day.format(now);
+  const date = new Intl.DateTimeFormat(locale, { timeZone, day: "numeric", month: "short" }).format(at);
+  const full = new Intl.DateTimeFormat(locale, { timeZone, dateStyle: "medium", timeStyle: "medium" }).format(at);
+  return { short: sameDay ? time : `${date}, ${time}`, full };
+}
+
+export function auditOf(q: Question, options: AuditOptions = {}): QuestionAudit {
+  const approval = q.kind === "approval" ? q.approval : null;
+  const { outcome, tone, viaShown } = approval ? approvalOutcome(q) : questionOutcome(q);
+  const subject = approval ? clip(approval.subject) : null;
+  const when = formatWhen(q.closedAt, options);
+  return {
+    owner: ownerLabel(q.owner),
+    tool: approval?.tool ?? null,
+    subject,
+    asked: approval ? `${approval.tool} ${subject}`.trim() : q.prompt,
+    outcome,
+    tone,
+    via: viaShown ? describeVia(q.closedBy) : null,
+    when: when?.short ?? null,
+    whenFull: when?.full ?? null,
+  };
+}
