@@ -3,7 +3,7 @@
 import { useEffect, useId, useRef, useState } from "react";
 import type { Ack } from "@/lib/protocol/socket";
 import type { JsonValue, Question, ReplyReceipt } from "@/lib/protocol/question";
-import { alwaysHint, fallbackText, ownerLabel, previewShowsSubject, subjectLabel } from "@/lib/client/approval";
+import { alwaysHint, fallbackText, inlineCode, ownerLabel, previewShowsSubject, subjectLabel } from "@/lib/client/approval";
 import { keyHint, numberKeyAction } from "@/lib/client/question-input";
 import { ApprovalPreview } from "@/components/ApprovalPreview";
 import { Countdown, Kbd, Position } from "@/components/QuestionCardParts";
@@ -144,7 +144,15 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
       <div className="space-y-3 px-4 pb-3 pt-3">
         {showPrompt && (
           <h2 data-testid="question-prompt" className="whitespace-pre-wrap text-base font-medium text-stone-900">
-            {question.prompt}
+            {inlineCode(question.prompt).map((part, i) =>
+              part.code ? (
+                <code key={i} className="rounded bg-stone-100 px-1 py-0.5 font-mono text-[0.9em] text-stone-800">
+                  {part.text}
+                </code>
+              ) : (
+                part.text
+              ),
+            )}
           </h2>
         )}
         {question.detail && (

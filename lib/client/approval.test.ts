@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alwaysHint, approvalTitle, clip, fallbackText, ownerLabel, previewShowsSubject, subjectLabel } from "./approval";
+import { alwaysHint, approvalTitle, clip, fallbackText, inlineCode, ownerLabel, previewShowsSubject, subjectLabel } from "./approval";
 import { approvalSpec, shellSpec } from "./fixtures/approvals";
 
 describe("approval wording", () => {
@@ -35,5 +35,15 @@ describe("approval wording", () => {
     expect(previewShowsSubject(shellSpec())).toBe(true);
     expect(previewShowsSubject(approvalSpec({ subject: "docs/other.md" }))).toBe(false);
     expect(previewShowsSubject(approvalSpec({ preview: { type: "list", items: ["docs/notes.md"] } }))).toBe(false);
+  });
+
+  it("a prompt's backticks mark inline code; an unpaired one stays", () => {
+    expect(inlineCode("Run `npm test`?")).toEqual([
+      { code: false, text: "Run " },
+      { code: true, text: "npm test" },
+      { code: false, text: "?" },
+    ]);
+    expect(inlineCode("Write docs/a.md?")).toEqual([{ code: false, text: "Write docs/a.md?" }]);
+    expect(inlineCode("a ` b")).toEqual([{ code: false, text: "a ` b" }]);
   });
 });

@@ -44,6 +44,20 @@ export function fallbackText(fallback: ApprovalSpec["fallback"]): string {
   return fallback === "allow" ? "then allowed" : "then denied";
 }
 
+/** A prompt's `inline code` spans ("Run `npm test`?"), for the card to set in monospace; an unpaired backtick stays text. */
+export function inlineCode(text: string): Array<{ code: boolean; text: string }> {
+  const parts: Array<{ code: boolean; text: string }> = [];
+  const re = /`([^`]+)`/g;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m.index > last) parts.push({ code: false, text: text.slice(last, m.index) });
+    parts.push({ code: true, text: m[1]! });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push({ code: false, text: text.slice(last) });
+  return parts;
+}
+
 /** Cuts long text for one line, keeping its start. */
 export function clip(text: string, max = 120): string {
   const flat = text.replace(/\s+/g, " ").trim();
