@@ -89,3 +89,10 @@ export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 /** A tool of the catalogue, as the server and clients know it. */
 export const ToolInfoSchema = z.object({ name: ToolNameSchema, description: z.string(), dangerous: z.boolean() });
 export type ToolInfo = z.infer<typeof ToolInfoSchema>;
+
+/**
+ * How the server words an approval it declined itself (a deny rule, or a run nobody can answer):
+ * the worker tells such a denial from a person's rejection by it, the same live and on replay.
+ */
+export const SERVER_DENIAL_PREFIXES = ["Denied by ", "Nobody can approve "] as const;
+export const isServerDenial = (feedback: string | null | undefined): boolean => !!feedback && SERVER_DENIAL_PREFIXES.some((p) => feedback.startsWith(p));

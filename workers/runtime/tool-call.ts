@@ -1,3 +1,4 @@
+import { isServerDenial } from "../../lib/protocol/permissions";
 import type { JsonValue } from "../../lib/protocol/question";
 import { clip } from "../tools/define";
 import { ToolDenied } from "./errors";
@@ -46,18 +47,11 @@ export function describeWait(ms: number): string {
   return unit(ms, "millisecond");
 }
 
-/**
- * How the server words a decline that no person made (see lib/server/questions/approvals.ts,
- * settlementAtAsk): a rule's deny, or a run nobody can answer. The settlement does not say who
- * declined, and the text is the same live and on replay, so it is told apart by its wording.
- */
-const SERVER_DENIAL = /^(Denied by |Nobody can approve )/;
-
 /** The ToolDenied of an approval that was declined. */
 export function declinedError(tool: string, subject: string, s: Pick<Settlement, "feedback">): ToolDenied {
   const what = `${tool} \`${clip(subject.replace(/\s+/g, " "), 200)}\``;
   const feedback = s.feedback?.trim() || null;
-  if (feedback && SERVER_DENIAL.test(feedback)) return new ToolDenied(tool, subject, "denied", null, feedback);
+  if (feedback && isServerDenial(feedback)) return new ToolDenied(tool, subject, "denied", null, feedback);
   return new ToolDenied(tool, subject, "rejected", feedback, feedback ? `The user rejected ${what}: ${feedback}` : `The user rejected ${what}.`);
 }
 

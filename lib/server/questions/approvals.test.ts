@@ -167,3 +167,17 @@ describe("answering an approval", () => {
     expect((await questions.getQuestion({ id: second.id })).status).toBe("answered");
   });
 });
+
+describe("the run's question limit", () => {
+  it("counts approvals a person was asked, not those a rule settled at once", async () => {
+    decisions = { "docs/ok.md": "allow" };
+    for (let i = 0; i < DEFAULT_POLICY.maxRequests + 2; i++) await ask(approval("docs/ok.md"));
+    const err = await Promise.resolve()
+      .then(async () => {
+        for (let i = 0; i < DEFAULT_POLICY.maxRequests; i++) await ask(approval(`docs/${i}.md`));
+        return ask(approval("docs/one-too-many.md"));
+      })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "max_requests_exceeded" });
+  });
+});

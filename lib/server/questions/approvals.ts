@@ -28,7 +28,7 @@ export const defaultJudge: ApprovalJudge = {
 const describeRule = (rule: { tool: string; pattern: string }) => `${rule.tool} ${rule.pattern}`;
 
 /**
- * How an approval is settled when it is asked, or null when a person must answer: a rule's
+ * How an approval is settled when it is asked (its denials worded with SERVER_DENIAL_PREFIXES), or null when a person must answer: a rule's
  * allow or deny, or a run that nobody can answer.
  */
 export function settlementAtAsk(

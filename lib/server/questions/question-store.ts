@@ -69,7 +69,9 @@ export function createQuestionStore(db: Db) {
         return alongWith(tx, toQuestion(row));
       }),
 
-    countAsked: (runId: string): Promise<number> => db.question.count({ where: { runId } }),
+    /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
+    countAsked: (runId: string): Promise<number> =>
+      db.question.count({ where: { runId, OR: [{ kind: { not: "approval" } }, { closedBy: null }, { closedBy: { not: "rule" } }] } }),
 
     /** A session's pending approvals, read inside a transaction. */
     pendingApprovalsIn: async (tx: Tx, sessionId: string): Promise<Question[]> =>
