@@ -15,6 +15,7 @@ import { attachRealtime } from "./lib/server/realtime/socket-server";
 import { announceServer, localUrl, withdrawServer } from "./lib/server/commands/server-file";
 import { setParley } from "./lib/server/registry";
 import { agentFunctions } from "./workers/functions";
+import { toolCatalogue } from "./workers/tools";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Compiled to dist/server.js in production; run from the project root through tsx in development.
@@ -41,6 +42,8 @@ async function main() {
   if (refusal) throw new Error(refusal);
   const parley = await openParley({
     functions: agentFunctions.map(({ name, description }) => ({ name, description })),
+    tools: toolCatalogue,
+    permissionsFile: env.PARLEY_PERMISSIONS_FILE,
     databaseUrl: env.DATABASE_URL,
     database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS },
     migrationsDir: path.join(root, "prisma/migrations"),

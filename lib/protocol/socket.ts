@@ -22,6 +22,8 @@ export interface ServerToClientEvents {
   "message.created": (message: Message) => void;
   "run.updated": (run: Run) => void;
   "session.updated": (session: Session) => void;
+  /** The session's permission rules changed: a tab showing them fetches them again. */
+  "rules.updated": (payload: { sessionId: string }) => void;
 }
 
 /** Client → server. Commands, named in the present tense; each answers through its ack. The server parses every payload again. */

@@ -8,6 +8,9 @@ import { createDb, type Db, type DbOptions } from "./db/client";
 import { migrateSqlite } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
 import { createDomainServices } from "./domain-services";
+import { createPermissionService } from "./permissions/permission-service";
+import { loadProjectRules } from "./permissions/project-rules";
+import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
 import { createRunService } from "./runs/run-service";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
@@ -18,6 +21,8 @@ export interface ParleyParts {
   pool: WorkerPoolPort;
   /** The agent functions a run may name (the catalogue the workers run). */
   functions: readonly AgentFunctionInfo[];
+  /** The tool catalogue the workers' functions call through (which are dangerous); a rule naming another tool is flagged. */
+  tools?: readonly ToolInfo[];
   /** The function that answers chat messages. */
   chatFunction?: string;
   clock?: Clock;
@@ -31,6 +36,8 @@ export interface ParleyOptions {
   inboxPollMs?: number;
   /** The server token and rate limits; without a token one is generated. */
   access?: AccessOptions;
+  /** The project's default permission rules (openParley reads them from the project's file). */
+  projectRules?: readonly PermissionRuleInput[];
 }
 
 export interface ParleyConfig extends ParleyOptions {
@@ -41,13 +48,18 @@ export interface ParleyConfig extends ParleyOptions {
   migrationsDir?: string;
   worker: WorkerPoolOptions;
   functions: readonly AgentFunctionInfo[];
+  tools?: readonly ToolInfo[];
+  /** The project's permission rules file; `parley.permissions.json` in the working directory by default. */
+  permissionsFile?: string;
 }
 
 /** Opens the real parts (migrated SQLite database, forked worker pool) and builds Parley from them. */
-export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, ...options }: ParleyConfig) {
+export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, ...options }: ParleyConfig) {
+  // An invalid rules file stops start-up before anything opens.
+  const projectRules = options.projectRules ?? loadProjectRules(permissionsFile);
   migrateSqlite(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"));
   const db = await createDb(databaseUrl, database);
-  return createParley({ db, pool: new WorkerPool(worker), functions }, options);
+  return createParley({ db, pool: new WorkerPool(worker), functions, tools }, { ...options, projectRules });
 }
 
 /**
@@ -55,7 +67,7 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
  * Transports (REST route handlers, Socket.IO) only call what this returns.
  */
 export async function createParley(parts: ParleyParts, config: ParleyOptions = {}) {
-  const { db, pool, functions, chatFunction = "chat", clock = systemClock } = parts;
+  const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock } = parts;
   const functionNames = new Set(functions.map((f) => f.name));
   const { events, commands, sessions, questions } = createDomainServices({ db, clock });
   const runs = createRunService({
@@ -71,6 +83,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     parkAfterMs: config.parkAfterMs,
   });
   questions.deliverTo(runs.deliverQuestion);
+  const permissions = createPermissionService({ db, events, projectRules: config.projectRules ?? [], tools });
   const access = await openAccess(db, config.access);
 
   // Keep session lists' pending counts true.
@@ -96,6 +109,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     sessions,
     questions,
     runs,
+    permissions,
     pool,
     access,
     recovered: { ...recovered, inbox: applied },

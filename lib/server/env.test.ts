@@ -16,6 +16,14 @@ describe("the environment", () => {
   });
 });
 
+describe("the permission rules file", () => {
+  it("is parley.permissions.json unless PARLEY_PERMISSIONS_FILE names another", () => {
+    expect(loadEnv({}).PARLEY_PERMISSIONS_FILE).toBeUndefined();
+    expect(loadEnv({ PARLEY_PERMISSIONS_FILE: " config/rules.json " }).PARLEY_PERMISSIONS_FILE).toBe("config/rules.json");
+    expect(() => loadEnv({ PARLEY_PERMISSIONS_FILE: " " })).toThrow(/PARLEY_PERMISSIONS_FILE/);
+  });
+});
+
 describe("the access settings", () => {
   it("takes PARLEY_TOKEN only when it is long enough to be a secret", () => {
     expect(loadEnv({}).PARLEY_TOKEN).toBeUndefined();

@@ -45,6 +45,8 @@ const EnvSchema = z.object({
     .pipe(z.enum(["FULL", "NORMAL"], "must be FULL or NORMAL")),
   /** Longest a database statement waits for a lock held by another process before the request fails with 503 database_busy. */
   PARLEY_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
+  PARLEY_PERMISSIONS_FILE: z.string().trim().min(1, "PARLEY_PERMISSIONS_FILE may not be empty; unset it for parley.permissions.json").optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -10,6 +10,8 @@ export interface DomainEventMap {
   "message.created": [Message];
   "run.updated": [Run];
   "session.updated": [Session];
+  /** A session's permission rules changed (added, removed): its tabs refresh their settings panel. */
+  "rules.updated": [{ sessionId: string }];
 }
 
 export class DomainEvents extends EventEmitter<DomainEventMap> {

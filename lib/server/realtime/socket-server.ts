@@ -138,6 +138,8 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   events.on("message.created", onMessage);
   events.on("run.updated", onRun);
   events.on("session.updated", onSession);
+  const onRules: Parameters<typeof events.on<"rules.updated">>[1] = ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId });
+  events.on("rules.updated", onRules);
 
   // A revoked API token's sockets are disconnected (their own commands would still be refused by nothing else).
   const revocations = setInterval(() => {
@@ -159,6 +161,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       events.off("message.created", onMessage);
       events.off("run.updated", onRun);
       events.off("session.updated", onSession);
+      events.off("rules.updated", onRules);
       await io.close();
     },
   };

@@ -1,0 +1,24 @@
+import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { CreateRuleBodySchema } from "@/lib/protocol/permissions";
+
+export const dynamic = "force-dynamic";
+
+/** The project's default rules and the session's, each in the order they apply (the last match wins). */
+export const GET = jsonRoute<{ id: string }>(async ({ params, parley, caller }) => {
+  const id = one(params.id);
+  await caller.see.session(id);
+  return parley.permissions.list(id);
+});
+
+/** Adds a session rule (it applies after every older one); an invalid pattern is a 400 naming it, an unknown tool is kept and flagged. */
+export const POST = jsonRoute<{ id: string }>(
+  async ({ req, params, parley, caller }) => {
+    const sessionId = one(params.id);
+    await caller.see.session(sessionId);
+    const body = await readJson(req, CreateRuleBodySchema);
+    const rule = await parley.db.$transaction((tx) => parley.permissions.addRule(tx, sessionId, body, "manual"));
+    parley.permissions.announce(sessionId);
+    return rule;
+  },
+  { status: 201 },
+);

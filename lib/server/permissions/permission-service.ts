@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import { quoteId } from "../../protocol/bounded-text";
+import { AppError, zodAppError } from "../../protocol/errors";
+import {
+  PermissionRuleInputSchema,
+  type ApprovalSpec,
+  type PermissionDecision,
+  type PermissionRule,
+  type PermissionRuleInput,
+  type SessionRules,
+  type ToolInfo,
+} from "../../protocol/permissions";
+import type { Db, Tx } from "../db/client";
+import type { DomainEvents } from "../events";
+import { checkPattern, decide as decideByRules, matches } from "./rule-match";
+import { createRuleStore, type RuleRow } from "./rule-store";
+
+/** Enough for any person's settings; a script adding rules in a loop stops here. */
+export const MAX_SESSION_RULES = 200;
+
+export interface PermissionServiceDeps {
+  db: Db;
+  events: DomainEvents;
+  /** The project's default file's rules, in its order: they apply before a session's. */
+  projectRules: readonly PermissionRuleInput[];
+  /** The tool catalogue: a rule for a tool not in it is kept, flagged `unknownTool`. */
+  tools: readonly ToolInfo[];
+}
+
+export interface PermissionService {
+  /** What the rules say about an approval's tool call: the last matching rule wins (project rules first, then the session's by age); none → `ask` for a dangerous tool, else `allow`. */
+  decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
+  /** Adds a session rule at the end (it wins over every older one); an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the transaction commits. */
+  addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
+  /** Whether a rule (just added, so applying last) decides this approval: the same tool and a matching pattern. */
+  covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
+  /** The project's rules and the session's, each in the order they apply. */
+  list(sessionId: string): Promise<SessionRules>;
+  /** Removes a rule of this session; `not_found:rule` for an id of no rule of it. Call `announce` afterwards. */
+  removeRule(sessionId: string, ruleId: string): Promise<void>;
+  /** Tells the session's tabs its rules changed (`rules.updated`). */
+  announce(sessionId: string): void;
+}
+
+export function createPermissionService({ db, events, projectRules, tools }: PermissionServiceDeps): PermissionService {
+  const store = createRuleStore(db);
+  const known = new Set(tools.map((t) => t.name));
+  const project: PermissionRule[] = projectRules.map((r, i) => ({
+    id: `project:${i}`,
+    sessionId: null,
+    tool: r.tool,
+    pattern: r.pattern,
+    decision: r.decision,
+    source: "project",
+    createdAt: null,
+    unknownTool: !known.has(r.tool),
+  }));
+
+  const toRule = (row: RuleRow): PermissionRule => ({
+    id: row.id,
+    sessionId: row.sessionId,
+    tool: row.tool,
+    pattern: row.pattern,
+    decision: row.decision as PermissionDecision,
+    source: row.source as PermissionRule["source"],
+    createdAt: row.createdAt.toISOString(),
+    unknownTool: !known.has(row.tool),
+  });
+
+  const callOf = (approval: ApprovalSpec) => ({ tool: approval.tool, subject: approval.subject, subjectKind: approval.subjectKind });
+
+  return {
+    async decide(sessionId, approval, tx) {
+      const session = (await store.listForSession(sessionId, tx ?? db)).map(toRule);
+      return decideByRules([...project, ...session], callOf(approval), approval.dangerous);
+    },
+
+    async addRule(tx, sessionId, input, source) {
+      checkPattern(typeof input?.pattern === "string" ? input.pattern.trim() : "");
+      const parsed = PermissionRuleInputSchema.safeParse(input);
+      if (!parsed.success) throw zodAppError(parsed.error, { prefix: "Invalid rule" });
+      const rule = parsed.data;
+      if (!(await store.sessionExists(tx, sessionId))) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
+      await store.deleteSame(tx, { sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision });
+      if ((await store.count(tx, sessionId)) >= MAX_SESSION_RULES) {
+        throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
+      }
+      // Strictly after the newest rule, so "the last one wins" never depends on two rules made in one millisecond.
+      const latest = await store.latestCreatedAt(tx, sessionId);
+      const now = Date.now();
+      const createdAt = new Date(latest && latest.getTime() >= now ? latest.getTime() + 1 : now);
+      const row = await store.insert(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, source, createdAt });
+      return toRule(row);
+    },
+
+    covers(rule, approval) {
+      return matches(rule, callOf(approval));
+    },
+
+    async list(sessionId) {
+      return { project, session: (await store.listForSession(sessionId)).map(toRule) };
+    },
+
+    async removeRule(sessionId, ruleId) {
+      if (ruleId.startsWith("project:") && project.some((r) => r.id === ruleId)) {
+        throw new AppError("bad_request", "That rule is a project default: change it in the project's permission rules file (parley.permissions.json).");
+      }
+      if ((await store.deleteOfSession(sessionId, ruleId)) === 0) throw new AppError("not_found:rule", `No rule with id ${quoteId(ruleId)} in this session.`);
+    },
+
+    announce(sessionId) {
+      events.emit("rules.updated", { sessionId });
+    },
+  };
+}
