@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { SignInBodySchema } from "../../lib/protocol/access";
+import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
 import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
 import { CreateSessionBodySchema, PostMessageBodySchema, QuestionsQuerySchema } from "../../lib/protocol/rest";
 import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
@@ -22,6 +23,7 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/sessions": { schema: CreateSessionBodySchema, optional: true },
   "POST /api/sessions/:id/messages": { schema: PostMessageBodySchema, optional: false },
   "POST /api/sessions/:id/runs": { schema: StartRunBodySchema, optional: false },
+  "POST /api/sessions/:id/rules": { schema: CreateRuleBodySchema, optional: false },
   "POST /api/questions/:id/reply": { schema: ReplyBodySchema, optional: false },
   "POST /api/questions/:id/reject": { schema: RejectBodySchema, optional: true },
   "POST /api/runs/:id/resume": { schema: ResumeBodySchema, optional: true },
@@ -29,7 +31,7 @@ export const BODY_SPECS: Record<string, BodySpec> = {
 };
 
 /** Writes without a body. */
-export const BODYLESS_WRITES = new Set(["DELETE /api/auth/session"]);
+export const BODYLESS_WRITES = new Set(["DELETE /api/auth/session", "DELETE /api/sessions/:id/rules/:ruleId"]);
 
 export const QUERY_SPECS: Record<string, z.ZodType> = {
   "GET /api/questions": QuestionsQuerySchema,
@@ -49,7 +51,8 @@ export function targetOf(route: ApiRoute): Target | null {
   throw new Error(`the fuzz suite does not know what ${route.path}'s :id names`);
 }
 
-export const pathWith = (route: ApiRoute, id: string) => route.path.replace(":id", id);
+/** The route's path with `id` as its `:id`; any other parameter (`:ruleId`) names nothing. */
+export const pathWith = (route: ApiRoute, id: string) => route.path.replace(/:(?!id\b)[A-Za-z]+/g, "fuzz-missing").replace(":id", id);
 
 /** Every write in API_ROUTES has a body spec or is known to take none: a new route cannot slip past the suite. */
 export function uncoveredWrites(): string[] {
