@@ -133,7 +133,8 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
               <path d="M8 6.2v3.6" strokeLinecap="round" />
               <circle cx="8" cy="11.8" r=".5" className="fill-current" />
             </svg>
-            can change things
+            {/* On a phone the icon alone (the header's colour says the rest): the countdown and position keep one line. */}
+            <span className="sr-only sm:not-sr-only">can change things</span>
           </span>
         )}
         <span className="flex-1" />

@@ -72,7 +72,7 @@ function DiffPreview({ path, diff, boxClass }: { path: string; diff: string; box
           <path d="M4 1.5h5.5L12.5 4.5v10H4z" strokeLinejoin="round" />
           <path d="M9.5 1.5v3h3" strokeLinejoin="round" />
         </svg>
-        <span data-testid="approval-diff-path" className="min-w-0 flex-1 truncate font-mono font-medium text-stone-700" title={shownPath}>
+        <span data-testid="approval-diff-path" className="min-w-0 flex-1 font-mono font-medium text-stone-700 [overflow-wrap:anywhere]">
           {shownPath}
         </span>
         {isNew && <span className="rounded bg-emerald-100 px-1.5 text-[10px] font-semibold uppercase tracking-wide text-emerald-800">new file</span>}
