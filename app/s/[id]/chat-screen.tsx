@@ -8,6 +8,7 @@ import { Composer } from "@/components/Composer";
 import { ConnectionBanner, ConnectionDot } from "@/components/ConnectionBanner";
 import { LateNotice } from "@/components/LateNotice";
 import { LiveAnnouncer } from "@/components/LiveAnnouncer";
+import { PermissionsButton } from "@/components/PermissionsPanel";
 import { QuestionCard } from "@/components/QuestionCard";
 import { RunStatus } from "@/components/RunStatus";
 import { Sidebar } from "@/components/Sidebar";
@@ -84,6 +85,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <ConnectionDot status={connection} />
           <span className="flex-1" />
           <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => stop(headerStops)} />
+          <PermissionsButton sessionId={sessionId} />
         </header>
         <ConnectionBanner
           status={connection}

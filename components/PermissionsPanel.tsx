@@ -1,0 +1,234 @@
+"use client";
+
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import type { PermissionDecision, PermissionRule } from "@/lib/protocol/permissions";
+import { DECISION_HINT, DECISION_LABEL, sourceLabel, UNKNOWN_TOOL_HINT } from "@/lib/client/permission-rules";
+import { usePermissionRules } from "@/lib/client/use-permission-rules";
+
+/**
+ * The session's settings: a gear in the chat header opens its permission rules, a popover on a
+ * wide screen and a sheet from the bottom on a phone. Project defaults are read-only; the
+ * session's rules can be removed.
+ */
+export function PermissionsButton({ sessionId }: { sessionId: string }) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    setOpen(false);
+    button.current?.focus();
+  };
+
+  return (
+    <div className="relative shrink-0">
+      <button
+        ref={button}
+        type="button"
+        data-testid="permissions-button"
+        aria-label="Permissions"
+        title="Permissions"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+        className={`flex h-8 w-8 items-center justify-center rounded-md text-stone-500 hover:bg-stone-100 hover:text-stone-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${open ? "bg-stone-100 text-stone-900" : ""}`}
+      >
+        <GearIcon />
+      </button>
+      {open && <PermissionsPanel sessionId={sessionId} onClose={close} />}
+    </div>
+  );
+}
+
+function PermissionsPanel({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
+  const { rules, error, loading, removing, remove, reload } = usePermissionRules(sessionId, true);
+  const panel = useRef<HTMLDivElement>(null);
+  const titleId = useId();
+  const closing = useRef(onClose);
+  useEffect(() => {
+    closing.current = onClose;
+  });
+
+  useEffect(() => {
+    panel.current?.focus();
+    // Escape closes the panel first (before an open card's Escape, which opens its reject box).
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented) return;
+      e.preventDefault();
+      e.stopPropagation();
+      closing.current();
+    };
+    document.addEventListener("keydown", onKey, true);
+    return () => document.removeEventListener("keydown", onKey, true);
+  }, []);
+
+  return (
+    <>
+      {/* A dim backdrop under the phone's sheet; on a wide screen a click outside closes the popover. */}
+      <div aria-hidden data-testid="permissions-backdrop" onClick={onClose} className="fixed inset-0 z-30 bg-stone-900/30 md:bg-transparent" />
+      <div
+        ref={panel}
+        role="dialog"
+        aria-labelledby={titleId}
+        tabIndex={-1}
+        data-testid="permissions-panel"
+        className={[
+          "fixed inset-x-0 bottom-0 z-40 flex max-h-[85dvh] flex-col rounded-t-2xl border-t border-stone-200 bg-white shadow-2xl outline-none",
+          "md:absolute md:inset-x-auto md:bottom-auto md:right-0 md:top-full md:mt-3 md:max-h-[min(36rem,calc(100dvh-5rem))] md:w-[28rem] md:rounded-xl md:border md:shadow-xl",
+        ].join(" ")}
+      >
+        <div aria-hidden className="mx-auto mt-2 h-1 w-10 shrink-0 rounded-full bg-stone-300 md:hidden" />
+        <header className="flex shrink-0 items-start gap-3 border-b border-stone-100 px-4 pb-3 pt-3 md:pt-4">
+          <div className="min-w-0 flex-1">
+            <h2 id={titleId} className="font-semibold text-stone-900">
+              Permissions
+            </h2>
+            <p className="mt-0.5 text-xs leading-relaxed text-stone-500">
+              Rules decide whether a tool runs, is refused or asks you first. The last rule that matches wins: this chat’s rules (newest last) come after the project defaults.
+            </p>
+          </div>
+          <button
+            type="button"
+            data-testid="permissions-close"
+            aria-label="Close"
+            onClick={onClose}
+            className="-mr-1 flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-lg leading-none text-stone-400 hover:bg-stone-100 hover:text-stone-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            ×
+          </button>
+        </header>
+
+        <div className="min-h-0 flex-1 overflow-y-auto overscroll-contain pb-[env(safe-area-inset-bottom)]">
+          {error && (
+            <div role="alert" data-testid="permissions-error" className="mx-4 mt-3 flex items-center gap-2 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
+              <span className="min-w-0 flex-1">{error.message}</span>
+              <button type="button" onClick={() => void reload()} className="shrink-0 rounded px-1.5 text-sm font-medium text-red-900 underline-offset-2 hover:underline">
+                Retry
+              </button>
+            </div>
+          )}
+          {rules === null ? (
+            !error && (
+              <p className="px-4 py-6 text-center text-sm text-stone-400" aria-busy={loading}>
+                Loading rules…
+              </p>
+            )
+          ) : (
+            <>
+              <Section title="This chat" testId="permissions-session">
+                {rules.session.length === 0 ? (
+                  <Empty>No rules yet. Choosing “Allow always” on an approval adds one here.</Empty>
+                ) : (
+                  rules.session.map((rule) => <RuleRow key={rule.id} rule={rule} removing={removing.has(rule.id)} onRemove={() => void remove(rule.id)} />)
+                )}
+              </Section>
+              <Section title="Project defaults" note="parley.permissions.json" testId="permissions-project">
+                {rules.project.length === 0 ? (
+                  <Empty>None. Dangerous tools ask; the rest run.</Empty>
+                ) : (
+                  rules.project.map((rule) => <RuleRow key={rule.id} rule={rule} compact />)
+                )}
+              </Section>
+            </>
+          )}
+        </div>
+      </div>
+    </>
+  );
+}
+
+function Section({ title, note, testId, children }: { title: string; note?: string; testId: string; children: ReactNode }) {
+  return (
+    <section data-testid={testId} className="pt-3 last:pb-3">
+      <h3 className="flex items-baseline gap-2 px-4 pb-1 text-xs font-medium uppercase tracking-wide text-stone-400">
+        {title}
+        {note && <span className="font-mono text-[11px] normal-case tracking-normal text-stone-400/80">{note}</span>}
+      </h3>
+      <ul className="divide-y divide-stone-100">{children}</ul>
+    </section>
+  );
+}
+
+function Empty({ children }: { children: ReactNode }) {
+  return <li className="px-4 py-2 text-sm text-stone-500">{children}</li>;
+}
+
+const BADGE: Record<PermissionDecision, string> = {
+  allow: "bg-emerald-100 text-emerald-800",
+  deny: "bg-rose-100 text-rose-800",
+  ask: "bg-amber-100 text-amber-900",
+};
+
+/** A rule: its decision, tool and pattern, where it came from; `compact` (a project default) on one line. */
+function RuleRow({ rule, removing = false, onRemove, compact = false }: { rule: PermissionRule; removing?: boolean; onRemove?: () => void; compact?: boolean }) {
+  const added = rule.createdAt ? `Added ${new Date(rule.createdAt).toLocaleString()}` : undefined;
+  const source = (
+    <span data-testid="permission-rule-source" title={added} className="shrink-0">
+      {sourceLabel(rule)}
+    </span>
+  );
+  const unknown = rule.unknownTool && (
+    <span
+      data-testid="permission-rule-unknown-tool"
+      title={UNKNOWN_TOOL_HINT}
+      className="inline-flex shrink-0 items-center gap-1 rounded bg-orange-50 px-1.5 text-[11px] font-medium leading-5 text-orange-800 ring-1 ring-orange-200"
+    >
+      <span aria-hidden className="font-bold">!</span> unknown tool
+    </span>
+  );
+  return (
+    <li
+      data-testid="permission-rule"
+      data-rule-id={rule.id}
+      data-source={rule.source}
+      data-decision={rule.decision}
+      className={`flex items-center gap-3 px-4 ${compact ? "py-1.5" : "py-2.5"} ${removing ? "opacity-50" : ""}`}
+    >
+      <span
+        data-testid="permission-rule-decision"
+        title={DECISION_HINT[rule.decision]}
+        className={`w-12 shrink-0 rounded py-0.5 text-center text-[11px] font-semibold uppercase tracking-wide ${BADGE[rule.decision]}`}
+      >
+        {DECISION_LABEL[rule.decision]}
+      </span>
+      <div className={`min-w-0 flex-1 ${compact ? "flex flex-wrap items-center gap-x-2 gap-y-0.5" : ""}`}>
+        <div className="flex min-w-0 flex-wrap items-baseline gap-x-2 gap-y-0.5">
+          <span data-testid="permission-rule-tool" className="font-mono text-[13px] font-semibold text-stone-800">
+            {rule.tool}
+          </span>
+          <code data-testid="permission-rule-pattern" className="min-w-0 rounded bg-stone-100 px-1.5 font-mono text-[13px] text-stone-700 [overflow-wrap:anywhere]">
+            {rule.pattern}
+          </code>
+        </div>
+        {compact ? (
+          unknown
+        ) : (
+          <div className="mt-0.5 flex flex-wrap items-center gap-x-2 gap-y-0.5 text-xs text-stone-500">
+            {source}
+            {unknown}
+          </div>
+        )}
+      </div>
+      {compact && <span className="text-xs text-stone-400">{source}</span>}
+      {onRemove && (
+        <button
+          type="button"
+          data-testid="permission-rule-remove"
+          onClick={onRemove}
+          disabled={removing}
+          aria-label={`Remove rule: ${DECISION_LABEL[rule.decision].toLowerCase()} ${rule.tool} ${rule.pattern}`}
+          className="shrink-0 rounded-md border border-stone-300 bg-white px-2.5 py-1 text-xs font-medium text-stone-700 shadow-sm hover:border-rose-300 hover:bg-rose-50 hover:text-rose-800 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
+          {removing ? "Removing…" : "Remove"}
+        </button>
+      )}
+    </li>
+  );
+}
+
+function GearIcon() {
+  return (
+    <svg aria-hidden viewBox="0 0 20 20" className="h-[18px] w-[18px] fill-none stroke-current" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round">
+      <path d="M8.6 2.5h2.8l.4 2.1a5.6 5.6 0 0 1 1.5.9l2-.7 1.4 2.4-1.6 1.4a5.7 5.7 0 0 1 0 1.8l1.6 1.4-1.4 2.4-2-.7a5.6 5.6 0 0 1-1.5.9l-.4 2.1H8.6l-.4-2.1a5.6 5.6 0 0 1-1.5-.9l-2 .7-1.4-2.4 1.6-1.4a5.7 5.7 0 0 1 0-1.8L3.3 7.2l1.4-2.4 2 .7a5.6 5.6 0 0 1 1.5-.9z" />
+      <circle cx="10" cy="10" r="2.4" />
+    </svg>
+  );
+}
