@@ -84,6 +84,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   });
   questions.deliverTo(runs.deliverQuestion);
   const permissions = createPermissionService({ db, events, projectRules: config.projectRules ?? [], tools });
+  questions.judgeApprovalsWith(permissions);
   const access = await openAccess(db, config.access);
 
   // Keep session lists' pending counts true.
