@@ -4,6 +4,7 @@ import type { WireError } from "../protocol/errors";
 import type { JsonValue, Question, ReplyReceipt } from "../protocol/question";
 import type { Ack, ServerToClientEvents } from "../protocol/socket";
 import { requestJson } from "./api";
+import { createCoalescer, type Coalescer } from "./coalesce";
 import { initialSessionState, sessionReducer, type SessionAction } from "./session-store";
 import { emitWithAck, getSocket, type ParleySocket } from "./socket";
 
@@ -46,6 +47,9 @@ export function useSession(sessionId: string) {
   const [joined, setJoined] = useState(false);
   const [notice, setNotice] = useState<LateNotice | null>(null);
   const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
+  /** Settled questions wait a moment for the others settled with them, so several cards leave in one render. */
+  const closings = useRef<Coalescer<SessionAction> | null>(null);
+  closings.current ??= createCoalescer<SessionAction>((actions) => actions.forEach(dispatch));
 
   const later = useCallback((ms: number, fn: () => void) => {
     const t = setTimeout(() => {
@@ -62,7 +66,12 @@ export function useSession(sessionId: string) {
     let retry: ReturnType<typeof setTimeout> | undefined;
     // Events that arrive while a join is in flight are applied after its snapshot (the reducer is idempotent).
     let buffer: SessionAction[] | null = null;
-    const handle = (action: SessionAction) => (buffer ? buffer.push(action) : dispatch(action));
+    const closing = closings.current!;
+    // An "Allow always" that settles two approvals arrives as two events: held together, neither card is drawn alone.
+    // Anything arriving while closings wait queues behind them, keeping the order.
+    const apply = (action: SessionAction) =>
+      action.type === "question.replied" || action.type === "question.rejected" || closing.waiting ? closing.hold(action) : dispatch(action);
+    const handle = (action: SessionAction) => (buffer ? buffer.push(action) : apply(action));
 
     const join = async () => {
       const seq = ++joinSeq;
@@ -73,6 +82,7 @@ export function useSession(sessionId: string) {
       const queued = buffer ?? [];
       buffer = null;
       if (ack.ok) {
+        closing.flush();
         dispatch({ type: "snapshot", snapshot: ack.data });
         setJoinError(null);
         setJoined(true);
@@ -108,6 +118,7 @@ export function useSession(sessionId: string) {
       if (socket.connected) socket.emit("session.leave", { sessionId });
       pendingTimers.forEach(clearTimeout);
       pendingTimers.clear();
+      closing.cancel();
     };
   }, [sessionId]);
 
@@ -118,7 +129,7 @@ export function useSession(sessionId: string) {
       const receipt = ack.data;
       if (receipt.outcome === "answered" || receipt.outcome === "declined" || receipt.outcome === "stale_target") {
         // stale_target: the card shows the error; a closed question is retracted, a changed one stays.
-        if (receipt.question.status !== "pending") dispatch(retraction(receipt.question));
+        if (receipt.question.status !== "pending") closings.current!.hold(retraction(receipt.question));
         return;
       }
       if (receipt.outcome === "queued") return; // recorded; the server applies it and broadcasts
