@@ -1,4 +1,7 @@
 import type { Question } from "../protocol/question";
+import { describeVia, formatDuration } from "../protocol/audit";
+
+export { describeVia, formatDuration };
 import { clip, ownerLabel } from "./approval";
 import { describeClosed } from "./session-store";
 
@@ -30,36 +33,6 @@ export interface AuditOptions {
   now?: Date;
   locale?: string;
   timeZone?: string;
-}
-
-const VIA: Record<string, string | null> = {
-  socket: "in a browser tab",
-  rest: "over REST",
-  cli: "from the CLI",
-  text: "by a text command",
-  rule: "by a rule",
-  timeout: null,
-  stop: "when the run was stopped",
-  run_end: "when the run ended",
-  worker_exit: "when its worker stopped",
-  restart: "at a server restart",
-  internal: null,
-};
-
-/** From where a question was settled; an unknown surface is named as stored. */
-export function describeVia(closedBy: string | null): string | null {
-  if (closedBy === null) return null;
-  return closedBy in VIA ? VIA[closedBy]! : `via ${closedBy}`;
-}
-
-/** "30 minutes", "20 seconds", "1 hour", "90 minutes". */
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  if (seconds < 120) return unit(seconds, "second");
-  const minutes = Math.round(seconds / 60);
-  if (minutes % 60 !== 0 || minutes < 60) return unit(minutes, "minute");
-  return unit(minutes / 60, "hour");
 }
 
 const sentence = (text: string) => text.trim().replace(/\.$/, "");

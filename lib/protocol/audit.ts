@@ -1,22 +1,35 @@
 import type { Question } from "./question";
 
-/** Where a settled question was answered from, in words (its `closedBy`). */
-const SURFACES: Record<string, string> = {
+/** Where a settled question was answered from, in words (its `closedBy`): the browser and the CLI say it the same way. */
+const VIA: Record<string, string | null> = {
   socket: "in a browser tab",
   rest: "over REST",
   cli: "from the CLI",
   text: "by a text command",
-  rule: "by a permission rule",
-  timeout: "by its timeout",
-  stop: "by a stop",
-  run_end: "when its run ended",
-  worker_exit: "when its worker was lost",
+  rule: "by a rule",
+  timeout: null,
+  stop: "when the run was stopped",
+  run_end: "when the run ended",
+  worker_exit: "when its worker stopped",
   restart: "at a server restart",
+  internal: null,
 };
 
-export const surfaceOf = (closedBy: string | null): string => (closedBy ? (SURFACES[closedBy] ?? closedBy) : "");
+/** From where a question was settled; an unknown surface is named as stored; null when the outcome says it. */
+export function describeVia(closedBy: string | null): string | null {
+  if (closedBy === null) return null;
+  return closedBy in VIA ? VIA[closedBy]! : `via ${closedBy}`;
+}
 
-const minutes = (ms: number) => Math.round(ms / 60_000);
+/** "30 minutes", "20 seconds", "1 hour", "90 minutes". */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  if (seconds < 120) return unit(seconds, "second");
+  const minutes = Math.round(seconds / 60);
+  if (minutes % 60 !== 0 || minutes < 60) return unit(minutes, "minute");
+  return unit(minutes / 60, "hour");
+}
 
 /** What was asked, in one line: the prompt, or for an approval the tool and its subject. */
 export function askedLine(q: Question): string {
@@ -26,29 +39,30 @@ export function askedLine(q: Question): string {
 /** How it ended, in one line ("Allowed always, in a browser tab", "No answer in 30 minutes: denied, by its timeout" …); empty while pending. */
 export function outcomeLine(q: Question): string {
   if (q.status === "pending") return "";
-  const where = surfaceOf(q.closedBy);
+  const via = describeVia(q.closedBy);
+  const where = via ? `, ${via}` : "";
   const feedback = q.feedback ? `: ${q.feedback}` : "";
   if (q.kind === "approval") {
-    const waited = q.expiresAt ? minutes(Date.parse(q.expiresAt) - Date.parse(q.createdAt)) : null;
+    const waited = q.expiresAt ? formatDuration(Date.parse(q.expiresAt) - Date.parse(q.createdAt)) : null;
     switch (q.status) {
       case "answered":
-        return q.closedBy === "rule" ? (q.feedback ?? "Allowed by a rule") : `Allowed ${q.answer === "always" ? "always" : "once"}, ${where}`;
+        return q.closedBy === "rule" ? (q.feedback ?? "Allowed by a rule") : `Allowed ${q.answer === "always" ? "always" : "once"}${where}`;
       case "declined":
-        return q.closedBy === "rule" ? (q.feedback ?? "Denied by a rule") : `Rejected, ${where}${feedback}`;
+        return q.closedBy === "rule" ? (q.feedback ?? "Denied by a rule") : `Rejected${where}${feedback}`;
       case "timed_out":
-        return `No answer in ${waited ?? "the allowed"} minutes: ${q.approval?.fallback === "allow" ? "allowed" : "denied"}`;
+        return `No answer in ${waited ?? "time"}: ${q.approval?.fallback === "allow" ? "allowed" : "denied"}`;
       default:
-        return `${q.status === "cancelled" ? "Cancelled" : "Expired"}, ${where}${feedback}`;
+        return `${q.status === "cancelled" ? "Cancelled" : "Expired"}${where}${feedback}`;
     }
   }
   switch (q.status) {
     case "answered":
-      return `Answered ${JSON.stringify(q.answer)}, ${where}`;
+      return `Answered ${JSON.stringify(q.answer)}${where}`;
     case "declined":
-      return `Declined, ${where}${feedback}`;
+      return `Declined${where}${feedback}`;
     case "timed_out":
       return `Timed out${q.hasDefault ? ` (default ${JSON.stringify(q.default)})` : ""}`;
     default:
-      return `${q.status === "cancelled" ? "Cancelled" : "Expired"}, ${where}${feedback}`;
+      return `${q.status === "cancelled" ? "Cancelled" : "Expired"}${where}${feedback}`;
   }
 }
