@@ -7,6 +7,7 @@ import { alwaysHint, fallbackText, inlineCode, ownerLabel, previewShowsSubject, 
 import { keyHint, numberKeyAction } from "@/lib/client/question-input";
 import { ApprovalPreview } from "@/components/ApprovalPreview";
 import { Countdown, Kbd, Position } from "@/components/QuestionCardParts";
+import { useCardKeys } from "@/components/use-card-keys";
 
 type Settle = Promise<Ack<ReplyReceipt>>;
 
@@ -51,7 +52,6 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
   const allow = (value: "once" | "always") => settle(() => onReply(question, value));
   const reject = () => settle(() => onReject(question, feedback.trim() || undefined));
 
-  const focusFirst = () => card.current?.querySelector<HTMLElement>("[data-autofocus]")?.focus();
   const closeReject = () => {
     setRejectOpen(false);
     // The buttons are back after the render.
@@ -69,33 +69,11 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
     else setRejectOpen(true);
   };
 
-  const keys = useRef({ pick, escape });
-  useEffect(() => {
-    keys.current = { pick, escape };
-  });
+  const focusFirst = useCardKeys(card, { pick, escape }, 3);
 
   useEffect(() => {
     if (rejectOpen) feedbackInput.current?.focus();
   }, [rejectOpen]);
-
-  useEffect(() => {
-    focusFirst();
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
-      const target = e.target as HTMLElement;
-      if (target !== document.body && !card.current?.contains(target)) return;
-      if (e.key === "Escape") {
-        e.preventDefault();
-        keys.current.escape(target);
-        return;
-      }
-      if (isTextField(target) || !/^[1-3]$/.test(e.key)) return;
-      e.preventDefault();
-      keys.current.pick(Number(e.key) - 1);
-    };
-    document.addEventListener("keydown", onKeyDown);
-    return () => document.removeEventListener("keydown", onKeyDown);
-  }, []);
 
   const owner = ownerLabel(question.owner);
   const dangerous = approval.dangerous;
@@ -299,7 +277,3 @@ function AnswerButton({ testId, children, onClick, disabled, primary, danger, hi
   );
 }
 
-function isTextField(el: HTMLElement): boolean {
-  if (el instanceof HTMLTextAreaElement || el.isContentEditable) return true;
-  return el instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit", "reset"].includes(el.type);
-}

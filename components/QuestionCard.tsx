@@ -1,11 +1,12 @@
 "use client";
 
-import { useEffect, useId, useRef, useState } from "react";
+import { useId, useRef, useState } from "react";
 import type { JsonValue, Question, ReplyReceipt } from "@/lib/protocol/question";
 import type { Ack } from "@/lib/protocol/socket";
 import { keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
 import { ActionButton, CheckboxGroup, Countdown, DeclineBar, FreeTextInput, Position, TextRow } from "@/components/QuestionCardParts";
 import { ApprovalBody } from "@/components/ApprovalCard";
+import { useCardKeys } from "@/components/use-card-keys";
 
 type Settle = Promise<Ack<ReplyReceipt>>;
 
@@ -106,8 +107,6 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
     if (action?.type === "reply") void reply(action.value);
     if (action?.type === "toggle") toggle(action.option);
   };
-  const focusFirst = () => card.current?.querySelector<HTMLElement>("[data-autofocus]")?.focus();
-
   /** Escape opens the decline row (or focuses it); Escape inside it closes it again. */
   const escape = (target: HTMLElement) => {
     if (target === declineInput.current) {
@@ -117,29 +116,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
     else setDeclineOpen(true);
   };
 
-  const keys = useRef({ pick, escape });
-  useEffect(() => {
-    keys.current = { pick, escape };
-  });
-
-  useEffect(() => {
-    focusFirst();
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
-      const target = e.target as HTMLElement;
-      if (target !== document.body && !card.current?.contains(target)) return;
-      if (e.key === "Escape") {
-        e.preventDefault();
-        keys.current.escape(target);
-        return;
-      }
-      if (isTextField(target) || !/^[1-9]$/.test(e.key)) return;
-      e.preventDefault();
-      keys.current.pick(Number(e.key) - 1);
-    };
-    document.addEventListener("keydown", onKeyDown);
-    return () => document.removeEventListener("keydown", onKeyDown);
-  }, []);
+  const focusFirst = useCardKeys(card, { pick, escape }, 9);
 
   return (
     <section
@@ -265,7 +242,3 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
   );
 }
 
-function isTextField(el: HTMLElement): boolean {
-  if (el instanceof HTMLTextAreaElement || el.isContentEditable) return true;
-  return el instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit", "reset"].includes(el.type);
-}
