@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
+import { createRuntime, type Settlement } from "../runtime";
+import { runAgentLoop, type ReplyWriter } from "./loop";
+import type { ModelChoice } from "./provider";
+import { createScriptedModel } from "./scripted-model";
+
+type Ask = Extract<ChildToParent, { type: "question.ask" }>;
+type Answerer = (ask: Ask) => Omit<Settlement, "feedback" | "value"> & Partial<Settlement>;
+
+/** A runtime on a fake host that answers every question with `answer` and keeps a journal of what was done. */
+function harness({ answer, journal = [], canAsk = true }: { answer: Answerer; journal?: JournalRecord[]; canAsk?: boolean }) {
+  const sent: ChildToParent[] = [];
+  const settled = new Map<string, Settlement>();
+  let n = 0;
+  const controller = createRuntime({
+    runId: "run-1",
+    sessionId: "s-1",
+    canAsk,
+    journal,
+    newId: () => `q${++n}`,
+    send(m) {
+      sent.push(m);
+      if (m.type === "question.ask") {
+        const s = { value: null, feedback: null, ...answer(m) };
+        settled.set(m.questionId, s);
+        setTimeout(() => controller.settle(m.questionId, s), 0);
+      }
+    },
+  });
+  const asks = () => sent.filter((m): m is Ask => m.type === "question.ask");
+  const says = () => sent.flatMap((m) => (m.type === "run.say" ? [m.text] : []));
+  /** The journal the server would hand a resumed run. */
+  const recorded = (): JournalRecord[] => [
+    ...journal,
+    ...sent.flatMap((m): JournalRecord[] => {
+      if (m.type === "step.record") return [{ kind: "step", seq: m.seq, digest: m.digest, output: m.output }];
+      if (m.type === "run.say") return [{ kind: "say", seq: m.seq, digest: m.digest }];
+      if (m.type === "question.ask") return [{ kind: "question", seq: m.seq, digest: m.digest, questionId: m.questionId, settlement: settled.get(m.questionId) ?? null }];
+      return [];
+    }),
+  ];
+  return { controller, rt: controller.rt, sent, asks, says, recorded };
+}
+
+function scripted() {
+  const calls: string[][] = [];
+  const model = createScriptedModel({ onCall: (o) => calls.push(o.tools?.map((t) => t.name) ?? []) });
+  const choice: ModelChoice = { provider: "scripted", model, maxRetries: 0 };
+  return { choice, calls };
+}
+
+const allowAndAnswer =
+  (clarifyAnswer: Settlement): Answerer =>
+  (ask) =>
+    ask.spec.kind === "approval" ? { outcome: "answered", value: "once" } : clarifyAnswer;
+
+describe("the agent loop with the scripted model", () => {
+  it("greets and says what it can do, using the session's history", async () => {
+    const { choice } = scripted();
+    const h = harness({ answer: () => ({ outcome: "answered" }) });
+    const hello = await runAgentLoop(h.rt, { choice, text: "hello" });
+    expect(hello.reply).toMatch(/^Hello!/);
+    const what = await runAgentLoop(h.rt, { choice, text: "What can you do?", history: [{ role: "user", text: "hello" }, { role: "agent", text: hello.reply }] });
+    expect(what.reply).toMatch(/run the tests/);
+    expect(h.says()).toEqual([hello.reply, what.reply]);
+  });
+
+  it("drives a multi-step turn: read_file, shell (approved) and a clarify answered on a card", async () => {
+    const { choice, calls } = scripted();
+    const h = harness({ answer: allowAndAnswer({ outcome: "answered", value: "Large", feedback: null }) });
+    const deltas: string[] = [];
+    const ends: Array<{ stopped?: boolean } | undefined> = [];
+    const reply = (): ReplyWriter => ({ append: (d) => deltas.push(d), end: (o) => ends.push(o) });
+    const result = await runAgentLoop(h.rt, { choice, text: "Read README.md, run the tests and order a coffee", reply });
+    expect(h.asks().map((a) => [a.spec.kind, a.spec.prompt])).toEqual([
+      ["approval", "Run `npm test`?"],
+      ["approval", "Read README.md?"],
+      ["question", "What size should the coffee be?"],
+    ]);
+    expect(h.asks()[0]!.spec.approval).toMatchObject({ tool: "shell", dangerous: true });
+    expect(h.asks()[1]!.spec.approval).toMatchObject({ tool: "read_file", dangerous: false });
+    expect(h.asks()[2]!.spec).toMatchObject({ options: ["Small", "Medium", "Large"], multi: false });
+    expect(calls).toHaveLength(4);
+    expect(calls[0]).toEqual(["shell", "write_file", "read_file", "clarify"]);
+    expect(result).toMatchObject({ steps: 4, toolCalls: 3 });
+    expect(result.reply).toMatch(/tests ran: all passed[^]*Ordering a large coffee/);
+    // Streamed in small chunks, one writer per model step.
+    expect(deltas.length).toBeGreaterThan(10);
+    expect(deltas.every((d) => d.length <= 6)).toBe(true);
+    expect(ends).toHaveLength(4);
+    expect(h.says()).toEqual([]);
+  });
+
+  it("asks clarify when a coffee has no size; a decline and a timeout reach the model as text", async () => {
+    const declined = harness({ answer: () => ({ outcome: "declined", feedback: "not now" }) });
+    const a = await runAgentLoop(declined.rt, { choice: scripted().choice, text: "order a coffee" });
+    expect(a.reply).toContain("the user declined: not now");
+    const timedOut = harness({ answer: () => ({ outcome: "timed_out" }) });
+    const b = await runAgentLoop(timedOut.rt, { choice: scripted().choice, text: "order a coffee" });
+    expect(b.reply).toContain("no answer within 30 minutes");
+  });
+
+  it("hands a rejected approval's message to the model as the tool result", async () => {
+    const h = harness({ answer: () => ({ outcome: "declined", feedback: "not on Fridays" }) });
+    const r = await runAgentLoop(h.rt, { choice: scripted().choice, text: "run the tests" });
+    expect(r.reply).toMatch(/I did not run the tests: The user rejected shell `npm test`: not on Fridays/);
+  });
+
+  it("does not offer clarify when nobody can answer", async () => {
+    const { choice, calls } = scripted();
+    const h = harness({ answer: () => ({ outcome: "answered" }), canAsk: false });
+    const r = await runAgentLoop(h.rt, { choice, text: "order a coffee" });
+    expect(calls[0]).not.toContain("clarify");
+    expect(h.asks()).toHaveLength(0);
+    expect(r.reply).toMatch(/offline scripted model|coffee/);
+  });
+
+  it("replay: a resumed run gets recorded steps back and calls the model only for new steps", async () => {
+    // First run: parked while the clarify question waits.
+    const first = scripted();
+    const pending = new Set<string>();
+    const h1 = harness({
+      answer: (ask) => {
+        if (ask.spec.kind === "approval") return { outcome: "answered", value: "once" };
+        pending.add(ask.questionId);
+        return { outcome: "answered", value: "Medium" };
+      },
+    });
+    const done = runAgentLoop(h1.rt, { choice: first.choice, text: "run the tests and order a coffee" });
+    await done;
+    expect(first.calls).toHaveLength(3);
+    // The journal as it stood when the question was asked: its answer came later.
+    const journal = h1.recorded();
+    const lastModel = journal.filter((r) => r.kind === "step").at(-1)!;
+    const cut = journal.filter((r) => r.seq < lastModel.seq);
+    const resumed = scripted();
+    const h2 = harness({ answer: () => ({ outcome: "answered", value: "never used" }), journal: cut });
+    const r = await runAgentLoop(h2.rt, { choice: resumed.choice, text: "run the tests and order a coffee" });
+    expect(resumed.calls).toHaveLength(1);
+    expect(h2.asks()).toHaveLength(0);
+    expect(r.reply).toContain("Ordering a medium coffee");
+  });
+});

@@ -1,0 +1,161 @@
+import { streamText, type ModelMessage, type ToolSet } from "ai";
+import type { JsonValue } from "../../lib/protocol/question";
+import { RunCancelled, type Runtime } from "../runtime";
+import { providerError, redact } from "./errors";
+import type { ModelChoice } from "./provider";
+import { runToolCall, type RecordedToolCall, type ToolImpl } from "./tool-calls";
+import { modelTools } from "./tools";
+
+export const MAX_STEPS = 8;
+
+/** One earlier message of the session, as the chat run's input carries it. */
+export interface HistoryMessage {
+  role: "user" | "agent";
+  text: string;
+}
+
+/** A model step as the journal records it: replay returns this without calling the model. */
+export interface ModelStep {
+  text: string;
+  toolCalls: RecordedToolCall[];
+  finishReason: string;
+}
+
+/** Where a reply's text streams: the runtime's `rt.reply()` when it has one. */
+export interface ReplyWriter {
+  append(delta: string): void;
+  end(options?: { stopped?: boolean }): void;
+}
+
+type RuntimeWithReply = Runtime & { reply?: () => ReplyWriter };
+
+export const SYSTEM_PROMPT = [
+  "You are Parley's assistant, chatting with a person in a web app.",
+  "Use the tools when the person asks for something they do: shell runs a command, write_file writes a file, read_file reads one; the person approves dangerous tools first.",
+  "When a request is ambiguous, call clarify with a short question and options instead of guessing.",
+  "If a tool result says the user declined or rejected something, respect it. Keep replies short.",
+].join(" ");
+
+export interface AgentLoopOptions {
+  choice: ModelChoice;
+  /** The session's earlier messages, oldest first. */
+  history?: HistoryMessage[];
+  text: string;
+  maxSteps?: number;
+  /** Streams each step's text; without one, `rt.reply()` if the runtime has it, else the text is said when the step ends. */
+  reply?: () => ReplyWriter;
+  toolImpl?: ToolImpl;
+}
+
+export interface AgentLoopResult {
+  reply: string;
+  steps: number;
+  toolCalls: number;
+}
+
+/**
+ * The agent loop: one model step at a time, each a journaled `rt.step("model")` (its text and tool
+ * calls), then each tool call through `rt.tool` / `rt.ask` (journaled by the runtime), the results
+ * appended to the messages for the next step. A replayed run gets the recorded steps back and calls
+ * the model only for steps it had not finished.
+ */
+export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Promise<AgentLoopResult> {
+  const { choice, maxSteps = MAX_STEPS } = options;
+  const messages: ModelMessage[] = [
+    { role: "system", content: SYSTEM_PROMPT },
+    ...(options.history ?? []).map((m): ModelMessage => (m.role === "user" ? { role: "user", content: m.text } : { role: "assistant", content: m.text })),
+    { role: "user", content: options.text },
+  ];
+  const live = options.reply ?? (rt as RuntimeWithReply).reply?.bind(rt);
+  const replies: string[] = [];
+  let toolCalls = 0;
+  for (let n = 1; n <= maxSteps; n++) {
+    // Offered again each step: `clarify` disappears when nobody can answer any more.
+    const tools = modelTools({ canAsk: rt.canAsk() });
+    const writer = live?.() ?? null;
+    let step: ModelStep;
+    try {
+      step = await rt.step("model", () => callModel(choice, messages, tools, rt.signal, (d) => writer?.append(d)));
+    } catch (err) {
+      writer?.end({ stopped: rt.signal.aborted });
+      if (rt.signal.aborted || err instanceof RunCancelled) throw err instanceof RunCancelled ? err : new RunCancelled(String(rt.signal.reason ?? "The run was stopped."));
+      if (isRuntimeControl(err)) throw err;
+      throw providerError(err, { provider: choice.provider, apiKey: choice.apiKey });
+    }
+    writer?.end();
+    if (!writer && step.text.trim()) rt.say(step.text);
+    if (step.text.trim()) replies.push(step.text);
+    messages.push({
+      role: "assistant",
+      content: [
+        ...(step.text ? [{ type: "text" as const, text: step.text }] : []),
+        ...step.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.toolCallId, toolName: c.toolName, input: c.input })),
+      ],
+    });
+    if (step.toolCalls.length === 0) return { reply: replies.join("\n\n"), steps: n, toolCalls };
+    for (const call of step.toolCalls) {
+      const output = await runToolCall(rt, call, options.toolImpl);
+      toolCalls++;
+      messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output }] });
+    }
+  }
+  const note = `I stopped after ${maxSteps} model steps without finishing. Ask me to go on if you want more.`;
+  rt.say(note);
+  return { reply: [...replies, note].join("\n\n"), steps: maxSteps, toolCalls };
+}
+
+/** Errors of the runtime itself (parked, diverged …) are not provider errors. */
+function isRuntimeControl(err: unknown): boolean {
+  return err instanceof Error && ["RunParked", "JournalDivergence", "RunCancelled"].includes(err.name);
+}
+
+/** One model call: streams its text to `onDelta` and collects its tool calls. */
+async function callModel(choice: ModelChoice, messages: ModelMessage[], tools: ToolSet, signal: AbortSignal, onDelta: (delta: string) => void): Promise<ModelStep> {
+  const result = streamText({ model: choice.model, messages, tools, abortSignal: signal, maxRetries: choice.maxRetries });
+  let text = "";
+  let finishReason = "unknown";
+  const calls = new Map<string, RecordedToolCall>();
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case "text-delta":
+        text += part.text;
+        onDelta(part.text);
+        break;
+      case "tool-call": {
+        const invalid = (part as { invalid?: boolean }).invalid === true;
+        calls.set(part.toolCallId, {
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          input: toJson(part.input),
+          ...(invalid ? { error: `The call of ${part.toolName} could not be read: ${errorText((part as { error?: unknown }).error, choice.apiKey)}` } : {}),
+        });
+        break;
+      }
+      case "tool-error": {
+        const call = calls.get(part.toolCallId);
+        if (call && !call.error) call.error = `The call of ${part.toolName} failed: ${errorText(part.error, choice.apiKey)}`;
+        break;
+      }
+      case "error":
+        throw part.error;
+      case "abort":
+        throw new RunCancelled(String(signal.reason ?? "The run was stopped."));
+      case "finish":
+        finishReason = part.finishReason;
+        break;
+    }
+  }
+  return { text, toolCalls: [...calls.values()], finishReason };
+}
+
+function toJson(value: unknown): JsonValue {
+  try {
+    return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
+  } catch {
+    return null;
+  }
+}
+
+function errorText(err: unknown, apiKey?: string): string {
+  return redact(err instanceof Error ? err.message : String(err ?? "unknown error"), [apiKey]).slice(0, 300);
+}

@@ -1,0 +1,179 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+
+/**
+ * The offline scripted model: a deterministic LanguageModelV3 that needs no key and no network.
+ * It reads the prompt as a real model would (the last user message, the tool results since) and
+ * follows a small script: it greets, says what it can do, asks `clarify` when a request is
+ * ambiguous ("order a coffee" without a size), and calls tools ("run the tests" → shell,
+ * "write the changelog" → write_file, "read README.md" → read_file), several in one turn when asked.
+ * Its text streams in small chunks.
+ */
+
+type Call = { toolName: string; input: Record<string, unknown> };
+type Decision = { text: string; calls: Call[] };
+
+const CHANGELOG = "# Changelog\n\n## 0.2.0\n\n- A model-driven chat with tools and clarifying questions.\n";
+const SIZES = ["small", "medium", "large"];
+
+export const CAPABILITIES = [
+  "I'm Parley's offline scripted assistant (no model server needed). I can:",
+  "• run the tests (the `shell` tool: you approve it first)",
+  "• write the changelog (the `write_file` tool, approved too)",
+  "• read a file, e.g. \"read README.md\"",
+  "• order a coffee: I'll ask which size if you don't say",
+  "Slash commands start the demo functions directly: type /help to list them.",
+].join("\n");
+
+function lastUserIndex(prompt: LanguageModelV3Prompt): number {
+  for (let i = prompt.length - 1; i >= 0; i--) if (prompt[i]!.role === "user") return i;
+  return -1;
+}
+
+function textOf(message: LanguageModelV3Prompt[number] | undefined): string {
+  if (!message || message.role === "system") return message?.content ?? "";
+  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+/** Tool results since the last user message, by tool name, as text. */
+function resultsSince(prompt: LanguageModelV3Prompt, from: number): Array<{ toolName: string; text: string }> {
+  const out: Array<{ toolName: string; text: string }> = [];
+  for (const m of prompt.slice(from + 1)) {
+    if (m.role !== "tool") continue;
+    for (const part of m.content) {
+      if (part.type !== "tool-result") continue;
+      const o = part.output;
+      const text = o.type === "text" || o.type === "error-text" ? o.value : o.type === "json" || o.type === "error-json" ? JSON.stringify(o.value) : "";
+      out.push({ toolName: part.toolName, text });
+    }
+  }
+  return out;
+}
+
+const has = (text: string, re: RegExp) => re.test(text);
+
+/** The tool calls a request asks for, in order. */
+function plan(original: string, offered: Set<string>): Call[] {
+  const request = original.toLowerCase();
+  const calls: Call[] = [];
+  if (has(request, /\b(run|start)\b.*\btests?\b|\btest suite\b|\bnpm test\b/)) calls.push({ toolName: "shell", input: { command: "npm test" } });
+  if (has(request, /\bchangelog\b/) && has(request, /\b(write|update)\b/)) calls.push({ toolName: "write_file", input: { path: "docs/changelog.md", content: CHANGELOG } });
+  const read = original.match(/\bread\s+(?:the\s+)?([\w./-]+\.\w+)/i);
+  if (read) calls.push({ toolName: "read_file", input: { path: read[1] } });
+  if (has(request, /\bcoffee\b/) && !SIZES.some((s) => request.includes(s))) {
+    calls.push({ toolName: "clarify", input: { question: "What size should the coffee be?", options: ["Small", "Medium", "Large"], multi: false, allowFreeText: false } });
+  }
+  return calls.filter((c) => offered.has(c.toolName));
+}
+
+function summary(toolName: string, text: string): string {
+  const refused = /^(the user declined|no answer within|the user rejected|denied|no answer in)/i.test(text) || /rejected|denied/i.test(text.slice(0, 80));
+  switch (toolName) {
+    case "shell":
+      return refused ? `I did not run the tests: ${text}` : "The tests ran: all passed. ✅";
+    case "write_file":
+      return refused ? `I left the changelog as it was: ${text}` : "I wrote docs/changelog.md with a 0.2.0 section. 📝";
+    case "read_file":
+      return refused ? `I could not read the file: ${text}` : `Here is what I read:\n${text.slice(0, 500)}`;
+    case "clarify":
+      if (/^the user declined/i.test(text)) return `OK, no coffee then (${text}).`;
+      if (/^no answer within/i.test(text)) return `I'll hold the coffee order: ${text}.`;
+      return `Ordering a ${text.toLowerCase()} coffee (simulated). ☕`;
+    default:
+      return `${toolName}: ${text}`;
+  }
+}
+
+/** What the script says and calls given the prompt so far. */
+export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>): Decision {
+  const at = lastUserIndex(prompt);
+  const original = textOf(prompt[at]).trim();
+  const request = original.toLowerCase();
+  const done = resultsSince(prompt, at);
+  if (done.length > 0) {
+    const next = plan(original, offered)[done.length];
+    const lines = done.map((d) => summary(d.toolName, d.text));
+    // A refused step ends the plan: the script does not push on after a "no".
+    const refusedLast = /declined|rejected|denied|no answer/i.test(done.at(-1)!.text.slice(0, 120));
+    if (next && !refusedLast) return { text: "", calls: [next] };
+    return { text: lines.join("\n"), calls: [] };
+  }
+  const calls = plan(original, offered);
+  if (calls.length > 0) {
+    const first = calls[0]!;
+    const lead = first.toolName === "clarify" ? "" : first.toolName === "shell" ? "I'll run the tests." : first.toolName === "write_file" ? "I'll write the changelog." : "Let me read that.";
+    return { text: lead, calls: [first] };
+  }
+  if (has(request, /\bcoffee\b/)) {
+    const size = SIZES.find((s) => request.includes(s))!;
+    return { text: `Ordering a ${size} coffee (simulated). ☕`, calls: [] };
+  }
+  if (has(request, /what can you do|\bhelp\b|what do you do/)) return { text: CAPABILITIES, calls: [] };
+  if (has(request, /^(hi|hello|hey|good (morning|afternoon|evening))\b/)) {
+    return { text: "Hello! I'm Parley's offline assistant. Ask me what I can do, or to run the tests.", calls: [] };
+  }
+  return {
+    text: "I'm the offline scripted model, so I only follow a small script. Ask \"what can you do?\", or type /help for the demo commands.",
+    calls: [],
+  };
+}
+
+/** Text in chunks of a few characters, split after spaces where possible. */
+export function chunk(text: string, size = 6): string[] {
+  return text.match(new RegExp(`[^]{1,${size}}`, "g")) ?? [];
+}
+
+export interface ScriptedModelOptions {
+  /** Pause between streamed chunks (ms); 0 in tests. */
+  chunkDelayMs?: number;
+  /** Called for every model call (tests count them). */
+  onCall?: (options: LanguageModelV3CallOptions) => void;
+}
+
+const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
+
+export function createScriptedModel({ chunkDelayMs = 0, onCall }: ScriptedModelOptions = {}): LanguageModelV3 {
+  let callCount = 0;
+  const run = (options: LanguageModelV3CallOptions) => {
+    onCall?.(options);
+    const offered = new Set((options.tools ?? []).map((t) => t.name));
+    const d = decide(options.prompt, offered);
+    const n = ++callCount;
+    return { ...d, ids: d.calls.map((_, i) => `call-${n}-${i}`) };
+  };
+  return {
+    specificationVersion: "v3",
+    provider: "parley-scripted",
+    modelId: "scripted",
+    supportedUrls: {},
+    async doGenerate(options) {
+      const d = run(options);
+      const content: LanguageModelV3Content[] = [];
+      if (d.text) content.push({ type: "text", text: d.text });
+      d.calls.forEach((c, i) => content.push({ type: "tool-call", toolCallId: d.ids[i]!, toolName: c.toolName, input: JSON.stringify(c.input) }));
+      return { content, finishReason: { unified: d.calls.length ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+    },
+    async doStream(options) {
+      const d = run(options);
+      const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      if (d.text) {
+        parts.push({ type: "text-start", id: "t" });
+        for (const delta of chunk(d.text)) parts.push({ type: "text-delta", id: "t", delta });
+        parts.push({ type: "text-end", id: "t" });
+      }
+      d.calls.forEach((c, i) => parts.push({ type: "tool-call", toolCallId: d.ids[i]!, toolName: c.toolName, input: JSON.stringify(c.input) }));
+      parts.push({ type: "finish", finishReason: { unified: d.calls.length ? "tool-calls" : "stop", raw: undefined }, usage });
+      const signal = options.abortSignal;
+      let i = 0;
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        async pull(controller) {
+          if (signal?.aborted) return controller.error(signal.reason instanceof Error ? signal.reason : new DOMException("Aborted", "AbortError"));
+          if (i >= parts.length) return controller.close();
+          const part = parts[i++]!;
+          if (chunkDelayMs > 0 && part.type === "text-delta") await new Promise((r) => setTimeout(r, chunkDelayMs));
+          controller.enqueue(part);
+        },
+      });
+      return { stream };
+    },
+  };
+}

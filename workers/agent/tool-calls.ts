@@ -1,0 +1,73 @@
+import type { JsonValue } from "../../lib/protocol/question";
+import { AskTimeout, CannotAsk, DEFAULT_TIMEOUT_MS, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined, type Runtime } from "../runtime";
+import { describeWait } from "../runtime/tool-call";
+import { ClarifyInputSchema } from "./tools";
+
+/** A tool call as a model step recorded it. */
+export interface RecordedToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: JsonValue;
+  /** Set when the SDK could not read the call (bad JSON, unknown tool): the model is told why. */
+  error?: string;
+}
+
+/** What the model sees as a call's output: text, or JSON. */
+export type ToolOutput = { type: "text"; value: string } | { type: "json"; value: JsonValue };
+
+/** Simulated implementations of the catalogue's tools: the offline demo changes nothing real. */
+export async function simulateTool(rt: Runtime, name: string, input: Record<string, unknown>): Promise<JsonValue> {
+  switch (name) {
+    case "shell":
+      rt.progress(`${String(input.command)}…`);
+      await rt.sleep(150);
+      rt.progress(null);
+      return { exitCode: 0, output: `$ ${String(input.command)}\n(simulated) Test Files 12 passed (12)\nTests 148 passed (148)` };
+    case "write_file":
+      return { path: String(input.path), written: true, lines: String(input.content ?? "").split("\n").length, simulated: true };
+    case "read_file":
+      return { path: String(input.path), content: `(simulated) the first lines of ${String(input.path)}`, simulated: true };
+    default:
+      return { simulated: true };
+  }
+}
+
+export type ToolImpl = (rt: Runtime, name: string, input: Record<string, unknown>) => Promise<JsonValue>;
+
+/**
+ * Runs one tool call of the model through the runtime and returns what the model sees. Every way
+ * a call can end without a result becomes text the model can act on: a denied or rejected
+ * approval (ToolDenied's message), a declined or unanswered `clarify`, an invalid input.
+ * Stopping, parking and journal divergence are not results: they propagate.
+ */
+export async function runToolCall(rt: Runtime, call: RecordedToolCall, impl: ToolImpl = simulateTool): Promise<ToolOutput> {
+  const text = (value: string): ToolOutput => ({ type: "text", value });
+  if (call.error) return text(call.error);
+  if (call.toolName === "clarify") return text(await clarify(rt, call.input));
+  try {
+    const result = await rt.tool(call.toolName, call.input as never, (input) => impl(rt, call.toolName, input as Record<string, unknown>));
+    return { type: "json", value: result };
+  } catch (err) {
+    if (err instanceof ToolDenied || err instanceof ToolInputInvalid || err instanceof UnknownTool) return text(err.message);
+    throw err;
+  }
+}
+
+/** The `clarify` tool: a question through `rt.ask`; every outcome as text, never an empty one. */
+async function clarify(rt: Runtime, rawInput: JsonValue): Promise<string> {
+  if (!rt.canAsk()) return "clarify is not available: nobody can answer questions in this run. Make a reasonable assumption and say so.";
+  const parsed = ClarifyInputSchema.safeParse(rawInput);
+  if (!parsed.success) return `clarify was called with an invalid input: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`;
+  const { question, options, multi, allowFreeText } = parsed.data;
+  const timeoutMs = DEFAULT_TIMEOUT_MS;
+  try {
+    const answer = await rt.ask(question, { options, multi: multi && options.length > 0, allowCustom: allowFreeText && options.length > 0, timeoutMs });
+    const value = Array.isArray(answer) ? answer.join(", ") : answer;
+    return value.trim() ? value : "the user answered with an empty text";
+  } catch (err) {
+    if (err instanceof UserDeclined) return `the user declined: ${err.feedback?.trim() || "(no reason given)"}`;
+    if (err instanceof AskTimeout) return `no answer within ${describeWait(timeoutMs)}`;
+    if (err instanceof CannotAsk) return "clarify is not available: nobody can answer questions in this run.";
+    throw err;
+  }
+}
