@@ -23,6 +23,8 @@ export const MessageSchema = z.object({
   runId: z.string().nullable(),
   role: MessageRoleSchema,
   text: z.string(),
+  /** An agent reply cut off by Stop while it streamed: the text is what had arrived. */
+  stopped: z.boolean().optional(),
   createdAt: z.string(),
 });
 export type Message = z.infer<typeof MessageSchema>;
@@ -76,6 +78,14 @@ export type RunDetail = z.infer<typeof RunDetailSchema>;
 // StartedRunSchema lives with the other command receipts in ./commands.
 export type { StartedRun } from "./commands";
 
+/** An agent reply still being written: the run, its journal position, and the text so far. */
+export const StreamingReplySchema = z.object({ runId: z.string(), seq: z.number().int().nonnegative(), text: z.string() });
+export type StreamingReply = z.infer<typeof StreamingReplySchema>;
+
+/** The piece of a streaming reply that `message.delta` brings. */
+export const MessageDeltaSchema = z.object({ sessionId: z.string(), runId: z.string(), seq: z.number().int().nonnegative(), delta: z.string() });
+export type MessageDelta = z.infer<typeof MessageDeltaSchema>;
+
 /** What `session.join` and `GET /api/sessions/{id}` return: everything needed to draw a session. */
 export const SessionSnapshotSchema = z.object({
   session: SessionSchema,
@@ -84,6 +94,8 @@ export const SessionSnapshotSchema = z.object({
   pendingQuestions: z.array(QuestionSchema),
   /** The most recently closed questions, so a reloaded tab still shows what was answered. */
   closedQuestions: z.array(QuestionSchema),
+  /** Agent replies still streaming: the text so far of each (the rest arrives as `message.delta`). */
+  streaming: z.array(StreamingReplySchema).optional(),
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 

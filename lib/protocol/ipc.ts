@@ -16,7 +16,8 @@ import { JsonValueSchema, QuestionOutcomeSchema, QuestionSpecSchema } from "./qu
 /** How a journaled operation ended, as the worker replays it. */
 export const JournalRecordSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("step"), seq: z.number().int(), digest: z.string(), output: JsonValueSchema }),
-  z.object({ kind: z.literal("say"), seq: z.number().int(), digest: z.string() }),
+  /** `text`: the message as stored (a streamed reply's replay returns it), when the journal kept it. */
+  z.object({ kind: z.literal("say"), seq: z.number().int(), digest: z.string(), text: z.string().optional() }),
   z.object({
     kind: z.literal("question"),
     seq: z.number().int(),
@@ -102,12 +103,23 @@ export const QuestionAskMessageSchema = z.object({
   questionId: z.string(),
   spec: QuestionSpecSchema,
 });
+/** Longest chat message a run may add (a longer streamed reply is cut to it). */
+export const MAX_SAY_CHARS = 20_000;
 export const RunSayMessageSchema = z.object({
   type: z.literal("run.say"),
   runId: z.string(),
   seq: z.number().int().nonnegative(),
   digest: z.string(),
-  text: z.string().min(1).max(20_000),
+  text: z.string().min(1).max(MAX_SAY_CHARS),
+  /** A streamed reply cut off by Stop: stored marked as stopped. */
+  stopped: z.boolean().optional(),
+});
+/** A piece of a streaming reply (`rt.reply()`), shown live and not journaled: the `run.say` of the same seq stores the whole. */
+export const RunSayDeltaMessageSchema = z.object({
+  type: z.literal("run.say.delta"),
+  runId: z.string(),
+  seq: z.number().int().nonnegative(),
+  delta: z.string().min(1).max(MAX_SAY_CHARS),
 });
 export const StepRecordMessageSchema = z.object({
   type: z.literal("step.record"),
@@ -160,6 +172,7 @@ export const ChildToParentSchema = z.discriminatedUnion("type", [
   WorkerReadyMessageSchema,
   QuestionAskMessageSchema,
   RunSayMessageSchema,
+  RunSayDeltaMessageSchema,
   StepRecordMessageSchema,
   RunCallMessageSchema,
   RunProgressMessageSchema,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { IdSchema } from "./commands";
 import { WireErrorSchema, type WireError } from "./errors";
-import type { Message, Run, Session, SessionSnapshot } from "./entities";
+import type { Message, MessageDelta, Run, Session, SessionSnapshot } from "./entities";
 import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "./commands";
 import type { Question } from "./question";
 
@@ -20,6 +20,8 @@ export interface ServerToClientEvents {
   /** The question ended without an answer — declined, timed out, cancelled or expired (its `status` says which): retract its card. */
   "question.rejected": (question: Question) => void;
   "message.created": (message: Message) => void;
+  /** More text of an agent reply still streaming (the snapshot's `streaming` holds what came before); its `message.created` replaces it. */
+  "message.delta": (delta: MessageDelta) => void;
   "run.updated": (run: Run) => void;
   "session.updated": (session: Session) => void;
   /** The session's permission rules changed: a tab showing them fetches them again. */

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { Message, Run, Session } from "../protocol/entities";
+import type { Message, MessageDelta, Run, Session } from "../protocol/entities";
 import type { Question } from "../protocol/question";
 
 /** Facts the domain services publish; transports (Socket.IO) and the worker bridge subscribe. */
@@ -8,6 +8,8 @@ export interface DomainEventMap {
   /** A question left `pending`: answered, declined, timed out, cancelled or expired. */
   "question.closed": [Question];
   "message.created": [Message];
+  /** More text of a streaming agent reply. */
+  "message.delta": [MessageDelta];
   "run.updated": [Run];
   "session.updated": [Session];
   /** A session's permission rules changed (added, removed): its tabs refresh their settings panel. */

@@ -196,4 +196,31 @@ export const finishAnyway = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail, finishAnyway];
+/** The text `test.stream` writes: a little Markdown, then numbered words ("w1 w2 …"). */
+export function streamText(words: number): string[] {
+  const pieces = ["**Streaming** a reply:\n\n", "- first item\n", "- second item\n\n", "`inline code` and [a link](https://example.com/docs).\n\n"];
+  for (let i = 1; i <= words; i++) pieces.push(`w${i}${i === words ? "." : " "}`);
+  return pieces;
+}
+
+/** Streams a reply in small pieces with short sleeps; Stop cuts it off and keeps the part written, marked as stopped. */
+export const stream = defineAgentFunction({
+  name: "test.stream",
+  description: "Test: streams a reply of a few hundred words.",
+  async run(rt, input) {
+    const { words = 300, delayMs = 25, afterMs = 0 } = (input ?? {}) as { words?: number; delayMs?: number; afterMs?: number };
+    const reply = rt.reply();
+    try {
+      for (const piece of streamText(Math.max(1, Math.min(words, 2_000)))) {
+        reply.append(piece);
+        await rt.sleep(delayMs);
+      }
+    } finally {
+      reply.end({ stopped: rt.signal.aborted });
+    }
+    if (afterMs > 0) await rt.sleep(afterMs);
+    return { chars: reply.text.length };
+  },
+});
+
+export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail, finishAnyway, stream];

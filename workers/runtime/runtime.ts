@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
+import { MAX_SAY_CHARS, type ChildToParent, type JournalRecord } from "../../lib/protocol/ipc";
 import { canonicalJson } from "../../lib/protocol/plain-json";
 import { describeZodError } from "../../lib/protocol/errors";
 import type { ApprovalSpecInput } from "../../lib/protocol/permissions";
@@ -81,6 +81,24 @@ export interface CallSettlement {
   error: string | null;
 }
 
+/**
+ * An agent message written while it is made (`rt.reply()`): every tab of the session sees each
+ * piece as it is appended, and the whole is stored once, by `end`.
+ */
+export interface ReplyStream {
+  /** Adds text: sent to the tabs at once (not journaled). Ignored after `end`, on replay, and past 20,000 characters. */
+  append(delta: string): void;
+  /**
+   * Stores the reply as the agent message (journaled, once) and returns its full text.
+   * `stopped: true` marks it as cut off (Stop while it streamed). Safe to call again: later calls
+   * only return the text. An empty reply stores nothing. On replay it returns the recorded text
+   * (or "" when the journal did not keep it) and sends nothing.
+   */
+  end(options?: { stopped?: boolean }): string;
+  /** The text appended so far (on replay: the recorded text). */
+  readonly text: string;
+}
+
 export interface Runtime {
   readonly runId: string;
   readonly sessionId: string;
@@ -124,6 +142,12 @@ export interface Runtime {
   call<T extends JsonValue = JsonValue>(functionName: string, input?: JsonValue): Promise<T>;
   /** Adds an agent message to the chat (once, even when the run is replayed). */
   say(text: string): void;
+  /**
+   * Starts an agent message that streams: it claims its journal position now (before its text is
+   * known), so a replayed run finds it at the same place; see ReplyStream. End it in a `finally`
+   * (`end({ stopped: rt.signal.aborted })`) so a Stop keeps the partial text, marked as stopped.
+   */
+  reply(): ReplyStream;
   /** Shows what the run is doing now (null clears it). */
   progress(text: string | null): void;
   /** Resolves after `ms`, or rejects with RunCancelled when the run is stopped. */
@@ -423,6 +447,37 @@ export function createRuntime(host: RuntimeHost): RunController {
       const digest = digestOf("say", text);
       const { seq, record } = claim("say", digest, "a chat message");
       if (!record) send({ type: "run.say", runId: host.runId, seq, digest, text });
+    },
+    reply() {
+      const digest = digestOf("reply");
+      const { seq, record } = claim("say", digest, "a streamed reply");
+      if (record) {
+        // Replay: the reply was stored before; nothing is sent again.
+        const recorded = record.text ?? "";
+        return { append() {}, end: () => recorded, get text() { return recorded; } };
+      }
+      let text = "";
+      let ended = false;
+      return {
+        append(delta: string) {
+          if (ended || parked || typeof delta !== "string" || delta.length === 0) return;
+          const piece = delta.slice(0, MAX_SAY_CHARS - text.length);
+          if (piece.length === 0) return;
+          text += piece;
+          host.send({ type: "run.say.delta", runId: host.runId, seq, delta: piece });
+        },
+        end(options: { stopped?: boolean } = {}) {
+          if (ended) return text;
+          ended = true;
+          if (text.length > 0 && !parked) {
+            host.send({ type: "run.say", runId: host.runId, seq, digest, text, ...(options.stopped ? { stopped: true } : {}) });
+          }
+          return text;
+        },
+        get text() {
+          return text;
+        },
+      };
     },
     progress(text) {
       send({ type: "run.progress", runId: host.runId, text });

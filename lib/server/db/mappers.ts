@@ -82,6 +82,7 @@ export function toMessage(row: MessageRow): Message {
     runId: row.runId,
     role: row.role as Message["role"],
     text: row.text,
+    stopped: row.stopped,
     createdAt: iso(row.createdAt),
   };
 }

@@ -136,6 +136,8 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   events.on("question.asked", onAsked);
   events.on("question.closed", onClosed);
   events.on("message.created", onMessage);
+  const onDelta: Parameters<typeof events.on<"message.delta">>[1] = (d) => toRoom(d.sessionId).emit("message.delta", d);
+  events.on("message.delta", onDelta);
   events.on("run.updated", onRun);
   events.on("session.updated", onSession);
   const onRules: Parameters<typeof events.on<"rules.updated">>[1] = ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId });
@@ -159,6 +161,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       events.off("question.asked", onAsked);
       events.off("question.closed", onClosed);
       events.off("message.created", onMessage);
+      events.off("message.delta", onDelta);
       events.off("run.updated", onRun);
       events.off("session.updated", onSession);
       events.off("rules.updated", onRules);

@@ -24,8 +24,11 @@ export async function loadJournal(db: Db, runId: string): Promise<JournalRecord[
     switch (e.kind) {
       case "step":
         return { kind: "step", seq: e.seq, digest: e.digest, output: parseJson<JsonValue>(e.output) };
-      case "say":
-        return { kind: "say", seq: e.seq, digest: e.digest };
+      case "say": {
+        // The text (kept since streamed replies): a replayed reply returns it.
+        const text = e.output === null ? null : parseJson<JsonValue>(e.output);
+        return typeof text === "string" ? { kind: "say", seq: e.seq, digest: e.digest, text } : { kind: "say", seq: e.seq, digest: e.digest };
+      }
       case "question": {
         const q = questionById.get(e.questionId!);
         const settled = q && q.status !== "pending";

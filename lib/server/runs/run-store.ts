@@ -170,7 +170,7 @@ export function createRunStore(db: Db) {
 
     /** The journal entry of a chat message, written in the message's transaction. */
     recordSay: (tx: Tx, { runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }) =>
-      tx.journalEntry.create({ data: { runId, seq, kind: "say", name: text.slice(0, 200), digest } }),
+      tx.journalEntry.create({ data: { runId, seq, kind: "say", name: text.slice(0, 200), digest, output: JSON.stringify(text) } }),
 
     waitingOn,
 

@@ -17,7 +17,7 @@ export type RunEnd = { how: "finished"; status: FinalRunStatus; byStop: boolean 
 export interface SupervisorContext {
   store: RunStore;
   questions: Pick<QuestionService, "create" | "closeForRun">;
-  sessions: Pick<SessionService, "addMessage">;
+  sessions: Pick<SessionService, "addMessage" | "streamReply" | "endStreams">;
   events: DomainEvents;
   pool: WorkerPoolPort;
   clock: Clock;
@@ -278,8 +278,13 @@ export class RunSupervisor {
           runId: this.runId,
           role: "agent",
           text: message.text,
+          stopped: message.stopped ?? false,
+          streamSeq: message.seq,
           alongWith: (tx) => store.recordSay(tx, { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest }),
         });
+        return;
+      case "run.say.delta":
+        sessions.streamReply({ sessionId: this.run.sessionId, runId: this.runId, seq: message.seq, delta: message.delta });
         return;
       case "step.record":
         await store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output });
@@ -411,6 +416,8 @@ export class RunSupervisor {
       this.move("parked");
       return this.end({ how: "parked" });
     }
+    // A reply cut off with its worker streams again from its start when the run is replayed.
+    this.ctx.sessions.endStreams(this.runId);
     this.move("starting");
     this.begin();
   }
@@ -447,6 +454,7 @@ export class RunSupervisor {
     if (this.state === "finished" || this.state === "parked") return;
     this.move("finished");
     this.clearTimers();
+    await this.keepOpenReplies();
     await this.recordEnd(outcome, how, 0);
   }
 
@@ -473,6 +481,22 @@ export class RunSupervisor {
       const delay = Math.min(30_000, 500 * 2 ** tries);
       console.error(`[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
       this.ctx.clock.setTimeout(() => this.enqueue(() => this.recordEnd(outcome, { by, byStop, questionStatus }, tries + 1)), delay);
+    }
+  }
+
+  /**
+   * Replies still streaming when the run ends (its worker was killed or lost before it ended them)
+   * are stored as they are, marked as stopped: what the tabs showed does not vanish.
+   */
+  private async keepOpenReplies(): Promise<void> {
+    const { sessions } = this.ctx;
+    for (const reply of sessions.endStreams(this.runId)) {
+      if (!reply.text) continue;
+      try {
+        await sessions.addMessage({ sessionId: this.run.sessionId, runId: this.runId, role: "agent", text: reply.text, stopped: true });
+      } catch (err) {
+        console.error(`[runs] could not keep the open reply of ${this.runId}`, err);
+      }
     }
   }
 

@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
-import type { Message, Session, SessionSnapshot } from "../../protocol/entities";
+import type { Message, Session, SessionSnapshot, StreamingReply } from "../../protocol/entities";
 import type { Db, Tx } from "../db/client";
 import { QUESTION_WITH_ROOT, toMessage, toQuestion, toRun, toSession } from "../db/mappers";
 import type { DomainEvents } from "../events";
+import { createReplyStreams } from "./reply-streams";
 
 export const DEFAULT_TITLE = "New chat";
 const SNAPSHOT_MESSAGES = 500;
@@ -13,9 +14,12 @@ const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
 type NewMessage = Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null };
 
-const messageData = ({ sessionId, role, text, runId = null }: NewMessage) => ({ id: randomUUID(), sessionId, role, text, runId });
+const messageData = ({ sessionId, role, text, runId = null, stopped = false }: NewMessage) => ({ id: randomUUID(), sessionId, role, text, runId, stopped });
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
+  /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
+  const streams = createReplyStreams();
+
   async function pendingCounts(ids?: string[]): Promise<Map<string, number>> {
     const rows = await db.question.groupBy({
       by: ["sessionId"],
@@ -72,6 +76,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         runs: runs.map(toRun),
         pendingQuestions: questions.map(toQuestion),
         closedQuestions: closed.reverse().map(toQuestion),
+        // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
+        streaming: streams.of(id),
       };
     },
 
@@ -81,16 +87,32 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       role,
       text,
       runId = null,
+      stopped = false,
       alongWith,
-    }: NewMessage & { alongWith?: (tx: Tx) => Promise<unknown> }): Promise<Message> {
+      streamSeq,
+    }: NewMessage & { alongWith?: (tx: Tx) => Promise<unknown>; /** the journal position of the streamed reply this message completes */ streamSeq?: number }): Promise<Message> {
+      const data = messageData({ sessionId, role, text, runId, stopped });
       const row = alongWith
         ? await db.$transaction(async (tx: Tx) => {
             await alongWith(tx);
-            return tx.message.create({ data: messageData({ sessionId, role, text, runId }) });
+            return tx.message.create({ data });
           })
-        : await db.message.create({ data: messageData({ sessionId, role, text, runId }) });
+        : await db.message.create({ data });
+      // The stored message replaces the stream in every tab (and in later snapshots) at once.
+      if (runId !== null && streamSeq !== undefined) streams.drop(sessionId, runId, streamSeq);
       return announceMessage(toMessage(row));
     },
+
+    /** More text of a streaming agent reply: kept for snapshots and sent to the session's tabs. */
+    streamReply(delta: { sessionId: string; runId: string; seq: number; delta: string }): void {
+      if (streams.append(delta)) events.emit("message.delta", delta);
+    },
+
+    /** Forgets the run's open streams (it ended, or left its worker): its stored messages are what stays. */
+    endStreams: (runId: string): StreamingReply[] => streams.dropRun(runId),
+
+    /** The text so far of a streaming reply, or null. */
+    streamingText: (sessionId: string, runId: string, seq: number): string | null => streams.textOf(sessionId, runId, seq),
 
     /** Stores a message inside someone else's transaction; announce it once that has committed. */
     recordMessage: async (tx: Tx, message: NewMessage): Promise<Message> => toMessage(await tx.message.create({ data: messageData(message) })),
