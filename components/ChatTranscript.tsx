@@ -11,7 +11,7 @@ interface ChatTranscriptProps {
   loading: boolean;
 }
 
-const EMPTY_HINT = "Say hello — try 'deploy', 'coffee', 'pizza', 'rename', 'archive', 'lunch', 'launch', 'shirt', 'budget', 'evening', 'report', 'shell', 'write', 'approvals'";
+const EMPTY_HINT = "Say hello, ask what I can do, or type /help for the demo commands (/deploy, /coffee, /pizza …)";
 
 export function ChatTranscript({ items, loading }: ChatTranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);

@@ -21,7 +21,7 @@ test.describe("approvals shared by the tabs of one session", () => {
     // The third tab is a phone.
     await tabs[2]!.page.setViewportSize({ width: 390, height: 844 });
 
-    await tabs[0]!.send("shell");
+    await tabs[0]!.send("/tests");
     for (const tab of tabs) {
       await expect(approvalCard(tab)).toBeVisible();
       await expect(approvalCard(tab)).toHaveAttribute("data-tool", "shell");
@@ -58,7 +58,7 @@ test.describe("approvals shared by the tabs of one session", () => {
     const session = await api.createSession();
     const tabs = await Promise.all([0, 1, 2].map(() => ChatPage.open(context, session.id)));
 
-    await tabs[0]!.send("approvals");
+    await tabs[0]!.send("/approvals");
     await api.waitForPending(session.id, 2);
     for (const tab of tabs) {
       await expect(approvalCard(tab)).toBeVisible();
@@ -108,7 +108,7 @@ test.describe("approvals shared by the tabs of one session", () => {
     await tabs[1]!.page.keyboard.press("Escape");
 
     // The rule answers the next write in docs/ without a card.
-    await tabs[0]!.send("write");
+    await tabs[0]!.send("/changelog");
     await expect(tabs[0]!.messages("agent").filter({ hasText: "Wrote docs/changelog.md" })).toBeVisible();
     await expect(approvalCard(tabs[0]!)).toHaveCount(0);
     const byRule = approvalRecords(tabs[1]!).filter({ hasText: "docs/changelog.md" });
@@ -121,7 +121,7 @@ test.describe("approvals shared by the tabs of one session", () => {
     const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, session.id)));
     const feedback = "Put it under 0.1.1 and keep 0.2.0 for the release";
 
-    await tabs[0]!.send("write");
+    await tabs[0]!.send("/changelog");
     for (const tab of tabs) {
       await expect(approvalCard(tab)).toBeVisible();
       const preview = tab.page.getByTestId("approval-preview");

@@ -15,7 +15,7 @@ test.describe("durable-run features in the browser", () => {
   test("a reply schema question takes JSON, shows the schema's reason for a bad answer, and accepts a good one", async ({ context, request }) => {
     const session = await new Api(request).createSession();
     const tab = await ChatPage.open(context, session.id);
-    await tab.send("set a budget");
+    await tab.send("/budget");
     await tab.expectCard("What is the monthly budget?");
     await expect(tab.page.getByTestId("question-owner")).toHaveText("set-budget");
 
@@ -35,7 +35,7 @@ test.describe("durable-run features in the browser", () => {
     const api = new Api(request);
     const session = await api.createSession();
     const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, session.id)));
-    await tabs[0]!.send("plan my evening");
+    await tabs[0]!.send("/evening");
     for (const tab of tabs) {
       await expect(tab.card()).toBeVisible();
       await expect(tab.page.getByTestId("question-position")).toHaveText(/1 of 2/);
@@ -58,9 +58,9 @@ test.describe("durable-run features in the browser", () => {
   test("while a session waits for an answer, a new chat turn over REST is refused as session_busy", async ({ context, request }) => {
     const session = await new Api(request).createSession();
     const tab = await ChatPage.open(context, session.id);
-    await tab.send("deploy");
+    await tab.send("/deploy");
     await tab.expectCard("Which environment should I deploy to?");
-    const res = await request.post(`/api/sessions/${session.id}/messages`, { data: { text: "coffee" } });
+    const res = await request.post(`/api/sessions/${session.id}/messages`, { data: { text: "/coffee" } });
     expect(res.status()).toBe(409);
     expect((await res.json()).error).toMatchObject({ code: "session_busy", message: expect.stringContaining("Which environment") });
   });

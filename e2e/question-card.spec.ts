@@ -7,7 +7,7 @@ test.describe("a question shared by three tabs of one session", () => {
     const session = await api.createSession();
     const tabs = await Promise.all([0, 1, 2].map(() => ChatPage.open(context, session.id)));
 
-    await tabs[0]!.send("deploy please");
+    await tabs[0]!.send("/deploy");
     for (const tab of tabs) await tab.expectCard("Which environment should I deploy to?");
     await expect(tabs[1]!.option("staging")).toBeVisible();
 
@@ -31,7 +31,7 @@ test.describe("a question shared by three tabs of one session", () => {
     const api = new Api(request);
     const session = await api.createSession();
     const tab = await ChatPage.open(context, session.id);
-    await tab.send("coffee");
+    await tab.send("/coffee");
     const [question] = await api.waitForPending(session.id);
     await tab.expectCard("What would you like to drink?");
     await tab.option("Espresso").click();
@@ -46,7 +46,7 @@ test.describe("a question shared by three tabs of one session", () => {
     const api = new Api(request);
     const session = await api.createSession();
     const tab = await ChatPage.open(context, session.id);
-    await tab.send("countdown");
+    await tab.send("/countdown");
     await tab.expectCard("Type the launch code within 20 seconds.");
     const [question] = await api.waitForPending(session.id);
     await expect(tab.page.getByTestId("question-countdown")).toBeVisible();
@@ -92,7 +92,7 @@ test.describe("a question shared by three tabs of one session", () => {
     const api = new Api(request);
     const session = await api.createSession();
     const tabs = await Promise.all([0, 1, 2].map(() => ChatPage.open(context, session.id)));
-    await tabs[0]!.send("archive my inbox");
+    await tabs[0]!.send("/archive");
     for (const tab of tabs) await tab.expectCard("Archive all 5 emails?");
     await expect(tabs[2]!.page.getByTestId("question-detail")).toContainText("Weekly digest");
 
@@ -111,13 +111,13 @@ test.describe("one turn at a time", () => {
     const api = new Api(request);
     const session = await api.createSession();
     const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, session.id)));
-    await tabs[0]!.send("write a report");
+    await tabs[0]!.send("/report");
     for (const tab of tabs) {
       await expect(tab.page.getByTestId("composer-stop")).toBeVisible();
       await expect(tab.page.getByTestId("composer-send")).toHaveCount(0);
     }
     await tabs[1]!.page.getByTestId("composer-input").fill("a coffee please");
-    const busy = await request.post(`/api/sessions/${session.id}/messages`, { data: { text: "coffee" } });
+    const busy = await request.post(`/api/sessions/${session.id}/messages`, { data: { text: "/coffee" } });
     expect(busy.status()).toBe(409);
     expect((await busy.json()).error).toMatchObject({ code: "session_busy" });
 
@@ -138,7 +138,7 @@ test.describe("answering from the keyboard", () => {
     const session = await api.createSession();
     const tab = await ChatPage.open(context, session.id);
 
-    await tab.send("two questions: shirt");
+    await tab.send("/shirt");
     await tab.expectCard("Which color?");
     await expect(tab.page.getByTestId("question-position")).toHaveText(/1 of 2/);
     await tab.page.keyboard.press("2"); // the second option: Green
@@ -146,7 +146,7 @@ test.describe("answering from the keyboard", () => {
     await tab.page.keyboard.press("3"); // L
     await expect(tab.messages("agent").filter({ hasText: "A L shirt in Green." })).toBeVisible();
 
-    await tab.send("lunch");
+    await tab.send("/lunch");
     await tab.expectCard("Lunch at which time? (20 s, then I pick 12:30)");
     await tab.page.getByTestId("question-decline").focus();
     await tab.page.keyboard.press("Enter");

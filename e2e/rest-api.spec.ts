@@ -14,7 +14,7 @@ test.describe("REST API against the running server", () => {
   test("a chat message starts a run whose question, reply and result are all reachable over REST", async ({ request }) => {
     const api = new Api(request);
     const session = await api.createSession();
-    const posted = await request.post(`/api/sessions/${session.id}/messages`, { data: { text: "rename the project" } });
+    const posted = await request.post(`/api/sessions/${session.id}/messages`, { data: { text: "/rename" } });
     expect(posted.status()).toBe(201);
     const run = await posted.json();
     expect(run).toMatchObject({ sessionId: session.id, functionName: "chat", status: "running" });

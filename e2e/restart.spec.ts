@@ -28,7 +28,7 @@ test("a pending card survives a server restart: the tab reconnects by itself, an
   await expect(page).toHaveURL(`${server.url}/s/${session.id}`);
   const tab = new ChatPage(page);
   await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
-  await tab.send("pizza");
+  await tab.send("/pizza");
   await tab.expectCard("Which toppings do you want?");
 
   await server.kill("SIGKILL");

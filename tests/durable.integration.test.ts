@@ -181,15 +181,15 @@ describe("policy and busy sessions", () => {
     app = await startTestApp();
     const a = app;
     const session = await a.parley.sessions.createSession();
-    await a.parley.postMessage({ sessionId: session.id, text: "deploy" });
+    await a.parley.postMessage({ sessionId: session.id, text: "/deploy" });
     const [q] = await waitFor(async () => {
       const list = await a.parley.questions.listPending({ sessionId: session.id });
       return list.length === 1 && list;
     });
-    await expect(a.parley.postMessage({ sessionId: session.id, text: "coffee" })).rejects.toMatchObject({ code: "session_busy" });
+    await expect(a.parley.postMessage({ sessionId: session.id, text: "/coffee" })).rejects.toMatchObject({ code: "session_busy" });
     // Answered, the turn goes on working: still one turn at a time.
     await a.parley.questions.reply({ id: q!.id, value: "staging", by: "rest" });
-    await expect(a.parley.postMessage({ sessionId: session.id, text: "coffee" })).rejects.toMatchObject({ code: "session_busy" });
+    await expect(a.parley.postMessage({ sessionId: session.id, text: "/coffee" })).rejects.toMatchObject({ code: "session_busy" });
     await a.parley.runs.stopRun({ id: q!.runId });
     const run = await a.parley.postMessage({ sessionId: session.id, text: "help" });
     expect(run.status).toBe("running");

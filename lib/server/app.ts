@@ -12,6 +12,7 @@ import { createPermissionService } from "./permissions/permission-service";
 import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
 import { createRunService } from "./runs/run-service";
+import { loadChatHistory } from "./sessions/chat-history";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
 
@@ -127,11 +128,13 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
      */
     async postMessage({ sessionId, text }: { sessionId: string; text: string }): Promise<Run> {
       await sessions.getSession({ id: sessionId });
+      // The model's context: the session's earlier messages, bounded (this one is stored below).
+      const history = await loadChatHistory(db, sessionId);
       let message: Awaited<ReturnType<typeof sessions.recordMessage>> | undefined;
       const run = await runs.startRun({
         sessionId,
         functionName: chatFunction,
-        input: { text },
+        input: { text, history },
         turnOf: sessionId,
         alongWith: async (tx) => {
           // A question of a run started beside the turns holds the session too: its card is the answer box.

@@ -109,7 +109,7 @@ export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>): Dec
   }
   if (has(request, /what can you do|\bhelp\b|what do you do/)) return { text: CAPABILITIES, calls: [] };
   if (has(request, /^(hi|hello|hey|good (morning|afternoon|evening))\b/)) {
-    return { text: "Hello! I'm Parley's offline assistant. Ask me what I can do, or to run the tests.", calls: [] };
+    return { text: "Hello! I'm Parley's offline demo agent. Ask me what I can do, or type /help for the demo commands.", calls: [] };
   }
   return {
     text: "I'm the offline scripted model, so I only follow a small script. Ask \"what can you do?\", or type /help for the demo commands.",

@@ -1,33 +1,55 @@
 import { describe, expect, it } from "vitest";
-import { HELP_TEXT, pickDemoFunction } from "./chat";
+import { chatInput, COMMANDS, HELP_TEXT, parseCommand } from "./chat";
 import { agentFunctions, findAgentFunction } from "./index";
 
-describe("the demo chat agent", () => {
+describe("the chat's slash commands", () => {
   it.each([
-    ["please deploy it", "deploy"],
-    ["I'd like a coffee", "order-coffee"],
-    ["pizza time", "pick-toppings"],
-    ["rename the project", "rename-project"],
-    ["archive my inbox", "archive-emails"],
-    ["lunch?", "quick-poll"],
-    ["start the countdown", "countdown"],
-    ["a shirt", "two-questions"],
-    ["set a budget", "set-budget"],
-    ["plan my evening", "plan-evening"],
-    ["write a report", "write-report"],
-    ["run the tests", "run-tests"],
-    ["open a shell", "run-tests"],
-    ["write the changelog", "write-changelog"],
-    ["ask for two approvals", "update-docs"],
-  ])("routes %j to %s", (text, name) => {
-    expect(pickDemoFunction(text)?.name).toBe(name);
+    ["/deploy", "deploy"],
+    ["/coffee", "order-coffee"],
+    ["  /pizza now", "pick-toppings"],
+    ["/rename", "rename-project"],
+    ["/archive", "archive-emails"],
+    ["/lunch", "quick-poll"],
+    ["/countdown", "countdown"],
+    ["/shirt", "two-questions"],
+    ["/budget", "set-budget"],
+    ["/evening", "plan-evening"],
+    ["/report", "write-report"],
+    ["/tests", "run-tests"],
+    ["/changelog", "write-changelog"],
+    ["/approvals", "update-docs"],
+    ["/Deploy", "deploy"],
+    ["/order-coffee", "order-coffee"],
+  ])("runs %j as %s", (text, name) => {
+    const c = parseCommand(text);
+    expect(c?.kind === "run" && c.fn.name).toBe(name);
   });
 
-  it("answers anything else with help that names every demo", () => {
-    expect(pickDemoFunction("hello there")).toBeNull();
-    for (const name of ["deploy", "coffee", "pizza", "rename", "archive", "lunch", "launch", "shirt", "budget", "evening", "report", "shell", "write", "approvals"]) {
-      expect(HELP_TEXT).toContain(`"${name}"`);
-    }
+  it.each(["please deploy it", "I'd like a coffee", "rename my code name", "run the tests", "see /deploy", "/usr/bin/env", "hello", ""])(
+    "%j is no command: it goes to the model",
+    (text) => {
+      expect(parseCommand(text)).toBeNull();
+    },
+  );
+
+  it("knows /help and unknown commands", () => {
+    expect(parseCommand("/help")).toEqual({ kind: "help" });
+    expect(parseCommand("/nope")).toEqual({ kind: "unknown", name: "nope" });
+  });
+
+  it("/help lists every command", () => {
+    for (const c of COMMANDS) expect(HELP_TEXT).toContain(`/${c.name} — `);
+  });
+
+  it("reads the history from the input, ignoring anything malformed", () => {
+    expect(chatInput({ text: "hi", history: [{ role: "user", text: "a" }, { role: "agent", text: "b" }, { role: "system", text: "c" }, 3] })).toEqual({
+      text: "hi",
+      history: [
+        { role: "user", text: "a" },
+        { role: "agent", text: "b" },
+      ],
+    });
+    expect(chatInput(null)).toEqual({ text: "", history: [] });
   });
 
   it("registers every function under a unique name with a description", () => {
@@ -35,5 +57,28 @@ describe("the demo chat agent", () => {
     expect(new Set(names).size).toBe(names.length);
     for (const fn of agentFunctions) expect(fn.description.length).toBeGreaterThan(10);
     expect(findAgentFunction("chat")).toBeDefined();
+  });
+});
+
+describe("the chat function", () => {
+  async function turn(text: string, history: Array<{ role: "user" | "agent"; text: string }> = []) {
+    const { createRuntime } = await import("../runtime");
+    const { chat } = await import("./chat");
+    const sent: Array<{ type: string; text?: string }> = [];
+    const { rt } = createRuntime({ runId: "r", sessionId: "s", canAsk: true, send: (m) => sent.push(m as never) });
+    process.env.PARLEY_SCRIPTED_DELAY_MS = "0";
+    const result = await chat.run(rt, { text, history });
+    return { result, says: sent.filter((m) => m.type === "run.say").map((m) => m.text) };
+  }
+
+  it("answers a sentence through the model loop (the scripted model by default), a keyword inside it starting nothing", async () => {
+    const { result, says } = await turn("I want to rename my code name");
+    expect(result).toMatchObject({ steps: 1, toolCalls: 0 });
+    expect(says[0]).toMatch(/offline scripted model/);
+  });
+
+  it("answers /help with the command list and an unknown command with a pointer to it", async () => {
+    expect((await turn("/help")).says).toEqual([HELP_TEXT]);
+    expect((await turn("/nope")).says[0]).toMatch(/no \/nope command/);
   });
 });
