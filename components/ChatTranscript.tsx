@@ -1,7 +1,8 @@
 "use client";
 
 import { useEffect, useLayoutEffect, useRef } from "react";
-import type { Message } from "@/lib/protocol/entities";
+import type { Message, StreamingReply } from "@/lib/protocol/entities";
+import { AgentMarkdown } from "./AgentMarkdown";
 import type { Question } from "@/lib/protocol/question";
 import { auditOf, type QuestionAudit } from "@/lib/client/question-audit";
 import type { TranscriptItem } from "@/lib/client/session-store";
@@ -37,6 +38,8 @@ export function ChatTranscript({ items, loading }: ChatTranscriptProps) {
         {items.map((item) =>
           item.type === "message" ? (
             <MessageItem key={item.message.id} message={item.message} />
+          ) : item.type === "stream" ? (
+            <StreamingItem key={`stream:${item.stream.runId}:${item.stream.seq}`} stream={item.stream} />
           ) : (
             <QuestionRecord key={item.question.id} question={item.question} />
           ),
@@ -74,20 +77,57 @@ function MessageItem({ message }: { message: Message }) {
     );
   }
   const user = message.role === "user";
+  if (!user) return <AgentBubble text={message.text} stopped={message.stopped ?? false} />;
   return (
-    <li data-testid="message" data-role={message.role} className={`flex gap-2 ${user ? "justify-end" : "justify-start"}`}>
-      {!user && (
-        <span aria-hidden className="mt-1 flex h-7 w-7 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700">
-          P
-        </span>
-      )}
-      <div
-        className={[
-          "max-w-[85%] whitespace-pre-wrap break-words rounded-2xl px-4 py-2 text-[15px] leading-relaxed",
-          user ? "rounded-br-md bg-indigo-600 text-white" : "rounded-bl-md border border-stone-200 bg-white text-stone-800 shadow-sm",
-        ].join(" ")}
-      >
-        {message.text}
+    <li data-testid="message" data-role={message.role} className="flex justify-end gap-2">
+      <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl rounded-br-md bg-indigo-600 px-4 py-2 text-[15px] leading-relaxed text-white">{message.text}</div>
+    </li>
+  );
+}
+
+/** An agent reply still arriving: the text so far, with a blinking cursor after it. */
+function StreamingItem({ stream }: { stream: StreamingReply }) {
+  return <AgentBubble text={stream.text} streaming />;
+}
+
+/**
+ * An agent message (Markdown, rendered safely): stored, stopped (cut off by Stop: what had arrived,
+ * marked), or still streaming (its own test id, so counts of stored messages stay what they were).
+ */
+function AgentBubble({ text, stopped = false, streaming = false }: { text: string; stopped?: boolean; streaming?: boolean }) {
+  return (
+    <li
+      data-testid={streaming ? "streaming-message" : "message"}
+      data-role="agent"
+      data-stopped={stopped ? "true" : undefined}
+      aria-busy={streaming || undefined}
+      className="flex justify-start gap-2"
+    >
+      <span aria-hidden className="mt-1 flex h-7 w-7 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-700">
+        P
+      </span>
+      <div className="flex min-w-0 max-w-[85%] flex-col items-start gap-1">
+        <div
+          data-testid="message-text"
+          className={[
+            "min-w-0 max-w-full break-words rounded-2xl rounded-bl-md border bg-white px-4 py-2 text-[15px] leading-relaxed text-stone-800 shadow-sm [overflow-wrap:anywhere]",
+            stopped ? "border-dashed border-stone-300" : "border-stone-200",
+            // The cursor sits at the end of the last block, where the next words will appear.
+            streaming
+              ? "[&>*:last-child]:after:ml-0.5 [&>*:last-child]:after:inline-block [&>*:last-child]:after:h-[1.05em] [&>*:last-child]:after:w-[2px] [&>*:last-child]:after:translate-y-[3px] [&>*:last-child]:after:animate-pulse [&>*:last-child]:after:bg-indigo-500 [&>*:last-child]:after:content-['']"
+              : "",
+          ].join(" ")}
+        >
+          <AgentMarkdown text={text} />
+        </div>
+        {stopped && (
+          <span data-testid="message-stopped" className="ml-2 inline-flex items-center gap-1 text-xs text-stone-500">
+            <svg aria-hidden viewBox="0 0 12 12" className="h-3 w-3">
+              <rect x="2" y="2" width="8" height="8" rx="1.5" className="fill-stone-400" />
+            </svg>
+            stopped
+          </span>
+        )}
       </div>
     </li>
   );

@@ -302,10 +302,59 @@ describe("session store", () => {
       joined({ messages: [message("m1", 1), message("m2", 5, { role: "agent" })] }),
       { type: "question.replied", question: question("q1", 3, { status: "answered", answer: "staging" }) },
     );
-    expect(transcript(state).map((item) => (item.type === "message" ? item.message.id : item.question.id))).toEqual([
+    expect(transcript(state).map((item) => (item.type === "message" ? item.message.id : item.type === "question" ? item.question.id : item.stream.runId))).toEqual([
       "m1",
       "q1",
       "m2",
     ]);
+  });
+});
+
+describe("streaming replies", () => {
+  const delta = (runId: string, seq: number, at: number, text: string) => ({ type: "message.delta" as const, delta: { sessionId: "s1", runId, seq, at, delta: text } });
+  const textOf = (state: SessionState) => state.streams.map((s) => `${s.runId}:${s.seq}=${s.text}`);
+
+  it("appends deltas to streams keyed by run and seq, shown after the settled transcript", () => {
+    const state = apply(joined({ messages: [message("m1", 1)] }), delta("r1", 0, 0, "Hel"), delta("r2", 4, 0, "Other"), delta("r1", 0, 3, "lo"));
+    expect(textOf(state)).toEqual(["r1:0=Hello", "r2:4=Other"]);
+    expect(transcript(state).map((i) => i.type)).toEqual(["message", "stream", "stream"]);
+  });
+
+  it("starts from the snapshot's text and skips a delta it already has (events during a join come twice)", () => {
+    const state = apply(joined({ streaming: [{ runId: "r1", seq: 0, text: "Hello, wor" }] }), delta("r1", 0, 7, "wor"), delta("r1", 0, 10, "ld"));
+    expect(textOf(state)).toEqual(["r1:0=Hello, world"]);
+  });
+
+  it("ignores a gap, and starts again when a replayed reply streams from its start", () => {
+    let state = apply(joined(), delta("r1", 0, 5, "late"));
+    expect(state.streams).toEqual([]);
+    state = apply(state, delta("r1", 0, 0, "abc"), delta("r1", 0, 9, "gap"));
+    expect(textOf(state)).toEqual(["r1:0=abc"]);
+    state = apply(state, delta("r1", 0, 0, "again"));
+    expect(textOf(state)).toEqual(["r1:0=again"]);
+  });
+
+  it("the stored message replaces its stream, a stopped one keeps its mark", () => {
+    const state = apply(
+      joined(),
+      delta("r1", 0, 0, "partial"),
+      delta("r1", 3, 0, "second"),
+      { type: "message.created", message: message("m9", 9, { role: "agent", runId: "r1", text: "partial", stopped: true }) },
+    );
+    expect(textOf(state)).toEqual(["r1:3=second"]);
+    expect(transcript(state).map((i) => (i.type === "message" ? `${i.message.text}${i.message.stopped ? " (stopped)" : ""}` : i.type))).toEqual(["partial (stopped)", "stream"]);
+  });
+
+  it("a user message or another run's message leaves the stream alone; the run's end drops it", () => {
+    let state = apply(joined({ runs: [run("r1", 0)] }), delta("r1", 0, 0, "text"), { type: "message.created", message: message("u1", 2, { role: "user", text: "text" }) });
+    state = apply(state, { type: "message.created", message: message("a1", 3, { role: "agent", runId: "r2", text: "text" }) });
+    expect(textOf(state)).toEqual(["r1:0=text"]);
+    state = apply(state, { type: "run.updated", run: run("r1", 0, { status: "cancelled", updatedAt: at(10) }) });
+    expect(state.streams).toEqual([]);
+  });
+
+  it("a snapshot replaces the streams", () => {
+    const state = apply(joined(), delta("r1", 0, 0, "old"), { type: "snapshot", snapshot: snapshot({ streaming: [{ runId: "r2", seq: 1, text: "new" }] }) });
+    expect(textOf(state)).toEqual(["r2:1=new"]);
   });
 });

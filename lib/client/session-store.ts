@@ -1,4 +1,4 @@
-import { ACTIVE_RUN_STATUSES, type Message, type Run, type Session, type SessionSnapshot } from "../protocol/entities";
+import { ACTIVE_RUN_STATUSES, isFinalRunStatus, type Message, type MessageDelta, type Run, type Session, type SessionSnapshot, type StreamingReply } from "../protocol/entities";
 import type { JsonValue, Question } from "../protocol/question";
 
 /** Everything one chat screen draws, built only from the join snapshot and server events. */
@@ -9,6 +9,8 @@ export interface SessionState {
   pending: Question[];
   /** Questions that ended while this view was open, shown as records in the transcript. */
   closed: Question[];
+  /** Agent replies still streaming (keyed by run and seq), oldest first: each is replaced by its stored message. */
+  streams: StreamingReply[];
 }
 
 export type SessionAction =
@@ -17,12 +19,35 @@ export type SessionAction =
   | { type: "question.replied"; question: Question }
   | { type: "question.rejected"; question: Question }
   | { type: "message.created"; message: Message }
+  | { type: "message.delta"; delta: MessageDelta }
   | { type: "run.updated"; run: Run }
   | { type: "session.updated"; session: Session };
 
 export const MAX_CLOSED_RECORDS = 100;
 
-export const initialSessionState: SessionState = { session: null, messages: [], runs: [], pending: [], closed: [] };
+export const initialSessionState: SessionState = { session: null, messages: [], runs: [], pending: [], closed: [], streams: [] };
+
+const sameStream = (a: { runId: string; seq: number }, b: { runId: string; seq: number }) => a.runId === b.runId && a.seq === b.seq;
+
+/** A piece of a streaming reply: appended where it belongs; one this view already has is skipped. */
+function applyDelta(streams: StreamingReply[], { runId, seq, at, delta }: MessageDelta): StreamingReply[] {
+  const current = streams.find((s) => sameStream(s, { runId, seq }));
+  if (!current) return at === 0 ? [...streams, { runId, seq, text: delta }] : streams;
+  let text: string;
+  if (at === current.text.length) text = current.text + delta;
+  else if (at === 0) text = delta; // the reply started again (its run was replayed)
+  else if (at + delta.length <= current.text.length) return streams; // already here (the snapshot had it)
+  else if (at < current.text.length) text = current.text.slice(0, at) + delta;
+  else return streams; // a gap: the stored message will bring the whole
+  return streams.map((s) => (s === current ? { ...s, text } : s));
+}
+
+/** A run's stored agent message replaces its stream: the one whose text it begins with. */
+function withoutStreamOf(streams: StreamingReply[], message: Message): StreamingReply[] {
+  if (message.role !== "agent" || message.runId === null) return streams;
+  const index = streams.findIndex((s) => s.runId === message.runId && message.text.startsWith(s.text));
+  return index === -1 ? streams : streams.filter((_, i) => i !== index);
+}
 
 const byCreatedAt = <T extends { createdAt: string }>(a: T, b: T) => Date.parse(a.createdAt) - Date.parse(b.createdAt);
 
@@ -55,7 +80,7 @@ function closeQuestion(state: SessionState, question: Question): SessionState {
 export function sessionReducer(state: SessionState, action: SessionAction): SessionState {
   switch (action.type) {
     case "snapshot": {
-      const { session, messages, runs, pendingQuestions, closedQuestions } = action.snapshot;
+      const { session, messages, runs, pendingQuestions, closedQuestions, streaming = [] } = action.snapshot;
       // The snapshot carries no closed questions (yet): keep the records this view already showed.
       const keptClosed = state.session?.id === session.id ? state.closed : [];
       const closed = dedupe([...keptClosed, ...closedQuestions].filter((q) => q.status !== "pending"));
@@ -66,6 +91,7 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
         runs: dedupe(runs),
         pending: dedupe(pendingQuestions.filter((q) => q.status === "pending" && !closedIds.has(q.id))),
         closed: closed.slice(-MAX_CLOSED_RECORDS),
+        streams: streaming,
       };
     }
     case "question.asked": {
@@ -77,12 +103,22 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
     case "question.replied":
     case "question.rejected":
       return belongs(state, action.question.sessionId) ? closeQuestion(state, action.question) : state;
-    case "message.created":
-      return belongs(state, action.message.sessionId) ? { ...state, messages: upsert(state.messages, action.message) } : state;
+    case "message.created": {
+      const message = action.message;
+      if (!belongs(state, message.sessionId)) return state;
+      return { ...state, messages: upsert(state.messages, message), streams: withoutStreamOf(state.streams, message) };
+    }
+    case "message.delta": {
+      if (!belongs(state, action.delta.sessionId)) return state;
+      const streams = applyDelta(state.streams, action.delta);
+      return streams === state.streams ? state : { ...state, streams };
+    }
     case "run.updated": {
       const run = action.run;
       if (!belongs(state, run.sessionId) || isOlder(run, state.runs.find((r) => r.id === run.id))) return state;
-      return { ...state, runs: upsert(state.runs, run) };
+      // A run that ended streams no more: what it kept is in its messages.
+      const streams = isFinalRunStatus(run.status) && state.streams.some((s) => s.runId === run.id) ? state.streams.filter((s) => s.runId !== run.id) : state.streams;
+      return { ...state, runs: upsert(state.runs, run), streams };
     }
     case "session.updated":
       return state.session?.id === action.session.id ? { ...state, session: action.session } : state;
@@ -138,13 +174,14 @@ export function describeClosed(q: Question): string {
   }
 }
 
-/** Messages and question records, interleaved by time, for the transcript. */
-export type TranscriptItem = { type: "message"; message: Message } | { type: "question"; question: Question };
+/** Messages and question records, interleaved by time, then the replies still streaming, for the transcript. */
+export type TranscriptItem = { type: "message"; message: Message } | { type: "question"; question: Question } | { type: "stream"; stream: StreamingReply };
 
 export function transcript(state: SessionState): TranscriptItem[] {
   const items: Array<TranscriptItem & { at: number }> = [
     ...state.messages.map((message) => ({ type: "message" as const, message, at: Date.parse(message.createdAt) })),
     ...state.closed.map((question) => ({ type: "question" as const, question, at: Date.parse(question.createdAt) })),
   ];
-  return items.sort((a, b) => a.at - b.at).map(({ at: _at, ...item }) => item as TranscriptItem);
+  const settled = items.sort((a, b) => a.at - b.at).map(({ at: _at, ...item }) => item as TranscriptItem);
+  return [...settled, ...state.streams.filter((s) => s.text.length > 0).map((stream) => ({ type: "stream" as const, stream }))];
 }

@@ -100,6 +100,7 @@ export function useSession(sessionId: string) {
       listen(socket, "question.replied", (question) => handle({ type: "question.replied", question })),
       listen(socket, "question.rejected", (question) => handle({ type: "question.rejected", question })),
       listen(socket, "message.created", (message) => handle({ type: "message.created", message })),
+      listen(socket, "message.delta", (delta) => handle({ type: "message.delta", delta })),
       listen(socket, "run.updated", (run) => handle({ type: "run.updated", run })),
       listen(socket, "session.updated", (session) => handle({ type: "session.updated", session })),
     ];

@@ -82,8 +82,13 @@ export type { StartedRun } from "./commands";
 export const StreamingReplySchema = z.object({ runId: z.string(), seq: z.number().int().nonnegative(), text: z.string() });
 export type StreamingReply = z.infer<typeof StreamingReplySchema>;
 
-/** The piece of a streaming reply that `message.delta` brings. */
-export const MessageDeltaSchema = z.object({ sessionId: z.string(), runId: z.string(), seq: z.number().int().nonnegative(), delta: z.string() });
+/**
+ * The piece of a streaming reply that `message.delta` brings. `at`: the length of the reply's text
+ * before it, so a tab that got the text in its snapshot skips a piece it already has (events that
+ * arrive during a join come twice, never zero times) and a reply that starts again (its run was
+ * replayed) starts again in the tab.
+ */
+export const MessageDeltaSchema = z.object({ sessionId: z.string(), runId: z.string(), seq: z.number().int().nonnegative(), at: z.number().int().nonnegative(), delta: z.string() });
 export type MessageDelta = z.infer<typeof MessageDeltaSchema>;
 
 /** What `session.join` and `GET /api/sessions/{id}` return: everything needed to draw a session. */

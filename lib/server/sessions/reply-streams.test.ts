@@ -7,7 +7,7 @@ describe("reply streams", () => {
     const streams = createReplyStreams();
     streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "Hel" });
     streams.append({ sessionId: "s1", runId: "r2", seq: 3, delta: "Other" });
-    streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "lo" });
+    expect(streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "lo" })).toBe(3);
     streams.append({ sessionId: "s2", runId: "r9", seq: 1, delta: "elsewhere" });
     expect(streams.of("s1")).toEqual([
       { runId: "r1", seq: 0, text: "Hello" },
@@ -33,8 +33,8 @@ describe("reply streams", () => {
 
   it("refuses pieces past the longest message", () => {
     const streams = createReplyStreams();
-    expect(streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "x".repeat(MAX_SAY_CHARS) })).toBe(true);
-    expect(streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "y" })).toBe(false);
+    expect(streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "x".repeat(MAX_SAY_CHARS) })).toBe(0);
+    expect(streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "y" })).toBeNull();
     expect(streams.textOf("s1", "r1", 0)).toHaveLength(MAX_SAY_CHARS);
   });
 });

@@ -15,16 +15,16 @@ export function createReplyStreams() {
   const keyOf = (runId: string, seq: number) => `${runId}:${seq}`;
 
   return {
-    /** Adds a piece to a reply (opening it); false when the reply is already at its longest and the piece is dropped. */
-    append({ sessionId, runId, seq, delta }: { sessionId: string; runId: string; seq: number; delta: string }): boolean {
+    /** Adds a piece to a reply (opening it): the length of the text before it, or null when the reply is already at its longest and the piece is dropped. */
+    append({ sessionId, runId, seq, delta }: { sessionId: string; runId: string; seq: number; delta: string }): number | null {
       let replies = bySession.get(sessionId);
       if (!replies) bySession.set(sessionId, (replies = new Map()));
       sessionOfRun.set(runId, sessionId);
       const key = keyOf(runId, seq);
       const reply = replies.get(key) ?? { runId, seq, text: "" };
-      if (reply.text.length + delta.length > MAX_SAY_CHARS) return false;
+      if (reply.text.length + delta.length > MAX_SAY_CHARS) return null;
       replies.set(key, { ...reply, text: reply.text + delta });
-      return true;
+      return reply.text.length;
     },
 
     /** The replies of a session still streaming, oldest first. */

@@ -105,7 +105,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** More text of a streaming agent reply: kept for snapshots and sent to the session's tabs. */
     streamReply(delta: { sessionId: string; runId: string; seq: number; delta: string }): void {
-      if (streams.append(delta)) events.emit("message.delta", delta);
+      const at = streams.append(delta);
+      if (at !== null) events.emit("message.delta", { ...delta, at });
     },
 
     /** Forgets the run's open streams (it ended, or left its worker): its stored messages are what stays. */

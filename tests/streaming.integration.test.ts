@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { MessageDelta, SessionSnapshot } from "../lib/protocol/entities";
+import type { Ack } from "../lib/protocol/socket";
+import { streamText } from "../workers/functions/test-functions";
+import { nextEvent, startTestApp, waitFor, type TestApp, type TestClient } from "./helpers/test-app";
+
+let app: TestApp;
+beforeEach(async () => {
+  app = await startTestApp();
+});
+afterEach(async () => {
+  await app.close();
+});
+
+const join = async (c: TestClient, sessionId: string) => {
+  const ack = (await c.emitWithAck("session.join", { sessionId })) as Ack<SessionSnapshot>;
+  if (!ack.ok) throw new Error(ack.error.message);
+  return ack.data;
+};
+
+/** Collects what a tab sees of one reply: the snapshot's text, then each delta at its offset. */
+function follow(c: TestClient) {
+  const deltas: MessageDelta[] = [];
+  c.on("message.delta", (d) => deltas.push(d));
+  return {
+    deltas,
+    textFrom(start: string) {
+      let text = start;
+      for (const d of deltas) if (d.at === text.length) text += d.delta;
+      return text;
+    },
+  };
+}
+
+describe("streaming replies over real sockets", () => {
+  it("a tab joining mid-stream gets the partial text in its snapshot and the rest as message.delta, then the stored message", async () => {
+    const session = await app.parley.sessions.createSession();
+    const first = await app.client();
+    await join(first, session.id);
+    const firstSeen = follow(first);
+    const full = streamText(60).join("");
+
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.stream", input: { words: 60, delayMs: 20 } });
+    await waitFor(() => firstSeen.deltas.length >= 10);
+
+    const late = await app.client();
+    const lateSeen = follow(late);
+    const created = nextEvent(late, "message.created");
+    const snapshot = await join(late, session.id);
+    expect(snapshot.streaming).toHaveLength(1);
+    const partial = snapshot.streaming![0]!;
+    expect(partial).toMatchObject({ runId: run.id, seq: 0 });
+    expect(partial.text.length).toBeGreaterThan(0);
+    expect(full.startsWith(partial.text)).toBe(true);
+    expect(partial.text.length).toBeLessThan(full.length);
+
+    const message = await created;
+    expect(message).toMatchObject({ runId: run.id, role: "agent", text: full, stopped: false });
+    // The late tab rebuilt the whole reply from its snapshot and the deltas; the first from the deltas alone.
+    expect(lateSeen.textFrom(partial.text)).toBe(full);
+    expect(firstSeen.textFrom("")).toBe(full);
+    // Once stored, the reply is no longer streaming.
+    expect((await join(late, session.id)).streaming).toEqual([]);
+    await waitFor(async () => (await app.parley.runs.getRun({ id: run.id })).status === "succeeded");
+  });
+
+  it("Stop mid-stream stores the partial reply marked as stopped, and the stream is gone", async () => {
+    const session = await app.parley.sessions.createSession();
+    const tab = await app.client();
+    await join(tab, session.id);
+    const seen = follow(tab);
+    const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.stream", input: { words: 2_000, delayMs: 20 } });
+    await waitFor(() => seen.deltas.length >= 8);
+
+    const created = nextEvent(tab, "message.created");
+    await app.parley.runs.stopRun({ id: run.id });
+    const message = await created;
+    expect(message).toMatchObject({ runId: run.id, role: "agent", stopped: true });
+    expect(message.text.length).toBeGreaterThan(0);
+    expect(streamText(2_000).join("").startsWith(message.text)).toBe(true);
+    expect(message.text).toBe(seen.textFrom(""));
+
+    await waitFor(async () => (await app.parley.runs.getRun({ id: run.id })).status === "cancelled");
+    const snapshot = await join(tab, session.id);
+    expect(snapshot.streaming).toEqual([]);
+    expect(snapshot.messages.find((m) => m.role === "agent" && m.runId === run.id)).toMatchObject({ stopped: true, text: message.text });
+  });
+});
