@@ -62,7 +62,6 @@ export interface AgentLoopResult {
 export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Promise<AgentLoopResult> {
   const { choice, maxSteps = MAX_STEPS } = options;
   const messages: ModelMessage[] = [
-    { role: "system", content: SYSTEM_PROMPT },
     ...(options.history ?? []).map((m): ModelMessage => (m.role === "user" ? { role: "user", content: m.text } : { role: "assistant", content: m.text })),
     { role: "user", content: options.text },
   ];
@@ -111,7 +110,8 @@ function isRuntimeControl(err: unknown): boolean {
 
 /** One model call: streams its text to `onDelta` and collects its tool calls. */
 async function callModel(choice: ModelChoice, messages: ModelMessage[], tools: ToolSet, signal: AbortSignal, onDelta: (delta: string) => void): Promise<ModelStep> {
-  const result = streamText({ model: choice.model, messages, tools, abortSignal: signal, maxRetries: choice.maxRetries });
+  // onError: the SDK would log the raw error (its response body may hold the key); the error part below ends the step instead.
+  const result = streamText({ model: choice.model, system: SYSTEM_PROMPT, messages, tools, abortSignal: signal, maxRetries: choice.maxRetries, onError: () => {} });
   let text = "";
   let finishReason = "unknown";
   const calls = new Map<string, RecordedToolCall>();
