@@ -35,7 +35,7 @@ function harness({ answer, journal = [], canAsk = true }: { answer: Answerer; jo
     ...journal,
     ...sent.flatMap((m): JournalRecord[] => {
       if (m.type === "step.record") return [{ kind: "step", seq: m.seq, digest: m.digest, output: m.output }];
-      if (m.type === "run.say") return [{ kind: "say", seq: m.seq, digest: m.digest }];
+      if (m.type === "run.say") return [{ kind: "say", seq: m.seq, digest: m.digest, text: m.text }];
       if (m.type === "question.ask") return [{ kind: "question", seq: m.seq, digest: m.digest, questionId: m.questionId, settlement: settled.get(m.questionId) ?? null }];
       return [];
     }),
@@ -133,12 +133,17 @@ describe("the agent loop with the scripted model", () => {
     // The journal as it stood when the question was asked: its answer came later.
     const journal = h1.recorded();
     const lastModel = journal.filter((r) => r.kind === "step").at(-1)!;
-    const cut = journal.filter((r) => r.seq < lastModel.seq);
+    // Cut before the last model step and its reply (claimed just before it): the run stopped after the answer.
+    const cut = journal.filter((r) => r.seq < lastModel.seq - 1);
+    expect(journal.find((r) => r.seq === lastModel.seq - 1)?.kind).toBe("say");
     const resumed = scripted();
     const h2 = harness({ answer: () => ({ outcome: "answered", value: "never used" }), journal: cut });
     const r = await runAgentLoop(h2.rt, { choice: resumed.choice, text: "run the tests and order a coffee" });
     expect(resumed.calls).toHaveLength(1);
     expect(h2.asks()).toHaveLength(0);
     expect(r.reply).toContain("Ordering a medium coffee");
+    // Only the new step's reply is sent again: the recorded ones were stored by the first run.
+    expect(h2.says()).toEqual([expect.stringContaining("Ordering a medium coffee")]);
+    expect(h1.says()[0]).toBe("I'll run the tests.");
   });
 });

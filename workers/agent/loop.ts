@@ -72,15 +72,24 @@ export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Prom
     // Offered again each step: `clarify` disappears when nobody can answer any more.
     const tools = modelTools({ canAsk: rt.canAsk() });
     const writer = live?.() ?? null;
+    let streamed = "";
     let step: ModelStep;
     try {
-      step = await rt.step("model", () => callModel(choice, messages, tools, rt.signal, (d) => writer?.append(d)));
+      step = await rt.step("model", () =>
+        callModel(choice, messages, tools, rt.signal, (d) => {
+          streamed += d;
+          writer?.append(d);
+        }),
+      );
     } catch (err) {
       writer?.end({ stopped: rt.signal.aborted });
       if (rt.signal.aborted || err instanceof RunCancelled) throw err instanceof RunCancelled ? err : new RunCancelled(String(rt.signal.reason ?? "The run was stopped."));
       if (isRuntimeControl(err)) throw err;
       throw providerError(err, { provider: choice.provider, apiKey: choice.apiKey });
     }
+    // A recorded step streams nothing: its reply is stored already (the writer ignores text then), or
+    // was cut off by a crash after the step was journaled, and is written now from the step's text.
+    if (writer && !streamed && step.text) writer.append(step.text);
     writer?.end();
     if (!writer && step.text.trim()) rt.say(step.text);
     if (step.text.trim()) replies.push(step.text);
