@@ -1,0 +1,35 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
+
+/** The default chat (the agent loop on the scripted model) in a real worker process. */
+describe("the chat agent in a real worker", () => {
+  let app: TestApp | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it("a turn with history: greets, then asks clarify on a card whose answer the model reads", async () => {
+    app = await startTestApp();
+    const a = app;
+    const session = await a.parley.sessions.createSession();
+    const first = await a.parley.postMessage({ sessionId: session.id, text: "hello" });
+    await waitFor(async () => (await a.parley.runs.getRun({ id: first.id })).status === "succeeded");
+
+    const run = await a.parley.postMessage({ sessionId: session.id, text: "order a coffee" });
+    expect((run as unknown as { input: { history: unknown[] } }).input?.history ?? null).toEqual(
+      expect.arrayContaining([{ role: "user", text: "hello" }, expect.objectContaining({ role: "agent" })]),
+    );
+    const [q] = await waitFor(async () => {
+      const list = await a.parley.questions.listPending({ sessionId: session.id });
+      return list.length === 1 && list;
+    });
+    expect(q).toMatchObject({ kind: "question", prompt: "What size should the coffee be?", options: ["Small", "Medium", "Large"] });
+    await a.parley.questions.reply({ id: q!.id, value: "Large", by: "rest" });
+    await waitFor(async () => (await a.parley.runs.getRun({ id: run.id })).status === "succeeded");
+    const snapshot = await a.parley.sessions.getSnapshot({ id: session.id });
+    const agentTexts = snapshot.messages.filter((m) => m.role === "agent").map((m) => m.text);
+    expect(agentTexts[0]).toMatch(/offline demo agent/);
+    expect(agentTexts.at(-1)).toMatch(/Ordering a large coffee/);
+  });
+});
