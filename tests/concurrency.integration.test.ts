@@ -253,7 +253,7 @@ describe("one chat turn at a time per session", () => {
   for (const count of [2, 6]) {
     it(`${count} concurrent messages while a question waits start no run: each gets 409 session_busy`, { timeout: 60_000 }, async () => {
       const sessionId = await newSession();
-      const turn = await api.ok(postMessage(sessionId, "deploy"));
+      const turn = await api.ok(postMessage(sessionId, "/deploy"));
       await pendingQuestionOf(turn.id);
 
       const answers = await Promise.all(Array.from({ length: count }, (_, i) => postMessage(sessionId, `coffee ${i}`)));
@@ -268,7 +268,7 @@ describe("one chat turn at a time per session", () => {
   it("six concurrent messages on an idle session start exactly one run; the other five get 409 session_busy", { timeout: 60_000 }, async () => {
     const sessionId = await newSession();
 
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => postMessage(sessionId, `deploy number ${i}`)));
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => postMessage(sessionId, `/deploy number ${i}`)));
 
     const statuses = answers.map((a) => (a.status === 201 ? 201 : `${a.status} ${a.body?.error?.code}`)).sort();
     expect(statuses).toEqual([201, "409 session_busy", "409 session_busy", "409 session_busy", "409 session_busy", "409 session_busy"].sort());
@@ -282,7 +282,7 @@ describe("one chat turn at a time per session", () => {
 
   it("a run started explicitly may run beside a waiting turn", { timeout: 30_000 }, async () => {
     const sessionId = await newSession();
-    const turn = await api.ok(postMessage(sessionId, "deploy"));
+    const turn = await api.ok(postMessage(sessionId, "/deploy"));
     await pendingQuestionOf(turn.id);
     const beside = await api.post(`/api/sessions/${sessionId}/runs`, { function: "test.ask", input: { prompt: "Beside?" } });
     expect(beside.status).toBe(201);
