@@ -10,12 +10,26 @@ import type { TranscriptItem } from "@/lib/client/session-store";
 interface ChatTranscriptProps {
   items: TranscriptItem[];
   loading: boolean;
+  /** Sends a message again: offered under a failed chat turn (a provider error) while no turn runs. */
+  onRetry?: (text: string) => unknown;
+}
+
+/** The text to send again when the transcript ends with a failed chat turn: its user message. */
+function retryTextOf(items: TranscriptItem[]): string | null {
+  const last = items.at(-1);
+  if (last?.type !== "message" || last.message.role !== "system" || !last.message.text.startsWith("Run chat failed:")) return null;
+  for (let i = items.length - 2; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.type === "message" && item.message.role === "user") return item.message.text;
+  }
+  return null;
 }
 
 const EMPTY_HINT = "Say hello, ask what I can do, or type /help for the demo commands (/deploy, /coffee, /pizza …)";
 
-export function ChatTranscript({ items, loading }: ChatTranscriptProps) {
+export function ChatTranscript({ items, loading, onRetry }: ChatTranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
+  const retryText = onRetry ? retryTextOf(items) : null;
   const stuck = useRef(true);
 
   // Follow new items while the reader is at the bottom; leave them alone when they scrolled up.
@@ -43,6 +57,18 @@ export function ChatTranscript({ items, loading }: ChatTranscriptProps) {
           ) : (
             <QuestionRecord key={item.question.id} question={item.question} />
           ),
+        )}
+        {retryText !== null && (
+          <li className="self-center">
+            <button
+              type="button"
+              data-testid="retry-turn"
+              onClick={() => onRetry?.(retryText)}
+              className="rounded-full border border-stone-300 bg-white px-3 py-1 text-xs font-medium text-stone-700 shadow-sm hover:bg-stone-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
+            >
+              Retry
+            </button>
+          </li>
         )}
       </ol>
       {items.length === 0 && (

@@ -92,7 +92,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           show={joined || slow}
           error={joinError ? joinError.message : null}
         />
-        <ChatTranscript items={items} loading={!joined && !joinError} />
+        <ChatTranscript items={items} loading={!joined && !joinError} onRetry={turn === null && pending.length === 0 ? sendMessage : undefined} />
         <div className="shrink-0 border-t border-stone-200 bg-white/80 px-4 pb-4 pt-3 backdrop-blur">
           <LiveAnnouncer questions={pending} />
           {notice && pending.length === 0 && <LateNotice text={notice.text} />}
