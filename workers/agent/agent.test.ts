@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
-import { createRuntime, type Settlement } from "../runtime";
+import { createRuntime, RunCancelled, type Settlement } from "../runtime";
 import { runAgentLoop, type ReplyWriter } from "./loop";
 import type { ModelChoice } from "./provider";
 import { createScriptedModel } from "./scripted-model";
@@ -145,5 +145,24 @@ describe("the agent loop with the scripted model", () => {
     // Only the new step's reply is sent again: the recorded ones were stored by the first run.
     expect(h2.says()).toEqual([expect.stringContaining("Ordering a medium coffee")]);
     expect(h1.says()[0]).toBe("I'll run the tests.");
+  });
+
+  it("Stop during a streaming model call ends the writer as stopped, records no step and throws RunCancelled", async () => {
+    const model = createScriptedModel({ chunkDelayMs: 5 });
+    const h = harness({ answer: () => ({ outcome: "answered" }) });
+    const deltas: string[] = [];
+    const ends: Array<{ stopped?: boolean } | undefined> = [];
+    const reply = (): ReplyWriter => ({
+      append: (d) => {
+        deltas.push(d);
+        if (deltas.length === 2) h.controller.cancel("Stopped by the user.");
+      },
+      end: (o) => ends.push(o),
+    });
+    const err = await runAgentLoop(h.rt, { choice: { provider: "scripted", model, maxRetries: 0 }, text: "what can you do?", reply }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunCancelled);
+    expect(deltas.length).toBeLessThan(5);
+    expect(ends).toEqual([{ stopped: true }]);
+    expect(h.sent.filter((m) => m.type === "step.record")).toHaveLength(0);
   });
 });
