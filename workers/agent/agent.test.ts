@@ -3,7 +3,8 @@ import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { createRuntime, RunCancelled, type Settlement } from "../runtime";
 import { runAgentLoop, type ReplyWriter } from "./loop";
 import type { ModelChoice } from "./provider";
-import { createScriptedModel } from "./scripted-model";
+import { createScriptedModel, SIMULATED_KEY } from "./scripted-model";
+import { AgentError } from "../runtime";
 
 type Ask = Extract<ChildToParent, { type: "question.ask" }>;
 type Answerer = (ask: Ask) => Omit<Settlement, "feedback" | "value"> & Partial<Settlement>;
@@ -105,6 +106,21 @@ describe("the agent loop with the scripted model", () => {
     const h = harness({ answer: () => ({ outcome: "declined", feedback: "not on Fridays" }) });
     const r = await runAgentLoop(h.rt, { choice: scripted().choice, text: "run the tests" });
     expect(r.reply).toMatch(/I did not run the tests: The user rejected shell `npm test`: not on Fridays/);
+  });
+
+  it("a simulated provider error ends the turn as a readable AgentError without the key; the same message again goes through", async () => {
+    const { choice } = scripted();
+    const h = harness({ answer: () => ({ outcome: "answered" }) });
+    const ends: Array<{ stopped?: boolean } | undefined> = [];
+    const reply = (): ReplyWriter => ({ append: () => {}, end: (o) => ends.push(o) });
+    const failed = await runAgentLoop(h.rt, { choice, text: "Please simulate a provider error", reply }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(AgentError);
+    const message = (failed as AgentError).message;
+    expect(message).toBe("The model provider (scripted) failed (HTTP 503). Retry in a moment.");
+    expect(`${message} ${String((failed as AgentError).cause)}`).not.toContain(SIMULATED_KEY);
+    expect(ends).toEqual([{ stopped: false }]);
+    const retried = await runAgentLoop(h.rt, { choice, text: "Please simulate a provider error", history: [{ role: "user", text: "Please simulate a provider error" }] });
+    expect(retried.reply).toMatch(/retry went through/);
   });
 
   it("does not offer clarify when nobody can answer", async () => {

@@ -1,3 +1,4 @@
+import { APICallError } from "@ai-sdk/provider";
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 
 /**
@@ -7,6 +8,10 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Conten
  * ambiguous ("order a coffee" without a size), and calls tools ("run the tests" → shell,
  * "write the changelog" → write_file, "read README.md" → read_file), several in one turn when asked.
  * Its text streams in small chunks.
+ *
+ * "simulate a provider error" makes the call fail as a real provider's would (an HTTP 503
+ * APICallError whose body holds a fake key), so the error path is testable offline; the same
+ * message sent again (a Retry: the earlier one is in the context) goes through.
  */
 
 type Call = { toolName: string; input: Record<string, unknown> };
@@ -50,6 +55,26 @@ function resultsSince(prompt: LanguageModelV3Prompt, from: number): Array<{ tool
 }
 
 const has = (text: string, re: RegExp) => re.test(text);
+
+export const FAIL_PHRASE = /\bsimulate an? provider error\b/i;
+/** The fake key the simulated error's body holds: it must never reach a message, a log line or a response. */
+export const SIMULATED_KEY = "sk-scripted-FAKE0123456789abcdef";
+
+/** The provider-style error the script answers "simulate a provider error" with, the first time it is asked. */
+export function simulatedFailure(prompt: LanguageModelV3Prompt): APICallError | null {
+  const at = lastUserIndex(prompt);
+  if (!FAIL_PHRASE.test(textOf(prompt[at]))) return null;
+  // Asked before in this session (a Retry): this time the call goes through.
+  if (prompt.slice(0, at).some((m) => m.role === "user" && FAIL_PHRASE.test(textOf(m)))) return null;
+  return new APICallError({
+    message: `Service Unavailable (simulated; request made with key ${SIMULATED_KEY})`,
+    url: "http://scripted.invalid/v1/chat/completions",
+    requestBodyValues: { headers: { Authorization: `Bearer ${SIMULATED_KEY}` } },
+    statusCode: 503,
+    responseBody: JSON.stringify({ error: { message: `The scripted provider is down (key ${SIMULATED_KEY}).` } }),
+    isRetryable: true,
+  });
+}
 
 /** The tool calls a request asks for, in order. */
 function plan(original: string, offered: Set<string>): Call[] {
@@ -107,6 +132,7 @@ export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>): Dec
     const size = SIZES.find((s) => request.includes(s))!;
     return { text: `Ordering a ${size} coffee (simulated). ☕`, calls: [] };
   }
+  if (FAIL_PHRASE.test(original)) return { text: "The provider is back: this retry went through. ✅", calls: [] };
   if (has(request, /what can you do|\bhelp\b|what do you do/)) return { text: CAPABILITIES, calls: [] };
   if (has(request, /^(hi|hello|hey|good (morning|afternoon|evening))\b/)) {
     return { text: "Hello! I'm Parley's offline demo agent. Ask me what I can do, or type /help for the demo commands.", calls: [] };
@@ -135,6 +161,8 @@ export function createScriptedModel({ chunkDelayMs = 0, onCall }: ScriptedModelO
   let callCount = 0;
   const run = (options: LanguageModelV3CallOptions) => {
     onCall?.(options);
+    const failure = simulatedFailure(options.prompt);
+    if (failure) throw failure;
     const offered = new Set((options.tools ?? []).map((t) => t.name));
     const d = decide(options.prompt, offered);
     const n = ++callCount;
