@@ -1,8 +1,9 @@
 "use client";
 
-import { useEffect, useLayoutEffect, useRef } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Message, StreamingReply } from "@/lib/protocol/entities";
 import { AgentMarkdown } from "./AgentMarkdown";
+import { ToolCallDetails } from "./ToolCallDetails";
 import type { Question } from "@/lib/protocol/question";
 import { auditOf, type QuestionAudit } from "@/lib/client/question-audit";
 import type { TranscriptItem } from "@/lib/client/session-store";
@@ -166,10 +167,14 @@ const TONE_STYLE: Record<QuestionAudit["tone"], string> = {
   neutral: "text-stone-500",
 };
 
-/** A closed question or approval: what was asked, how it ended, from where and when. */
+/**
+ * A closed question or approval: what was asked, how it ended, from where and when. An approval is
+ * a tool call: its row expands (the chevron) to the tool's input and result.
+ */
 function QuestionRecord({ question }: { question: Question }) {
   const audit = auditOf(question);
   const approval = audit.tool !== null;
+  const [open, setOpen] = useState(false);
   return (
     <li
       data-testid="question-record"
@@ -180,7 +185,7 @@ function QuestionRecord({ question }: { question: Question }) {
       className="ml-9 flex max-w-[85%] items-start gap-2 self-start rounded-lg bg-stone-100 px-3 py-1.5 text-sm text-stone-600"
     >
       {approval ? <ApprovalIcon tone={audit.tone} /> : <QuestionIcon />}
-      <span className="min-w-0 [overflow-wrap:anywhere]">
+      <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
         {approval ? (
           <span data-testid="question-record-asked" className="text-stone-700">
             <span className="text-stone-500">{audit.owner}:</span>{" "}
@@ -212,7 +217,22 @@ function QuestionRecord({ question }: { question: Question }) {
             </time>
           </>
         )}
+        {approval && open && <ToolCallDetails question={question} />}
       </span>
+      {approval && (
+        <button
+          type="button"
+          data-testid="tool-call-toggle"
+          aria-expanded={open}
+          aria-label={`${open ? "Hide" : "Show"} the input and result of ${audit.tool}`}
+          onClick={() => setOpen((o) => !o)}
+          className="-mr-1 flex h-6 w-6 shrink-0 items-center justify-center rounded text-stone-500 hover:bg-stone-200 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
+        >
+          <svg aria-hidden viewBox="0 0 12 12" className={`h-3 w-3 transition-transform ${open ? "rotate-180" : ""}`}>
+            <path d="m2.5 4.5 3.5 3.5 3.5-3.5" className="fill-none stroke-current" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round" />
+          </svg>
+        </button>
+      )}
     </li>
   );
 }

@@ -49,4 +49,49 @@ test.describe("agent chat", () => {
     await expect(retry).toHaveCount(0);
     expect(await tab.page.locator("body").innerText()).not.toContain(SIMULATED_KEY);
   });
+
+  test("tool calls show as compact rows that expand to their input and result, on a phone too", async ({ browser, context, request }) => {
+    const session = await new Api(request).createSession();
+    const tab = await ChatPage.open(context, session.id);
+    await tab.send("Run the tests and write the changelog");
+
+    await expect(tab.page.getByTestId("approval-command")).toHaveText("npm test");
+    await tab.page.getByTestId("approval-allow-once").click();
+    await expect(tab.page.getByTestId("approval-title")).toContainText("write_file");
+    await tab.page.getByTestId("approval-reject").click();
+    await tab.page.getByTestId("approval-reject-message").fill("not now");
+    await tab.page.getByTestId("approval-reject-message").press("Enter");
+    await expect(tab.messages("agent").filter({ hasText: "I left the changelog as it was" })).toHaveCount(1);
+
+    const rows = tab.page.locator('[data-testid="question-record"][data-kind="approval"]');
+    await expect(rows).toHaveCount(2);
+    const [shell, write] = [rows.nth(0), rows.nth(1)];
+    await expect(shell.getByTestId("question-record-asked")).toContainText("shell npm test");
+    await expect(shell.getByTestId("question-record-outcome")).toHaveText("Allowed once");
+    await expect(write.getByTestId("question-record-outcome")).toHaveText("Rejected: not now");
+    // Compact until opened.
+    await expect(tab.page.getByTestId("tool-call-details")).toHaveCount(0);
+
+    await shell.getByTestId("tool-call-toggle").click();
+    await expect(shell.getByTestId("tool-call-toggle")).toHaveAttribute("aria-expanded", "true");
+    await expect(shell.getByTestId("tool-call-input")).toContainText("command: npm test");
+    await expect(shell.getByTestId("tool-call-result")).toHaveAttribute("data-state", "done");
+    await expect(shell.getByTestId("tool-call-result")).toContainText("Tests 148 passed");
+    await write.getByTestId("tool-call-toggle").click();
+    await expect(write.getByTestId("tool-call-input")).toContainText("path: docs/changelog.md");
+    await expect(write.getByTestId("tool-call-result")).toHaveAttribute("data-state", "not_run");
+    await tab.page.screenshot({ path: "test-results/agent-chat-tool-rows-desktop.png" });
+
+    // Closing folds the row back.
+    await shell.getByTestId("tool-call-toggle").click();
+    await expect(shell.getByTestId("tool-call-details")).toHaveCount(0);
+
+    const phoneContext = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, storageState: await context.storageState() });
+    const phone = await ChatPage.open(phoneContext, session.id);
+    const phoneShell = phone.page.locator('[data-testid="question-record"][data-kind="approval"]').first();
+    await phoneShell.getByTestId("tool-call-toggle").click();
+    await expect(phoneShell.getByTestId("tool-call-result")).toContainText("Tests 148 passed");
+    await phone.page.screenshot({ path: "test-results/agent-chat-tool-rows-phone.png" });
+    await phoneContext.close();
+  });
 });

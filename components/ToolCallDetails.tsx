@@ -1,0 +1,45 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import type { RunDetail } from "@/lib/protocol/entities";
+import type { Question } from "@/lib/protocol/question";
+import { requestJson } from "@/lib/client/api";
+import { formatToolInput, toolCallResult, type ToolCallResult } from "@/lib/client/tool-call-row";
+
+const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
+
+/** The expanded part of a tool call's row: its input, and its result read from the run's journal when opened. */
+export function ToolCallDetails({ question }: { question: Question }) {
+  const [result, setResult] = useState<ToolCallResult | { error: string } | null>(null);
+  useEffect(() => {
+    let live = true;
+    void requestJson<RunDetail>(`/api/runs/${encodeURIComponent(question.runId)}`).then((res) => {
+      if (!live) return;
+      setResult(res.ok ? toolCallResult(question, res.data.journal, FINISHED.has(res.data.status)) : { error: res.error.message });
+    });
+    return () => {
+      live = false;
+    };
+  }, [question]);
+  return (
+    <div data-testid="tool-call-details" className="mt-1.5 flex flex-col gap-1.5 text-xs">
+      <Block label="Input" testId="tool-call-input" text={formatToolInput(question)} />
+      {result === null ? (
+        <p className="text-stone-400">Loading the result…</p>
+      ) : "error" in result ? (
+        <p className="text-rose-700">{result.error}</p>
+      ) : (
+        <Block label="Result" testId="tool-call-result" state={result.state} text={result.detail} />
+      )}
+    </div>
+  );
+}
+
+function Block({ label, text, testId, state }: { label: string; text: string; testId: string; state?: string }) {
+  return (
+    <div data-testid={testId} data-state={state}>
+      <div className="mb-0.5 font-medium text-stone-500">{label}</div>
+      <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded-md bg-white/90 px-2 py-1.5 font-mono text-[12px] leading-snug text-stone-700 [overflow-wrap:anywhere]">{text}</pre>
+    </div>
+  );
+}
