@@ -1,18 +1,21 @@
 import { describe, expect, it } from "vitest";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
-import { createRuntime, RunCancelled, type Settlement } from "../runtime";
+import { createRuntime, RunCancelled, type CallSettlement, type Settlement } from "../runtime";
 import { runAgentLoop, type ReplyWriter } from "./loop";
 import type { ModelChoice } from "./provider";
 import { createScriptedModel, SIMULATED_KEY } from "./scripted-model";
 import { AgentError } from "../runtime";
+import { COMMANDS } from "../functions/chat";
 
 type Ask = Extract<ChildToParent, { type: "question.ask" }>;
+type RunCall = Extract<ChildToParent, { type: "run.call" }>;
 type Answerer = (ask: Ask) => Omit<Settlement, "feedback" | "value"> & Partial<Settlement>;
 
 /** A runtime on a fake host that answers every question with `answer` and keeps a journal of what was done. */
-function harness({ answer, journal = [], canAsk = true }: { answer: Answerer; journal?: JournalRecord[]; canAsk?: boolean }) {
+function harness({ answer, journal = [], canAsk = true, child }: { answer: Answerer; journal?: JournalRecord[]; canAsk?: boolean; child?: (call: RunCall) => CallSettlement }) {
   const sent: ChildToParent[] = [];
   const settled = new Map<string, Settlement>();
+  const calls = new Map<number, CallSettlement>();
   let n = 0;
   const controller = createRuntime({
     runId: "run-1",
@@ -27,6 +30,12 @@ function harness({ answer, journal = [], canAsk = true }: { answer: Answerer; jo
         settled.set(m.questionId, s);
         setTimeout(() => controller.settle(m.questionId, s), 0);
       }
+      if (m.type === "run.call" && child) {
+        // The server would start the child run; here it ends at once with what `child` says.
+        const s = child(m);
+        calls.set(m.seq, s);
+        setTimeout(() => controller.settleCall(m.seq, s), 0);
+      }
     },
   });
   const asks = () => sent.filter((m): m is Ask => m.type === "question.ask");
@@ -38,6 +47,7 @@ function harness({ answer, journal = [], canAsk = true }: { answer: Answerer; jo
       if (m.type === "step.record") return [{ kind: "step", seq: m.seq, digest: m.digest, output: m.output }];
       if (m.type === "run.say") return [{ kind: "say", seq: m.seq, digest: m.digest, text: m.text }];
       if (m.type === "question.ask") return [{ kind: "question", seq: m.seq, digest: m.digest, questionId: m.questionId, settlement: settled.get(m.questionId) ?? null }];
+      if (m.type === "run.call") return [{ kind: "call", seq: m.seq, digest: m.digest, childRunId: `child-${m.seq}`, settlement: calls.get(m.seq) ?? null }];
       return [];
     }),
   ];
@@ -180,5 +190,50 @@ describe("the agent loop with the scripted model", () => {
     expect(deltas.length).toBeLessThan(5);
     expect(ends).toEqual([{ stopped: true }]);
     expect(h.sent.filter((m) => m.type === "step.record")).toHaveLength(0);
+  });
+
+  describe("start_demo: the demo functions as tools", () => {
+    const demoCalls = (h: { sent: ChildToParent[] }) => h.sent.filter((m): m is RunCall => m.type === "run.call");
+
+    it("is offered only with the slash-command table; a sentence asking for a demo starts it as a child run and its result reaches the reply", async () => {
+      const { choice, calls } = scripted();
+      const h = harness({ answer: () => ({ outcome: "answered" }), child: () => ({ status: "succeeded", result: { deployed: true, environment: "staging" }, error: null }) });
+      const r = await runAgentLoop(h.rt, { choice, text: "Please deploy the app", demos: COMMANDS });
+      expect(calls[0]).toContain("start_demo");
+      expect(demoCalls(h).map((m) => [m.functionName, m.input])).toEqual([["deploy", null]]);
+      expect(r).toMatchObject({ steps: 2, toolCalls: 1 });
+      expect(r.reply).toMatch(/^Starting the deploy demo\.[^]*The deploy demo finished\. It returned: \{"deployed":true,"environment":"staging"\}/);
+
+      const evening = harness({ answer: () => ({ outcome: "answered" }), child: () => ({ status: "failed", result: null, error: "nobody answered" }) });
+      const e = await runAgentLoop(evening.rt, { choice: scripted().choice, text: "can you plan my evening?", demos: COMMANDS });
+      expect(demoCalls(evening).map((m) => m.functionName)).toEqual(["plan-evening"]);
+      expect(e.reply).toContain("The evening demo did not finish: plan-evening failed: nobody answered");
+
+      // Without the table the tool is not offered, and a word inside a sentence starts nothing.
+      const plain = scripted();
+      const none = harness({ answer: () => ({ outcome: "answered" }), child: () => ({ status: "succeeded", result: null, error: null }) });
+      await runAgentLoop(none.rt, { choice: plain.choice, text: "Please deploy the app" });
+      await runAgentLoop(none.rt, { choice: plain.choice, text: "I want to rename my code name", demos: COMMANDS });
+      expect(plain.calls[0]).not.toContain("start_demo");
+      expect(demoCalls(none)).toHaveLength(0);
+    });
+
+    it("replay: a resumed run gets the child run's recorded result back without starting it again", async () => {
+      const first = scripted();
+      const h1 = harness({ answer: () => ({ outcome: "answered" }), child: () => ({ status: "succeeded", result: { deployed: true, environment: "preview" }, error: null }) });
+      await runAgentLoop(h1.rt, { choice: first.choice, text: "deploy the app", demos: COMMANDS });
+      expect(first.calls).toHaveLength(2);
+      const journal = h1.recorded();
+      expect(journal.filter((r) => r.kind === "call")).toHaveLength(1);
+      // Cut before the last model step and its reply: the run stopped after the child's result arrived.
+      const lastModel = journal.filter((r) => r.kind === "step").at(-1)!;
+      const cut = journal.filter((r) => r.seq < lastModel.seq - 1);
+      const resumed = scripted();
+      const h2 = harness({ answer: () => ({ outcome: "answered" }), journal: cut, child: () => ({ status: "failed", result: null, error: "started again" }) });
+      const r = await runAgentLoop(h2.rt, { choice: resumed.choice, text: "deploy the app", demos: COMMANDS });
+      expect(demoCalls(h2)).toHaveLength(0);
+      expect(resumed.calls).toHaveLength(1);
+      expect(r.reply).toContain('It returned: {"deployed":true,"environment":"preview"}');
+    });
   });
 });

@@ -4,7 +4,7 @@ import { RunCancelled, type Runtime } from "../runtime";
 import { providerError, redact } from "./errors";
 import type { ModelChoice } from "./provider";
 import { runToolCall, type RecordedToolCall, type ToolImpl } from "./tool-calls";
-import { modelTools } from "./tools";
+import { modelTools, type DemoCommand } from "./tools";
 
 export const MAX_STEPS = 8;
 
@@ -36,6 +36,8 @@ export const SYSTEM_PROMPT = [
   "If a tool result says the user declined or rejected something, respect it. Keep replies short.",
 ].join(" ");
 
+const DEMO_PROMPT = "When the person clearly asks for one of the demos (deploy the app, plan my evening …), call start_demo with its name and then say what it returned.";
+
 export interface AgentLoopOptions {
   choice: ModelChoice;
   /** The session's earlier messages, oldest first. */
@@ -45,6 +47,8 @@ export interface AgentLoopOptions {
   /** Streams each step's text; without one, `rt.reply()` if the runtime has it, else the text is said when the step ends. */
   reply?: () => ReplyWriter;
   toolImpl?: ToolImpl;
+  /** Demo functions the model may start with `start_demo` (the slash-command table); none: the tool is not offered. */
+  demos?: ReadonlyArray<DemoCommand>;
 }
 
 export interface AgentLoopResult {
@@ -65,18 +69,19 @@ export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Prom
     ...(options.history ?? []).map((m): ModelMessage => (m.role === "user" ? { role: "user", content: m.text } : { role: "assistant", content: m.text })),
     { role: "user", content: options.text },
   ];
+  const system = options.demos?.length ? `${SYSTEM_PROMPT} ${DEMO_PROMPT}` : SYSTEM_PROMPT;
   const live = options.reply ?? (rt as RuntimeWithReply).reply?.bind(rt);
   const replies: string[] = [];
   let toolCalls = 0;
   for (let n = 1; n <= maxSteps; n++) {
     // Offered again each step: `clarify` disappears when nobody can answer any more.
-    const tools = modelTools({ canAsk: rt.canAsk() });
+    const tools = modelTools({ canAsk: rt.canAsk(), demos: options.demos });
     const writer = live?.() ?? null;
     let streamed = "";
     let step: ModelStep;
     try {
       step = await rt.step("model", () =>
-        callModel(choice, messages, tools, rt.signal, (d) => {
+        callModel(choice, system, messages, tools, rt.signal, (d) => {
           streamed += d;
           writer?.append(d);
         }),
@@ -102,7 +107,7 @@ export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Prom
     });
     if (step.toolCalls.length === 0) return { reply: replies.join("\n\n"), steps: n, toolCalls };
     for (const call of step.toolCalls) {
-      const output = await runToolCall(rt, call, options.toolImpl);
+      const output = await runToolCall(rt, call, options.toolImpl, options.demos);
       toolCalls++;
       messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output }] });
     }
@@ -118,9 +123,9 @@ function isRuntimeControl(err: unknown): boolean {
 }
 
 /** One model call: streams its text to `onDelta` and collects its tool calls. */
-async function callModel(choice: ModelChoice, messages: ModelMessage[], tools: ToolSet, signal: AbortSignal, onDelta: (delta: string) => void): Promise<ModelStep> {
+async function callModel(choice: ModelChoice, system: string, messages: ModelMessage[], tools: ToolSet, signal: AbortSignal, onDelta: (delta: string) => void): Promise<ModelStep> {
   // onError: the SDK would log the raw error (its response body may hold the key); the error part below ends the step instead.
-  const result = streamText({ model: choice.model, system: SYSTEM_PROMPT, messages, tools, abortSignal: signal, maxRetries: choice.maxRetries, onError: () => {} });
+  const result = streamText({ model: choice.model, system, messages, tools, abortSignal: signal, maxRetries: choice.maxRetries, onError: () => {} });
   let text = "";
   let finishReason = "unknown";
   const calls = new Map<string, RecordedToolCall>();

@@ -6,7 +6,9 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Conten
  * It reads the prompt as a real model would (the last user message, the tool results since) and
  * follows a small script: it greets, says what it can do, asks `clarify` when a request is
  * ambiguous ("order a coffee" without a size), and calls tools ("run the tests" → shell,
- * "write the changelog" → write_file, "read README.md" → read_file), several in one turn when asked.
+ * "write the changelog" → write_file, "read README.md" → read_file), several in one turn when asked,
+ * and starts a demo function when a sentence clearly asks for one ("deploy the app" → start_demo
+ * deploy, "plan my evening" → start_demo evening), then says what it returned.
  * Its text streams in small chunks.
  *
  * "simulate a provider error" makes the call fail as a real provider's would (an HTTP 503
@@ -76,10 +78,44 @@ export function simulatedFailure(prompt: LanguageModelV3Prompt): APICallError | 
   });
 }
 
+/**
+ * Sentences that clearly ask for a demo function (`start_demo`), by its slash-command name; also
+ * "start the <name> demo". A word alone ("I want to rename my code name") starts nothing.
+ */
+const DEMO_PHRASES: ReadonlyArray<[string, RegExp]> = [
+  ["deploy", /\bdeploy (?:the|my|our) (?:demo )?(?:app|site|service|project)\b|\bdeploy (?:it )?to (?:production|staging|preview)\b/],
+  ["evening", /\bplan (?:my|our|the|an?|this) evening\b/],
+  ["pizza", /\b(?:order|pick|choose) (?:a |some |the )?pizza\b|\bpizza toppings\b/],
+  ["rename", /\brename (?:the|my|our) project\b/],
+  ["archive", /\barchive (?:my|the|our) (?:old )?e-?mails\b/],
+  ["lunch", /\blunch poll\b|\bpoll (?:for|about) lunch\b/],
+  ["countdown", /\bstart a countdown\b/],
+  ["shirt", /\b(?:order|buy|pick) (?:me )?a (?:t-)?shirt\b/],
+  ["budget", /\bset (?:a|the|my) budget\b/],
+  ["report", /\bwrite (?:a|the) report\b/],
+];
+
+/** The demo names `start_demo` accepts, read from its offered schema as a real model would. */
+function demoNames(tools: LanguageModelV3CallOptions["tools"]): string[] {
+  const t = tools?.find((x) => x.name === "start_demo");
+  const schema = t && "inputSchema" in t ? (t.inputSchema as { properties?: { name?: { enum?: unknown } } }) : undefined;
+  const names = schema?.properties?.name?.enum;
+  return Array.isArray(names) ? names.filter((n): n is string => typeof n === "string") : [];
+}
+
+function demosAsked(request: string, demos: string[]): string[] {
+  const named = [...request.matchAll(/\b(?:start|run|launch|try|show me)\s+the\s+([a-z-]+)\s+demo\b/g)].map((m) => m[1]!);
+  const phrased = DEMO_PHRASES.filter(([, re]) => re.test(request)).map(([name]) => name);
+  return [...new Set([...named, ...phrased])].filter((n) => demos.includes(n));
+}
+
 /** The tool calls a request asks for, in order. */
-function plan(original: string, offered: Set<string>): Call[] {
+function plan(original: string, offered: Set<string>, demos: string[] = []): Call[] {
   const request = original.toLowerCase();
   const calls: Call[] = [];
+  const asked = offered.has("start_demo") ? demosAsked(request, demos) : [];
+  for (const name of asked) calls.push({ toolName: "start_demo", input: { name } });
+  if (asked.length > 0 && /\bdemo\b/.test(request)) return calls.filter((c) => offered.has(c.toolName));
   if (has(request, /\b(run|start)\b.*\btests?\b|\btest suite\b|\bnpm test\b/)) calls.push({ toolName: "shell", input: { command: "npm test" } });
   if (has(request, /\bchangelog\b/) && has(request, /\b(write|update)\b/)) calls.push({ toolName: "write_file", input: { path: "docs/changelog.md", content: CHANGELOG } });
   const read = original.match(/\bread\s+(?:the\s+)?([\w./-]+\.\w+)/i);
@@ -103,29 +139,31 @@ function summary(toolName: string, text: string): string {
       if (/^the user declined/i.test(text)) return `OK, no coffee then (${text}).`;
       if (/^no answer within/i.test(text)) return `I'll hold the coffee order: ${text}.`;
       return `Ordering a ${text.toLowerCase()} coffee (simulated). ☕`;
+    case "start_demo":
+      return text;
     default:
       return `${toolName}: ${text}`;
   }
 }
 
 /** What the script says and calls given the prompt so far. */
-export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>): Decision {
+export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>, demos: string[] = []): Decision {
   const at = lastUserIndex(prompt);
   const original = textOf(prompt[at]).trim();
   const request = original.toLowerCase();
   const done = resultsSince(prompt, at);
   if (done.length > 0) {
-    const next = plan(original, offered)[done.length];
+    const next = plan(original, offered, demos)[done.length];
     const lines = done.map((d) => summary(d.toolName, d.text));
     // A refused step ends the plan: the script does not push on after a "no".
     const refusedLast = /declined|rejected|denied|no answer/i.test(done.at(-1)!.text.slice(0, 120));
     if (next && !refusedLast) return { text: "", calls: [next] };
     return { text: lines.join("\n"), calls: [] };
   }
-  const calls = plan(original, offered);
+  const calls = plan(original, offered, demos);
   if (calls.length > 0) {
     const first = calls[0]!;
-    const lead = first.toolName === "clarify" ? "" : first.toolName === "shell" ? "I'll run the tests." : first.toolName === "write_file" ? "I'll write the changelog." : "Let me read that.";
+    const lead = first.toolName === "clarify" ? "" : first.toolName === "start_demo" ? `Starting the ${String(first.input.name)} demo.` : first.toolName === "shell" ? "I'll run the tests." : first.toolName === "write_file" ? "I'll write the changelog." : "Let me read that.";
     return { text: lead, calls: [first] };
   }
   if (has(request, /\bcoffee\b/)) {
@@ -164,7 +202,7 @@ export function createScriptedModel({ chunkDelayMs = 0, onCall }: ScriptedModelO
     const failure = simulatedFailure(options.prompt);
     if (failure) throw failure;
     const offered = new Set((options.tools ?? []).map((t) => t.name));
-    const d = decide(options.prompt, offered);
+    const d = decide(options.prompt, offered, demoNames(options.tools));
     const n = ++callCount;
     return { ...d, ids: d.calls.map((_, i) => `call-${n}-${i}`) };
   };

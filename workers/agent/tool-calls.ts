@@ -1,7 +1,7 @@
 import type { JsonValue } from "../../lib/protocol/question";
-import { AskTimeout, CannotAsk, DEFAULT_TIMEOUT_MS, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined, type Runtime } from "../runtime";
+import { AskTimeout, CannotAsk, ChildRunFailed, DEFAULT_TIMEOUT_MS, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined, type Runtime } from "../runtime";
 import { describeWait } from "../runtime/tool-call";
-import { ClarifyInputSchema } from "./tools";
+import { ClarifyInputSchema, startDemoInputSchema, type DemoCommand } from "./tools";
 
 /** A tool call as a model step recorded it. */
 export interface RecordedToolCall {
@@ -40,10 +40,11 @@ export type ToolImpl = (rt: Runtime, name: string, input: Record<string, unknown
  * approval (ToolDenied's message), a declined or unanswered `clarify`, an invalid input.
  * Stopping, parking and journal divergence are not results: they propagate.
  */
-export async function runToolCall(rt: Runtime, call: RecordedToolCall, impl: ToolImpl = simulateTool): Promise<ToolOutput> {
+export async function runToolCall(rt: Runtime, call: RecordedToolCall, impl: ToolImpl = simulateTool, demos: ReadonlyArray<DemoCommand> = []): Promise<ToolOutput> {
   const text = (value: string): ToolOutput => ({ type: "text", value });
   if (call.error) return text(call.error);
   if (call.toolName === "clarify") return text(await clarify(rt, call.input));
+  if (call.toolName === "start_demo" && demos.length > 0) return text(await startDemo(rt, call.input, demos));
   try {
     const result = await rt.tool(call.toolName, call.input as never, (input) => impl(rt, call.toolName, input as Record<string, unknown>));
     return { type: "json", value: result };
@@ -68,6 +69,24 @@ async function clarify(rt: Runtime, rawInput: JsonValue): Promise<string> {
     if (err instanceof UserDeclined) return `the user declined: ${err.feedback?.trim() || "(no reason given)"}`;
     if (err instanceof AskTimeout) return `no answer within ${describeWait(timeoutMs)}`;
     if (err instanceof CannotAsk) return "clarify is not available: nobody can answer questions in this run.";
+    throw err;
+  }
+}
+
+/**
+ * The `start_demo` tool: the named demo function as a child run (`rt.call`: journaled, so a replayed
+ * run gets the recorded result back without starting it again). Its questions show as cards as
+ * usual; its result or failure comes back as text.
+ */
+async function startDemo(rt: Runtime, rawInput: JsonValue, demos: ReadonlyArray<DemoCommand>): Promise<string> {
+  const parsed = startDemoInputSchema(demos).safeParse(rawInput);
+  if (!parsed.success) return `start_demo was called with an invalid input: ${parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ")}`;
+  const demo = demos.find((d) => d.name === parsed.data.name)!;
+  try {
+    const result = await rt.call(demo.fn.name);
+    return `The ${demo.name} demo finished. It returned: ${JSON.stringify(result ?? null).slice(0, 1000)}`;
+  } catch (err) {
+    if (err instanceof ChildRunFailed) return `The ${demo.name} demo did not finish: ${err.message}`;
     throw err;
   }
 }

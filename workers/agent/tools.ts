@@ -15,17 +15,40 @@ const CLARIFY_DESCRIPTION =
   "Asks the user a clarifying question when a request is ambiguous. Give options when the answer is one of a few choices; " +
   "multi=true lets them pick several; allowFreeText lets them type their own answer. Returns their answer as text.";
 
+/** A demo function the model may start with `start_demo`: an entry of the slash-command table (workers/functions/chat.ts). */
+export interface DemoCommand {
+  name: string;
+  fn: { name: string; description: string };
+}
+
+/** The arguments of the `start_demo` tool: which demo, by its slash-command name. */
+export function startDemoInputSchema(demos: ReadonlyArray<DemoCommand>) {
+  const names = demos.map((d) => d.name);
+  return z.strictObject({ name: z.enum(names as [string, ...string[]]).describe("The demo to start.") });
+}
+
+function startDemoDescription(demos: ReadonlyArray<DemoCommand>): string {
+  return (
+    "Starts one of Parley's demo functions as a child run when the user asks for it in their own words; it may ask the user questions on cards. " +
+    "Returns what the demo returned, or why it failed. The demos: " +
+    demos.map((d) => `${d.name} (${d.fn.description})`).join("; ")
+  );
+}
+
 /**
- * What the model is offered: the tool catalogue (workers/tools) and, when somebody can answer,
- * `clarify`. No `execute`: the loop runs each call itself, through `rt.tool` / `rt.ask`, so that
+ * What the model is offered: the tool catalogue (workers/tools), when somebody can answer,
+ * `clarify`, and, when the caller passes demos, `start_demo`. No `execute`: the loop runs each call itself, through `rt.tool` / `rt.ask`, so that
  * approvals and the journal apply. The schemas are plain JSON Schema: the runtime checks inputs
  * and a bad one goes back to the model as the call's result.
  */
-export function modelTools({ canAsk }: { canAsk: boolean }): ToolSet {
+export function modelTools({ canAsk, demos = [] }: { canAsk: boolean; demos?: ReadonlyArray<DemoCommand> }): ToolSet {
   const set: ToolSet = {};
   for (const t of catalogue) {
     set[t.name] = tool({ description: t.description, inputSchema: jsonSchema(z.toJSONSchema(t.inputSchema, { io: "input" }) as never) });
   }
   if (canAsk) set.clarify = tool({ description: CLARIFY_DESCRIPTION, inputSchema: jsonSchema(z.toJSONSchema(ClarifyInputSchema, { io: "input" }) as never) });
+  if (demos.length > 0) {
+    set.start_demo = tool({ description: startDemoDescription(demos), inputSchema: jsonSchema(z.toJSONSchema(startDemoInputSchema(demos), { io: "input" }) as never) });
+  }
   return set;
 }

@@ -18,7 +18,10 @@ import {
   writeReport,
 } from "./demo-functions";
 
-/** The demo functions as slash commands: `/deploy` at the start of a message runs `deploy`. */
+/**
+ * The demo functions as slash commands: `/deploy` at the start of a message runs `deploy`. The
+ * model gets the same table as the `start_demo` tool (workers/agent/tools.ts).
+ */
 export const COMMANDS: ReadonlyArray<{ name: string; fn: AgentFunction }> = [
   { name: "deploy", fn: deploy },
   { name: "coffee", fn: orderCoffee },
@@ -87,7 +90,7 @@ export const chat = defineAgentFunction({
       return { reply: "unknown_command", command: command.name };
     }
     if (command?.kind === "run") return command.fn.run(rt.withOwner(command.fn.name), input);
-    const result = await runAgentLoop(rt, { choice: selectModel(), text, history });
+    const result = await runAgentLoop(rt, { choice: selectModel(), text, history, demos: COMMANDS });
     return { reply: result.reply, steps: result.steps, toolCalls: result.toolCalls };
   },
 });
