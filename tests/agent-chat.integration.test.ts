@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { Run } from "../lib/protocol/entities";
 import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
 
 /** The default chat (the agent loop on the scripted model) in a real worker process. */
@@ -13,10 +14,10 @@ describe("the chat agent in a real worker", () => {
     app = await startTestApp();
     const a = app;
     const session = await a.parley.sessions.createSession();
-    const first = await a.parley.postMessage({ sessionId: session.id, text: "hello" });
+    const first = (await a.parley.postMessage({ sessionId: session.id, text: "hello" })) as Run;
     await waitFor(async () => (await a.parley.runs.getRun({ id: first.id })).status === "succeeded");
 
-    const run = await a.parley.postMessage({ sessionId: session.id, text: "order a coffee" });
+    const run = (await a.parley.postMessage({ sessionId: session.id, text: "order a coffee" })) as Run;
     expect((run as unknown as { input: { history: unknown[] } }).input?.history ?? null).toEqual(
       expect.arrayContaining([{ role: "user", text: "hello" }, expect.objectContaining({ role: "agent" })]),
     );

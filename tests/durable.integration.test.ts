@@ -191,7 +191,7 @@ describe("policy and busy sessions", () => {
     await a.parley.questions.reply({ id: q!.id, value: "staging", by: "rest" });
     await expect(a.parley.postMessage({ sessionId: session.id, text: "/coffee" })).rejects.toMatchObject({ code: "session_busy" });
     await a.parley.runs.stopRun({ id: q!.runId });
-    const run = await a.parley.postMessage({ sessionId: session.id, text: "help" });
+    const run = (await a.parley.postMessage({ sessionId: session.id, text: "help" })) as Run;
     expect(run.status).toBe("running");
   });
 

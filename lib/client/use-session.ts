@@ -166,8 +166,9 @@ export function useSession(sessionId: string) {
 
   const sendMessage = useCallback(
     async (text: string) => {
-      const res = await requestJson<Run>(`/api/sessions/${encodeURIComponent(sessionId)}/messages`, { method: "POST", body: { text } });
-      if (res.ok) dispatch({ type: "run.updated", run: res.data });
+      // A text command (/answer …) starts no run: its messages arrive over the socket.
+      const res = await requestJson<Run | { command: string }>(`/api/sessions/${encodeURIComponent(sessionId)}/messages`, { method: "POST", body: { text } });
+      if (res.ok && !("command" in res.data)) dispatch({ type: "run.updated", run: res.data });
       return res;
     },
     [sessionId],

@@ -4,6 +4,7 @@ import { AppError } from "../protocol/errors";
 import { systemClock, type Clock } from "./clock";
 import { createInbox } from "./commands/inbox";
 import { createResume } from "./commands/resume";
+import { createTextCommands, type TextCommandResult } from "./commands/text-commands";
 import { createDb, type Db, type DbOptions } from "./db/client";
 import { migrateSqlite } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
@@ -94,6 +95,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   events.on("question.asked", publishSession);
   events.on("question.closed", publishSession);
 
+  const textCommands = createTextCommands({ db, sessions, questions });
   const resume = createResume({ commands, runs });
   const inbox = createInbox({ commands, questions, resume, stop: runs.stopRun, pollMs: config.inboxPollMs });
   /** Applies commands that the CLI recorded in the database, in the order they were recorded. */
@@ -125,9 +127,13 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     /**
      * A chat message: stored with the run of the chat agent that answers it, in one transaction.
      * A session runs one turn at a time: while a turn is active, or a question waits, it is busy.
+     * A text command (`/answer`, `/decline`, `/approve`) is applied instead, busy or not: it answers
+     * a pending question as its card would, and starts no run.
      */
-    async postMessage({ sessionId, text }: { sessionId: string; text: string }): Promise<Run> {
+    async postMessage({ sessionId, text }: { sessionId: string; text: string }): Promise<Run | TextCommandResult> {
       await sessions.getSession({ id: sessionId });
+      const command = await textCommands.apply({ sessionId, text });
+      if (command) return command;
       // The model's context: the session's earlier messages, bounded (this one is stored below).
       const history = await loadChatHistory(db, sessionId);
       let message: Awaited<ReturnType<typeof sessions.recordMessage>> | undefined;

@@ -1,0 +1,100 @@
+import { AppError } from "../../protocol/errors";
+import type { Message } from "../../protocol/entities";
+import type { ReplyOutcome } from "../../protocol/commands";
+import type { Question } from "../../protocol/question";
+import { describeVia } from "../../protocol/audit";
+import { describePending, parseTextCommand, resolveTextCommand, type TextAction, type TextCommandName } from "../../protocol/text-commands";
+import type { Db } from "../db/client";
+import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
+import type { QuestionService } from "../questions/question-service";
+import type { SessionService } from "../sessions/session-service";
+
+/** What a text command did: the person's message, the reply to it, and the outcome (`refused` when nothing changed for a bad command). */
+export interface TextCommandResult {
+  command: TextCommandName;
+  outcome: ReplyOutcome | "refused";
+  message: Message;
+  reply: Message;
+  question: Question | null;
+}
+
+const title = (q: Question) => (q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt);
+const shown = (value: unknown) => (typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : typeof value === "boolean" ? (value ? "yes" : "no") : JSON.stringify(value));
+
+/** "Already answered in another tab." — how a late command learns who was first. */
+function lateLine(q: Question, outcome: ReplyOutcome): string {
+  const via = q.closedBy === "socket" ? "in another tab" : describeVia(q.closedBy);
+  const where = via ? ` ${via}` : "";
+  if (outcome === "already_answered") return `Already ${q.status === "declined" ? "declined" : "answered"}${where}.`;
+  if (outcome === "stale_target") return `'${title(q)}' changed; nothing was sent.`;
+  return `'${title(q)}' is already closed (${q.status.replace("_", " ")})${where}.`;
+}
+
+function appliedLine(action: TextAction, q: Question): string {
+  if (q.kind === "approval") {
+    return q.status === "answered" ? `Allowed ${q.answer === "always" ? "always" : "once"}: ${title(q)}.` : `Denied: ${title(q)}${q.feedback ? ` (${q.feedback})` : ""}.`;
+  }
+  if (action.type === "reject") return `Declined '${q.prompt}'${q.feedback ? ` (${q.feedback})` : ""}.`;
+  return `Answered '${q.prompt}' with ${shown(q.answer)}.`;
+}
+
+/**
+ * Text commands from the chat input: the same service calls (and receipts) as a card's buttons,
+ * closed by "text". The person's message is stored, and a system message answers with the outcome.
+ */
+export function createTextCommands({ db, sessions, questions }: { db: Db; sessions: SessionService; questions: QuestionService }) {
+  /** A closed question of the session that a prefix names (a command that came too late). */
+  async function closedMatch(sessionId: string, token: string | undefined): Promise<Question | null> {
+    if (!token) return null;
+    const rows = await db.question.findMany({ where: { sessionId, status: { not: "pending" } }, orderBy: { closedAt: "desc" }, take: 200, include: QUESTION_WITH_ROOT });
+    const t = token.toLowerCase();
+    const found = rows.filter((r) => r.id.toLowerCase().startsWith(t) || r.pendingId.toLowerCase().startsWith(t));
+    return found.length === 1 ? toQuestion(found[0]!) : null;
+  }
+
+  /** Null when the text is not a text command (a chat message, or another slash command). */
+  async function apply({ sessionId, text }: { sessionId: string; text: string }): Promise<TextCommandResult | null> {
+    const parse = parseTextCommand(text);
+    if (!parse) return null;
+    const command = parse.ok ? parse.parsed.command : (/^\s*\/(\w+)/.exec(text)![1]!.toLowerCase() as TextCommandName);
+    const message = await sessions.addMessage({ sessionId, role: "user", text });
+    const done = async (outcome: TextCommandResult["outcome"], replyText: string, question: Question | null): Promise<TextCommandResult> => ({
+      command,
+      outcome,
+      message,
+      reply: await sessions.addMessage({ sessionId, role: "system", text: replyText }),
+      question,
+    });
+
+    const pending = await questions.listPending({ sessionId });
+    if (!parse.ok) return done("refused", parse.error, null);
+    const resolved = resolveTextCommand(parse.parsed, pending);
+    if (!resolved.ok) {
+      // Named a question that has closed meanwhile: say who was first.
+      const late = await closedMatch(sessionId, parse.parsed.args[0]);
+      if (late && !pending.some((q) => q.id === late.id)) {
+        const outcome: ReplyOutcome = late.status === "answered" || late.status === "declined" ? "already_answered" : "already_closed";
+        return done(outcome, lateLine(late, outcome), late);
+      }
+      return done("refused", resolved.error, null);
+    }
+    const { action } = resolved;
+    try {
+      const receipt =
+        action.type === "reply"
+          ? await questions.reply({ id: action.question.id, value: action.value, by: "text" })
+          : await questions.reject({ id: action.question.id, message: action.message, by: "text" });
+      const line = receipt.apply_state === "applied" ? appliedLine(action, receipt.question) : lateLine(receipt.question, receipt.outcome);
+      return done(receipt.outcome, line, receipt.question);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      return done("refused", `${err.message}\n${resolveHelp(action.question)}`, action.question);
+    }
+  }
+
+  return { apply };
+}
+
+const resolveHelp = (q: Question) => `Waiting for an answer:\n${describePending(q)}`;
+
+export type TextCommands = ReturnType<typeof createTextCommands>;
