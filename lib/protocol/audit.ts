@@ -6,6 +6,7 @@ const VIA: Record<string, string | null> = {
   rest: "over REST",
   cli: "from the CLI",
   text: "by a text command",
+  channel: "from a text channel",
   rule: "by a rule",
   timeout: null,
   stop: "when the run was stopped",

@@ -32,6 +32,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/runs/:id", methods: ["GET"] },
   { path: "/api/runs/:id/resume", methods: ["POST"], limit: "runs" },
   { path: "/api/runs/:id/stop", methods: ["POST"], limit: "runs" },
+  { path: "/api/channels/text", methods: ["POST"], limit: "messages" },
+  { path: "/api/channels/text/outbox", methods: ["GET"] },
 ];
 
 /** The route a path belongs to and its decoded parameters; undefined for no route. Throws URIError on malformed percent-encoding. */

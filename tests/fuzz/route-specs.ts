@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
 import { SignInBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
 import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
@@ -28,6 +29,7 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/questions/:id/reject": { schema: RejectBodySchema, optional: true },
   "POST /api/runs/:id/resume": { schema: ResumeBodySchema, optional: true },
   "POST /api/runs/:id/stop": { schema: StopRunBodySchema, optional: true },
+  "POST /api/channels/text": { schema: ChannelTextBodySchema, optional: false },
 };
 
 /** Writes without a body. */
@@ -35,6 +37,7 @@ export const BODYLESS_WRITES = new Set(["DELETE /api/auth/session", "DELETE /api
 
 export const QUERY_SPECS: Record<string, z.ZodType> = {
   "GET /api/questions": QuestionsQuerySchema,
+  "GET /api/channels/text/outbox": ChannelOutboxQuerySchema,
 };
 
 export const STANDARD_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -3,10 +3,11 @@ import type { Message } from "../../protocol/entities";
 import type { ReplyOutcome } from "../../protocol/commands";
 import type { Question } from "../../protocol/question";
 import { describeVia } from "../../protocol/audit";
-import { describePending, parseTextCommand, resolveTextCommand, type TextAction, type TextCommandName } from "../../protocol/text-commands";
+import { describePending, parseTextCommand, resolveTextCommand, tokenize, type ParseResult, type TextAction, type TextCommandName } from "../../protocol/text-commands";
+import { senderNote } from "../../protocol/channels";
 import type { Db } from "../db/client";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
-import type { QuestionService } from "../questions/question-service";
+import type { Closer, QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 
 /** What a text command did: the person's message, the reply to it, and the outcome (`refused` when nothing changed for a bad command). */
@@ -52,9 +53,22 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
     return found.length === 1 ? toQuestion(found[0]!) : null;
   }
 
-  /** Null when the text is not a text command (a chat message, or another slash command). */
-  async function apply({ sessionId, text }: { sessionId: string; text: string }): Promise<TextCommandResult | null> {
-    const parse = parseTextCommand(text);
+  /**
+   * Null when the text is not a text command (a chat message, or another slash command).
+   * `plainAnswer` (a text channel's non-blocking mode): with exactly one question pending, plain
+   * text answers it, as `/answer <id> <text>` (or `/approve <id> <text>` for an approval) would.
+   * `from` names the sender: it goes into the stored reply.
+   */
+  async function apply({ sessionId, text, by = "text", from, plainAnswer = false }: { sessionId: string; text: string; by?: Closer; from?: string; plainAnswer?: boolean }): Promise<TextCommandResult | null> {
+    let parse: ParseResult | null = parseTextCommand(text);
+    let pending: Question[] | null = null;
+    if (!parse && plainAnswer && !/^\s*\//.test(text)) {
+      pending = await questions.listPending({ sessionId });
+      if (pending.length !== 1) return null;
+      const q = pending[0]!;
+      const tokens = tokenize(text) ?? { args: [text.trim()], rest: [text.trim()] };
+      parse = { ok: true, parsed: { command: q.kind === "approval" ? "approve" : "answer", args: [q.id, ...tokens.args], rest: [`${q.id} ${text.trim()}`, ...tokens.rest] } };
+    }
     if (!parse) return null;
     const command = parse.ok ? parse.parsed.command : (/^\s*\/(\w+)/.exec(text)![1]!.toLowerCase() as TextCommandName);
     const message = await sessions.addMessage({ sessionId, role: "user", text });
@@ -62,11 +76,11 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
       command,
       outcome,
       message,
-      reply: await sessions.addMessage({ sessionId, role: "system", text: replyText }),
+      reply: await sessions.addMessage({ sessionId, role: "system", text: from === undefined ? replyText : `${replyText} ${senderNote(from)}` }),
       question,
     });
 
-    const pending = await questions.listPending({ sessionId });
+    pending ??= await questions.listPending({ sessionId });
     if (!parse.ok) return done("refused", parse.error, null);
     const resolved = resolveTextCommand(parse.parsed, pending);
     if (!resolved.ok) {
@@ -82,8 +96,8 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
     try {
       const receipt =
         action.type === "reply"
-          ? await questions.reply({ id: action.question.id, value: action.value, by: "text" })
-          : await questions.reject({ id: action.question.id, message: action.message, by: "text" });
+          ? await questions.reply({ id: action.question.id, value: action.value, by })
+          : await questions.reject({ id: action.question.id, message: action.message, by });
       const line = receipt.apply_state === "applied" ? appliedLine(action, receipt.question) : lateLine(receipt.question, receipt.outcome);
       return done(receipt.outcome, line, receipt.question);
     } catch (err) {

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { Question } from "./question";
+import { describePending } from "./text-commands";
+import { MAX_MESSAGE_CHARS } from "./rest";
+
+/**
+ * The plain-text channel (`POST /api/channels/text`, `GET /api/channels/text/outbox`): any
+ * text-only surface (a chat bot, SMS, a pager) talks to a session in plain text. Runs started
+ * from a channel use the non-blocking mode: the endpoint answers at once, and the person's next
+ * message answers a pending question.
+ */
+export const MAX_CHANNEL_TEXT_CHARS = MAX_MESSAGE_CHARS;
+export const MAX_SENDER_CHARS = 80;
+/** How long the endpoint waits for the agent's first messages or a question before it answers. */
+export const CHANNEL_WAIT_MS = 1_500;
+/** The most messages one outbox page returns. */
+export const MAX_OUTBOX_PAGE = 200;
+
+/** The text's length is checked by the route (413 when too long), so no `max` here. */
+export const ChannelTextBodySchema = z.strictObject({
+  sessionId: z.string().trim().min(1).max(200),
+  from: z
+    .string()
+    .trim()
+    .min(1, "from names the sender")
+    .max(MAX_SENDER_CHARS)
+    .regex(/^[^\r\n\t]+$/, "from is one line"),
+  text: z.string().trim().min(1, "A message needs text"),
+});
+export type ChannelTextBody = z.infer<typeof ChannelTextBodySchema>;
+
+export const ChannelOutboxQuerySchema = z.strictObject({
+  sessionId: z.string().min(1).max(200),
+  after: z.string().min(1).max(200).optional(),
+});
+
+export interface ChannelReply {
+  reply: string;
+  /** The sender, as given. */
+  from: string;
+  /** What the message did: a command's outcome, `answered`/`declined` for a plain answer, `started` for a chat turn, `refused`. */
+  outcome: string;
+  questionId: string | null;
+  runId: string | null;
+  /** The outbox cursor after what this reply already says. */
+  cursor: string | null;
+}
+
+export interface OutboxMessage {
+  id: string;
+  role: "agent" | "system";
+  text: string;
+  createdAt: string;
+}
+export interface ChannelOutbox {
+  messages: OutboxMessage[];
+  cursor: string | null;
+}
+
+/** How to answer one pending question by plain text: numbered choices and the reply forms. */
+export function waitingText(q: Question): string {
+  if (q.kind === "approval") {
+    const what = q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt;
+    return [`waiting for your answer: ${q.owner} asks to use ${what}`, "Reply once, always or deny (deny may add feedback)."].join("\n");
+  }
+  if (q.kind === "confirm") return [`waiting for your answer: ${q.prompt}`, "Reply yes or no, or /decline [feedback]."].join("\n");
+  const choices = q.options.map((o, i) => `${i + 1}. ${o}`);
+  const how = q.options.length
+    ? q.multi
+      ? "Reply with the numbers or labels of your choices, separated by spaces"
+      : `Reply with a number or a label${q.allowCustom ? ", or your own text" : ""}`
+    : "Reply with your answer";
+  return [`waiting for your answer: ${q.prompt}`, ...choices, `${how}, or /decline [feedback].`].join("\n");
+}
+
+/** The channel's reply: what the agent said, then the pending question(s) and how to answer. */
+export function formatChannelReply({ said, pending }: { said: readonly string[]; pending: readonly Question[] }): string {
+  const parts = said.map((s) => s.trim()).filter(Boolean);
+  if (pending.length === 1) parts.push(waitingText(pending[0]!));
+  else if (pending.length > 1) parts.push(["waiting for your answers (say which with its id):", ...pending.map(describePending)].join("\n"));
+  return parts.length ? parts.join("\n\n") : "Working on it. Ask the outbox for what follows.";
+}
+
+/** Who answered, from where: kept in the stored reply and the audit trail. */
+export const senderNote = (from: string) => `(${from}, from a text channel)`;
