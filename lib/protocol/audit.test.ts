@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { aQuestion } from "../../tests/helpers/questions";
 import type { Question } from "./question";
 import { askedLine, outcomeLine } from "./audit";
 
-const base: Question = {
-  id: "q1", sessionId: "s1", runId: "r1", rootRunId: "r1", owner: "writer", seq: 0, pendingId: "p", targetDigest: "d", replySchema: null,
+const base: Question = aQuestion({
+  owner: "writer",
+  seq: 0,
   kind: "approval",
   approval: { tool: "write_file", input: {}, preview: { type: "text", text: "" }, subject: "docs/a.md", subjectKind: "path", alwaysPattern: "docs/**", dangerous: true, fallback: "deny" },
-  prompt: "Write docs/a.md?", options: [], multi: false, allowCustom: false, detail: null, hasDefault: false, default: null,
-  createdAt: "2026-12-01T00:00:00.000Z", expiresAt: "2026-12-01T00:30:00.000Z", status: "pending", answer: null, feedback: null, closedBy: null, closedAt: null,
-};
+  prompt: "Write docs/a.md?",
+  options: [],
+  createdAt: "2026-12-01T00:00:00.000Z",
+  expiresAt: "2026-12-01T00:30:00.000Z",
+});
 const q = (over: Partial<Question>): Question => ({ ...base, ...over });
 
 describe("the audit of a question", () => {

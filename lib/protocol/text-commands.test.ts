@@ -1,35 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { aQuestion } from "../../tests/helpers/questions";
 import type { Question } from "./question";
 import { parseTextCommand, pickOption, resolveTextCommand, tokenize, type ParsedTextCommand } from "./text-commands";
 
-const q = (over: Partial<Question>): Question => ({
-  id: "a1b2c3d4-0000-4000-8000-000000000001",
-  sessionId: "s",
-  runId: "r",
-  rootRunId: "r",
-  owner: "deploy",
-  seq: 1,
-  pendingId: "p_aaaa11",
-  targetDigest: "d",
-  replySchema: null,
-  kind: "question",
-  approval: null,
-  prompt: "Which region?",
-  options: ["us", "eu", "Asia Pacific"],
-  multi: false,
-  allowCustom: false,
-  detail: null,
-  hasDefault: false,
-  default: null,
-  createdAt: "2026-01-01T00:00:00.000Z",
-  expiresAt: null,
-  status: "pending",
-  answer: null,
-  feedback: null,
-  closedBy: null,
-  closedAt: null,
-  ...over,
-});
+const q = (over: Partial<Question>): Question =>
+  aQuestion({ id: "a1b2c3d4-0000-4000-8000-000000000001", sessionId: "s", runId: "r", rootRunId: "r", pendingId: "p_aaaa11", prompt: "Which region?", options: ["us", "eu", "Asia Pacific"], ...over });
 const region = q({});
 const size = q({ id: "a1b2ffff-0000-4000-8000-000000000002", pendingId: "p_bbbb22", prompt: "Size?", options: ["Small", "Large"] });
 const other = q({ id: "c9d8e7f6-0000-4000-8000-000000000003", pendingId: "p_cccc33", prompt: "Name?", options: [] });

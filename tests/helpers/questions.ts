@@ -1,0 +1,31 @@
+import type { Question } from "../../lib/protocol/question";
+
+/** A pending question as a client receives it, for tests: a plain question unless `over` says otherwise. */
+export const aQuestion = (over: Partial<Question> = {}): Question => ({
+  id: "q1",
+  sessionId: "s1",
+  runId: "r1",
+  rootRunId: "r1",
+  owner: "deploy",
+  seq: 1,
+  pendingId: "p_q1",
+  targetDigest: "d",
+  replySchema: null,
+  kind: "question",
+  approval: null,
+  prompt: "Which environment?",
+  options: ["production", "staging"],
+  multi: false,
+  allowCustom: false,
+  detail: null,
+  hasDefault: false,
+  default: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  expiresAt: null,
+  status: "pending",
+  answer: null,
+  feedback: null,
+  closedBy: null,
+  closedAt: null,
+  ...over,
+});
