@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { aQuestion } from "../../tests/helpers/questions";
 import type { Message, Run, Session, SessionSnapshot } from "../protocol/entities";
 import { DEFAULT_POLICY } from "../protocol/policy";
 import type { Question } from "../protocol/question";
@@ -60,34 +61,8 @@ const run = (id: string, second: number, over: Partial<Run> = {}): Run => ({
   ...over,
 });
 
-const question = (id: string, second: number, over: Partial<Question> = {}): Question => ({
-  id,
-  sessionId: "s1",
-  runId: "r1",
-  rootRunId: "r1",
-  owner: "deploy",
-  approval: null,
-  seq: 1,
-  pendingId: `p-${id}`,
-  targetDigest: `d-${id}`,
-  replySchema: null,
-  kind: "question",
-  prompt: `question ${id}?`,
-  options: ["production", "staging"],
-  multi: false,
-  allowCustom: false,
-  detail: null,
-  hasDefault: false,
-  default: null,
-  createdAt: at(second),
-  expiresAt: null,
-  status: "pending",
-  answer: null,
-  feedback: null,
-  closedBy: null,
-  closedAt: null,
-  ...over,
-});
+const question = (id: string, second: number, over: Partial<Question> = {}): Question =>
+  aQuestion({ id, pendingId: `p-${id}`, targetDigest: `d-${id}`, prompt: `question ${id}?`, createdAt: at(second), ...over });
 
 const snapshot = (over: Partial<SessionSnapshot> = {}): SessionSnapshot => ({
   session: session(),
