@@ -1,15 +1,14 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
-import type { Ack } from "@/lib/protocol/socket";
-import type { JsonValue, Question, ReplyReceipt } from "@/lib/protocol/question";
+import type { JsonValue, Question } from "@/lib/protocol/question";
 import { alwaysHint, fallbackText, inlineCode, ownerLabel, previewShowsSubject, subjectLabel } from "@/lib/client/approval";
 import { keyHint, numberKeyAction } from "@/lib/client/question-input";
 import { ApprovalPreview } from "@/components/ApprovalPreview";
-import { Countdown, Kbd, Position } from "@/components/QuestionCardParts";
+import { CardMessages, Countdown, Kbd, Position } from "@/components/QuestionCardParts";
 import { useCardKeys } from "@/components/use-card-keys";
+import { useSettle, type Settle } from "@/components/use-settle";
 
-type Settle = Promise<Ack<ReplyReceipt>>;
 
 interface ApprovalBodyProps {
   question: Question;
@@ -26,29 +25,16 @@ interface ApprovalBodyProps {
  */
 export function ApprovalBody({ question, position, onReply, onReject, notice }: ApprovalBodyProps) {
   const approval = question.approval!;
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, settle } = useSettle("This request changed since it was shown. Check it and answer again.");
   const [rejectOpen, setRejectOpen] = useState(false);
   const [feedback, setFeedback] = useState("");
   const card = useRef<HTMLElement>(null);
   const feedbackInput = useRef<HTMLTextAreaElement>(null);
-  const inFlight = useRef(false);
   const titleId = useId();
   const hintId = useId();
   const feedbackId = useId();
 
-  async function settle(work: () => Settle) {
-    // A ref, not `busy`: a double click must not send twice.
-    if (inFlight.current) return;
-    inFlight.current = true;
-    setBusy(true);
-    setError(null);
-    const ack = await work();
-    inFlight.current = false;
-    setBusy(false);
-    if (!ack.ok) setError(ack.error.message);
-    else if (ack.data.outcome === "stale_target") setError("This request changed since it was shown. Check it and answer again.");
-  }
+
   const allow = (value: "once" | "always") => settle(() => onReply(question, value));
   const reject = () => settle(() => onReject(question, feedback.trim() || undefined));
 
@@ -215,16 +201,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
           </div>
         )}
 
-        {error && (
-          <p data-testid="question-error" role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
-            {error}
-          </p>
-        )}
-        {notice && (
-          <p data-testid="question-late" role="status" className="rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            {notice}
-          </p>
-        )}
+        <CardMessages error={error} notice={notice} />
       </div>
 
       <footer className="hidden items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2 text-xs text-stone-400 sm:flex pointer-coarse:hidden">

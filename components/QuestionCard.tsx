@@ -1,14 +1,13 @@
 "use client";
 
 import { useId, useRef, useState } from "react";
-import type { JsonValue, Question, ReplyReceipt } from "@/lib/protocol/question";
-import type { Ack } from "@/lib/protocol/socket";
+import type { JsonValue, Question } from "@/lib/protocol/question";
 import { keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
-import { ActionButton, CheckboxGroup, Countdown, DeclineBar, FreeTextInput, Position, TextRow } from "@/components/QuestionCardParts";
+import { ActionButton, CardMessages, CheckboxGroup, Countdown, DeclineBar, FreeTextInput, Position, TextRow } from "@/components/QuestionCardParts";
 import { ApprovalBody } from "@/components/ApprovalCard";
 import { useCardKeys } from "@/components/use-card-keys";
+import { useSettle, type Settle } from "@/components/use-settle";
 
-type Settle = Promise<Ack<ReplyReceipt>>;
 
 interface QuestionCardProps {
   /** Pending questions, oldest first. */
@@ -54,8 +53,7 @@ interface BodyProps {
 }
 
 function QuestionBody({ question, position, onReply, onReject, notice }: BodyProps) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, settle } = useSettle("This question changed since it was shown. Check it and answer again.");
   const [checked, setChecked] = useState<string[]>([]);
   const [other, setOther] = useState("");
   const [text, setText] = useState("");
@@ -63,24 +61,12 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
   const [declineText, setDeclineText] = useState("");
   const card = useRef<HTMLElement>(null);
   const declineInput = useRef<HTMLInputElement>(null);
-  const inFlight = useRef(false);
   const promptId = useId();
 
   const { kind, options, multi, allowCustom } = question;
   const isChoice = kind === "question" && options.length > 0;
 
-  async function settle(work: () => Settle) {
-    // A ref, not `busy`: a double click must not send twice (the second would read "already answered").
-    if (inFlight.current) return;
-    inFlight.current = true;
-    setBusy(true);
-    setError(null);
-    const ack = await work();
-    inFlight.current = false;
-    setBusy(false);
-    if (!ack.ok) setError(ack.error.message);
-    else if (ack.data.outcome === "stale_target") setError("This question changed since it was shown. Check it and answer again.");
-  }
+
   const reply = (value: JsonValue) => settle(() => onReply(question, value));
   const decline = () => settle(() => onReject(question, declineText.trim() || undefined));
   const replyText = () => {
@@ -212,16 +198,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
           </div>
         )}
 
-        {error && (
-          <p data-testid="question-error" role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
-            {error}
-          </p>
-        )}
-        {notice && (
-          <p data-testid="question-late" role="status" className="rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            {notice}
-          </p>
-        )}
+        <CardMessages error={error} notice={notice} />
       </div>
 
       <DeclineBar

@@ -285,3 +285,21 @@ export function FreeTextInput({ value, onChange, onEnter, disabled, replySchema 
     </div>
   );
 }
+
+/** What went wrong with an answer (an error), or what happened to it (a late or stale notice). */
+export function CardMessages({ error, notice }: { error: string | null; notice: string | null }) {
+  return (
+    <>
+      {error && (
+        <p data-testid="question-error" role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-700">
+          {error}
+        </p>
+      )}
+      {notice && (
+        <p data-testid="question-late" role="status" className="rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          {notice}
+        </p>
+      )}
+    </>
+  );
+}

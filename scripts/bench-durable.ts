@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { execSync } from "node:child_process";
-import { authHeaders, freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
+import { api, until } from "./bench-kit";
+import { freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
 
 const { values } = parseArgs({ options: { questions: { type: "string", default: "1000" }, samples: { type: "string", default: "20" } } });
 const QUESTIONS = Number(values.questions);
@@ -30,26 +31,6 @@ function memory(server: ServerProcess) {
   const serverMb = rssKb(pid) / 1024;
   const workersMb = children.reduce((sum, c) => sum + rssKb(c), 0) / 1024;
   return { serverMb, workers: children.length, workersMb, totalMb: serverMb + workersMb };
-}
-
-async function api<T>(server: ServerProcess, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(
-    `${server.url}${route}`,
-    body === undefined ? { headers: authHeaders() } : { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) },
-  );
-  const data = await res.json();
-  if (!res.ok) throw new Error(`${route}: ${res.status} ${JSON.stringify(data)}`);
-  return data as T;
-}
-
-async function until<T>(check: () => Promise<T | false>, ms = 600_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== false) return v;
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 type Health = { pendingQuestions: number; liveRuns: number; workers: number; memory: { rssMb: number; heapUsedMb: number } };

@@ -1,0 +1,33 @@
+"use client";
+
+import { useRef, useState } from "react";
+import type { ReplyReceipt } from "@/lib/protocol/question";
+import type { Ack } from "@/lib/protocol/socket";
+
+/** What answering a card returns: the receipt, or a typed error. */
+export type Settle = Promise<Ack<ReplyReceipt>>;
+
+/**
+ * Sends a card's answer at most once at a time and turns its ack into the card's error:
+ * a refusal's message, or `staleText` when the card was answered for a question that changed.
+ */
+export function useSettle(staleText: string) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  // A ref, not `busy`: a double click must not send twice (the second would read "already answered").
+  const inFlight = useRef(false);
+
+  async function settle(work: () => Settle) {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    setBusy(true);
+    setError(null);
+    const ack = await work();
+    inFlight.current = false;
+    setBusy(false);
+    if (!ack.ok) setError(ack.error.message);
+    else if (ack.data.outcome === "stale_target") setError(staleText);
+  }
+
+  return { busy, error, setError, settle };
+}
