@@ -3,10 +3,11 @@ import type { Run } from "../protocol/entities";
 import type { WireError } from "../protocol/errors";
 import type { JsonValue, Question, ReplyReceipt } from "../protocol/question";
 import type { Ack, ServerToClientEvents } from "../protocol/socket";
-import { requestJson } from "./api";
+import { describeVia } from "../protocol/audit";
 import { createCoalescer, type Coalescer } from "./coalesce";
 import { initialSessionState, sessionReducer, type SessionAction } from "./session-store";
-import { emitWithAck, getSocket, type ParleySocket } from "./socket";
+import { emitWithAck, type ParleySocket } from "./socket";
+import { browserTransport, type SessionTransport } from "./transport";
 
 export type ConnectionStatus = "connecting" | "connected" | "disconnected";
 
@@ -23,8 +24,14 @@ function retraction(question: Question): SessionAction {
   return { type: question.status === "answered" ? "question.replied" : "question.rejected", question };
 }
 
-function lateText(receipt: ReplyReceipt): string {
-  if (receipt.outcome === "already_answered") return "Already answered in another tab";
+/** Why a reply lost its race, from where the winner came: "Already answered in another tab", "… in a terminal". */
+export function lateText(receipt: ReplyReceipt, self: SessionTransport["surface"]): string {
+  if (receipt.outcome === "already_answered") {
+    const { closedBy } = receipt.question;
+    if (closedBy === self) return self === "socket" ? "Already answered in another tab" : "Already answered in another terminal";
+    const via = describeVia(closedBy);
+    return via ? `Already answered ${via}` : "Already answered";
+  }
   const how = receipt.question.status.replace("_", " ");
   return `This question has already closed (${how})`;
 }
@@ -38,9 +45,12 @@ function listen<E extends keyof ServerToClientEvents>(socket: ParleySocket, even
 
 /**
  * One session's live view: joins on mount and on every reconnect (the snapshot is the replay),
- * applies server events, and exposes the commands a chat screen needs.
+ * applies server events, and exposes the commands a chat screen needs. A browser tab uses its own
+ * server; the terminal client passes the transport to the server it names.
  */
-export function useSession(sessionId: string) {
+export function useSession(sessionId: string, transport?: SessionTransport) {
+  // Resolved lazily: a browser tab's socket exists only in the browser, not while the page is rendered on the server.
+  const via = useCallback(() => transport ?? browserTransport(), [transport]);
   const [state, dispatch] = useReducer(sessionReducer, initialSessionState);
   const [connection, setConnection] = useState<ConnectionStatus>("connecting");
   const [joinError, setJoinError] = useState<WireError | null>(null);
@@ -60,7 +70,7 @@ export function useSession(sessionId: string) {
   }, []);
 
   useEffect(() => {
-    const socket = getSocket();
+    const { socket } = via();
     let active = true;
     let joinSeq = 0;
     let retry: ReturnType<typeof setTimeout> | undefined;
@@ -77,7 +87,7 @@ export function useSession(sessionId: string) {
       const seq = ++joinSeq;
       setConnection("connected");
       buffer ??= [];
-      const ack = await emitWithAck("session.join", { sessionId });
+      const ack = await emitWithAck("session.join", { sessionId }, socket);
       if (!active || seq !== joinSeq) return;
       const queued = buffer ?? [];
       buffer = null;
@@ -121,7 +131,7 @@ export function useSession(sessionId: string) {
       pendingTimers.clear();
       closing.cancel();
     };
-  }, [sessionId]);
+  }, [sessionId, via]);
 
   /** Applies a receipt at once rather than waiting for the broadcast; a lost race is shown, then retracted. */
   const settle = useCallback(
@@ -134,51 +144,54 @@ export function useSession(sessionId: string) {
         return;
       }
       if (receipt.outcome === "queued") return; // recorded; the server applies it and broadcasts
-      const late = { questionId: receipt.question.id, text: lateText(receipt) };
+      const late = { questionId: receipt.question.id, text: lateText(receipt, via().surface) };
       setNotice(late);
       later(LATE_NOTICE_MS, () => {
         setNotice((current) => (current === late ? null : current));
         dispatch(retraction(receipt.question));
       });
     },
-    [later],
+    [later, via],
   );
 
   const reply = useCallback(
     async (question: Question, value: JsonValue) => {
       // The digest makes a reply to a question that has since changed fail loudly (stale_target).
-      const ack = await emitWithAck("question.reply", { id: question.id, value, digest: question.targetDigest });
+      const ack = await emitWithAck("question.reply", { id: question.id, value, digest: question.targetDigest }, via().socket);
       settle(ack);
       return ack;
     },
-    [settle],
+    [settle, via],
   );
 
   const reject = useCallback(
     async (question: Question, message?: string) => {
       const base = { id: question.id, digest: question.targetDigest };
-      const ack = await emitWithAck("question.reject", message ? { ...base, message } : base);
+      const ack = await emitWithAck("question.reject", message ? { ...base, message } : base, via().socket);
       settle(ack);
       return ack;
     },
-    [settle],
+    [settle, via],
   );
 
   const sendMessage = useCallback(
     async (text: string) => {
       // A text command (/answer …) starts no run: its messages arrive over the socket.
-      const res = await requestJson<Run | { command: string }>(`/api/sessions/${encodeURIComponent(sessionId)}/messages`, { method: "POST", body: { text } });
+      const res = await via().request<Run | { command: string }>(`/api/sessions/${encodeURIComponent(sessionId)}/messages`, { method: "POST", body: { text } });
       if (res.ok && !("command" in res.data)) dispatch({ type: "run.updated", run: res.data });
       return res;
     },
-    [sessionId],
+    [sessionId, via],
   );
 
-  const stopRun = useCallback(async (runId: string) => {
-    const res = await requestJson<Run>(`/api/runs/${encodeURIComponent(runId)}/stop`, { method: "POST" });
-    if (res.ok) dispatch({ type: "run.updated", run: res.data });
-    return res;
-  }, []);
+  const stopRun = useCallback(
+    async (runId: string) => {
+      const res = await via().request<Run>(`/api/runs/${encodeURIComponent(runId)}/stop`, { method: "POST" });
+      if (res.ok) dispatch({ type: "run.updated", run: res.data });
+      return res;
+    },
+    [via],
+  );
 
   return { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
 }

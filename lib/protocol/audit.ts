@@ -3,6 +3,7 @@ import type { Question } from "./question";
 /** Where a settled question was answered from, in words (its `closedBy`): the browser and the CLI say it the same way. */
 const VIA: Record<string, string | null> = {
   socket: "in a browser tab",
+  terminal: "in a terminal",
   rest: "over REST",
   cli: "from the CLI",
   text: "by a text command",

@@ -37,7 +37,11 @@ export interface ClientToServerEvents {
 }
 
 /** The handshake's `auth`: a script or terminal client sends a token (the server token or an API token); a browser tab has its cookie. */
-export const SocketAuthSchema = z.object({ token: z.string().max(200).optional() });
+export const SocketAuthSchema = z.object({
+  token: z.string().max(200).optional(),
+  /** A terminal client names itself, so an answer it gives is recorded as given "in a terminal". */
+  surface: z.enum(["terminal"]).optional(),
+});
 
 export const SOCKET_PATH = "/socket.io";
 export const sessionRoom = (sessionId: string) => `session:${sessionId}`;

@@ -14,7 +14,7 @@ import { checkReplySchema } from "./reply-schema";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 
 /** Who or what settled a question; stored as `closedBy`. */
-export type Closer = "socket" | "rest" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
+export type Closer = "socket" | "terminal" | "rest" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

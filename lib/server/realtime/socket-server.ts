@@ -19,6 +19,8 @@ import type { OriginPolicy } from "../access/origin-policy";
 
 interface SocketData {
   principal: Principal;
+  /** Where its answers are recorded as given from: a browser tab, or a terminal client. */
+  surface: "socket" | "terminal";
 }
 type ParleySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
@@ -80,6 +82,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       (principal) => {
         if (!principal) return next(Object.assign(new Error("unauthorized"), { data: { code: "unauthorized", message: "Sign in first (a session cookie, or auth: { token })." } }));
         socket.data.principal = principal;
+        socket.data.surface = auth.success && auth.data.surface === "terminal" ? "terminal" : "socket";
         void socket.join(ownerRoom(principal.ownerId));
         next();
       },
@@ -89,6 +92,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
 
   io.on("connection", (socket: ParleySocket) => {
     const { ownerId, credential } = socket.data.principal;
+    const by = socket.data.surface;
     // The arguments as sent, whatever the event's declared signature: `command` finds the payload and the ack.
     const on = (event: keyof ClientToServerEvents, work: (payload: unknown) => Promise<unknown>) =>
       socket.on(event, ((...args: unknown[]) => command(args, work)) as never);
@@ -111,14 +115,14 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       const { id, value, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
       await rateLimits.take("replies", credential);
       await visibility.question(ownerId, id);
-      return parley.questions.reply({ id, value, commandId, digest, by: "socket" });
+      return parley.questions.reply({ id, value, commandId, digest, by });
     });
 
     on("question.reject", async (payload) => {
       const { id, message, commandId, digest } = parseOrThrow(QuestionRejectCommandSchema, payload);
       await rateLimits.take("replies", credential);
       await visibility.question(ownerId, id);
-      return parley.questions.reject({ id, message, commandId, digest, by: "socket" });
+      return parley.questions.reject({ id, message, commandId, digest, by });
     });
   });
 

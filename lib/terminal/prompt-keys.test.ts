@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { aQuestion } from "../../tests/helpers/questions";
+import { initialPrompt, pressKey, promptHint, promptRows, type PromptKey, type PromptState } from "./prompt-keys";
+import type { Question } from "../protocol/question";
+
+/** Presses keys in order; returns the last state and every effect on the way. */
+function press(q: Question, ...keys: PromptKey[]) {
+  let state: PromptState = initialPrompt(q);
+  const effects = [];
+  for (const key of keys) {
+    const step = pressKey(q, state, key);
+    state = step.state;
+    if (step.effect) effects.push(step.effect);
+  }
+  return { state, effects };
+}
+
+const char = (c: string): PromptKey => ({ type: "char", char: c });
+const edit = (value: string): PromptKey => ({ type: "edit", value });
+const ENTER: PromptKey = { type: "enter" };
+const ESC: PromptKey = { type: "escape" };
+const UP: PromptKey = { type: "up" };
+const DOWN: PromptKey = { type: "down" };
+const SPACE: PromptKey = { type: "space" };
+
+const choice = aQuestion({ options: ["small", "medium", "large"] });
+const multi = aQuestion({ options: ["ham", "cheese", "olives"], multi: true, allowCustom: true });
+const free = aQuestion({ options: [] });
+const confirm = aQuestion({ kind: "confirm", options: [] });
+const approval = aQuestion({
+  kind: "approval",
+  options: [],
+  approval: {
+    tool: "write_file",
+    input: {},
+    subject: "docs/a.md",
+    subjectKind: "path",
+    alwaysPattern: "docs/**",
+    preview: { type: "text", text: "x" },
+    dangerous: false,
+    fallback: "deny",
+  },
+});
+
+describe("a choice", () => {
+  it("moves with the arrows (wrapping) and sends the row under the cursor on Enter", () => {
+    expect(press(choice, DOWN, DOWN, ENTER).effects).toEqual([{ type: "reply", value: "large" }]);
+    expect(press(choice, UP, ENTER).effects).toEqual([{ type: "reply", value: "large" }]);
+    expect(press(choice, DOWN, DOWN, DOWN, ENTER).effects).toEqual([{ type: "reply", value: "small" }]);
+  });
+
+  it("answers at once with a number key; a number past the options does nothing", () => {
+    expect(press(choice, char("2")).effects).toEqual([{ type: "reply", value: "medium" }]);
+    expect(press(choice, char("7"), char("x")).effects).toEqual([]);
+  });
+
+  it("Esc asks for a reason and Enter declines with it; Esc again goes back", () => {
+    expect(press(choice, ESC, edit("  not now "), ENTER).effects).toEqual([{ type: "reject", message: "not now" }]);
+    expect(press(choice, ESC, ENTER).effects).toEqual([{ type: "reject", message: null }]);
+    const back = press(choice, ESC, ESC);
+    expect(back.state.mode).toBe("choose");
+    expect(back.effects).toEqual([]);
+  });
+
+  it("ignores typing while the rows have the keys", () => {
+    expect(press(choice, edit("hello")).state.text).toBe("");
+  });
+});
+
+describe("a multi with Other", () => {
+  it("ticks with Space or numbers and sends the ticked options in the question's order", () => {
+    expect(press(multi, char("3"), UP, UP, SPACE, ENTER).effects).toEqual([{ type: "reply", value: ["ham", "olives"] }]);
+    expect(press(multi, DOWN, SPACE, SPACE, SPACE, ENTER).effects).toEqual([{ type: "reply", value: ["cheese"] }]);
+  });
+
+  it("refuses to send nothing, and says how to tick", () => {
+    const { state, effects } = press(multi, ENTER);
+    expect(effects).toEqual([]);
+    expect(state.error).toMatch(/Tick at least one/);
+  });
+
+  it("opens a text field on the Other row (number or Enter) and sends it with the ticks", () => {
+    expect(press(multi, char("1"), char("4"), edit("anchovies"), ENTER).effects).toEqual([{ type: "reply", value: ["ham", "anchovies"] }]);
+    const field = press(multi, UP, ENTER);
+    expect(field.state.mode).toBe("text");
+    expect(press(multi, UP, ENTER, ESC).state.mode).toBe("choose");
+  });
+});
+
+describe("a single choice with Other", () => {
+  const other = aQuestion({ options: ["a", "b"], allowCustom: true });
+  it("sends the typed answer, not an empty one", () => {
+    expect(press(other, char("3"), edit(" c "), ENTER).effects).toEqual([{ type: "reply", value: "c" }]);
+    const empty = press(other, char("3"), ENTER);
+    expect(empty.effects).toEqual([]);
+    expect(empty.state.error).toMatch(/Type an answer/);
+  });
+});
+
+describe("free text", () => {
+  it("starts in the text field and sends the trimmed text", () => {
+    expect(initialPrompt(free).mode).toBe("text");
+    expect(press(free, edit(" staging "), ENTER).effects).toEqual([{ type: "reply", value: "staging" }]);
+  });
+
+  it("says so when the text is empty, and digits are text here", () => {
+    expect(press(free, ENTER).state.error).toBe("The answer is empty.");
+    expect(press(free, char("1"), edit("1"), ENTER).effects).toEqual([{ type: "reply", value: "1" }]);
+  });
+
+  it("parses JSON for a reply schema, with a readable error", () => {
+    const json = aQuestion({ options: [], replySchema: { type: "object" } });
+    expect(press(json, edit('{"a": 1}'), ENTER).effects).toEqual([{ type: "reply", value: { a: 1 } }]);
+    expect(press(json, edit("{a"), ENTER).state.error).toMatch(/must be JSON/);
+  });
+
+  it("Esc opens the reason; Esc there comes back to the text kept as typed", () => {
+    const { state } = press(free, edit("half"), ESC, ESC);
+    expect(state.mode).toBe("text");
+    expect(state.text).toBe("half");
+    expect(press(free, ESC, edit("busy"), ENTER).effects).toEqual([{ type: "reject", message: "busy" }]);
+  });
+});
+
+describe("a confirm", () => {
+  it("answers y / n, 1 / 2, and Enter on the row", () => {
+    expect(press(confirm, char("y")).effects).toEqual([{ type: "reply", value: true }]);
+    expect(press(confirm, char("N")).effects).toEqual([{ type: "reply", value: false }]);
+    expect(press(confirm, char("2")).effects).toEqual([{ type: "reply", value: false }]);
+    expect(press(confirm, DOWN, ENTER).effects).toEqual([{ type: "reply", value: false }]);
+  });
+});
+
+describe("an approval", () => {
+  it("has Allow once, Allow always (naming the rule) and Reject", () => {
+    expect(promptRows(approval).map((r) => r.label)).toEqual(["Allow once", "Allow always", "Reject"]);
+    expect(promptRows(approval)[1]!.hint).toBe("Allow write_file on docs/** in this chat");
+  });
+
+  it("answers y once, a always; n and 3 ask for feedback before rejecting", () => {
+    expect(press(approval, char("y")).effects).toEqual([{ type: "reply", value: "once" }]);
+    expect(press(approval, char("a")).effects).toEqual([{ type: "reply", value: "always" }]);
+    expect(press(approval, char("n"), edit("use docs/b.md"), ENTER).effects).toEqual([{ type: "reject", message: "use docs/b.md" }]);
+    expect(press(approval, char("3")).state.mode).toBe("reason");
+    expect(promptHint(approval, press(approval, char("3")).state)).toBe("Enter to reject · Esc to go back");
+  });
+});

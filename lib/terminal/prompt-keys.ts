@@ -1,0 +1,188 @@
+import type { JsonValue, Question } from "../protocol/question";
+import { alwaysHint } from "../client/approval";
+import { multiAnswer, numberKeyAction, textAnswer } from "../client/question-input";
+
+/**
+ * The terminal's question prompt as a pure state machine: which row the cursor is on, what is
+ * ticked, and whether a text field (free text, "Other", a reason to decline) has the keys.
+ * The ink component only turns key presses into `PromptKey`s and carries out the effects.
+ */
+
+type Q = Pick<Question, "kind" | "options" | "multi" | "allowCustom" | "replySchema" | "approval">;
+
+/** `choose`: rows and shortcut keys; `text`: a typed answer; `reason`: the optional reason for declining. */
+export type PromptMode = "choose" | "text" | "reason";
+
+export interface PromptState {
+  mode: PromptMode;
+  /** Where Esc in `reason` goes back to. */
+  back: Exclude<PromptMode, "reason">;
+  cursor: number;
+  ticked: string[];
+  /** The typed answer (free text, or "Other"). */
+  text: string;
+  reason: string;
+  error: string | null;
+}
+
+export type PromptKey =
+  | { type: "up" }
+  | { type: "down" }
+  | { type: "space" }
+  | { type: "enter" }
+  | { type: "escape" }
+  /** A printable key in `choose` mode: digits pick rows, y/n/a answer confirms and approvals. */
+  | { type: "char"; char: string }
+  /** The text field's new value (`text` or `reason`, whichever is open). */
+  | { type: "edit"; value: string };
+
+export type PromptEffect = { type: "reply"; value: JsonValue } | { type: "reject"; message: string | null };
+
+export interface PromptRow {
+  label: string;
+  hint?: string;
+  /** What Enter on this row does. */
+  act: { type: "reply"; value: JsonValue } | { type: "toggle"; option: string } | { type: "other" } | { type: "reject" };
+}
+
+/** The rows of `choose` mode: Yes/No, the approval's three answers, or the options (and "Other…"). */
+export function promptRows(q: Q): PromptRow[] {
+  if (q.kind === "confirm") {
+    return [
+      { label: "Yes", act: { type: "reply", value: true } },
+      { label: "No", act: { type: "reply", value: false } },
+    ];
+  }
+  if (q.kind === "approval") {
+    return [
+      { label: "Allow once", act: { type: "reply", value: "once" } },
+      { label: "Allow always", hint: q.approval ? alwaysHint(q.approval) : undefined, act: { type: "reply", value: "always" } },
+      { label: "Reject", hint: "optionally say why", act: { type: "reject" } },
+    ];
+  }
+  const rows: PromptRow[] = q.options.map((option) => ({ label: option, act: q.multi ? { type: "toggle", option } : { type: "reply", value: option } }));
+  if (q.allowCustom) rows.push({ label: "Other…", hint: "type your own answer", act: { type: "other" } });
+  return rows;
+}
+
+export function initialPrompt(q: Q): PromptState {
+  const mode = promptRows(q).length === 0 ? "text" : "choose";
+  return { mode, back: mode, cursor: 0, ticked: [], text: "", reason: "", error: null };
+}
+
+interface Step {
+  state: PromptState;
+  effect: PromptEffect | null;
+}
+
+const stay = (state: PromptState): Step => ({ state, effect: null });
+const toggle = (ticked: string[], option: string) => (ticked.includes(option) ? ticked.filter((o) => o !== option) : [...ticked, option]);
+
+function act(q: Q, state: PromptState, row: PromptRow, index: number): Step {
+  const at = { ...state, cursor: index, error: null };
+  switch (row.act.type) {
+    case "reply":
+      return { state: at, effect: { type: "reply", value: row.act.value } };
+    case "toggle":
+      return stay({ ...at, ticked: toggle(state.ticked, row.act.option) });
+    case "other":
+      return stay({ ...at, mode: "text", back: "text" });
+    case "reject":
+      return stay({ ...at, mode: "reason", back: "choose" });
+  }
+}
+
+/** A multi's answer: the ticked options and any "Other" text, in the question's order. */
+function submitMulti(q: Q, state: PromptState): Step {
+  const value = multiAnswer(q.options, state.ticked, state.text);
+  if (value.length === 0) return stay({ ...state, error: "Tick at least one option (Space), then press Enter." });
+  return { state: { ...state, error: null }, effect: { type: "reply", value } };
+}
+
+function chooseKey(q: Q, state: PromptState, key: PromptKey): Step {
+  const rows = promptRows(q);
+  const row = rows[state.cursor];
+  switch (key.type) {
+    case "up":
+      return stay({ ...state, cursor: (state.cursor - 1 + rows.length) % rows.length, error: null });
+    case "down":
+      return stay({ ...state, cursor: (state.cursor + 1) % rows.length, error: null });
+    case "space":
+      return row && (row.act.type === "toggle" || row.act.type === "other") ? act(q, state, row, state.cursor) : stay(state);
+    case "enter":
+      if (!row) return stay(state);
+      // In a multi, Enter sends what is ticked; only the "Other…" row opens its field.
+      if (q.multi && row.act.type !== "other") return submitMulti(q, state);
+      return act(q, state, row, state.cursor);
+    case "escape":
+      return stay({ ...state, mode: "reason", back: "choose", error: null });
+    case "char": {
+      const char = key.char.toLowerCase();
+      if (/^[1-9]$/.test(char)) {
+        const n = Number(char) - 1;
+        if (q.kind === "question" && q.allowCustom && n === q.options.length) return act(q, state, rows[n]!, n);
+        const action = numberKeyAction(q, n);
+        if (!action) return stay(state);
+        return act(q, state, rows[n]!, n);
+      }
+      if (q.kind === "confirm" && (char === "y" || char === "n")) return act(q, state, rows[char === "y" ? 0 : 1]!, char === "y" ? 0 : 1);
+      if (q.kind === "approval") {
+        const index = { y: 0, a: 1, n: 2 }[char];
+        if (index !== undefined) return act(q, state, rows[index]!, index);
+      }
+      return stay(state);
+    }
+    case "edit":
+      return stay(state);
+  }
+}
+
+function textKey(q: Q, state: PromptState, key: PromptKey): Step {
+  switch (key.type) {
+    case "edit":
+      return stay({ ...state, text: key.value, error: null });
+    case "escape":
+      // Back to the options when "Other…" opened the field; a free-text question's Esc declines.
+      return promptRows(q).length > 0 ? stay({ ...state, mode: "choose", error: null }) : stay({ ...state, mode: "reason", back: "text", error: null });
+    case "enter": {
+      if (q.multi) return submitMulti(q, state);
+      if (q.options.length > 0) {
+        const custom = state.text.trim();
+        return custom ? { state: { ...state, error: null }, effect: { type: "reply", value: custom } } : stay({ ...state, error: "Type an answer, or press Esc to go back to the options." });
+      }
+      const parsed = textAnswer(q, state.text);
+      return parsed.ok ? { state: { ...state, error: null }, effect: { type: "reply", value: parsed.value } } : stay({ ...state, error: parsed.error });
+    }
+    default:
+      return stay(state);
+  }
+}
+
+function reasonKey(state: PromptState, key: PromptKey): Step {
+  switch (key.type) {
+    case "edit":
+      return stay({ ...state, reason: key.value });
+    case "escape":
+      return stay({ ...state, mode: state.back, error: null });
+    case "enter":
+      return { state, effect: { type: "reject", message: state.reason.trim() || null } };
+    default:
+      return stay(state);
+  }
+}
+
+/** One key press: the prompt's next state, and the reply or decline to send, if any. */
+export function pressKey(q: Q, state: PromptState, key: PromptKey): Step {
+  if (state.mode === "text") return textKey(q, state, key);
+  if (state.mode === "reason") return reasonKey(state, key);
+  return chooseKey(q, state, key);
+}
+
+/** The footer's key hint for the current mode. */
+export function promptHint(q: Q, state: PromptState): string {
+  if (state.mode === "reason") return q.kind === "approval" ? "Enter to reject · Esc to go back" : "Enter to decline · Esc to go back";
+  if (state.mode === "text") return promptRows(q).length > 0 ? "Enter to send · Esc back to the options" : "Enter to send · Esc to decline";
+  if (q.kind === "confirm") return "y yes · n no · ↑↓ Enter · Esc decline";
+  if (q.kind === "approval") return "y allow once · a allow always · n reject · ↑↓ Enter";
+  return q.multi ? "↑↓ move · Space tick · Enter send · Esc decline" : "↑↓ or 1-9 choose · Enter send · Esc decline";
+}
