@@ -24,6 +24,8 @@ import { createServerClient, findServer, ServerUnreachable, type ServerClient } 
 const USAGE = `Usage: parley <command> [options]
 
 Commands:
+  chat [SESSION] [--continue]       chat in this terminal: a new chat, SESSION (an id, a prefix of
+                                    one, or a title), or with --continue the most recent one
   sessions                          list chat sessions with their pending questions
   pending [--session ID]            list pending questions
   inspect RUN_ID                    a run: state, journal, pending questions and how to answer them
@@ -40,7 +42,7 @@ or --server); with none running they are recorded in the database and applied wh
 
 Options:
   --json          print JSON instead of text
-  --server URL    the server to send commands to (default: PARLEY_URL, else the one running for the database)
+  --server URL    the server to talk to (also --url; default: PARLEY_URL, else the one running for the database)
   --token T       the server token or an API token for --server (default: PARLEY_TOKEN, else the local server's)
   --wait MS       with no server running: how long to wait for a server to apply the command (default 3000)
   --database URL  the SQLite database (default: DATABASE_URL, else file:./data/parley.db)
@@ -93,6 +95,8 @@ export async function main(argv: string[]): Promise<number> {
       wait: { type: "string", default: "3000" },
       database: { type: "string" },
       server: { type: "string" },
+      url: { type: "string" },
+      continue: { type: "boolean", short: "c", default: false },
       token: { type: "string" },
       name: { type: "string" },
       owner: { type: "string" },
@@ -107,7 +111,20 @@ export async function main(argv: string[]): Promise<number> {
   const print = (data: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
   const databaseUrl = values.database ?? process.env.DATABASE_URL ?? "file:./data/parley.db";
 
+  const explicit = values.server ?? values.url ?? process.env.PARLEY_URL;
+  const token = values.token ?? process.env.PARLEY_TOKEN ?? null;
   switch (command) {
+    case "chat": {
+      const server = await findServer({ databaseUrl, explicit, token });
+      if (!server) throw new AppError("unavailable", `No Parley server is running for ${sqliteFilePath(databaseUrl)}. Start one with \`npm start\`, or pass --url.`);
+      if (args.length > 1) throw new UsageError("Usage: parley chat [SESSION] [--continue]");
+      // ink draws only a last frame when it believes it runs in CI; a person at a terminal is not CI. It reads this when loaded.
+      if (process.stdout.isTTY) for (const name of ["CI", "CONTINUOUS_INTEGRATION"]) delete process.env[name];
+      // React's development build (read when loaded too) is for working on the client, not for using it.
+      (process.env as Record<string, string | undefined>).NODE_ENV ??= "production";
+      const { chat } = await import("../terminal/chat-command");
+      return chat({ server, session: args[0], latest: values.continue });
+    }
     case "sessions":
     case "pending":
     case "inspect":
@@ -134,8 +151,7 @@ export async function main(argv: string[]): Promise<number> {
     case "resume":
     case "stop": {
       const send = prepare(command, args, values);
-      const explicit = values.server ?? process.env.PARLEY_URL;
-      const server = await findServer({ databaseUrl, explicit, token: values.token ?? process.env.PARLEY_TOKEN ?? null });
+      const server = await findServer({ databaseUrl, explicit, token });
       let receipt: Receipt | undefined;
       if (server) {
         try {

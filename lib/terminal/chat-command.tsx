@@ -1,0 +1,63 @@
+import { render } from "ink";
+import { AppError } from "../protocol/errors";
+import type { Session } from "../protocol/entities";
+import type { Ack } from "../protocol/socket";
+import { createRequester } from "../client/api";
+import { connectSocket } from "../client/socket";
+import type { SessionTransport } from "../client/transport";
+import type { FoundServer } from "../cli/server-client";
+import { ChatApp } from "./ChatApp";
+import { pickSession } from "./pick-session";
+
+export interface ChatOptions {
+  server: FoundServer;
+  /** An id, a prefix of one or a title; absent: a new chat (or the newest with `latest`). */
+  session: string | undefined;
+  latest: boolean;
+}
+
+const unwrap = <T,>(ack: Ack<T>): T => {
+  if (!ack.ok) throw new AppError(ack.error.code, ack.error.message);
+  return ack.data;
+};
+
+/** `parley chat`: opens a session in this terminal until Ctrl+C; resolves with the exit code. */
+export async function chat({ server, session: arg, latest }: ChatOptions): Promise<number> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) throw new AppError("bad_request", "parley chat needs a terminal: run it in a terminal, not with its input or output redirected.");
+  const auth: Record<string, string> = server.token ? { authorization: `Bearer ${server.token}` } : {};
+  const refused = `The server at ${server.url} refused the token. Pass --token or set PARLEY_TOKEN (the server token, or one from \`parley token create\`).`;
+  const request = createRequester({ baseUrl: server.url, headers: auth, onUnauthorized: () => {} });
+
+  const sessions = unwrap(await request<Session[]>("/api/sessions"));
+  const choice = pickSession(sessions, { arg, latest });
+  const session = choice.type === "existing" ? choice.session : unwrap(await request<Session>("/api/sessions", { method: "POST", body: {} }));
+
+  let fatal: string | null = null;
+  const socket = connectSocket({
+    url: server.url,
+    auth: { ...(server.token ? { token: server.token } : {}), surface: "terminal" },
+    onUnauthorized: () => {
+      fatal = refused;
+      app.unmount();
+    },
+  });
+  const transport: SessionTransport = { socket, request, surface: "terminal" };
+  const app = render(
+    <ChatApp
+      sessionId={session.id}
+      transport={transport}
+      browserUrl={new URL(`/s/${session.id}`, server.url).href}
+      onFatal={(message) => {
+        fatal = message;
+      }}
+    />,
+    { exitOnCtrlC: true },
+  );
+  await app.waitUntilExit();
+  socket.close();
+  if (fatal) {
+    process.stderr.write(`${fatal}\n`);
+    return 1;
+  }
+  return 0;
+}
