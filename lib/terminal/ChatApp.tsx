@@ -1,4 +1,4 @@
-import { Box, Static, Text, useApp } from "ink";
+import { Box, Static, Text, useApp, useStdout } from "ink";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { JsonValue, Question } from "../protocol/question";
 import { activeRuns, latestRun } from "../client/session-store";
@@ -27,6 +27,8 @@ export interface ChatAppProps {
 export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppProps) {
   const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId, transport);
   const { exit } = useApp();
+  // Printed lines are laid out once: at the terminal's width then.
+  const { stdout } = useStdout();
   const [log, setLog] = useState<LogEntry[]>([]);
   const printed = useRef(new Set<string>());
   const first = useRef(true);
@@ -87,7 +89,7 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppPr
     <>
       <Static items={joined ? [header, ...log] : []}>
         {(entry) => (
-          <Box key={entry.key}>
+          <Box key={entry.key} width={stdout.columns || 80}>
             <LogLine entry={entry} retractedHere={entry.type === "question" && retracted.has(entry.question.id)} />
           </Box>
         )}
@@ -99,10 +101,12 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppPr
               agent
             </Text>
           </Box>
-          <Text>
-            {s.text}
-            <Text color="cyan">▍</Text>
-          </Text>
+          <Box flexGrow={1} flexShrink={1}>
+            <Text>
+              {s.text}
+              <Text color="cyan">▍</Text>
+            </Text>
+          </Box>
         </Box>
       ))}
       {!joined ? <Text dimColor>{joinError ? joinError.message : "Joining the chat…"}</Text> : null}

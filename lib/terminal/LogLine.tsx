@@ -28,10 +28,12 @@ export function LogLine({ entry, retractedHere }: { entry: LogEntry; retractedHe
           {speaker(message)}
         </Text>
       </Box>
-      <Text color={message.role === "system" ? "gray" : undefined}>
-        {message.text}
-        {message.stopped ? <Text dimColor> (stopped)</Text> : null}
-      </Text>
+      <Box flexGrow={1} flexShrink={1}>
+        <Text color={message.role === "system" ? "gray" : undefined}>
+          {message.text}
+          {message.stopped ? <Text dimColor> (stopped)</Text> : null}
+        </Text>
+      </Box>
     </Box>
   );
 }

@@ -84,7 +84,7 @@ export function QuestionPrompt({ question, position, onReply, onReject, onNext, 
                 {i < 9 ? `${i + 1}. ` : "   "}
                 {question.multi && row.act.type === "toggle" ? (ticked ? "[x] " : "[ ] ") : ""}
                 {row.label}
-                {row.hint ? <Text dimColor> {row.hint}</Text> : null}
+                {row.hint ? <Text dimColor> ({row.hint})</Text> : null}
               </Text>
             );
           })

@@ -16,10 +16,6 @@ export interface ChatOptions {
   latest: boolean;
 }
 
-const unwrap = <T,>(ack: Ack<T>): T => {
-  if (!ack.ok) throw new AppError(ack.error.code, ack.error.message);
-  return ack.data;
-};
 
 /** `parley chat`: opens a session in this terminal until Ctrl+C; resolves with the exit code. */
 export async function chat({ server, session: arg, latest }: ChatOptions): Promise<number> {
@@ -27,6 +23,10 @@ export async function chat({ server, session: arg, latest }: ChatOptions): Promi
   const auth: Record<string, string> = server.token ? { authorization: `Bearer ${server.token}` } : {};
   const refused = `The server at ${server.url} refused the token. Pass --token or set PARLEY_TOKEN (the server token, or one from \`parley token create\`).`;
   const request = createRequester({ baseUrl: server.url, headers: auth, onUnauthorized: () => {} });
+  const unwrap = <T,>(ack: Ack<T>): T => {
+    if (!ack.ok) throw new AppError(ack.error.code, ack.error.code === "unauthorized" ? refused : ack.error.message);
+    return ack.data;
+  };
 
   const sessions = unwrap(await request<Session[]>("/api/sessions"));
   const choice = pickSession(sessions, { arg, latest });

@@ -1,0 +1,73 @@
+import { render } from "ink-testing-library";
+import { describe, expect, it, vi } from "vitest";
+import { aQuestion } from "../../tests/helpers/questions";
+import { QuestionPrompt } from "./QuestionPrompt";
+
+const tick = () => new Promise((r) => setTimeout(r, 20));
+
+function prompt(question = aQuestion()) {
+  const onReply = vi.fn(async () => ({ ok: true }));
+  const onReject = vi.fn(async () => ({ ok: true }));
+  const view = render(<QuestionPrompt question={question} position={{ index: 0, count: 2 }} onReply={onReply} onReject={onReject} onNext={() => {}} notice={null} />);
+  return { ...view, onReply, onReject };
+}
+
+describe("QuestionPrompt (rendered by ink)", () => {
+  it("draws the owner, the prompt, numbered rows with a cursor, and the position", () => {
+    const { lastFrame } = prompt();
+    const frame = lastFrame()!;
+    expect(frame).toContain("? Deploy asks");
+    expect(frame).toContain("Which environment?");
+    expect(frame).toMatch(/❯ 1\. production/);
+    expect(frame).toContain("2. staging");
+    expect(frame).toContain("1 of 2 · Tab next");
+  });
+
+  it("moves the cursor with the arrows and sends on Enter", async () => {
+    const { stdin, lastFrame, onReply } = prompt();
+    stdin.write("\u001B[B");
+    await tick();
+    expect(lastFrame()).toMatch(/❯ 2\. staging/);
+    stdin.write("\r");
+    await tick();
+    expect(onReply).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "staging");
+  });
+
+  it("shows an approval's diff with its counts and its three answers", () => {
+    const { lastFrame } = prompt(
+      aQuestion({
+        kind: "approval",
+        owner: "update-docs",
+        options: [],
+        prompt: "Write docs/a.md?",
+        approval: {
+          tool: "write_file",
+          input: {},
+          subject: "docs/a.md",
+          subjectKind: "path",
+          alwaysPattern: "docs/**",
+          preview: { type: "diff", path: "docs/a.md", diff: "@@ -1,1 +1,2 @@\n-old\n+new\n+more\n" },
+          dangerous: true,
+          fallback: "deny",
+        },
+      }),
+    );
+    const frame = lastFrame()!;
+    expect(frame).toContain("Update docs wants to run write_file");
+    expect(frame).toContain("docs/a.md +2 −1");
+    expect(frame).toMatch(/-old[\s\S]*\+new/);
+    expect(frame).toMatch(/Allow once[\s\S]*Allow always \(Allow write_file on docs\/\*\* in this chat\)[\s\S]*Reject/);
+  });
+
+  it("Esc asks for a reason, and the decline carries it", async () => {
+    const { stdin, lastFrame, onReject } = prompt();
+    stdin.write("\u001B");
+    await tick();
+    expect(lastFrame()).toContain("Reason (optional):");
+    stdin.write("later");
+    await tick();
+    stdin.write("\r");
+    await tick();
+    expect(onReject).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "later");
+  });
+});
