@@ -1,10 +1,11 @@
 import TextInput from "ink-text-input";
+import { useRef } from "react";
 import { takeLine } from "./line-input";
 
 interface LineInputProps {
   value: string;
   onChange: (value: string) => void;
-  /** With the line as submitted (the state may not have caught up with a chunk that ended in Enter). */
+  /** With the line as typed: Enter can arrive in the same tick as the text, before the value comes back as a prop. */
   onSubmit: (value: string) => void;
   placeholder?: string;
 }
@@ -15,13 +16,16 @@ interface LineInputProps {
  * end submits.
  */
 export function LineInput({ value, onChange, onSubmit, placeholder }: LineInputProps) {
+  const latest = useRef(value);
+  latest.current = value;
   return (
     <TextInput
       value={value}
       placeholder={placeholder}
-      onSubmit={onSubmit}
+      onSubmit={() => onSubmit(latest.current)}
       onChange={(next) => {
         const line = takeLine(next);
+        latest.current = line.text;
         onChange(line.text);
         if (line.submit) onSubmit(line.text);
       }}
