@@ -2,9 +2,12 @@
 
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { Ack } from "@/lib/protocol/socket";
+import { useDraft } from "@/lib/client/drafts";
 import { StopButton } from "./StopButton";
 
 interface ComposerProps {
+  /** Whose draft this input keeps (per tab, surviving reloads and cards). */
+  sessionId: string;
   onSend: (text: string) => Promise<Ack<unknown>>;
   disabled?: boolean;
   /** The session's turn is still running: the button stops it instead of sending (the draft stays). */
@@ -13,8 +16,8 @@ interface ComposerProps {
   stopping?: boolean;
 }
 
-export function Composer({ onSend, disabled = false, busy = false, onStop, stopping = false }: ComposerProps) {
-  const [text, setText] = useState("");
+export function Composer({ sessionId, onSend, disabled = false, busy = false, onStop, stopping = false }: ComposerProps) {
+  const [text, setText] = useDraft(sessionId);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const input = useRef<HTMLTextAreaElement>(null);

@@ -16,7 +16,7 @@ describe("MessageInput (rendered by ink)", () => {
   });
 
   it("keeps a refused message and says why", async () => {
-    const onSend = vi.fn(async () => ({ ok: false as const, error: { code: "session_busy", message: "The agent is still working." } }));
+    const onSend = vi.fn(async () => ({ ok: false as const, error: { code: "session_busy" as const, message: "The agent is still working." } }));
     const { stdin, lastFrame } = render(<MessageInput onSend={onSend} onStop={null} />);
     stdin.write("again\r");
     await tick();

@@ -99,7 +99,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           {pending.length > 0 ? (
             <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} />
           ) : (
-            <Composer onSend={sendMessage} busy={turn !== null} onStop={() => turn && stop([turn])} stopping={stopping} />
+            <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={() => turn && stop([turn])} stopping={stopping} />
           )}
         </div>
       </main>
