@@ -4,6 +4,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { clip, joinBounded, MAX_ERROR_ITEMS } from "../../protocol/bounded-text";
 import { AppError } from "../../protocol/errors";
+import { FORM_FORMATS, FORMAT_CHECKS } from "../../protocol/forms";
 import { canonicalJson } from "../../protocol/plain-json";
 
 /** The JSON Schema keywords a reply schema may use. Anything else is refused when the question is asked. */
@@ -11,6 +12,8 @@ const ALLOWED = new Set([
   "type", "enum", "const", "properties", "required", "items", "additionalProperties",
   "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "pattern",
   "$ref", "$defs", "definitions", "title", "description", "default", "examples", "$comment",
+  // Forms (lib/protocol/forms.ts): a choice's titles, `oneOf: [{ const, title }]`, and the formats below.
+  "format", "oneOf", "enumNames",
 ]);
 /** Keywords whose values are maps of subschemas (their keys are names, not keywords). */
 const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions"]);
@@ -18,8 +21,14 @@ const DYNAMIC = new Set(["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$rec
 
 const OPTIONS: Options = { allErrors: true, strict: false, loadSchema: undefined };
 
+/** The formats a reply schema may name, checked as the browser's form checks them; any other is `invalid_schema`. */
+function withFormats<A extends Pick<Ajv, "addFormat">>(ajv: A): A {
+  for (const name of FORM_FORMATS) ajv.addFormat(name, { type: "string", validate: FORMAT_CHECKS[name] });
+  return ajv;
+}
+
 /** Draft-07, Ajv's default, which also reads draft-06 once it knows that draft's meta-schema. */
-const draft07 = new Ajv(OPTIONS);
+const draft07 = withFormats(new Ajv(OPTIONS));
 draft07.addMetaSchema(createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-06.json") as object);
 /** Made when a schema first names them. */
 let draft2019: Ajv2019 | undefined;
@@ -33,8 +42,8 @@ const DRAFTS: ReadonlyMap<string, { name: string; uri: string; validator: () => 
   [
     { name: "draft-06", uri: "http://json-schema.org/draft-06/schema#", validator: () => draft07 },
     { name: "draft-07", uri: "http://json-schema.org/draft-07/schema#", validator: () => draft07 },
-    { name: "2019-09", uri: "https://json-schema.org/draft/2019-09/schema", validator: () => (draft2019 ??= new Ajv2019(OPTIONS)) },
-    { name: "2020-12", uri: "https://json-schema.org/draft/2020-12/schema", validator: () => (draft2020 ??= new Ajv2020(OPTIONS)) },
+    { name: "2019-09", uri: "https://json-schema.org/draft/2019-09/schema", validator: () => (draft2019 ??= withFormats(new Ajv2019(OPTIONS))) },
+    { name: "2020-12", uri: "https://json-schema.org/draft/2020-12/schema", validator: () => (draft2020 ??= withFormats(new Ajv2020(OPTIONS))) },
   ].map((draft) => [withoutFragment(draft.uri), draft]),
 );
 const SUPPORTED = [...DRAFTS.values()].map((d) => `${d.name} (${d.uri})`).join(", ");
@@ -76,6 +85,9 @@ export function checkReplySchema(schema: unknown): void {
       }
       if (DYNAMIC.has(key)) throw new AppError("invalid_schema", `The reply schema uses ${key} at ${at}; dynamic and identified schemas are not supported.`);
       if (!ALLOWED.has(key)) throw new AppError("invalid_schema", `The reply schema uses the unsupported keyword "${clip(key, 60)}" at ${at}.`);
+      if (key === "format" && !(FORM_FORMATS as readonly unknown[]).includes(value)) {
+        throw new AppError("invalid_schema", `The reply schema uses the format ${JSON.stringify(clip(String(value), 60))} at ${at}; supported formats are ${FORM_FORMATS.join(", ")}.`);
+      }
       if (key === "$ref") {
         if (typeof value !== "string" || !value.startsWith("#")) {
           throw new AppError("schema_remote_ref", `The reply schema refers to "${clip(String(value), 200)}" at ${at}; only local refs ("#/...") are allowed.`);
@@ -83,6 +95,9 @@ export function checkReplySchema(schema: unknown): void {
       } else if (SCHEMA_MAPS.has(key)) {
         if (typeof value !== "object" || value === null) throw new AppError("invalid_schema", `${at} must be an object of schemas.`);
         for (const [name, sub] of Object.entries(value)) walk(sub, `${path}/${key}/${name}`);
+      } else if (key === "oneOf") {
+        if (!Array.isArray(value)) throw new AppError("invalid_schema", `${at} must be a list of schemas.`);
+        value.forEach((sub, i) => walk(sub, `${path}/${key}/${i}`));
       } else if (key === "items" || key === "additionalProperties") {
         if (Array.isArray(value)) value.forEach((sub, i) => walk(sub, `${path}/${key}/${i}`));
         else walk(value, `${path}/${key}`);

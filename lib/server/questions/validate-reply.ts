@@ -1,5 +1,6 @@
 import { normalizeAnswer } from "../../protocol/answer";
 import { AppError } from "../../protocol/errors";
+import { describeFormErrors, parseFormSchema, validateForm } from "../../protocol/forms";
 import { MAX_REPLY_DEPTH } from "../../protocol/json-input";
 import type { RunPolicy } from "../../protocol/policy";
 import { checkPlainJson } from "../../protocol/plain-json";
@@ -24,6 +25,7 @@ export function validateReply(question: Question, policy: RunPolicy, value: unkn
   checkReplyLimits(policy, value);
   if (question.kind === "approval") return approvalAnswer(value);
   if (question.replySchema) {
+    checkFormReply(question.replySchema, value);
     validateAgainstSchema(question.replySchema, value);
     return value as JsonValue;
   }
@@ -31,4 +33,20 @@ export function validateReply(question: Question, policy: RunPolicy, value: unkn
     typeof value === "string" || typeof value === "boolean" || (Array.isArray(value) && value.every((v) => typeof v === "string"));
   if (!isClassic) throw new AppError("invalid_answer", "This question takes text, a list of choices, or true/false.");
   return normalizeAnswer(question, value as AnswerValue);
+}
+
+/**
+ * A reply to a form (a flat reply schema, lib/protocol/forms.ts) is checked field by field first,
+ * as the browser's form checks it: `reply_schema_mismatch` names each wrong field in words a person
+ * reads, and `details.fields` carries each field's error so a form can show it beside the field.
+ * The JSON Schema check still follows (it agrees; it is the authority for every reply schema).
+ */
+function checkFormReply(schema: Record<string, unknown>, value: unknown): void {
+  const form = parseFormSchema(schema);
+  if (!form.ok) return;
+  const result = validateForm(form.schema, value);
+  if (result.ok) return;
+  throw new AppError("reply_schema_mismatch", `The answer does not fit the form: ${describeFormErrors(form.schema, result.errors)}.`, {
+    details: { fields: result.errors },
+  });
 }
