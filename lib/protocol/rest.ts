@@ -10,6 +10,18 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export const MAX_MESSAGE_CHARS = 20_000;
 
 export const CreateSessionBodySchema = z.object({ title: z.string().trim().min(1).max(200).optional() }).strict();
+/** `PATCH /api/sessions/{id}`: a person's title for the chat, one line. */
+export const RenameSessionBodySchema = z.strictObject({
+  title: z
+    .string()
+    .trim()
+    .min(1, "A title needs text")
+    .max(200, "A title is at most 200 characters")
+    .refine((t) => !/[\r\n\u2028\u2029]/.test(t), "A title is one line"),
+});
+export type RenameSessionBody = z.infer<typeof RenameSessionBodySchema>;
+/** `DELETE /api/sessions/{id}` takes no body, or `{}`: anything else is refused before anything is deleted. */
+export const DeleteSessionBodySchema = z.strictObject({});
 export const PostMessageBodySchema = z.strictObject({
   text: z.string().trim().min(1, "A message needs text").max(MAX_MESSAGE_CHARS),
 });

@@ -11,7 +11,7 @@ export interface ApiRoute {
   methods: readonly ("GET" | "POST" | "PATCH" | "PUT" | "DELETE")[];
   /** Answered without a credential. */
   public?: boolean;
-  /** The rate bucket of its POST. */
+  /** The rate bucket of its writes (POST, PATCH, DELETE). */
   limit?: RateBucket;
 }
 
@@ -20,7 +20,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/auth/session", methods: ["GET", "POST", "DELETE"], public: true, limit: "signIn" },
   { path: "/api/functions", methods: ["GET"] },
   { path: "/api/sessions", methods: ["GET", "POST"], limit: "sessions" },
-  { path: "/api/sessions/:id", methods: ["GET"] },
+  { path: "/api/sessions/:id", methods: ["GET", "PATCH", "DELETE"], limit: "sessions" },
   { path: "/api/sessions/:id/messages", methods: ["POST"], limit: "messages" },
   { path: "/api/sessions/:id/runs", methods: ["GET", "POST"], limit: "runs" },
   { path: "/api/sessions/:id/rules", methods: ["GET", "POST"], limit: "sessions" },

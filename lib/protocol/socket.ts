@@ -24,6 +24,8 @@ export interface ServerToClientEvents {
   "message.delta": (delta: MessageDelta) => void;
   "run.updated": (run: Run) => void;
   "session.updated": (session: Session) => void;
+  /** The session was deleted (its runs were stopped and its questions retracted before this): drop it from lists, leave it if shown. */
+  "session.deleted": (payload: { id: string }) => void;
   /** The session's permission rules changed: a tab showing them fetches them again. */
   "rules.updated": (payload: { sessionId: string }) => void;
 }

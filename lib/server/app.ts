@@ -104,6 +104,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   /** Applies commands that the CLI recorded in the database, in the order they were recorded. */
   const applyInbox = inbox.applyOnce;
 
+  // A delete the server stopped in the middle of is finished first: nothing of it is resumed.
+  for (const id of await sessions.listDeleted()) await sessions.removeDeleted({ id });
   const recovered = await runs.recoverAfterRestart();
   const applied = await applyInbox();
   pool.warm();
@@ -219,6 +221,25 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       });
       const messages = rows.map((m) => ({ id: m.id, role: m.role as "agent" | "system", text: m.text, createdAt: m.createdAt.toISOString() }));
       return { messages, cursor: messages.at(-1)?.id ?? after ?? null };
+    },
+
+    /**
+     * Deletes a chat. In this order: the session is marked deleted (from then on it is not found,
+     * and no run can start in it: a run's insert checks the mark in its own transaction); its
+     * active runs are stopped, which cancels their pending questions (every tab retracts the
+     * cards: `question.rejected`, status `cancelled`); anything still pending is cancelled; the
+     * session is removed with all it holds; then the owner's tabs hear `session.deleted`.
+     * Of concurrent deletes one does this and the others get not_found.
+     */
+    async deleteSession({ id }: { id: string }): Promise<{ id: string; deleted: true }> {
+      const { ownerId } = await sessions.markDeleted({ id });
+      const reason = "The chat was deleted.";
+      await runs.stopSessionRuns({ sessionId: id, reason });
+      const leftover = new Set((await questions.listPending({ sessionId: id })).map((q) => q.runId));
+      for (const runId of leftover) await questions.closeForRun({ runId, status: "cancelled", by: "stop", feedback: reason });
+      await sessions.removeDeleted({ id });
+      events.emit("session.deleted", { id, ownerId });
+      return { id, deleted: true };
     },
 
     async close(): Promise<void> {

@@ -12,6 +12,8 @@ export interface DomainEventMap {
   "message.delta": [MessageDelta];
   "run.updated": [Run];
   "session.updated": [Session];
+  /** A session was deleted (its runs stopped, its questions retracted first): the owner's tabs drop it. */
+  "session.deleted": [{ id: string; ownerId: string }];
   /** A session's permission rules changed (added, removed): its tabs refresh their settings panel. */
   "rules.updated": [{ sessionId: string }];
 }

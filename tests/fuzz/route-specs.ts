@@ -3,7 +3,7 @@ import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/proto
 import { SignInBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
 import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
-import { CreateSessionBodySchema, PostMessageBodySchema, QuestionsQuerySchema } from "../../lib/protocol/rest";
+import { CreateSessionBodySchema, DeleteSessionBodySchema, PostMessageBodySchema, QuestionsQuerySchema, RenameSessionBodySchema } from "../../lib/protocol/rest";
 import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
 
 /**
@@ -22,6 +22,9 @@ export interface BodySpec {
 export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/auth/session": { schema: SignInBodySchema, optional: false },
   "POST /api/sessions": { schema: CreateSessionBodySchema, optional: true },
+  "PATCH /api/sessions/:id": { schema: RenameSessionBodySchema, optional: false },
+  // Strict and empty: a body the fuzz aims at the sentinel session is refused before anything is deleted.
+  "DELETE /api/sessions/:id": { schema: DeleteSessionBodySchema, optional: true },
   "POST /api/sessions/:id/messages": { schema: PostMessageBodySchema, optional: false },
   "POST /api/sessions/:id/runs": { schema: StartRunBodySchema, optional: false },
   "POST /api/sessions/:id/rules": { schema: CreateRuleBodySchema, optional: false },

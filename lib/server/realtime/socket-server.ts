@@ -144,6 +144,12 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   events.on("message.delta", onDelta);
   events.on("run.updated", onRun);
   events.on("session.updated", onSession);
+  const onDeleted: Parameters<typeof events.on<"session.deleted">>[1] = ({ id, ownerId }) => {
+    io.to(ownerRoom(ownerId)).emit("session.deleted", { id });
+    // Nothing more is said in its room.
+    io.in(sessionRoom(id)).socketsLeave(sessionRoom(id));
+  };
+  events.on("session.deleted", onDeleted);
   const onRules: Parameters<typeof events.on<"rules.updated">>[1] = ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId });
   events.on("rules.updated", onRules);
 
@@ -168,6 +174,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       events.off("message.delta", onDelta);
       events.off("run.updated", onRun);
       events.off("session.updated", onSession);
+      events.off("session.deleted", onDeleted);
       events.off("rules.updated", onRules);
       await io.close();
     },

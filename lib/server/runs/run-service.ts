@@ -198,6 +198,22 @@ export function createRunService(deps: RunServiceDeps) {
       return { ...(await store.get(id)), receipt };
     },
 
+    /**
+     * Stops every active run of a session (its delete) and resolves once all have ended; their
+     * questions are cancelled on the way (retracted in every tab). Runs a child start slips in
+     * meanwhile are stopped by the next round; the session's mark keeps new ones out.
+     */
+    async stopSessionRuns({ sessionId, reason }: { sessionId: string; reason: string }): Promise<void> {
+      for (let round = 0; round < 10; round++) {
+        const active = await store.listActiveInSession(sessionId);
+        if (active.length === 0) return;
+        const ids = new Set(active.map((r) => r.id));
+        // The roots of what is active: stopping a run stops its children after it.
+        const roots = active.filter((r) => !r.parentRunId || !ids.has(r.parentRunId));
+        await Promise.all(roots.map((r) => stopNow(r.id, reason)));
+      }
+    },
+
     /** At start-up: runs that were working resume by replay; waiting runs stay parked. */
     recoverAfterRestart: () => recoverRuns({ store, questions, activate }),
 

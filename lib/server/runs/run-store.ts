@@ -29,6 +29,12 @@ export interface FinalOutcome {
   error?: string | null;
 }
 
+/** Inside a run's insert: a session whose delete has begun takes no new run (the delete's mark and this check are serialised by SQLite). */
+async function assertSessionLive(tx: Tx, sessionId: string): Promise<void> {
+  const live = await tx.chatSession.findFirst({ where: { id: sessionId, deletedAt: null }, select: { id: true } });
+  if (!live) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
+}
+
 /** Every run and journal query of the run domain, as small named functions. */
 export function createRunStore(db: Db) {
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
@@ -65,6 +71,9 @@ export function createRunStore(db: Db) {
     },
     listBySession: async (sessionId: string): Promise<Run[]> =>
       (await db.run.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } })).map(toRun),
+    /** A session's active runs, parents before their children. */
+    listActiveInSession: async (sessionId: string): Promise<Run[]> =>
+      (await db.run.findMany({ where: { sessionId, status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } })).map(toRun),
     listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } })).map(toRun),
     activeChildIds: async (parentRunId: string): Promise<string[]> =>
       (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
@@ -73,6 +82,7 @@ export function createRunStore(db: Db) {
     async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>): Promise<void> {
       try {
         await db.$transaction(async (tx: Tx) => {
+          await assertSessionLive(tx, run.sessionId);
           await tx.run.create({
             data: {
               id: run.id,
@@ -107,6 +117,7 @@ export function createRunStore(db: Db) {
       known: boolean;
     }): Promise<void> {
       await db.$transaction(async (tx: Tx) => {
+        await assertSessionLive(tx, parent.sessionId);
         await tx.run.create({
           data: {
             id: childId,

@@ -29,9 +29,12 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     return new Map(rows.map((r) => [r.sessionId, r._count._all]));
   }
 
+  const notFound = (id: string) => new AppError("not_found:session", `No session with id ${quoteId(id)}.`);
+
+  /** A session being deleted (or gone) is not found, exactly as an id that never existed. */
   async function getSession({ id }: { id: string }): Promise<Session> {
-    const row = await db.chatSession.findUnique({ where: { id } });
-    if (!row) throw new AppError("not_found:session", `No session with id ${quoteId(id)}.`);
+    const row = await db.chatSession.findFirst({ where: { id, deletedAt: null } });
+    if (!row) throw notFound(id);
     return toSession(row, (await pendingCounts([id])).get(id) ?? 0);
   }
 
@@ -40,8 +43,11 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     return message;
   }
 
+  /** Tells the owner's tabs how the session is now; a session deleted meanwhile is not announced again. */
   async function publish(id: string): Promise<void> {
-    events.emit("session.updated", await getSession({ id }));
+    const row = await db.chatSession.findFirst({ where: { id, deletedAt: null } });
+    if (!row) return;
+    events.emit("session.updated", toSession(row, (await pendingCounts([id])).get(id) ?? 0));
   }
 
   return {
@@ -57,7 +63,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** An owner's sessions, newest first; every owner's without one (the CLI on the database). */
     async listSessions({ ownerId }: { ownerId?: string } = {}): Promise<Session[]> {
-      const rows = await db.chatSession.findMany({ where: ownerId === undefined ? {} : { ownerId }, orderBy: { updatedAt: "desc" }, take: 200 });
+      const rows = await db.chatSession.findMany({ where: ownerId === undefined ? { deletedAt: null } : { ownerId, deletedAt: null }, orderBy: { updatedAt: "desc" }, take: 200 });
       const counts = await pendingCounts(rows.map((r) => r.id));
       return rows.map((r) => toSession(r, counts.get(r.id) ?? 0));
     },
@@ -120,14 +126,54 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     announceMessage,
 
-    /** Names an untitled session after its first message. */
+    /**
+     * Names an untitled session after its first real message: a slash command (`/coffee`) does not
+     * name it, and a title a person chose is never replaced. Either way the session moves to the top.
+     */
     async titleFromMessage({ id, text }: { id: string; text: string }): Promise<void> {
-      const title = text.replace(/\s+/g, " ").trim().slice(0, 60);
-      const { count } = await db.chatSession.updateMany({ where: { id, title: DEFAULT_TITLE }, data: { title } });
-      if (count === 0) await db.chatSession.update({ where: { id }, data: { updatedAt: new Date() } });
+      const title = automaticTitle(text);
+      const { count } = title === null ? { count: 0 } : await db.chatSession.updateMany({ where: { id, title: DEFAULT_TITLE, renamedAt: null, deletedAt: null }, data: { title } });
+      if (count === 0) await db.chatSession.updateMany({ where: { id, deletedAt: null }, data: { updatedAt: new Date() } });
       await publish(id);
     },
+
+    /** A person's title: kept from now on (no automatic title replaces it); every tab of the owner is told. */
+    async renameSession({ id, title }: { id: string; title: string }): Promise<Session> {
+      const { count } = await db.chatSession.updateMany({ where: { id, deletedAt: null }, data: { title, renamedAt: new Date() } });
+      if (count === 0) throw notFound(id);
+      const session = await getSession({ id });
+      events.emit("session.updated", session);
+      return session;
+    },
+
+    /**
+     * The first step of a delete: from this write on the session is not found and nothing new
+     * starts in it (a run's insert checks this in its own transaction). Exactly one of several
+     * concurrent deletes gets here; the others are told the session is not found.
+     */
+    async markDeleted({ id }: { id: string }): Promise<{ ownerId: string }> {
+      const row = await db.chatSession.findFirst({ where: { id, deletedAt: null }, select: { ownerId: true } });
+      if (!row) throw notFound(id);
+      const { count } = await db.chatSession.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: new Date() } });
+      if (count === 0) throw notFound(id);
+      return row;
+    },
+
+    /** The last step of a delete: removes a session marked deleted with everything it holds (messages, runs, questions, rules). */
+    async removeDeleted({ id }: { id: string }): Promise<void> {
+      await db.chatSession.deleteMany({ where: { id, deletedAt: { not: null } } });
+    },
+
+    /** Sessions whose delete began but did not finish (the server stopped in between). */
+    listDeleted: async (): Promise<string[]> => (await db.chatSession.findMany({ where: { deletedAt: { not: null } }, select: { id: true } })).map((r) => r.id),
   };
+}
+
+/** The title a chat message gives an untitled session: its first line of text, clipped; null for a slash command. */
+export function automaticTitle(text: string): string | null {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat === "" || flat.startsWith("/")) return null;
+  return flat.length > 60 ? `${flat.slice(0, 59).trimEnd()}…` : flat;
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;

@@ -1,4 +1,5 @@
-import { jsonRoute, one } from "@/lib/server/http/json-route";
+import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { DeleteSessionBodySchema, RenameSessionBodySchema } from "@/lib/protocol/rest";
 
 export const dynamic = "force-dynamic";
 
@@ -6,4 +7,20 @@ export const GET = jsonRoute<{ id: string }>(async ({ params, parley, caller }) 
   const id = one(params.id);
   await caller.see.session(id);
   return parley.sessions.getSnapshot({ id });
+});
+
+/** Renames the chat: `{ title }`, one line of 1–200 characters; every tab of the owner hears `session.updated`. */
+export const PATCH = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
+  const id = one(params.id);
+  await caller.see.session(id);
+  const { title } = await readJson(req, RenameSessionBodySchema);
+  return parley.sessions.renameSession({ id, title });
+});
+
+/** Deletes the chat: its runs are stopped and its questions retracted first; then it is not found. */
+export const DELETE = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
+  const id = one(params.id);
+  await caller.see.session(id);
+  await readJson(req, DeleteSessionBodySchema, { optional: true });
+  return parley.deleteSession({ id });
 });

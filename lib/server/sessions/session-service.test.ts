@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { QuestionSpecSchema, type Question } from "../../protocol/question";
+import { AppError } from "../../protocol/errors";
+import { FakeWorker, startFakeParley, until } from "../../../tests/helpers/fakes";
+import { automaticTitle, DEFAULT_TITLE } from "./session-service";
+
+type Fx = Awaited<ReturnType<typeof startFakeParley>>;
+let fx: Fx;
+beforeEach(async () => {
+  fx = await startFakeParley({ maxWorkers: 4, parkAfterMs: 60_000, stopGraceMs: 1_000 });
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const codeOf = async (work: Promise<unknown>) => {
+  try {
+    await work;
+    return "ok";
+  } catch (err) {
+    return AppError.from(err).code;
+  }
+};
+
+function workerOf(runId: string): Promise<FakeWorker> {
+  return until(() => fx.pool.created.find((w) => w.sentOf("run.start").some((m) => m.runId === runId)));
+}
+
+/** A run of `f` in the session, waiting on a question its fake worker asked. */
+async function runWithQuestion(sessionId: string) {
+  const run = await fx.parley.runs.startRun({ sessionId, functionName: "f" });
+  const worker = await workerOf(run.id);
+  await until(() => fx.parley.runs.liveStates()[run.id] === "working");
+  const questionId = randomUUID();
+  const spec = QuestionSpecSchema.parse({ kind: "question", prompt: "Which size?", options: ["S", "M"], timeoutMs: null });
+  worker.say({ type: "question.ask", runId: run.id, seq: 0, digest: "d0", questionId, spec });
+  await until(() => fx.parley.runs.liveStates()[run.id] === "waiting");
+  return { run, worker, questionId };
+}
+
+/** Answers the worker's cancel as a real one would: the function ends cancelled. */
+async function finishOnCancel(worker: FakeWorker, runId: string) {
+  await until(() => worker.sentOf("run.cancel").some((m) => m.runId === runId));
+  worker.say({ type: "run.finished", runId, status: "cancelled", result: null, error: { code: "run_cancelled", message: "Stopped." } });
+}
+
+describe("automatic titles", () => {
+  it("take the first line of a real message, clipped, and never a slash command", () => {
+    expect(automaticTitle("  order   a\ncoffee ")).toBe("order a coffee");
+    expect(automaticTitle("/coffee")).toBeNull();
+    expect(automaticTitle("   /deploy staging")).toBeNull();
+    const long = automaticTitle("x".repeat(100))!;
+    expect(long.length).toBeLessThanOrEqual(60);
+    expect(long.endsWith("…")).toBe(true);
+  });
+
+  it("a slash command leaves the chat untitled; the next real message names it", async () => {
+    const { sessions } = fx.parley;
+    const s = await sessions.createSession();
+    await sessions.titleFromMessage({ id: s.id, text: "/coffee" });
+    expect((await sessions.getSession({ id: s.id })).title).toBe(DEFAULT_TITLE);
+    await sessions.titleFromMessage({ id: s.id, text: "plan my week" });
+    expect((await sessions.getSession({ id: s.id })).title).toBe("plan my week");
+    await sessions.titleFromMessage({ id: s.id, text: "something else" });
+    expect((await sessions.getSession({ id: s.id })).title).toBe("plan my week");
+  });
+});
+
+describe("renaming a session", () => {
+  it("stores the title, announces session.updated, and no automatic title replaces it (even 'New chat')", async () => {
+    const { sessions, events } = fx.parley;
+    const s = await sessions.createSession();
+    const seen: string[] = [];
+    events.on("session.updated", (u) => u.id === s.id && seen.push(u.title));
+    const renamed = await sessions.renameSession({ id: s.id, title: "Trip to Lisbon" });
+    expect(renamed).toMatchObject({ id: s.id, title: "Trip to Lisbon" });
+    expect(seen).toContain("Trip to Lisbon");
+    await sessions.titleFromMessage({ id: s.id, text: "book flights" });
+    expect((await sessions.getSession({ id: s.id })).title).toBe("Trip to Lisbon");
+    await sessions.renameSession({ id: s.id, title: DEFAULT_TITLE });
+    await sessions.titleFromMessage({ id: s.id, text: "book hotels" });
+    expect((await sessions.getSession({ id: s.id })).title).toBe(DEFAULT_TITLE);
+  });
+
+  it("an unknown or deleted session is not_found", async () => {
+    const { sessions } = fx.parley;
+    expect(await codeOf(sessions.renameSession({ id: "nope", title: "x" }))).toBe("not_found:session");
+    const s = await sessions.createSession();
+    await fx.parley.deleteSession({ id: s.id });
+    expect(await codeOf(sessions.renameSession({ id: s.id, title: "x" }))).toBe("not_found:session");
+  });
+});
+
+describe("deleting a session", () => {
+  it("stops its runs and cancels their questions before session.deleted, then everything is gone", async () => {
+    const { parley } = fx;
+    const s = await parley.sessions.createSession();
+    const other = await parley.sessions.createSession();
+    const { run, worker, questionId } = await runWithQuestion(s.id);
+    const order: string[] = [];
+    parley.events.on("question.closed", (q: Question) => order.push(`closed:${q.id}:${q.status}`));
+    parley.events.on("session.deleted", ({ id }) => order.push(`deleted:${id}`));
+    const deleting = parley.deleteSession({ id: s.id });
+    await finishOnCancel(worker, run.id);
+    expect(await deleting).toEqual({ id: s.id, deleted: true });
+    expect(order).toEqual([`closed:${questionId}:cancelled`, `deleted:${s.id}`]);
+    expect(await codeOf(parley.sessions.getSession({ id: s.id }))).toBe("not_found:session");
+    expect(await codeOf(parley.sessions.getSnapshot({ id: s.id }))).toBe("not_found:session");
+    expect(await codeOf(parley.runs.getRun({ id: run.id }))).toBe("not_found:run");
+    expect(await parley.db.question.count({ where: { sessionId: s.id } })).toBe(0);
+    expect(await parley.db.message.count({ where: { sessionId: s.id } })).toBe(0);
+    expect((await parley.sessions.listSessions()).map((x) => x.id)).toEqual([other.id]);
+    expect(parley.runs.liveCount()).toBe(0);
+  });
+
+  it("a second delete, at once or later, is not_found; only one session.deleted is told", async () => {
+    const { parley } = fx;
+    const s = await parley.sessions.createSession();
+    let told = 0;
+    parley.events.on("session.deleted", () => told++);
+    const results = await Promise.all([0, 1, 2, 3].map(() => codeOf(parley.deleteSession({ id: s.id }))));
+    expect(results.filter((r) => r === "ok")).toHaveLength(1);
+    expect(results.filter((r) => r === "not_found:session")).toHaveLength(3);
+    expect(await codeOf(parley.deleteSession({ id: s.id }))).toBe("not_found:session");
+    expect(told).toBe(1);
+  });
+
+  it("a run start or chat message after the delete began never leaves a run in it", async () => {
+    const { parley } = fx;
+    const s = await parley.sessions.createSession();
+    const { run, worker } = await runWithQuestion(s.id);
+    const deleting = parley.deleteSession({ id: s.id });
+    // The delete is under way (its mark is written first): starts now must be refused.
+    await until(async () => (await parley.db.chatSession.findUnique({ where: { id: s.id } }))?.deletedAt != null);
+    expect(await codeOf(parley.runs.startRun({ sessionId: s.id, functionName: "f" }))).toBe("not_found:session");
+    expect(await codeOf(parley.postMessage({ sessionId: s.id, text: "hello" }))).toBe("not_found:session");
+    await finishOnCancel(worker, run.id);
+    await deleting;
+    expect(await parley.db.run.count({ where: { sessionId: s.id } })).toBe(0);
+  });
+
+  it("a run's insert checks the mark in its own transaction (the check cannot go stale)", async () => {
+    const { parley } = fx;
+    const s = await parley.sessions.createSession();
+    await parley.sessions.markDeleted({ id: s.id });
+    const store = parley.runs.store;
+    const insert = store.create({ id: randomUUID(), sessionId: s.id, ownerId: "local", functionName: "f", input: null, policy: { maxRequests: 8, maxPromptChars: 4096, maxReplyBytes: 65536, maxActiveMs: 1_800_000 }, canAsk: true });
+    expect(await codeOf(insert)).toBe("not_found:session");
+    await parley.sessions.removeDeleted({ id: s.id });
+  });
+
+  it("a worker finishing its run while the delete stops it still ends in one state, and the delete completes", async () => {
+    const { parley } = fx;
+    const s = await parley.sessions.createSession();
+    const run = await parley.runs.startRun({ sessionId: s.id, functionName: "f" });
+    const worker = await workerOf(run.id);
+    await until(() => parley.runs.liveStates()[run.id] === "working");
+    const deleting = parley.deleteSession({ id: s.id });
+    worker.say({ type: "run.finished", runId: run.id, status: "succeeded", result: { ok: true } });
+    await deleting;
+    expect(await parley.db.chatSession.count({ where: { id: s.id } })).toBe(0);
+    expect(parley.runs.liveCount()).toBe(0);
+  });
+
+  it("the visibility checks treat a session being deleted, its runs and its questions as not found", async () => {
+    const { parley } = fx;
+    const s = await parley.sessions.createSession();
+    const { run, questionId } = await runWithQuestion(s.id);
+    const { visibility } = parley.access;
+    await visibility.session("local", s.id);
+    await parley.sessions.markDeleted({ id: s.id });
+    expect(await codeOf(visibility.session("local", s.id))).toBe("not_found:session");
+    expect(await codeOf(visibility.run("local", run.id))).toBe("not_found:run");
+    expect(await codeOf(visibility.question("local", questionId))).toBe("not_found:question");
+    // Finish the delete so the fake worker's run does not outlive the test.
+    const finishing = parley.runs.stopSessionRuns({ sessionId: s.id, reason: "test" });
+    await finishOnCancel((await workerOf(run.id)), run.id);
+    await finishing;
+    await parley.sessions.removeDeleted({ id: s.id });
+  });
+});

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ChatSession" ADD COLUMN "deletedAt" DATETIME;
+ALTER TABLE "ChatSession" ADD COLUMN "renamedAt" DATETIME;
