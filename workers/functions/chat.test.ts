@@ -13,6 +13,7 @@ describe("the chat's slash commands", () => {
     ["/countdown", "countdown"],
     ["/shirt", "two-questions"],
     ["/budget", "set-budget"],
+    ["/trip", "book-trip"],
     ["/evening", "plan-evening"],
     ["/report", "write-report"],
     ["/tests", "run-tests"],

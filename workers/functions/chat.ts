@@ -3,6 +3,7 @@ import { defineAgentFunction } from "../runtime";
 import type { AgentFunction } from "../runtime";
 import {
   archiveEmails,
+  bookTrip,
   countdown,
   deploy,
   orderCoffee,
@@ -33,6 +34,7 @@ export const COMMANDS: ReadonlyArray<{ name: string; fn: AgentFunction }> = [
   { name: "approvals", fn: updateDocs },
   { name: "shirt", fn: twoQuestions },
   { name: "budget", fn: setBudget },
+  { name: "trip", fn: bookTrip },
   { name: "evening", fn: planEvening },
   { name: "report", fn: writeReport },
   { name: "tests", fn: runTests },

@@ -193,6 +193,42 @@ export const setBudget = defineAgentFunction({
   },
 });
 
+/** The trip form: every kind of field a form has (see lib/protocol/forms.ts). */
+export const TRIP_FORM = {
+  type: "object",
+  properties: {
+    destination: { type: "string", title: "Destination", description: "A city or a region", minLength: 2, maxLength: 80 },
+    nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14, default: 3 },
+    currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro (EUR)", "US dollar (USD)", "Pound sterling (GBP)"], default: "EUR" },
+    email: { type: "string", title: "Email for the booking", format: "email" },
+    insurance: { type: "boolean", title: "Add travel insurance", default: false },
+  },
+  required: ["destination", "nights", "currency", "email"],
+  additionalProperties: false,
+};
+
+export const bookTrip = defineAgentFunction({
+  name: "book-trip",
+  description: "Books a trip: a form with text, a number, a choice, an email and a checkbox.",
+  async run(rt) {
+    const result = await rt.form<{ destination: string; nights: number; currency: string; email: string; insurance?: boolean }>("Book a trip", TRIP_FORM, {
+      detail: "Where would you like to go? I'll send the booking to your email.",
+    });
+    if (result.action === "decline") {
+      rt.say(result.feedback ? `No trip then. You said: "${result.feedback}".` : "No trip then.");
+      return { booked: null };
+    }
+    if (result.action === "cancel") {
+      rt.say("Nobody answered the trip form in time: nothing was booked.");
+      return { booked: null };
+    }
+    const trip = result.content;
+    const nights = `${trip.nights} night${trip.nights === 1 ? "" : "s"}`;
+    rt.say(`Booked ${nights} in ${trip.destination}, paid in ${trip.currency}${trip.insurance ? ", with travel insurance" : ""}. The confirmation goes to ${trip.email}. ✈️`);
+    return { booked: trip };
+  },
+});
+
 export const planEvening = defineAgentFunction({
   name: "plan-evening",
   description: "Plans an evening with two child runs at once (a drink and a pizza), each asking its own question.",
@@ -358,6 +394,7 @@ export const demoFunctions = [
   countdown,
   twoQuestions,
   setBudget,
+  bookTrip,
   planEvening,
   writeReport,
   runTests,

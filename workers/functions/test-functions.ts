@@ -30,6 +30,18 @@ export const probeAsk = defineAgentFunction({
   },
 });
 
+/** Asks the form in its input (`schema`, `prompt`, `timeoutMs`) and reports how it ended. */
+export const probeForm = defineAgentFunction({
+  name: "test.form",
+  description: "Test: asks the form in its input and reports the outcome.",
+  async run(rt, input) {
+    const { prompt = "Test form", schema, timeoutMs, detail } = (input ?? {}) as { prompt?: string; schema: Record<string, unknown>; timeoutMs?: number | null; detail?: string };
+    const result = await rt.form(prompt, schema, { timeoutMs, detail });
+    rt.say(result.action === "accept" ? `Form accepted: ${JSON.stringify(result.content)}` : `Form ${result.action === "decline" ? "declined" : "cancelled"}.`);
+    return result;
+  },
+});
+
 /** Ignores being stopped: the server must kill it after the grace period. */
 export const stubborn = defineAgentFunction({
   name: "test.stubborn",
@@ -223,4 +235,4 @@ export const stream = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail, finishAnyway, stream];
+export const testFunctions = [probeAsk, probeForm, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail, finishAnyway, stream];

@@ -152,3 +152,16 @@ export class ToolDenied extends RuntimeError {
     this.name = "ToolDenied";
   }
 }
+
+/** Thrown by `form` when its schema is not a flat form (or its default does not fit it): nothing was asked. */
+export class FormSchemaInvalid extends RuntimeError {
+  readonly code = "form_schema_invalid";
+  constructor(
+    readonly prompt: string,
+    /** What is wrong with the schema, readable: "properties.nights: minimum is above maximum". */
+    readonly issues: string,
+  ) {
+    super(`The form "${prompt.slice(0, 100)}" cannot be asked: ${issues}`);
+    this.name = "FormSchemaInvalid";
+  }
+}

@@ -1,10 +1,11 @@
 export { createRuntime, DEFAULT_TIMEOUT_MS, digestOf } from "./runtime";
-export type { AskJsonOptions, AskOptions, CallSettlement, ConfirmOptions, Runtime, RunController, Settlement, StepContext, ToolInputOf, ToolOptions, ToolParsedInputOf } from "./runtime";
+export type { AskJsonOptions, AskOptions, FormOptions, FormResult, CallSettlement, ConfirmOptions, Runtime, RunController, Settlement, StepContext, ToolInputOf, ToolOptions, ToolParsedInputOf } from "./runtime";
 export {
   AgentError,
   AskRefused,
   AskTimeout,
   CannotAsk,
+  FormSchemaInvalid,
   ChildRunFailed,
   JournalDivergence,
   RunCancelled,

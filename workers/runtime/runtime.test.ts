@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { QuestionSpecSchema } from "../../lib/protocol/question";
-import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined } from "./errors";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined } from "./errors";
 import { createRuntime, DEFAULT_TIMEOUT_MS, digestOf, type Settlement, type StepContext } from "./runtime";
 
 function setup({ canAsk = true, journal = [] as JournalRecord[] } = {}) {
@@ -125,6 +125,100 @@ describe("confirm", () => {
     const ok = rt.confirm("Sure?");
     await settleLast({ outcome: "cancelled" });
     await expect(ok).rejects.toBeInstanceOf(RunCancelled);
+  });
+});
+
+describe("form", () => {
+  const trip = {
+    type: "object",
+    properties: {
+      destination: { type: "string", title: "Destination", minLength: 2 },
+      nights: { type: "integer", minimum: 1, maximum: 14 },
+      currency: { type: "string", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound sterling"] },
+      insurance: { type: "boolean" },
+    },
+    required: ["destination", "nights"],
+  };
+
+  it("asks a question whose reply schema is the form, and resolves accept with the content", async () => {
+    const { rt, asks, settleLast } = setup();
+    const result = rt.form("Book a trip", trip, { detail: "Where to?" });
+    await settleLast({ outcome: "answered", value: { destination: "Lisbon", nights: 3 } });
+    await expect(result).resolves.toEqual({ action: "accept", content: { destination: "Lisbon", nights: 3 } });
+    expect(asks()[0]!.spec).toMatchObject({ kind: "question", prompt: "Book a trip", detail: "Where to?", replySchema: trip, timeoutMs: DEFAULT_TIMEOUT_MS });
+  });
+
+  it("resolves decline (with the person's words, when they wrote some) instead of throwing", async () => {
+    const { rt, settleLast } = setup();
+    const plain = rt.form("Book a trip", trip);
+    await settleLast({ outcome: "declined" });
+    await expect(plain).resolves.toEqual({ action: "decline" });
+    const withWords = rt.form("Book a trip", trip);
+    await settleLast({ outcome: "declined", feedback: "not this year" });
+    await expect(withWords).resolves.toEqual({ action: "decline", feedback: "not this year" });
+  });
+
+  it("resolves cancel on a timeout without a default, and accepts the default on one with it", async () => {
+    const { rt, settleLast, asks } = setup();
+    const nobody = rt.form("Book a trip", trip, { timeoutMs: 60_000 });
+    await settleLast({ outcome: "timed_out" });
+    await expect(nobody).resolves.toEqual({ action: "cancel" });
+    const fallback = { destination: "Porto", nights: 2 };
+    const withDefault = rt.form("Book a trip", trip, { default: fallback });
+    await settleLast({ outcome: "timed_out" });
+    await expect(withDefault).resolves.toEqual({ action: "accept", content: fallback });
+    expect(asks()[1]!.spec.default).toEqual(fallback);
+  });
+
+  it("throws RunCancelled when the run is stopped or its question cancelled with the run", async () => {
+    const { controller, rt, settleLast } = setup();
+    const closed = rt.form("Book a trip", trip);
+    await settleLast({ outcome: "cancelled" });
+    await expect(closed).rejects.toBeInstanceOf(RunCancelled);
+    const stopped = rt.form("Book a trip", trip);
+    await Promise.resolve();
+    controller.cancel("Stopped by the user.");
+    await expect(stopped).rejects.toBeInstanceOf(RunCancelled);
+  });
+
+  it("an invalid schema or default throws FormSchemaInvalid in the worker before anything is asked", async () => {
+    const { rt, sent } = setup();
+    await expect(rt.form("Nested?", { type: "object", properties: { a: { type: "object" } } })).rejects.toBeInstanceOf(FormSchemaInvalid);
+    await expect(rt.form("Range?", { type: "object", properties: { n: { type: "integer", minimum: 9, maximum: 1 } } })).rejects.toThrow(
+      'The form "Range?" cannot be asked: properties.n: minimum is above maximum',
+    );
+    await expect(rt.form("List?", { type: "array", items: { type: "string" } })).rejects.toThrow(/type "object"/);
+    await expect(rt.form("Default?", trip, { default: { destination: "L", nights: 30 } })).rejects.toThrow(
+      "its default does not fit: Destination: at least 2 characters; Nights: a whole number from 1 to 14",
+    );
+    expect(sent).toHaveLength(0);
+  });
+
+  it("in a headless run accepts the default, or throws CannotAsk", async () => {
+    const { rt, sent } = setup({ canAsk: false });
+    await expect(rt.form("Book a trip", trip, { default: { destination: "Porto", nights: 2 } })).resolves.toEqual({
+      action: "accept",
+      content: { destination: "Porto", nights: 2 },
+    });
+    await expect(rt.form("Book a trip", trip)).rejects.toBeInstanceOf(CannotAsk);
+    expect(sent).toHaveLength(0);
+  });
+
+  it("replays a recorded answer without asking again, and labels a sub-agent's form with its name", async () => {
+    const digest = digestOf("question", "question", "Book a trip", [], false, false, trip);
+    const journal: JournalRecord[] = [
+      { kind: "question", seq: 0, digest, questionId: "old-q", settlement: { outcome: "answered", value: { destination: "Oslo", nights: 1 }, feedback: null } },
+    ];
+    const { rt, sent } = setup({ journal });
+    await expect(rt.form("Book a trip", trip)).resolves.toEqual({ action: "accept", content: { destination: "Oslo", nights: 1 } });
+    expect(sent).toEqual([]);
+    const other = setup();
+    const helper = other.rt.withOwner("Travel helper");
+    const result = helper.form("Book a trip", trip);
+    await other.settleLast({ outcome: "declined" });
+    await result;
+    expect(other.asks()[0]!.spec.owner).toBe("Travel helper");
+    expect(other.asks()[0]!.digest).toBe(digest);
   });
 });
 

@@ -2,10 +2,11 @@ import { createHash, randomUUID } from "node:crypto";
 import { MAX_SAY_CHARS, type ChildToParent, type JournalRecord } from "../../lib/protocol/ipc";
 import { canonicalJson } from "../../lib/protocol/plain-json";
 import { describeZodError } from "../../lib/protocol/errors";
+import { describeFormErrors, parseFormSchema, validateForm, type FormContent } from "../../lib/protocol/forms";
 import type { ApprovalSpecInput } from "../../lib/protocol/permissions";
 import type { JsonValue, QuestionOutcome, QuestionSpecInput } from "../../lib/protocol/question";
 import { clip, findTool, tools as catalogue, type Tool, type ToolInputs, type ToolParsedInputs } from "../tools";
-import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, JournalDivergence, RunCancelled, RunParked, ToolInputInvalid, UnknownTool, UserDeclined, type RuntimeError } from "./errors";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolInputInvalid, UnknownTool, UserDeclined, type RuntimeError } from "./errors";
 import { boundedInput, declinedError, timedOutError } from "./tool-call";
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
@@ -35,6 +36,26 @@ export interface AskJsonOptions {
   default?: JsonValue;
   owner?: string;
 }
+
+export interface FormOptions<T extends FormContent = FormContent> {
+  /** Extra context shown under the message. */
+  detail?: string;
+  /** Default 30 minutes; null = never times out. */
+  timeoutMs?: number | null;
+  /** The content a timeout accepts (checked against the schema when the form is asked); without it a timeout is `cancel`. */
+  default?: T;
+  owner?: string;
+}
+
+/**
+ * How a form ended, as in MCP elicitation: `accept` with the content the person sent (checked
+ * against the schema by the server), `decline` when they declined (with what they wrote, if
+ * anything), `cancel` when nobody answered in time and there is no default.
+ */
+export type FormResult<T extends FormContent = FormContent> =
+  | { action: "accept"; content: T }
+  | { action: "decline"; feedback?: string }
+  | { action: "cancel" };
 
 export interface ConfirmOptions {
   detail?: string;
@@ -109,6 +130,16 @@ export interface Runtime {
   /** A question whose answer is JSON checked against a reply schema. */
   askJson<T extends JsonValue = JsonValue>(prompt: string, options: AskJsonOptions): Promise<T>;
   confirm(prompt: string, options?: ConfirmOptions): Promise<boolean>;
+  /**
+   * A form (MCP elicitation's shape): `schema` is a flat object of primitive fields (see
+   * lib/protocol/forms.ts): strings with min/max length and a format (email, uri, date,
+   * date-time), numbers and integers with min/max, booleans, enums with titles, and a `required`
+   * list. Shown as a real form; resolves to `accept` with the content, `decline`, or `cancel`
+   * (a timeout without `default`). An invalid schema throws FormSchemaInvalid before anything is
+   * asked; a stopped run (or a question cancelled with its run) throws RunCancelled; a headless
+   * run accepts the default, or throws CannotAsk.
+   */
+  form<T extends FormContent = FormContent>(message: string, schema: Record<string, unknown>, options?: FormOptions<T>): Promise<FormResult<T>>;
   /** false when nobody can answer (a headless run). */
   canAsk(): boolean;
   /** Free text, or null on decline or timeout. */
@@ -403,6 +434,40 @@ export function createRuntime(host: RuntimeHost): RunController {
     }
   }
 
+  async function form(message: string, schema: Record<string, unknown>, options: FormOptions = {}): Promise<FormResult> {
+    const parsed = parseFormSchema(schema);
+    if (!parsed.ok) throw own(new FormSchemaInvalid(message, parsed.error));
+    const hasDefault = options.default !== undefined;
+    if (hasDefault) {
+      const checked = validateForm(parsed.schema, options.default);
+      if (!checked.ok) throw own(new FormSchemaInvalid(message, `its default does not fit: ${describeFormErrors(parsed.schema, checked.errors)}`));
+    }
+    if (!host.canAsk) {
+      if (hasDefault) return { action: "accept", content: options.default! };
+      throw own(new CannotAsk(message));
+    }
+    const s = await settlementFor({
+      kind: "question",
+      prompt: message,
+      detail: options.detail ?? null,
+      timeoutMs: timeoutOf(options.timeoutMs),
+      replySchema: schema,
+      owner: options.owner,
+      ...(hasDefault ? { default: options.default } : {}),
+    });
+    switch (s.outcome) {
+      case "answered":
+        return { action: "accept", content: s.value as FormContent };
+      case "declined":
+        return s.feedback ? { action: "decline", feedback: s.feedback } : { action: "decline" };
+      case "timed_out":
+        return hasDefault ? { action: "accept", content: options.default! } : { action: "cancel" };
+      case "cancelled":
+      case "expired":
+        throw own(new RunCancelled(s.feedback ?? `The form "${message}" was ${s.outcome}.`));
+    }
+  }
+
   const rt: Runtime = {
     runId: host.runId,
     sessionId: host.sessionId,
@@ -413,6 +478,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       return (await question(prompt, spec, options.default)) as T;
     },
     confirm,
+    form: form as Runtime["form"],
     canAsk: () => host.canAsk && !abort.signal.aborted,
     async askUser(prompt, options = {}) {
       try {
@@ -507,6 +573,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       ask: ((prompt: string, options: AskOptions = {}) => rt.ask(prompt, { owner, ...options })) as Runtime["ask"],
       askJson: (prompt, options) => rt.askJson(prompt, { owner, ...options }),
       confirm: (prompt, options = {}) => rt.confirm(prompt, { owner, ...options }),
+      form: ((message: string, schema: Record<string, unknown>, options: FormOptions = {}) => rt.form(message, schema, { owner, ...options } as never)) as Runtime["form"],
       askUser: (prompt, options = {}) => rt.askUser(prompt, { owner, ...options }),
       tool: ((name: string, input: unknown, impl: never, options: ToolOptions = {}) => rt.tool(name, input as never, impl, { owner, ...options })) as Runtime["tool"],
     };
