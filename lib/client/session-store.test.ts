@@ -277,13 +277,37 @@ describe("session store", () => {
       joined({ messages: [message("m1", 1), message("m2", 5, { role: "agent" })] }),
       { type: "question.replied", question: question("q1", 3, { status: "answered", answer: "staging" }) },
     );
-    expect(transcript(state).map((item) => (item.type === "message" ? item.message.id : item.type === "question" ? item.question.id : item.stream.runId))).toEqual([
-      "m1",
-      "q1",
-      "m2",
-    ]);
+    expect(transcript(state).map(idOf)).toEqual(["m1", "q1", "m2"]);
+  });
+
+  it("keeps each run's messages, questions and child runs together where the run started, so parallel runs don't interleave", () => {
+    const state = joined({
+      messages: [
+        message("you-a", 0),
+        message("a1", 2, { role: "agent", runId: "ra" }),
+        message("b1", 3, { role: "agent", runId: "rb" }),
+        message("a2", 4, { role: "agent", runId: "ra-child" }),
+        message("b2", 5, { role: "system", runId: "rb" }),
+      ],
+      runs: [
+        run("ra", 1, { status: "succeeded" }),
+        run("ra-child", 2, { parentRunId: "ra", rootRunId: "ra", functionName: "order-coffee", status: "succeeded" }),
+        run("rb", 2, { status: "running" }),
+      ],
+    });
+    expect(transcript(state).map(idOf)).toEqual(["you-a", "a1", "run:ra-child", "a2", "run:rb", "b1", "b2"]);
+  });
+
+  it("gives a run its own line while it works, and a child run once it ended; a finished root run has none", () => {
+    const lines = (runs: Run[]) => transcript(joined({ runs })).map(idOf);
+    expect(lines([run("r1", 1, { status: "waiting_input" })])).toEqual(["run:r1"]);
+    expect(lines([run("r1", 1, { status: "succeeded" }), run("c1", 2, { parentRunId: "r1", rootRunId: "r1", status: "failed" })])).toEqual(["run:c1"]);
+    expect(lines([run("r1", 1, { status: "cancelled" })])).toEqual([]);
   });
 });
+
+const idOf = (item: ReturnType<typeof transcript>[number]) =>
+  item.type === "message" ? item.message.id : item.type === "question" ? item.question.id : item.type === "run" ? `run:${item.run.id}` : `stream:${item.stream.runId}`;
 
 describe("streaming replies", () => {
   const delta = (runId: string, seq: number, at: number, text: string) => ({ type: "message.delta" as const, delta: { sessionId: "s1", runId, seq, at, delta: text } });

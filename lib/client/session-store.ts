@@ -174,14 +174,45 @@ export function describeClosed(q: Question): string {
   }
 }
 
-/** Messages and question records, interleaved by time, then the replies still streaming, for the transcript. */
-export type TranscriptItem = { type: "message"; message: Message } | { type: "question"; question: Question } | { type: "stream"; stream: StreamingReply };
+/**
+ * The transcript: messages, question records, the live line of each run that has one, then the
+ * replies still streaming. Everything of one run tree (its messages, questions, child runs and
+ * stream) stays together, in a block placed where the run started, so parallel runs don't
+ * interleave; a block's items are in time order.
+ */
+export type TranscriptItem =
+  | { type: "message"; message: Message }
+  | { type: "question"; question: Question }
+  | { type: "run"; run: Run }
+  | { type: "stream"; stream: StreamingReply };
+
+/** Whether a run shows its own line: while it works or waits, and a child run once it finished or failed (a root's end is told by its messages). */
+export function showsRunLine(run: Run): boolean {
+  if (ACTIVE_RUN_STATUSES.includes(run.status)) return true;
+  return run.parentRunId !== null && (run.status === "succeeded" || run.status === "failed");
+}
 
 export function transcript(state: SessionState): TranscriptItem[] {
-  const items: Array<TranscriptItem & { at: number }> = [
-    ...state.messages.map((message) => ({ type: "message" as const, message, at: Date.parse(message.createdAt) })),
-    ...state.closed.map((question) => ({ type: "question" as const, question, at: Date.parse(question.createdAt) })),
-  ];
-  const settled = items.sort((a, b) => a.at - b.at).map(({ at: _at, ...item }) => item as TranscriptItem);
-  return [...settled, ...state.streams.filter((s) => s.text.length > 0).map((stream) => ({ type: "stream" as const, stream }))];
+  const rootOf = new Map(state.runs.map((r) => [r.id, r.rootRunId]));
+  const at = (iso: string) => Date.parse(iso);
+  type Placed = { item: TranscriptItem; group: string; at: number; order: number };
+  const placed: Placed[] = [];
+  const place = (item: TranscriptItem, group: string, time: number, order = 0) => placed.push({ item, group, at: time, order });
+  for (const message of state.messages) place({ type: "message", message }, (message.runId && rootOf.get(message.runId)) ?? `message:${message.id}`, at(message.createdAt));
+  for (const question of state.closed) place({ type: "question", question }, question.rootRunId, at(question.createdAt));
+  for (const run of state.runs) if (showsRunLine(run)) place({ type: "run", run }, run.rootRunId, at(run.createdAt));
+  // A stream is the newest thing of its run: after the run's settled items.
+  for (const stream of state.streams) if (stream.text.length > 0) place({ type: "stream", stream }, rootOf.get(stream.runId) ?? `stream:${stream.runId}`, Number.POSITIVE_INFINITY, 1);
+
+  const groupStart = new Map<string, number>();
+  for (const p of placed) {
+    const start = p.at === Number.POSITIVE_INFINITY ? Date.now() : p.at;
+    groupStart.set(p.group, Math.min(groupStart.get(p.group) ?? start, start));
+  }
+  // A run's block starts where the run started, even when a message of it was stored a moment before.
+  for (const run of state.runs) if (run.parentRunId === null) groupStart.set(run.id, Math.min(groupStart.get(run.id) ?? at(run.createdAt), at(run.createdAt)));
+  return placed
+    .map((p, index) => ({ ...p, index }))
+    .sort((a, b) => groupStart.get(a.group)! - groupStart.get(b.group)! || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) || a.order - b.order || a.at - b.at || a.index - b.index)
+    .map((p) => p.item);
 }

@@ -23,6 +23,11 @@ export function describeVia(closedBy: string | null): string | null {
   return closedBy in VIA ? VIA[closedBy]! : `via ${closedBy}`;
 }
 
+/** Who stopped a run, for its transcript line and its error: the person who owns the chat reads "you". */
+export function stoppedBy(by: "rest" | "cli"): string {
+  return by === "cli" ? "Stopped from the CLI." : "Stopped by you.";
+}
+
 /** "30 minutes", "20 seconds", "1 hour", "90 minutes". */
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));

@@ -33,6 +33,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
   const [stopping, setStopping] = useState(false);
   const slow = useAfter(1500);
   const items = useMemo(() => transcript(state), [state]);
+  const waitingRunIds = useMemo(() => new Set(state.pending.map((q) => q.runId)), [state.pending]);
   const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
   useTabTitle(title, state.pending);
 
@@ -92,7 +93,15 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           show={joined || slow}
           error={joinError ? joinError.message : null}
         />
-        <ChatTranscript items={items} loading={!joined && !joinError} onRetry={turn === null && pending.length === 0 ? sendMessage : undefined} />
+        <ChatTranscript
+          items={items}
+          loading={!joined && !joinError}
+          onRetry={turn === null && pending.length === 0 ? sendMessage : undefined}
+          onSuggest={turn === null && pending.length === 0 ? sendMessage : undefined}
+          waitingRunIds={waitingRunIds}
+          onStopRun={(run) => stop([run])}
+          stopping={stopping}
+        />
         <div className="shrink-0 border-t border-stone-200 bg-white/80 px-4 pb-4 pt-3 backdrop-blur">
           <LiveAnnouncer questions={pending} />
           {notice && pending.length === 0 && <LateNotice text={notice.text} />}

@@ -10,7 +10,7 @@ export interface InboxTargets {
     reject(args: { id: string; message: string | null; digest: string | null; commandId: string; by: "cli" }): Promise<Receipt>;
   };
   resume(args: { runId: string; commandId: string }): Promise<Receipt>;
-  stop?(args: { id: string; commandId: string }): Promise<unknown>;
+  stop?(args: { id: string; commandId: string; by: "cli" }): Promise<unknown>;
   /** How often to look for commands the CLI recorded. */
   pollMs?: number;
   log?: Pick<Console, "error">;
@@ -52,7 +52,7 @@ export function createInbox({ commands, questions, resume, stop, pollMs = 1_000,
       resume: async () => resume({ runId: parseCommand("resume", payload).runId, commandId: id }),
       stop_run: async () => {
         if (!stop) throw new AppError("unavailable", "This server cannot apply queued stops yet.");
-        return stop({ id: parseCommand("stop_run", payload).runId, commandId: id });
+        return stop({ id: parseCommand("stop_run", payload).runId, commandId: id, by: "cli" });
       },
     };
     await run[kind]();

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError, describeZodError } from "../../protocol/errors";
+import { stoppedBy } from "../../protocol/audit";
 import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type StartedRun } from "../../protocol/entities";
 import { buildReceipt, buildStopReceipt, commandPayload, type StartRunReceipt, type StopOutcome, type StopReceipt, type StoppedRun } from "../../protocol/commands";
 import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
@@ -67,7 +68,7 @@ export function createRunService(deps: RunServiceDeps) {
       if (run.status === "failed") {
         await sessions.addMessage({ sessionId: run.sessionId, runId: run.id, role: "system", text: `Run ${run.functionName} failed: ${run.error}` });
       } else if (run.status === "cancelled" && byStop && !run.parentRunId) {
-        await sessions.addMessage({ sessionId: run.sessionId, runId: run.id, role: "system", text: `Run ${run.functionName} stopped.` });
+        await sessions.addMessage({ sessionId: run.sessionId, runId: run.id, role: "system", text: run.error ?? "Stopped." });
       }
       // Nothing of a run outlives it: children it no longer waits for are stopped with it.
       await Promise.all((await store.activeChildIds(run.id)).map((childId) => stopNow(childId, "Its parent run ended.")));
@@ -187,10 +188,10 @@ export function createRunService(deps: RunServiceDeps) {
     getRunDetail: ({ id }: { id: string }): Promise<RunDetail> => loadRunDetail(db, questions, id),
 
     /** Stops a run (idempotent by commandId); the receipt says whether the stop or the run's own end came first. */
-    async stopRun({ id, commandId }: { id: string; commandId?: string }): Promise<StoppedRun> {
+    async stopRun({ id, commandId, by = "rest" }: { id: string; commandId?: string; by?: Parameters<typeof stoppedBy>[0] }): Promise<StoppedRun> {
       await store.get(id);
       const receipt = await commands.run<StopReceipt>({ commandId, kind: "stop_run", payload: commandPayload("stop_run", { runId: id }) }, async ({ commandId: cid, commit }) => {
-        const { outcome } = await stopNow(id);
+        const { outcome } = await stopNow(id, stoppedBy(by));
         const r = buildStopReceipt({ commandId: cid, runId: id, outcome });
         await commit(r);
         return r;

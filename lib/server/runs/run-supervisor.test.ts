@@ -87,18 +87,31 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
       expect(stopped).toMatchObject({ status: "succeeded", result: { done: true }, error: null });
       expect(stopped.receipt).toMatchObject({ kind: "stop_run", outcome: "finished_first", apply_state: "target_closed" });
       const texts = (await fx.parley.sessions.getSnapshot({ id: session.id })).messages.map((m) => m.text);
-      expect(texts.some((t) => t.includes("stopped"))).toBe(false);
+      expect(texts.some((t) => /stopped/i.test(t))).toBe(false);
     });
 
     it("stop, then the function ends by the cancel: cancelled, and the stop says stopped", async () => {
-      const { run, worker } = await start();
+      const { run, worker, session } = await start();
       const stopping = fx.parley.runs.stopRun({ id: run.id });
       await until(() => worker.sentOf("run.cancel").length === 1);
       finished(worker, run.id, "cancelled");
       const stopped = await stopping;
-      expect(stopped).toMatchObject({ status: "cancelled", error: "The run was stopped." });
+      expect(stopped).toMatchObject({ status: "cancelled", error: "Stopped by you." });
       expect(stopped.receipt).toMatchObject({ outcome: "stopped", apply_state: "applied" });
       expect(fx.pool.released).toContain(worker);
+      // The transcript says who stopped it.
+      const texts = (await fx.parley.sessions.getSnapshot({ id: session.id })).messages.map((m) => m.text);
+      expect(texts).toContain("Stopped by you.");
+    });
+
+    it("a stop from the CLI says so in the transcript", async () => {
+      const { run, worker, session } = await start();
+      const stopping = fx.parley.runs.stopRun({ id: run.id, by: "cli" });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      finished(worker, run.id, "cancelled");
+      expect(await stopping).toMatchObject({ status: "cancelled", error: "Stopped from the CLI." });
+      const texts = (await fx.parley.sessions.getSnapshot({ id: session.id })).messages.map((m) => m.text);
+      expect(texts).toContain("Stopped from the CLI.");
     });
 
     it("a worker that ignores the stop is killed when its grace runs out, and the run ends cancelled", async () => {
