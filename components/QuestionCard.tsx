@@ -2,9 +2,10 @@
 
 import { useId, useRef, useState } from "react";
 import type { JsonValue, Question } from "@/lib/protocol/question";
-import { keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
-import { ActionButton, CardMessages, CheckboxGroup, Countdown, DeclineBar, FreeTextInput, Position, TextRow } from "@/components/QuestionCardParts";
+import { isFormQuestion, keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
+import { ActionButton, CardHeader, CardMessages, CheckboxGroup, DeclineBar, FreeTextInput, TextRow } from "@/components/QuestionCardParts";
 import { ApprovalBody } from "@/components/ApprovalCard";
+import { FormBody } from "@/components/FormCard";
 import { useCardKeys } from "@/components/use-card-keys";
 import { useSettle, type Settle } from "@/components/use-settle";
 
@@ -31,7 +32,7 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
     setSelected({ id: questions[index]!.id, index });
   };
 
-  const Body = question.kind === "approval" && question.approval ? ApprovalBody : QuestionBody;
+  const Body = question.kind === "approval" && question.approval ? ApprovalBody : isFormQuestion(question) ? FormBody : QuestionBody;
   return (
     <Body
       key={question.id}
@@ -110,19 +111,12 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
       data-testid="question-card"
       data-question-id={question.id}
       data-kind={kind}
+      role="region"
       aria-labelledby={promptId}
       aria-busy={busy}
       className="mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border border-indigo-200 bg-white shadow-lg shadow-indigo-900/5 ring-4 ring-indigo-50"
     >
-      <header className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-indigo-100 bg-indigo-50/70 px-4 py-2 text-xs">
-        <span data-testid="question-owner" className="rounded bg-indigo-100 px-1.5 py-0.5 font-mono font-medium text-indigo-800">
-          {question.owner}
-        </span>
-        <span className="font-medium text-indigo-900/70">{kind === "confirm" ? "needs your confirmation" : "asks"}</span>
-        <span className="flex-1" />
-        <Countdown question={question} />
-        {position && <Position {...position} />}
-      </header>
+      <CardHeader question={question} verb={kind === "confirm" ? "needs your confirmation" : "asks"} position={position} />
 
       <div className="space-y-3 px-4 pb-3 pt-3">
         <h2 id={promptId} data-testid="question-prompt" className="whitespace-pre-wrap text-base font-medium text-stone-900">
@@ -132,6 +126,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
           <pre
             data-testid="question-detail"
             tabIndex={0}
+            aria-label="Details"
             className="max-h-48 overflow-auto whitespace-pre-wrap rounded-lg border border-stone-200 bg-stone-50 px-3 py-2 font-mono text-xs leading-relaxed text-stone-700 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
           >
             {question.detail}

@@ -4,7 +4,8 @@ import { useEffect, useId, type KeyboardEvent as ReactKeyboardEvent, type ReactN
 import type { Question } from "@/lib/protocol/question";
 import { formatAnswer } from "@/lib/client/session-store";
 import { wantsJson } from "@/lib/client/question-input";
-import { formatCountdown, useCountdown } from "@/lib/client/use-countdown";
+import { ownerLabel } from "@/lib/client/approval";
+import { formatCountdown, showsCountdown, useCountdown } from "@/lib/client/use-countdown";
 
 /** The small pieces of the question card. */
 
@@ -68,9 +69,11 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
         </>
       ) : (
         <>
-          <span className="hidden flex-1 text-xs text-stone-400 sm:block">{hint}</span>
-          <span className="flex-1 sm:hidden" />
-          <button type="button" data-testid="question-decline" onClick={onOpen} disabled={busy} className={subtle}>
+          <span data-testid="question-key-hint" className="hidden flex-1 text-xs text-stone-400 sm:block pointer-coarse:hidden">
+            {hint}
+          </span>
+          <span className="flex-1 sm:hidden pointer-coarse:block" />
+          <button type="button" data-testid="question-decline" onClick={onOpen} disabled={busy} aria-keyshortcuts="Escape" className={`${subtle} min-h-10 sm:min-h-0 pointer-coarse:min-h-10`}>
             Decline <Kbd>Esc</Kbd>
           </button>
         </>
@@ -79,10 +82,14 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
   );
 }
 
-/** `after` says what happens at zero ("then denied"); a question's default is shown otherwise. */
+/**
+ * The time left, shown only when it matters: under five minutes left, or a deadline the asker set
+ * short (see `showsCountdown`). `after` says what happens at zero ("then denied"); a question's
+ * default is shown otherwise.
+ */
 export function Countdown({ question, after }: { question: Question; after?: string }) {
   const left = useCountdown(question.expiresAt);
-  if (left === null) return null;
+  if (left === null || !showsCountdown(question, left)) return null;
   return (
     <span className={`flex items-center gap-2 ${left <= 10 ? "text-red-700" : "text-amber-800"}`}>
       <svg aria-hidden viewBox="0 0 16 16" className="h-3.5 w-3.5 fill-none stroke-current" strokeWidth="1.6">
@@ -101,28 +108,57 @@ export function Countdown({ question, after }: { question: Question; after?: str
   );
 }
 
+/** "1 of 2" with real previous/next buttons (40px targets) when several questions wait. */
 export function Position({ at, total, go }: { at: number; total: number; go: (delta: number) => void }) {
   const nav =
-    "h-6 w-6 rounded-md text-indigo-900/70 hover:bg-indigo-100 focus-visible:outline-2 focus-visible:outline-indigo-600";
+    "inline-flex h-10 w-10 items-center justify-center rounded-lg border border-indigo-200 bg-white text-lg leading-none text-indigo-800 shadow-sm hover:bg-indigo-100 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-600";
   return (
-    <span className="flex items-center gap-1 text-indigo-900/70">
-      <button type="button" aria-label="Previous question" className={nav} onClick={() => go(-1)}>
-        ‹
+    <nav aria-label="Waiting questions" className="flex items-center gap-1.5 text-indigo-900">
+      <button type="button" data-testid="question-previous" aria-label="Previous question" className={nav} onClick={() => go(-1)}>
+        <span aria-hidden>‹</span>
       </button>
-      <span data-testid="question-position" className="tabular-nums">
+      <span data-testid="question-position" aria-live="polite" className="min-w-[3.5rem] text-center text-sm font-semibold tabular-nums">
         {at + 1} of {total}
       </span>
-      <button type="button" aria-label="Next question" className={nav} onClick={() => go(1)}>
-        ›
+      <button type="button" data-testid="question-next" aria-label="Next question" className={nav} onClick={() => go(1)}>
+        <span aria-hidden>›</span>
       </button>
-    </span>
+    </nav>
+  );
+}
+
+export interface CardHeaderProps {
+  question: Question;
+  /** What the owner does: "asks", "needs your confirmation", "asks you to fill in a form". */
+  verb: string;
+  position: { at: number; total: number; go: (delta: number) => void } | null;
+}
+
+/** Who asks, as a person reads it ("Order coffee asks"), the countdown when it matters, and "1 of 2". */
+export function CardHeader({ question, verb, position }: CardHeaderProps) {
+  return (
+    <header className="flex flex-wrap items-center gap-x-3 gap-y-1 border-b border-indigo-100 bg-indigo-50/70 px-4 py-2 text-sm">
+      <span className="flex min-w-0 items-baseline gap-1.5">
+        <span data-testid="question-owner" data-owner={question.owner} title={question.owner} className="truncate font-semibold text-indigo-950">
+          {ownerLabel(question.owner)}
+        </span>
+        <span className="shrink-0 text-indigo-900/70">{verb}</span>
+      </span>
+      <span className="flex-1" />
+      <span className="text-xs">
+        <Countdown question={question} />
+      </span>
+      {position && <Position {...position} />}
+    </header>
   );
 }
 
 interface ActionButtonProps {
   testId: string;
   children: ReactNode;
-  onClick: () => void;
+  onClick?: () => void;
+  /** A form's submit button (Enter in a field presses it). */
+  submit?: boolean;
   disabled?: boolean;
   primary?: boolean;
   hint?: string;
@@ -130,17 +166,17 @@ interface ActionButtonProps {
   autoFocus?: boolean;
 }
 
-export function ActionButton({ testId, children, onClick, disabled, primary, hint, option, autoFocus }: ActionButtonProps) {
+export function ActionButton({ testId, children, onClick, submit, disabled, primary, hint, option, autoFocus }: ActionButtonProps) {
   return (
     <button
-      type="button"
+      type={submit ? "submit" : "button"}
       data-testid={testId}
       data-option={option}
       data-autofocus={autoFocus ? "" : undefined}
       onClick={onClick}
       disabled={disabled}
       className={[
-        "inline-flex items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
+        "inline-flex min-h-10 items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
         "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
         primary
           ? "bg-indigo-600 text-white hover:bg-indigo-500 disabled:hover:bg-indigo-600"
@@ -157,6 +193,7 @@ export function Kbd({ children, inverted }: { children: ReactNode; inverted?: bo
   return (
     <kbd
       aria-hidden
+      data-key-hint=""
       className={`rounded border px-1 font-sans text-[10px] leading-4 pointer-coarse:hidden ${
         inverted ? "border-indigo-400 text-indigo-100" : "border-stone-300 text-stone-400"
       }`}
@@ -278,7 +315,7 @@ export function FreeTextInput({ value, onChange, onEnter, disabled, replySchema 
       />
       {json && (
         <details className="mt-1 text-xs text-stone-500">
-          <summary className="cursor-pointer select-none">Expected shape (JSON Schema)</summary>
+          <summary className="cursor-pointer select-none">Show the expected format</summary>
           <pre className="mt-1 max-h-40 overflow-auto rounded bg-stone-50 p-2 font-mono">{JSON.stringify(replySchema, null, 2)}</pre>
         </details>
       )}

@@ -29,7 +29,8 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
 
   useEffect(() => {
     focusFirst();
-    const digit = new RegExp(`^[1-${maxDigit}]$`);
+    // 0: no number keys (a form's fields take what is typed).
+    const digit = maxDigit > 0 ? new RegExp(`^[1-${Math.min(maxDigit, 9)}]$`) : null;
     const onKeyDown = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
       const target = e.target as HTMLElement;
@@ -39,7 +40,7 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
         keys.current.escape(target);
         return;
       }
-      if (isTextField(target) || !digit.test(e.key)) return;
+      if (!digit || isTextField(target) || !digit.test(e.key)) return;
       e.preventDefault();
       keys.current.pick(Number(e.key) - 1);
     };

@@ -3,7 +3,7 @@ import { Api, ChatPage } from "./chat-page";
 
 /** Answers whichever of the evening plan's two cards a tab shows first. */
 async function answerShownCard(tab: ChatPage) {
-  if ((await tab.page.getByTestId("question-owner").innerText()) === "order-coffee") {
+  if ((await tab.page.getByTestId("question-owner").getAttribute("data-owner")) === "order-coffee") {
     await tab.option("Flat white").click();
   } else {
     await tab.page.getByTestId("question-checkbox").first().check();
@@ -12,23 +12,30 @@ async function answerShownCard(tab: ChatPage) {
 }
 
 test.describe("durable-run features in the browser", () => {
-  test("a reply schema question takes JSON, shows the schema's reason for a bad answer, and accepts a good one", async ({ context, request }) => {
-    const session = await new Api(request).createSession();
+  test("a reply schema that is no flat form takes JSON, its format behind a disclosure, shows the schema's reason for a bad answer, and accepts a good one", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
     const tab = await ChatPage.open(context, session.id);
-    await tab.send("/budget");
-    await tab.expectCard("What is the monthly budget?");
-    await expect(tab.page.getByTestId("question-owner")).toHaveText("set-budget");
+    const schema = { type: "array", items: { type: "integer", minimum: 1 }, minItems: 1 };
+    const run = await api.startRun(session.id, "test.ask", { prompt: "Which ports?", schema });
+    await tab.expectCard("Which ports?");
+    await expect(tab.page.getByTestId("question-owner")).toHaveText("Test ask");
+    await expect(tab.page.getByTestId("form-input")).toHaveCount(0);
+    // The raw schema is not the first thing a person reads: it waits behind a disclosure.
+    const disclosure = tab.card().locator("details");
+    await expect(disclosure.locator("summary")).toHaveText("Show the expected format");
+    await expect(disclosure).not.toHaveAttribute("open");
 
     const input = tab.page.getByTestId("question-text-input");
-    await input.fill('{"amount": 0, "currency": "EUR"}');
+    await input.fill("[0]");
     await tab.page.getByTestId("question-submit").click();
-    await expect(tab.page.getByTestId("question-error")).toContainText("/amount must be >= 1");
-    await tab.expectCard("What is the monthly budget?");
+    await expect(tab.page.getByTestId("question-error")).toContainText("/0 must be >= 1");
+    await tab.expectCard("Which ports?");
 
-    await input.fill('{"amount": 250, "currency": "EUR"}');
+    await input.fill("[80, 443]");
     await tab.page.getByTestId("question-submit").click();
     await tab.expectNoCard();
-    await expect(tab.messages("agent").filter({ hasText: "Budget set to 250 EUR a month." })).toBeVisible();
+    await expect.poll(async () => (await api.run(run.id)).result).toEqual({ outcome: "answered", value: [80, 443] });
   });
 
   test("two child runs ask at once, each card labelled with its owner, and the parent finishes with both answers", async ({ context, request }) => {

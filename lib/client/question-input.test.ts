@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "./question-input";
+import { isFormQuestion, keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "./question-input";
 
 const choice = { kind: "question" as const, options: ["Red", "Green", "Blue"], multi: false, allowCustom: false };
 
@@ -72,5 +72,19 @@ describe("approval keys", () => {
   it("an approval has no Submit button and its own key hint", () => {
     expect(needsSubmit(approval)).toBe(false);
     expect(keyHint(approval)).toBe("1 allow once · 2 allow always · 3 reject");
+  });
+
+  it("a single choice without Other needs no Submit: a tap answers at once", () => {
+    expect(needsSubmit(choice)).toBe(false);
+    expect(needsSubmit({ ...choice, allowCustom: true })).toBe(true);
+    expect(needsSubmit({ ...choice, multi: true })).toBe(true);
+    expect(needsSubmit({ kind: "question", options: [], multi: false, allowCustom: false })).toBe(true);
+  });
+
+  it("a flat reply schema is a form; any other reply schema is a JSON answer", () => {
+    const form = { type: "object", properties: { amount: { type: "integer", minimum: 1 }, currency: { enum: ["EUR", "USD"] } }, required: ["amount"] };
+    expect(isFormQuestion({ kind: "question", replySchema: form })).toBe(true);
+    expect(isFormQuestion({ kind: "question", replySchema: { type: "array", items: { type: "integer" } } })).toBe(false);
+    expect(isFormQuestion({ kind: "question", replySchema: null })).toBe(false);
   });
 });

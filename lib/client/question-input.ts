@@ -1,8 +1,14 @@
+import { isFlatForm } from "../protocol/forms";
 import type { JsonValue, Question } from "../protocol/question";
 
 /** Pure rules of the question card: what a key press means and what a typed answer becomes. */
 
-/** A reply schema that takes more than a plain string means the text box holds JSON. */
+/** A question whose reply schema is a flat form (rt.form, or rt.askJson with such a schema): shown as a form. */
+export function isFormQuestion(q: Pick<Question, "kind" | "replySchema">): boolean {
+  return q.kind === "question" && q.replySchema !== null && isFlatForm(q.replySchema);
+}
+
+/** A reply schema that takes more than a plain string (and is no form) means the text box holds JSON. */
 export function wantsJson(q: Pick<Question, "replySchema">): boolean {
   return q.replySchema !== null && q.replySchema.type !== "string";
 }
@@ -40,7 +46,7 @@ export function numberKeyAction(q: Pick<Question, "kind" | "options" | "multi">,
   return q.multi ? { type: "toggle", option } : { type: "reply", value: option };
 }
 
-/** Whether the card needs a Submit button (free text, multi, or an "Other" field). */
+/** Whether the card needs a Submit button (free text, multi, or an "Other" field): a tap on a single choice answers at once. */
 export function needsSubmit(q: Pick<Question, "kind" | "options" | "multi" | "allowCustom">): boolean {
   if (q.kind === "confirm" || q.kind === "approval") return false;
   return q.options.length === 0 || q.multi || q.allowCustom;

@@ -1,0 +1,336 @@
+"use client";
+
+import { useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from "react";
+import type { JsonValue, Question } from "@/lib/protocol/question";
+import {
+  draftToContent,
+  fieldErrorsOf,
+  formFields,
+  initialDraft,
+  parseFormSchema,
+  type FormDraft,
+  type FormErrors,
+  type FormField,
+  type FormSchema,
+} from "@/lib/protocol/forms";
+import { ActionButton, CardHeader, CardMessages, DeclineBar } from "@/components/QuestionCardParts";
+import { useCardKeys } from "@/components/use-card-keys";
+import { useSettle, type Settle } from "@/components/use-settle";
+
+interface FormBodyProps {
+  question: Question;
+  position: { at: number; total: number; go: (delta: number) => void } | null;
+  onReply: (question: Question, value: JsonValue) => Settle;
+  onReject: (question: Question, message?: string) => Settle;
+  notice: string | null;
+}
+
+/**
+ * The card of a form (`rt.form`, or `rt.askJson` with a flat reply schema): a labelled field for
+ * each of the schema's fields, checked before anything is sent (the same checks as the server's,
+ * lib/protocol/forms.ts), each error beside its field; Submit sends, Decline (or Escape) declines.
+ */
+export function FormBody(props: FormBodyProps) {
+  const schema = useMemo(() => {
+    const parsed = parseFormSchema(props.question.replySchema);
+    return parsed.ok ? parsed.schema : null;
+  }, [props.question.replySchema]);
+  // QuestionCard picks this card only for a flat form.
+  if (!schema) return null;
+  return <FormCard {...props} schema={schema} />;
+}
+
+/** "Required", or "Must be a whole number from 1 to 14". */
+function errorText(error: string): string {
+  return error === "required" ? "Required" : `Must be ${error}`;
+}
+
+function FormCard({ question, schema, position, onReply, onReject, notice }: FormBodyProps & { schema: FormSchema }) {
+  const fields = useMemo(() => formFields(schema), [schema]);
+  const { busy, error, setError, settle } = useSettle("This form changed since it was shown. Check it and send it again.");
+  const [draft, setDraft] = useState<FormDraft>(() => initialDraft(schema, question.hasDefault ? question.default : undefined));
+  const [errors, setErrors] = useState<FormErrors>({});
+  const [declineOpen, setDeclineOpen] = useState(false);
+  const [declineText, setDeclineText] = useState("");
+  const card = useRef<HTMLFormElement>(null);
+  const declineInput = useRef<HTMLInputElement>(null);
+  const promptId = useId();
+  const detailId = useId();
+  const idBase = useId();
+  const inputId = (name: string) => `${idBase}-${name}`;
+
+  /** The error a field has with this draft (null when it is fine). */
+  const errorOf = (next: FormDraft, name: string): string | null => {
+    const result = draftToContent(schema, next);
+    return result.ok ? null : (result.errors[name] ?? null);
+  };
+  const setFieldError = (name: string, message: string | null) =>
+    setErrors((all) => {
+      if ((all[name] ?? null) === message) return all;
+      const { [name]: _dropped, ...rest } = all;
+      return message ? { ...rest, [name]: message } : rest;
+    });
+
+  const change = (name: string, value: string | boolean) => {
+    const next = { ...draft, [name]: value };
+    setDraft(next);
+    // A field that shows an error is checked again as it changes, so the error leaves once it is fixed.
+    if (errors[name]) setFieldError(name, errorOf(next, name));
+  };
+  /** Leaving a field that holds something checks it (an empty one waits for Submit). */
+  const blur = (name: string) => {
+    const value = draft[name];
+    if (typeof value === "string" && value.trim() !== "") setFieldError(name, errorOf(draft, name));
+  };
+
+  const focusField = (name: string) => document.getElementById(inputId(name))?.focus();
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (busy) return;
+    const result = draftToContent(schema, draft);
+    if (!result.ok) {
+      setErrors(result.errors);
+      setError(null);
+      const first = fields.find((f) => result.errors[f.name]);
+      if (first) focusField(first.name);
+      return;
+    }
+    setErrors({});
+    void settle(async () => {
+      const ack = await onReply(question, result.content);
+      if (!ack.ok) {
+        // The server's check names the fields too: show each error beside its field.
+        const fromServer = fieldErrorsOf(ack.error.details);
+        if (fromServer) {
+          setErrors(fromServer);
+          const first = fields.find((f) => fromServer[f.name]);
+          if (first) setTimeout(() => focusField(first.name), 0);
+        }
+      }
+      return ack;
+    });
+  };
+
+  const decline = () => settle(() => onReject(question, declineText.trim() || undefined));
+  const escape = (target: HTMLElement) => {
+    if (target === declineInput.current) {
+      setDeclineOpen(false);
+      focusFirst();
+    } else if (declineOpen) declineInput.current?.focus();
+    else setDeclineOpen(true);
+  };
+  const focusFirst = useCardKeys(card, { pick: () => {}, escape }, 0);
+
+  const wrong = fields.filter((f) => errors[f.name]).length;
+  const description = schema.description?.trim() && schema.description.trim() !== question.prompt.trim() ? schema.description.trim() : null;
+
+  return (
+    <form
+      ref={card}
+      noValidate
+      onSubmit={submit}
+      data-testid="question-card"
+      data-question-id={question.id}
+      data-kind="form"
+      aria-labelledby={promptId}
+      aria-describedby={question.detail || description ? detailId : undefined}
+      aria-busy={busy}
+      className="mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border border-indigo-200 bg-white shadow-lg shadow-indigo-900/5 ring-4 ring-indigo-50"
+    >
+      <CardHeader question={question} verb="asks" position={position} />
+
+      <div className="max-h-[60vh] space-y-4 overflow-y-auto px-4 pb-4 pt-3">
+        <div className="space-y-1">
+          <h2 id={promptId} data-testid="question-prompt" className="whitespace-pre-wrap text-base font-medium text-stone-900">
+            {question.prompt}
+          </h2>
+          {(question.detail || description) && (
+            <p id={detailId} data-testid="question-detail" className="whitespace-pre-wrap text-sm text-stone-600">
+              {[description, question.detail].filter(Boolean).join("\n")}
+            </p>
+          )}
+        </div>
+
+        <div className="grid gap-x-4 gap-y-4 sm:grid-cols-2">
+          {fields.map((field, i) => (
+            <Field
+              key={field.name}
+              field={field}
+              id={inputId(field.name)}
+              value={draft[field.name] ?? ""}
+              error={errors[field.name] ?? null}
+              disabled={busy}
+              autoFocus={i === 0}
+              onChange={(value) => change(field.name, value)}
+              onBlur={() => blur(field.name)}
+            />
+          ))}
+        </div>
+
+        <div className="flex flex-wrap items-center justify-end gap-3">
+          {wrong > 0 && (
+            <p data-testid="form-summary" className="mr-auto text-sm text-red-700">
+              {wrong === 1 ? "One field needs a change." : `${wrong} fields need a change.`}
+            </p>
+          )}
+          {fields.some((f) => f.required) && wrong === 0 && (
+            <p className="mr-auto text-xs text-stone-500">
+              <span aria-hidden className="text-red-600">*</span> required
+            </p>
+          )}
+          <ActionButton testId="question-submit" primary submit disabled={busy}>
+            {busy ? "Sending…" : "Submit"}
+          </ActionButton>
+        </div>
+
+        <CardMessages error={error} notice={notice} />
+      </div>
+
+      <DeclineBar
+        open={declineOpen}
+        onOpen={() => setDeclineOpen(true)}
+        onCancel={() => {
+          setDeclineOpen(false);
+          focusFirst();
+        }}
+        text={declineText}
+        onText={setDeclineText}
+        onDecline={decline}
+        busy={busy}
+        inputRef={declineInput}
+        hint="Enter to submit · Tab to the next field"
+      />
+    </form>
+  );
+}
+
+interface FieldProps {
+  field: FormField;
+  id: string;
+  value: string | boolean;
+  error: string | null;
+  disabled: boolean;
+  autoFocus: boolean;
+  onChange: (value: string | boolean) => void;
+  onBlur: () => void;
+}
+
+const INPUT_TYPES = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" } as const;
+
+const control = (error: string | null) =>
+  [
+    "w-full rounded-lg border bg-white px-3 py-2 text-[15px] text-stone-900 outline-none placeholder:text-stone-400 disabled:opacity-60",
+    error ? "border-red-400 focus:border-red-500 focus:ring-2 focus:ring-red-100" : "border-stone-300 focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100",
+  ].join(" ");
+
+/** One labelled field: its input, its description, and its error right under it. */
+function Field({ field, id, value, error, disabled, autoFocus, onChange, onBlur }: FieldProps) {
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const describedBy = [field.description ? hintId : null, error ? errorId : null].filter(Boolean).join(" ") || undefined;
+  const common = {
+    id,
+    name: field.name,
+    disabled,
+    onBlur,
+    required: field.required,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": describedBy,
+    "data-testid": "form-input",
+    "data-field": field.name,
+    "data-autofocus": autoFocus ? "" : undefined,
+  } as const;
+  const long = field.kind === "text" && field.format === null && (field.maxLength ?? 0) > 120;
+
+  const help = (
+    <>
+      {field.description && (
+        <p id={hintId} className="text-xs text-stone-500">
+          {field.description}
+        </p>
+      )}
+      {error && (
+        <p id={errorId} data-testid="form-field-error" data-field={field.name} className="flex items-start gap-1 text-sm font-medium text-red-700">
+          <svg aria-hidden viewBox="0 0 16 16" className="mt-0.5 h-3.5 w-3.5 shrink-0 fill-current">
+            <path d="M8 1a7 7 0 1 0 0 14A7 7 0 0 0 8 1Zm-.75 3.5h1.5v4.75h-1.5V4.5Zm.75 7.75a1 1 0 1 1 0-2 1 1 0 0 1 0 2Z" />
+          </svg>
+          {errorText(error)}
+        </p>
+      )}
+    </>
+  );
+
+  if (field.kind === "boolean") {
+    return (
+      <div data-testid="form-field" data-field={field.name} className="space-y-1 sm:col-span-2">
+        <label
+          htmlFor={id}
+          className="inline-flex min-h-10 cursor-pointer items-center gap-3 rounded-lg border border-stone-200 bg-stone-50/60 px-3 py-2 text-sm font-medium text-stone-800 hover:bg-stone-50 has-focus-visible:ring-2 has-focus-visible:ring-indigo-500"
+        >
+          <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} className="h-4 w-4 accent-indigo-600 outline-none" />
+          {field.label}
+        </label>
+        {help}
+      </div>
+    );
+  }
+
+  let input: ReactNode;
+  const text = typeof value === "string" ? value : "";
+  if (field.kind === "choice") {
+    input = (
+      <select {...common} value={text} onChange={(e) => onChange(e.target.value)} className={`${control(error)} min-h-10 pr-8`}>
+        <option value="">{field.required ? "Choose…" : "None"}</option>
+        {field.choices.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.title}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (field.kind === "number" || field.kind === "integer") {
+    input = (
+      <input
+        {...common}
+        type="number"
+        inputMode={field.kind === "integer" ? "numeric" : "decimal"}
+        step={field.kind === "integer" ? 1 : "any"}
+        min={field.minimum ?? undefined}
+        max={field.maximum ?? undefined}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        className={`${control(error)} tabular-nums`}
+      />
+    );
+  } else if (long) {
+    input = <textarea {...common} rows={3} maxLength={field.maxLength ?? undefined} value={text} onChange={(e) => onChange(e.target.value)} className={`${control(error)} resize-y`} />;
+  } else {
+    input = (
+      <input
+        {...common}
+        type={field.format ? INPUT_TYPES[field.format] : "text"}
+        autoComplete={field.format === "email" ? "email" : "off"}
+        placeholder={field.format === "uri" ? "https://" : field.format === "email" ? "name@example.com" : undefined}
+        value={text}
+        onChange={(e) => onChange(e.target.value)}
+        className={control(error)}
+      />
+    );
+  }
+
+  return (
+    <div data-testid="form-field" data-field={field.name} className={`space-y-1 ${long ? "sm:col-span-2" : ""}`}>
+      <label htmlFor={id} className="block text-sm font-medium text-stone-800">
+        {field.label}
+        {field.required && (
+          <span aria-hidden className="ml-0.5 text-red-600">
+            *
+          </span>
+        )}
+      </label>
+      {input}
+      {help}
+    </div>
+  );
+}
