@@ -6,7 +6,7 @@ import { Logo } from "@/components/Sidebar";
 import { useSessions } from "@/lib/client/use-sessions";
 
 export function HomeScreen() {
-  const { sessions, error, creating, createSession } = useSessions();
+  const { sessions, error, creating, createSession, renameSession, deleteSession } = useSessions();
   return (
     <main className="min-h-dvh bg-stone-50">
       <div className="mx-auto flex max-w-2xl flex-col px-6 py-16 sm:py-24">
@@ -25,7 +25,7 @@ export function HomeScreen() {
         </div>
         {error && <p className="mt-4 text-sm text-red-600">{error.message}</p>}
         <h2 className="mb-3 mt-14 text-sm font-medium uppercase tracking-wide text-stone-400">Recent chats</h2>
-        <SessionList sessions={sessions} variant="roomy" />
+        <SessionList sessions={sessions} variant="roomy" onRename={renameSession} onDelete={deleteSession} />
       </div>
     </main>
   );

@@ -1,5 +1,10 @@
+"use client";
+
 import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
 import type { Session } from "@/lib/protocol/entities";
+import type { Ack } from "@/lib/protocol/socket";
 import { NewChatButton } from "./NewChatButton";
 import { SessionList } from "./SessionList";
 
@@ -9,15 +14,29 @@ interface SidebarProps {
   onNewChat: () => void;
   creating: boolean;
   error?: string | null;
+  /** With these, each chat in the list can be renamed and deleted. */
+  onRename?: (id: string, title: string) => Promise<Ack<unknown>>;
+  onDelete?: (id: string) => Promise<Ack<unknown>>;
 }
 
-export function Sidebar({ sessions, activeId, onNewChat, creating, error }: SidebarProps) {
+/** The chat list beside the chat on wide screens (on a phone it is the drawer's: see MobileSidebar). */
+export function Sidebar(props: SidebarProps) {
   return (
     <aside className="hidden w-72 shrink-0 flex-col border-r border-stone-200 bg-stone-100/70 md:flex">
+      <SidebarContent {...props} />
+    </aside>
+  );
+}
+
+function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRename, onDelete, headerExtra }: SidebarProps & { headerExtra?: React.ReactNode }) {
+  return (
+    <>
       <div className="flex items-center gap-2 px-4 pb-3 pt-4">
         <Link href="/" className="flex items-center gap-2 rounded font-semibold tracking-tight text-stone-900 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500">
           <Logo /> Parley
         </Link>
+        <span className="flex-1" />
+        {headerExtra}
       </div>
       <div className="px-3 pb-3">
         <NewChatButton onClick={onNewChat} busy={creating} />
@@ -25,9 +44,117 @@ export function Sidebar({ sessions, activeId, onNewChat, creating, error }: Side
       <nav aria-label="Chats" className="min-h-0 flex-1 overflow-y-auto px-2 pb-4">
         <h2 className="px-3 pb-1 pt-2 text-xs font-medium uppercase tracking-wide text-stone-400">Chats</h2>
         {error && <p className="px-3 py-1 text-xs text-red-600">{error}</p>}
-        <SessionList sessions={sessions} activeId={activeId} />
+        <SessionList sessions={sessions} activeId={activeId} onRename={onRename} onDelete={onDelete} />
       </nav>
-    </aside>
+    </>
+  );
+}
+
+const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * On a phone the chat list is a drawer: the header's menu button opens it over the chat, with a
+ * backdrop. Esc, the backdrop, the close button or choosing a chat closes it; focus moves into it
+ * when it opens, stays inside while it is open, and returns to the menu button when it closes.
+ * Hidden on wide screens, where the sidebar shows.
+ */
+export function MobileSidebar(props: SidebarProps) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  const pathname = usePathname();
+
+  const close = (refocus = true) => {
+    setOpen(false);
+    if (refocus) requestAnimationFrame(() => button.current?.focus());
+  };
+
+  // Another chat was chosen (or a new one made): the drawer has done its job.
+  const shownPath = useRef(pathname);
+  useEffect(() => {
+    if (shownPath.current === pathname) return;
+    shownPath.current = pathname;
+    setOpen(false);
+  }, [pathname]);
+
+  useEffect(() => {
+    if (!open) return;
+    const current = panel.current?.querySelector<HTMLElement>('[aria-current="page"]');
+    (current ?? panel.current?.querySelector<HTMLElement>(FOCUSABLE))?.focus();
+  }, [open]);
+
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      close();
+      return;
+    }
+    if (e.key !== "Tab" || !panel.current) return;
+    const items = [...panel.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+    if (items.length === 0) return;
+    const first = items[0]!;
+    const last = items.at(-1)!;
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    }
+  };
+
+  return (
+    <>
+      <button
+        ref={button}
+        type="button"
+        data-testid="drawer-open"
+        aria-label="Open chat list"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        onClick={() => setOpen(true)}
+        className="-ml-1 flex h-9 w-9 shrink-0 items-center justify-center rounded-lg text-stone-600 outline-none hover:bg-stone-100 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500 md:hidden"
+      >
+        <svg viewBox="0 0 20 20" aria-hidden className="h-5 w-5">
+          <path d="M3 5.5h14M3 10h14M3 14.5h14" stroke="currentColor" strokeWidth="1.7" strokeLinecap="round" />
+        </svg>
+      </button>
+      {open && (
+        <div className="fixed inset-0 z-40 md:hidden" onKeyDown={onKeyDown}>
+          <div aria-hidden data-testid="drawer-backdrop" className="absolute inset-0 bg-stone-900/40 motion-safe:animate-[fade-in_150ms_ease-out]" onClick={() => close()} />
+          <div
+            ref={panel}
+            role="dialog"
+            aria-modal="true"
+            aria-label="Chats"
+            data-testid="drawer"
+            // Choosing a chat closes the drawer (the same chat too, which changes no path).
+            onClick={(e) => {
+              const link = (e.target as HTMLElement).closest("a[href]");
+              if (link && !e.defaultPrevented) close(false);
+            }}
+            className="absolute inset-y-0 left-0 flex w-[85%] max-w-xs flex-col bg-stone-50 shadow-2xl motion-safe:animate-[drawer-in_180ms_ease-out]"
+          >
+            <SidebarContent
+              {...props}
+              headerExtra={
+                <button
+                  type="button"
+                  data-testid="drawer-close"
+                  aria-label="Close chat list"
+                  onClick={() => close()}
+                  className="flex h-8 w-8 items-center justify-center rounded-lg text-stone-500 outline-none hover:bg-stone-200 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500"
+                >
+                  <svg viewBox="0 0 20 20" aria-hidden className="h-4 w-4">
+                    <path d="M5 5l10 10M15 5L5 15" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" />
+                  </svg>
+                </button>
+              }
+            />
+          </div>
+        </div>
+      )}
+    </>
   );
 }
 

@@ -26,3 +26,10 @@ describe("session list", () => {
     ]);
   });
 });
+
+describe("deleted sessions", () => {
+  it("leave the list", async () => {
+    const { removeSession } = await import("./session-list");
+    expect(removeSession([session("a", 2), session("b", 1)], "a").map((s) => s.id)).toEqual(["b"]);
+  });
+});

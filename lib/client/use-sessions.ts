@@ -1,17 +1,30 @@
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Session } from "../protocol/entities";
 import type { WireError } from "../protocol/errors";
+import type { Ack } from "../protocol/socket";
 import { requestJson } from "./api";
-import { upsertSession } from "./session-list";
+import { removeSession, upsertSession } from "./session-list";
 import { getSocket } from "./socket";
 
-/** The session list, kept live by `session.updated`; `createSession` opens the new chat. */
+/**
+ * The session list, kept live by `session.updated` and `session.deleted`; `createSession` opens the
+ * new chat, `renameSession` and `deleteSession` change one (every tab of the owner follows).
+ */
 export function useSessions() {
   const router = useRouter();
   const [sessions, setSessions] = useState<Session[] | null>(null);
   const [error, setError] = useState<WireError | null>(null);
   const [creating, setCreating] = useState(false);
+  /** Sessions deleted while this page is open (here or in another tab): a chat showing one says so. */
+  const [deleted, setDeleted] = useState<ReadonlySet<string>>(() => new Set());
+  const gone = useRef(new Set<string>());
+
+  const forget = useCallback((id: string) => {
+    gone.current.add(id);
+    setDeleted(new Set(gone.current));
+    setSessions((list) => (list ? removeSession(list, id) : list));
+  }, []);
 
   useEffect(() => {
     const socket = getSocket();
@@ -21,20 +34,25 @@ export function useSessions() {
       const res = await requestJson<Session[]>("/api/sessions");
       if (!active) return;
       if (res.ok) {
-        setSessions(res.data);
+        setSessions(res.data.filter((s) => !gone.current.has(s.id)));
         setError(null);
       } else setError(res.error);
     };
-    const onUpdated = (session: Session) => setSessions((list) => upsertSession(list ?? [], session));
+    const onUpdated = (session: Session) => {
+      if (!gone.current.has(session.id)) setSessions((list) => upsertSession(list ?? [], session));
+    };
+    const onDeleted = ({ id }: { id: string }) => forget(id);
     socket.on("session.updated", onUpdated);
+    socket.on("session.deleted", onDeleted);
     socket.on("connect", load);
     void load();
     return () => {
       active = false;
       socket.off("session.updated", onUpdated);
+      socket.off("session.deleted", onDeleted);
       socket.off("connect", load);
     };
-  }, []);
+  }, [forget]);
 
   const createSession = useCallback(async () => {
     setCreating(true);
@@ -49,5 +67,29 @@ export function useSessions() {
     return res;
   }, [router]);
 
-  return { sessions, error, creating, createSession };
+  /** A person's title for a chat; the answer's error says what was wrong (empty, too long). */
+  const renameSession = useCallback(async (id: string, title: string): Promise<Ack<Session>> => {
+    const res = await requestJson<Session>(`/api/sessions/${encodeURIComponent(id)}`, { method: "PATCH", body: { title } });
+    if (res.ok) setSessions((list) => upsertSession(list ?? [], res.data));
+    return res;
+  }, []);
+
+  /** Deletes a chat (its runs stop, its questions are withdrawn); a tab showing it goes back to the chat list. */
+  const deleteSession = useCallback(
+    async (id: string): Promise<Ack<unknown>> => {
+      const res = await requestJson<unknown>(`/api/sessions/${encodeURIComponent(id)}`, { method: "DELETE" });
+      // Already gone (another tab deleted it first) is what was asked for.
+      if (res.ok || res.error.code === "not_found:session") {
+        forget(id);
+        if (window.location.pathname === `/s/${id}`) router.replace("/");
+        return { ok: true, data: null };
+      }
+      return res;
+    },
+    [forget, router],
+  );
+
+  return { sessions, error, creating, deleted, createSession, renameSession, deleteSession };
 }
+
+export type SessionsList = ReturnType<typeof useSessions>;
