@@ -11,7 +11,8 @@ import { LiveAnnouncer } from "@/components/LiveAnnouncer";
 import { PermissionsButton } from "@/components/PermissionsPanel";
 import { QuestionCard } from "@/components/QuestionCard";
 import { RunStatus } from "@/components/RunStatus";
-import { Sidebar } from "@/components/Sidebar";
+import { EditableTitle } from "@/components/EditableTitle";
+import { MobileSidebar, Sidebar } from "@/components/Sidebar";
 import { activeRuns, activeTurn, latestRun, transcript } from "@/lib/client/session-store";
 import { useTabTitle } from "@/lib/client/tab-title";
 import { useSession } from "@/lib/client/use-session";
@@ -47,15 +48,31 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
   // While the composer shows, the turn's Stop sits in it and the header's stops the runs beside it.
   const headerStops = state.pending.length > 0 ? running : running.filter((r) => r.id !== turn?.id);
 
-  const sidebar = (
-    <Sidebar
-      sessions={list.sessions}
-      activeId={sessionId}
-      onNewChat={list.createSession}
-      creating={list.creating}
-      error={list.error?.message}
-    />
-  );
+  const sidebarProps = {
+    sessions: list.sessions,
+    activeId: sessionId,
+    onNewChat: list.createSession,
+    creating: list.creating,
+    error: list.error?.message,
+    onRename: list.renameSession,
+    onDelete: list.deleteSession,
+  };
+  const sidebar = <Sidebar {...sidebarProps} />;
+
+  // Deleted (in this tab or another): its runs were stopped and its cards withdrawn before this.
+  if (list.deleted.has(sessionId)) {
+    return (
+      <div className="flex h-dvh">
+        {sidebar}
+        <main data-testid="session-deleted" className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
+          <p role="status" className="text-lg font-medium text-stone-800">This chat was deleted.</p>
+          <Link href="/" className="text-sm font-medium text-indigo-600 hover:underline">
+            Back to all chats
+          </Link>
+        </main>
+      </div>
+    );
+  }
 
   if (joinError?.code === "not_found:session") {
     return (
@@ -77,12 +94,8 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
       {sidebar}
       <main className="flex min-w-0 flex-1 flex-col bg-stone-50">
         <header className="flex h-14 shrink-0 items-center gap-3 border-b border-stone-200 bg-white px-4">
-          <Link href="/" aria-label="All chats" className="-ml-1 rounded px-1 text-xl text-stone-500 hover:text-stone-900 md:hidden">
-            ‹
-          </Link>
-          <h1 data-testid="session-title" className="min-w-0 truncate font-semibold text-stone-900">
-            {title ?? "\u00a0"}
-          </h1>
+          <MobileSidebar {...sidebarProps} />
+          <EditableTitle title={title} onRename={(t) => list.renameSession(sessionId, t)} />
           <ConnectionDot status={connection} />
           <span className="flex-1" />
           <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => stop(headerStops)} />
