@@ -89,7 +89,8 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
         ) : busy ? (
           "Parley is still working on your last message · Stop it to send a new one"
         ) : (
-          "Enter to send · Shift+Enter for a new line"
+          // A touch keyboard's Enter makes a new line: the hint is for keyboards.
+          <span className="pointer-coarse:hidden">Enter to send · Shift+Enter for a new line</span>
         )}
       </p>
     </form>

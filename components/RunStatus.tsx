@@ -32,9 +32,9 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
         className="flex min-w-0 items-center gap-2 text-sm text-stone-600"
       >
         <span aria-hidden className={`h-2 w-2 shrink-0 rounded-full ${label.dot}`} />
-        {/* On a phone the header is narrow: the label gives way (truncated) rather than run under Stop. */}
-        <span className="min-w-0 truncate font-medium">{label.text}</span>
-        {run.progress && <span className="truncate text-stone-500">· {run.progress}</span>}
+        {/* On a phone the header keeps the dot; the words stay for screen readers. */}
+        <span className="sr-only min-w-0 truncate font-medium sm:not-sr-only">{label.text}</span>
+        {run.progress && <span className="sr-only truncate text-stone-500 sm:not-sr-only">· {run.progress}</span>}
       </div>
       {canStop && <StopButton testId="stop-run" onStop={onStop} stopping={stopping} />}
     </div>

@@ -298,6 +298,12 @@ describe("session store", () => {
     expect(transcript(state).map(idOf)).toEqual(["you-a", "a1", "run:ra-child", "a2", "run:rb", "b1", "b2"]);
   });
 
+  it("puts a person's message first in the block of the turn it started, even before the run arrived", () => {
+    const typed = message("you", 2, { runId: "r1" });
+    expect(transcript(joined({ messages: [typed], runs: [run("r1", 1, { status: "running" })] })).map(idOf)).toEqual(["you", "run:r1"]);
+    expect(transcript(joined({ messages: [message("old", 0), typed] })).map(idOf)).toEqual(["old", "you"]);
+  });
+
   it("gives a run its own line while it works, and a child run once it ended; a finished root run has none", () => {
     const lines = (runs: Run[]) => transcript(joined({ runs })).map(idOf);
     expect(lines([run("r1", 1, { status: "waiting_input" })])).toEqual(["run:r1"]);

@@ -198,7 +198,8 @@ export function transcript(state: SessionState): TranscriptItem[] {
   type Placed = { item: TranscriptItem; group: string; at: number; order: number };
   const placed: Placed[] = [];
   const place = (item: TranscriptItem, group: string, time: number, order = 0) => placed.push({ item, group, at: time, order });
-  for (const message of state.messages) place({ type: "message", message }, (message.runId && rootOf.get(message.runId)) ?? `message:${message.id}`, at(message.createdAt));
+  // A person's message opens the block of the turn it started.
+  for (const message of state.messages) place({ type: "message", message }, message.runId ? (rootOf.get(message.runId) ?? message.runId) : `message:${message.id}`, at(message.createdAt), message.role === "user" ? -1 : 0);
   for (const question of state.closed) place({ type: "question", question }, question.rootRunId, at(question.createdAt));
   for (const run of state.runs) if (showsRunLine(run)) place({ type: "run", run }, run.rootRunId, at(run.createdAt));
   // A stream is the newest thing of its run: after the run's settled items.

@@ -147,7 +147,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
         functionName: chatFunction,
         input: { text, history },
         turnOf: sessionId,
-        alongWith: async (tx) => {
+        alongWith: async (tx, runId) => {
           // A question of a run started beside the turns holds the session too: its card is the answer box.
           const waiting = await questions.firstPendingIn(tx, { sessionId });
           if (waiting) {
@@ -155,7 +155,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
               details: { questionId: waiting.id, runId: waiting.runId },
             });
           }
-          message = await sessions.recordMessage(tx, { sessionId, role: "user", text });
+          // The message belongs to the turn it starts: the transcript keeps them together.
+          message = await sessions.recordMessage(tx, { sessionId, role: "user", text, runId });
         },
         // Tabs see the message before the run that answers it.
         committed: () => sessions.announceMessage(message!),

@@ -146,8 +146,8 @@ export function createRunService(deps: RunServiceDeps) {
     commandId?: string;
     /** A chat turn of this session: refused with session_busy while another turn is active. */
     turnOf?: string;
-    /** Writes what belongs to the same command (a chat message) in the run's transaction. */
-    alongWith?: (tx: Tx) => Promise<unknown>;
+    /** Writes what belongs to the same command (a chat message) in the run's transaction; it gets the new run's id. */
+    alongWith?: (tx: Tx, runId: string) => Promise<unknown>;
     /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */
     committed?: () => void;
   }): Promise<StartedRun> {
@@ -166,7 +166,7 @@ export function createRunService(deps: RunServiceDeps) {
         const id = randomUUID();
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
         await store.create({ id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf }, async (tx) => {
-          await alongWith?.(tx);
+          await alongWith?.(tx, id);
           await record(tx, r);
         });
         committed?.();
