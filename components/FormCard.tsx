@@ -77,12 +77,6 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
     // A field that shows an error is checked again as it changes, so the error leaves once it is fixed.
     if (errors[name]) setFieldError(name, errorOf(next, name));
   };
-  /** Leaving a field that holds something checks it (an empty one waits for Submit). */
-  const blur = (name: string) => {
-    const value = draft[name];
-    if (typeof value === "string" && value.trim() !== "") setFieldError(name, errorOf(draft, name));
-  };
-
   const focusField = (name: string) => document.getElementById(inputId(name))?.focus();
 
   const submit = (e: FormEvent) => {
@@ -163,7 +157,6 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
               disabled={busy}
               autoFocus={i === 0}
               onChange={(value) => change(field.name, value)}
-              onBlur={() => blur(field.name)}
             />
           ))}
         </div>
@@ -213,7 +206,6 @@ interface FieldProps {
   disabled: boolean;
   autoFocus: boolean;
   onChange: (value: string | boolean) => void;
-  onBlur: () => void;
 }
 
 const INPUT_TYPES = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" } as const;
@@ -225,7 +217,11 @@ const control = (error: string | null) =>
   ].join(" ");
 
 /** One labelled field: its input, its description, and its error right under it. */
-function Field({ field, id, value, error, disabled, autoFocus, onChange, onBlur }: FieldProps) {
+/**
+ * Errors show after Submit (then each follows its field as it changes), not when a field is left:
+ * an error appearing under a field as focus moves to Submit would shift the button from under the click.
+ */
+function Field({ field, id, value, error, disabled, autoFocus, onChange }: FieldProps) {
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   const describedBy = [field.description ? hintId : null, error ? errorId : null].filter(Boolean).join(" ") || undefined;
@@ -233,7 +229,6 @@ function Field({ field, id, value, error, disabled, autoFocus, onChange, onBlur 
     id,
     name: field.name,
     disabled,
-    onBlur,
     required: field.required,
     "aria-invalid": error ? true : undefined,
     "aria-describedby": describedBy,
