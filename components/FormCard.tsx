@@ -13,7 +13,7 @@ import {
   type FormField,
   type FormSchema,
 } from "@/lib/protocol/forms";
-import { ActionButton, CardHeader, CardMessages, DeclineBar } from "@/components/QuestionCardParts";
+import { ActionButton, CardHeader, CardMessages, DeclineBar, Kbd } from "@/components/QuestionCardParts";
 import { useCardKeys } from "@/components/use-card-keys";
 import { useSettle, type Settle } from "@/components/use-settle";
 
@@ -134,7 +134,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
     >
       <CardHeader question={question} verb="asks" position={position} />
 
-      <div className="max-h-[60vh] space-y-4 overflow-y-auto px-4 pb-4 pt-3">
+      <div className="max-h-[55vh] space-y-4 overflow-y-auto px-4 pb-4 pt-3">
         <div className="space-y-1">
           <h2 id={promptId} data-testid="question-prompt" className="whitespace-pre-wrap text-base font-medium text-stone-900">
             {question.prompt}
@@ -161,39 +161,58 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
           ))}
         </div>
 
-        <div className="flex flex-wrap items-center justify-end gap-3">
-          {wrong > 0 && (
-            <p data-testid="form-summary" className="mr-auto text-sm text-red-700">
-              {wrong === 1 ? "One field needs a change." : `${wrong} fields need a change.`}
-            </p>
-          )}
-          {fields.some((f) => f.required) && wrong === 0 && (
-            <p className="mr-auto text-xs text-stone-500">
-              <span aria-hidden className="text-red-600">*</span> required
-            </p>
-          )}
-          <ActionButton testId="question-submit" primary submit disabled={busy}>
-            {busy ? "Sending…" : "Submit"}
-          </ActionButton>
-        </div>
-
         <CardMessages error={error} notice={notice} />
       </div>
 
-      <DeclineBar
-        open={declineOpen}
-        onOpen={() => setDeclineOpen(true)}
-        onCancel={() => {
-          setDeclineOpen(false);
-          focusFirst();
-        }}
-        text={declineText}
-        onText={setDeclineText}
-        onDecline={decline}
-        busy={busy}
-        inputRef={declineInput}
-        hint="Enter to submit · Tab to the next field"
-      />
+      {/* The answers stay in view below the fields, however long the form. */}
+      {declineOpen ? (
+        <DeclineBar
+          open
+          onOpen={() => setDeclineOpen(true)}
+          onCancel={() => {
+            setDeclineOpen(false);
+            focusFirst();
+          }}
+          text={declineText}
+          onText={setDeclineText}
+          onDecline={decline}
+          busy={busy}
+          inputRef={declineInput}
+          hint=""
+        />
+      ) : (
+        <footer className="flex flex-wrap items-center gap-x-3 gap-y-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2.5">
+          {wrong > 0 ? (
+            <p data-testid="form-summary" className="mr-auto text-sm font-medium text-red-700">
+              {wrong === 1 ? "One field needs a change." : `${wrong} fields need a change.`}
+            </p>
+          ) : (
+            <p className="mr-auto text-xs text-stone-500">
+              {fields.some((f) => f.required) && (
+                <>
+                  <span aria-hidden className="text-red-600">*</span> required
+                </>
+              )}
+              <span data-testid="question-key-hint" className="hidden sm:inline pointer-coarse:hidden">
+                {fields.some((f) => f.required) ? " · " : ""}Enter to submit
+              </span>
+            </p>
+          )}
+          <button
+            type="button"
+            data-testid="question-decline"
+            aria-keyshortcuts="Escape"
+            onClick={() => setDeclineOpen(true)}
+            disabled={busy}
+            className="inline-flex min-h-10 items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            Decline <Kbd>Esc</Kbd>
+          </button>
+          <ActionButton testId="question-submit" primary submit disabled={busy}>
+            {busy ? "Sending…" : "Submit"}
+          </ActionButton>
+        </footer>
+      )}
     </form>
   );
 }

@@ -127,7 +127,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
             data-testid="question-detail"
             tabIndex={0}
             aria-label="Details"
-            className="max-h-48 overflow-auto whitespace-pre-wrap rounded-lg border border-stone-200 bg-stone-50 px-3 py-2 font-mono text-xs leading-relaxed text-stone-700 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+            className="max-h-48 overflow-auto whitespace-pre-wrap rounded-lg border border-stone-200 bg-stone-50 px-3 py-2 font-sans text-sm leading-relaxed text-stone-700 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
           >
             {question.detail}
           </pre>
