@@ -183,11 +183,11 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
       ) : (
         <footer className="flex flex-wrap items-center gap-x-3 gap-y-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2.5">
           {wrong > 0 ? (
-            <p data-testid="form-summary" className="mr-auto text-sm font-medium text-red-700">
+            <p data-testid="form-summary" className="w-full text-sm font-medium text-red-700 sm:mr-auto sm:w-auto">
               {wrong === 1 ? "One field needs a change." : `${wrong} fields need a change.`}
             </p>
           ) : (
-            <p className="mr-auto text-xs text-stone-500">
+            <p className="w-full text-xs text-stone-500 sm:mr-auto sm:w-auto">
               {fields.some((f) => f.required) && (
                 <>
                   <span aria-hidden className="text-red-600">*</span> required
@@ -204,7 +204,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
             aria-keyshortcuts="Escape"
             onClick={() => setDeclineOpen(true)}
             disabled={busy}
-            className="inline-flex min-h-10 items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+            className="ml-auto inline-flex min-h-10 items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
           >
             Decline <Kbd>Esc</Kbd>
           </button>

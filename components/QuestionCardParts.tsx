@@ -5,6 +5,7 @@ import type { Question } from "@/lib/protocol/question";
 import { formatAnswer } from "@/lib/client/session-store";
 import { wantsJson } from "@/lib/client/question-input";
 import { ownerLabel } from "@/lib/client/approval";
+import { describeFormAnswer, parseFormSchema } from "@/lib/protocol/forms";
 import { formatCountdown, showsCountdown, useCountdown } from "@/lib/client/use-countdown";
 
 /** The small pieces of the question card. */
@@ -69,7 +70,7 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
         </>
       ) : (
         <>
-          <span data-testid="question-key-hint" className="hidden flex-1 text-xs text-stone-400 sm:block pointer-coarse:hidden">
+          <span data-testid="question-key-hint" className="hidden flex-1 text-xs text-stone-500 sm:block pointer-coarse:hidden">
             {hint}
           </span>
           <span className="flex-1 sm:hidden pointer-coarse:block" />
@@ -80,6 +81,12 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
       )}
     </footer>
   );
+}
+
+/** A question's default as a person reads it (a form's by its labels). */
+function defaultText(question: Question): string {
+  const form = question.replySchema ? parseFormSchema(question.replySchema) : null;
+  return form?.ok ? describeFormAnswer(form.schema, question.default) : formatAnswer(question.default);
 }
 
 /**
@@ -102,7 +109,7 @@ export function Countdown({ question, after }: { question: Question; after?: str
       {after ? (
         <span className="text-stone-500">{after}</span>
       ) : (
-        question.hasDefault && <span className="text-stone-500">default: {formatAnswer(question.default)}</span>
+        question.hasDefault && <span className="text-stone-500">default: {defaultText(question)}</span>
       )}
     </span>
   );
@@ -195,7 +202,7 @@ export function Kbd({ children, inverted }: { children: ReactNode; inverted?: bo
       aria-hidden
       data-key-hint=""
       className={`rounded border px-1 font-sans text-[10px] leading-4 pointer-coarse:hidden ${
-        inverted ? "border-indigo-400 text-indigo-100" : "border-stone-300 text-stone-400"
+        inverted ? "border-indigo-400 text-indigo-100" : "border-stone-300 text-stone-500"
       }`}
     >
       {children}

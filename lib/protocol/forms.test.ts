@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  describeFormAnswer,
   describeFormErrors,
   draftToContent,
   fieldErrorsOf,
@@ -163,6 +164,15 @@ describe("a whole reply", () => {
     expect(validateForm(schema, { destination: "Lisbon", nights: 2, currency: "EUR", email: "a@b.co", x: 1 }).ok).toBe(true);
     expect(validateForm(schema, [1]).ok).toBe(false);
     expect(validateForm(schema, "Lisbon").ok).toBe(false);
+  });
+});
+
+describe("an answer as a person reads it", () => {
+  it("names each field by its label and each choice by its title", () => {
+    expect(describeFormAnswer(schema, { destination: "Lisbon", nights: 4, currency: "GBP", insurance: true })).toBe(
+      "Destination: Lisbon · Nights: 4 · Currency: Pound sterling · Travel insurance: Yes",
+    );
+    expect(describeFormAnswer(schema, "nope")).toBe("");
   });
 });
 

@@ -376,3 +376,18 @@ export function fieldErrorsOf(details: unknown): FormErrors | null {
   const errors = Object.fromEntries(Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === "string"));
   return Object.keys(errors).length > 0 ? errors : null;
 }
+
+/** A form's answer as a person reads it: "Destination: Lisbon · Nights: 4 · Currency: Euro · Travel insurance: Yes". */
+export function describeFormAnswer(schema: FormSchema, content: unknown): string {
+  if (typeof content !== "object" || content === null || Array.isArray(content)) return "";
+  const given = content as Record<string, unknown>;
+  return formFields(schema)
+    .filter((f) => Object.hasOwn(given, f.name))
+    .map((f) => {
+      const v = given[f.name];
+      const shown =
+        f.kind === "boolean" ? (v === true ? "Yes" : "No") : f.kind === "choice" ? (f.choices.find((c) => c.value === v)?.title ?? String(v)) : String(v);
+      return `${f.label}: ${shown}`;
+    })
+    .join(" · ");
+}
