@@ -76,6 +76,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
       data-kind="approval"
       data-tool={approval.tool}
       data-dangerous={dangerous ? "" : undefined}
+      role="region"
       aria-labelledby={titleId}
       aria-busy={busy}
       className={`mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border bg-white shadow-lg shadow-stone-900/5 ring-4 ${accent.card}`}
@@ -161,7 +162,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
               className="w-full resize-y rounded-lg border border-stone-300 bg-white px-3 py-2 text-[15px] outline-none placeholder:text-stone-400 focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100"
             />
             <div className="flex items-center justify-end gap-2">
-              <span className="mr-auto hidden text-xs text-stone-400 sm:inline">Enter to reject · Esc to go back</span>
+              <span className="mr-auto hidden text-xs text-stone-400 sm:inline pointer-coarse:hidden">Enter to reject · Esc to go back</span>
               <button
                 type="button"
                 data-testid="approval-reject-cancel"
@@ -238,7 +239,7 @@ function AnswerButton({ testId, children, onClick, disabled, primary, danger, hi
       onClick={onClick}
       disabled={disabled}
       className={[
-        "inline-flex items-center justify-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
+        "inline-flex min-h-10 items-center justify-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
         "focus-visible:outline-2 focus-visible:outline-offset-2",
         primary
           ? "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:outline-indigo-600 disabled:hover:bg-indigo-600"

@@ -263,7 +263,7 @@ export function CheckboxGroup({ options, checked, onToggle, disabled }: Checkbox
         return (
           <label
             key={option}
-            className={`inline-flex cursor-pointer items-center gap-2 rounded-lg border px-3 py-2 text-sm has-focus-visible:ring-2 has-focus-visible:ring-indigo-500 ${
+            className={`inline-flex min-h-10 cursor-pointer items-center gap-2 rounded-lg border px-3 py-2 text-sm has-focus-visible:ring-2 has-focus-visible:ring-indigo-500 ${
               on ? "border-indigo-400 bg-indigo-50 text-indigo-900" : "border-stone-300 bg-white text-stone-800 hover:bg-stone-50"
             }`}
           >
