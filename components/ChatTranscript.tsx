@@ -89,7 +89,7 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
             switch (item.type) {
               case "day":
                 return (
-                  <li key={`day:${item.day}`} data-testid="day-separator" className="flex items-center gap-3 py-1 text-xs font-medium text-stone-400" title={fullTime(item.at)}>
+                  <li key={`day:${item.day}`} data-testid="day-separator" className="flex items-center gap-3 py-1 text-xs font-medium text-stone-500" title={fullTime(item.at)}>
                     <span aria-hidden className="h-px flex-1 bg-stone-200" />
                     {dayLabel(item.at)}
                     <span aria-hidden className="h-px flex-1 bg-stone-200" />

@@ -18,6 +18,8 @@ interface ComposerProps {
 
 export function Composer({ sessionId, onSend, disabled = false, busy = false, onStop, stopping = false }: ComposerProps) {
   const [text, setText] = useDraft(sessionId);
+  const latest = useRef(text);
+  latest.current = text;
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const input = useRef<HTMLTextAreaElement>(null);
@@ -39,10 +41,12 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
     if (!canSend) return;
     setSending(true);
     setError(null);
+    const sent = text;
     const res = await onSend(text.trim());
     setSending(false);
-    if (res.ok) setText("");
-    else setError(res.error.message);
+    // What was typed while it was on its way (the message shows before the answer returns) is kept.
+    if (res.ok && latest.current === sent) setText("");
+    else if (!res.ok) setError(res.error.message);
     input.current?.focus();
   }
 

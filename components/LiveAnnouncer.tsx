@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import type { Question } from "@/lib/protocol/question";
-import { approvalTitle } from "@/lib/client/approval";
+import { approvalTitle, ownerLabel } from "@/lib/client/approval";
 
 /**
  * Announces each newly arrived question to screen readers. Always mounted: a live region
@@ -17,7 +17,7 @@ export function LiveAnnouncer({ questions }: { questions: Question[] }) {
     fresh.forEach((q) => seen.current.add(q.id));
     const newest = fresh.at(-1);
     if (newest?.approval) setText(`Approval needed: ${approvalTitle(newest.owner, newest.approval.tool)}. ${newest.prompt}`);
-    else if (newest) setText(`New question from ${newest.owner}: ${newest.prompt}`);
+    else if (newest) setText(`New question from ${ownerLabel(newest.owner)}: ${newest.prompt}`);
   }, [questions]);
 
   return (

@@ -138,7 +138,7 @@ function PermissionsPanel({ sessionId, onClose }: { sessionId: string; onClose: 
 function Section({ title, note, testId, children }: { title: string; note?: string; testId: string; children: ReactNode }) {
   return (
     <section data-testid={testId} className="pt-3 last:pb-3">
-      <h3 className="flex items-baseline gap-2 px-4 pb-1 text-xs font-medium uppercase tracking-wide text-stone-400">
+      <h3 className="flex items-baseline gap-2 px-4 pb-1 text-xs font-medium uppercase tracking-wide text-stone-500">
         {title}
         {note && <span className="font-mono text-[11px] normal-case tracking-normal text-stone-400/80">{note}</span>}
       </h3>

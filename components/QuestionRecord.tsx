@@ -57,7 +57,7 @@ export function QuestionRecord({ question }: { question: Question }) {
         {audit.when && (
           <>
             <span aria-hidden className="text-stone-300"> · </span>
-            <time data-testid="question-record-when" dateTime={question.closedAt ?? undefined} title={audit.whenFull ?? undefined} className="whitespace-nowrap text-xs text-stone-400">
+            <time data-testid="question-record-when" dateTime={question.closedAt ?? undefined} title={audit.whenFull ?? undefined} className="whitespace-nowrap text-xs text-stone-500">
               {audit.when}
             </time>
           </>

@@ -35,8 +35,8 @@ export function RunLine({ run, waiting, onStop, stopping }: { run: Run; waiting:
       <span aria-hidden className={`h-1.5 w-1.5 shrink-0 rounded-full ${DOT[run.status]}`} />
       <span role={active ? "status" : undefined} className="min-w-0 [overflow-wrap:anywhere]">
         {text}
-        {active && elapsed >= 2 && <span className="text-stone-400"> · {formatElapsed(elapsed)}</span>}
-        {!active && run.finishedAt && <span className="text-stone-400"> · {formatElapsed(Math.round((Date.parse(run.finishedAt) - Date.parse(run.createdAt)) / 1000))}</span>}
+        {active && elapsed >= 2 && <span className="text-stone-500"> · {formatElapsed(elapsed)}</span>}
+        {!active && run.finishedAt && <span className="text-stone-500"> · {formatElapsed(Math.round((Date.parse(run.finishedAt) - Date.parse(run.createdAt)) / 1000))}</span>}
       </span>
       {active && onStop && <StopButton testId="run-line-stop" onStop={onStop} stopping={stopping} />}
     </li>

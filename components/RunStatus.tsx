@@ -28,6 +28,7 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
         data-testid="run-status"
         data-status={run.status}
         role="status"
+        aria-label={run.progress ? `${label.text} · ${run.progress}` : label.text}
         title={run.error ?? undefined}
         className="flex min-w-0 items-center gap-2 text-sm text-stone-600"
       >

@@ -154,13 +154,13 @@ function SessionRow({ session: s, active, roomy, now, onRename, onAskDelete }: S
             {s.title}
           </span>
           {!roomy && (
-            <time dateTime={s.updatedAt} title={exactTime(s.updatedAt)} data-testid="session-time" className="text-xs font-normal text-stone-400">
+            <time dateTime={s.updatedAt} title={exactTime(s.updatedAt)} data-testid="session-time" className="text-xs font-normal text-stone-600">
               {time}
             </time>
           )}
         </span>
         {roomy && (
-          <time dateTime={s.updatedAt} title={exactTime(s.updatedAt)} data-testid="session-time" className="shrink-0 text-xs text-stone-400">
+          <time dateTime={s.updatedAt} title={exactTime(s.updatedAt)} data-testid="session-time" className="shrink-0 text-xs text-stone-600">
             {time}
           </time>
         )}

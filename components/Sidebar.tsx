@@ -42,7 +42,7 @@ function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRena
         <NewChatButton onClick={onNewChat} busy={creating} />
       </div>
       <nav aria-label="Chats" className="min-h-0 flex-1 overflow-y-auto px-2 pb-4">
-        <h2 className="px-3 pb-1 pt-2 text-xs font-medium uppercase tracking-wide text-stone-400">Chats</h2>
+        <h2 className="px-3 pb-1 pt-2 text-xs font-medium uppercase tracking-wide text-stone-600">Chats</h2>
         {error && <p className="px-3 py-1 text-xs text-red-600">{error}</p>}
         <SessionList sessions={sessions} activeId={activeId} onRename={onRename} onDelete={onDelete} />
       </nav>

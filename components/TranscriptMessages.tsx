@@ -13,7 +13,7 @@ function MessageTime({ at }: { at: string }) {
       data-testid="message-time"
       dateTime={at}
       title={fullTime(at)}
-      className="shrink-0 whitespace-nowrap text-[11px] text-stone-400 opacity-0 transition-opacity group-focus-within:opacity-100 group-hover:opacity-100 pointer-coarse:opacity-100"
+      className="invisible shrink-0 whitespace-nowrap text-[11px] text-stone-500 group-focus-within:visible group-hover:visible pointer-coarse:visible"
     >
       {clockTime(at)}
     </time>
@@ -35,7 +35,7 @@ function CopyButton({ text }: { text: string }) {
       aria-label={state === "copied" ? "Copied" : "Copy message"}
       title="Copy message"
       onClick={() => void copyText(text).then((ok) => setState(ok ? "copied" : "failed"))}
-      className="inline-flex h-5 items-center gap-1 rounded px-1 text-xs text-stone-400 opacity-0 transition-opacity hover:bg-stone-200 hover:text-stone-700 focus-visible:opacity-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500 group-hover:opacity-100 pointer-coarse:opacity-100"
+      className="inline-flex h-5 items-center gap-1 rounded px-1 text-xs text-stone-500 opacity-0 transition-opacity hover:bg-stone-200 hover:text-stone-700 focus-visible:opacity-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500 group-hover:opacity-100 pointer-coarse:opacity-100"
     >
       <svg aria-hidden viewBox="0 0 16 16" className="h-3.5 w-3.5">
         {state === "copied" ? (

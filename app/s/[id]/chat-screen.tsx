@@ -15,6 +15,8 @@ import { EditableTitle } from "@/components/EditableTitle";
 import { MobileSidebar, Sidebar } from "@/components/Sidebar";
 import { activeRuns, activeTurn, latestRun, transcript } from "@/lib/client/session-store";
 import { useTabTitle } from "@/lib/client/tab-title";
+import { useQuestionNotifications } from "@/lib/client/question-notifications";
+import { NotifyToggle } from "@/components/NotifyToggle";
 import { useSession } from "@/lib/client/use-session";
 import { useSessions } from "@/lib/client/use-sessions";
 
@@ -28,6 +30,13 @@ function useAfter(ms: number): boolean {
   return done;
 }
 
+/** A notification's click lands on the card: its first control takes the focus. */
+function focusCard() {
+  const card = document.querySelector<HTMLElement>('[data-testid="question-card"]');
+  const control = card?.querySelector<HTMLElement>("button:not([disabled]), input, select, textarea");
+  (control ?? card)?.focus();
+}
+
 export function ChatScreen({ sessionId }: { sessionId: string }) {
   const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
   const list = useSessions();
@@ -37,6 +46,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
   const waitingRunIds = useMemo(() => new Set(state.pending.map((q) => q.runId)), [state.pending]);
   const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
   useTabTitle(title, state.pending);
+  useQuestionNotifications(state.pending, title, focusCard);
 
   const running = activeRuns(state);
   const turn = activeTurn(state);
@@ -99,6 +109,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <ConnectionDot status={connection} />
           <span className="flex-1" />
           <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => stop(headerStops)} />
+          <NotifyToggle />
           <PermissionsButton sessionId={sessionId} />
         </header>
         <ConnectionBanner

@@ -1,0 +1,187 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { Api, ChatPage } from "./chat-page";
+
+/** The basics around the card (issue 11): drafts, the transcript, attention, the phone layout, accessibility. */
+
+const shot = (page: Page, name: string) => page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: false });
+
+test.describe("the chat around the card", () => {
+  test("a draft survives a card from another tab, and a reload, and stays with its own chat", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const other = await api.createSession();
+    const [typing, answering] = await Promise.all([ChatPage.open(context, session.id), ChatPage.open(context, session.id)]);
+
+    await typing.page.getByTestId("composer-input").fill("half a thought about lunch");
+    await api.startRun(session.id, "test.ask", { prompt: "Pick a colour", options: ["red", "blue"] });
+    await typing.expectCard("Pick a colour");
+    await answering.option("blue").click();
+    await typing.expectNoCard();
+    await expect(typing.page.getByTestId("composer-input")).toHaveValue("half a thought about lunch");
+
+    await typing.page.reload();
+    await expect(typing.page.getByTestId("composer-input")).toHaveValue("half a thought about lunch");
+    // Another chat in the same tab has its own (empty) draft; coming back finds this one.
+    await typing.goto(other.id);
+    await expect(typing.page.getByTestId("composer-input")).toHaveValue("");
+    await typing.goto(session.id);
+    await expect(typing.page.getByTestId("composer-input")).toHaveValue("half a thought about lunch");
+    // The other tab had no draft: drafts are per tab.
+    await expect(answering.page.getByTestId("composer-input")).toHaveValue("");
+
+    // Sent, it is gone.
+    await typing.page.getByTestId("composer-send").click();
+    await expect(typing.messages("user").filter({ hasText: "half a thought about lunch" })).toBeVisible();
+    await typing.page.reload();
+    await expect(typing.page.getByTestId("composer-input")).toHaveValue("");
+  });
+
+  test("agent text renders as Markdown and never as HTML", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+    await api.startRun(session.id, "test.ask", { prompt: "Say something" });
+    await tab.expectCard("Say something");
+    const evil = `**bold** <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> <a href="javascript:window.__pwned=3">link</a>`;
+    await tab.page.getByTestId("question-text-input").fill(evil);
+    await tab.page.getByTestId("question-submit").click();
+    const reply = tab.messages("agent").filter({ hasText: "You answered" });
+    await expect(reply.locator("strong")).toHaveText("bold");
+    await expect(reply.locator("img, script")).toHaveCount(0);
+    await expect(reply.locator('a[href^="javascript"]')).toHaveCount(0);
+    expect(await tab.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  test("the transcript: times and a day separator, a copy button, run lines with progress, 'Stopped by you', and Jump to latest", async ({ context, request }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+    const page = tab.page;
+
+    // A new chat offers suggestions; one click sends it.
+    await expect(page.getByTestId("suggestion")).toHaveCount(5);
+    await page.getByTestId("suggestion").filter({ hasText: "Deploy the demo app" }).click();
+    await tab.expectCard("Which environment should I deploy to?");
+    await expect(page.getByTestId("day-separator")).toHaveText("Today");
+    await expect(page.getByTestId("run-line").first()).toContainText("waiting for your answer");
+    await tab.option("staging").click();
+    await expect(page.getByTestId("run-line").filter({ hasText: "is working" }).first()).toBeVisible();
+    await expect(tab.messages("agent").filter({ hasText: "Deployed to staging" })).toBeVisible();
+
+    const agent = tab.messages("agent").filter({ hasText: "Deployed to staging" });
+    await agent.hover();
+    await expect(agent.getByTestId("message-time")).toBeVisible();
+    await agent.getByTestId("copy-message").click();
+    await expect(agent.getByTestId("copy-message")).toHaveAccessibleName("Copied");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("Deployed to staging");
+
+    // Stopping a run says who stopped it.
+    await tab.send("/countdown");
+    await tab.expectCard("Type the launch code within 20 seconds.");
+    await page.getByTestId("stop-run").click();
+    await expect(tab.messages("system").filter({ hasText: "Stopped by you." })).toBeVisible();
+
+    // Scrolled up, a button brings the latest back.
+    for (let i = 0; i < 6; i++) await tab.send(`/help ${i}`);
+    await expect(tab.messages("agent").filter({ hasText: "Answer in the card that replaces the input" })).toHaveCount(6);
+    await expect(page.getByTestId("run-status")).toHaveAttribute("data-status", "succeeded");
+    await page.getByTestId("transcript").evaluate((el) => el.scrollTo({ top: 0 }));
+    await expect(page.getByTestId("jump-to-latest")).toBeVisible();
+    await page.getByTestId("jump-to-latest").click();
+    await expect(page.getByTestId("jump-to-latest")).toBeHidden();
+    await shot(page, "transcript");
+  });
+
+  test("a question that arrives while the tab is hidden shows one desktop notification; its click focuses the card", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    // The page cannot be hidden in a headless run, nor can a real notification be seen: both are stood in for.
+    await context.addInitScript(() => {
+      const w = window as unknown as { __hidden: boolean; __notes: Array<{ title: string; body: string; tag: string; click: () => void }> };
+      w.__hidden = false;
+      w.__notes = [];
+      Object.defineProperty(document, "visibilityState", { get: () => (w.__hidden ? "hidden" : "visible") });
+      class FakeNotification {
+        static permission = "granted";
+        static requestPermission = async () => "granted";
+        onclick: (() => void) | null = null;
+        constructor(title: string, options: { body: string; tag: string }) {
+          w.__notes.push({ title, body: options.body, tag: options.tag, click: () => this.onclick?.() });
+        }
+        close() {}
+      }
+      (window as unknown as { Notification: unknown }).Notification = FakeNotification;
+    });
+    const tab = await ChatPage.open(context, session.id);
+    const page = tab.page;
+    await expect(page.getByTestId("notify-toggle")).toHaveAttribute("data-permission", "granted");
+
+    // Seen while visible: no notification, then or later.
+    await api.startRun(session.id, "test.ask", { prompt: "Seen already?", options: ["yes", "no"] });
+    await tab.expectCard("Seen already?");
+    await page.evaluate(() => ((window as unknown as { __hidden: boolean }).__hidden = true));
+    await api.startRun(session.id, "test.ask", { prompt: "While you were away?", options: ["yes", "no"] });
+    await expect.poll(() => page.evaluate(() => (window as unknown as { __notes: unknown[] }).__notes.length)).toBe(1);
+    const note = await page.evaluate(() => {
+      const n = (window as unknown as { __notes: Array<{ title: string; body: string; tag: string }> }).__notes[0]!;
+      return { title: n.title, body: n.body, tag: n.tag };
+    });
+    expect(note).toMatchObject({ title: "Test ask asks", body: expect.stringContaining("While you were away?") });
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => (window as unknown as { __notes: unknown[] }).__notes.length)).toBe(1);
+
+    await page.evaluate(() => ((window as unknown as { __hidden: boolean }).__hidden = false));
+    await page.evaluate(() => (window as unknown as { __notes: Array<{ click: () => void }> }).__notes[0]!.click());
+    await expect(tab.card()).toContainText(/Seen already\?|While you were away\?/);
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest('[data-testid="question-card"]')))).toBe(true);
+  });
+
+  test("on a phone: the header does not overlap, nothing scrolls sideways, the card fits", async ({ browser, context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, storageState: await context.storageState() });
+    const tab = await ChatPage.open(phone, session.id);
+    const page = tab.page;
+    await tab.send("/deploy");
+    await tab.expectCard("Which environment should I deploy to?");
+
+    const header = page.locator("header").first();
+    const boxes = await header.locator(":scope > *").evaluateAll((els) =>
+      els
+        .map((el) => el.getBoundingClientRect())
+        .filter((r) => r.width > 0 && r.height > 0)
+        .map((r) => ({ left: r.left, right: r.right })),
+    );
+    for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.left).toBeGreaterThanOrEqual(boxes[i - 1]!.right - 0.5);
+    expect(boxes.at(-1)!.right).toBeLessThanOrEqual(390);
+    await expect(page.getByTestId("run-status")).toHaveAccessibleName(/Waiting for you|Working/);
+
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+    const card = await tab.card().boundingBox();
+    expect(card!.x).toBeGreaterThanOrEqual(0);
+    expect(card!.x + card!.width).toBeLessThanOrEqual(390);
+    await shot(page, "mobile-chat-card");
+    await tab.option("staging").click();
+    await tab.expectNoCard();
+    await shot(page, "mobile-chat");
+    await phone.close();
+  });
+
+  test("axe finds no serious or critical violations on the chat page with a card open", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+    await tab.send("/coffee");
+    await tab.expectCard("What would you like to drink?");
+    // The card is announced and takes the focus; when it goes, the focus returns to the input.
+    await expect(tab.page.getByRole("region", { name: /What would you like to drink\?/ })).toBeVisible();
+    const results = await new AxeBuilder({ page: tab.page }).analyze();
+    const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+    await tab.option("Espresso").click();
+    await tab.expectNoCard();
+    await expect(tab.page.getByTestId("composer-input")).toBeFocused();
+  });
+});

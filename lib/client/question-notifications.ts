@@ -1,0 +1,53 @@
+import { useEffect, useRef } from "react";
+import type { Question } from "../protocol/question";
+import { approvalTitle, ownerLabel } from "./approval";
+
+/** What a desktop notification of a waiting question says. */
+export function notificationFor(q: Question, chatTitle: string | null): { title: string; body: string; tag: string } {
+  const title = q.approval ? approvalTitle(q.owner, q.approval.tool) : `${ownerLabel(q.owner)} asks`;
+  return { title, body: chatTitle ? `${q.prompt}\n— ${chatTitle}` : q.prompt, tag: `parley:${q.id}` };
+}
+
+const supported = () => typeof window !== "undefined" && "Notification" in window;
+
+/**
+ * A question arriving while this tab is hidden shows one desktop notification, when the person
+ * allowed them; a click brings the tab forward with the card focused. A question that arrived
+ * while the tab was visible never notifies later, and a notification goes once its question closes.
+ */
+export function useQuestionNotifications(pending: Question[], chatTitle: string | null, focusCard: () => void): void {
+  const seen = useRef(new Set<string>());
+  const shown = useRef(new Map<string, Notification>());
+
+  useEffect(() => {
+    const open = new Set(pending.map((q) => q.id));
+    for (const [id, n] of shown.current) {
+      if (!open.has(id)) {
+        n.close();
+        shown.current.delete(id);
+      }
+    }
+    for (const q of pending) {
+      if (seen.current.has(q.id)) continue;
+      seen.current.add(q.id);
+      if (!supported() || document.visibilityState !== "hidden" || Notification.permission !== "granted") continue;
+      const { title, body, tag } = notificationFor(q, chatTitle);
+      try {
+        const n = new Notification(title, { body, tag });
+        n.onclick = () => {
+          window.focus();
+          focusCard();
+          n.close();
+        };
+        shown.current.set(q.id, n);
+      } catch {
+        // Some browsers allow notifications only from a service worker: the tab title still says it.
+      }
+    }
+  }, [pending, chatTitle, focusCard]);
+
+  useEffect(() => {
+    const notifications = shown.current;
+    return () => notifications.forEach((n) => n.close());
+  }, []);
+}
