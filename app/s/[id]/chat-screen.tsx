@@ -123,7 +123,8 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           onRetry={turn === null && pending.length === 0 ? sendMessage : undefined}
           onSuggest={turn === null && pending.length === 0 ? sendMessage : undefined}
           waitingRunIds={waitingRunIds}
-          onStopRun={(run) => stop([run])}
+          // With runs side by side each line has its own Stop; one run is stopped from the header.
+          onStopRun={running.length > 1 ? (run) => stop([run]) : undefined}
           stopping={stopping}
         />
         <div className="shrink-0 border-t border-stone-200 bg-white/80 px-4 pb-4 pt-3 backdrop-blur">
