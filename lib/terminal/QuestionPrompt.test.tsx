@@ -1,9 +1,7 @@
 import { render } from "ink-testing-library";
 import { describe, expect, it, vi } from "vitest";
-import { aQuestion } from "../../tests/helpers/questions";
+import { anApproval, aQuestion } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
-
-const tick = () => new Promise((r) => setTimeout(r, 20));
 
 function prompt(question = aQuestion()) {
   const onReply = vi.fn(async () => ({ ok: true }));
@@ -26,32 +24,13 @@ describe("QuestionPrompt (rendered by ink)", () => {
   it("moves the cursor with the arrows and sends on Enter", async () => {
     const { stdin, lastFrame, onReply } = prompt();
     stdin.write("\u001B[B");
-    await tick();
-    expect(lastFrame()).toMatch(/❯ 2\. staging/);
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/❯ 2\. staging/));
     stdin.write("\r");
-    await tick();
-    expect(onReply).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "staging");
+    await vi.waitFor(() => expect(onReply).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "staging"));
   });
 
   it("shows an approval's diff with its counts and its three answers", () => {
-    const { lastFrame } = prompt(
-      aQuestion({
-        kind: "approval",
-        owner: "update-docs",
-        options: [],
-        prompt: "Write docs/a.md?",
-        approval: {
-          tool: "write_file",
-          input: {},
-          subject: "docs/a.md",
-          subjectKind: "path",
-          alwaysPattern: "docs/**",
-          preview: { type: "diff", path: "docs/a.md", diff: "@@ -1,1 +1,2 @@\n-old\n+new\n+more\n" },
-          dangerous: true,
-          fallback: "deny",
-        },
-      }),
-    );
+    const { lastFrame } = prompt(anApproval({ preview: { type: "diff", path: "docs/a.md", diff: "@@ -1,1 +1,2 @@\n-old\n+new\n+more\n" }, dangerous: true }));
     const frame = lastFrame()!;
     expect(frame).toContain("Update docs wants to run write_file");
     expect(frame).toContain("docs/a.md +2 −1");
@@ -62,12 +41,10 @@ describe("QuestionPrompt (rendered by ink)", () => {
   it("Esc asks for a reason, and the decline carries it", async () => {
     const { stdin, lastFrame, onReject } = prompt();
     stdin.write("\u001B");
-    await tick();
-    expect(lastFrame()).toContain("Reason (optional):");
+    await vi.waitFor(() => expect(lastFrame()).toContain("Reason (optional):"));
     stdin.write("later");
-    await tick();
+    await vi.waitFor(() => expect(lastFrame()).toContain("later"));
     stdin.write("\r");
-    await tick();
-    expect(onReject).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "later");
+    await vi.waitFor(() => expect(onReject).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "later"));
   });
 });

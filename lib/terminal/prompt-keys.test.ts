@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aQuestion } from "../../tests/helpers/questions";
+import { anApproval, aQuestion } from "../../tests/helpers/questions";
 import { initialPrompt, pressKey, promptHint, promptRows, type PromptKey, type PromptState } from "./prompt-keys";
 import type { Question } from "../protocol/question";
 
@@ -27,20 +27,7 @@ const choice = aQuestion({ options: ["small", "medium", "large"] });
 const multi = aQuestion({ options: ["ham", "cheese", "olives"], multi: true, allowCustom: true });
 const free = aQuestion({ options: [] });
 const confirm = aQuestion({ kind: "confirm", options: [] });
-const approval = aQuestion({
-  kind: "approval",
-  options: [],
-  approval: {
-    tool: "write_file",
-    input: {},
-    subject: "docs/a.md",
-    subjectKind: "path",
-    alwaysPattern: "docs/**",
-    preview: { type: "text", text: "x" },
-    dangerous: false,
-    fallback: "deny",
-  },
-});
+const approval = anApproval();
 
 describe("a choice", () => {
   it("moves with the arrows (wrapping) and sends the row under the cursor on Enter", () => {

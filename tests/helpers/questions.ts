@@ -29,3 +29,24 @@ export const aQuestion = (over: Partial<Question> = {}): Question => ({
   closedAt: null,
   ...over,
 });
+
+/** A pending approval of `write_file` on docs/a.md, for tests; `approval` overrides parts of its spec. */
+export const anApproval = (approval: Partial<NonNullable<Question["approval"]>> = {}, over: Partial<Question> = {}): Question =>
+  aQuestion({
+    kind: "approval",
+    owner: "update-docs",
+    options: [],
+    prompt: "Write docs/a.md?",
+    approval: {
+      tool: "write_file",
+      input: {},
+      subject: "docs/a.md",
+      subjectKind: "path",
+      alwaysPattern: "docs/**",
+      preview: { type: "text", text: "x" },
+      dangerous: false,
+      fallback: "deny",
+      ...approval,
+    },
+    ...over,
+  });
