@@ -1,0 +1,79 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_CHANNEL_TEXT_CHARS } from "../lib/protocol/channels";
+import type { Session } from "../lib/protocol/entities";
+import { poll, restClient, type RestClient } from "./helpers/remote";
+import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+
+/** The plain-text channel over HTTP against the production server: a whole exchange, its limits and who may use it. */
+
+const root = path.resolve(import.meta.dirname, "..");
+let dir: string;
+let server: ServerProcess;
+let rest: RestClient;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "parley-channel-"));
+  server = await startServerProcess({ port: await freePort(), databaseFile: path.join(dir, "p.db") });
+  rest = restClient(server.url);
+}, 90_000);
+
+afterAll(async () => {
+  await server?.kill();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface ChannelReply {
+  reply: string;
+  outcome: string;
+  questionId: string | null;
+  runId: string | null;
+  cursor: string | null;
+}
+
+describe("POST /api/channels/text", { timeout: 60_000 }, () => {
+  it("starts a turn, delivers its question as numbered text, takes the next message as the answer, and relays what the agent said", async () => {
+    const session = await rest.ok(rest.post<Session>("/api/sessions", {}));
+    const started = await rest.ok(rest.post<ChannelReply>("/api/channels/text", { sessionId: session.id, from: "Ann (SMS)", text: "/coffee" }));
+    expect(started.reply).toContain("waiting for your answer: What would you like to drink?");
+    expect(started.reply).toMatch(/1\. Espresso\n2\. Flat white/);
+
+    const answered = await rest.ok(rest.post<ChannelReply>("/api/channels/text", { sessionId: session.id, from: "Ann (SMS)", text: "2" }));
+    expect(answered).toMatchObject({ outcome: "answered", questionId: started.questionId });
+
+    const outbox = await poll("the agent's answer in the outbox", async () => {
+      const box = await rest.ok(rest.get<{ messages: Array<{ text: string }>; cursor: string | null }>(`/api/channels/text/outbox?sessionId=${session.id}${started.cursor ? `&after=${started.cursor}` : ""}`));
+      return box.messages.some((m) => m.text.includes("One Flat white coming up")) ? box : undefined;
+    });
+    expect(outbox.cursor).not.toBeNull();
+
+    // The audit says it came from a text channel; the stored reply keeps who sent it.
+    const question = await rest.ok(rest.get(`/api/questions/${started.questionId}`));
+    expect(question).toMatchObject({ status: "answered", answer: "Flat white", closedBy: "channel" });
+  });
+
+  it("refuses an over-long text with 413 and changes nothing", async () => {
+    const session = await rest.ok(rest.post<Session>("/api/sessions", {}));
+    const res = await rest.post("/api/channels/text", { sessionId: session.id, from: "Ann", text: "x".repeat(MAX_CHANNEL_TEXT_CHARS + 1) });
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ error: { code: "payload_too_large" } });
+    expect((await rest.ok(rest.get<{ messages: unknown[] }>(`/api/channels/text/outbox?sessionId=${session.id}`))).messages).toEqual([]);
+    expect(await rest.ok(rest.get(`/api/sessions/${session.id}/runs`))).toEqual([]);
+  });
+
+  it("treats another owner's session as one that does not exist", async () => {
+    const session = await rest.ok(rest.post<Session>("/api/sessions", {}));
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "pager", "--owner", "bob", "--json", "--database", `file:${path.join(dir, "p.db")}`], {
+      env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
+    });
+    const bob = restClient(server.url, { token: (JSON.parse(stdout) as { token: string }).token });
+    const res = await bob.post("/api/channels/text", { sessionId: session.id, from: "Bob", text: "hello" });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ error: { code: "not_found:session" } });
+    expect((await bob.get(`/api/channels/text/outbox?sessionId=${session.id}`)).status).toBe(404);
+  });
+});
