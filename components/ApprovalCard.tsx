@@ -131,7 +131,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
 
         {!previewShowsSubject(approval) && (
           <p className="flex min-w-0 items-baseline gap-2 text-xs text-stone-500">
-            <span className="shrink-0 font-medium uppercase tracking-wide text-stone-400">{subjectLabel(approval.subjectKind)}</span>
+            <span className="shrink-0 font-medium uppercase tracking-wide text-stone-500">{subjectLabel(approval.subjectKind)}</span>
             <code data-testid="approval-subject" title={approval.subject} className="min-w-0 truncate font-mono text-stone-700">
               {approval.subject}
             </code>
@@ -141,7 +141,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
         {rejectOpen ? (
           <div className="space-y-2 rounded-xl border border-stone-200 bg-stone-50 p-3">
             <label htmlFor={feedbackId} className="block text-sm font-medium text-stone-800">
-              Tell the agent what to do instead <span className="font-normal text-stone-400">(optional)</span>
+              Tell the agent what to do instead <span className="font-normal text-stone-500">(optional)</span>
             </label>
             <textarea
               id={feedbackId}
@@ -162,7 +162,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
               className="w-full resize-y rounded-lg border border-stone-300 bg-white px-3 py-2 text-[15px] outline-none placeholder:text-stone-400 focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100"
             />
             <div className="flex items-center justify-end gap-2">
-              <span className="mr-auto hidden text-xs text-stone-400 sm:inline pointer-coarse:hidden">Enter to reject · Esc to go back</span>
+              <span className="mr-auto hidden text-xs text-stone-500 sm:inline pointer-coarse:hidden">Enter to reject · Esc to go back</span>
               <button
                 type="button"
                 data-testid="approval-reject-cancel"
@@ -205,7 +205,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
         <CardMessages error={error} notice={notice} />
       </div>
 
-      <footer className="hidden items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2 text-xs text-stone-400 sm:flex pointer-coarse:hidden">
+      <footer className="hidden items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2 text-xs text-stone-500 sm:flex pointer-coarse:hidden">
         <span className="flex-1">{keyHint(question)}</span>
         <span>
           <Kbd>Esc</Kbd> feedback

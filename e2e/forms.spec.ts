@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { Api, ChatPage } from "./chat-page";
 
@@ -23,6 +24,14 @@ const EVERY_KIND = {
 
 const field = (page: Page, name: string) => page.locator(`[data-testid="form-input"][data-field="${name}"]`);
 const fieldError = (page: Page, name: string) => page.locator(`[data-testid="form-field-error"][data-field="${name}"]`);
+
+/** axe's serious and critical findings on the open card (none expected). */
+async function axeOnCard(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).include('[data-testid="question-card"]').analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+}
 
 async function shot(target: Page | Locator, kind: string) {
   await target.screenshot({ path: test.info().outputPath(`card-${kind}.png`) });
@@ -76,6 +85,7 @@ test.describe("forms", () => {
     await expect(page.getByLabel("Nights")).toHaveAttribute("aria-invalid", "true");
     await expect(page.getByLabel("Nights")).toHaveAccessibleDescription("Must be a whole number from 1 to 14");
     await shot(tab.card(), "form-errors");
+    expect(await axeOnCard(page)).toEqual([]);
     const [pending] = await api.pending(session.id);
     expect(pending).toMatchObject({ status: "pending", answer: null });
     expect((await api.run(run.id)).status).toBe("waiting_input");
@@ -225,6 +235,7 @@ test.describe("the card for people", () => {
     await tab.expectCard("Which toppings do you want?");
     await expect(page.getByTestId("question-submit")).toBeVisible();
     await shot(tab.card(), "multi");
+    expect(await axeOnCard(page)).toEqual([]);
     await page.getByTestId("question-checkbox").first().check();
     await page.getByTestId("question-submit").click();
     await tab.expectNoCard();
@@ -242,6 +253,7 @@ test.describe("the card for people", () => {
     await expect(page.getByTestId("question-owner")).toHaveText("Run tests");
     await expect(page.getByTestId("question-countdown")).toHaveCount(0);
     await shot(tab.card(), "approval");
+    expect(await axeOnCard(page)).toEqual([]);
     await page.getByTestId("approval-allow-once").click();
     await tab.expectNoCard();
   });
@@ -264,6 +276,7 @@ test.describe("the card for people", () => {
     await expect(page.getByTestId("question-position")).toHaveText("2 of 2");
     await expect(page.getByTestId("question-prompt")).not.toHaveText(first);
     await shot(tab.card(), "two-waiting");
+    expect(await axeOnCard(page)).toEqual([]);
     await previous.click();
     await expect(page.getByTestId("question-prompt")).toHaveText(first);
   });
