@@ -1,6 +1,6 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { Ack } from "@/lib/protocol/socket";
 import { TitleInput } from "./TitleInput";
 
@@ -13,6 +13,13 @@ interface EditableTitleProps {
 export function EditableTitle({ title, onRename }: EditableTitleProps) {
   const [editing, setEditing] = useState(false);
   const pencil = useRef<HTMLButtonElement>(null);
+  // Focus goes back to the pencil once the title is drawn again.
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (editing || !refocus.current) return;
+    refocus.current = false;
+    pencil.current?.focus();
+  }, [editing]);
 
   if (editing && title !== null) {
     return (
@@ -22,8 +29,8 @@ export function EditableTitle({ title, onRename }: EditableTitleProps) {
           testId="header-title-input"
           onSave={onRename}
           onDone={() => {
+            refocus.current = true;
             setEditing(false);
-            requestAnimationFrame(() => pencil.current?.focus());
           }}
         />
       </div>

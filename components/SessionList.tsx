@@ -101,6 +101,13 @@ function SessionRow({ session: s, active, roomy, now, onRename, onAskDelete }: S
   const menuButton = useRef<HTMLButtonElement>(null);
   const link = useRef<HTMLAnchorElement>(null);
   const hasMenu = Boolean(onRename || onAskDelete);
+  // After a rename the chat's link takes focus back, once it is drawn again (not on a frame: a background tab draws none).
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (renaming || !refocus.current) return;
+    refocus.current = false;
+    link.current?.focus();
+  }, [renaming]);
 
   const rowClass = [
     "group relative flex items-center gap-1",
@@ -117,8 +124,8 @@ function SessionRow({ session: s, active, roomy, now, onRename, onAskDelete }: S
             testId="session-rename-input"
             onSave={(title) => onRename(s.id, title)}
             onDone={() => {
+              refocus.current = true;
               setRenaming(false);
-              requestAnimationFrame(() => link.current?.focus());
             }}
           />
         </div>

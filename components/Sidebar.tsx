@@ -64,10 +64,17 @@ export function MobileSidebar(props: SidebarProps) {
   const panel = useRef<HTMLDivElement>(null);
   const pathname = usePathname();
 
-  const close = (refocus = true) => {
+  // Closing gives focus back to the menu button (not when a chat was chosen: that page's content takes over).
+  const refocus = useRef(false);
+  const close = (giveBack = true) => {
+    refocus.current = giveBack;
     setOpen(false);
-    if (refocus) requestAnimationFrame(() => button.current?.focus());
   };
+  useEffect(() => {
+    if (open || !refocus.current) return;
+    refocus.current = false;
+    button.current?.focus();
+  }, [open]);
 
   // Another chat was chosen (or a new one made): the drawer has done its job.
   const shownPath = useRef(pathname);

@@ -122,6 +122,7 @@ test.describe("deleting a chat", () => {
     await expect(dialog).toBeVisible();
     await expect(dialog).toContainText("still waiting for an answer");
     await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await one.page.screenshot({ path: test.info().outputPath("delete-dialog.png") });
     await one.page.keyboard.press("Tab");
     await expect(dialog.getByRole("button", { name: "Delete chat" })).toBeFocused();
     await one.page.keyboard.press("Tab");
@@ -140,6 +141,7 @@ test.describe("deleting a chat", () => {
     await expect(two.card()).toHaveCount(0);
     await expect(two.page.getByTestId("session-deleted")).toContainText("This chat was deleted.");
     await expect(two.page.getByRole("link", { name: "Back to all chats" })).toBeVisible();
+    await two.page.screenshot({ path: test.info().outputPath("deleted-elsewhere.png") });
     for (const tab of [one, two]) {
       await expect(tab.page.locator(`[data-testid="session-link"][data-session-id="${session.id}"]`)).toHaveCount(0);
       await expect(tab.page.locator(`[data-testid="session-link"][data-session-id="${keep.id}"]`)).toBeVisible();
@@ -164,6 +166,7 @@ test.describe("on a phone (390×844)", () => {
     const open = page.getByTestId("drawer-open");
     await expect(open).toBeVisible();
     await expect(page.getByTestId("session-title")).toHaveText("Groceries for the week");
+    await page.screenshot({ path: test.info().outputPath("phone-chat.png") });
 
     await open.click();
     const drawer = page.getByRole("dialog", { name: "Chats" });
