@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { QuestionSpecSchema, type Question } from "../../protocol/question";
 import { AppError } from "../../protocol/errors";
-import { FakeWorker, startFakeParley, until } from "../../../tests/helpers/fakes";
+import { FakePool, FakeWorker, ManualClock, startFakeParley, until } from "../../../tests/helpers/fakes";
+import { createParley } from "../app";
 import { automaticTitle, DEFAULT_TITLE } from "./session-service";
 
 type Fx = Awaited<ReturnType<typeof startFakeParley>>;
@@ -161,6 +162,24 @@ describe("deleting a session", () => {
     await deleting;
     expect(await parley.db.chatSession.count({ where: { id: s.id } })).toBe(0);
     expect(parley.runs.liveCount()).toBe(0);
+  });
+
+  it("a delete the server stopped in the middle of is finished at the next start, before any run resumes", async () => {
+    const { parley } = fx;
+    const s = await parley.sessions.createSession();
+    const { run } = await runWithQuestion(s.id);
+    await parley.sessions.markDeleted({ id: s.id });
+    // A second server on the same database (as after a crash): the marked chat is removed, its run not resumed.
+    const pool = new FakePool(2);
+    const again = await createParley({ db: parley.db, pool, functions: [{ name: "f", description: "f" }], clock: new ManualClock() }, { inboxPollMs: 60_000 });
+    expect(await parley.db.chatSession.count({ where: { id: s.id } })).toBe(0);
+    expect(await parley.db.run.count({ where: { id: run.id } })).toBe(0);
+    expect(pool.created).toHaveLength(0);
+    again.runs.detachAll();
+    again.questions.dispose();
+    // The first server's supervisor still holds the run's fake worker: let it go.
+    const finishing = parley.runs.stopSessionRuns({ sessionId: s.id, reason: "test" });
+    await finishing;
   });
 
   it("the visibility checks treat a session being deleted, its runs and its questions as not found", async () => {
