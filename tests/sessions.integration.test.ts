@@ -1,5 +1,7 @@
 import Database from "better-sqlite3";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,6 +73,33 @@ describe("renaming a chat", () => {
     const s = await newSession();
     await rest.ok(rest.post(`/api/sessions/${s.id}/messages`, { text: "/report" }));
     expect((await call("GET", `/api/sessions/${s.id}`)).body.session.title).toBe("New chat");
+  }, TIMEOUT);
+});
+
+describe("another owner", () => {
+  it("cannot rename or delete a chat that is not theirs (404, as for no chat), and does not hear it deleted", async () => {
+    const s = await newSession();
+    const { stdout } = await promisify(execFile)(process.execPath, [path.resolve(import.meta.dirname, "../bin/parley.mjs"), "token", "create", "--name", "ann", "--owner", "ann", "--database", `file:${path.join(dir, "p.db")}`], {
+      env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
+    });
+    const token = stdout.split("\n")[0]!;
+    const ann = restClient(server.url, { token });
+    const annTab = await openTab(server.url, { token });
+    tabs.push(annTab);
+    const annHeard: string[] = [];
+    annTab.on("session.deleted", ({ id }) => annHeard.push(id));
+    const asAnn = (method: string, body?: unknown) =>
+      fetch(`${server.url}/api/sessions/${s.id}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    expect((await asAnn("PATCH", { title: "mine now" })).status).toBe(404);
+    expect((await asAnn("DELETE")).status).toBe(404);
+    expect((await call("GET", `/api/sessions/${s.id}`)).body.session.title).toBe("New chat");
+    expect((await ann.get("/api/sessions")).body).toEqual([]);
+    const ownerTab = await tab();
+    const heard = eventOn(ownerTab, "session.deleted", (d) => d.id === s.id);
+    expect((await call("DELETE", `/api/sessions/${s.id}`)).status).toBe(200);
+    await heard;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(annHeard).toEqual([]);
   }, TIMEOUT);
 });
 
