@@ -138,6 +138,7 @@ test.describe("deleting a chat", () => {
 
     // The deleting tab goes back to the chat list; the other says the chat was deleted and offers the way back.
     await expect(one.page).toHaveURL(/\/$/);
+    await expect(one.page.getByRole("heading", { name: "Recent chats" })).toBeVisible();
     await expect(two.card()).toHaveCount(0);
     await expect(two.page.getByTestId("session-deleted")).toContainText("This chat was deleted.");
     await expect(two.page.getByRole("link", { name: "Back to all chats" })).toBeVisible();
@@ -150,6 +151,9 @@ test.describe("deleting a chat", () => {
     expect((await request.get(`/api/runs/${run.id}`)).status()).toBe(404);
     await two.page.getByRole("link", { name: "Back to all chats" }).click();
     await expect(two.page).toHaveURL(/\/$/);
+    // The home page's list has the same times and menus.
+    await expect(one.page.locator(`[data-testid="session-row"][data-session-id="${keep.id}"] [data-testid="session-time"]`)).toHaveText("just now");
+    await one.page.screenshot({ path: test.info().outputPath("home.png"), fullPage: true });
   });
 });
 
