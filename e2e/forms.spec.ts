@@ -125,7 +125,7 @@ test.describe("forms", () => {
     await expect(tab.messages("agent").filter({ hasText: 'Form accepted: {"destination":"Lisbon"' })).toBeVisible();
   });
 
-  test("/trip from the chat: Decline with a reason reaches the function", async ({ context, request }) => {
+  test("/trip from the chat: Decline with a reason (Escape opens it) reaches the function", async ({ context, request }) => {
     const session = await new Api(request).createSession();
     const tab = await ChatPage.open(context, session.id);
     const { page } = tab;
@@ -137,7 +137,13 @@ test.describe("forms", () => {
     await expect(page.getByLabel("Currency")).toHaveValue("EUR");
     await expect(page.getByLabel("Add travel insurance")).not.toBeChecked();
 
+    // From the keyboard: Escape in a field opens the reason, Escape there goes back to the fields.
+    await page.getByLabel("Destination").press("Escape");
+    await expect(page.getByTestId("question-decline-message")).toBeFocused();
+    await page.getByTestId("question-decline-message").press("Escape");
+    await expect(page.getByLabel("Destination")).toBeFocused();
     await page.getByTestId("question-decline").click();
+    await expect(page.getByTestId("question-decline-message")).toBeFocused();
     await page.getByTestId("question-decline-message").fill("not this year");
     await page.getByTestId("question-decline-message").press("Enter");
     await tab.expectNoCard();
