@@ -171,16 +171,16 @@ export const twoQuestions = defineAgentFunction({
 
 export const setBudget = defineAgentFunction({
   name: "set-budget",
-  description: "Sets a budget: a JSON answer checked against a reply schema.",
+  description: "Sets a budget: a reply schema (a JSON answer), shown as a form because it is a flat object.",
   async run(rt) {
     const budget = await declinedOr(
       rt,
       () =>
         rt.askJson<{ amount: number; currency: string }>("What is the monthly budget?", {
-          detail: 'Answer as JSON, e.g. {"amount": 250, "currency": "EUR"}',
+          detail: "A whole amount a month, in one currency.",
           schema: {
             type: "object",
-            properties: { amount: { type: "integer", minimum: 1, maximum: 1_000_000 }, currency: { enum: ["EUR", "USD", "GBP"] } },
+            properties: { amount: { type: "integer", title: "Amount", minimum: 1, maximum: 1_000_000 }, currency: { title: "Currency", enum: ["EUR", "USD", "GBP"] } },
             required: ["amount", "currency"],
             additionalProperties: false,
           },
