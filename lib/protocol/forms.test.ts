@@ -81,6 +81,7 @@ describe("what is a form", () => {
     ["an unknown format", { type: "object", properties: { a: { type: "string", format: "phone" } } }],
     ["a required name that is no field", { type: "object", properties: { a: { type: "string" } }, required: ["b"] }],
     ["a $ref", { type: "object", properties: { a: { $ref: "#/$defs/a" } } }],
+    ["a field named __proto__", JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}')],
   ])("is not %s", (_, candidate) => {
     expect(isFlatForm(candidate)).toBe(false);
   });

@@ -55,7 +55,7 @@ export const FormSchemaSchema = z
     title: text(200).optional(),
     description: text(2_000).optional(),
     properties: z
-      .record(z.string().min(1).max(100), FormFieldSchema)
+      .record(z.string().min(1).max(100).refine((name) => name !== "__proto__", "a field may not be named __proto__"), FormFieldSchema)
       .refine((p) => Object.keys(p).length >= 1, "a form needs at least one field")
       .refine((p) => Object.keys(p).length <= MAX_FORM_FIELDS, `a form has at most ${MAX_FORM_FIELDS} fields`),
     required: z.array(z.string()).optional(),
