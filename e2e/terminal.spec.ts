@@ -30,7 +30,7 @@ test.describe("the terminal client beside a browser tab", () => {
     await tab.expectCard("What would you like to drink?");
     await term.waitFor(/What would you like to drink\?[\s\S]*❯ 1\. Espresso/);
 
-    term.press("Down", "Enter");
+    await term.press("Down", "Enter");
     await tab.expectNoCard();
     await expect(tab.page.getByTestId("question-record-outcome").last()).toContainText("Flat white");
     await expect(tab.page.getByTestId("question-record-via").last()).toContainText("in a terminal");
@@ -46,7 +46,7 @@ test.describe("the terminal client beside a browser tab", () => {
     await term.waitFor("● connected");
 
     term.type("/deploy");
-    term.press("Enter");
+    await term.press("Enter");
     await term.waitFor("Which environment should I deploy to?");
     await tab.expectCard("Which environment should I deploy to?");
     await tab.option("staging").click();

@@ -84,7 +84,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     expect(screen).toMatch(/❯ 1\. red[\s\S]*2\. green[\s\S]*3\. blue/);
 
     const retracted = eventOn(browser, "question.replied");
-    term.press("2");
+    await term.press("2");
     expect(await retracted).toMatchObject({ status: "answered", answer: "green", closedBy: "terminal" });
     await term.waitFor('Answered "green", in a terminal');
     await term.waitFor("You answered: \"green\"");
@@ -121,15 +121,15 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     const text = await ask(session.id, { prompt: "Project name?" });
     await term.waitFor("Project name?");
     term.type("parley-next");
-    term.press("Enter");
+    await term.press("Enter");
     expect(await finished(text.id)).toMatchObject({ result: { value: "parley-next" } });
 
     const declined = await ask(session.id, { prompt: "Which region?", options: ["eu", "us"] });
     await term.waitFor("Which region?");
-    term.press("Escape");
+    await term.press("Escape");
     await term.waitFor("Reason (optional):");
     term.type("not decided yet");
-    term.press("Enter");
+    await term.press("Enter");
     expect(await finished(declined.id)).toMatchObject({ result: { outcome: "declined", feedback: "not decided yet" } });
     await term.waitFor("Declined, in a terminal: not decided yet");
 
@@ -137,6 +137,39 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     await term.waitFor("Proceed?");
     term.type("y");
     expect(await finished(confirm.id)).toMatchObject({ result: { value: true } });
+  });
+
+  it("fills a form field by field, shows a field's error beside it, and sends typed content", async () => {
+    const session = await newSession();
+    const term = terminal(session.id);
+    await term.waitFor("● connected");
+    const schema = {
+      type: "object",
+      properties: {
+        destination: { type: "string", title: "Destination", minLength: 2 },
+        nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14 },
+        currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound"] },
+        insurance: { type: "boolean", title: "Travel insurance" },
+      },
+      required: ["destination", "nights", "currency"],
+    };
+    const run = await rest.ok(rest.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.form", input: { prompt: "Book a trip", schema } }));
+    await term.waitFor(/Book a trip[\s\S]*❯ Destination\*:[\s\S]*Nights\*:[\s\S]*Currency\*:[\s\S]*Travel insurance: \[ \] No/);
+    term.type("Lisbon");
+    await term.press("Enter");
+    term.type("40");
+    await term.press("Up");
+    await term.waitFor("✗ a whole number from 1 to 14");
+    await term.press("Down", "BSpace");
+    await term.press("Enter");
+    await term.waitFor("‹ choose ›");
+    await term.press("Right", "Right");
+    await term.waitFor("‹ US dollar ›");
+    await term.press("Enter", "Space");
+    await term.waitFor("[x] Yes");
+    await term.press("Enter");
+    await term.waitFor("Form accepted");
+    expect(await finished(run.id)).toMatchObject({ status: "succeeded", result: { action: "accept", content: { destination: "Lisbon", nights: 4, currency: "USD", insurance: true } } });
   });
 
   it("shows what is pending when it starts, and again after the server restarts, where an answer still goes through", async () => {
@@ -153,7 +186,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     await term.waitFor("● connected", 30_000);
     await term.waitFor("Before you came?");
 
-    term.press("Down", "Enter");
+    await term.press("Down", "Enter");
     expect(await finished(run.id)).toMatchObject({ status: "succeeded", result: { value: "b" } });
     await term.waitFor('Answered "b", in a terminal');
   });

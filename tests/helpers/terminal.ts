@@ -51,9 +51,16 @@ export class Terminal {
     this.tmux("send-keys", "-t", "main", "-l", text);
   }
 
-  /** Presses keys by name: Enter, Escape, Up, Down, Tab, Space, C-c … */
-  press(...keys: string[]): void {
-    for (const key of keys) this.tmux("send-keys", "-t", "main", key);
+  /**
+   * Presses keys by name (Enter, Escape, Up, Down, Tab, Space, BSpace, C-c …) a moment apart, as a
+   * person would: keys sent faster than the program reads can arrive as one chunk, which
+   * terminal programs (ink among them) may read as one key.
+   */
+  async press(...keys: string[]): Promise<void> {
+    for (const [i, key] of keys.entries()) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 40));
+      this.tmux("send-keys", "-t", "main", key);
+    }
   }
 
   /** Waits until the screen (or what scrolled off it) matches, and returns it; fails with the screen as it was. */

@@ -1,0 +1,48 @@
+import { render } from "ink-testing-library";
+import { describe, expect, it, vi } from "vitest";
+import { aQuestion } from "../../tests/helpers/questions";
+import { QuestionPrompt } from "./QuestionPrompt";
+
+const schema = {
+  type: "object",
+  properties: {
+    destination: { type: "string", title: "Destination", minLength: 2 },
+    nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14 },
+    currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound"] },
+    insurance: { type: "boolean", title: "Travel insurance" },
+  },
+  required: ["destination", "nights", "currency"],
+};
+
+describe("FormPrompt (rendered by ink)", () => {
+  it("fills the fields with keys and sends the content", async () => {
+    const onReply = vi.fn(async () => ({ ok: true }));
+    const { stdin, lastFrame } = render(
+      <QuestionPrompt question={aQuestion({ options: [], prompt: "Book a trip", replySchema: schema })} position={{ index: 0, count: 1 }} onReply={onReply} onReject={vi.fn()} onNext={() => {}} notice={null} />,
+    );
+    expect(lastFrame()).toMatch(/❯ Destination\*:/);
+    stdin.write("Lisbon");
+    await vi.waitFor(() => expect(lastFrame()).toContain("Lisbon"));
+    stdin.write("\r");
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/❯ Nights\*:/));
+    stdin.write("40");
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/Nights\*: 40/));
+    stdin.write("\u001B[A");
+    await vi.waitFor(() => expect(lastFrame()).toContain("✗ a whole number from 1 to 14"));
+    stdin.write("\u001B[B");
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/❯ Nights\*:/));
+    stdin.write("\u007F");
+    await vi.waitFor(() => expect(lastFrame()).not.toContain("✗"));
+    expect(lastFrame()).toMatch(/Nights\*: 4/);
+    stdin.write("\r");
+    await vi.waitFor(() => expect(lastFrame()).toContain("‹ choose ›"));
+    stdin.write("\u001B[C");
+    await vi.waitFor(() => expect(lastFrame()).toContain("‹ Euro ›"));
+    stdin.write("\r");
+    await vi.waitFor(() => expect(lastFrame()).toMatch(/❯ Travel insurance/));
+    stdin.write(" ");
+    await vi.waitFor(() => expect(lastFrame()).toContain("[x] Yes"));
+    stdin.write("\r");
+    await vi.waitFor(() => expect(onReply).toHaveBeenCalledWith(expect.anything(), { destination: "Lisbon", nights: 4, currency: "EUR", insurance: true }));
+  });
+});
