@@ -191,7 +191,18 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     await term.waitFor('Answered "b", in a terminal');
   });
 
-  it("says why it cannot open a chat that does not exist, or with a wrong token, and exits", async () => {
+  it("says so and exits when the chat is deleted elsewhere while a question waits", async () => {
+    const session = await newSession();
+    const term = terminal(session.id);
+    await term.waitFor("● connected");
+    await ask(session.id, { prompt: "Still there?", options: ["yes", "no"] });
+    await term.waitFor("Still there?");
+    expect((await rest.del(`/api/sessions/${session.id}`)).status).toBeLessThan(300);
+    await term.waitFor("This chat was deleted.");
+    await poll("the client to exit", () => term.exited());
+  });
+
+    it("says why it cannot open a chat that does not exist, or with a wrong token, and exits", async () => {
     const missingChat = terminal("no-such-chat");
     await missingChat.waitFor('No chat "no-such-chat"');
     await poll("the client to exit", () => missingChat.exited());

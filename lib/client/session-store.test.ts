@@ -204,6 +204,8 @@ describe("session store", () => {
     expect(state.pending.map((q) => q.id)).toEqual(["q2"]);
     expect(state.closed).toEqual([answered]);
     expect(describeClosed(state.closed[0]!)).toBe("answered: production");
+    const form = { ...state.closed[0]!, replySchema: { type: "object", properties: { where: { type: "string", title: "Destination" } } }, answer: { where: "Lisbon" } };
+    expect(describeClosed(form)).toBe("answered: Destination: Lisbon");
   });
 
   it("a decline removes the card and records the feedback", () => {

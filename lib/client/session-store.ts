@@ -1,4 +1,5 @@
 import { ACTIVE_RUN_STATUSES, isFinalRunStatus, type Message, type MessageDelta, type Run, type Session, type SessionSnapshot, type StreamingReply } from "../protocol/entities";
+import { describeFormAnswer, isFlatForm } from "../protocol/forms";
 import type { JsonValue, Question } from "../protocol/question";
 
 /** Everything one chat screen draws, built only from the join snapshot and server events. */
@@ -147,9 +148,10 @@ export function activeRuns(state: SessionState): Run[] {
   return active.filter((r) => r.parentRunId === null || !activeIds.has(r.parentRunId));
 }
 
-/** A stored answer as a person reads it: Yes/No for a confirm, a list joined by commas, other JSON as JSON. */
-export function formatAnswer(value: JsonValue | null): string {
+/** A stored answer as a person reads it: Yes/No for a confirm, a list joined by commas, a form by its labels, other JSON as JSON. */
+export function formatAnswer(value: JsonValue | null, replySchema: Question["replySchema"] = null): string {
   if (value === null) return "";
+  if (isFlatForm(replySchema)) return describeFormAnswer(replySchema, value);
   if (typeof value === "string") return value;
   if (typeof value === "boolean") return value ? "Yes" : "No";
   if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(", ");
@@ -160,11 +162,11 @@ export function formatAnswer(value: JsonValue | null): string {
 export function describeClosed(q: Question): string {
   switch (q.status) {
     case "answered":
-      return `answered: ${formatAnswer(q.answer)}`;
+      return `answered: ${formatAnswer(q.answer, q.replySchema)}`;
     case "declined":
       return q.feedback ? `declined: “${q.feedback}”` : "declined";
     case "timed_out":
-      return q.hasDefault ? `timed out → default: ${formatAnswer(q.default)}` : "timed out";
+      return q.hasDefault ? `timed out → default: ${formatAnswer(q.default, q.replySchema)}` : "timed out";
     case "cancelled":
       return "cancelled";
     case "expired":

@@ -35,4 +35,10 @@ describe("the audit of a question", () => {
     expect(outcomeLine({ ...question, status: "answered", answer: "staging", closedBy: "rest" })).toBe('Answered "staging", over REST');
     expect(outcomeLine({ ...question, status: "declined", closedBy: "socket", feedback: "later" })).toBe("Declined, in a browser tab: later");
   });
+
+  it("says a form's answer by its labels and choice titles", () => {
+    const replySchema = { type: "object", properties: { nights: { type: "integer", title: "Nights" }, currency: { type: "string", enum: ["EUR"], enumNames: ["Euro"] } } };
+    const form = { ...q({ kind: "question", approval: null }), replySchema, status: "answered" as const, answer: { nights: 4, currency: "EUR" }, closedBy: "terminal" };
+    expect(outcomeLine(form)).toBe("Answered (Nights: 4 · Currency: Euro), in a terminal");
+  });
 });

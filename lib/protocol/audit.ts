@@ -1,3 +1,4 @@
+import { describeFormAnswer, isFlatForm } from "./forms";
 import type { Question } from "./question";
 
 /** Where a settled question was answered from, in words (its `closedBy`): the browser and the CLI say it the same way. */
@@ -64,7 +65,7 @@ export function outcomeLine(q: Question): string {
   }
   switch (q.status) {
     case "answered":
-      return `Answered ${JSON.stringify(q.answer)}${where}`;
+      return `Answered ${isFlatForm(q.replySchema) ? `(${describeFormAnswer(q.replySchema, q.answer)})` : JSON.stringify(q.answer)}${where}`;
     case "declined":
       return `Declined${where}${feedback}`;
     case "timed_out":

@@ -38,6 +38,17 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppPr
   const shown = useRef<string | null>(null);
   const [retracted, setRetracted] = useState<ReadonlySet<string>>(new Set());
 
+  // Deleted in a browser tab (or anywhere): nothing is left to show.
+  useEffect(() => {
+    const onDeleted = ({ id }: { id: string }) => {
+      if (id !== sessionId) return;
+      onFatal("This chat was deleted.");
+      exit();
+    };
+    transport.socket.on("session.deleted", onDeleted);
+    return () => void transport.socket.off("session.deleted", onDeleted);
+  }, [transport, sessionId, onFatal, exit]);
+
   useEffect(() => {
     if (joinError?.code === "not_found:session") {
       onFatal(joinError.message);
