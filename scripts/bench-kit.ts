@@ -1,5 +1,7 @@
 /** Shared pieces of the benchmarks (scripts/bench-*.ts): a production server on a scratch database, REST calls, figures. */
-import { mkdtempSync, rmSync } from "node:fs";
+import Database from "better-sqlite3";
+import { execSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { authHeaders, freePort, startServerProcess, type ServerProcess } from "../tests/helpers/server-process";
@@ -54,4 +56,83 @@ export function percentile(xs: number[], p: number): number {
 
 export function machine(): string {
   return `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GB RAM`;
+}
+
+/** p50 and p99 of `xs` (ms), and their ratios to a floor's p50 and p99 when given: one printed row. */
+export function row(label: string, xs: number[], floor?: number[], unit = "ms"): string {
+  const [p50, p99] = [percentile(xs, 50), percentile(xs, 99)];
+  const ratio = floor ? `   ×${fmt(p50 / percentile(floor, 50), 1)} / ×${fmt(p99 / percentile(floor, 99), 1)} the floor` : "";
+  return `  ${label.padEnd(56)} p50 ${fmt(p50, 2).padStart(8)} ${unit}   p99 ${fmt(p99, 2).padStart(8)} ${unit}${ratio}`;
+}
+
+/** The `synchronous` setting the app runs with (PARLEY_DB_SYNC, FULL by default: lib/server/env.ts). */
+export const appSynchronous = (): "FULL" | "NORMAL" => ((process.env.PARLEY_DB_SYNC ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL");
+
+/** One-row commits straight through better-sqlite3 (WAL, one transaction each, `synchronous` as given): the floor for any durable write. */
+export function rawCommits(mode: "FULL" | "NORMAL", n = 500) {
+  const dir = scratchDir();
+  const db = new Database(path.join(dir, "raw.db"));
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${mode}`);
+    db.exec("CREATE TABLE receipt (id TEXT PRIMARY KEY, body TEXT NOT NULL, at INTEGER NOT NULL)");
+    const insert = db.prepare("INSERT INTO receipt (id, body, at) VALUES (?, ?, ?)");
+    const commit = db.transaction((i: number) => insert.run(`r${i}`, JSON.stringify({ outcome: "answered", value: "ok", i }), Date.now()));
+    const latencies: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      commit(i);
+      latencies.push(performance.now() - t);
+    }
+    return { latencies, perSecond: n / ((performance.now() - started) / 1000) };
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function rssKb(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** RSS of the server and of its worker processes (its children), MB. */
+export function memory(server: ServerProcess) {
+  const pid = server.child.pid!;
+  const children = execSync(`ps -o pid= --ppid ${pid} || true`).toString().split("\n").map(Number).filter(Boolean);
+  const serverMb = rssKb(pid) / 1024;
+  const workersMb = children.reduce((sum, c) => sum + rssKb(c), 0) / 1024;
+  return { serverMb, workers: children.length, workersMb, totalMb: serverMb + workersMb };
+}
+
+export type Health = { pendingQuestions: number; liveRuns: number; workers: number; memory: { rssMb: number; heapUsedMb: number } };
+export const health = (server: ServerProcess) => api<Health>(server, "/api/health");
+
+/**
+ * Starts `n` runs of `fn` from `clients` concurrent REST clients, each starting its next run when
+ * the last one's start request answered. Returns when each was sent and its run's id (or the refusal).
+ */
+export async function startRuns(server: ServerProcess, sessionId: string, n: number, clients: number, input: (i: number) => unknown, fn = "test.ask") {
+  const starts: { i: number; sent: number; answered: number; status: number; runId?: string }[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(clients, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        const sent = performance.now();
+        const res = await fetch(`${server.url}/api/sessions/${sessionId}/runs`, {
+          method: "POST",
+          headers: { ...authHeaders(), "content-type": "application/json" },
+          body: JSON.stringify({ function: fn, input: input(i) }),
+        });
+        const body = (await res.json()) as { id?: string };
+        starts.push({ i, sent, answered: performance.now(), status: res.status, runId: body.id });
+      }
+    }),
+  );
+  return starts;
 }

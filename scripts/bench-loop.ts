@@ -1,0 +1,80 @@
+/**
+ * The question loop as 10 tabs of one session see it, against the production build, beside the
+ * floor measured in the same run (bench-kit-floor.ts: a bare Socket.IO relay to 10 clients that
+ * claims a row in SQLite in a transaction, then broadcasts the retraction to the 9 others). Per
+ * sample, one floor reply and one run of `test.ask` (started over REST, answered from tab 0 over
+ * the socket):
+ *  - reply → retraction (question.replied) seen by the 9 other tabs;
+ *  - reply → the function's next line (its message) in all 10 tabs;
+ *  - run start → its question's card (question.asked) in all 10 tabs, with a warm pool;
+ * once with a live worker (no parking) and once with runs parked before the reply (journal replay).
+ * Prints p50/p99 and their ratios to the floor's; asserts nothing.
+ * Usage: npm run build && npm run bench:loop [-- --samples 200 --tabs 10]
+ */
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { api, appSynchronous, fmt, health, machine, row, until, withServer, type ServerProcess } from "./bench-kit";
+import { floorRelay, openTabs, others, TabLog } from "./bench-kit-tabs";
+
+const { values } = parseArgs({ options: { samples: { type: "string", default: "200" }, tabs: { type: "string", default: "10" } } });
+const SAMPLES = Number(values.samples);
+const TABS = Number(values.tabs);
+const WARMUP = 3;
+
+type Figures = { floor: number[]; retraction: number[]; nextLine: number[]; card: number[] };
+
+async function loop(server: ServerProcess, parked: boolean): Promise<Figures> {
+  const session = await api<{ id: string }>(server, "/api/sessions", { title: "bench" });
+  const tabs = await openTabs(server, session.id, TABS);
+  const log = new TabLog(tabs, {
+    "question.asked": (q: { runId: string }) => `asked:${q.runId}`,
+    "question.replied": (q: { id: string }) => `replied:${q.id}`,
+    "message.created": (m: { runId: string | null; text: string }) => (m.runId && m.text.startsWith("You answered") ? `line:${m.runId}` : undefined),
+    "run.updated": (r: { id: string; status: string }) => `run:${r.id}:${r.status}`,
+  });
+  const floor = await floorRelay(TABS);
+  const f: Figures = { floor: [], retraction: [], nextLine: [], card: [] };
+  try {
+    for (let i = 0; i < SAMPLES + WARMUP; i++) {
+      const floorMs = await floor.sample();
+
+      const started = performance.now();
+      const run = await api<{ id: string }>(server, `/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: `Question ${i}?`, options: ["ok"] } });
+      const card = (await log.all(`asked:${run.id}`)) - started;
+      const question = log.payloads.get(`asked:${run.id}`) as { id: string };
+      if (parked) await until(async () => (await health(server)).liveRuns === 0, 60_000, 5);
+
+      const sent = performance.now();
+      const ack = (await tabs[0]!.emitWithAck("question.reply", { id: question.id, value: "ok" })) as { ok: boolean };
+      if (!ack.ok) throw new Error(`reply refused: ${JSON.stringify(ack)}`);
+      const retraction = (await log.all(`replied:${question.id}`, others(TABS))) - sent;
+      const nextLine = (await log.all(`line:${run.id}`)) - sent;
+      await log.all(`run:${run.id}:succeeded`, [0]);
+      // Let the worker go back to the pool, so the next start meets a warm one.
+      await new Promise((r) => setTimeout(r, 20));
+      if (i >= WARMUP) {
+        f.floor.push(floorMs);
+        f.card.push(card);
+        f.retraction.push(retraction);
+        f.nextLine.push(nextLine);
+      }
+    }
+  } finally {
+    await floor.close();
+    for (const t of tabs) t.disconnect();
+  }
+  return f;
+}
+
+console.log(`\nThe question loop in ${TABS} tabs of one session, ${SAMPLES} samples each (${machine()}; synchronous = ${appSynchronous()}; load average ${fmt(loadavg()[0]!)})`);
+const live = await withServer({ PARLEY_PARK_AFTER_MS: "600000" }, (s) => loop(s, false));
+const parked = await withServer({ PARLEY_PARK_AFTER_MS: "0" }, (s) => loop(s, true));
+const floor = [...live.floor, ...parked.floor];
+console.log(row("floor: bare relay, claim in SQLite → retraction in 9", floor));
+console.log(row("reply → retraction seen by the 9 other tabs", live.retraction, live.floor));
+console.log(row("reply → next line in all tabs, live worker", live.nextLine, live.floor));
+console.log(row("reply → retraction seen by the 9 others, parked run", parked.retraction, parked.floor));
+console.log(row("reply → next line in all tabs, parked run (replay)", parked.nextLine, parked.floor));
+console.log(row("run start → card in all tabs, warm pool", live.card, live.floor));
+console.log(row("run start → card in all tabs, after parked runs", parked.card, parked.floor));
+console.log(`  (ratios are p50 ÷ floor p50 / p99 ÷ floor p99, each beside the floor samples taken between its own; load average at the end ${fmt(loadavg()[0]!)})`);
