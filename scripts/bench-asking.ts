@@ -1,21 +1,36 @@
 /**
- * "200 runs asking at once" against the production build with default settings (4 workers,
- * PARLEY_PARK_AFTER_MS=3000): starts N runs of `test.ask` together and prints how long until every
- * question is pending (per run: start request sent → question.asked seen on a socket) and runs
- * started and asked per second. Prints figures; asserts nothing.
- * Usage: npm run build && npm run bench:asking [-- --runs 200 --limit-s 300]
+ * Runs started, asked and parked per second, against the production build: N runs of `test.ask`
+ * started by C concurrent REST clients (each starts its next run when its last start request
+ * answered; by default all N at once) with the server's default settings unless --park-ms sets
+ * PARLEY_PARK_AFTER_MS. Prints, per run, the time from its start request to its question pending
+ * (question.asked on a socket); the rate of questions asked (each durably stored before it is
+ * shown) beside raw better-sqlite3 one-row commits per second with the app's `synchronous`, as a
+ * ratio; and runs started, asked and parked (no run live, every question pending) per second.
+ * Prints figures; asserts nothing.
+ * Usage: npm run build && npm run bench:asking [-- --runs 200 --clients 16 --park-ms 200 --limit-s 300]
  */
 import { parseArgs } from "node:util";
 import { io } from "socket.io-client";
-import { api, fmt, machine, percentile, withServer } from "./bench-kit";
-import { authHeaders, TEST_TOKEN } from "../tests/helpers/server-process";
+import { api, appSynchronous, fmt, health, machine, percentile, rawCommits, startRuns, withServer } from "./bench-kit";
+import { TEST_TOKEN } from "../tests/helpers/server-process";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "200" }, "limit-s": { type: "string", default: "300" } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "200" },
+    clients: { type: "string" },
+    "park-ms": { type: "string" },
+    "limit-s": { type: "string", default: "300" },
+  },
+});
 const RUNS = Number(values.runs);
+const CLIENTS = Number(values.clients ?? RUNS);
 const LIMIT_MS = Number(values["limit-s"]) * 1000;
+const env: Record<string, string> = values["park-ms"] === undefined ? {} : { PARLEY_PARK_AFTER_MS: values["park-ms"] };
 
-console.log(`\n${RUNS} runs asking at once (production server, default settings; ${machine()})`);
-await withServer({}, async (server) => {
+const settings = `${CLIENTS === RUNS ? "all at once" : `${CLIENTS} clients`}, ${values["park-ms"] === undefined ? "default settings" : `park delay ${values["park-ms"]} ms`}`;
+console.log(`\n${RUNS} runs asking (${settings}; production server; ${machine()})`);
+const raw = rawCommits(appSynchronous());
+await withServer(env, async (server) => {
   const session = await api<{ id: string }>(server, "/api/sessions", { title: "bench" });
   const socket = io(server.url, { transports: ["websocket"], reconnection: false, auth: { token: TEST_TOKEN } });
   const askedAt = new Map<string, number>();
@@ -27,22 +42,20 @@ await withServer({}, async (server) => {
   if (!joined.ok) throw new Error(`session.join failed: ${JSON.stringify(joined)}`);
 
   const first = performance.now();
-  const starts = await Promise.all(
-    Array.from({ length: RUNS }, async (_, i) => {
-      const sent = performance.now();
-      const res = await fetch(`${server.url}/api/sessions/${session.id}/runs`, {
-        method: "POST",
-        headers: { ...authHeaders(), "content-type": "application/json" },
-        body: JSON.stringify({ function: "test.ask", input: { prompt: `Question ${i + 1}?`, options: ["ok"] } }),
-      });
-      const body = (await res.json()) as { id?: string };
-      return { sent, answered: performance.now(), status: res.status, runId: body.id };
-    }),
-  );
+  const starts = await startRuns(server, session.id, RUNS, CLIENTS, (i) => ({ prompt: `Question ${i + 1}?`, options: ["ok"] }));
   const started = starts.filter((s) => s.status === 201 && s.runId);
   const refused = starts.length - started.length;
   const deadline = first + LIMIT_MS;
-  while (started.some((s) => !askedAt.has(s.runId!)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (started.some((s) => !askedAt.has(s.runId!)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  let parkedAt: number | undefined;
+  while (performance.now() < deadline) {
+    const h = await health(server);
+    if (h.liveRuns === 0 && h.pendingQuestions >= started.length) {
+      parkedAt = performance.now();
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
   const asked = started.filter((s) => askedAt.has(s.runId!));
   const perRun = asked.map((s) => askedAt.get(s.runId!)! - s.sent);
   const startReplies = starts.map((s) => s.answered - s.sent);
@@ -52,9 +65,16 @@ await withServer({}, async (server) => {
     console.log(`  only ${asked.length} of ${RUNS} questions pending after ${fmt(LIMIT_MS / 1000, 0)} s (${refused} start requests refused)`);
   }
   if (asked.length === 0) return;
-  const total = Math.max(...asked.map((s) => askedAt.get(s.runId!)!)) - first;
-  console.log(`  start request → its question pending   p50 ${fmt(percentile(perRun, 50) / 1000, 2).padStart(7)} s   p99 ${fmt(percentile(perRun, 99) / 1000, 2).padStart(7)} s`);
-  console.log(`  start request answered (201)           p50 ${fmt(percentile(startReplies, 50) / 1000, 2).padStart(7)} s   p99 ${fmt(percentile(startReplies, 99) / 1000, 2).padStart(7)} s`);
-  console.log(`  all ${asked.length} questions pending after  ${fmt(total / 1000, 2)} s   → ${fmt(asked.length / (total / 1000))} runs started and asked per second`);
+  const allAsked = Math.max(...asked.map((s) => askedAt.get(s.runId!)!)) - first;
+  const askedPerSecond = asked.length / (allAsked / 1000);
+  console.log(`  start request → its question pending   p50 ${fmt(percentile(perRun, 50) / 1000, 3).padStart(7)} s   p99 ${fmt(percentile(perRun, 99) / 1000, 3).padStart(7)} s`);
+  console.log(`  start request answered (201)           p50 ${fmt(percentile(startReplies, 50) / 1000, 3).padStart(7)} s   p99 ${fmt(percentile(startReplies, 99) / 1000, 3).padStart(7)} s`);
+  console.log(`  all ${asked.length} questions pending after  ${fmt(allAsked / 1000, 2)} s   → ${fmt(askedPerSecond)} runs started and asked per second`);
+  if (parkedAt !== undefined) {
+    console.log(`  all ${asked.length} runs parked after     ${fmt((parkedAt - first) / 1000, 2)} s   → ${fmt(asked.length / ((parkedAt - first) / 1000))} runs started, asked and parked per second`);
+  } else console.log(`  not every run parked within ${fmt(LIMIT_MS / 1000, 0)} s`);
+  console.log(
+    `  durable questions per second ${fmt(askedPerSecond).padStart(8)}   raw better-sqlite3 one-row commits (synchronous = ${appSynchronous()}) ${fmt(raw.perSecond, 0)}/s   → ×${fmt(askedPerSecond / raw.perSecond, 4)} the floor (1 in ${fmt(raw.perSecond / askedPerSecond, 0)})`,
+  );
   if (refused) console.log(`  ${refused} start requests refused: ${[...new Set(starts.filter((s) => s.status !== 201).map((s) => s.status))].join(", ")}`);
 });

@@ -1,7 +1,7 @@
 /** Shared pieces of the benchmarks that watch many socket "tabs": open and join them, log when each saw what, and the floor relay. */
 import { fork } from "node:child_process";
 import path from "node:path";
-import { io } from "socket.io-client";
+import { io, type Socket } from "socket.io-client";
 import { openTab, type Tab } from "../tests/helpers/remote";
 import { scratchDir, type ServerProcess } from "./bench-kit";
 
@@ -79,7 +79,7 @@ export async function floorRelay(n: number) {
     child.once("exit", (code) => reject(new Error(`the floor relay exited (${code})`)));
   });
   const url = `http://127.0.0.1:${port}`;
-  const clients = [];
+  const clients: Socket[] = [];
   for (let i = 0; i < n; i += 50) {
     clients.push(
       ...(await Promise.all(

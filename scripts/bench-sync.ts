@@ -5,42 +5,17 @@
  * setting on the same disk), printed as ratios. Prints figures; asserts nothing.
  * Usage: npm run build && npm run bench:sync [-- --samples 50 --questions 100]
  */
-import Database from "better-sqlite3";
-import { rmSync, statfsSync } from "node:fs";
+import { statfsSync } from "node:fs";
 import { loadavg } from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
-import { api, benchRoot, fmt, machine, percentile, scratchDir, until, withServer, type ServerProcess } from "./bench-kit";
+import { api, benchRoot, fmt, machine, percentile, rawCommits, until, withServer, type ServerProcess } from "./bench-kit";
 
 const { values } = parseArgs({ options: { samples: { type: "string", default: "50" }, questions: { type: "string", default: "100" } } });
 const SAMPLES = Number(values.samples);
 const QUESTIONS = Number(values.questions);
 type Mode = "FULL" | "NORMAL";
 
-/** One-row commits straight through better-sqlite3 (WAL, one transaction each): the floor for any durable write. */
-function rawFloor(mode: Mode) {
-  const dir = scratchDir();
-  const db = new Database(path.join(dir, "raw.db"));
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma(`synchronous = ${mode}`);
-    db.exec("CREATE TABLE receipt (id TEXT PRIMARY KEY, body TEXT NOT NULL, at INTEGER NOT NULL)");
-    const insert = db.prepare("INSERT INTO receipt (id, body, at) VALUES (?, ?, ?)");
-    const commit = db.transaction((i: number) => insert.run(`r${i}`, JSON.stringify({ outcome: "answered", value: "ok", i }), Date.now()));
-    const latencies: number[] = [];
-    const started = performance.now();
-    const n = 500;
-    for (let i = 0; i < n; i++) {
-      const t = performance.now();
-      commit(i);
-      latencies.push(performance.now() - t);
-    }
-    return { latencies, perSecond: n / ((performance.now() - started) / 1000) };
-  } finally {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const rawFloor = (mode: Mode) => rawCommits(mode);
 
 type Question = { id: string; runId: string };
 type Health = { pendingQuestions: number; liveRuns: number };
