@@ -1,0 +1,150 @@
+/**
+ * Soak: N parked questions (runs of `test.ask`, PARLEY_PARK_AFTER_MS=0) answered in random order at
+ * R replies per second over one socket, against the production build. Every 10 s it prints memory
+ * (server and workers RSS), reply → ack and reply → the function's next line p50/p99 over those
+ * 10 s, and error counts; at the end, whether any run was lost (did not succeed with its answer)
+ * and whether memory returned near its start. Prints figures; asserts nothing.
+ * Usage: npm run build && npm run soak [-- --questions 10000 --rate 200 --clients 16 --every-s 10]
+ */
+import { parseArgs } from "node:util";
+import { api, fmt, health, machine, memory, percentile, startRuns, until, withServer } from "./bench-kit";
+import { openTabs, TabLog } from "./bench-kit-tabs";
+
+const { values } = parseArgs({
+  options: {
+    questions: { type: "string", default: "10000" },
+    rate: { type: "string", default: "200" },
+    clients: { type: "string", default: "16" },
+    "every-s": { type: "string", default: "10" },
+    "settle-s": { type: "string", default: "10" },
+  },
+});
+const N = Number(values.questions);
+const RATE = Number(values.rate);
+const EVERY_MS = Number(values["every-s"]) * 1000;
+const SETTLE_MS = Number(values["settle-s"]) * 1000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+console.log(`\nSoak: ${N} parked questions answered in random order at ${RATE} replies/s (${machine()})`);
+await withServer({ PARLEY_PARK_AFTER_MS: "0" }, async (server) => {
+  const session = await api<{ id: string }>(server, "/api/sessions", { title: "soak" });
+  const [tab] = await openTabs(server, session.id, 1);
+  const log = new TabLog([tab!], {
+    "question.asked": (q: { runId: string }) => `asked:${q.runId}`,
+    "message.created": (m: { runId: string | null; text: string }) => (m.runId && m.text.startsWith("You answered") ? `line:${m.runId}` : undefined),
+    "run.updated": (r: { id: string; status: string }) => (["succeeded", "failed", "cancelled"].includes(r.status) ? `end:${r.id}` : undefined),
+  });
+  const t0 = performance.now();
+  const clock = () => `${fmt((performance.now() - t0) / 1000, 0).padStart(5)} s`;
+
+  // Park N questions.
+  const setupTicker = setInterval(() => {
+    const asked = [...log.seen.keys()].filter((k) => k.startsWith("asked:")).length;
+    console.log(`  ${clock()}  setting up: ${asked} of ${N} questions asked`);
+  }, EVERY_MS);
+  const starts = await startRuns(server, session.id, N, Number(values.clients), (i) => ({ prompt: `Soak ${i}?`, options: ["ok"] }));
+  const runs = starts.filter((s) => s.status === 201).map((s) => s.runId!);
+  const refused = N - runs.length;
+  for (const id of runs) await log.all(`asked:${id}`, [0], 600_000);
+  await until(async () => (await health(server)).liveRuns === 0, 600_000, 50);
+  clearInterval(setupTicker);
+  console.log(`  ${clock()}  ${runs.length} questions parked${refused ? ` (${refused} start requests refused)` : ""}`);
+  await sleep(2_000);
+  const startMemory = memory(server);
+  console.log(`  memory at the start: server ${fmt(startMemory.serverMb)} MB, workers ${fmt(startMemory.workersMb)} MB (${startMemory.workers}), total ${fmt(startMemory.totalMb)} MB`);
+
+  // Answer them in random order at RATE a second.
+  const order = runs.map((runId) => ({ runId, questionId: (log.payloads.get(`asked:${runId}`) as { id: string }).id }));
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const sentAt = new Map<string, number>();
+  let window = { acks: [] as number[], lines: [] as number[], refused: 0, timeouts: 0 };
+  const totals = { sent: 0, acked: 0, refused: 0, timeouts: 0 };
+  const lineSeen = new Set<string>();
+  const report = () => {
+    for (const { runId } of order) {
+      if (lineSeen.has(runId) || !sentAt.has(runId)) continue;
+      const at = log.seen.get(`line:${runId}`)?.get(0);
+      if (at !== undefined) {
+        lineSeen.add(runId);
+        window.lines.push(at - sentAt.get(runId)!);
+      }
+    }
+    const m = memory(server);
+    const p = (xs: number[], q: number) => (xs.length ? fmt(percentile(xs, q), 1) : "-");
+    console.log(
+      `  ${clock()}  sent ${totals.sent}  acked ${totals.acked}  next lines ${lineSeen.size}  | ack p50 ${p(window.acks, 50)} p99 ${p(window.acks, 99)} ms  next line p50 ${p(window.lines, 50)} p99 ${p(window.lines, 99)} ms  | errors: ${window.refused} refused, ${window.timeouts} timed out  | RSS server ${fmt(m.serverMb)} + workers ${fmt(m.workersMb)} (${m.workers}) = ${fmt(m.totalMb)} MB`,
+    );
+    window = { acks: [], lines: [], refused: 0, timeouts: 0 };
+  };
+  const ticker = setInterval(report, EVERY_MS);
+  const began = performance.now();
+  const inFlight: Promise<void>[] = [];
+  while (totals.sent < order.length) {
+    const due = Math.min(order.length, Math.floor(((performance.now() - began) / 1000) * RATE) + 1);
+    while (totals.sent < due) {
+      const { runId, questionId } = order[totals.sent++]!;
+      const sent = performance.now();
+      sentAt.set(runId, sent);
+      inFlight.push(
+        tab!
+          .timeout(30_000)
+          .emitWithAck("question.reply", { id: questionId, value: "ok" })
+          .then((ack: { ok: boolean }) => {
+            if (ack.ok) {
+              totals.acked++;
+              window.acks.push(performance.now() - sent);
+            } else {
+              totals.refused++;
+              window.refused++;
+            }
+          })
+          .catch(() => {
+            totals.timeouts++;
+            window.timeouts++;
+          }),
+      );
+    }
+    await sleep(5);
+  }
+  await Promise.all(inFlight);
+  const sendSeconds = (performance.now() - began) / 1000;
+  // Wait for every run to end (no progress for 60 s: give up).
+  let ended = 0;
+  let lastProgress = performance.now();
+  while (ended < order.length && performance.now() - lastProgress < 60_000) {
+    const now = order.filter(({ runId }) => log.seen.has(`end:${runId}`)).length;
+    if (now > ended) lastProgress = performance.now();
+    ended = now;
+    await sleep(100);
+  }
+  clearInterval(ticker);
+  report();
+
+  // Lost: a run that did not succeed with the answer.
+  let lost = 0;
+  const lostIds: string[] = [];
+  for (const { runId } of order) {
+    // A run seen ending well on the socket counts as delivered; any other is asked of the server.
+    const seen = log.payloads.get(`end:${runId}`) as { status: string; result: { outcome?: string; value?: unknown } | null } | undefined;
+    if (seen?.status === "succeeded" && seen.result?.outcome === "answered" && seen.result.value === "ok") continue;
+    const run = await api<{ status: string; result: { outcome?: string; value?: unknown } | null }>(server, `/api/runs/${runId}`);
+    if (run.status !== "succeeded" || run.result?.outcome !== "answered" || run.result.value !== "ok") {
+      lost++;
+      if (lostIds.length < 5) lostIds.push(`${runId} (${run.status})`);
+    }
+  }
+  const h = await health(server);
+  await sleep(SETTLE_MS);
+  const endMemory = memory(server);
+  const growth = endMemory.totalMb - startMemory.totalMb;
+  const near = growth <= Math.max(20, startMemory.totalMb * 0.1);
+  console.log(`  ${order.length} replies sent in ${fmt(sendSeconds, 1)} s (${fmt(order.length / sendSeconds)}/s); ${totals.acked} acked, ${totals.refused} refused, ${totals.timeouts} timed out; ${lineSeen.size} next lines seen`);
+  console.log(`  lost: ${lost === 0 ? "nothing" : `${lost} runs did not succeed with their answer, e.g. ${lostIds.join(", ")}`}; still pending ${h.pendingQuestions}, live runs ${h.liveRuns}`);
+  console.log(
+    `  memory ${SETTLE_MS / 1000} s after the end: server ${fmt(endMemory.serverMb)} MB, workers ${fmt(endMemory.workersMb)} MB (${endMemory.workers}), total ${fmt(endMemory.totalMb)} MB: ${growth >= 0 ? "+" : ""}${fmt(growth)} MB over the start → ${near ? "returned near its start" : "did NOT return near its start"} (near: within 20 MB or 10%)`,
+  );
+  tab!.disconnect();
+});
