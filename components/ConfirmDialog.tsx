@@ -1,5 +1,6 @@
 "use client";
 
+import { keepTabInside } from "./focus-trap";
 import { useEffect, useId, useRef, type ReactNode } from "react";
 
 interface ConfirmDialogProps {
@@ -15,7 +16,6 @@ interface ConfirmDialogProps {
   testId?: string;
 }
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
  * A confirmation for something that cannot be undone (role="alertdialog"): labelled by its title,
@@ -43,19 +43,7 @@ export function ConfirmDialog({ title, children, confirmLabel, busyLabel, busy =
       if (!busy) onCancel();
       return;
     }
-    if (e.key !== "Tab" || !panel.current) return;
-    e.stopPropagation();
-    const items = [...panel.current.querySelectorAll<HTMLElement>(FOCUSABLE)];
-    if (items.length === 0) return;
-    const first = items[0]!;
-    const last = items.at(-1)!;
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first.focus();
-    }
+    keepTabInside(e, panel.current);
   };
 
   return (

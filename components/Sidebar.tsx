@@ -1,5 +1,6 @@
 "use client";
 
+import { FOCUSABLE, keepTabInside } from "./focus-trap";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
@@ -50,7 +51,6 @@ function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRena
   );
 }
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
  * On a phone the chat list is a drawer: the header's menu button opens it over the chat, with a
@@ -96,18 +96,7 @@ export function MobileSidebar(props: SidebarProps) {
       close();
       return;
     }
-    if (e.key !== "Tab" || !panel.current) return;
-    const items = [...panel.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
-    if (items.length === 0) return;
-    const first = items[0]!;
-    const last = items.at(-1)!;
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first.focus();
-    }
+    keepTabInside(e, panel.current);
   };
 
   return (

@@ -7,6 +7,7 @@ import type { Run, Session } from "../lib/protocol/entities";
 import { eventOn, isFinalStatus, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 import { Terminal, tmuxMissing } from "./helpers/terminal";
+import { tripForm } from "./helpers/questions";
 
 /**
  * `parley chat` in a real pseudo-terminal (tmux) against the production server, beside a socket
@@ -143,16 +144,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     const session = await newSession();
     const term = terminal(session.id);
     await term.waitFor("● connected");
-    const schema = {
-      type: "object",
-      properties: {
-        destination: { type: "string", title: "Destination", minLength: 2 },
-        nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14 },
-        currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound"] },
-        insurance: { type: "boolean", title: "Travel insurance" },
-      },
-      required: ["destination", "nights", "currency"],
-    };
+    const schema = tripForm;
     const run = await rest.ok(rest.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.form", input: { prompt: "Book a trip", schema } }));
     await term.waitFor(/Book a trip[\s\S]*❯ Destination\*:[\s\S]*Nights\*:[\s\S]*Currency\*:[\s\S]*Travel insurance: \[ \] No/);
     term.type("Lisbon");

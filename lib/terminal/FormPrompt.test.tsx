@@ -1,18 +1,9 @@
 import { render } from "ink-testing-library";
 import { describe, expect, it, vi } from "vitest";
-import { aQuestion } from "../../tests/helpers/questions";
+import { aQuestion, tripForm } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
 
-const schema = {
-  type: "object",
-  properties: {
-    destination: { type: "string", title: "Destination", minLength: 2 },
-    nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14 },
-    currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound"] },
-    insurance: { type: "boolean", title: "Travel insurance" },
-  },
-  required: ["destination", "nights", "currency"],
-};
+const schema = tripForm;
 
 describe("FormPrompt (rendered by ink)", () => {
   it("fills the fields with keys and sends the content", async () => {

@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { FormSchema } from "../protocol/forms";
+import { tripForm } from "../../tests/helpers/questions";
 import { fieldHint, formKeysOf, initialForm, pressFormKey, type FormKey, type FormState } from "./form-keys";
 import { formFields } from "../protocol/forms";
 
-const trip: FormSchema = {
-  type: "object",
-  properties: {
-    destination: { type: "string", title: "Destination", minLength: 2 },
-    nights: { type: "integer", minimum: 1, maximum: 14 },
-    currency: { type: "string", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound"] },
-    insurance: { type: "boolean", default: false },
-  },
-  required: ["destination", "nights", "currency"],
-} as FormSchema;
+const trip = tripForm as FormSchema;
 
 const pressAll = (keys: FormKey[]) => press(...keys);
 

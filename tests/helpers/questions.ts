@@ -50,3 +50,15 @@ export const anApproval = (approval: Partial<NonNullable<Question["approval"]>> 
     },
     ...over,
   });
+
+/** A flat form with one field of each kind (text, integer, choice with titles, boolean), for tests. */
+export const tripForm = {
+  type: "object",
+  properties: {
+    destination: { type: "string", title: "Destination", minLength: 2 },
+    nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14 },
+    currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound"] },
+    insurance: { type: "boolean", title: "Travel insurance" },
+  },
+  required: ["destination", "nights", "currency"],
+};
