@@ -91,6 +91,15 @@ test.describe("the chat around the card", () => {
     await expect(page.getByTestId("jump-to-latest")).toBeVisible();
     await page.getByTestId("jump-to-latest").click();
     await expect(page.getByTestId("jump-to-latest")).toBeHidden();
+
+    // At the bottom, a card that grows below (a form, then its errors) leaves the latest in view.
+    const atBottom = () => page.getByTestId("transcript").evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2);
+    await tab.send("/trip");
+    await tab.expectCard("Book a trip");
+    await expect.poll(atBottom).toBe(true);
+    await page.getByTestId("question-submit").click();
+    await expect(page.getByTestId("form-field-error").first()).toBeVisible();
+    await expect.poll(atBottom).toBe(true);
     await shot(page, "transcript");
   });
 
