@@ -23,7 +23,8 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
   if (!run) return null;
   const label = run.status === "running" && waiting ? LABEL.waiting_input : LABEL[run.status];
   return (
-    <div className="flex min-w-0 items-center gap-3">
+    // On a phone a finished run's dot beside the connection's would read as a second connection light: it shows while work goes on.
+    <div className={`${run.status === "running" || run.status === "waiting_input" ? "flex" : "hidden sm:flex"} min-w-0 items-center gap-3`}>
       <div
         data-testid="run-status"
         data-status={run.status}
