@@ -32,20 +32,27 @@ export async function openTabs(server: ServerProcess, sessionId: string, n: numb
 export class TabLog {
   readonly seen = new Map<string, Map<number, number>>();
   readonly payloads = new Map<string, unknown>();
-  constructor(readonly tabs: { on(event: string, listener: (payload: any) => void): unknown }[], keys: Record<string, (payload: any) => string | undefined>) {
-    tabs.forEach((tab, t) => {
-      for (const [event, key] of Object.entries(keys)) {
-        tab.on(event, (payload: unknown) => {
-          const now = performance.now();
-          const k = key(payload);
-          if (k === undefined) return;
-          let byTab = this.seen.get(k);
-          if (!byTab) this.seen.set(k, (byTab = new Map()));
-          if (!byTab.has(t)) byTab.set(t, now);
-          if (!this.payloads.has(k)) this.payloads.set(k, payload);
-        });
-      }
-    });
+  constructor(
+    readonly tabs: { on(event: string, listener: (payload: any) => void): unknown }[],
+    private readonly keys: Record<string, (payload: any) => string | undefined>,
+  ) {
+    tabs.forEach((tab, t) => this.attach(tab, t));
+  }
+
+  /** Logs what `tab` sees as tab number `t` (a tab that replaces a disconnected one). */
+  attach(tab: { on(event: string, listener: (payload: any) => void): unknown }, t: number) {
+    this.tabs[t] = tab;
+    for (const [event, key] of Object.entries(this.keys)) {
+      tab.on(event, (payload: unknown) => {
+        const now = performance.now();
+        const k = key(payload);
+        if (k === undefined) return;
+        let byTab = this.seen.get(k);
+        if (!byTab) this.seen.set(k, (byTab = new Map()));
+        if (!byTab.has(t)) byTab.set(t, now);
+        if (!this.payloads.has(k)) this.payloads.set(k, payload);
+      });
+    }
   }
 
   /** Waits until every tab in `among` (all by default) saw `key`; returns the last of their times. */
