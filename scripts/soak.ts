@@ -68,7 +68,7 @@ await withServer({ PARLEY_PARK_AFTER_MS: "0" }, async (server) => {
   const sentAt = new Map<string, number>();
   const state = new Map<string, "acked" | "refused" | "timed out">();
   let window = { acks: [] as number[], lines: [] as number[], refused: 0, timeouts: 0, disconnects: 0 };
-  const totals = { sent: 0, retried: 0, acked: 0, refused: 0, timeouts: 0, disconnects: 0 };
+  const totals = { sent: 0, retried: 0, acked: 0, refused: 0, timeouts: 0, disconnects: 0, failedReconnects: 0 };
   const reasons = new Set<string>();
   const lineSeen = new Set<string>();
 
@@ -82,11 +82,22 @@ await withServer({ PARLEY_PARK_AFTER_MS: "0" }, async (server) => {
       totals.disconnects++;
       window.disconnects++;
       reasons.add(reason);
-      ready = openTabs(server, session.id, 1).then(([fresh]) => {
-        tab = fresh!;
-        log.attach(tab, 0);
-        watch(tab);
-      });
+      ready = (async () => {
+        // A busy server may not take the new connection at once: try again every second.
+        for (;;) {
+          try {
+            const [fresh] = await openTabs(server, session.id, 1);
+            tab = fresh!;
+            log.attach(tab, 0);
+            watch(tab);
+            return;
+          } catch (err) {
+            totals.failedReconnects++;
+            reasons.add(`reconnect: ${(err as Error).message}`);
+            await sleep(1_000);
+          }
+        }
+      })();
     });
   watch(tab);
 
@@ -192,7 +203,7 @@ await withServer({ PARLEY_PARK_AFTER_MS: "0" }, async (server) => {
   const growth = endMemory.totalMb - startMemory.totalMb;
   const near = growth <= Math.max(20, startMemory.totalMb * 0.1);
   console.log(
-    `  ${order.length} replies sent in ${fmt(sendSeconds, 1)} s (${fmt(order.length / sendSeconds)}/s), ${totals.retried} sent again; ${totals.acked} acked, ${totals.refused} refused, ${totals.timeouts} timed out (ack within ${ACK_MS / 1000} s); ${totals.disconnects} disconnects${reasons.size ? ` (${[...reasons].join(", ")})` : ""}; ${lineSeen.size} next lines seen on the socket`,
+    `  ${order.length} replies sent in ${fmt(sendSeconds, 1)} s (${fmt(order.length / sendSeconds)}/s), ${totals.retried} sent again; ${totals.acked} acked, ${totals.refused} refused, ${totals.timeouts} timed out (ack within ${ACK_MS / 1000} s); ${totals.disconnects} disconnects, ${totals.failedReconnects} failed reconnects${reasons.size ? ` (${[...reasons].join(", ")})` : ""}; ${lineSeen.size} next lines seen on the socket`,
   );
   console.log(`  lost: ${lost === 0 ? "nothing" : `${lost} acknowledged replies whose run did not succeed with the answer, e.g. ${lostIds.join(", ")}`}; not delivered (never acknowledged): ${undelivered}; still pending ${h.pendingQuestions}, live runs ${h.liveRuns}`);
   console.log(
