@@ -14,7 +14,7 @@ import {
   type FormSchema,
 } from "@/lib/protocol/forms";
 import { ActionButton, CardHeader, CardMessages, DeclineBar, Kbd } from "@/components/QuestionCardParts";
-import { useCardKeys } from "@/components/use-card-keys";
+import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
 
 interface FormBodyProps {
@@ -50,10 +50,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
   const { busy, error, setError, settle } = useSettle("This form changed since it was shown. Check it and send it again.");
   const [draft, setDraft] = useState<FormDraft>(() => initialDraft(schema, question.hasDefault ? question.default : undefined));
   const [errors, setErrors] = useState<FormErrors>({});
-  const [declineOpen, setDeclineOpen] = useState(false);
-  const [declineText, setDeclineText] = useState("");
   const card = useRef<HTMLFormElement>(null);
-  const declineInput = useRef<HTMLInputElement>(null);
   const promptId = useId();
   const detailId = useId();
   const idBase = useId();
@@ -106,15 +103,12 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
     });
   };
 
-  const decline = () => settle(() => onReject(question, declineText.trim() || undefined));
-  const escape = (target: HTMLElement) => {
-    if (target === declineInput.current) {
-      setDeclineOpen(false);
-      focusFirst();
-    } else if (declineOpen) declineInput.current?.focus();
-    else setDeclineOpen(true);
-  };
-  const focusFirst = useCardKeys(card, { pick: () => {}, escape }, 0);
+  const { open: declineOpen, setOpen: setDeclineOpen, bar: declineBar } = useDecline({
+    card,
+    pick: () => {},
+    maxDigit: 0,
+    onDecline: (message) => settle(() => onReject(question, message)),
+  });
 
   const wrong = fields.filter((f) => errors[f.name]).length;
   const description = schema.description?.trim() && schema.description.trim() !== question.prompt.trim() ? schema.description.trim() : null;
@@ -166,20 +160,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
 
       {/* The answers stay in view below the fields, however long the form. */}
       {declineOpen ? (
-        <DeclineBar
-          open
-          onOpen={() => setDeclineOpen(true)}
-          onCancel={() => {
-            setDeclineOpen(false);
-            focusFirst();
-          }}
-          text={declineText}
-          onText={setDeclineText}
-          onDecline={decline}
-          busy={busy}
-          inputRef={declineInput}
-          hint=""
-        />
+        <DeclineBar {...declineBar} busy={busy} hint="" />
       ) : (
         <footer className="flex flex-wrap items-center gap-x-3 gap-y-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2.5">
           {wrong > 0 ? (

@@ -6,7 +6,7 @@ import { isFormQuestion, keyHint, multiAnswer, needsSubmit, numberKeyAction, tex
 import { ActionButton, CardHeader, CardMessages, CheckboxGroup, DeclineBar, FreeTextInput, TextRow } from "@/components/QuestionCardParts";
 import { ApprovalBody } from "@/components/ApprovalCard";
 import { FormBody } from "@/components/FormCard";
-import { useCardKeys } from "@/components/use-card-keys";
+import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
 
 
@@ -58,10 +58,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
   const [checked, setChecked] = useState<string[]>([]);
   const [other, setOther] = useState("");
   const [text, setText] = useState("");
-  const [declineOpen, setDeclineOpen] = useState(false);
-  const [declineText, setDeclineText] = useState("");
   const card = useRef<HTMLElement>(null);
-  const declineInput = useRef<HTMLInputElement>(null);
   const promptId = useId();
 
   const { kind, options, multi, allowCustom } = question;
@@ -69,7 +66,6 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
 
 
   const reply = (value: JsonValue) => settle(() => onReply(question, value));
-  const decline = () => settle(() => onReject(question, declineText.trim() || undefined));
   const replyText = () => {
     const answer = textAnswer(question, text);
     if (answer.ok) void reply(answer.value);
@@ -94,16 +90,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
     if (action?.type === "reply") void reply(action.value);
     if (action?.type === "toggle") toggle(action.option);
   };
-  /** Escape opens the decline row (or focuses it); Escape inside it closes it again. */
-  const escape = (target: HTMLElement) => {
-    if (target === declineInput.current) {
-      setDeclineOpen(false);
-      focusFirst();
-    } else if (declineOpen) declineInput.current?.focus();
-    else setDeclineOpen(true);
-  };
-
-  const focusFirst = useCardKeys(card, { pick, escape }, 9);
+  const { bar: declineBar } = useDecline({ card, pick, maxDigit: 9, onDecline: (message) => settle(() => onReject(question, message)) });
 
   return (
     <section
@@ -196,20 +183,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
         <CardMessages error={error} notice={notice} />
       </div>
 
-      <DeclineBar
-        open={declineOpen}
-        onOpen={() => setDeclineOpen(true)}
-        onCancel={() => {
-          setDeclineOpen(false);
-          focusFirst();
-        }}
-        text={declineText}
-        onText={setDeclineText}
-        onDecline={decline}
-        busy={busy}
-        inputRef={declineInput}
-        hint={keyHint(question)}
-      />
+      <DeclineBar {...declineBar} busy={busy} hint={keyHint(question)} />
     </section>
   );
 }

@@ -1,0 +1,34 @@
+import { useRef, useState, type RefObject } from "react";
+import { useCardKeys } from "./use-card-keys";
+
+/**
+ * A card's decline row and keyboard: Escape opens the row (or focuses its field), Escape inside it
+ * closes it and gives the focus back to the card; number keys 1…`maxDigit` pick. Returns the props
+ * a `DeclineBar` takes (with `busy` and `hint` added by the card).
+ */
+export function useDecline({ card, pick, maxDigit, onDecline }: { card: RefObject<HTMLElement | null>; pick: (n: number) => void; maxDigit: number; onDecline: (message: string | undefined) => unknown }) {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState("");
+  const inputRef = useRef<HTMLInputElement>(null);
+  const escape = (target: HTMLElement) => {
+    if (target === inputRef.current) {
+      setOpen(false);
+      focusFirst();
+    } else if (open) inputRef.current?.focus();
+    else setOpen(true);
+  };
+  const focusFirst = useCardKeys(card, { pick, escape }, maxDigit);
+  const bar = {
+    open,
+    onOpen: () => setOpen(true),
+    onCancel: () => {
+      setOpen(false);
+      focusFirst();
+    },
+    text,
+    onText: setText,
+    onDecline: () => onDecline(text.trim() || undefined),
+    inputRef,
+  };
+  return { open, setOpen, focusFirst, bar };
+}
