@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "../lib/protocol/commands";
 import type { Question } from "../lib/protocol/question";
 import type { Ack } from "../lib/protocol/socket";
-import { startTestApp, waitFor, type TestApp, type TestClient } from "./helpers/test-app";
+import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
+import { sendReject as reject, sendReply as reply } from "./helpers/remote";
 
 /** Input past the typed errors, over real sockets: every case gets an error ack, never `internal`, and the question stays as it was. */
 
@@ -14,9 +14,6 @@ afterEach(async () => {
   await app.close();
 });
 
-// Typed as unknown: these send what a well-behaved client would not.
-const reply = (c: TestClient, payload: unknown) => c.emitWithAck("question.reply", payload as QuestionReplyCommand) as Promise<Ack<ReplyReceipt>>;
-const reject = (c: TestClient, payload: unknown) => c.emitWithAck("question.reject", payload as QuestionRejectCommand) as Promise<Ack<ReplyReceipt>>;
 const codeOf = (ack: Ack<unknown>) => (ack.ok ? "ok" : ack.error.code);
 
 function nested(depth: number): unknown {

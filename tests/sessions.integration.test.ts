@@ -5,10 +5,9 @@ import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Run, Session, SessionSnapshot } from "../lib/protocol/entities";
+import type { Run, Session } from "../lib/protocol/entities";
 import type { Question } from "../lib/protocol/question";
-import type { Ack } from "../lib/protocol/socket";
-import { eventOn, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
+import { eventOn, joinSession as join, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
 /** Renaming and deleting chats against the production build, over REST and real sockets. */
@@ -24,7 +23,6 @@ async function tab(): Promise<Tab> {
   tabs.push(t);
   return t;
 }
-const join = (t: Tab, sessionId: string) => t.emitWithAck("session.join", { sessionId }) as Promise<Ack<SessionSnapshot>>;
 const newSession = async () => rest.ok(rest.post<Session>("/api/sessions", {}));
 const call = async (method: string, p: string, body?: unknown) => {
   const res = await fetch(`${server.url}${p}`, {

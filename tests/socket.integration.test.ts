@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SessionSnapshot } from "../lib/protocol/entities";
-import type { QuestionReplyCommand, ReplyReceipt } from "../lib/protocol/commands";
-import type { Ack } from "../lib/protocol/socket";
-import { nextEvent, startTestApp, waitFor, type TestApp, type TestClient } from "./helpers/test-app";
+import type { ReplyReceipt } from "../lib/protocol/commands";
+import { nextEvent, startTestApp, waitFor, type TestApp } from "./helpers/test-app";
+import { joinSession as join, sendReply as reply } from "./helpers/remote";
 
 let app: TestApp;
 beforeEach(async () => {
@@ -12,9 +12,6 @@ afterEach(async () => {
   await app.close();
 });
 
-const join = (c: TestClient, sessionId: string) => c.emitWithAck("session.join", { sessionId }) as Promise<Ack<SessionSnapshot>>;
-// Typed as unknown: some tests send what a well-behaved client would not.
-const reply = (c: TestClient, payload: unknown) => c.emitWithAck("question.reply", payload as QuestionReplyCommand) as Promise<Ack<ReplyReceipt>>;
 
 describe("three tabs of one session over real sockets", () => {
   it("all see the question, the first answer wins, the others retract, a late reply is told already_answered", async () => {

@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SessionSnapshot } from "../lib/protocol/entities";
-import type { QuestionReplyCommand, ReplyReceipt } from "../lib/protocol/commands";
-import type { Ack } from "../lib/protocol/socket";
 import { outcomeLine } from "../lib/protocol/audit";
 import type { TextCommandResult } from "../lib/server/commands/text-commands";
-import { nextEvent, startTestApp, waitFor, type TestApp, type TestClient } from "./helpers/test-app";
+import { nextEvent, startTestApp, waitFor, type TestApp } from "./helpers/test-app";
+import { joinSession as join, sendReply as reply } from "./helpers/remote";
 
 let app: TestApp;
 beforeEach(async () => {
@@ -14,8 +12,6 @@ afterEach(async () => {
   await app.close();
 });
 
-const join = (c: TestClient, sessionId: string) => c.emitWithAck("session.join", { sessionId }) as Promise<Ack<SessionSnapshot>>;
-const reply = (c: TestClient, payload: QuestionReplyCommand) => c.emitWithAck("question.reply", payload) as Promise<Ack<ReplyReceipt>>;
 
 describe("text commands over real sockets", () => {
   it("a card button and a typed /answer race: exactly one wins, the other is told already answered", async () => {

@@ -1,10 +1,19 @@
 import { io as connect, type Socket } from "socket.io-client";
-import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
+import type { SessionSnapshot } from "../../lib/protocol/entities";
+import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "../../lib/protocol/commands";
+import type { Ack, ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
 import { authHeaders, TEST_TOKEN } from "./server-process";
 
 /** Clients of a running Parley over its public interfaces only (REST and Socket.IO), as a browser or a script sees it. */
 
 export type Tab = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+/** A tab's `session.join`, answered with its ack (the snapshot, or an error). */
+export const joinSession = (tab: Tab, sessionId: string) => tab.emitWithAck("session.join", { sessionId }) as Promise<Ack<SessionSnapshot>>;
+/** A tab's `question.reply`; typed as unknown so a test may send what a well-behaved client would not. */
+export const sendReply = (tab: Tab, payload: unknown) => tab.emitWithAck("question.reply", payload as QuestionReplyCommand) as Promise<Ack<ReplyReceipt>>;
+/** A tab's `question.reject`, as `sendReply`. */
+export const sendReject = (tab: Tab, payload: unknown) => tab.emitWithAck("question.reject", payload as QuestionRejectCommand) as Promise<Ack<ReplyReceipt>>;
 
 export interface RestResponse<T = any> {
   status: number;
