@@ -25,7 +25,7 @@ const DOWN: FormKey = { type: "down" };
 const UP: FormKey = { type: "up" };
 const RIGHT: FormKey = { type: "right" };
 const LEFT: FormKey = { type: "left" };
-const SPACE: FormKey = { type: "space" };
+const SPACE: FormKey = { type: "type", text: " " };
 
 describe("a form in the terminal", () => {
   it("fills every kind of field and sends typed content from the last field", () => {

@@ -22,7 +22,6 @@ export type FormKey =
   | { type: "down" }
   | { type: "left" }
   | { type: "right" }
-  | { type: "space" }
   | { type: "enter" }
   | { type: "escape" }
   /** Typed characters (pasted text too): added to the text field under the cursor, or to the reason. */
@@ -36,7 +35,7 @@ export function initialForm(schema: FormSchema, preset?: unknown): FormState {
 }
 
 /** Whether the field under the cursor is typed into (the text field has the keys). */
-export function typesText(field: FormField | undefined): boolean {
+function typesText(field: FormField | undefined): boolean {
   return field !== undefined && field.kind !== "boolean" && field.kind !== "choice";
 }
 
@@ -96,8 +95,6 @@ export function pressFormKey(schema: FormSchema, state: FormState, key: FormKey)
       return stay(state);
     case "backspace":
       return typesText(field) ? set(String(state.draft[field.name] ?? "").slice(0, -1)) : stay(state);
-    case "space":
-      return field.kind === "boolean" ? set(state.draft[field.name] !== true) : stay(state);
     case "left":
     case "right":
       return field.kind === "choice" ? set(stepChoice(field, String(state.draft[field.name] ?? ""), key.type === "right" ? 1 : -1)) : stay(state);

@@ -1,6 +1,6 @@
 import type { JsonValue, Question } from "../protocol/question";
 import { alwaysHint } from "../client/approval";
-import { multiAnswer, numberKeyAction, textAnswer } from "../client/question-input";
+import { multiAnswer, textAnswer } from "../client/question-input";
 
 /**
  * The terminal's question prompt as a pure state machine: which row the cursor is on, what is
@@ -119,11 +119,9 @@ function chooseKey(q: Q, state: PromptState, key: PromptKey): Step {
     case "char": {
       const char = key.char.toLowerCase();
       if (/^[1-9]$/.test(char)) {
+        // Number n is the n-th row: Yes/No, an approval's answers, an option or "Other…".
         const n = Number(char) - 1;
-        if (q.kind === "question" && q.allowCustom && n === q.options.length) return act(q, state, rows[n]!, n);
-        const action = numberKeyAction(q, n);
-        if (!action) return stay(state);
-        return act(q, state, rows[n]!, n);
+        return rows[n] ? act(q, state, rows[n]!, n) : stay(state);
       }
       if (q.kind === "confirm" && (char === "y" || char === "n")) return act(q, state, rows[char === "y" ? 0 : 1]!, char === "y" ? 0 : 1);
       if (q.kind === "approval") {

@@ -43,8 +43,3 @@ export function speaker(message: Message): string {
 export function questionRecord(q: Question): { asked: string; outcome: string } {
   return { asked: askedLine({ ...q, owner: ownerLabel(q.owner) }), outcome: outcomeLine(q) };
 }
-
-/** Said when the prompt on screen was settled somewhere else first ("Answered in a browser tab: …"). */
-export function settledElsewhere(q: Question): string {
-  return `${ownerLabel(q.owner)}'s question was settled elsewhere: ${outcomeLine(q)}`;
-}

@@ -64,26 +64,21 @@ export class Terminal {
   }
 
   /** Waits until the screen (or what scrolled off it) matches, and returns it; fails with the screen as it was. */
-  async waitFor(expected: string | RegExp, ms = 15_000): Promise<string> {
-    const until = Date.now() + ms;
-    const matches = (screen: string) => (typeof expected === "string" ? screen.includes(expected) : expected.test(screen));
-    let screen = "";
-    for (;;) {
-      screen = this.screen({ history: true });
-      if (matches(screen)) return screen;
-      if (Date.now() > until) throw new Error(`The terminal did not show ${String(expected)} within ${ms} ms. It shows:\n${screen}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  waitFor(expected: string | RegExp, ms = 15_000): Promise<string> {
+    return this.until((screen) => matches(screen, expected), { history: true }, `did not show ${String(expected)}`, ms);
   }
 
   /** Waits until the visible screen no longer matches. */
-  async waitForGone(gone: string | RegExp, ms = 15_000): Promise<string> {
-    const until = Date.now() + ms;
-    const matches = (screen: string) => (typeof gone === "string" ? screen.includes(gone) : gone.test(screen));
+  waitForGone(gone: string | RegExp, ms = 15_000): Promise<string> {
+    return this.until((screen) => !matches(screen, gone), { history: false }, `still shows ${String(gone)}`, ms);
+  }
+
+  private async until(done: (screen: string) => boolean, { history }: { history: boolean }, failure: string, ms: number): Promise<string> {
+    const deadline = Date.now() + ms;
     for (;;) {
-      const screen = this.screen();
-      if (!matches(screen)) return screen;
-      if (Date.now() > until) throw new Error(`The terminal still shows ${String(gone)} after ${ms} ms:\n${screen}`);
+      const screen = this.screen({ history });
+      if (done(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`The terminal ${failure} after ${ms} ms. It shows:\n${screen}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -97,6 +92,8 @@ export class Terminal {
     spawnSync("tmux", ["-L", this.server, "kill-server"]);
   }
 }
+
+const matches = (screen: string, expected: string | RegExp) => (typeof expected === "string" ? screen.includes(expected) : expected.test(screen));
 
 function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
