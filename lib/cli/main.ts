@@ -115,9 +115,9 @@ export async function main(argv: string[]): Promise<number> {
   const token = values.token ?? process.env.PARLEY_TOKEN ?? null;
   switch (command) {
     case "chat": {
+      if (args.length > 1) throw new UsageError("Usage: parley chat [SESSION] [--continue]");
       const server = await findServer({ databaseUrl, explicit, token });
       if (!server) throw new AppError("unavailable", `No Parley server is running for ${sqliteFilePath(databaseUrl)}. Start one with \`npm start\`, or pass --url.`);
-      if (args.length > 1) throw new UsageError("Usage: parley chat [SESSION] [--continue]");
       // ink draws only a last frame when it believes it runs in CI; a person at a terminal is not CI. It reads this when loaded.
       if (process.stdout.isTTY) for (const name of ["CI", "CONTINUOUS_INTEGRATION"]) delete process.env[name];
       // React's development build (read when loaded too) is for working on the client, not for using it.
