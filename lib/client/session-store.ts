@@ -212,10 +212,10 @@ export function transcript(state: SessionState): TranscriptItem[] {
     const start = p.at === Number.POSITIVE_INFINITY ? Date.now() : p.at;
     groupStart.set(p.group, Math.min(groupStart.get(p.group) ?? start, start));
   }
-  // A run's block starts where the run started, even when a message of it was stored a moment before.
+  // A run's block starts no later than the run itself (its first item may come after it started).
   for (const run of state.runs) if (run.parentRunId === null) groupStart.set(run.id, Math.min(groupStart.get(run.id) ?? at(run.createdAt), at(run.createdAt)));
+  // The sort is stable: items equal in all of these keep the order they were placed in.
   return placed
-    .map((p, index) => ({ ...p, index }))
-    .sort((a, b) => groupStart.get(a.group)! - groupStart.get(b.group)! || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) || a.order - b.order || a.at - b.at || a.index - b.index)
+    .sort((a, b) => groupStart.get(a.group)! - groupStart.get(b.group)! || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) || a.order - b.order || a.at - b.at)
     .map((p) => p.item);
 }
