@@ -30,11 +30,10 @@ function useAfter(ms: number): boolean {
   return done;
 }
 
-/** A notification's click lands on the card: its first control takes the focus. */
+/** A notification's click lands on the card: the element the card focuses when it appears (`useCardKeys`) takes the focus. */
 function focusCard() {
   const card = document.querySelector<HTMLElement>('[data-testid="question-card"]');
-  const control = card?.querySelector<HTMLElement>("button:not([disabled]), input, select, textarea");
-  (control ?? card)?.focus();
+  (card?.querySelector<HTMLElement>("[data-autofocus]") ?? card)?.focus();
 }
 
 export function ChatScreen({ sessionId }: { sessionId: string }) {
