@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { Ack } from "@/lib/protocol/socket";
-import { useDraft } from "@/lib/client/drafts";
+import { pageIsLeaving, useDraft } from "@/lib/client/drafts";
 import { StopButton } from "./StopButton";
 
 interface ComposerProps {
@@ -41,12 +41,17 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
     if (!canSend) return;
     setSending(true);
     setError(null);
+    // The draft goes with the message at once: it shows in the transcript before the send's answer
+    // returns, and a reload meanwhile must not offer it again. A refused message comes back, unless
+    // something new was typed meanwhile or the page is being left (which aborts the send's request).
     const sent = text;
-    const res = await onSend(text.trim());
+    setText("");
+    const res = await onSend(sent.trim());
     setSending(false);
-    // What was typed while it was on its way (the message shows before the answer returns) is kept.
-    if (res.ok && latest.current === sent) setText("");
-    else if (!res.ok) setError(res.error.message);
+    if (!res.ok) {
+      if (latest.current === "" && !pageIsLeaving()) setText(sent);
+      setError(res.error.message);
+    }
     input.current?.focus();
   }
 
@@ -89,7 +94,7 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
       </div>
       <p className="mt-1.5 px-2 text-xs text-stone-400">
         {error ? (
-          <span className="text-red-600">{error}</span>
+          <span data-testid="composer-error" role="alert" className="text-red-600">{error}</span>
         ) : busy ? (
           "Parley is still working on your last message · Stop it to send a new one"
         ) : (

@@ -1,5 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { draftKey } from "../lib/client/drafts";
+import { MAX_MESSAGE_CHARS } from "../lib/protocol/rest";
 import { Api, ChatPage } from "./chat-page";
 
 /** The basics around the card (issue 11): drafts, the transcript, attention, the phone layout, accessibility. */
@@ -30,11 +32,32 @@ test.describe("the chat around the card", () => {
     // The other tab had no draft: drafts are per tab.
     await expect(answering.page.getByTestId("composer-input")).toHaveValue("");
 
-    // Sent, it is gone.
+    // Sent, it is gone, even when the page is left before the send's answer came back (the message shows first).
+    await typing.page.route("**/api/sessions/*/messages", async (route) => {
+      const response = await route.fetch();
+      await new Promise((r) => setTimeout(r, 3_000));
+      await route.fulfill({ response }).catch(() => {});
+    });
     await typing.page.getByTestId("composer-send").click();
     await expect(typing.messages("user").filter({ hasText: "half a thought about lunch" })).toBeVisible();
+    // The send's answer is still held back: the draft left with the message all the same.
+    expect(await typing.page.evaluate((key) => sessionStorage.getItem(key), draftKey(session.id))).toBeNull();
     await typing.page.reload();
     await expect(typing.page.getByTestId("composer-input")).toHaveValue("");
+    await typing.page.unroute("**/api/sessions/*/messages");
+  });
+
+  test("a refused message comes back to the input with the reason", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+    const tooLong = "x".repeat(MAX_MESSAGE_CHARS + 1);
+    await tab.page.getByTestId("composer-input").fill(tooLong);
+    await tab.page.getByTestId("composer-send").click();
+    await expect(tab.page.getByTestId("composer-error")).toContainText("20000");
+    await expect(tab.page.getByTestId("composer-input")).toHaveValue(tooLong);
+    await tab.page.reload();
+    await expect(tab.page.getByTestId("composer-input")).toHaveValue(tooLong);
   });
 
   test("agent text renders as Markdown and never as HTML", async ({ context, request }) => {

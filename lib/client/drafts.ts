@@ -35,6 +35,18 @@ export function writeDraft(storage: DraftStorage | null, sessionId: string, text
   }
 }
 
+let leaving = false;
+if (typeof window !== "undefined") window.addEventListener("beforeunload", () => (leaving = true));
+
+/**
+ * Whether this page is being left (a reload, a navigation away). Its requests in flight are then
+ * aborted and fail: a send failing so may well have reached the server, so its text is not put
+ * back into the draft.
+ */
+export function pageIsLeaving(): boolean {
+  return leaving;
+}
+
 /** The draft of a chat: restored when the input (re)appears, saved as it is typed, cleared once sent. */
 export function useDraft(sessionId: string): [string, (text: string) => void] {
   const [text, setText] = useState("");
