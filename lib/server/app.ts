@@ -12,6 +12,7 @@ import { createDb, type Db, type DbOptions } from "./db/client";
 import { migrateSqlite } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
 import { createDomainServices } from "./domain-services";
+import { createMetrics, type Metrics } from "./metrics";
 import { createPermissionService } from "./permissions/permission-service";
 import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
@@ -31,6 +32,8 @@ export interface ParleyParts {
   /** The function that answers chat messages. */
   chatFunction?: string;
   clock?: Clock;
+  /** Where statements, timed phases and parked runs are counted (a fresh registry by default). */
+  metrics?: Metrics;
 }
 
 export interface ParleyOptions {
@@ -63,8 +66,9 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
   // An invalid rules file stops start-up before anything opens.
   const projectRules = options.projectRules ?? loadProjectRules(permissionsFile);
   migrateSqlite(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"));
-  const db = await createDb(databaseUrl, database);
-  return createParley({ db, pool: new WorkerPool(worker), functions, tools }, { ...options, projectRules });
+  const metrics = createMetrics({ processMetrics: true });
+  const db = await createDb(databaseUrl, { ...database, observer: metrics });
+  return createParley({ db, pool: new WorkerPool(worker), functions, tools, metrics }, { ...options, projectRules });
 }
 
 /**
@@ -72,9 +76,9 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
  * Transports (REST route handlers, Socket.IO) only call what this returns.
  */
 export async function createParley(parts: ParleyParts, config: ParleyOptions = {}) {
-  const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock } = parts;
+  const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock, metrics = createMetrics() } = parts;
   const functionNames = new Set(functions.map((f) => f.name));
-  const { events, commands, sessions, questions } = createDomainServices({ db, clock });
+  const { events, commands, sessions, questions } = createDomainServices({ db, clock, metrics });
   const runs = createRunService({
     db,
     events,
@@ -113,6 +117,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 
   return {
     db,
+    metrics,
     events,
     commands,
     sessions,

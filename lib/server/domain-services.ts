@@ -2,6 +2,7 @@ import { systemClock, type Clock } from "./clock";
 import { createCommandService } from "./commands/command-service";
 import type { Db } from "./db/client";
 import { DomainEvents } from "./events";
+import type { Metrics } from "./metrics";
 import { createQuestionService } from "./questions/question-service";
 import { createSessionService } from "./sessions/session-service";
 
@@ -9,11 +10,11 @@ import { createSessionService } from "./sessions/session-service";
  * The services that need nothing but the database: the server builds its runs on top of them,
  * and the CLI uses them as they are (no timers start until asked, no events reach anyone there).
  */
-export function createDomainServices({ db, clock = systemClock }: { db: Db; clock?: Clock }) {
+export function createDomainServices({ db, clock = systemClock, metrics }: { db: Db; clock?: Clock; metrics?: Pick<Metrics, "time"> }) {
   const events = new DomainEvents();
   const commands = createCommandService({ db });
   const sessions = createSessionService({ db, events });
-  const questions = createQuestionService({ db, events, commands, now: () => new Date(clock.now()) });
+  const questions = createQuestionService({ db, events, commands, now: () => new Date(clock.now()), metrics });
   return { events, commands, sessions, questions };
 }
 

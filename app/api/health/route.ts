@@ -7,13 +7,13 @@ const mb = (bytes: number) => Math.round((bytes / 1_048_576) * 10) / 10;
 /** Whether runs can run; the figures only for a signed-in caller. */
 export const GET = publicJsonRoute(async ({ parley, caller }) => {
   if (!caller) return { ok: parley.pool.health().ok };
-  const pending = await parley.questions.listPending();
+  const pendingQuestions = await parley.questions.countPending();
   const { rss, heapUsed } = process.memoryUsage();
   const workerPool = parley.pool.health();
   return {
     // false while no worker process can be started: runs cannot run.
     ok: workerPool.ok,
-    pendingQuestions: pending.length,
+    pendingQuestions,
     liveRuns: parley.runs.liveCount(),
     workers: workerPool.size,
     queuedForWorker: workerPool.queued,

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
-import { isUniqueViolation, type Db, type Tx } from "../db/client";
+import { directSqlite, isUniqueViolation, type Db, type DirectSqlite, type Tx } from "../db/client";
+import { sqliteTime } from "../db/direct-rows";
 
 export interface CommandInput {
   commandId?: string;
@@ -20,6 +21,12 @@ export interface ApplyContext<R extends Receipt> {
   record: (tx: Tx, receipt: R) => Promise<void>;
   /** `record` in a transaction of its own, for a command whose change is not in the database (or that changes nothing). */
   commit: (receipt: R) => Promise<void>;
+  /**
+   * `record` on the connection's direct lane, inside a `direct.transaction` (SQLite only; null
+   * elsewhere): for hot paths whose whole change is made there.
+   */
+  recordNow: ((receipt: R) => void) | null;
+  direct: DirectSqlite | null;
 }
 
 /** Applies a command and returns its receipt, stored through `record` or `commit`. */
@@ -49,6 +56,7 @@ type Stored<R> = { state: "queued" | "done"; receipt: R };
  * concurrent twins exactly one applies, and the others roll back and return its receipt.
  */
 export function createCommandService({ db }: { db: Db }) {
+  const direct = directSqlite(db);
   async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
     const row = await db.command.findUnique({ where: { id } });
     if (!row) return null;
@@ -82,8 +90,24 @@ export function createCommandService({ db }: { db: Db }) {
           }
         };
         const commit = (receipt: R) => db.$transaction((tx: Tx) => record(tx, receipt));
+        const recordNow = direct
+          ? (receipt: R) => {
+              const now = sqliteTime(new Date());
+              const json = JSON.stringify(receipt);
+              if (claimQueued) {
+                const { changes } = direct
+                  .prepare(`UPDATE "Command" SET "applyState" = ?, "receipt" = ?, "appliedAt" = ?, "payload" = ? WHERE "id" = ? AND "applyState" = 'queued'`)
+                  .run(receipt.apply_state, json, now, SETTLED_PAYLOAD, id);
+                if (changes !== 1) throw new ClaimedByTwin();
+              } else {
+                direct
+                  .prepare(`INSERT INTO "Command" ("id", "kind", "payloadDigest", "payload", "applyState", "receipt", "createdAt", "appliedAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+                  .run(id, kind, digest, SETTLED_PAYLOAD, receipt.apply_state, json, now, now);
+              }
+            }
+          : null;
         try {
-          return await apply({ commandId: id, record, commit });
+          return await apply({ commandId: id, record, commit, recordNow, direct });
         } catch (err) {
           const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await db.command.count({ where: { id } })) > 0);
           if (!lostToTwin || attempt >= 3) throw err;

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventLoopProbe, holdWriteLock } from "../../../tests/helpers/write-lock";
 import { AppError } from "../../protocol/errors";
-import { createDb, type Db } from "./client";
+import { createDb, directSqlite, type Db } from "./client";
 import { migrateSqlite } from "./migrate";
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -104,6 +104,42 @@ describe("the database client", () => {
     expect(await read).toEqual([]);
     expect(await write).toBe("written");
     expect((await db.chatSession.findMany()).map((s) => s.id)).toEqual(["outside"]);
+  });
+
+  it("the direct lane waits for another process's write lock without blocking the event loop, and rolls back what throws", async () => {
+    db = await createDb(`file:${file}`);
+    const direct = directSqlite(db)!;
+    expect(direct).not.toBeNull();
+    const insert = (id: string) => direct.prepare(`INSERT INTO "ChatSession" ("id", "title", "ownerId", "createdAt", "updatedAt") VALUES (?, ?, 'local', ?, ?)`).run(id, id, "2026-12-01T00:00:00.000+00:00", "2026-12-01T00:00:00.000+00:00");
+    const lock = await holdWriteLock(file, 1_000);
+    const probe = eventLoopProbe();
+    const done = direct.transaction(() => insert("direct")).then(() => Date.now());
+    await lock.released();
+    expect(await done).toBeGreaterThanOrEqual(lock.lockedAt + 950);
+    expect(probe.stop()).toBeLessThan(400);
+    await expect(
+      direct.transaction(() => {
+        insert("rolled-back");
+        throw new Error("changed its mind");
+      }),
+    ).rejects.toThrow("changed its mind");
+    expect((await db.chatSession.findMany()).map((s) => [s.id, s.createdAt.toISOString()])).toEqual([["direct", "2026-12-01T00:00:00.000Z"]]);
+  }, 15_000);
+
+  it("runs direct transactions in turn with Prisma's: one never sees the other's uncommitted rows", async () => {
+    db = await createDb(`file:${file}`);
+    const direct = directSqlite(db)!;
+    let finish!: () => void;
+    const open = db.$transaction(async (tx) => {
+      await tx.chatSession.create({ data: { id: "prisma", title: "t" } });
+      await new Promise<void>((resolve) => (finish = resolve));
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const counted = direct.transaction(() => direct.prepare(`SELECT COUNT(*) AS n FROM "ChatSession"`).get<{ n: number }>()!.n);
+    await new Promise((r) => setTimeout(r, 20));
+    finish();
+    await open;
+    expect(await counted).toBe(1);
   });
 
   it("lets a transaction's callback use the outer client without waiting for itself", async () => {

@@ -1,9 +1,12 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "../../generated/prisma/client";
 import { databaseBusy } from "./busy-queue";
-import { LockAwareAdapterFactory, transactionCallback, type Synchronous } from "./lock-aware-adapter";
+import { LockAwareAdapterFactory, transactionCallback, type DirectSqlite, type StatementObserver, type Synchronous } from "./lock-aware-adapter";
 
 export type Db = PrismaClient;
+export type { DirectSqlite };
+
+const DIRECT = Symbol.for("parley.db.direct");
 /** The client inside an interactive transaction. */
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 export type { Synchronous };
@@ -13,6 +16,8 @@ export interface DbOptions {
   synchronous?: Synchronous;
   /** Longest a statement waits for a lock held by another process before failing with `database_busy`. */
   busyTimeoutMs?: number;
+  /** Counts statements and transactions (the server's metrics). */
+  observer?: StatementObserver;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
@@ -21,16 +26,23 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 const SYNC_BUSY_WAIT_MS = 5;
 
 /** Opens the database named by a `file:` URL (relative paths resolve against the working directory). */
-export async function createDb(databaseUrl: string, { synchronous = "FULL", busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS }: DbOptions = {}): Promise<Db> {
+export async function createDb(databaseUrl: string, { synchronous = "FULL", busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, observer }: DbOptions = {}): Promise<Db> {
   const driver = new PrismaBetterSqlite3({ url: databaseUrl, timeout: SYNC_BUSY_WAIT_MS });
-  const adapter = new LockAwareAdapterFactory(driver, { synchronous, busyTimeoutMs });
+  const adapter = new LockAwareAdapterFactory(driver, { synchronous, busyTimeoutMs, observer });
   const client = new PrismaClient({
     adapter,
     // The adapter gives up with `database_busy` at busyTimeoutMs; Prisma's own start timeout must not cut in first.
     transactionOptions: { maxWait: busyTimeoutMs + 1_000 },
   });
   await client.$connect();
-  return markTransactionCallbacks(withTypedErrors(client));
+  const db = markTransactionCallbacks(withTypedErrors(client));
+  (db as { [DIRECT]?: DirectSqlite | null })[DIRECT] = adapter.direct;
+  return db;
+}
+
+/** The connection's direct lane for hot paths, or null (another engine, or a driver that hides it): use Prisma then. */
+export function directSqlite(db: Db): DirectSqlite | null {
+  return (db as { [DIRECT]?: DirectSqlite | null })[DIRECT] ?? null;
 }
 
 /** Runs each `$transaction(fn)` callback in a context the adapter recognises (see transactionCallback). */
@@ -68,5 +80,6 @@ const isBusyRejection = (err: unknown) => {
 
 /** A write refused by a unique key (Prisma's P2002): a twin got there first. */
 export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
+  const code = typeof err === "object" && err !== null ? (err as { code?: string }).code : undefined;
+  return code === "P2002" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }

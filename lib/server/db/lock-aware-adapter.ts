@@ -6,6 +6,7 @@ import type {
   SqlResultSet,
   Transaction,
 } from "@prisma/driver-adapter-utils";
+import type BetterSqlite3 from "better-sqlite3";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { BusyQueue, databaseBusy } from "./busy-queue";
 
@@ -15,6 +16,33 @@ export interface LockAwareOptions {
   synchronous: Synchronous;
   /** Longest a statement or a transaction's start waits for a lock held elsewhere. */
   busyTimeoutMs: number;
+  /** Told of every statement sent (transaction control counts as a write) and every transaction begun. */
+  observer?: StatementObserver;
+}
+
+export interface StatementObserver {
+  query(kind: "read" | "write"): void;
+  transaction(): void;
+}
+
+const NO_OBSERVER: StatementObserver = { query: () => {}, transaction: () => {} };
+
+/**
+ * The connection's own better-sqlite3 handle, for the few hot paths where Prisma's cost per
+ * statement (measured: a findUnique ~0.4 ms, a prepared statement ~0.02 ms) dominates. Work given
+ * to it runs synchronously, in turn with Prisma's transactions on the same connection.
+ */
+export interface DirectSqlite {
+  /** Runs `work` in one BEGIN IMMEDIATE … COMMIT once no other transaction is open; a throw rolls it back. */
+  transaction<T>(work: () => T): Promise<T>;
+  /** A prepared statement, cached (integers as numbers); each use is counted as Prisma's are. */
+  prepare(sql: string): DirectStatement;
+}
+
+export interface DirectStatement {
+  run(...params: unknown[]): BetterSqlite3.RunResult;
+  get<Row = Record<string, unknown>>(...params: unknown[]): Row | undefined;
+  all<Row = Record<string, unknown>>(...params: unknown[]): Row[];
 }
 
 /**
@@ -40,6 +68,8 @@ const isRead = (query: SqlQuery) => /^\s*SELECT\b/i.test(query.sql);
 export class LockAwareAdapterFactory implements SqlDriverAdapterFactory {
   readonly provider = "sqlite" as const;
   readonly adapterName: string;
+  /** The direct lane of the connection Prisma opened (null until it connects, or when the driver hides its handle). */
+  direct: DirectSqlite | null = null;
 
   constructor(
     private readonly inner: SqlDriverAdapterFactory,
@@ -52,7 +82,9 @@ export class LockAwareAdapterFactory implements SqlDriverAdapterFactory {
     const adapter = await this.inner.connect();
     // Per connection: FULL syncs the WAL at every commit, so a recorded receipt survives a power loss.
     await adapter.executeScript(`PRAGMA synchronous = ${this.options.synchronous}`);
-    return new LockAwareAdapter(adapter, new BusyQueue({ budgetMs: this.options.busyTimeoutMs }));
+    const connection = new LockAwareAdapter(adapter, new BusyQueue({ budgetMs: this.options.busyTimeoutMs }), this.options.observer ?? NO_OBSERVER);
+    this.direct = connection.directLane();
+    return connection;
   }
 }
 
@@ -68,21 +100,77 @@ class LockAwareAdapter implements SqlDriverAdapter {
   constructor(
     private readonly inner: SqlDriverAdapter,
     private readonly busy: BusyQueue,
+    private readonly observer: StatementObserver,
   ) {
     this.adapterName = inner.adapterName;
     this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return this.busy.run(() => this.outsideTransaction(() => this.inner.queryRaw(query)), { write: !isRead(query) });
+    const write = !isRead(query);
+    this.observer.query(write ? "write" : "read");
+    return this.busy.run(() => this.outsideTransaction(() => this.inner.queryRaw(query)), { write });
   }
 
   executeRaw(query: SqlQuery): Promise<number> {
-    return this.busy.run(() => this.outsideTransaction(() => this.inner.executeRaw(query)), { write: !isRead(query) });
+    const write = !isRead(query);
+    this.observer.query(write ? "write" : "read");
+    return this.busy.run(() => this.outsideTransaction(() => this.inner.executeRaw(query)), { write });
   }
 
   executeScript(script: string): Promise<void> {
     return this.busy.run(() => this.outsideTransaction(() => this.inner.executeScript(script)));
+  }
+
+  /** The driver's handle (a field of Prisma's better-sqlite3 adapter, version-pinned): null if it is not there. */
+  directLane(): DirectSqlite | null {
+    const handle = (this.inner as unknown as { client?: BetterSqlite3.Database }).client;
+    if (!handle || typeof handle.prepare !== "function" || typeof handle.transaction !== "function") return null;
+    const statements = new Map<string, DirectStatement>();
+    const observer = this.observer;
+    const prepare = (text: string): DirectStatement => {
+      let statement = statements.get(text);
+      if (!statement) {
+        const prepared = handle.prepare(text).safeIntegers(false);
+        const kind = isRead(sql(text)) ? "read" : "write";
+        statement = {
+          run: (...params) => (observer.query(kind), prepared.run(...params)),
+          get: <Row>(...params: unknown[]) => (observer.query(kind), prepared.get(...params) as Row | undefined),
+          all: <Row>(...params: unknown[]) => (observer.query(kind), prepared.all(...params) as Row[]),
+        };
+        statements.set(text, statement);
+      }
+      return statement;
+    };
+    return {
+      prepare,
+      transaction: async <T>(work: () => T): Promise<T> => {
+        const deadline = this.busy.deadline();
+        const release = await this.oneTransaction.acquire(deadline);
+        try {
+          if (this.statementsWaiting > 0) await new Promise((resolve) => setImmediate(resolve));
+          this.observer.transaction();
+          // BEGIN and COMMIT, as Prisma's transactions count them.
+          this.observer.query("write");
+          this.observer.query("write");
+          return await this.busy.run(
+            async () => {
+              try {
+                return handle.transaction(work).immediate();
+              } catch (err) {
+                // As Prisma's adapter reports it, so the BusyQueue retries it.
+                const code = (err as { code?: unknown }).code;
+                if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) throw Object.assign(new Error(String(err)), { cause: { originalCode: code } });
+                throw err;
+              }
+            },
+            { deadline },
+          );
+        } finally {
+          release();
+        }
+      },
+    };
   }
 
   /** Runs a statement once no transaction is open (better-sqlite3 runs it synchronously, at the call). */
@@ -114,9 +202,11 @@ class LockAwareAdapter implements SqlDriverAdapter {
       release();
       throw err;
     }
+    this.observer.transaction();
+    this.observer.query("write");
     let ended!: () => void;
     this.openTransaction = new Promise((resolve) => (ended = resolve));
-    return new ImmediateTransaction(this.inner, () => {
+    return new ImmediateTransaction(this.inner, this.observer, () => {
       this.openTransaction = undefined;
       ended();
       release();
@@ -138,16 +228,19 @@ class ImmediateTransaction implements Transaction {
 
   constructor(
     private readonly connection: SqlDriverAdapter,
+    private readonly observer: StatementObserver,
     private readonly release: () => void,
   ) {
     this.adapterName = connection.adapterName;
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    this.observer.query(isRead(query) ? "read" : "write");
     return this.connection.queryRaw(query);
   }
 
   async executeRaw(query: SqlQuery): Promise<number> {
+    this.observer.query(isRead(query) ? "read" : "write");
     const changes = await this.connection.executeRaw(query);
     if (/^\s*(COMMIT|ROLLBACK)\s*$/i.test(query.sql)) this.open = false;
     return changes;

@@ -15,6 +15,8 @@ let db: Db;
 let events: DomainEvents;
 let questions: QuestionService;
 let closed: Question[];
+/** Statements and transactions the database client sent (its observer). */
+const sent = { reads: 0, writes: 0, transactions: 0 };
 
 const spec = (over: Partial<QuestionSpec> = {}): QuestionSpec => ({
   kind: "question",
@@ -45,7 +47,9 @@ beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-q-"));
   const url = `file:${path.join(dir, "q.db")}`;
   migrateSqlite(url, path.resolve("prisma/migrations"));
-  db = await createDb(url);
+  db = await createDb(url, {
+    observer: { query: (kind) => (kind === "read" ? sent.reads++ : sent.writes++), transaction: () => sent.transactions++ },
+  });
   events = new DomainEvents();
   questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
   closed = [];
@@ -142,6 +146,35 @@ describe("question service", () => {
     expect(entry).toMatchObject({ kind: "question", questionId: q.id });
     expect(q.pendingId).toMatch(/^p_/);
     expect(q.targetDigest).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("the reply's database work", () => {
+  it("is one transaction on SQLite: one joined read, the claim and the receipt (BEGIN and COMMIT counted as writes)", async () => {
+    const q = await ask();
+    Object.assign(sent, { reads: 0, writes: 0, transactions: 0 });
+    const receipt = await questions.reply({ id: q.id, value: "staging", by: "socket", ownerId: "local" });
+    expect(receipt.outcome).toBe("answered");
+    expect(sent).toEqual({ reads: 1, writes: 4, transactions: 1 });
+    expect(closed.at(-1)).toMatchObject({ id: q.id, status: "answered", answer: "staging", closedBy: "socket", rootRunId: "r1" });
+    expect(await questions.getQuestion({ id: q.id })).toEqual(closed.at(-1));
+  });
+
+  it("a question of another owner, or of a session being deleted, is not found and stays pending", async () => {
+    const q = await ask();
+    await expect(questions.reply({ id: q.id, value: "staging", by: "socket", ownerId: "someone-else" })).rejects.toMatchObject({ code: "not_found:question" });
+    await db.chatSession.update({ where: { id: "s1" }, data: { deletedAt: new Date() } });
+    await expect(questions.reject({ id: q.id, by: "socket", ownerId: "local" })).rejects.toMatchObject({ code: "not_found:question" });
+    expect((await questions.getQuestion({ id: q.id })).status).toBe("pending");
+    expect(await db.command.count()).toBe(0);
+  });
+
+  it("a late reply under a commandId keeps its receipt, and the same command again gets it", async () => {
+    const q = await ask();
+    await questions.reply({ id: q.id, value: "production", by: "socket" });
+    const late = await questions.reply({ id: q.id, value: "staging", by: "rest", commandId: "c-late" });
+    expect(late).toMatchObject({ apply_state: "target_closed", outcome: "already_answered" });
+    expect(await questions.reply({ id: q.id, value: "staging", by: "rest", commandId: "c-late" })).toEqual(late);
   });
 });
 

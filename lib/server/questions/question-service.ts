@@ -6,10 +6,11 @@ import { canonicalJson } from "../../protocol/plain-json";
 import { buildReceipt, commandPayload, type ReplyReceipt } from "../../protocol/commands";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import type { CommandService } from "../commands/command-service";
-import type { Db, Tx } from "../db/client";
+import { directSqlite, type Db, type Tx } from "../db/client";
 import type { DomainEvents } from "../events";
+import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
-import { createQuestionStore, type Closing } from "./question-store";
+import { closedAs, createDirectQuestionStore, createQuestionStore, type Closing, type ReplyTarget } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 
@@ -23,7 +24,11 @@ export interface QuestionServiceDeps {
   events: DomainEvents;
   commands: CommandService;
   now?: () => Date;
+  /** Times the reply's phases (nothing by default). */
+  metrics?: Pick<Metrics, "time">;
 }
+
+const UNTIMED: Pick<Metrics, "time"> = { time: () => () => {} };
 
 /** The run a question belongs to, as far as asking is concerned. */
 export interface AskingRun {
@@ -53,8 +58,10 @@ const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
  * The lifecycle of questions. The database is the authority: every transition out of `pending`
  * is one conditional update, so exactly one of any number of concurrent settlers wins.
  */
-export function createQuestionService({ db, events, commands, now = () => new Date() }: QuestionServiceDeps) {
+export function createQuestionService({ db, events, commands, now = () => new Date(), metrics = UNTIMED }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
+  const direct = directSqlite(db);
+  const directStore = direct ? createDirectQuestionStore(direct) : null;
   const timers = new Map<string, NodeJS.Timeout>();
   /** The answer queue: where a settled question goes (its run). */
   let deliver: (question: Question) => void = () => {};
@@ -99,11 +106,17 @@ export function createQuestionService({ db, events, commands, now = () => new Da
   }
 
   async function closed(id: string): Promise<Question> {
-    clearTimer(id);
     const question = await getQuestion({ id });
-    events.emit("question.closed", question);
-    deliver(question);
+    announce(question);
     return question;
+  }
+
+  /** A question just closed: its timer goes, every tab hears it (first), then its run. */
+  function announce(question: Question, broadcast?: () => void): void {
+    clearTimer(question.id);
+    events.emit("question.closed", question);
+    broadcast?.();
+    deliver(question);
   }
 
   type Kind = ReplyReceipt["kind"];
@@ -112,42 +125,80 @@ export function createQuestionService({ db, events, commands, now = () => new Da
    * Replies and declines: idempotent by commandId, guarded by the digest, claim-once. `limit`
    * checks what applies whatever the outcome (a reply's size and depth under the run's policy)
    * before anything is stored, so a late or stale reply cannot store more than a winning one.
+   * Given `ownerId`, a question of another owner (or of a session being deleted) is not found.
+   *
+   * On SQLite the whole of it (read the target, decide, claim, record the receipt) is one
+   * synchronous transaction on the direct lane; the retraction is broadcast before the answer is
+   * delivered to the run. An answer that changes more (`alongWith`: "Allow always") takes Prisma.
    */
   function personalSettle(
     kind: Kind,
-    { id, commandId, by, payload }: { id: string; commandId?: string; by: Closer; payload: { digest: string | null } },
+    { id, commandId, by, payload, ownerId }: { id: string; commandId?: string; by: Closer; payload: { digest: string | null }; ownerId?: string },
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
     limit: (policy: RunPolicy) => void = () => {},
-    /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers): the ids it closed, and what to announce once committed. */
-    alongWith: (tx: Tx, question: Question) => Promise<AlsoChanged> = async () => NOTHING_ELSE,
+    /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers), or null when it changes nothing else. */
+    alongWith: (question: Question) => ((tx: Tx) => Promise<AlsoChanged>) | null = () => null,
   ): Promise<ReplyReceipt> {
     const { digest } = payload;
-    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, commit }) => {
+    const broadcast = metrics.time("reply.broadcast");
+    const delivered = metrics.time("reply.deliver");
+    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, commit, recordNow, direct }) => {
       const receipt = (apply_state: ReplyReceipt["apply_state"], outcome: ReplyReceipt["outcome"], question: Question) =>
         buildReceipt<ReplyReceipt>({ commandId: cid, kind, apply_state, outcome, question });
-      const late = async (question: Question): Promise<ReplyReceipt> => {
+      const lateReceipt = (question: Question): ReplyReceipt => {
         const outcome = question.status === "pending" ? "stale_target" : question.status === "answered" || question.status === "declined" ? "already_answered" : "already_closed";
-        const r = receipt("target_closed", outcome, question);
-        // Only a caller's own commandId can ask for this receipt again: without one there is nothing to keep.
-        if (commandId !== undefined) await commit(r);
-        return r;
+        return receipt("target_closed", outcome, question);
       };
+      const visible = (target: ReplyTarget | null): ReplyTarget => {
+        if (!target || (ownerId !== undefined && (target.ownerId !== ownerId || target.deleted))) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
+        return target;
+      };
+      /** What this answer closes the question with, or why it comes too late. */
+      const judged = (target: ReplyTarget): { closing: Closing; status: "answered" | "declined" } | { late: ReplyReceipt } => {
+        limit(target.policy);
+        const { question } = target;
+        if (question.status !== "pending" || (digest !== null && digest !== question.targetDigest)) return { late: lateReceipt(question) };
+        const { status, answer, feedback } = decide(question, target.policy);
+        return { closing: closing(status, by, answer, feedback), status };
+      };
+      type Won = { question: Question; receipt: ReplyReceipt; also: AlsoChanged };
 
-      const current = await getQuestion({ id });
-      const policy = await policyOf(current.runId);
-      limit(policy);
-      if (current.status !== "pending" || (digest !== null && digest !== current.targetDigest)) return late(current);
-      const { status, answer, feedback } = decide(current, policy);
-
-      const won = await store.claimWith(id, closing(status, by, answer, feedback), async (tx, question) => {
-        const r = receipt("applied", status, question);
-        await record(tx, r);
-        return { receipt: r, alsoClosed: await alongWith(tx, question) };
-      });
-      if (!won) return late(await getQuestion({ id }));
-      await closed(id);
-      for (const other of won.alsoClosed.closedIds) await closed(other);
-      won.alsoClosed.committed();
+      const claimed = metrics.time("reply.claim");
+      let won: Won | { late: ReplyReceipt } | null = null;
+      if (direct && recordNow && directStore) {
+        won = await direct.transaction((): Won | { late: ReplyReceipt } | null => {
+          const target = visible(directStore.target(id));
+          const verdict = judged(target);
+          // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
+          if ("late" in verdict) return (commandId !== undefined && recordNow(verdict.late), verdict);
+          const question = closedAs(target.question, verdict.closing);
+          if (alongWith(question)) return null;
+          directStore.claim(id, verdict.closing);
+          const r = receipt("applied", verdict.status, question);
+          recordNow(r);
+          return { question, receipt: r, also: NOTHING_ELSE };
+        });
+      }
+      if (won === null) {
+        const target = visible(await store.target(id));
+        const verdict = judged(target);
+        if ("late" in verdict) won = verdict;
+        else {
+          won = await store.claimWith(target.question, verdict.closing, async (tx, question): Promise<Won> => {
+            const r = receipt("applied", verdict.status, question);
+            await record(tx, r);
+            return { question, receipt: r, also: (await alongWith(question)?.(tx)) ?? NOTHING_ELSE };
+          });
+          won ??= { late: lateReceipt(await getQuestion({ id })) };
+        }
+        if ("late" in won && commandId !== undefined) await commit(won.late);
+      }
+      claimed();
+      if ("late" in won) return won.late;
+      announce(won.question, broadcast);
+      delivered();
+      for (const other of won.also.closedIds) await closed(other);
+      won.also.committed();
       return won.receipt;
     });
   }
@@ -156,7 +207,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
    * "Allow always": the session rule and every other pending approval of the session it covers,
    * settled in the answer's transaction (nothing half-applied); returns the ids it closed.
    */
-  async function allowAlways(tx: Tx, question: Question): Promise<AlsoChanged> {
+  async function allowAlways(question: Question, tx: Tx): Promise<AlsoChanged> {
     const rule = alwaysRule(question.approval!);
     await judge.addRule(tx, question.sessionId, rule, "always");
     const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
@@ -230,20 +281,20 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       else checkReplyLimits(policy, value);
     },
 
-    async reply({ id, value, commandId, digest, by }: { id: string; value: unknown; commandId?: string; digest?: string | null; by: Closer }): Promise<ReplyReceipt> {
+    async reply({ id, value, commandId, digest, by, ownerId }: { id: string; value: unknown; commandId?: string; digest?: string | null; by: Closer; ownerId?: string }): Promise<ReplyReceipt> {
       const payload = commandPayload("send_input", { questionId: id, value, digest });
       return personalSettle(
         "send_input",
-        { id, commandId, by, payload },
+        { id, commandId, by, payload, ownerId },
         (question, policy) => ({ status: "answered", answer: validateReply(question, policy, value), feedback: null }),
         (policy) => checkReplyLimits(policy, value),
-        (tx, question) => (question.approval && question.answer === "always" ? allowAlways(tx, question) : Promise.resolve(NOTHING_ELSE)),
+        (question) => (question.approval && question.answer === "always" ? (tx) => allowAlways(question, tx) : null),
       );
     },
 
-    async reject({ id, message, commandId, digest, by }: { id: string; message?: string | null; commandId?: string; digest?: string | null; by: Closer }): Promise<ReplyReceipt> {
+    async reject({ id, message, commandId, digest, by, ownerId }: { id: string; message?: string | null; commandId?: string; digest?: string | null; by: Closer; ownerId?: string }): Promise<ReplyReceipt> {
       const payload = commandPayload("reject_input", { questionId: id, message, digest });
-      return personalSettle("reject_input", { id, commandId, by, payload }, () => ({
+      return personalSettle("reject_input", { id, commandId, by, payload, ownerId }, () => ({
         status: "declined",
         answer: null,
         feedback: message?.trim() || null,
@@ -257,6 +308,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     },
 
     listPending: store.listPending,
+    countPending: store.countPending,
     listOfRun: store.listOfRun,
 
     async findByPendingId({ runId, pendingId }: { runId: string; pendingId: string }): Promise<Question> {

@@ -1,6 +1,7 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
-import type { Db, Tx } from "../db/client";
+import type { Db, DirectSqlite, Tx } from "../db/client";
+import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 
 /** How a question left `pending`. */
@@ -29,6 +30,58 @@ export interface NewQuestion {
   closing?: Closing;
 }
 
+/** What a reply needs to know of its target before it claims it, read at once. */
+export interface ReplyTarget {
+  question: Question;
+  policy: RunPolicy;
+  /** The session's owner, and whether its delete has begun: who may see the question. */
+  ownerId: string;
+  deleted: boolean;
+}
+
+const parsePolicy = (text: string | null | undefined): RunPolicy => RunPolicySchema.parse(JSON.parse(text ?? "{}"));
+
+const TARGET_SQL = `SELECT q.*, r."rootRunId" AS "run_rootRunId", r."policy" AS "run_policy", s."ownerId" AS "session_ownerId", s."deletedAt" AS "session_deletedAt"
+  FROM "Question" q JOIN "Run" r ON r."id" = q."runId" JOIN "ChatSession" s ON s."id" = q."sessionId" WHERE q."id" = ?`;
+const CLAIM_SQL = `UPDATE "Question" SET "status" = ?, "closedBy" = ?, "closedAt" = ?, "answer" = ?, "feedback" = ? WHERE "id" = ? AND "status" = 'pending'`;
+
+/**
+ * The reply's reads and writes on SQLite's direct lane, called inside `direct.transaction`: one
+ * joined read and one conditional update, where Prisma would send six statements.
+ */
+export function createDirectQuestionStore(direct: DirectSqlite) {
+  return {
+    target(id: string): ReplyTarget | null {
+      const row = direct.prepare(TARGET_SQL).get<Record<string, unknown>>(id);
+      if (!row) return null;
+      const question = toQuestion({
+        ...(row as unknown as Parameters<typeof toQuestion>[0]),
+        multi: fromSqliteBoolean(row.multi),
+        allowCustom: fromSqliteBoolean(row.allowCustom),
+        createdAt: fromSqliteTime(row.createdAt)!,
+        expiresAt: fromSqliteTime(row.expiresAt),
+        closedAt: fromSqliteTime(row.closedAt),
+        run: { rootRunId: row.run_rootRunId as string | null },
+      });
+      return { question, policy: parsePolicy(row.run_policy as string), ownerId: row.session_ownerId as string, deleted: row.session_deletedAt !== null };
+    },
+
+    claim(id: string, { status, closedBy, closedAt, answer, feedback }: Closing): boolean {
+      return direct.prepare(CLAIM_SQL).run(status, closedBy, sqliteTime(closedAt), answer === null ? null : JSON.stringify(answer), feedback, id).changes === 1;
+    },
+  };
+}
+
+/** A pending question as it reads once `closing` has claimed it. */
+export const closedAs = (question: Question, { status, closedBy, closedAt, answer, feedback }: Closing): Question => ({
+  ...question,
+  status,
+  closedBy,
+  closedAt: closedAt.toISOString(),
+  answer: answer === null ? null : (JSON.parse(JSON.stringify(answer)) as JsonValue),
+  feedback,
+});
+
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
   const closingData = ({ status, closedBy, closedAt, answer, feedback }: Closing) => ({
@@ -51,22 +104,28 @@ export function createQuestionStore(db: Db) {
     },
 
     /** The policy fixed when a run started. */
-    policyOf: async (runId: string): Promise<RunPolicy> => {
-      const run = await db.run.findUnique({ where: { id: runId }, select: { policy: true } });
-      return RunPolicySchema.parse(JSON.parse(run?.policy ?? "{}"));
+    policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await db.run.findUnique({ where: { id: runId }, select: { policy: true } }))?.policy),
+
+    /** A reply's target (Prisma's way: the direct lane's `target` in three statements). */
+    target: async (id: string): Promise<ReplyTarget | null> => {
+      const row = await db.question.findUnique({
+        where: { id },
+        include: { run: { select: { rootRunId: true, policy: true } }, session: { select: { ownerId: true, deletedAt: true } } },
+      });
+      if (!row) return null;
+      return { question: toQuestion(row), policy: parsePolicy(row.run.policy), ownerId: row.session.ownerId, deleted: row.session.deletedAt !== null };
     },
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
     claim: async (id: string, closing: Closing, tx: Tx | Db = db): Promise<boolean> =>
       (await tx.question.updateMany({ where: { id, status: "pending" }, data: closingData(closing) })).count === 1,
 
-    /** Claims a question and reads it back in one transaction; `alongWith` records what belongs with the claim. */
-    claimWith: <T>(id: string, closing: Closing, alongWith: (tx: Tx, question: Question) => Promise<T>): Promise<T | null> =>
+    /** Claims a pending question read before (`question`) in one transaction; `alongWith` records what belongs with the claim. */
+    claimWith: <T>(question: Question, closing: Closing, alongWith: (tx: Tx, question: Question) => Promise<T>): Promise<T | null> =>
       db.$transaction(async (tx: Tx) => {
-        const { count } = await tx.question.updateMany({ where: { id, status: "pending" }, data: closingData(closing) });
+        const { count } = await tx.question.updateMany({ where: { id: question.id, status: "pending" }, data: closingData(closing) });
         if (count !== 1) return null;
-        const row = await tx.question.findUniqueOrThrow({ where: { id }, include: QUESTION_WITH_ROOT });
-        return alongWith(tx, toQuestion(row));
+        return alongWith(tx, closedAs(question, closing));
       }),
 
     /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
@@ -130,6 +189,8 @@ export function createQuestionStore(db: Db) {
       });
       return rows.map(toQuestion);
     },
+
+    countPending: (): Promise<number> => db.question.count({ where: { status: "pending" } }),
 
     /** Pending questions that expire, for the expiry timers. */
     listExpiring: async (): Promise<Array<{ id: string; expiresAt: Date }>> =>

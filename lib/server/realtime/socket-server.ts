@@ -114,15 +114,14 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     on("question.reply", async (payload) => {
       const { id, value, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
       await rateLimits.take("replies", credential);
-      await visibility.question(ownerId, id);
-      return parley.questions.reply({ id, value, commandId, digest, by });
+      // The reply checks who may see the question in its own transaction.
+      return parley.questions.reply({ id, value, commandId, digest, by, ownerId });
     });
 
     on("question.reject", async (payload) => {
       const { id, message, commandId, digest } = parseOrThrow(QuestionRejectCommandSchema, payload);
       await rateLimits.take("replies", credential);
-      await visibility.question(ownerId, id);
-      return parley.questions.reject({ id, message, commandId, digest, by });
+      return parley.questions.reject({ id, message, commandId, digest, by, ownerId });
     });
   });
 

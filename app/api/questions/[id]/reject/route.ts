@@ -5,7 +5,6 @@ export const dynamic = "force-dynamic";
 
 export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
   const id = one(params.id);
-  await caller.see.question(id);
   const { message, commandId, digest } = await readJson(req, RejectBodySchema, { optional: true });
-  return parley.questions.reject({ id, message, commandId, digest, by: surfaceOf(req) });
+  return parley.questions.reject({ id, message, commandId, digest, by: surfaceOf(req), ownerId: caller.ownerId });
 });

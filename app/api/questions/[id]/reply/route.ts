@@ -10,7 +10,6 @@ export const dynamic = "force-dynamic";
  */
 export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
   const id = one(params.id);
-  await caller.see.question(id);
   const { value, commandId, digest } = await readJson(req, ReplyBodySchema);
-  return parley.questions.reply({ id, value, commandId, digest, by: surfaceOf(req) });
+  return parley.questions.reply({ id, value, commandId, digest, by: surfaceOf(req), ownerId: caller.ownerId });
 });

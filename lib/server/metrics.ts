@@ -1,0 +1,63 @@
+import { collectDefaultMetrics, Counter, Registry, Summary } from "prom-client";
+
+/** The stretches of the question loop timed on the server (seconds, in `parley_phase_seconds`). */
+export type Phase =
+  /** A reply's claim: the transaction that closes the question and records the receipt. */
+  | "reply.claim"
+  /** A reply received → its retraction handed to Socket.IO. */
+  | "reply.broadcast"
+  /** A reply received → the answer sent to the live worker over IPC (or the parked run woken). */
+  | "reply.deliver"
+  /** A run's load from the database (run row and journal) before it is sent to a worker. */
+  | "run.load"
+  /** A run start request → its run stored. */
+  | "run.create"
+  /** A question the worker asked → stored and shown. */
+  | "question.create";
+
+export type QueryKind = "read" | "write";
+
+/**
+ * Process metrics in Prometheus' format (GET /api/metrics): database statements by kind, the
+ * timed phases of the question loop (p50 and p99 over the last minutes), and runs parked.
+ * The benchmarks read them to print queries per reply and per run start beside their figures.
+ */
+export function createMetrics({ processMetrics = false }: { processMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  // The process's CPU, memory, heap and event-loop lag: once per server (they watch process-wide hooks).
+  if (processMetrics) collectDefaultMetrics({ register: registry });
+  const queries = new Counter({ name: "parley_db_queries_total", help: "Database statements sent, by kind (transaction control included as writes).", labelNames: ["kind"] as const, registers: [registry] });
+  const transactions = new Counter({ name: "parley_db_transactions_total", help: "Database transactions begun.", registers: [registry] });
+  const phases = new Summary({
+    name: "parley_phase_seconds",
+    help: "Time spent in each timed phase of the question loop.",
+    labelNames: ["phase"] as const,
+    percentiles: [0.5, 0.99],
+    maxAgeSeconds: 300,
+    ageBuckets: 5,
+    registers: [registry],
+  });
+  const parked = new Counter({ name: "parley_runs_parked_total", help: "Runs that let go of their worker to wait for an answer.", registers: [registry] });
+  const read = queries.labels("read");
+  const write = queries.labels("write");
+
+  return {
+    registry,
+    query(kind: QueryKind): void {
+      (kind === "read" ? read : write).inc();
+    },
+    transaction(): void {
+      transactions.inc();
+    },
+    runParked(): void {
+      parked.inc();
+    },
+    /** Starts timing `phase`; the returned function ends it. */
+    time(phase: Phase): () => void {
+      const started = performance.now();
+      return () => phases.observe({ phase }, (performance.now() - started) / 1000);
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
