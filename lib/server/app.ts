@@ -13,6 +13,7 @@ import { migrateSqlite } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
 import { createDomainServices } from "./domain-services";
 import { createMetrics, type Metrics } from "./metrics";
+import { coalescePerKey } from "./coalesce";
 import { createPermissionService } from "./permissions/permission-service";
 import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
@@ -90,6 +91,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     hasFunction: (name) => functionNames.has(name),
     stopGraceMs: config.stopGraceMs,
     parkAfterMs: config.parkAfterMs,
+    metrics,
   });
   questions.deliverTo(runs.deliverQuestion);
   const permissions = createPermissionService({ db, events, projectRules: config.projectRules ?? [], tools });
@@ -97,8 +99,9 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const access = await openAccess(db, config.access);
 
   // Keep session lists' pending counts true.
-  const publishSession = (q: { sessionId: string }) =>
-    void sessions.publish(q.sessionId).catch((err) => console.error("[sessions] publish failed", err));
+  // A burst of questions (many runs asking at once) is one read and one announcement per session.
+  const publishSoon = coalescePerKey(sessions.publish, (_, err) => console.error("[sessions] publish failed", err));
+  const publishSession = (q: { sessionId: string }) => publishSoon(q.sessionId);
   events.on("question.asked", publishSession);
   events.on("question.closed", publishSession);
 

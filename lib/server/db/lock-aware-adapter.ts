@@ -35,6 +35,8 @@ const NO_OBSERVER: StatementObserver = { query: () => {}, transaction: () => {} 
 export interface DirectSqlite {
   /** Runs `work` in one BEGIN IMMEDIATE … COMMIT once no other transaction is open; a throw rolls it back. */
   transaction<T>(work: () => T): Promise<T>;
+  /** Runs `work` (reads) once no transaction is open: it sees only what is committed. */
+  read<T>(work: () => T): Promise<T>;
   /** A prepared statement, cached (integers as numbers); each use is counted as Prisma's are. */
   prepare(sql: string): DirectStatement;
 }
@@ -144,6 +146,7 @@ class LockAwareAdapter implements SqlDriverAdapter {
     };
     return {
       prepare,
+      read: <T>(work: () => T): Promise<T> => this.busy.run(() => this.outsideTransaction(async () => work()), { write: false }),
       transaction: async <T>(work: () => T): Promise<T> => {
         const deadline = this.busy.deadline();
         const release = await this.oneTransaction.acquire(deadline);

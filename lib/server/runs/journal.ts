@@ -5,6 +5,22 @@ import type { Db } from "../db/client";
 import { parseJson } from "../db/mappers";
 
 
+/** A journal entry with what its question or child run came to (null where it has none). */
+export interface JournalRow {
+  seq: number;
+  kind: string;
+  digest: string;
+  output: string | null;
+  questionId: string | null;
+  childRunId: string | null;
+  questionStatus: string | null;
+  questionAnswer: string | null;
+  questionFeedback: string | null;
+  childStatus: string | null;
+  childResult: string | null;
+  childError: string | null;
+}
+
 /**
  * A run's journal as its worker replays it: steps and messages with what they produced,
  * questions and child runs with how they ended (or null while they are still open).
@@ -19,40 +35,55 @@ export async function loadJournal(db: Db, runId: string): Promise<JournalRecord[
   ]);
   const questionById = new Map(questions.map((q) => [q.id, q]));
   const childById = new Map(children.map((r) => [r.id, r]));
-
-  return entries.map((e): JournalRecord => {
-    switch (e.kind) {
-      case "step":
-        return { kind: "step", seq: e.seq, digest: e.digest, output: parseJson<JsonValue>(e.output) };
-      case "say": {
-        // The text (kept since streamed replies): a replayed reply returns it.
-        const text = e.output === null ? null : parseJson<JsonValue>(e.output);
-        return typeof text === "string" ? { kind: "say", seq: e.seq, digest: e.digest, text } : { kind: "say", seq: e.seq, digest: e.digest };
-      }
-      case "question": {
-        const q = questionById.get(e.questionId!);
-        const settled = q && q.status !== "pending";
-        return {
-          kind: "question",
-          seq: e.seq,
-          digest: e.digest,
-          questionId: e.questionId!,
-          settlement: settled ? { outcome: q.status as QuestionOutcome, value: parseJson<JsonValue>(q.answer), feedback: q.feedback } : null,
-        };
-      }
-      case "call": {
-        const child = childById.get(e.childRunId!);
-        const done = child && isFinalRunStatus(child.status);
-        return {
-          kind: "call",
-          seq: e.seq,
-          digest: e.digest,
-          childRunId: e.childRunId!,
-          settlement: done ? { status: child.status as FinalRunStatus, result: parseJson<JsonValue>(child.result), error: child.error } : null,
-        };
-      }
-      default:
-        throw new Error(`Unknown journal entry kind "${e.kind}" in run ${runId}`);
-    }
+  return entries.map((e) => {
+    const q = e.questionId ? questionById.get(e.questionId) : undefined;
+    const c = e.childRunId ? childById.get(e.childRunId) : undefined;
+    return journalRecordOf(
+      {
+        ...e,
+        questionStatus: q?.status ?? null,
+        questionAnswer: q?.answer ?? null,
+        questionFeedback: q?.feedback ?? null,
+        childStatus: c?.status ?? null,
+        childResult: c?.result ?? null,
+        childError: c?.error ?? null,
+      },
+      runId,
+    );
   });
+}
+
+/** One entry as the worker replays it. */
+export function journalRecordOf(e: JournalRow, runId: string): JournalRecord {
+  switch (e.kind) {
+    case "step":
+      return { kind: "step", seq: e.seq, digest: e.digest, output: parseJson<JsonValue>(e.output) };
+    case "say": {
+      // The text (kept since streamed replies): a replayed reply returns it.
+      const text = e.output === null ? null : parseJson<JsonValue>(e.output);
+      return typeof text === "string" ? { kind: "say", seq: e.seq, digest: e.digest, text } : { kind: "say", seq: e.seq, digest: e.digest };
+    }
+    case "question": {
+      const settled = e.questionStatus !== null && e.questionStatus !== "pending";
+      return {
+        kind: "question",
+        seq: e.seq,
+        digest: e.digest,
+        questionId: e.questionId!,
+        settlement: settled ? { outcome: e.questionStatus as QuestionOutcome, value: parseJson<JsonValue>(e.questionAnswer), feedback: e.questionFeedback } : null,
+      };
+    }
+    case "call": {
+      const done = e.childStatus !== null && isFinalRunStatus(e.childStatus as FinalRunStatus);
+      return {
+        kind: "call",
+        seq: e.seq,
+        digest: e.digest,
+        childRunId: e.childRunId!,
+        settlement: done ? { status: e.childStatus as FinalRunStatus, result: parseJson<JsonValue>(e.childResult), error: e.childError } : null,
+      };
+    }
+    default:
+      throw new Error(`Unknown journal entry kind "${e.kind}" in run ${runId}`);
+  }
 }

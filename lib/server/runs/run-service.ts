@@ -9,6 +9,7 @@ import type { Clock } from "../clock";
 import type { CommandService } from "../commands/command-service";
 import type { Db, Tx } from "../db/client";
 import type { DomainEvents } from "../events";
+import type { Metrics } from "../metrics";
 import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { WorkerPoolPort } from "../workers/worker-port";
@@ -34,6 +35,8 @@ export interface RunServiceDeps {
   parkAfterMs?: number;
   /** How often a run may lose its worker while working before it fails. */
   maxWorkerLosses?: number;
+  /** Counts parked runs. */
+  metrics?: Pick<Metrics, "runParked">;
 }
 
 /**
@@ -86,6 +89,7 @@ export function createRunService(deps: RunServiceDeps) {
     if (closed || live.has(runId)) return;
     const supervisor = new RunSupervisor(runId, ctx);
     live.set(runId, supervisor);
+    void supervisor.ended.then((end) => end.how === "parked" && deps.metrics?.runParked());
     supervisor.begin();
   }
 

@@ -3,9 +3,10 @@ import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { JsonValue } from "../../protocol/question";
 import type { RunPolicy } from "../../protocol/policy";
-import { isUniqueViolation, type Db, type Tx } from "../db/client";
+import { directSqlite, isUniqueViolation, type Db, type Tx } from "../db/client";
 import { toRun } from "../db/mappers";
 import { loadJournal } from "./journal";
+import { createDirectRunStore } from "./run-store-direct";
 
 // Prisma filters take a mutable list.
 const ACTIVE: RunStatus[] = [...ACTIVE_RUN_STATUSES];
@@ -37,6 +38,10 @@ async function assertSessionLive(tx: Tx, sessionId: string): Promise<void> {
 
 /** Every run and journal query of the run domain, as small named functions. */
 export function createRunStore(db: Db) {
+  const direct = directSqlite(db);
+  /** The question loop's queries on SQLite's direct lane, when it is there. */
+  const fast = direct ? createDirectRunStore(direct) : null;
+
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
   async function sessionBusy(sessionId: string, runId: string): Promise<AppError> {
     const waiting = await db.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: { createdAt: "asc" }, select: { id: true, prompt: true, runId: true } });
@@ -50,6 +55,7 @@ export function createRunStore(db: Db) {
 
   /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`). */
   async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean }> {
+    if (fast) return fast.waitingOn(id);
     if ((await db.question.count({ where: { runId: id, status: "pending" } })) > 0) return { questions: true, blocked: true };
     const openCalls = await db.journalEntry.findMany({ where: { runId: id, kind: "call" }, select: { childRunId: true } });
     if (openCalls.length === 0) return { questions: false, blocked: false };
@@ -57,18 +63,21 @@ export function createRunStore(db: Db) {
     return { questions: false, blocked: activeChildren > 0 };
   }
 
-  async function get(id: string): Promise<Run> {
+  async function find(id: string): Promise<Run | null> {
+    if (fast) return fast.find(id);
     const row = await db.run.findUnique({ where: { id } });
-    if (!row) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
-    return toRun(row);
+    return row ? toRun(row) : null;
+  }
+
+  async function get(id: string): Promise<Run> {
+    const run = await find(id);
+    if (!run) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
+    return run;
   }
 
   return {
     get,
-    find: async (id: string): Promise<Run | null> => {
-      const row = await db.run.findUnique({ where: { id } });
-      return row ? toRun(row) : null;
-    },
+    find,
     listBySession: async (sessionId: string): Promise<Run[]> =>
       (await db.run.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } })).map(toRun),
     /** A session's active runs, parents before their children. */
@@ -155,13 +164,14 @@ export function createRunStore(db: Db) {
       return count === 1;
     },
 
-    /** Moves an active run between running and waiting_input; true when it changed. */
-    async setWaiting(id: string, waiting: boolean): Promise<boolean> {
+    /** Moves an active run between running and waiting_input: the run as it is now, or null when it did not move. */
+    async setWaiting(id: string, waiting: boolean): Promise<Run | null> {
+      if (fast) return fast.setWaiting(id, waiting);
       const { count } = await db.run.updateMany({
         where: { id, status: waiting ? "running" : "waiting_input" },
         data: { status: waiting ? "waiting_input" : "running" },
       });
-      return count === 1;
+      return count === 1 ? get(id) : null;
     },
 
     setProgress: async (id: string, progress: string | null): Promise<boolean> =>
@@ -191,7 +201,7 @@ export function createRunStore(db: Db) {
     parentSeqOf: async (childId: string): Promise<number | null> =>
       (await db.run.findUnique({ where: { id: childId }, select: { parentSeq: true } }))?.parentSeq ?? null,
 
-    loadJournal: (id: string) => loadJournal(db, id),
+    loadJournal: (id: string) => (fast ? fast.loadJournal(id) : loadJournal(db, id)),
   };
 }
 

@@ -316,7 +316,8 @@ export class RunSupervisor {
   /** Matches the state (and the stored status) to what the run waits for. */
   private async syncWaiting(): Promise<void> {
     const { questions: ownQuestions, blocked } = await this.ctx.store.waitingOn(this.runId);
-    if (await this.ctx.store.setWaiting(this.runId, ownQuestions)) await this.publish();
+    const moved = await this.ctx.store.setWaiting(this.runId, ownQuestions);
+    if (moved) this.ctx.events.emit("run.updated", moved);
     if (this.state !== "working" && this.state !== "waiting" && this.state !== "parking") return;
     if (blocked) {
       if (this.state !== "waiting") {

@@ -1,0 +1,76 @@
+import { ACTIVE_RUN_STATUSES, type Run } from "../../protocol/entities";
+import type { JournalRecord } from "../../protocol/ipc";
+import type { DirectSqlite } from "../db/client";
+import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows";
+import { toRun } from "../db/mappers";
+import { journalRecordOf, type JournalRow } from "./journal";
+
+type Row = Record<string, unknown>;
+
+const ACTIVE_SQL = ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(", ");
+
+const runOf = (row: Row): Run =>
+  toRun({
+    ...(row as unknown as Parameters<typeof toRun>[0]),
+    canAsk: fromSqliteBoolean(row.canAsk),
+    createdAt: fromSqliteTime(row.createdAt)!,
+    updatedAt: fromSqliteTime(row.updatedAt)!,
+    finishedAt: fromSqliteTime(row.finishedAt),
+  });
+
+/**
+ * The run queries of the question loop on SQLite's direct lane (see DirectSqlite): what a run
+ * waits on, its status moves, its row and its journal, each one statement where Prisma sends
+ * several. RunStore uses them when the lane is there.
+ */
+export function createDirectRunStore(direct: DirectSqlite) {
+  const getRow = (id: string) => direct.prepare(`SELECT * FROM "Run" WHERE "id" = ?`).get(id);
+
+  return {
+    waitingOn: (id: string): Promise<{ questions: boolean; blocked: boolean }> =>
+      direct.read(() => {
+        const row = direct
+          .prepare(
+            `SELECT EXISTS (SELECT 1 FROM "Question" WHERE "runId" = ? AND "status" = 'pending') AS "questions",
+                    EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = ? AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL})) AS "children"`,
+          )
+          .get<{ questions: number; children: number }>(id, id)!;
+        return { questions: row.questions === 1, blocked: row.questions === 1 || row.children === 1 };
+      }),
+
+    /** Moves an active run between running and waiting_input: the run as it is now, or null when it did not move. */
+    setWaiting: (id: string, waiting: boolean): Promise<Run | null> =>
+      direct.transaction(() => {
+        const { changes } = direct
+          .prepare(`UPDATE "Run" SET "status" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = ?`)
+          .run(waiting ? "waiting_input" : "running", sqliteTime(new Date()), id, waiting ? "running" : "waiting_input");
+        if (changes !== 1) return null;
+        const row = getRow(id);
+        return row ? runOf(row) : null;
+      }),
+
+    find: (id: string): Promise<Run | null> => direct.read(() => {
+      const row = getRow(id);
+      return row ? runOf(row) : null;
+    }),
+
+    /** The journal with what each question and call came to, in one joined read. */
+    loadJournal: (runId: string): Promise<JournalRecord[]> =>
+      direct.read(() =>
+        direct
+          .prepare(
+            `SELECT j."seq", j."kind", j."digest", j."output", j."questionId", j."childRunId",
+                    q."status" AS "questionStatus", q."answer" AS "questionAnswer", q."feedback" AS "questionFeedback",
+                    c."status" AS "childStatus", c."result" AS "childResult", c."error" AS "childError"
+               FROM "JournalEntry" j
+               LEFT JOIN "Question" q ON q."id" = j."questionId"
+               LEFT JOIN "Run" c ON c."id" = j."childRunId"
+              WHERE j."runId" = ? ORDER BY j."seq"`,
+          )
+          .all<JournalRow>(runId)
+          .map((row) => journalRecordOf(row, runId)),
+      ),
+  };
+}
+
+export type DirectRunStore = ReturnType<typeof createDirectRunStore>;
