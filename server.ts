@@ -47,7 +47,7 @@ async function main() {
     databaseUrl: env.DATABASE_URL,
     database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS },
     migrationsDir: path.join(root, "prisma/migrations"),
-    worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS },
+    worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS, runsPerWorker: env.PARLEY_RUNS_PER_WORKER },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS },

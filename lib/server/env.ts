@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_RUNS_PER_WORKER } from "./workers/worker-pool";
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -36,6 +37,8 @@ const EnvSchema = z.object({
   PARLEY_STOP_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
   PARLEY_IDLE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   PARLEY_MAX_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+  /** Runs one worker process hosts at once (agent functions mostly wait); PARLEY_MAX_WORKERS × this runs hold a worker at most. */
+  PARLEY_RUNS_PER_WORKER: z.coerce.number().int().min(1).max(256).default(DEFAULT_RUNS_PER_WORKER),
   PARLEY_PARK_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
   /** SQLite's `synchronous`: FULL survives a power loss; NORMAL only a crash of the process, for fewer fsyncs. */
   PARLEY_DB_SYNC: z

@@ -67,9 +67,9 @@ export class FakeWorker extends EventEmitter implements WorkerHandle {
     return true;
   }
 
-  kill(signal: NodeJS.Signals = "SIGKILL"): void {
+  kill(signal: NodeJS.Signals = "SIGKILL", forRunId?: string): void {
     this.killed.push(signal);
-    queueMicrotask(() => this.exit({ code: null, signal }));
+    queueMicrotask(() => this.exit({ code: null, signal, ...(forRunId !== undefined && { killedFor: forRunId }) }));
   }
 
   /** The worker says something to the server. */
@@ -164,6 +164,8 @@ export class FakePool extends EventEmitter<{ pressure: [] }> implements WorkerPo
       busy: this.busy.size,
       queued: this.queued,
       maxWorkers: this.maxWorkers,
+      runs: this.busy.size,
+      runsPerWorker: 1,
       startFailures: { consecutive: 0, total: 0, lastError: null, lastAt: null, retryAfter: null },
     };
   }

@@ -64,6 +64,8 @@ export class RunSupervisor {
   private run!: Run;
   private stopIntent: StopIntent | null = null;
   private losses = 0;
+  /** The worker said the run left it (finished or parked), though the chain may not have handled it yet. */
+  private leftWorker = false;
   private timers: { park?: ClockTimer; grace?: ClockTimer; budget?: ClockTimer } = {};
   private activeSince: number | null = null;
   private activeBase = 0;
@@ -167,6 +169,8 @@ export class RunSupervisor {
 
   private readonly onMessage = (message: ChildToParent) => {
     if ("runId" in message && message.runId !== this.runId) return;
+    // The run has left its worker: a stop's grace need not kill it (nor the runs beside it).
+    if (message.type === "run.finished" || (message.type === "run.parked" && message.parked)) this.leftWorker = true;
     this.enqueue(() => this.handleMessage(message));
   };
 
@@ -174,6 +178,7 @@ export class RunSupervisor {
 
   private listen(worker: WorkerHandle) {
     this.worker = worker;
+    this.leftWorker = false;
     worker.on("message", this.onMessage);
     worker.on("exit", this.onExit);
   }
@@ -394,17 +399,19 @@ export class RunSupervisor {
   private async workerLost(exit: WorkerExit): Promise<void> {
     if (this.closed || this.state === "finished" || this.state === "parked" || this.state === "starting") return;
     this.unlisten();
-    const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+    // Killed because another run in the same worker ignored its stop: not this run's loss.
+    const neighbour = exit.killedFor !== undefined && exit.killedFor !== this.runId ? exit.killedFor : null;
+    const how = `${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}${neighbour ? `, killed because run ${neighbour} did not stop in time` : ""}`;
     if (this.state === "stopping") {
       const intent = this.stopIntent!;
       return this.finalize(
-        { status: intent.status, error: `${intent.reason} The worker did not end in time and was killed (${how}).` },
+        { status: intent.status, error: neighbour ? intent.reason : `${intent.reason} The worker did not end in time and was killed (${how}).` },
         endOf(intent.byStop),
       );
     }
     await this.pauseClock();
     this.ctx.clock.clearTimeout(this.timers.park);
-    if (this.state === "working") this.losses++;
+    if (this.state === "working" && !neighbour) this.losses++;
     if (this.losses > this.ctx.maxWorkerLosses) {
       return this.finalize(
         { status: "failed", error: `Its worker process ended unexpectedly ${this.losses} times (last: ${how}); it was not tried again.` },
@@ -440,7 +447,10 @@ export class RunSupervisor {
       return this.finishWithoutWorker();
     }
     const worker = this.worker!;
-    this.timers.grace = this.ctx.clock.setTimeout(() => worker.kill("SIGKILL"), this.ctx.stopGraceMs);
+    // The worker may host other runs: it is killed on this run's behalf, and only if the run is still in it.
+    this.timers.grace = this.ctx.clock.setTimeout(() => {
+      if (!this.leftWorker) worker.kill("SIGKILL", this.runId);
+    }, this.ctx.stopGraceMs);
   }
 
   private async finishWithoutWorker(): Promise<void> {

@@ -23,6 +23,10 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
   exitInfo: WorkerExit | null = null;
   /** Why the start failed when the worker itself did not say (it hung). */
   startTimeout: string | null = null;
+  /** Killed (its exit may not have arrived yet): it takes no new runs. */
+  killing = false;
+  /** The run whose stop grace ran out and had this worker killed, if that is why it was killed. */
+  killedFor: string | null = null;
   private exited = false;
   private tail = "";
 
@@ -71,7 +75,7 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
     this.ready.catch(() => {});
     child.on("exit", (code, signal) => {
       this.exited = true;
-      this.exitInfo = { code, signal };
+      this.exitInfo = { code, signal, ...(this.killedFor !== null && { killedFor: this.killedFor }) };
       this.emit("exit", this.exitInfo);
     });
     child.on("error", (err) => {
@@ -110,7 +114,11 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
     }
   }
 
-  kill(signal: NodeJS.Signals = "SIGKILL"): void {
-    if (!this.exited) this.child.kill(signal);
+  /** Kills the process; `forRunId` names the run it is killed for (the first such run is kept, for the exit). */
+  kill(signal: NodeJS.Signals = "SIGKILL", forRunId?: string): void {
+    if (this.exited) return;
+    this.killing = true;
+    if (forRunId !== undefined) this.killedFor ??= forRunId;
+    this.child.kill(signal);
   }
 }

@@ -121,7 +121,7 @@ describe("a worker pool whose workers fail at start-up", () => {
 describe("a worker pool at its limit", () => {
   it("emits pressure when a caller has to queue, and hands the next released worker to it", async () => {
     setMode("ok");
-    makePool({ maxWorkers: 1 });
+    makePool({ maxWorkers: 1, runsPerWorker: 1 });
     let pressure = 0;
     pool.on("pressure", () => pressure++);
     const worker = await pool.acquire();
@@ -138,7 +138,7 @@ describe("a worker pool at its limit", () => {
 
   it("kills a retiring worker on release instead of reusing it", async () => {
     setMode("ok");
-    makePool({ maxWorkers: 1 });
+    makePool({ maxWorkers: 1, runsPerWorker: 1 });
     const worker = await pool.acquire();
     worker.retiring = true;
     const next = pool.acquire();
@@ -147,5 +147,107 @@ describe("a worker pool at its limit", () => {
     expect(replacement).not.toBe(worker);
     expect(worker.alive).toBe(false);
     expect(pool.health().startFailures.total).toBe(0);
+  });
+});
+
+describe("a worker pool whose workers host several runs", () => {
+  it("hands one worker up to runsPerWorker runs, then queues with pressure; a released run's room goes to the next caller", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 1, runsPerWorker: 3 });
+    let pressure = 0;
+    pool.on("pressure", () => pressure++);
+    const held = [await pool.acquire(), await pool.acquire(), await pool.acquire()];
+    expect(new Set(held).size).toBe(1);
+    expect(pressure).toBe(0);
+    expect(pool.health()).toMatchObject({ size: 1, idle: 0, busy: 1, runs: 3, runsPerWorker: 3, queued: 0 });
+
+    const fourth = pool.acquire();
+    expect(pressure).toBe(1);
+    expect(pool.queued).toBe(1);
+    pool.release(held[0]!);
+    expect(await fourth).toBe(held[0]);
+    expect(pool.health()).toMatchObject({ size: 1, runs: 3, queued: 0 });
+    expect(starts()).toHaveLength(1);
+  });
+
+  it("puts a run in the fullest worker with room, not in the warm spare; the spare is used once the others are full", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 3, runsPerWorker: 2, maxIdle: 1 });
+    const a = await pool.acquire();
+    await until(() => pool.health().idle === 1);
+    const b = await pool.acquire();
+    expect(b).toBe(a);
+    // a's worker is full: the next run goes to the spare, and a new spare is started.
+    const c = await pool.acquire();
+    expect(c).not.toBe(a);
+    await until(() => pool.health().idle === 1);
+    expect(pool.health()).toMatchObject({ size: 3, busy: 2, idle: 1, runs: 3 });
+    // Room in a's worker again: it is fuller than the spare, so it gets the next run.
+    pool.release(a);
+    expect(await pool.acquire()).toBe(a);
+  });
+
+  it("a worker is idle only with no runs: it stays while a run is inside, and goes beyond maxIdle when the last one leaves", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 1, runsPerWorker: 4, maxIdle: 0 });
+    const worker = await pool.acquire();
+    expect(await pool.acquire()).toBe(worker);
+    pool.release(worker);
+    expect(worker.alive).toBe(true);
+    expect(pool.health()).toMatchObject({ size: 1, idle: 0, busy: 1, runs: 1 });
+    pool.release(worker);
+    await until(() => !worker.alive);
+    expect(pool.health()).toMatchObject({ size: 0, runs: 0, startFailures: { total: 0 } });
+  });
+
+  it("spares beyond maxIdle are let go when their runs leave", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 3, runsPerWorker: 1, maxIdle: 1 });
+    const held = await Promise.all([pool.acquire(), pool.acquire(), pool.acquire()]);
+    expect(new Set(held).size).toBe(3);
+    for (const w of held) pool.release(w);
+    await until(() => pool.size === 1);
+    expect(pool.health()).toMatchObject({ size: 1, idle: 1, busy: 0, runs: 0 });
+    // The one kept is a released, ready worker: the next run does not wait for a fork.
+    expect(held).toContain(await pool.acquire());
+  });
+
+  it("a retiring worker keeps its runs until they leave, takes no new one, and is let go after the last", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 1, runsPerWorker: 3 });
+    let pressure = 0;
+    pool.on("pressure", () => pressure++);
+    const worker = await pool.acquire();
+    expect(await pool.acquire()).toBe(worker);
+    worker.retiring = true;
+    worker.emit("retiring", "an uncaught exception in run r1");
+    expect(worker.alive).toBe(true);
+
+    let next: unknown = null;
+    const queued = pool.acquire().then((w) => (next = w));
+    expect(pressure).toBe(1);
+    pool.release(worker);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(worker.alive).toBe(true);
+    expect(next).toBeNull();
+    pool.release(worker);
+    await queued;
+    expect(next).not.toBe(worker);
+    expect(worker.alive).toBe(false);
+    expect(pool.health()).toMatchObject({ size: 1, runs: 1, startFailures: { total: 0 } });
+  });
+
+  it("a worker killed on behalf of a run takes no new run, and its exit names that run", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 2, runsPerWorker: 3, maxIdle: 0 });
+    const worker = await pool.acquire();
+    const exit = new Promise((resolve) => worker.once("exit", resolve));
+    worker.kill("SIGKILL", "run-stubborn");
+    const other = await pool.acquire();
+    expect(other).not.toBe(worker);
+    expect(await exit).toMatchObject({ signal: "SIGKILL", killedFor: "run-stubborn" });
+    // Its runs' releases after the exit change nothing.
+    pool.release(worker);
+    expect(pool.health()).toMatchObject({ size: 1, runs: 1, startFailures: { total: 0 } });
   });
 });

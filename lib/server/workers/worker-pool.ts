@@ -5,13 +5,18 @@ import { summarizeStartFailure, WorkerStartError } from "./worker-start-error";
 
 export { AgentWorker, WorkerStartError, type WorkerExit };
 
+/** Runs one worker process hosts at once unless told otherwise (PARLEY_RUNS_PER_WORKER). */
+export const DEFAULT_RUNS_PER_WORKER = 16;
+
 export interface WorkerPoolOptions {
   /** The worker entry file: TypeScript in development (run through tsx), compiled JS in production. */
   script: string;
   execArgv?: string[];
-  /** Most worker processes alive at once; runs beyond it wait for a free worker. */
+  /** Most worker processes alive at once; runs beyond their capacity wait for room. */
   maxWorkers?: number;
-  /** Idle workers kept warm for the next run. */
+  /** Runs one worker process hosts at once (default `DEFAULT_RUNS_PER_WORKER`). */
+  runsPerWorker?: number;
+  /** Idle workers (hosting no run) kept warm for the next run. */
   maxIdle?: number;
   readyTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -27,11 +32,17 @@ export interface WorkerPoolHealth {
   /** false from giving up on starting workers until one starts again. */
   ok: boolean;
   size: number;
+  /** Ready workers hosting no run. */
   idle: number;
   starting: number;
+  /** Workers hosting at least one run (or retiring, or being killed). */
   busy: number;
+  /** Runs waiting for room: every worker is at capacity. */
   queued: number;
   maxWorkers: number;
+  /** Runs the workers host now. */
+  runs: number;
+  runsPerWorker: number;
   startFailures: {
     /** Failed starts since the last worker that started. */
     consecutive: number;
@@ -53,16 +64,21 @@ interface Waiter {
 const STDERR_DRAIN_MS = 1_000;
 
 /**
- * Forks agent workers, hands out one per run, keeps a few idle ones warm, and never has more
- * than `maxWorkers` alive: a run that needs a worker beyond that waits its turn (FIFO) and the
- * pool emits `pressure`. A worker that dies before it is ready is a failed start: the pool tries
- * again with backoff, then gives up (`WorkerStartError` to every waiting caller) and fails fast
- * for a cool-down before it tries again.
+ * Forks agent workers and hands out room in them: each worker hosts up to `runsPerWorker` runs at
+ * once (agent functions mostly wait), a few idle ones (hosting nothing) are kept warm, and never
+ * more than `maxWorkers` are alive. A run that needs room when every worker is at capacity waits
+ * its turn (FIFO) and the pool emits `pressure`. Room is taken in the fullest worker that has some,
+ * so load gathers in few processes and the others empty out and are let go (see `pick`). A worker
+ * that retires (after an uncaught error) or is being killed gets no new runs; a retiring one is
+ * let go when its last run leaves. A worker that dies before it is ready is a failed start: the
+ * pool tries again with backoff, then gives up (`WorkerStartError` to every waiting caller) and
+ * fails fast for a cool-down before it tries again.
  */
 export class WorkerPool extends EventEmitter<{ pressure: [] }> {
-  /** Workers not handed out: ready ones, and fresh ones still starting. */
-  private readonly idle: AgentWorker[] = [];
+  /** Every worker alive (until its exit), in the order they were started. */
   private readonly all = new Set<AgentWorker>();
+  /** Runs each worker hosts now (absent: none). */
+  private readonly load = new Map<AgentWorker, number>();
   /** Workers the pool killed itself: their exit is no failed start. */
   private readonly dismissed = new WeakSet<AgentWorker>();
   private readonly waiting: Waiter[] = [];
@@ -92,7 +108,11 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     return Math.max(1, this.options.maxWorkers ?? 4);
   }
 
-  /** Runs waiting for a worker. */
+  get runsPerWorker(): number {
+    return Math.max(1, Math.floor(this.options.runsPerWorker ?? DEFAULT_RUNS_PER_WORKER));
+  }
+
+  /** Runs waiting for room in a worker (every worker is at capacity). */
   get queued(): number {
     return this.waiting.length;
   }
@@ -103,6 +123,15 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
 
   private get maxStartAttempts(): number {
     return Math.max(1, this.options.maxStartAttempts ?? 3);
+  }
+
+  private loadOf(worker: AgentWorker): number {
+    return this.load.get(worker) ?? 0;
+  }
+
+  /** May get new runs (once ready): alive, not retiring, not being killed or let go. */
+  private usable(worker: AgentWorker): boolean {
+    return worker.alive && !worker.retiring && !worker.killing && !this.dismissed.has(worker);
   }
 
   private spawn(): AgentWorker {
@@ -119,11 +148,13 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
       () => {},
     );
     worker.on("retiring", () => {
-      if (this.idle.includes(worker)) this.dismiss(worker);
+      // No new runs; the ones inside finish there, and the last to leave lets it go.
+      if (this.loadOf(worker) === 0) this.dismiss(worker);
+      else this.pump();
     });
     worker.once("exit", (exit) => {
       this.all.delete(worker);
-      this.dropIdle(worker);
+      this.load.delete(worker);
       if (!worker.isReady && !this.closed && !this.dismissed.has(worker)) void this.startFailed(worker, exit);
       else this.pump();
     });
@@ -137,6 +168,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     this.gaveUp = null;
     this.canStart = true;
     this.pump();
+    this.trim();
   }
 
   private async startFailed(worker: AgentWorker, exit: WorkerExit): Promise<void> {
@@ -173,20 +205,42 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     return this.gaveUp !== null && Date.now() < this.gaveUp.until;
   }
 
+  /** Workers still starting (none of them hosts a run yet). */
   private startingCount(): number {
-    return this.idle.filter((w) => !w.isReady).length;
+    let n = 0;
+    for (const w of this.all) if (!w.isReady && this.usable(w)) n++;
+    return n;
   }
 
-  private readyIdle(): AgentWorker | undefined {
-    return this.idle.find((w) => w.isReady && !w.retiring);
+  /** Usable workers hosting no run, ready or starting (the spares `maxIdle` counts). */
+  private spares(): AgentWorker[] {
+    return [...this.all].filter((w) => this.usable(w) && this.loadOf(w) === 0);
   }
 
-  /** Hands ready workers to waiting callers, and starts workers for the rest when it may. */
+  /**
+   * The worker the next run goes to: of the ready ones with room, the fullest (the oldest among
+   * equals). Packing rather than spreading keeps the process count near what the load needs:
+   * emptier workers drain and are let go (beyond `maxIdle`), memory follows the runs, and a fresh
+   * worker is forked only when every other is full. A kill on behalf of a run that ignores its stop
+   * replays more neighbours this way; they lose nothing (see RunSupervisor.workerLost).
+   */
+  private pick(): AgentWorker | undefined {
+    let best: AgentWorker | undefined;
+    for (const w of this.all) {
+      if (!w.isReady || !this.usable(w)) continue;
+      const load = this.loadOf(w);
+      if (load >= this.runsPerWorker) continue;
+      if (!best || load > this.loadOf(best)) best = w;
+    }
+    return best;
+  }
+
+  /** Hands room in ready workers to waiting callers, and starts workers for the rest when it may. */
   private pump(): void {
     if (this.closed) return;
     let handed = false;
-    for (let worker = this.readyIdle(); worker && this.waiting.length > 0; worker = this.readyIdle()) {
-      this.dropIdle(worker);
+    for (let worker = this.pick(); worker && this.waiting.length > 0; worker = this.pick()) {
+      this.load.set(worker, this.loadOf(worker) + 1);
       this.waiting.shift()!.resolve(worker);
       handed = true;
     }
@@ -200,31 +254,42 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
       }, wait);
       return;
     }
-    // While starts fail, probe with one worker at a time.
-    const wanted = this.consecutiveFailures > 0 ? 1 : this.waiting.length;
-    while (this.startingCount() < wanted && this.all.size < this.maxWorkers) this.idle.push(this.spawn());
+    // Enough fresh workers for the callers waiting; while starts fail, probe with one at a time.
+    const wanted = this.consecutiveFailures > 0 ? 1 : Math.ceil(this.waiting.length / this.runsPerWorker);
+    while (this.startingCount() < wanted && this.all.size < this.maxWorkers) this.spawn();
   }
 
   /** Starts idle workers up to `maxIdle`, so the next run does not wait for a fork. */
   warm(): void {
     if (this.consecutiveFailures > 0) return;
-    while (!this.closed && this.idle.length < this.maxIdle && this.all.size < this.maxWorkers && this.waiting.length === 0) {
-      this.idle.push(this.spawn());
+    while (!this.closed && this.spares().length < this.maxIdle && this.all.size < this.maxWorkers && this.waiting.length === 0) {
+      this.spawn();
     }
   }
 
+  /** Lets spares beyond `maxIdle` go: those still starting first (newest first), then the newest ready ones. */
+  private trim(): void {
+    if (this.closed || this.waiting.length > 0) return;
+    const spares = this.spares();
+    const extra = spares.length - this.maxIdle;
+    if (extra <= 0) return;
+    const order = [...spares.filter((w) => !w.isReady).reverse(), ...spares.filter((w) => w.isReady).reverse()];
+    for (const worker of order.slice(0, extra)) this.dismiss(worker);
+  }
+
   /**
-   * A ready worker for one run: an idle one, a new one, or the next one released. Rejects with
-   * `WorkerStartError` when workers fail to start (at once while cooling down after that).
+   * Room for one run in a ready worker: in a worker that has some, a new one, or the next room
+   * released. Rejects with `WorkerStartError` when workers fail to start (at once while cooling
+   * down after that). Each acquire is paired with one `release` of the worker it returned.
    */
   acquire(): Promise<AgentWorker> {
     if (this.closed) return Promise.reject(new Error("The worker pool is shut down"));
-    if (this.coolingDown() && !this.readyIdle()) return Promise.reject(this.gaveUp!.error);
+    if (this.coolingDown() && !this.pick()) return Promise.reject(this.gaveUp!.error);
     return new Promise<AgentWorker>((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       this.pump();
-      const queuedForRelease = this.waiting.length > this.startingCount() && this.all.size >= this.maxWorkers;
-      if (queuedForRelease) {
+      const atCapacity = this.waiting.length > this.startingCount() * this.runsPerWorker && this.all.size >= this.maxWorkers;
+      if (atCapacity) {
         try {
           this.emit("pressure");
         } catch (err) {
@@ -234,21 +299,35 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     });
   }
 
-  /** Takes a worker back after its run ended or was parked; a retiring worker is let go instead. */
+  /**
+   * One run left the worker (it ended, was parked, or never started there). Its room goes to the
+   * next caller waiting; a worker left with no run is kept as a spare up to `maxIdle`, and a
+   * retiring (or killed) one is let go once its last run has left.
+   */
   release(worker: AgentWorker): void {
+    if (!this.all.has(worker)) return;
+    const load = this.loadOf(worker) - 1;
+    if (load > 0) this.load.set(worker, load);
+    else this.load.delete(worker);
     if (!worker.alive) return;
-    if (this.closed || worker.retiring) return this.dismiss(worker);
-    const next = this.waiting.shift();
-    if (next) return next.resolve(worker);
-    // A released worker is warm and ready: keep it first, and let the newest spare (perhaps
-    // still starting) go instead when there are too many.
-    this.idle.unshift(worker);
-    while (this.idle.length > this.maxIdle) this.dismiss(this.idle.at(-1)!);
+    if (this.closed || !this.usable(worker)) {
+      if (load <= 0) this.dismiss(worker);
+      return;
+    }
+    this.pump();
+    this.trim();
   }
 
   health(): WorkerPoolHealth {
-    const starting = [...this.all].filter((w) => !w.isReady).length;
-    const idle = this.idle.filter((w) => w.isReady).length;
+    let starting = 0;
+    let idle = 0;
+    let runs = 0;
+    for (const w of this.all) {
+      const load = this.loadOf(w);
+      runs += load;
+      if (!w.isReady) starting++;
+      else if (load === 0 && this.usable(w)) idle++;
+    }
     return {
       ok: this.canStart,
       size: this.all.size,
@@ -257,6 +336,8 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
       busy: this.all.size - starting - idle,
       queued: this.waiting.length,
       maxWorkers: this.maxWorkers,
+      runs,
+      runsPerWorker: this.runsPerWorker,
       startFailures: {
         consecutive: this.consecutiveFailures,
         total: this.totalFailures,
@@ -269,13 +350,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
 
   private dismiss(worker: AgentWorker): void {
     this.dismissed.add(worker);
-    this.dropIdle(worker);
     worker.kill();
-  }
-
-  private dropIdle(worker: AgentWorker): void {
-    const i = this.idle.indexOf(worker);
-    if (i >= 0) this.idle.splice(i, 1);
   }
 
   async shutdown(): Promise<void> {
