@@ -10,6 +10,10 @@ export type Phase =
   | "reply.deliver"
   /** A run's load from the database (run row and journal) before it is sent to a worker. */
   | "run.load"
+  /** A run's wait for a worker (pool acquire). */
+  | "run.acquire"
+  /** A run handed to its worker → its first question (or message) back: the worker's own time. */
+  | "worker.first"
   /** A run start request → its run stored. */
   | "run.create"
   /** A question the worker asked → stored and shown. */

@@ -160,6 +160,21 @@ describe("the reply's database work", () => {
     expect(await questions.getQuestion({ id: q.id })).toEqual(closed.at(-1));
   });
 
+  it("a question asked by a run whose root is known is stored in one transaction and announced as it reads back", async () => {
+    Object.assign(sent, { reads: 0, writes: 0, transactions: 0 });
+    const asked = await questions.create({
+      id: "qd",
+      run: { id: "r1", sessionId: "s1", functionName: "deploy", policy: DEFAULT_POLICY, rootRunId: "r1" },
+      seq: 7,
+      digest: "d7",
+      spec: spec({ default: "staging", detail: "Pick one", multi: true, allowCustom: true, replySchema: null }),
+    });
+    // The question limit's count, then BEGIN, the question, its journal entry, COMMIT.
+    expect(sent).toEqual({ reads: 1, writes: 4, transactions: 1 });
+    expect(await questions.getQuestion({ id: "qd" })).toEqual(asked);
+    expect(await db.journalEntry.findUnique({ where: { runId_seq: { runId: "r1", seq: 7 } } })).toMatchObject({ kind: "question", digest: "d7", questionId: "qd", name: "Which environment?" });
+  });
+
   it("a question of another owner, or of a session being deleted, is not found and stays pending", async () => {
     const q = await ask();
     await expect(questions.reply({ id: q.id, value: "staging", by: "socket", ownerId: "someone-else" })).rejects.toMatchObject({ code: "not_found:question" });

@@ -10,7 +10,7 @@ import { directSqlite, type Db, type Tx } from "../db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
-import { closedAs, createDirectQuestionStore, createQuestionStore, type Closing, type ReplyTarget } from "./question-store";
+import { closedAs, createDirectQuestionStore, createQuestionStore, type Closing, type NewQuestion, type ReplyTarget } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 
@@ -38,6 +38,8 @@ export interface AskingRun {
   policy: RunPolicy;
   /** false for a run nobody can answer: an approval a rule does not decide is denied at once. */
   canAsk?: boolean;
+  /** The root of the run's tree, when the caller knows it (the question is then stored without reading anything back). */
+  rootRunId?: string;
 }
 
 export function targetDigestOf(runId: string, questionId: string, spec: Pick<QuestionSpec, "kind" | "prompt" | "options" | "multi" | "allowCustom" | "replySchema">): string {
@@ -67,6 +69,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
   let deliver: (question: Question) => void = () => {};
   /** The permission rules approvals are decided by. */
   let judge: ApprovalJudge = defaultJudge;
+  /** More a person's answer changes in its direct transaction (the run it wakes), and what to announce of it once committed. */
+  let onClaimNow: (question: Question) => (() => void) | null = () => null;
 
   function clearTimer(id: string) {
     const timer = timers.get(id);
@@ -176,7 +180,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
           directStore.claim(id, verdict.closing);
           const r = receipt("applied", verdict.status, question);
           recordNow(r);
-          return { question, receipt: r, also: NOTHING_ELSE };
+          const announce = onClaimNow(question);
+          return { question, receipt: r, also: announce ? { closedIds: [], committed: announce } : NOTHING_ELSE };
         });
       }
       if (won === null) {
@@ -224,6 +229,11 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       judge = target;
     },
 
+    /** Work the run side does inside a person's answer's direct transaction (SQLite); it returns what to announce after the commit. */
+    alsoOnClaimNow(hook: (question: Question) => (() => void) | null): void {
+      onClaimNow = hook;
+    },
+
     /** Names the run side of the answer queue: every settled question is handed to it. */
     deliverTo(target: (question: Question) => void): void {
       deliver = target;
@@ -239,7 +249,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
       }
       if (spec.replySchema) checkReplySchema(spec.replySchema);
-      const asked = await store.countAsked(run.id);
+      const asked = await (directStore ?? store).countAsked(run.id);
       if (asked >= run.policy.maxRequests) {
         throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
       }
@@ -247,7 +257,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
       const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
       const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
-      const question = await store.insert({
+      const rootRunId = run.rootRunId;
+      const question = await (directStore && rootRunId ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }) : store.insert)({
         id,
         runId: run.id,
         sessionId: run.sessionId,

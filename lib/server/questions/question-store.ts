@@ -30,6 +30,42 @@ export interface NewQuestion {
   closing?: Closing;
 }
 
+const closingData = ({ status, closedBy, closedAt, answer, feedback }: Closing) => ({
+  status,
+  closedBy,
+  closedAt,
+  answer: answer === null ? null : JSON.stringify(answer),
+  feedback,
+});
+
+const journalName = (spec: QuestionSpec) => spec.prompt.slice(0, 200);
+
+/** The stored row of a new question. */
+function questionRow(q: NewQuestion) {
+  const { spec } = q;
+  return {
+    id: q.id,
+    runId: q.runId,
+    sessionId: q.sessionId,
+    owner: q.owner,
+    seq: q.seq,
+    pendingId: q.pendingId,
+    targetDigest: q.targetDigest,
+    replySchema: spec.replySchema ? JSON.stringify(spec.replySchema) : null,
+    kind: spec.kind,
+    prompt: spec.prompt,
+    options: JSON.stringify(spec.options),
+    multi: spec.multi,
+    allowCustom: spec.allowCustom,
+    detail: spec.detail,
+    defaultValue: spec.default === undefined ? null : JSON.stringify(spec.default),
+    approval: spec.approval ? JSON.stringify(spec.approval) : null,
+    ...(q.closing ? closingData(q.closing) : { status: "pending", closedBy: null, closedAt: null, answer: null, feedback: null }),
+    createdAt: q.createdAt,
+    expiresAt: q.expiresAt,
+  };
+}
+
 /** What a reply needs to know of its target before it claims it, read at once. */
 export interface ReplyTarget {
   question: Question;
@@ -66,6 +102,35 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
       return { question, policy: parsePolicy(row.run_policy as string), ownerId: row.session_ownerId as string, deleted: row.session_deletedAt !== null };
     },
 
+    countAsked: (runId: string): Promise<number> =>
+      direct.read(
+        () =>
+          direct
+            .prepare(`SELECT COUNT(*) AS "n" FROM "Question" WHERE "runId" = ? AND ("kind" <> 'approval' OR "closedBy" IS NULL OR "closedBy" <> 'rule')`)
+            .get<{ n: number }>(runId)!.n,
+      ),
+
+    /** A question and its journal entry in one transaction; the question as stored, without reading it back. */
+    insert: async (q: NewQuestion & { rootRunId: string }): Promise<Question> => {
+      const row = questionRow(q);
+      await direct.transaction(() => {
+        direct
+          .prepare(
+            `INSERT INTO "Question" ("id", "sessionId", "runId", "owner", "seq", "pendingId", "targetDigest", "replySchema", "kind", "prompt", "options", "multi", "allowCustom", "detail", "defaultValue", "approval", "status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt")
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            row.id, row.sessionId, row.runId, row.owner, row.seq, row.pendingId, row.targetDigest, row.replySchema, row.kind, row.prompt, row.options,
+            row.multi ? 1 : 0, row.allowCustom ? 1 : 0, row.detail, row.defaultValue, row.approval, row.status, row.answer, row.feedback, row.closedBy,
+            row.closedAt && sqliteTime(row.closedAt), sqliteTime(row.createdAt), row.expiresAt && sqliteTime(row.expiresAt),
+          );
+        direct
+          .prepare(`INSERT INTO "JournalEntry" ("runId", "seq", "kind", "name", "digest", "questionId", "createdAt") VALUES (?, ?, 'question', ?, ?, ?, ?)`)
+          .run(q.runId, q.seq, journalName(q.spec), q.journalDigest, q.id, sqliteTime(q.createdAt));
+      });
+      return toQuestion({ ...row, run: { rootRunId: q.rootRunId } });
+    },
+
     claim(id: string, { status, closedBy, closedAt, answer, feedback }: Closing): boolean {
       return direct.prepare(CLAIM_SQL).run(status, closedBy, sqliteTime(closedAt), answer === null ? null : JSON.stringify(answer), feedback, id).changes === 1;
     },
@@ -84,14 +149,6 @@ export const closedAs = (question: Question, { status, closedBy, closedAt, answe
 
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
-  const closingData = ({ status, closedBy, closedAt, answer, feedback }: Closing) => ({
-    status,
-    closedBy,
-    closedAt,
-    answer: answer === null ? null : JSON.stringify(answer),
-    feedback,
-  });
-
   return {
     find: async (id: string): Promise<Question | null> => {
       const row = await db.question.findUnique({ where: { id }, include: QUESTION_WITH_ROOT });
@@ -138,33 +195,9 @@ export function createQuestionStore(db: Db) {
 
     /** A question and its journal entry, in one transaction. */
     insert: async (q: NewQuestion): Promise<Question> => {
-      const { spec } = q;
       const row = await db.$transaction(async (tx: Tx) => {
-        const created = await tx.question.create({
-          data: {
-            id: q.id,
-            runId: q.runId,
-            sessionId: q.sessionId,
-            owner: q.owner,
-            seq: q.seq,
-            pendingId: q.pendingId,
-            targetDigest: q.targetDigest,
-            replySchema: spec.replySchema ? JSON.stringify(spec.replySchema) : null,
-            kind: spec.kind,
-            prompt: spec.prompt,
-            options: JSON.stringify(spec.options),
-            multi: spec.multi,
-            allowCustom: spec.allowCustom,
-            detail: spec.detail,
-            defaultValue: spec.default === undefined ? null : JSON.stringify(spec.default),
-            approval: spec.approval ? JSON.stringify(spec.approval) : null,
-            ...(q.closing ? closingData(q.closing) : { status: "pending" }),
-            createdAt: q.createdAt,
-            expiresAt: q.expiresAt,
-          },
-          include: QUESTION_WITH_ROOT,
-        });
-        await tx.journalEntry.create({ data: { runId: q.runId, seq: q.seq, kind: "question", name: spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id } });
+        const created = await tx.question.create({ data: questionRow(q), include: QUESTION_WITH_ROOT });
+        await tx.journalEntry.create({ data: { runId: q.runId, seq: q.seq, kind: "question", name: journalName(q.spec), digest: q.journalDigest, questionId: q.id } });
         return created;
       });
       return toQuestion(row);

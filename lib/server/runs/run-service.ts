@@ -36,7 +36,7 @@ export interface RunServiceDeps {
   /** How often a run may lose its worker while working before it fails. */
   maxWorkerLosses?: number;
   /** Counts parked runs. */
-  metrics?: Pick<Metrics, "runParked">;
+  metrics?: Pick<Metrics, "runParked" | "time">;
 }
 
 /**
@@ -78,16 +78,17 @@ export function createRunService(deps: RunServiceDeps) {
       if (run.parentRunId) await deliverToParent(run);
     },
     activate: (runId) => activate(runId),
+    metrics: deps.metrics ?? { time: () => () => {} },
   };
 
   async function deliverToParent(child: Run) {
     await notifyParent({ store, activate, supervisorOf: (id) => live.get(id) }, child);
   }
 
-  /** Starts a run in a worker, or resumes a parked one there by replaying its journal. A no-op for a live run. */
-  function activate(runId: string): void {
+  /** Starts a run in a worker, or resumes a parked one there by replaying its journal. A no-op for a live run. `fresh`: the run just stored, not read again. */
+  function activate(runId: string, fresh?: Run): void {
     if (closed || live.has(runId)) return;
-    const supervisor = new RunSupervisor(runId, ctx);
+    const supervisor = new RunSupervisor(runId, ctx, fresh);
     live.set(runId, supervisor);
     void supervisor.ended.then((end) => end.how === "parked" && deps.metrics?.runParked());
     supervisor.begin();
@@ -102,6 +103,15 @@ export function createRunService(deps: RunServiceDeps) {
     oldest?.parkNow();
   }
   pool.on("pressure", parkOldestWaiting);
+
+  // An answer that leaves its run nothing else to wait on moves it to running in the answer's own transaction.
+  const now = store.now;
+  if (now) {
+    questions.alsoOnClaimNow((question) => {
+      const run = now.resumeIfUnblockedNow(question.runId);
+      return run && (() => events.emit("run.updated", run));
+    });
+  }
 
   /** The answer queue: the settle path hands each settled question to its run. */
   function deliverQuestion(question: Question): void {
@@ -158,28 +168,32 @@ export function createRunService(deps: RunServiceDeps) {
     if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
     const fixedPolicy = RunPolicySchema.safeParse(policy);
     if (!fixedPolicy.success) throw new AppError("invalid_policy", `Invalid policy: ${describeZodError(fixedPolicy.error)}`);
-    const { ownerId } = await sessions.getSession({ id: sessionId });
+    const ownerId = await sessions.ownerOf({ id: sessionId });
     try {
       JSON.stringify(input ?? null);
     } catch {
       throw new AppError("bad_request", "The run input must be plain JSON.");
     }
+    let started: Run | undefined;
     const receipt = await commands.run<StartRunReceipt>(
       { commandId, kind: "start_run", payload: { sessionId, functionName, input: input ?? null, canAsk, policy: fixedPolicy.data } },
       async ({ commandId: cid, record }) => {
+        const created = deps.metrics?.time("run.create");
         const id = randomUUID();
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
-        await store.create({ id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf }, async (tx) => {
+        started = await store.create({ id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf }, async (tx) => {
           await alongWith?.(tx, id);
           await record(tx, r);
         });
         committed?.();
-        events.emit("run.updated", await store.get(id));
-        activate(id);
+        events.emit("run.updated", started);
+        created?.();
+        activate(id, started);
         return r;
       },
     );
-    return { ...(await store.get(receipt.runId)), receipt };
+    // A repeated command answers with its first run as it is now.
+    return { ...(started ?? (await store.get(receipt.runId))), receipt };
   }
 
   return {

@@ -38,9 +38,10 @@ export function createDirectRunStore(direct: DirectSqlite) {
         return { questions: row.questions === 1, blocked: row.questions === 1 || row.children === 1 };
       }),
 
-    /** Moves an active run between running and waiting_input: the run as it is now, or null when it did not move. */
-    setWaiting: (id: string, waiting: boolean): Promise<Run | null> =>
+    /** Moves an active run between running and waiting_input, adding the active time it spent: the run as it is now, or null when it did not move. */
+    setWaiting: (id: string, waiting: boolean, activeMs: number): Promise<Run | null> =>
       direct.transaction(() => {
+        if (activeMs > 0) direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ? WHERE "id" = ?`).run(Math.round(activeMs), id);
         const { changes } = direct
           .prepare(`UPDATE "Run" SET "status" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = ?`)
           .run(waiting ? "waiting_input" : "running", sqliteTime(new Date()), id, waiting ? "running" : "waiting_input");
@@ -48,6 +49,30 @@ export function createDirectRunStore(direct: DirectSqlite) {
         const row = getRow(id);
         return row ? runOf(row) : null;
       }),
+
+    /** The journal entry of a chat message, inside the message's direct transaction. */
+    recordSayNow({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }): void {
+      direct
+        .prepare(`INSERT INTO "JournalEntry" ("runId", "seq", "kind", "name", "digest", "output", "createdAt") VALUES (?, ?, 'say', ?, ?, ?, ?)`)
+        .run(runId, seq, text.slice(0, 200), digest, JSON.stringify(text), sqliteTime(new Date()));
+    },
+
+    /**
+     * A run whose question was just answered works again when it waits on nothing else: moved to
+     * running inside the answer's transaction (null when it still waits, or was not waiting).
+     */
+    resumeIfUnblockedNow(id: string): Run | null {
+      const { changes } = direct
+        .prepare(
+          `UPDATE "Run" SET "status" = 'running', "updatedAt" = ? WHERE "id" = ? AND "status" = 'waiting_input'
+             AND NOT EXISTS (SELECT 1 FROM "Question" WHERE "runId" = ? AND "status" = 'pending')
+             AND NOT EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = ? AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL}))`,
+        )
+        .run(sqliteTime(new Date()), id, id, id);
+      if (changes !== 1) return null;
+      const row = getRow(id);
+      return row ? runOf(row) : null;
+    },
 
     find: (id: string): Promise<Run | null> => direct.read(() => {
       const row = getRow(id);

@@ -87,12 +87,12 @@ export function createRunStore(db: Db) {
     activeChildIds: async (parentRunId: string): Promise<string[]> =>
       (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
 
-    /** Inserts a run; `alongWith` writes what belongs to the same command in the same transaction. */
-    async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>): Promise<void> {
+    /** Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what belongs to the same command in the same transaction. */
+    async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>): Promise<Run> {
       try {
-        await db.$transaction(async (tx: Tx) => {
+        return await db.$transaction(async (tx: Tx) => {
           await assertSessionLive(tx, run.sessionId);
-          await tx.run.create({
+          const row = await tx.run.create({
             data: {
               id: run.id,
               sessionId: run.sessionId,
@@ -104,9 +104,12 @@ export function createRunStore(db: Db) {
               canAsk: run.canAsk,
               rootRunId: run.id,
               turnOf: run.turnOf ?? null,
+              // Its first worker start: the run is handed to a worker as soon as it is stored.
+              attempts: 1,
             },
           });
           await alongWith?.(tx);
+          return toRun(row);
         });
       } catch (err) {
         const turn = run.turnOf && isUniqueViolation(err) ? await db.run.findUnique({ where: { turnOf: run.turnOf }, select: { id: true } }) : null;
@@ -164,9 +167,10 @@ export function createRunStore(db: Db) {
       return count === 1;
     },
 
-    /** Moves an active run between running and waiting_input: the run as it is now, or null when it did not move. */
-    async setWaiting(id: string, waiting: boolean): Promise<Run | null> {
-      if (fast) return fast.setWaiting(id, waiting);
+    /** Moves an active run between running and waiting_input (adding `activeMs` it spent): the run as it is now, or null when it did not move. */
+    async setWaiting(id: string, waiting: boolean, activeMs = 0): Promise<Run | null> {
+      if (fast) return fast.setWaiting(id, waiting, activeMs);
+      if (activeMs > 0) await db.run.update({ where: { id }, data: { activeMs: { increment: activeMs } } });
       const { count } = await db.run.updateMany({
         where: { id, status: waiting ? "running" : "waiting_input" },
         data: { status: waiting ? "waiting_input" : "running" },
@@ -194,6 +198,9 @@ export function createRunStore(db: Db) {
       tx.journalEntry.create({ data: { runId, seq, kind: "say", name: text.slice(0, 200), digest, output: JSON.stringify(text) } }),
 
     waitingOn,
+
+    /** The question loop's statements on SQLite's direct lane (null elsewhere), for work inside a direct transaction. */
+    now: fast,
 
     /** Whether a run can only wait: a pending question of its own, or a child run still active. */
     isBlocked: async (id: string): Promise<boolean> => (await waitingOn(id)).blocked,

@@ -337,6 +337,12 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
 
   describe("database errors", () => {
     it("a run the database fails to load gives its worker back and is loaded again later", async () => {
+      // A fresh run needs no reads to start: the failing load is its replay once it is answered.
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      await parkInFlight(worker, run.id);
+      worker.say({ type: "run.parked", runId: run.id, parked: true });
+      await until(() => fx.parley.runs.liveCount() === 0);
       const { store } = fx.parley.runs;
       const loadJournal = store.loadJournal;
       let failures = 1;
@@ -344,12 +350,13 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
         if (failures-- > 0) throw new Error("database is locked");
         return loadJournal(id);
       };
-      const session = await fx.parley.sessions.createSession();
-      const run = await fx.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
-      await until(() => fx.pool.released.length === 1 && fx.clock.pending === 1);
-      expect(fx.pool.created.flatMap((w) => w.sentOf("run.start"))).toEqual([]);
+      const released = fx.pool.released.length;
+      await fx.parley.questions.reply({ id: questionId, value: "x", by: "rest" });
+      await until(() => fx.pool.released.length === released + 1 && fx.clock.pending === 1);
+      expect(fx.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(1);
       fx.clock.advance(500);
-      await workerOf(run.id);
+      const again = await workerOf(run.id, 2);
+      expect(again.sentOf("run.start").at(-1)!.journal).toMatchObject([{ kind: "question", questionId, settlement: { outcome: "answered", value: "x" } }]);
       await until(() => stateOf(run.id) === "working");
     });
 

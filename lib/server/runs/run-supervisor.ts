@@ -4,6 +4,7 @@ import type { ChildToParent, ParentToChild, RunFinishedMessage } from "../../pro
 import type { JsonValue, Question } from "../../protocol/question";
 import type { Clock, ClockTimer } from "../clock";
 import type { DomainEvents } from "../events";
+import type { Metrics } from "../metrics";
 import type { Closer, QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker-port";
@@ -35,6 +36,8 @@ export interface SupervisorContext {
   finished(run: Run, byStop: boolean): Promise<void>;
   /** Something for this run arrived after it was parked: load it again. */
   activate(runId: string): void;
+  /** Times a run's load and its questions' storing. */
+  metrics: Pick<Metrics, "time">;
 }
 
 interface EndHow {
@@ -64,6 +67,8 @@ export class RunSupervisor {
   private run!: Run;
   private stopIntent: StopIntent | null = null;
   private losses = 0;
+  /** Times the worker's answer to run.start (its first question, message or end). */
+  private firstReply: (() => void) | undefined;
   /** The worker said the run left it (finished or parked), though the chain may not have handled it yet. */
   private leftWorker = false;
   private timers: { park?: ClockTimer; grace?: ClockTimer; budget?: ClockTimer } = {};
@@ -81,14 +86,17 @@ export class RunSupervisor {
   constructor(
     readonly runId: string,
     private readonly ctx: SupervisorContext,
+    /** The run as it was just stored: its first load needs no reads (no row to fetch, an empty journal) and no attempt to count. */
+    private fresh?: Run,
   ) {}
 
   // ---- events from outside -------------------------------------------------------------------
 
   /** Gets a worker and starts (or replays) the run in it; `tries` counts loads the database failed. */
   begin(tries = 0): void {
+    const acquired = this.ctx.metrics.time("run.acquire");
     this.ctx.pool.acquire().then(
-      (w) => this.enqueue(() => this.attach(w as WorkerHandle, tries)),
+      (w) => (acquired(), this.enqueue(() => this.attach(w as WorkerHandle, tries))),
       (err) => this.enqueue(() => this.noWorker(err)),
     );
   }
@@ -169,6 +177,10 @@ export class RunSupervisor {
 
   private readonly onMessage = (message: ChildToParent) => {
     if ("runId" in message && message.runId !== this.runId) return;
+    if (this.firstReply && (message.type === "question.ask" || message.type === "run.say" || message.type === "run.finished")) {
+      this.firstReply();
+      this.firstReply = undefined;
+    }
     // The run has left its worker: a stop's grace need not kill it (nor the runs beside it).
     if (message.type === "run.finished" || (message.type === "run.parked" && message.parked)) this.leftWorker = true;
     this.enqueue(() => this.handleMessage(message));
@@ -209,7 +221,10 @@ export class RunSupervisor {
 
   /** Reads the run and its journal, and hands them to the worker: it starts, or replays up to where it was. */
   private async load(worker: WorkerHandle): Promise<void> {
-    const run = await this.ctx.store.find(this.runId);
+    const loaded = this.ctx.metrics.time("run.load");
+    const fresh = this.fresh;
+    this.fresh = undefined;
+    const run = fresh ?? (await this.ctx.store.find(this.runId));
     if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
       this.ctx.pool.release(worker);
       return this.end({ how: "finished", status: (run?.status as FinalRunStatus | undefined) ?? "cancelled", byStop: false });
@@ -223,8 +238,8 @@ export class RunSupervisor {
         { by: "restart", questionStatus: "expired" },
       );
     }
-    const journal = await this.ctx.store.loadJournal(this.runId);
-    await this.ctx.store.markAttempt(this.runId);
+    const journal = fresh ? [] : await this.ctx.store.loadJournal(this.runId);
+    if (!fresh) await this.ctx.store.markAttempt(this.runId);
     this.listen(worker);
     this.move("working");
     this.startClock();
@@ -237,8 +252,11 @@ export class RunSupervisor {
       canAsk: run.canAsk,
       journal,
     });
+    loaded();
+    this.firstReply = this.ctx.metrics.time("worker.first");
     if (!sent) return this.workerLost(worker.exitInfo ?? { code: null, signal: null });
-    await this.syncWaiting();
+    // A replayed run may wait already; a fresh one has asked nothing yet.
+    if (!fresh) await this.syncWaiting();
   }
 
   private async noWorker(err: unknown): Promise<void> {
@@ -260,10 +278,12 @@ export class RunSupervisor {
           this.send({ type: "question.settled", runId: this.runId, questionId: message.questionId, outcome: "cancelled", value: null, feedback: "The run is stopping." });
           return;
         }
+        const stored = this.ctx.metrics.time("question.create");
+        let asked: Question;
         try {
-          await questions.create({
+          asked = await questions.create({
             id: message.questionId,
-            run: { id: this.runId, sessionId: this.run.sessionId, functionName: this.run.functionName, policy: this.run.policy, canAsk: this.run.canAsk },
+            run: { id: this.runId, sessionId: this.run.sessionId, functionName: this.run.functionName, policy: this.run.policy, canAsk: this.run.canAsk, rootRunId: this.run.rootRunId },
             seq: message.seq,
             digest: message.digest,
             spec: message.spec,
@@ -274,7 +294,9 @@ export class RunSupervisor {
           this.send({ type: "question.refused", runId: this.runId, questionId: message.questionId, error: error.toWire() });
           return;
         }
-        if (this.state !== "parking") await this.syncWaiting();
+        stored();
+        // A pending question is what the run waits on now; one a rule settled at once needs a look.
+        if (this.state !== "parking") await this.syncWaiting(asked.status === "pending" ? { questions: true, blocked: true } : undefined);
         return;
       }
       case "run.say":
@@ -286,6 +308,7 @@ export class RunSupervisor {
           stopped: message.stopped ?? false,
           streamSeq: message.seq,
           alongWith: (tx) => store.recordSay(tx, { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest }),
+          alongWithNow: store.now ? () => store.now!.recordSayNow({ runId: this.runId, seq: message.seq, text: message.text, digest: message.digest }) : undefined,
         });
         return;
       case "run.say.delta":
@@ -318,17 +341,21 @@ export class RunSupervisor {
     }
   }
 
-  /** Matches the state (and the stored status) to what the run waits for. */
-  private async syncWaiting(): Promise<void> {
-    const { questions: ownQuestions, blocked } = await this.ctx.store.waitingOn(this.runId);
-    const moved = await this.ctx.store.setWaiting(this.runId, ownQuestions);
+  /**
+   * Matches the state (and the stored status) to what the run waits for; `known` when the caller
+   * knows it already (it just stored the question the run waits on). The active time a run that
+   * starts to wait has spent is written in the same statement as its status.
+   */
+  private async syncWaiting(known?: { questions: boolean; blocked: boolean }): Promise<void> {
+    const { questions: ownQuestions, blocked } = known ?? (await this.ctx.store.waitingOn(this.runId));
+    const active = this.state === "working" || this.state === "waiting" || this.state === "parking";
+    const pausing = active && blocked && this.state !== "waiting";
+    const elapsed = pausing ? this.stopClock() : null;
+    const moved = await this.ctx.store.setWaiting(this.runId, ownQuestions, elapsed ?? 0);
     if (moved) this.ctx.events.emit("run.updated", moved);
-    if (this.state !== "working" && this.state !== "waiting" && this.state !== "parking") return;
+    if (!active) return;
     if (blocked) {
-      if (this.state !== "waiting") {
-        this.move("waiting");
-        await this.pauseClock();
-      }
+      if (this.state !== "waiting") this.move("waiting");
       this.schedulePark();
     } else if (this.state !== "working") {
       this.move("working");
@@ -532,13 +559,19 @@ export class RunSupervisor {
     }, Math.max(0, left));
   }
 
-  private async pauseClock(): Promise<void> {
-    if (this.activeSince === null) return;
+  /** Stops the execution-time clock: the time it ran (not yet stored), or null when it was not running. */
+  private stopClock(): number | null {
+    if (this.activeSince === null) return null;
     this.ctx.clock.clearTimeout(this.timers.budget);
     const elapsed = this.ctx.clock.now() - this.activeSince;
     this.activeSince = null;
     this.activeBase += elapsed;
-    await this.ctx.store.addActiveMs(this.runId, elapsed);
+    return elapsed;
+  }
+
+  private async pauseClock(): Promise<void> {
+    const elapsed = this.stopClock();
+    if (elapsed !== null) await this.ctx.store.addActiveMs(this.runId, elapsed);
   }
 
   private clearTimers(): void {

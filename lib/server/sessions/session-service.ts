@@ -3,7 +3,8 @@ import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { Message, Session, SessionSnapshot, StreamingReply } from "../../protocol/entities";
-import type { Db, Tx } from "../db/client";
+import { directSqlite, type Db, type Tx } from "../db/client";
+import { sqliteTime } from "../db/direct-rows";
 import { QUESTION_WITH_ROOT, toMessage, toQuestion, toRun, toSession } from "../db/mappers";
 import type { DomainEvents } from "../events";
 import { createReplyStreams } from "./reply-streams";
@@ -17,6 +18,7 @@ type NewMessage = Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string
 const messageData = ({ sessionId, role, text, runId = null, stopped = false }: NewMessage) => ({ id: randomUUID(), sessionId, role, text, runId, stopped });
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
+  const direct = directSqlite(db);
   /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
   const streams = createReplyStreams();
 
@@ -53,6 +55,13 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
   return {
     getSession,
     publish,
+
+    /** The owner of a session that is not being deleted (not_found else): one read, no counts. */
+    async ownerOf({ id }: { id: string }): Promise<string> {
+      const row = await db.chatSession.findFirst({ where: { id, deletedAt: null }, select: { ownerId: true } });
+      if (!row) throw notFound(id);
+      return row.ownerId;
+    },
 
     async createSession({ title, ownerId = LOCAL_OWNER }: { title?: string; ownerId?: string } = {}): Promise<Session> {
       const row = await db.chatSession.create({ data: { id: randomUUID(), ownerId, title: title ?? DEFAULT_TITLE } });
@@ -96,14 +105,31 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       stopped = false,
       alongWith,
       streamSeq,
-    }: NewMessage & { alongWith?: (tx: Tx) => Promise<unknown>; /** the journal position of the streamed reply this message completes */ streamSeq?: number }): Promise<Message> {
+      alongWithNow,
+    }: NewMessage & {
+      alongWith?: (tx: Tx) => Promise<unknown>;
+      /** `alongWith` on SQLite's direct lane (synchronous, in the message's transaction there); used when both the lane and it are given. */
+      alongWithNow?: () => void;
+      /** the journal position of the streamed reply this message completes */
+      streamSeq?: number;
+    }): Promise<Message> {
       const data = messageData({ sessionId, role, text, runId, stopped });
-      const row = alongWith
-        ? await db.$transaction(async (tx: Tx) => {
-            await alongWith(tx);
-            return tx.message.create({ data });
-          })
-        : await db.message.create({ data });
+      const row =
+        direct && alongWithNow
+          ? await direct.transaction(() => {
+              alongWithNow();
+              const at = new Date();
+              direct
+                .prepare(`INSERT INTO "Message" ("id", "sessionId", "runId", "role", "text", "stopped", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`)
+                .run(data.id, data.sessionId, data.runId, data.role, data.text, data.stopped ? 1 : 0, sqliteTime(at));
+              return { ...data, createdAt: at };
+            })
+          : alongWith
+            ? await db.$transaction(async (tx: Tx) => {
+                await alongWith(tx);
+                return tx.message.create({ data });
+              })
+            : await db.message.create({ data });
       // The stored message replaces the stream in every tab (and in later snapshots) at once.
       if (runId !== null && streamSeq !== undefined) streams.drop(sessionId, runId, streamSeq);
       return announceMessage(toMessage(row));

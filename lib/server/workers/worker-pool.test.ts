@@ -170,21 +170,30 @@ describe("a worker pool whose workers host several runs", () => {
     expect(starts()).toHaveLength(1);
   });
 
-  it("puts a run in the fullest worker with room, not in the warm spare; the spare is used once the others are full", async () => {
+  it("keeps room for runs, not spare processes: a run goes to the fullest worker with room, a worker starts only when room runs out, an empty one goes while others have room", async () => {
     setMode("ok");
     makePool({ maxWorkers: 3, runsPerWorker: 2, maxIdle: 1 });
     const a = await pool.acquire();
+    await new Promise((r) => setTimeout(r, 300));
+    // Room for one more run in a's worker: no second process (before, every hand-out forked a spare and every release killed one).
+    expect(pool.health()).toMatchObject({ size: 1, runs: 1 });
+    expect(await pool.acquire()).toBe(a);
     await until(() => pool.health().idle === 1);
-    const b = await pool.acquire();
-    expect(b).toBe(a);
-    // a's worker is full: the next run goes to the spare, and a new spare is started.
     const c = await pool.acquire();
     expect(c).not.toBe(a);
-    await until(() => pool.health().idle === 1);
-    expect(pool.health()).toMatchObject({ size: 3, busy: 2, idle: 1, runs: 3 });
-    // Room in a's worker again: it is fuller than the spare, so it gets the next run.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pool.health()).toMatchObject({ size: 2, busy: 2, idle: 0, runs: 3 });
+    // Room in a's worker again: the oldest of the fullest gets the next run.
     pool.release(a);
     expect(await pool.acquire()).toBe(a);
+    // c's worker empties while a's is full: it stays, as the only room.
+    pool.release(c);
+    expect(c.alive).toBe(true);
+    // Both empty: one goes, the other is the room kept.
+    pool.release(a);
+    pool.release(a);
+    await until(() => pool.health().size === 1);
+    expect(starts()).toHaveLength(2);
   });
 
   it("a worker is idle only with no runs: it stays while a run is inside, and goes beyond maxIdle when the last one leaves", async () => {

@@ -16,7 +16,11 @@ export interface WorkerPoolOptions {
   maxWorkers?: number;
   /** Runs one worker process hosts at once (default `DEFAULT_RUNS_PER_WORKER`). */
   runsPerWorker?: number;
-  /** Idle workers (hosting no run) kept warm for the next run. */
+  /**
+   * Room for runs kept ready beyond those hosted (default 1): a new worker is started only when
+   * the usable ones have less room than this, and a worker hosting nothing goes when the others
+   * have enough. With one run per worker, this is the number of idle workers kept warm.
+   */
   maxIdle?: number;
   readyTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -212,9 +216,16 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     return n;
   }
 
-  /** Usable workers hosting no run, ready or starting (the spares `maxIdle` counts). */
+  /** Usable workers hosting no run, ready or starting. */
   private spares(): AgentWorker[] {
     return [...this.all].filter((w) => this.usable(w) && this.loadOf(w) === 0);
+  }
+
+  /** Runs the usable workers (ready or starting) could still take. */
+  private room(): number {
+    let room = 0;
+    for (const w of this.all) if (this.usable(w)) room += Math.max(0, this.runsPerWorker - this.loadOf(w));
+    return room;
   }
 
   /**
@@ -244,7 +255,8 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
       this.waiting.shift()!.resolve(worker);
       handed = true;
     }
-    if (handed) queueMicrotask(() => this.warm());
+    // After the runs handed out have gone on: a fork holds the event loop for a few ms.
+    if (handed) setImmediate(() => this.warm());
     if (this.waiting.length === 0 || this.judging > 0) return;
     const wait = this.nextStartAt - Date.now();
     if (wait > 0) {
@@ -259,22 +271,23 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     while (this.startingCount() < wanted && this.all.size < this.maxWorkers) this.spawn();
   }
 
-  /** Starts idle workers up to `maxIdle`, so the next run does not wait for a fork. */
+  /** Starts a worker when the usable ones have less than `maxIdle` room, so the next run does not wait for a fork. */
   warm(): void {
     if (this.consecutiveFailures > 0) return;
-    while (!this.closed && this.spares().length < this.maxIdle && this.all.size < this.maxWorkers && this.waiting.length === 0) {
+    while (!this.closed && this.room() < this.maxIdle && this.all.size < this.maxWorkers && this.waiting.length === 0) {
       this.spawn();
     }
   }
 
-  /** Lets spares beyond `maxIdle` go: those still starting first (newest first), then the newest ready ones. */
+  /** Lets workers hosting nothing go while the others keep `maxIdle` room: those still starting first (newest first), then the newest ready ones. */
   private trim(): void {
     if (this.closed || this.waiting.length > 0) return;
     const spares = this.spares();
-    const extra = spares.length - this.maxIdle;
-    if (extra <= 0) return;
     const order = [...spares.filter((w) => !w.isReady).reverse(), ...spares.filter((w) => w.isReady).reverse()];
-    for (const worker of order.slice(0, extra)) this.dismiss(worker);
+    for (const worker of order) {
+      if (this.room() - this.runsPerWorker < this.maxIdle) break;
+      this.dismiss(worker);
+    }
   }
 
   /**
