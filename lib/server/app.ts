@@ -62,6 +62,12 @@ export interface ParleyConfig extends ParleyOptions {
   permissionsFile?: string;
 }
 
+/** A chat turn refused because a question of the session waits. */
+const sessionWaiting = (waiting: { id: string; runId: string; prompt: string }) =>
+  new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {
+    details: { questionId: waiting.id, runId: waiting.runId },
+  });
+
 /** Opens the real parts (migrated SQLite database, forked worker pool) and builds Parley from them. */
 export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, ...options }: ParleyConfig) {
   // An invalid rules file stops start-up before anything opens.
@@ -158,14 +164,18 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
         alongWith: async (tx, runId) => {
           // A question of a run started beside the turns holds the session too: its card is the answer box.
           const waiting = await questions.firstPendingIn(tx, { sessionId });
-          if (waiting) {
-            throw new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {
-              details: { questionId: waiting.id, runId: waiting.runId },
-            });
-          }
+          if (waiting) throw sessionWaiting(waiting);
           // The message belongs to the turn it starts: the transcript keeps them together.
           message = await sessions.recordMessage(tx, { sessionId, role: "user", text, runId });
         },
+        alongWithNow:
+          questions.firstPendingNow && sessions.recordMessageNow
+            ? (runId) => {
+                const waiting = questions.firstPendingNow!({ sessionId });
+                if (waiting) throw sessionWaiting(waiting);
+                message = sessions.recordMessageNow!({ sessionId, role: "user", text, runId });
+              }
+            : undefined,
         // Tabs see the message before the run that answers it.
         committed: () => sessions.announceMessage(message!),
       });

@@ -241,6 +241,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
     /** The first pending question of a session, read inside a transaction. */
     firstPendingIn: (tx: Tx, { sessionId }: { sessionId: string }) => store.firstPendingIn(tx, sessionId),
+    /** The same inside a transaction on SQLite's direct lane; null when there is no such lane. */
+    firstPendingNow: directStore ? ({ sessionId }: { sessionId: string }) => directStore.firstPendingNow(sessionId) : null,
     settle,
 
     /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */

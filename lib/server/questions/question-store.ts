@@ -131,6 +131,10 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
       return toQuestion({ ...row, run: { rootRunId: q.rootRunId } });
     },
 
+    /** The first pending question of a session, inside a direct transaction. */
+    firstPendingNow: (sessionId: string): Pick<Question, "id" | "runId" | "prompt"> | null =>
+      direct.prepare(`SELECT "id", "runId", "prompt" FROM "Question" WHERE "sessionId" = ? AND "status" = 'pending' ORDER BY "createdAt" LIMIT 1`).get<Pick<Question, "id" | "runId" | "prompt">>(sessionId) ?? null,
+
     claim(id: string, { status, closedBy, closedAt, answer, feedback }: Closing): boolean {
       return direct.prepare(CLAIM_SQL).run(status, closedBy, sqliteTime(closedAt), answer === null ? null : JSON.stringify(answer), feedback, id).changes === 1;
     },

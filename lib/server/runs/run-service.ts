@@ -150,6 +150,7 @@ export function createRunService(deps: RunServiceDeps) {
     commandId,
     turnOf,
     alongWith,
+    alongWithNow,
     committed,
   }: {
     sessionId: string;
@@ -162,6 +163,8 @@ export function createRunService(deps: RunServiceDeps) {
     turnOf?: string;
     /** Writes what belongs to the same command (a chat message) in the run's transaction; it gets the new run's id. */
     alongWith?: (tx: Tx, runId: string) => Promise<unknown>;
+    /** `alongWith` on SQLite's direct lane (synchronous); the run is stored there when this is given (or no `alongWith`). */
+    alongWithNow?: (runId: string) => void;
     /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */
     committed?: () => void;
   }): Promise<StartedRun> {
@@ -177,14 +180,24 @@ export function createRunService(deps: RunServiceDeps) {
     let started: Run | undefined;
     const receipt = await commands.run<StartRunReceipt>(
       { commandId, kind: "start_run", payload: { sessionId, functionName, input: input ?? null, canAsk, policy: fixedPolicy.data } },
-      async ({ commandId: cid, record }) => {
+      async ({ commandId: cid, record, recordNow }) => {
         const created = deps.metrics?.time("run.create");
         const id = randomUUID();
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
-        started = await store.create({ id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf }, async (tx) => {
-          await alongWith?.(tx, id);
-          await record(tx, r);
-        });
+        const now = recordNow && (alongWith === undefined || alongWithNow !== undefined) ? recordNow : null;
+        started = await store.create(
+          { id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf },
+          async (tx) => {
+            await alongWith?.(tx, id);
+            await record(tx, r);
+          },
+          now
+            ? () => {
+                alongWithNow?.(id);
+                now(r);
+              }
+            : undefined,
+        );
         committed?.();
         events.emit("run.updated", started);
         created?.();

@@ -3,6 +3,9 @@ import type { JournalRecord } from "../../protocol/ipc";
 import type { DirectSqlite } from "../db/client";
 import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import { toRun } from "../db/mappers";
+import { AppError } from "../../protocol/errors";
+import { quoteId } from "../../protocol/bounded-text";
+import type { NewRun } from "./run-store";
 import { journalRecordOf, type JournalRow } from "./journal";
 
 type Row = Record<string, unknown>;
@@ -72,6 +75,21 @@ export function createDirectRunStore(direct: DirectSqlite) {
       if (changes !== 1) return null;
       const row = getRow(id);
       return row ? runOf(row) : null;
+    },
+
+    /** Inserts a run inside a direct transaction (its session checked live there): the run as stored. */
+    createNow(run: NewRun): Run {
+      if (!direct.prepare(`SELECT 1 AS "live" FROM "ChatSession" WHERE "id" = ? AND "deletedAt" IS NULL`).get(run.sessionId)) {
+        throw new AppError("not_found:session", `No session with id ${quoteId(run.sessionId)}.`);
+      }
+      const at = sqliteTime(new Date());
+      direct
+        .prepare(
+          `INSERT INTO "Run" ("id", "sessionId", "ownerId", "functionName", "input", "status", "policy", "canAsk", "rootRunId", "turnOf", "attempts", "activeMs", "createdAt", "updatedAt")
+           VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, 1, 0, ?, ?)`,
+        )
+        .run(run.id, run.sessionId, run.ownerId, run.functionName, JSON.stringify(run.input ?? null), JSON.stringify(run.policy), run.canAsk ? 1 : 0, run.id, run.turnOf ?? null, at, at);
+      return runOf(getRow(run.id)!);
     },
 
     find: (id: string): Promise<Run | null> => direct.read(() => {

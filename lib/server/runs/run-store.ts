@@ -87,9 +87,20 @@ export function createRunStore(db: Db) {
     activeChildIds: async (parentRunId: string): Promise<string[]> =>
       (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
 
-    /** Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what belongs to the same command in the same transaction. */
-    async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>): Promise<Run> {
+    /**
+     * Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what
+     * belongs to the same command in the same transaction (`alongWithNow` the same on the direct lane).
+     */
+    async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>, alongWithNow?: () => void): Promise<Run> {
       try {
+        // On the direct lane when what goes with it can be written there too.
+        if (fast && direct && (alongWith === undefined || alongWithNow !== undefined)) {
+          return await direct.transaction(() => {
+            const created = fast.createNow(run);
+            alongWithNow?.();
+            return created;
+          });
+        }
         return await db.$transaction(async (tx: Tx) => {
           await assertSessionLive(tx, run.sessionId);
           const row = await tx.run.create({

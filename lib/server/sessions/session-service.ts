@@ -19,6 +19,14 @@ const messageData = ({ sessionId, role, text, runId = null, stopped = false }: N
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   const direct = directSqlite(db);
+  /** A message row written on the direct lane, inside its transaction. */
+  const insertNow = (data: ReturnType<typeof messageData>) => {
+    const at = new Date();
+    direct!
+      .prepare(`INSERT INTO "Message" ("id", "sessionId", "runId", "role", "text", "stopped", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(data.id, data.sessionId, data.runId, data.role, data.text, data.stopped ? 1 : 0, sqliteTime(at));
+    return { ...data, createdAt: at };
+  };
   /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
   const streams = createReplyStreams();
 
@@ -118,11 +126,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         direct && alongWithNow
           ? await direct.transaction(() => {
               alongWithNow();
-              const at = new Date();
-              direct
-                .prepare(`INSERT INTO "Message" ("id", "sessionId", "runId", "role", "text", "stopped", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`)
-                .run(data.id, data.sessionId, data.runId, data.role, data.text, data.stopped ? 1 : 0, sqliteTime(at));
-              return { ...data, createdAt: at };
+              return insertNow(data);
             })
           : alongWith
             ? await db.$transaction(async (tx: Tx) => {
@@ -149,6 +153,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** Stores a message inside someone else's transaction; announce it once that has committed. */
     recordMessage: async (tx: Tx, message: NewMessage): Promise<Message> => toMessage(await tx.message.create({ data: messageData(message) })),
+
+    /** `recordMessage` inside a transaction on SQLite's direct lane; null when there is no such lane. */
+    recordMessageNow: direct ? (message: NewMessage): Message => toMessage(insertNow(messageData(message))) : null,
 
     announceMessage,
 
