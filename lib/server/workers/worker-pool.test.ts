@@ -24,6 +24,7 @@ function makePool(options: Partial<WorkerPoolOptions> = {}): WorkerPool {
     script: fixture,
     maxWorkers: 1,
     maxIdle: 1,
+    emptyLingerMs: 0,
     startBackoffMs: 50,
     startCooldownMs: 600,
     env: { ...process.env, FIXTURE_LOG: path.join(dir, "starts.log"), FIXTURE_MODE_FILE: modeFile() },
@@ -258,5 +259,24 @@ describe("a worker pool whose workers host several runs", () => {
     // Its runs' releases after the exit change nothing.
     pool.release(worker);
     expect(pool.health()).toMatchObject({ size: 1, runs: 1, startFailures: { total: 0 } });
+  });
+});
+
+describe("a worker that empties", () => {
+  it("lingers for emptyLingerMs before it goes, and a run that comes meanwhile reuses it instead of a fork", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 2, runsPerWorker: 1, maxIdle: 1, emptyLingerMs: 400 });
+    const a = await pool.acquire();
+    const b = await pool.acquire();
+    expect(b).not.toBe(a);
+    pool.release(a);
+    pool.release(b);
+    await new Promise((r) => setTimeout(r, 150));
+    // Both empty, one more than the room kept: it has not lingered long enough yet.
+    expect(pool.size).toBe(2);
+    expect(await pool.acquire()).toBe(a);
+    pool.release(a);
+    await until(() => pool.size === 1);
+    expect(starts()).toHaveLength(2);
   });
 });

@@ -22,6 +22,12 @@ export interface WorkerPoolOptions {
    * have enough. With one run per worker, this is the number of idle workers kept warm.
    */
   maxIdle?: number;
+  /**
+   * How long a worker hosting nothing stays before it may go (default 5 s): load that hovers
+   * around a worker's capacity reuses the emptied worker instead of forking one each time it
+   * crosses (a fork costs the machine a few hundred ms of CPU).
+   */
+  emptyLingerMs?: number;
   readyTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
   /** Fresh workers that may fail to start in a row before `acquire` gives up (default 3). */
@@ -83,6 +89,9 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
   private readonly all = new Set<AgentWorker>();
   /** Runs each worker hosts now (absent: none). */
   private readonly load = new Map<AgentWorker, number>();
+  /** When each worker hosting nothing became empty (or was started). */
+  private readonly emptySince = new Map<AgentWorker, number>();
+  private trimTimer: NodeJS.Timeout | null = null;
   /** Workers the pool killed itself: their exit is no failed start. */
   private readonly dismissed = new WeakSet<AgentWorker>();
   private readonly waiting: Waiter[] = [];
@@ -147,6 +156,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     });
     const worker = new AgentWorker(child, this.options.readyTimeoutMs ?? 15_000);
     this.all.add(worker);
+    this.emptySince.set(worker, Date.now());
     worker.ready.then(
       () => this.started(),
       () => {},
@@ -159,6 +169,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     worker.once("exit", (exit) => {
       this.all.delete(worker);
       this.load.delete(worker);
+      this.emptySince.delete(worker);
       if (!worker.isReady && !this.closed && !this.dismissed.has(worker)) void this.startFailed(worker, exit);
       else this.pump();
     });
@@ -252,6 +263,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     let handed = false;
     for (let worker = this.pick(); worker && this.waiting.length > 0; worker = this.pick()) {
       this.load.set(worker, this.loadOf(worker) + 1);
+      this.emptySince.delete(worker);
       this.waiting.shift()!.resolve(worker);
       handed = true;
     }
@@ -279,15 +291,30 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     }
   }
 
-  /** Lets workers hosting nothing go while the others keep `maxIdle` room: those still starting first (newest first), then the newest ready ones. */
+  /**
+   * Lets workers hosting nothing go while the others keep `maxIdle` room: those still starting
+   * first (newest first), then the newest ready ones; each only once it has been empty for
+   * `emptyLingerMs` (it is looked at again then).
+   */
   private trim(): void {
     if (this.closed || this.waiting.length > 0) return;
     const spares = this.spares();
     const order = [...spares.filter((w) => !w.isReady).reverse(), ...spares.filter((w) => w.isReady).reverse()];
+    const now = Date.now();
+    const linger = this.options.emptyLingerMs ?? 5_000;
+    let next = Infinity;
     for (const worker of order) {
       if (this.room() - this.runsPerWorker < this.maxIdle) break;
-      this.dismiss(worker);
+      const due = (this.emptySince.get(worker) ?? now) + linger;
+      if (due > now) next = Math.min(next, due);
+      else this.dismiss(worker);
     }
+    if (next === Infinity || this.trimTimer) return;
+    this.trimTimer = setTimeout(() => {
+      this.trimTimer = null;
+      this.trim();
+    }, next - now);
+    this.trimTimer.unref();
   }
 
   /**
@@ -321,7 +348,10 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     if (!this.all.has(worker)) return;
     const load = this.loadOf(worker) - 1;
     if (load > 0) this.load.set(worker, load);
-    else this.load.delete(worker);
+    else {
+      this.load.delete(worker);
+      this.emptySince.set(worker, Date.now());
+    }
     if (!worker.alive) return;
     if (this.closed || !this.usable(worker)) {
       if (load <= 0) this.dismiss(worker);
@@ -369,6 +399,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
   async shutdown(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.trimTimer) clearTimeout(this.trimTimer);
     for (const w of this.waiting.splice(0)) w.reject(new Error("The worker pool is shut down"));
     const exits = [...this.all].map((w) => new Promise<void>((resolve) => (w.alive ? w.once("exit", () => resolve()) : resolve())));
     for (const worker of this.all) worker.kill("SIGKILL");
