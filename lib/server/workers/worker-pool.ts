@@ -6,7 +6,7 @@ import { summarizeStartFailure, WorkerStartError } from "./worker-start-error";
 export { AgentWorker, WorkerStartError, type WorkerExit };
 
 /** Runs one worker process hosts at once unless told otherwise (PARLEY_RUNS_PER_WORKER). */
-export const DEFAULT_RUNS_PER_WORKER = 16;
+export const DEFAULT_RUNS_PER_WORKER = 32;
 
 export interface WorkerPoolOptions {
   /** The worker entry file: TypeScript in development (run through tsx), compiled JS in production. */
