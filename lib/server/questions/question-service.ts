@@ -246,7 +246,22 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     settle,
 
     /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */
-    async create({ id, run, seq, digest, spec }: { id: string; run: AskingRun; seq: number; digest: string; spec: QuestionSpec }): Promise<Question> {
+    async create({
+      id,
+      run,
+      seq,
+      digest,
+      spec,
+      alongWithNow,
+    }: {
+      id: string;
+      run: AskingRun;
+      seq: number;
+      digest: string;
+      spec: QuestionSpec;
+      /** Written in the question's transaction when it is stored pending on SQLite's direct lane (the run starting to wait); not run otherwise. */
+      alongWithNow?: () => void;
+    }): Promise<Question> {
       if (spec.prompt.length > run.policy.maxPromptChars) {
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
       }
@@ -260,7 +275,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
       const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
       const rootRunId = run.rootRunId;
-      const question = await (directStore && rootRunId ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }) : store.insert)({
+      const question = await (directStore && rootRunId ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }, decided ? undefined : alongWithNow) : store.insert)({
         id,
         runId: run.id,
         sessionId: run.sessionId,

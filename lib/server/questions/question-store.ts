@@ -111,7 +111,7 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
       ),
 
     /** A question and its journal entry in one transaction; the question as stored, without reading it back. */
-    insert: async (q: NewQuestion & { rootRunId: string }): Promise<Question> => {
+    insert: async (q: NewQuestion & { rootRunId: string }, alongWithNow?: () => void): Promise<Question> => {
       const row = questionRow(q);
       await direct.transaction(() => {
         direct
@@ -127,6 +127,7 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
         direct
           .prepare(`INSERT INTO "JournalEntry" ("runId", "seq", "kind", "name", "digest", "questionId", "createdAt") VALUES (?, ?, 'question', ?, ?, ?, ?)`)
           .run(q.runId, q.seq, journalName(q.spec), q.journalDigest, q.id, sqliteTime(q.createdAt));
+        alongWithNow?.();
       });
       return toQuestion({ ...row, run: { rootRunId: q.rootRunId } });
     },

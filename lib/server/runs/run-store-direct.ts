@@ -29,6 +29,16 @@ const runOf = (row: Row): Run =>
 export function createDirectRunStore(direct: DirectSqlite) {
   const getRow = (id: string) => direct.prepare(`SELECT * FROM "Run" WHERE "id" = ?`).get(id);
 
+  function setWaitingNow(id: string, waiting: boolean, activeMs: number): Run | null {
+    if (activeMs > 0) direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ? WHERE "id" = ?`).run(Math.round(activeMs), id);
+    const { changes } = direct
+      .prepare(`UPDATE "Run" SET "status" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = ?`)
+      .run(waiting ? "waiting_input" : "running", sqliteTime(new Date()), id, waiting ? "running" : "waiting_input");
+    if (changes !== 1) return null;
+    const row = getRow(id);
+    return row ? runOf(row) : null;
+  }
+
   return {
     waitingOn: (id: string): Promise<{ questions: boolean; blocked: boolean }> =>
       direct.read(() => {
@@ -42,16 +52,10 @@ export function createDirectRunStore(direct: DirectSqlite) {
       }),
 
     /** Moves an active run between running and waiting_input, adding the active time it spent: the run as it is now, or null when it did not move. */
-    setWaiting: (id: string, waiting: boolean, activeMs: number): Promise<Run | null> =>
-      direct.transaction(() => {
-        if (activeMs > 0) direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ? WHERE "id" = ?`).run(Math.round(activeMs), id);
-        const { changes } = direct
-          .prepare(`UPDATE "Run" SET "status" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = ?`)
-          .run(waiting ? "waiting_input" : "running", sqliteTime(new Date()), id, waiting ? "running" : "waiting_input");
-        if (changes !== 1) return null;
-        const row = getRow(id);
-        return row ? runOf(row) : null;
-      }),
+    setWaiting: (id: string, waiting: boolean, activeMs: number): Promise<Run | null> => direct.transaction(() => setWaitingNow(id, waiting, activeMs)),
+
+    /** `setWaiting` inside a direct transaction. */
+    setWaitingNow,
 
     /** The journal entry of a chat message, inside the message's direct transaction. */
     recordSayNow({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }): void {

@@ -189,8 +189,9 @@ export function createRunStore(db: Db) {
       return count === 1 ? get(id) : null;
     },
 
+    /** Sets a run's progress line; true when it changed (clearing one that is already clear writes nothing). */
     setProgress: async (id: string, progress: string | null): Promise<boolean> =>
-      (await db.run.updateMany({ where: { id, status: { in: ACTIVE } }, data: { progress } })).count === 1,
+      (await db.run.updateMany({ where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}) }, data: { progress } })).count === 1,
 
     addActiveMs: async (id: string, ms: number): Promise<void> => {
       await db.run.update({ where: { id }, data: { activeMs: { increment: ms } } });

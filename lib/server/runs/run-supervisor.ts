@@ -279,6 +279,11 @@ export class RunSupervisor {
           return;
         }
         const stored = this.ctx.metrics.time("question.create");
+        const { now } = this.ctx.store;
+        // The run starts to wait in the question's own transaction (one commit, not two), when it works here.
+        const foldable = now !== null && (this.state === "working" || this.state === "waiting");
+        let stoppedClock: number | null = null;
+        let waiting: { moved: Run | null } | undefined;
         let asked: Question;
         try {
           asked = await questions.create({
@@ -287,14 +292,28 @@ export class RunSupervisor {
             seq: message.seq,
             digest: message.digest,
             spec: message.spec,
+            alongWithNow: foldable
+              ? () => {
+                  stoppedClock = this.stopClock();
+                  waiting = { moved: now!.setWaitingNow(this.runId, true, stoppedClock ?? 0) };
+                }
+              : undefined,
           });
         } catch (err) {
+          // Rolled back: the run still works, and its clock runs on.
+          if (stoppedClock !== null) this.restartClock(stoppedClock);
           const error = AppError.from(err);
           if (error.code === "internal") console.error(`[runs] could not store a question of ${this.runId}`, err);
           this.send({ type: "question.refused", runId: this.runId, questionId: message.questionId, error: error.toWire() });
           return;
         }
         stored();
+        if (waiting) {
+          if (waiting.moved) this.ctx.events.emit("run.updated", waiting.moved);
+          if (this.state !== "waiting") this.move("waiting");
+          this.schedulePark();
+          return;
+        }
         // A pending question is what the run waits on now; one a rule settled at once needs a look.
         if (this.state !== "parking") await this.syncWaiting(asked.status === "pending" ? { questions: true, blocked: true } : undefined);
         return;
@@ -547,10 +566,11 @@ export class RunSupervisor {
 
   // ---- execution time ------------------------------------------------------------------------
 
-  private startClock(): void {
+  /** Starts the execution-time clock (`ranFor`: time already run since the last stored total). */
+  private startClock(ranFor = 0): void {
     if (this.activeSince !== null || !this.run) return;
-    this.activeSince = this.ctx.clock.now();
-    const left = this.run.policy.maxActiveMs - this.activeBase;
+    this.activeSince = this.ctx.clock.now() - ranFor;
+    const left = this.run.policy.maxActiveMs - this.activeBase - ranFor;
     this.timers.budget = this.ctx.clock.setTimeout(() => {
       const seconds = Math.round(this.run.policy.maxActiveMs / 100) / 10;
       this.enqueue(() =>
@@ -567,6 +587,12 @@ export class RunSupervisor {
     this.activeSince = null;
     this.activeBase += elapsed;
     return elapsed;
+  }
+
+  /** Undoes a `stopClock` whose time was never stored. */
+  private restartClock(elapsed: number): void {
+    this.activeBase -= elapsed;
+    this.startClock(elapsed);
   }
 
   private async pauseClock(): Promise<void> {

@@ -4,7 +4,8 @@ import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { Message, Session, SessionSnapshot, StreamingReply } from "../../protocol/entities";
 import { directSqlite, type Db, type Tx } from "../db/client";
-import { sqliteTime } from "../db/direct-rows";
+import { fromSqliteTime, sqliteTime } from "../db/direct-rows";
+import type { ChatSession as SessionRow } from "../../generated/prisma/client";
 import { QUESTION_WITH_ROOT, toMessage, toQuestion, toRun, toSession } from "../db/mappers";
 import type { DomainEvents } from "../events";
 import { createReplyStreams } from "./reply-streams";
@@ -55,6 +56,18 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
   /** Tells the owner's tabs how the session is now; a session deleted meanwhile is not announced again. */
   async function publish(id: string): Promise<void> {
+    if (direct) {
+      const session = await direct.read(() => {
+        const row = direct
+          .prepare(
+            `SELECT s.*, (SELECT COUNT(*) FROM "Question" q WHERE q."sessionId" = s."id" AND q."status" = 'pending') AS "pendingCount" FROM "ChatSession" s WHERE s."id" = ? AND s."deletedAt" IS NULL`,
+          )
+          .get<Record<string, unknown> & { pendingCount: number }>(id);
+        return row && toSession({ ...(row as unknown as SessionRow), createdAt: fromSqliteTime(row.createdAt)!, updatedAt: fromSqliteTime(row.updatedAt)!, renamedAt: fromSqliteTime(row.renamedAt), deletedAt: null }, row.pendingCount);
+      });
+      if (session) events.emit("session.updated", session);
+      return;
+    }
     const row = await db.chatSession.findFirst({ where: { id, deletedAt: null } });
     if (!row) return;
     events.emit("session.updated", toSession(row, (await pendingCounts([id])).get(id) ?? 0));
@@ -66,7 +79,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** The owner of a session that is not being deleted (not_found else): one read, no counts. */
     async ownerOf({ id }: { id: string }): Promise<string> {
-      const row = await db.chatSession.findFirst({ where: { id, deletedAt: null }, select: { ownerId: true } });
+      const row = direct
+        ? await direct.read(() => direct.prepare(`SELECT "ownerId" FROM "ChatSession" WHERE "id" = ? AND "deletedAt" IS NULL`).get<{ ownerId: string }>(id))
+        : await db.chatSession.findFirst({ where: { id, deletedAt: null }, select: { ownerId: true } });
       if (!row) throw notFound(id);
       return row.ownerId;
     },

@@ -155,6 +155,8 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
       serialization: "json",
     });
     const worker = new AgentWorker(child, this.options.readyTimeoutMs ?? 15_000);
+    // Each run hosted listens for the worker's messages and exit: that many listeners are expected, not a leak.
+    worker.setMaxListeners(this.runsPerWorker * 2 + 10);
     this.all.add(worker);
     this.emptySince.set(worker, Date.now());
     worker.ready.then(
