@@ -10,6 +10,8 @@ export const dynamic = "force-dynamic";
  */
 export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
   const id = one(params.id);
+  // An unknown id is 404 whatever the body; the reply checks again in its own transaction.
+  await caller.see.question(id);
   const { value, commandId, digest } = await readJson(req, ReplyBodySchema);
   return parley.questions.reply({ id, value, commandId, digest, by: surfaceOf(req), ownerId: caller.ownerId });
 });
