@@ -12,11 +12,12 @@ const QUESTIONS = Number(values.questions);
 const CLIENTS = Number(values.clients);
 
 console.log(`\nMemory of ${QUESTIONS} parked questions (PARLEY_PARK_AFTER_MS=0, 4 workers at most; ${machine()})`);
-await withServer({ PARLEY_PARK_AFTER_MS: "0", PARLEY_MAX_WORKERS: "4" }, async (server) => {
+// --expose-gc: /api/health?gc=1 collects garbage first, so the heap figures are what the server keeps.
+await withServer({ PARLEY_PARK_AFTER_MS: "0", PARLEY_MAX_WORKERS: "4", NODE_OPTIONS: "--expose-gc" }, async (server) => {
   const session = await api<{ id: string }>(server, "/api/sessions", {});
   await new Promise((r) => setTimeout(r, 2_000));
   const idle = memory(server);
-  const idleHeap = (await health(server)).memory.heapUsedMb;
+  const idleHeap = (await health(server, true)).memory.heapUsedMb;
   const started = Date.now();
   const starts = await startRuns(server, session.id, QUESTIONS, CLIENTS, () => ({}), "test.stamp");
   const refused = starts.filter((s) => s.status !== 201).length;
@@ -27,13 +28,13 @@ await withServer({ PARLEY_PARK_AFTER_MS: "0", PARLEY_MAX_WORKERS: "4" }, async (
   const seconds = (Date.now() - started) / 1000;
   await new Promise((r) => setTimeout(r, 2_000));
   const parked = memory(server);
-  const heap = (await health(server)).memory.heapUsedMb;
+  const heap = (await health(server, true)).memory.heapUsedMb;
   const w = (n: number, d = 1) => fmt(n, d).padStart(8);
   console.log(`  RSS, MB                                 server  workers    total`);
   console.log(`  no pending questions                 ${w(idle.serverMb)} ${w(idle.workersMb)} ${w(idle.totalMb)}   (${idle.workers} worker processes)`);
   console.log(`  ${`${QUESTIONS} parked questions`.padEnd(36)} ${w(parked.serverMb)} ${w(parked.workersMb)} ${w(parked.totalMb)}   (${parked.workers} worker processes)`);
   console.log(`  over idle                            ${w(parked.serverMb - idle.serverMb)} ${w(parked.workersMb - idle.workersMb)} ${w(parked.totalMb - idle.totalMb)}`);
   console.log(`  over idle per parked question, KB    ${w(((parked.serverMb - idle.serverMb) * 1024) / QUESTIONS)} ${w(((parked.workersMb - idle.workersMb) * 1024) / QUESTIONS)} ${w(((parked.totalMb - idle.totalMb) * 1024) / QUESTIONS)}`);
-  console.log(`  server JS heap in use: ${fmt(idleHeap)} MB idle, ${fmt(heap)} MB with ${QUESTIONS} parked (not forced through GC)`);
+  console.log(`  server JS heap in use after a full GC: ${fmt(idleHeap)} MB idle, ${fmt(heap)} MB with ${QUESTIONS} parked → ${fmt(((heap - idleHeap) * 1024) / QUESTIONS)} KB kept per parked question`);
   console.log(`  (${QUESTIONS} runs started, asked and parked by ${CLIENTS} clients in ${fmt(seconds)} s${refused ? `; ${refused} start requests refused` : ""})`);
 });

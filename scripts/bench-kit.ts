@@ -110,7 +110,8 @@ export function memory(server: ServerProcess) {
 }
 
 export type Health = { pendingQuestions: number; liveRuns: number; workers: number; memory: { rssMb: number; heapUsedMb: number } };
-export const health = (server: ServerProcess) => api<Health>(server, "/api/health");
+/** The server's health; `gc`: after a full garbage collection (a server started with --expose-gc). */
+export const health = (server: ServerProcess, gc = false) => api<Health>(server, gc ? "/api/health?gc=1" : "/api/health");
 
 /**
  * Starts `n` runs of `fn` from `clients` concurrent REST clients, each starting its next run when

@@ -30,7 +30,7 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
   const registry = new Registry();
   // The process's CPU, memory, heap and event-loop lag: once per server (they watch process-wide hooks).
   if (processMetrics) collectDefaultMetrics({ register: registry });
-  const queries = new Counter({ name: "parley_db_queries_total", help: "Database statements sent, by kind (transaction control included as writes).", labelNames: ["kind"] as const, registers: [registry] });
+  const queries = new Counter({ name: "parley_db_queries_total", help: "Database statements sent, by kind (transaction control included as writes) and lane (Prisma, or the direct lane's prepared statements).", labelNames: ["kind", "lane"] as const, registers: [registry] });
   const transactions = new Counter({ name: "parley_db_transactions_total", help: "Database transactions begun.", registers: [registry] });
   const phases = new Summary({
     name: "parley_phase_seconds",
@@ -42,13 +42,15 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
     registers: [registry],
   });
   const parked = new Counter({ name: "parley_runs_parked_total", help: "Runs that let go of their worker to wait for an answer.", registers: [registry] });
-  const read = queries.labels("read");
-  const write = queries.labels("write");
+  const series = {
+    read: { prisma: queries.labels("read", "prisma"), direct: queries.labels("read", "direct") },
+    write: { prisma: queries.labels("write", "prisma"), direct: queries.labels("write", "direct") },
+  };
 
   return {
     registry,
-    query(kind: QueryKind): void {
-      (kind === "read" ? read : write).inc();
+    query(kind: QueryKind, lane: "prisma" | "direct"): void {
+      series[kind][lane].inc();
     },
     transaction(): void {
       transactions.inc();

@@ -21,7 +21,8 @@ export interface LockAwareOptions {
 }
 
 export interface StatementObserver {
-  query(kind: "read" | "write"): void;
+  /** `lane`: Prisma's statements, or the direct lane's prepared ones. */
+  query(kind: "read" | "write", lane: "prisma" | "direct"): void;
   transaction(): void;
 }
 
@@ -110,13 +111,13 @@ class LockAwareAdapter implements SqlDriverAdapter {
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
     const write = !isRead(query);
-    this.observer.query(write ? "write" : "read");
+    this.observer.query(write ? "write" : "read", "prisma");
     return this.busy.run(() => this.outsideTransaction(() => this.inner.queryRaw(query)), { write });
   }
 
   executeRaw(query: SqlQuery): Promise<number> {
     const write = !isRead(query);
-    this.observer.query(write ? "write" : "read");
+    this.observer.query(write ? "write" : "read", "prisma");
     return this.busy.run(() => this.outsideTransaction(() => this.inner.executeRaw(query)), { write });
   }
 
@@ -136,9 +137,9 @@ class LockAwareAdapter implements SqlDriverAdapter {
         const prepared = handle.prepare(text).safeIntegers(false);
         const kind = isRead(sql(text)) ? "read" : "write";
         statement = {
-          run: (...params) => (observer.query(kind), prepared.run(...params)),
-          get: <Row>(...params: unknown[]) => (observer.query(kind), prepared.get(...params) as Row | undefined),
-          all: <Row>(...params: unknown[]) => (observer.query(kind), prepared.all(...params) as Row[]),
+          run: (...params) => (observer.query(kind, "direct"), prepared.run(...params)),
+          get: <Row>(...params: unknown[]) => (observer.query(kind, "direct"), prepared.get(...params) as Row | undefined),
+          all: <Row>(...params: unknown[]) => (observer.query(kind, "direct"), prepared.all(...params) as Row[]),
         };
         statements.set(text, statement);
       }
@@ -154,8 +155,8 @@ class LockAwareAdapter implements SqlDriverAdapter {
           if (this.statementsWaiting > 0) await new Promise((resolve) => setImmediate(resolve));
           this.observer.transaction();
           // BEGIN and COMMIT, as Prisma's transactions count them.
-          this.observer.query("write");
-          this.observer.query("write");
+          this.observer.query("write", "direct");
+          this.observer.query("write", "direct");
           return await this.busy.run(
             async () => {
               try {
@@ -206,7 +207,7 @@ class LockAwareAdapter implements SqlDriverAdapter {
       throw err;
     }
     this.observer.transaction();
-    this.observer.query("write");
+    this.observer.query("write", "prisma");
     let ended!: () => void;
     this.openTransaction = new Promise((resolve) => (ended = resolve));
     return new ImmediateTransaction(this.inner, this.observer, () => {
@@ -238,12 +239,12 @@ class ImmediateTransaction implements Transaction {
   }
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    this.observer.query(isRead(query) ? "read" : "write");
+    this.observer.query(isRead(query) ? "read" : "write", "prisma");
     return this.connection.queryRaw(query);
   }
 
   async executeRaw(query: SqlQuery): Promise<number> {
-    this.observer.query(isRead(query) ? "read" : "write");
+    this.observer.query(isRead(query) ? "read" : "write", "prisma");
     const changes = await this.connection.executeRaw(query);
     if (/^\s*(COMMIT|ROLLBACK)\s*$/i.test(query.sql)) this.open = false;
     return changes;
