@@ -126,6 +126,30 @@ describe("the database client", () => {
     expect((await db.chatSession.findMany()).map((s) => [s.id, s.createdAt.toISOString()])).toEqual([["direct", "2026-12-01T00:00:00.000Z"]]);
   }, 15_000);
 
+  it("direct transactions asked for together share one commit; one that throws rolls back alone", async () => {
+    let transactions = 0;
+    db = await createDb(`file:${file}`, { observer: { query: () => {}, transaction: () => transactions++ } });
+    const direct = directSqlite(db)!;
+    const insert = (id: string) => () =>
+      direct.prepare(`INSERT INTO "ChatSession" ("id", "title", "ownerId", "createdAt", "updatedAt") VALUES (?, ?, 'local', ?, ?)`).run(id, id, "2026-12-01T00:00:00.000+00:00", "2026-12-01T00:00:00.000+00:00");
+    const outcomes = await Promise.allSettled([
+      direct.transaction(insert("a")),
+      direct.transaction(() => {
+        insert("b")();
+        throw new Error("changed its mind");
+      }),
+      direct.transaction(() => (insert("c")(), "c stored")),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[2] as PromiseFulfilledResult<string>).value).toBe("c stored");
+    expect(transactions).toBe(1);
+    expect((await db.chatSession.findMany({ orderBy: { id: "asc" } })).map((s) => s.id)).toEqual(["a", "c"]);
+    // Asked for apart, they commit apart.
+    await direct.transaction(insert("d"));
+    await direct.transaction(insert("e"));
+    expect(transactions).toBe(3);
+  });
+
   it("runs direct transactions in turn with Prisma's: one never sees the other's uncommitted rows", async () => {
     db = await createDb(`file:${file}`);
     const direct = directSqlite(db)!;

@@ -34,12 +34,22 @@ const NO_OBSERVER: StatementObserver = { query: () => {}, transaction: () => {} 
  * to it runs synchronously, in turn with Prisma's transactions on the same connection.
  */
 export interface DirectSqlite {
-  /** Runs `work` in one BEGIN IMMEDIATE … COMMIT once no other transaction is open; a throw rolls it back. */
+  /**
+   * Runs `work` in a BEGIN IMMEDIATE … COMMIT once no other transaction is open; a throw rolls it
+   * back. Works asked for together share the commit (each in a savepoint): a work that throws
+   * rolls back alone, and one retried after a lock held by another process runs again whole.
+   */
   transaction<T>(work: () => T): Promise<T>;
   /** Runs `work` (reads) once no transaction is open: it sees only what is committed. */
   read<T>(work: () => T): Promise<T>;
   /** A prepared statement, cached (integers as numbers); each use is counted as Prisma's are. */
   prepare(sql: string): DirectStatement;
+}
+
+interface QueuedWork {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
 }
 
 export interface DirectStatement {
@@ -145,35 +155,70 @@ class LockAwareAdapter implements SqlDriverAdapter {
       }
       return statement;
     };
+    /**
+     * Group commit: the transactions asked for in one turn of the event loop (more pile up while a
+     * commit's fsync holds it) share one BEGIN IMMEDIATE … COMMIT, each in its own savepoint, so
+     * one that throws rolls back alone. Each caller hears once the shared COMMIT is durable.
+     */
+    let queued: QueuedWork[] = [];
+    const commitQueued = async (): Promise<void> => {
+      const deadline = this.busy.deadline();
+      let release: () => void;
+      try {
+        release = await this.oneTransaction.acquire(deadline);
+      } catch (err) {
+        for (const q of queued.splice(0)) q.reject(err);
+        return;
+      }
+      let batch: QueuedWork[] = [];
+      try {
+        if (this.statementsWaiting > 0) await new Promise((resolve) => setImmediate(resolve));
+        // Everything asked for until now joins this commit; what comes later schedules the next.
+        batch = queued;
+        queued = [];
+        if (batch.length === 0) return;
+        this.observer.transaction();
+        // BEGIN and COMMIT, as Prisma's transactions count them.
+        this.observer.query("write", "direct");
+        this.observer.query("write", "direct");
+        const outcomes = await this.busy.run(
+          async () => {
+            try {
+              return handle
+                .transaction(() =>
+                  batch.map((q): { value: unknown } | { error: unknown } => {
+                    try {
+                      return { value: handle.transaction(q.work)() };
+                    } catch (error) {
+                      return { error };
+                    }
+                  }),
+                )
+                .immediate();
+            } catch (err) {
+              // As Prisma's adapter reports it, so the BusyQueue retries it.
+              const code = (err as { code?: unknown }).code;
+              if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) throw Object.assign(new Error(String(err)), { cause: { originalCode: code } });
+              throw err;
+            }
+          },
+          { deadline },
+        );
+        outcomes.forEach((outcome, i) => ("error" in outcome ? batch[i]!.reject(outcome.error) : batch[i]!.resolve(outcome.value)));
+      } catch (err) {
+        for (const q of batch) q.reject(err);
+      } finally {
+        release();
+      }
+    };
     return {
       prepare,
       read: <T>(work: () => T): Promise<T> => this.busy.run(() => this.outsideTransaction(async () => work()), { write: false }),
-      transaction: async <T>(work: () => T): Promise<T> => {
-        const deadline = this.busy.deadline();
-        const release = await this.oneTransaction.acquire(deadline);
-        try {
-          if (this.statementsWaiting > 0) await new Promise((resolve) => setImmediate(resolve));
-          this.observer.transaction();
-          // BEGIN and COMMIT, as Prisma's transactions count them.
-          this.observer.query("write", "direct");
-          this.observer.query("write", "direct");
-          return await this.busy.run(
-            async () => {
-              try {
-                return handle.transaction(work).immediate();
-              } catch (err) {
-                // As Prisma's adapter reports it, so the BusyQueue retries it.
-                const code = (err as { code?: unknown }).code;
-                if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) throw Object.assign(new Error(String(err)), { cause: { originalCode: code } });
-                throw err;
-              }
-            },
-            { deadline },
-          );
-        } finally {
-          release();
-        }
-      },
+      transaction: <T>(work: () => T): Promise<T> =>
+        new Promise<T>((resolve, reject) => {
+          queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+          if (queued.length === 1) setImmediate(() => void commitQueued());
+        }),
     };
   }
 

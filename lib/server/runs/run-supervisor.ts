@@ -294,7 +294,8 @@ export class RunSupervisor {
             spec: message.spec,
             alongWithNow: foldable
               ? () => {
-                  stoppedClock = this.stopClock();
+                  // Run again whole if the commit is retried (a lock held by another process): the clock stops once.
+                  stoppedClock ??= this.stopClock();
                   waiting = { moved: now!.setWaitingNow(this.runId, true, stoppedClock ?? 0) };
                 }
               : undefined,
