@@ -1,7 +1,6 @@
-import { execSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Run } from "../lib/protocol/entities";
-import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
+import { startTestApp, waitFor, workerPids, type TestApp } from "./helpers/test-app";
 
 /**
  * One worker process hosts several runs at once (PARLEY_RUNS_PER_WORKER): real worker processes,
@@ -14,15 +13,6 @@ afterEach(async () => {
   await app?.close();
   app = undefined;
 });
-
-/** The agent worker processes this test forked. */
-function workerPids(): number[] {
-  const out = execSync(`ps -o pid=,args= --ppid ${process.pid}`).toString();
-  return out
-    .split("\n")
-    .filter((line) => line.includes("agent-worker"))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 async function finished(runId: string, ms = 30_000): Promise<Run> {
   return waitFor(async () => {

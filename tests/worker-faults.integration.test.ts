@@ -1,11 +1,10 @@
-import { execSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GET as health } from "../app/api/health/route";
 import { setParley } from "../lib/server/registry";
 import { PRINCIPAL_HEADERS } from "../lib/server/http/principal-headers";
 import { LOCAL_OWNER } from "../lib/protocol/access";
-import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
+import { startTestApp, waitFor, workerPids, type TestApp } from "./helpers/test-app";
 
 let app: TestApp | undefined;
 afterEach(async () => {
@@ -24,15 +23,6 @@ async function finished(runId: string) {
 async function start(functionName: string, input: unknown = null) {
   const session = await app!.parley.sessions.createSession();
   return app!.parley.runs.startRun({ sessionId: session.id, functionName, input: input as never });
-}
-
-/** The agent worker processes this test forked. */
-function workerPids(): number[] {
-  const out = execSync(`ps -o pid=,args= --ppid ${process.pid}`).toString();
-  return out
-    .split("\n")
-    .filter((line) => line.includes("agent-worker"))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 async function healthBody() {

@@ -1,3 +1,4 @@
+import { execSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -111,4 +112,13 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
     if (Date.now() > until) throw new Error("waitFor timed out");
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The agent worker processes this test process forked. */
+export function workerPids(): number[] {
+  const out = execSync(`ps -o pid=,args= --ppid ${process.pid}`).toString();
+  return out
+    .split("\n")
+    .filter((line) => line.includes("agent-worker"))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
