@@ -40,15 +40,17 @@ export function createDirectRunStore(direct: DirectSqlite) {
   }
 
   return {
-    waitingOn: (id: string): Promise<{ questions: boolean; blocked: boolean }> =>
+    /** What a run waits on, and its stored status (so a status already right is not written again). */
+    waitingOn: (id: string): Promise<{ questions: boolean; blocked: boolean; status: string | null }> =>
       direct.read(() => {
         const row = direct
           .prepare(
             `SELECT EXISTS (SELECT 1 FROM "Question" WHERE "runId" = ? AND "status" = 'pending') AS "questions",
-                    EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = ? AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL})) AS "children"`,
+                    EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = ? AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL})) AS "children",
+                    (SELECT "status" FROM "Run" WHERE "id" = ?) AS "status"`,
           )
-          .get<{ questions: number; children: number }>(id, id)!;
-        return { questions: row.questions === 1, blocked: row.questions === 1 || row.children === 1 };
+          .get<{ questions: number; children: number; status: string | null }>(id, id, id)!;
+        return { questions: row.questions === 1, blocked: row.questions === 1 || row.children === 1, status: row.status };
       }),
 
     /** Moves an active run between running and waiting_input, adding the active time it spent: the run as it is now, or null when it did not move. */

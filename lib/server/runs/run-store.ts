@@ -54,7 +54,8 @@ export function createRunStore(db: Db) {
   }
 
   /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`). */
-  async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean }> {
+  /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`); `status` as stored when the read gives it. */
+  async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean; status?: string | null }> {
     if (fast) return fast.waitingOn(id);
     if ((await db.question.count({ where: { runId: id, status: "pending" } })) > 0) return { questions: true, blocked: true };
     const openCalls = await db.journalEntry.findMany({ where: { runId: id, kind: "call" }, select: { childRunId: true } });

@@ -366,13 +366,17 @@ export class RunSupervisor {
    * knows it already (it just stored the question the run waits on). The active time a run that
    * starts to wait has spent is written in the same statement as its status.
    */
-  private async syncWaiting(known?: { questions: boolean; blocked: boolean }): Promise<void> {
-    const { questions: ownQuestions, blocked } = known ?? (await this.ctx.store.waitingOn(this.runId));
+  private async syncWaiting(known?: { questions: boolean; blocked: boolean; status?: string | null }): Promise<void> {
+    const { questions: ownQuestions, blocked, status } = known ?? (await this.ctx.store.waitingOn(this.runId));
     const active = this.state === "working" || this.state === "waiting" || this.state === "parking";
     const pausing = active && blocked && this.state !== "waiting";
     const elapsed = pausing ? this.stopClock() : null;
-    const moved = await this.ctx.store.setWaiting(this.runId, ownQuestions, elapsed ?? 0);
-    if (moved) this.ctx.events.emit("run.updated", moved);
+    // Nothing to write when the stored status is already right (an answer moved it in its own transaction) and no time was spent.
+    const stored = ownQuestions ? "waiting_input" : "running";
+    if (elapsed !== null || status === undefined || status !== stored) {
+      const moved = await this.ctx.store.setWaiting(this.runId, ownQuestions, elapsed ?? 0);
+      if (moved) this.ctx.events.emit("run.updated", moved);
+    }
     if (!active) return;
     if (blocked) {
       if (this.state !== "waiting") this.move("waiting");
