@@ -331,7 +331,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */
     async closeForRun({ runId, status, by, feedback = null }: { runId: string; status: "cancelled" | "expired"; by: Closer; feedback?: string | null }): Promise<Question[]> {
-      const ended = await Promise.all((await store.pendingIdsOf(runId)).map((id) => settle(id, { status, by, feedback })));
+      const ended = await Promise.all((await (directStore ?? store).pendingIdsOf(runId)).map((id) => settle(id, { status, by, feedback })));
       return ended.filter((q): q is Question => q !== null);
     },
 

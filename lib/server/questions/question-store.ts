@@ -132,6 +132,9 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
       return toQuestion({ ...row, run: { rootRunId: q.rootRunId } });
     },
 
+    pendingIdsOf: (runId: string): Promise<string[]> =>
+      direct.read(() => direct.prepare(`SELECT "id" FROM "Question" WHERE "runId" = ? AND "status" = 'pending'`).all<{ id: string }>(runId).map((q) => q.id)),
+
     /** The first pending question of a session, inside a direct transaction. */
     firstPendingNow: (sessionId: string): Pick<Question, "id" | "runId" | "prompt"> | null =>
       direct.prepare(`SELECT "id", "runId", "prompt" FROM "Question" WHERE "sessionId" = ? AND "status" = 'pending' ORDER BY "createdAt" LIMIT 1`).get<Pick<Question, "id" | "runId" | "prompt">>(sessionId) ?? null,

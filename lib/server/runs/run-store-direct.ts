@@ -5,7 +5,7 @@ import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows
 import { toRun } from "../db/mappers";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
-import type { NewRun } from "./run-store";
+import type { FinalOutcome, NewRun } from "./run-store";
 import { journalRecordOf, type JournalRow } from "./journal";
 
 type Row = Record<string, unknown>;
@@ -58,6 +58,38 @@ export function createDirectRunStore(direct: DirectSqlite) {
 
     /** `setWaiting` inside a direct transaction. */
     setWaitingNow,
+
+    /** Ends a run if it is still active (the one conditional update that decides its final state); true for the call that ended it. */
+    finish: (id: string, outcome: FinalOutcome): Promise<boolean> =>
+      direct.transaction(
+        () =>
+          direct
+            .prepare(
+              `UPDATE "Run" SET "status" = ?, "result" = ?, "error" = ?, "progress" = NULL, "finishedAt" = ?, "turnOf" = NULL, "updatedAt" = ? WHERE "id" = ? AND "status" IN (${ACTIVE_SQL})`,
+            )
+            .run(outcome.status, outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.error ?? null, sqliteTime(new Date()), sqliteTime(new Date()), id).changes === 1,
+      ),
+
+    addActiveMs: async (id: string, ms: number): Promise<void> => {
+      await direct.transaction(() => direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ?, "updatedAt" = ? WHERE "id" = ?`).run(Math.round(ms), sqliteTime(new Date()), id));
+    },
+
+    markAttempt: async (id: string): Promise<void> => {
+      await direct.transaction(() => direct.prepare(`UPDATE "Run" SET "attempts" = "attempts" + 1, "progress" = NULL, "updatedAt" = ? WHERE "id" = ?`).run(sqliteTime(new Date()), id));
+    },
+
+    activeChildIds: (parentRunId: string): Promise<string[]> =>
+      direct.read(() => direct.prepare(`SELECT "id" FROM "Run" WHERE "parentRunId" = ? AND "status" IN (${ACTIVE_SQL})`).all<{ id: string }>(parentRunId).map((r) => r.id)),
+
+    /** Sets an active run's progress line; true when it changed (clearing a clear one reads, and writes nothing). */
+    async setProgress(id: string, progress: string | null): Promise<boolean> {
+      const current = await direct.read(() => direct.prepare(`SELECT "progress" FROM "Run" WHERE "id" = ? AND "status" IN (${ACTIVE_SQL})`).get<{ progress: string | null }>(id));
+      if (!current || current.progress === progress) return false;
+      return direct.transaction(
+        () =>
+          direct.prepare(`UPDATE "Run" SET "progress" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" IN (${ACTIVE_SQL})`).run(progress, sqliteTime(new Date()), id).changes === 1,
+      );
+    },
 
     /** The journal entry of a chat message, inside the message's direct transaction. */
     recordSayNow({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }): void {

@@ -86,7 +86,7 @@ export function createRunStore(db: Db) {
       (await db.run.findMany({ where: { sessionId, status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } })).map(toRun),
     listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } })).map(toRun),
     activeChildIds: async (parentRunId: string): Promise<string[]> =>
-      (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
+      fast ? fast.activeChildIds(parentRunId) : (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
 
     /**
      * Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what
@@ -165,6 +165,7 @@ export function createRunStore(db: Db) {
 
     /** Ends a run if it is still active: the one conditional update that decides its final state. */
     async finish(id: string, outcome: FinalOutcome): Promise<boolean> {
+      if (fast) return fast.finish(id, outcome);
       const { count } = await db.run.updateMany({
         where: { id, status: { in: ACTIVE } },
         data: {
@@ -190,15 +191,17 @@ export function createRunStore(db: Db) {
       return count === 1 ? get(id) : null;
     },
 
-    /** Sets a run's progress line; true when it changed (clearing one that is already clear writes nothing). */
+    /** Sets a run's progress line; true when it changed (clearing one that is already clear writes nothing; on the direct lane, the same text neither). */
     setProgress: async (id: string, progress: string | null): Promise<boolean> =>
-      (await db.run.updateMany({ where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}) }, data: { progress } })).count === 1,
+      fast ? fast.setProgress(id, progress) : (await db.run.updateMany({ where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}) }, data: { progress } })).count === 1,
 
     addActiveMs: async (id: string, ms: number): Promise<void> => {
+      if (fast) return fast.addActiveMs(id, ms);
       await db.run.update({ where: { id }, data: { activeMs: { increment: ms } } });
     },
 
     markAttempt: async (id: string): Promise<void> => {
+      if (fast) return fast.markAttempt(id);
       await db.run.update({ where: { id }, data: { attempts: { increment: 1 }, progress: null } });
     },
 
