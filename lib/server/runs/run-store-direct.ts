@@ -59,16 +59,18 @@ export function createDirectRunStore(direct: DirectSqlite) {
     /** `setWaiting` inside a direct transaction. */
     setWaitingNow,
 
-    /** Ends a run if it is still active (the one conditional update that decides its final state); true for the call that ended it. */
-    finish: (id: string, outcome: FinalOutcome): Promise<boolean> =>
-      direct.transaction(
-        () =>
+    /** Ends a run if it is still active (the one conditional update that decides its final state), adding its last active time; true for the call that ended it. */
+    finish: (id: string, outcome: FinalOutcome, activeMs: number): Promise<boolean> =>
+      direct.transaction(() => {
+        if (activeMs > 0) direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ? WHERE "id" = ?`).run(Math.round(activeMs), id);
+        return (
           direct
             .prepare(
               `UPDATE "Run" SET "status" = ?, "result" = ?, "error" = ?, "progress" = NULL, "finishedAt" = ?, "turnOf" = NULL, "updatedAt" = ? WHERE "id" = ? AND "status" IN (${ACTIVE_SQL})`,
             )
-            .run(outcome.status, outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.error ?? null, sqliteTime(new Date()), sqliteTime(new Date()), id).changes === 1,
-      ),
+            .run(outcome.status, outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.error ?? null, sqliteTime(new Date()), sqliteTime(new Date()), id).changes === 1
+        );
+      }),
 
     addActiveMs: async (id: string, ms: number): Promise<void> => {
       await direct.transaction(() => direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ?, "updatedAt" = ? WHERE "id" = ?`).run(Math.round(ms), sqliteTime(new Date()), id));

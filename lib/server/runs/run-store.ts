@@ -163,9 +163,10 @@ export function createRunStore(db: Db) {
       });
     },
 
-    /** Ends a run if it is still active: the one conditional update that decides its final state. */
-    async finish(id: string, outcome: FinalOutcome): Promise<boolean> {
-      if (fast) return fast.finish(id, outcome);
+    /** Ends a run if it is still active: the one conditional update that decides its final state (with the active time it spent last). */
+    async finish(id: string, outcome: FinalOutcome, activeMs = 0): Promise<boolean> {
+      if (fast) return fast.finish(id, outcome, activeMs);
+      if (activeMs > 0) await db.run.update({ where: { id }, data: { activeMs: { increment: activeMs } } });
       const { count } = await db.run.updateMany({
         where: { id, status: { in: ACTIVE } },
         data: {

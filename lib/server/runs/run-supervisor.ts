@@ -67,6 +67,8 @@ export class RunSupervisor {
   private run!: Run;
   private stopIntent: StopIntent | null = null;
   private losses = 0;
+  /** Active time stopped while the run ended, not stored yet. */
+  private unsavedActiveMs = 0;
   /** Times the worker's answer to run.start (its first question, message or end). */
   private firstReply: (() => void) | undefined;
   /** The worker said the run left it (finished or parked), though the chain may not have handled it yet. */
@@ -527,11 +529,13 @@ export class RunSupervisor {
   private async recordEnd(outcome: FinalOutcome, { by, byStop = false, questionStatus = "cancelled" }: EndHow, tries: number): Promise<void> {
     const { store, questions } = this.ctx;
     try {
-      await this.pauseClock();
+      // Its last active time goes with the end, in one commit (kept until it lands, if a try fails).
+      this.unsavedActiveMs += this.stopClock() ?? 0;
       if (this.endWritten === null) {
         await questions.closeForRun({ runId: this.runId, status: questionStatus, by, feedback: outcome.error ?? null });
-        this.endWritten = await store.finish(this.runId, outcome);
-      }
+        this.endWritten = await store.finish(this.runId, outcome, this.unsavedActiveMs);
+      } else if (this.unsavedActiveMs > 0) await store.addActiveMs(this.runId, this.unsavedActiveMs);
+      this.unsavedActiveMs = 0;
       const run = await store.get(this.runId);
       if (this.endWritten && !this.endAnnounced) {
         this.ctx.events.emit("run.updated", run);
