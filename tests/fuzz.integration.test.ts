@@ -12,7 +12,7 @@ import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./
 import { bodyAccepted, isJsonContentType } from "./fuzz/body-acceptance";
 import { clipped, countCase, FUZZ_RUNS, FUZZ_SEED, runProperty, selected, stats } from "./fuzz/case-runner";
 import { credentialArb, GOOD_CREDENTIAL, originArb, type HeaderPart } from "./fuzz/credentials";
-import { checkAnswer, send, type ProbeRequest, type ProbeResponse } from "./fuzz/http-probe";
+import { checkAnswer, headBytes, MAX_HEAD_BYTES, send, type ProbeRequest, type ProbeResponse } from "./fuzz/http-probe";
 import { mutantsOf } from "./fuzz/mutations";
 import { badIdArb, longIdArb, missingIdArb, nearMissesOf } from "./fuzz/path-ids";
 import { anyContentTypeArb, rawBodyArb } from "./fuzz/raw-bodies";
@@ -301,8 +301,13 @@ describe("fuzz: REST", () => {
           const req: ProbeRequest = { method: c.method, path: `${pathWith(route, id)}${query ? `?${query}` : ""}`, headers: headersOf([c.credential]) };
           const res = await probe(req);
           const what = describeReq(req, c.credential.what);
-          if (!c.credential.valid && !route.public) expectStatus(res, [401], what);
-          else if (target && !c.atSentinel) expectStatus(res, [404], what);
+          // A long credential and a long query together can pass Node's 16 KiB limit: the parser's typed 400 answers first
+          // (near the limit, where what the client adds decides, either answer is right).
+          const size = headBytes(req);
+          const orTooLarge = (statuses: number[]) => (size > MAX_HEAD_BYTES - 512 ? [...statuses, 400] : statuses);
+          if (size > MAX_HEAD_BYTES + 512) expectStatus(res, [400], what);
+          else if (!c.credential.valid && !route.public) expectStatus(res, orTooLarge([401]), what);
+          else if (target && !c.atSentinel) expectStatus(res, orTooLarge([404]), what);
         });
       });
     }
@@ -358,6 +363,8 @@ describe("fuzz: REST", () => {
     for (const req of [
       { method: "FUZZ", path: "/api/health" },
       { method: "GET", path: `/api/questions/${"i".repeat(17_000)}` },
+      // HEAD's answer has no body: before, the JSON after it broke the client's parse ("Data after Connection: close").
+      { method: "HEAD", path: `/api/health?q=${"i".repeat(17_000)}` },
     ] as ProbeRequest[]) {
       countCase();
       const res = await send(server.url, { ...req, headers: headersOf([GOOD_CREDENTIAL]) }).catch((err: Error) => ({ status: 0, headers: {}, text: err.message, ms: 0 }));

@@ -68,6 +68,16 @@ export function send(base: string, req: ProbeRequest, timeoutMs = ANSWER_WITHIN_
 
 export class ResponseProblem extends Error {}
 
+/** Node's parser reads at most this much of a request's line and headers; above it the app never sees the request. */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+/** About the size of a request's line and headers as sent (the client adds Host and Connection). */
+export function headBytes(req: ProbeRequest): number {
+  const line = `${req.method} ${req.path} HTTP/1.1\r\n`;
+  const headers = Object.entries(req.headers ?? {}).reduce((n, [k, v]) => n + Buffer.byteLength(`${k}: ${v}\r\n`), 0);
+  return Buffer.byteLength(line) + headers + 64;
+}
+
 /**
  * Never a 5xx; a non-2xx answer (but a HEAD's) is `{ error: { code, message } }` with a known code
  * whose status it is, a bounded message, and JSON's content type. Returns the error code, if any.

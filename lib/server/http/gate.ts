@@ -200,5 +200,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   }
   const message = err.code === "HPE_HEADER_OVERFLOW" ? "The request line and headers are larger than this server reads (16 KiB)." : "The request is not valid HTTP.";
   const body = JSON.stringify({ error: { code: "bad_request", message } satisfies WireError });
-  socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // An answer to HEAD has no body (a client would read it as the start of the next answer).
+  const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString("latin1") === "HEAD ";
+  socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? "" : body}`);
 }
