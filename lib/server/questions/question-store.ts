@@ -139,8 +139,9 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
     firstPendingNow: (sessionId: string): Pick<Question, "id" | "runId" | "prompt"> | null =>
       direct.prepare(`SELECT "id", "runId", "prompt" FROM "Question" WHERE "sessionId" = ? AND "status" = 'pending' ORDER BY "createdAt" LIMIT 1`).get<Pick<Question, "id" | "runId" | "prompt">>(sessionId) ?? null,
 
-    claim(id: string, { status, closedBy, closedAt, answer, feedback }: Closing): boolean {
-      return direct.prepare(CLAIM_SQL).run(status, closedBy, sqliteTime(closedAt), answer === null ? null : JSON.stringify(answer), feedback, id).changes === 1;
+    claim(id: string, closing: Closing): boolean {
+      const { status, closedBy, closedAt, answer, feedback } = closingData(closing);
+      return direct.prepare(CLAIM_SQL).run(status, closedBy, sqliteTime(closedAt), answer, feedback, id).changes === 1;
     },
   };
 }

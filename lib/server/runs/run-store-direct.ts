@@ -11,6 +11,9 @@ import { journalRecordOf, type JournalRow } from "./journal";
 type Row = Record<string, unknown>;
 
 const ACTIVE_SQL = ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(", ");
+/** What a run (its id the `?`) waits on: a pending question of its own, or an active child run it called. */
+const OWN_PENDING_SQL = `EXISTS (SELECT 1 FROM "Question" WHERE "runId" = ? AND "status" = 'pending')`;
+const ACTIVE_CHILD_SQL = `EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = ? AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL}))`;
 
 const runOf = (row: Row): Run =>
   toRun({
@@ -27,16 +30,21 @@ const runOf = (row: Row): Run =>
  * several. RunStore uses them when the lane is there.
  */
 export function createDirectRunStore(direct: DirectSqlite) {
-  const getRow = (id: string) => direct.prepare(`SELECT * FROM "Run" WHERE "id" = ?`).get(id);
+  /** The run as stored now, or null. */
+  const runNow = (id: string): Run | null => {
+    const row = direct.prepare(`SELECT * FROM "Run" WHERE "id" = ?`).get(id);
+    return row ? runOf(row) : null;
+  };
+  const addActiveMsNow = (id: string, ms: number) => {
+    if (ms > 0) direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ?, "updatedAt" = ? WHERE "id" = ?`).run(Math.round(ms), sqliteTime(new Date()), id);
+  };
 
   function setWaitingNow(id: string, waiting: boolean, activeMs: number): Run | null {
-    if (activeMs > 0) direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ? WHERE "id" = ?`).run(Math.round(activeMs), id);
+    addActiveMsNow(id, activeMs);
     const { changes } = direct
       .prepare(`UPDATE "Run" SET "status" = ?, "updatedAt" = ? WHERE "id" = ? AND "status" = ?`)
       .run(waiting ? "waiting_input" : "running", sqliteTime(new Date()), id, waiting ? "running" : "waiting_input");
-    if (changes !== 1) return null;
-    const row = getRow(id);
-    return row ? runOf(row) : null;
+    return changes === 1 ? runNow(id) : null;
   }
 
   return {
@@ -45,9 +53,7 @@ export function createDirectRunStore(direct: DirectSqlite) {
       direct.read(() => {
         const row = direct
           .prepare(
-            `SELECT EXISTS (SELECT 1 FROM "Question" WHERE "runId" = ? AND "status" = 'pending') AS "questions",
-                    EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = ? AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL})) AS "children",
-                    (SELECT "status" FROM "Run" WHERE "id" = ?) AS "status"`,
+            `SELECT ${OWN_PENDING_SQL} AS "questions", ${ACTIVE_CHILD_SQL} AS "children", (SELECT "status" FROM "Run" WHERE "id" = ?) AS "status"`,
           )
           .get<{ questions: number; children: number; status: string | null }>(id, id, id)!;
         return { questions: row.questions === 1, blocked: row.questions === 1 || row.children === 1, status: row.status };
@@ -62,7 +68,7 @@ export function createDirectRunStore(direct: DirectSqlite) {
     /** Ends a run if it is still active (the one conditional update that decides its final state), adding its last active time; true for the call that ended it. */
     finish: (id: string, outcome: FinalOutcome, activeMs: number): Promise<boolean> =>
       direct.transaction(() => {
-        if (activeMs > 0) direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ? WHERE "id" = ?`).run(Math.round(activeMs), id);
+        addActiveMsNow(id, activeMs);
         return (
           direct
             .prepare(
@@ -72,9 +78,7 @@ export function createDirectRunStore(direct: DirectSqlite) {
         );
       }),
 
-    addActiveMs: async (id: string, ms: number): Promise<void> => {
-      await direct.transaction(() => direct.prepare(`UPDATE "Run" SET "activeMs" = "activeMs" + ?, "updatedAt" = ? WHERE "id" = ?`).run(Math.round(ms), sqliteTime(new Date()), id));
-    },
+    addActiveMs: (id: string, ms: number): Promise<void> => direct.transaction(() => addActiveMsNow(id, ms)),
 
     markAttempt: async (id: string): Promise<void> => {
       await direct.transaction(() => direct.prepare(`UPDATE "Run" SET "attempts" = "attempts" + 1, "progress" = NULL, "updatedAt" = ? WHERE "id" = ?`).run(sqliteTime(new Date()), id));
@@ -107,14 +111,10 @@ export function createDirectRunStore(direct: DirectSqlite) {
     resumeIfUnblockedNow(id: string): Run | null {
       const { changes } = direct
         .prepare(
-          `UPDATE "Run" SET "status" = 'running', "updatedAt" = ? WHERE "id" = ? AND "status" = 'waiting_input'
-             AND NOT EXISTS (SELECT 1 FROM "Question" WHERE "runId" = ? AND "status" = 'pending')
-             AND NOT EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = ? AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL}))`,
+          `UPDATE "Run" SET "status" = 'running', "updatedAt" = ? WHERE "id" = ? AND "status" = 'waiting_input' AND NOT ${OWN_PENDING_SQL} AND NOT ${ACTIVE_CHILD_SQL}`,
         )
         .run(sqliteTime(new Date()), id, id, id);
-      if (changes !== 1) return null;
-      const row = getRow(id);
-      return row ? runOf(row) : null;
+      return changes === 1 ? runNow(id) : null;
     },
 
     /** Inserts a run inside a direct transaction (its session checked live there): the run as stored. */
@@ -129,13 +129,10 @@ export function createDirectRunStore(direct: DirectSqlite) {
            VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, 1, 0, ?, ?)`,
         )
         .run(run.id, run.sessionId, run.ownerId, run.functionName, JSON.stringify(run.input ?? null), JSON.stringify(run.policy), run.canAsk ? 1 : 0, run.id, run.turnOf ?? null, at, at);
-      return runOf(getRow(run.id)!);
+      return runNow(run.id)!;
     },
 
-    find: (id: string): Promise<Run | null> => direct.read(() => {
-      const row = getRow(id);
-      return row ? runOf(row) : null;
-    }),
+    find: (id: string): Promise<Run | null> => direct.read(() => runNow(id)),
 
     /** The journal with what each question and call came to, in one joined read. */
     loadJournal: (runId: string): Promise<JournalRecord[]> =>

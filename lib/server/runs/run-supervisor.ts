@@ -311,14 +311,10 @@ export class RunSupervisor {
           return;
         }
         stored();
-        if (waiting) {
-          if (waiting.moved) this.ctx.events.emit("run.updated", waiting.moved);
-          if (this.state !== "waiting") this.move("waiting");
-          this.schedulePark();
-          return;
-        }
-        // A pending question is what the run waits on now; one a rule settled at once needs a look.
-        if (this.state !== "parking") await this.syncWaiting(asked.status === "pending" ? { questions: true, blocked: true } : undefined);
+        if (waiting?.moved) this.ctx.events.emit("run.updated", waiting.moved);
+        // A pending question is what the run waits on now (stored as waiting already when folded); one a rule settled at once needs a look.
+        const known = asked.status === "pending" ? { questions: true, blocked: true, ...(waiting && { status: "waiting_input" }) } : undefined;
+        if (this.state !== "parking") await this.syncWaiting(known);
         return;
       }
       case "run.say":

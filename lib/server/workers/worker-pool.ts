@@ -75,8 +75,8 @@ const STDERR_DRAIN_MS = 1_000;
 
 /**
  * Forks agent workers and hands out room in them: each worker hosts up to `runsPerWorker` runs at
- * once (agent functions mostly wait), a few idle ones (hosting nothing) are kept warm, and never
- * more than `maxWorkers` are alive. A run that needs room when every worker is at capacity waits
+ * once (agent functions mostly wait), `maxIdle` room for runs is kept ready, and never more than
+ * `maxWorkers` are alive. A run that needs room when every worker is at capacity waits
  * its turn (FIFO) and the pool emits `pressure`. Room is taken in the fullest worker that has some,
  * so load gathers in few processes and the others empty out and are let go (see `pick`). A worker
  * that retires (after an uncaught error) or is being killed gets no new runs; a retiring one is
@@ -343,8 +343,8 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
 
   /**
    * One run left the worker (it ended, was parked, or never started there). Its room goes to the
-   * next caller waiting; a worker left with no run is kept as a spare up to `maxIdle`, and a
-   * retiring (or killed) one is let go once its last run has left.
+   * next caller waiting; a worker left with no run stays while its room is needed for `maxIdle`
+   * (see `trim`), and a retiring (or killed) one is let go once its last run has left.
    */
   release(worker: AgentWorker): void {
     if (!this.all.has(worker)) return;
