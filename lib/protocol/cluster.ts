@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { IdSchema } from "./commands";
+
+/** A node's id: fixed for the life of one server process. */
+export const NodeIdSchema = z.string().min(1).max(100);
+
+/**
+ * What one node tells another over the cluster bus (Socket.IO's server-side emit through its
+ * Redis adapter). `to` names the one node it is for; the others drop it.
+ */
+export const ClusterMessageSchema = z.discriminatedUnion("type", [
+  /** A question of a run this node holds was settled elsewhere: hand it to the run (or wake it). */
+  z.object({ type: z.literal("run.deliver"), to: NodeIdSchema, runId: IdSchema, questionId: IdSchema }),
+  /** A child run that this node's run waits on has ended elsewhere. */
+  z.object({ type: z.literal("run.child_ended"), to: NodeIdSchema, runId: IdSchema, childRunId: IdSchema }),
+  /** Stop a run this node holds (the caller waits for its end in the database). */
+  z.object({ type: z.literal("run.stop"), to: NodeIdSchema, runId: IdSchema, reason: z.string().max(2_000) }),
+  /** A question with a timeout was asked on another node: the node that owns the expiry timers schedules it. */
+  z.object({ type: z.literal("question.expiring"), to: NodeIdSchema.nullable(), id: IdSchema, expiresAt: z.iso.datetime() }),
+]);
+export type ClusterMessage = z.infer<typeof ClusterMessageSchema>;
+
+/**
+ * Whether this node hears the others: `single` without Redis (one node), `connected`, or `lost`
+ * (Redis unreachable: the node serves its own tabs, but not what happens on other nodes).
+ */
+export const CrossNodeStatusSchema = z.enum(["single", "connected", "lost"]);
+export type CrossNodeStatus = z.infer<typeof CrossNodeStatusSchema>;

@@ -1,0 +1,58 @@
+import { randomUUID } from "node:crypto";
+import { ClusterMessageSchema, type ClusterMessage, type CrossNodeStatus } from "../../protocol/cluster";
+
+/** How messages leave this node (Socket.IO's serverSideEmit through the Redis adapter). */
+export interface ClusterTransport {
+  send(message: ClusterMessage): void;
+  status(): CrossNodeStatus;
+}
+
+type Handler = (message: ClusterMessage) => void;
+
+/**
+ * This node's end of the cluster bus. The domain publishes and listens here; the transport is
+ * attached once Socket.IO is up (nothing is sent before: a single node needs no bus).
+ */
+export function createClusterLink(nodeId: string = randomUUID()) {
+  let transport: ClusterTransport | null = null;
+  const handlers = new Set<Handler>();
+  const statusHandlers = new Set<(status: CrossNodeStatus) => void>();
+
+  return {
+    nodeId,
+    attach(t: ClusterTransport | null) {
+      transport = t;
+    },
+    /** Sends to the other nodes; false when there is no bus (one node, or Redis is lost). */
+    publish(message: ClusterMessage): boolean {
+      if (!transport || transport.status() !== "connected") return false;
+      transport.send(message);
+      return true;
+    },
+    /** A message from another node, as the transport received it: checked, and dropped unless it is for this node (or all). */
+    receive(raw: unknown): void {
+      const parsed = ClusterMessageSchema.safeParse(raw);
+      if (!parsed.success) return void console.error("[cluster] dropped a malformed message", parsed.error.issues[0]);
+      const { to } = parsed.data;
+      if (to !== null && to !== nodeId) return;
+      for (const handler of handlers) handler(parsed.data);
+    },
+    on(handler: Handler): () => void {
+      handlers.add(handler);
+      return () => handlers.delete(handler);
+    },
+    status(): CrossNodeStatus {
+      return transport?.status() ?? "single";
+    },
+    /** The transport says the status changed (Redis lost or back). */
+    statusChanged(status: CrossNodeStatus): void {
+      for (const handler of statusHandlers) handler(status);
+    },
+    onStatus(handler: (status: CrossNodeStatus) => void): () => void {
+      statusHandlers.add(handler);
+      return () => statusHandlers.delete(handler);
+    },
+  };
+}
+
+export type ClusterLink = ReturnType<typeof createClusterLink>;
