@@ -14,6 +14,7 @@ import { openAccess, type AccessOptions } from "./access/access";
 import { createDomainServices } from "./domain-services";
 import { createMetrics, type Metrics } from "./metrics";
 import { coalescePerKey } from "./coalesce";
+import { createClusterLink, type ClusterLink } from "./cluster/cluster-link";
 import { createPermissionService } from "./permissions/permission-service";
 import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
@@ -35,6 +36,8 @@ export interface ParleyParts {
   clock?: Clock;
   /** Where statements, timed phases and parked runs are counted (a fresh registry by default). */
   metrics?: Metrics;
+  /** This node's end of the cluster bus (several nodes on one PostgreSQL database); one node alone by default. */
+  cluster?: ClusterLink;
 }
 
 export interface ParleyOptions {
@@ -83,7 +86,7 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
  * Transports (REST route handlers, Socket.IO) only call what this returns.
  */
 export async function createParley(parts: ParleyParts, config: ParleyOptions = {}) {
-  const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock, metrics = createMetrics() } = parts;
+  const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock, metrics = createMetrics(), cluster = createClusterLink() } = parts;
   const functionNames = new Set(functions.map((f) => f.name));
   const { events, commands, sessions, questions } = createDomainServices({ db, clock, metrics });
   const runs = createRunService({
@@ -127,6 +130,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   return {
     db,
     metrics,
+    cluster,
     events,
     commands,
     sessions,
