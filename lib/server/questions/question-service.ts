@@ -78,6 +78,19 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     timers.delete(id);
   }
 
+  function clearTimers(): void {
+    for (const timer of timers.values()) clearTimeout(timer);
+    timers.clear();
+  }
+
+  /** Whether this node keeps the expiry timers (one node of several does), and how another node's are handed to it. */
+  let timerOwner: { owns(): boolean; handOff(id: string, expiresAt: Date): void } = { owns: () => true, handOff: () => {} };
+
+  function expireLater(id: string, expiresAt: Date) {
+    if (timerOwner.owns()) scheduleExpiry(id, expiresAt);
+    else timerOwner.handOff(id, expiresAt);
+  }
+
   function scheduleExpiry(id: string, expiresAt: Date) {
     clearTimer(id);
     const delay = Math.max(0, expiresAt.getTime() - now().getTime());
@@ -294,7 +307,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
         deliver(question);
         return question;
       }
-      if (expiresAt) scheduleExpiry(id, expiresAt);
+      if (expiresAt) expireLater(id, expiresAt);
       events.emit("question.asked", question);
       return question;
     },
@@ -345,15 +358,26 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       return question;
     },
 
-    /** At start-up: expiry is the server's job, so rebuild a timer for every pending question. */
-    async rescheduleExpiries(): Promise<void> {
-      for (const { id, expiresAt } of await store.listExpiring()) scheduleExpiry(id, expiresAt);
+    /** The node that owns the expiry timers (several nodes): the others hand their questions' timers to it. */
+    ownTimersWith(owner: typeof timerOwner): void {
+      timerOwner = owner;
+    },
+    /** A question asked on another node expires at this time (this node owns the timers). */
+    expireAt(id: string, expiresAt: Date): void {
+      if (timerOwner.owns()) scheduleExpiry(id, expiresAt);
+    },
+    /** This node no longer owns the expiry timers. */
+    dropTimers: clearTimers,
+    /**
+     * At start-up (and on the node that owns the timers, in rounds): expiry is the server's job, so
+     * rebuild a timer for every pending question that expires (before `before`, when given).
+     */
+    async rescheduleExpiries(before?: Date): Promise<void> {
+      if (!timerOwner.owns()) return;
+      for (const { id, expiresAt } of await store.listExpiring(before)) if (!timers.has(id)) scheduleExpiry(id, expiresAt);
     },
 
-    dispose() {
-      for (const timer of timers.values()) clearTimeout(timer);
-      timers.clear();
-    },
+    dispose: clearTimers,
   };
 }
 

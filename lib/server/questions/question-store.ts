@@ -235,8 +235,8 @@ export function createQuestionStore(db: Db) {
     countPending: (): Promise<number> => db.question.count({ where: { status: "pending" } }),
 
     /** Pending questions that expire, for the expiry timers. */
-    listExpiring: async (): Promise<Array<{ id: string; expiresAt: Date }>> =>
-      (await db.question.findMany({ where: { status: "pending", expiresAt: { not: null } }, select: { id: true, expiresAt: true } })).map((r) => ({
+    listExpiring: async (before?: Date): Promise<Array<{ id: string; expiresAt: Date }>> =>
+      (await db.question.findMany({ where: { status: "pending", expiresAt: before ? { not: null, lt: before } : { not: null } }, select: { id: true, expiresAt: true } })).map((r) => ({
         id: r.id,
         expiresAt: r.expiresAt!,
       })),

@@ -18,6 +18,9 @@ import { loadRunDetail } from "./run-detail";
 import { recoverRuns } from "./run-recovery";
 import { createRunStore } from "./run-store";
 import { RunSupervisor, type RunEnd, type SupervisorContext } from "./run-supervisor";
+import { noLeases, type RunLeases } from "../cluster/run-leases";
+import type { ClusterLink } from "../cluster/cluster-link";
+import type { ClusterMessage } from "../../protocol/cluster";
 
 export interface RunServiceDeps {
   db: Db;
@@ -37,7 +40,14 @@ export interface RunServiceDeps {
   maxWorkerLosses?: number;
   /** Counts parked runs. */
   metrics?: Pick<Metrics, "runParked" | "time">;
+  /** Which node executes which run (several nodes on one database); one node executes everything by default. */
+  leases?: RunLeases;
+  /** How this node tells the node that executes a run about it. */
+  cluster?: Pick<ClusterLink, "publish" | "on">;
 }
+
+/** A message for whichever node executes the run, once it is known (an activation found it held elsewhere). */
+type ForOwner = (owner: string) => ClusterMessage;
 
 /**
  * Durable runs of agent functions. A run is a database record with a journal; a worker process is
@@ -47,12 +57,15 @@ export interface RunServiceDeps {
  */
 export function createRunService(deps: RunServiceDeps) {
   const { db, events, sessions, questions, commands, pool, clock, hasFunction } = deps;
-  const store = createRunStore(db);
+  const leases = deps.leases ?? noLeases();
+  const { leaseMs } = leases;
+  const store = createRunStore(db, leases);
   const live = new Map<string, RunSupervisor>();
   let closed = false;
 
   const ctx: SupervisorContext = {
     store,
+    leases,
     questions,
     sessions,
     events,
@@ -82,15 +95,26 @@ export function createRunService(deps: RunServiceDeps) {
   };
 
   async function deliverToParent(child: Run) {
-    await notifyParent({ store, activate, supervisorOf: (id) => live.get(id) }, child);
+    const parentId = child.parentRunId!;
+    await notifyParent(
+      { store, activate: (id) => activate(id, undefined, (to) => ({ type: "run.child_ended", to, runId: parentId, childRunId: child.id })), supervisorOf: (id) => live.get(id) },
+      child,
+    );
   }
 
-  /** Starts a run in a worker, or resumes a parked one there by replaying its journal. A no-op for a live run. `fresh`: the run just stored, not read again. */
-  function activate(runId: string, fresh?: Run): void {
+  /**
+   * Starts a run in a worker, or resumes a parked one there by replaying its journal. A no-op for a
+   * live run. `fresh`: the run just stored, not read again. `tell`: what to send the node that
+   * executes the run, when that is another node.
+   */
+  function activate(runId: string, fresh?: Run, tell?: ForOwner): void {
     if (closed || live.has(runId)) return;
     const supervisor = new RunSupervisor(runId, ctx, fresh);
     live.set(runId, supervisor);
-    void supervisor.ended.then((end) => end.how === "parked" && deps.metrics?.runParked());
+    void supervisor.ended.then((end) => {
+      if (end.how === "parked") deps.metrics?.runParked();
+      else if (end.how === "elsewhere" && end.owner && tell) deps.cluster?.publish(tell(end.owner));
+    });
     supervisor.begin();
   }
 
@@ -117,7 +141,9 @@ export function createRunService(deps: RunServiceDeps) {
   function deliverQuestion(question: Question): void {
     const supervisor = live.get(question.runId);
     if (supervisor) supervisor.deliverQuestion(question);
-    else if (question.status !== "cancelled" && question.status !== "expired") activate(question.runId);
+    else if (question.status !== "cancelled" && question.status !== "expired") {
+      activate(question.runId, undefined, (to) => ({ type: "run.deliver", to, runId: question.runId, questionId: question.id }));
+    }
   }
 
   /**
@@ -129,6 +155,11 @@ export function createRunService(deps: RunServiceDeps) {
     if (!ACTIVE_RUN_STATUSES.includes(current.status)) return { run: current, outcome: "already_ended" };
     let end: RunEnd;
     do {
+      if (!live.has(id)) {
+        // Another node executes it: that node stops it.
+        const took = await leases.take(id);
+        if (!took.ok) return stopElsewhere(id, took.owner, reason);
+      }
       let supervisor = live.get(id);
       if (!supervisor) {
         // A parked run: a supervisor without a worker decides its end, so no activation races it.
@@ -136,9 +167,79 @@ export function createRunService(deps: RunServiceDeps) {
         live.set(id, supervisor);
       }
       end = await supervisor.stop(reason);
-    } while (end.how === "parked" && !closed);
+    } while ((end.how === "parked" || end.how === "elsewhere") && !closed);
     const run = await store.get(id);
     return { run, outcome: end.how === "finished" && end.byStop ? "stopped" : "finished_first" };
+  }
+
+  /**
+   * Stops a run another node executes: that node is told (again each second, in case a message was
+   * lost), and the run's end is awaited in the database. If that node dies meanwhile, its lease
+   * lapses and this node takes the run and stops it itself.
+   */
+  async function stopElsewhere(id: string, owner: string, reason: string): Promise<{ run: Run; outcome: Exclude<StopOutcome, "queued"> }> {
+    const deadline = clock.now() + leaseMs + (deps.stopGraceMs ?? 3_000) + 5_000;
+    let told = -Infinity;
+    while (clock.now() < deadline && !closed) {
+      const run = await store.get(id);
+      if (!ACTIVE_RUN_STATUSES.includes(run.status)) return { run, outcome: run.status === "cancelled" ? "stopped" : "finished_first" };
+      if (clock.now() - told >= 1_000) {
+        const took = await leases.take(id);
+        if (took.ok) return stopNow(id, reason);
+        deps.cluster?.publish({ type: "run.stop", to: took.owner, runId: id, reason });
+        told = clock.now();
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new AppError("unavailable", `Run ${id} is executed by another server (${owner}) that did not stop it in time; try again.`);
+  }
+
+  // ---- several nodes -------------------------------------------------------------------------
+
+  /** What other nodes send about the runs this node executes. */
+  const offCluster = deps.cluster?.on((message) => {
+    const failed = (err: unknown) => console.error(`[runs] could not handle ${message.type} from another node:`, err);
+    switch (message.type) {
+      case "run.deliver": {
+        const supervisor = live.get(message.runId);
+        // Not live here any more (it parked meanwhile): taking it wakes it, unless a third node has it now.
+        if (!supervisor) return activate(message.runId);
+        questions.getQuestion({ id: message.questionId }).then((q) => supervisor.deliverQuestion(q), failed);
+        return;
+      }
+      case "run.child_ended":
+        store
+          .get(message.childRunId)
+          .then((child) => notifyParent({ store, activate: (id) => activate(id), supervisorOf: (id) => live.get(id) }, child), failed);
+        return;
+      case "run.stop":
+        stopNow(message.runId, message.reason).catch(failed);
+        return;
+    }
+  });
+
+  /** Runs whose node died (their lease lapsed), or that were woken and then left by a dying node: taken over by replay. */
+  async function takeOver(): Promise<void> {
+    for (const { id, lapsed } of await leases.orphans()) {
+      if (closed || live.has(id)) continue;
+      // Woken while parked, but a child it calls is still active: it only waits, and stays parked.
+      if (!lapsed && (await store.isBlocked(id))) continue;
+      activate(id);
+    }
+  }
+
+  const loops: NodeJS.Timeout[] = [];
+  if (leases.enabled) {
+    const renew = () =>
+      leases.renew().then(
+        (lost) => lost.forEach((id) => live.get(id)?.abandon()),
+        (err) => console.error("[runs] lease renewal failed:", err),
+      );
+    const sweep = () => takeOver().catch((err) => console.error("[runs] takeover sweep failed:", err));
+    loops.push(setInterval(renew, Math.max(50, leaseMs / 3)));
+    // Nodes sweep at slightly different rhythms; the take decides anyway.
+    loops.push(setInterval(sweep, Math.max(100, leaseMs / 2 + Math.random() * (leaseMs / 4))));
+    for (const loop of loops) loop.unref();
   }
 
   async function startRun({
@@ -253,13 +354,18 @@ export function createRunService(deps: RunServiceDeps) {
     liveCount: () => live.size,
     liveStates: () => Object.fromEntries([...live.values()].map((s) => [s.runId, s.state])),
 
-    /** Lets go of every live run without ending it: the next start-up resumes them from their journals. */
+    /** Lets go of every live run without ending it: the next start-up (or another node, at once) resumes them from their journals. */
     detachAll(): void {
       closed = true;
+      for (const loop of loops) clearInterval(loop);
+      offCluster?.();
       pool.off("pressure", parkOldestWaiting);
       for (const supervisor of live.values()) supervisor.detach();
       live.clear();
     },
+
+    /** After detachAll and once the workers are gone: the leases held lapse now, so other nodes take those runs over at once. */
+    handOver: (): Promise<void> => leases.lapseAll().catch((err) => console.error("[runs] could not hand the leases over:", err)),
   };
 }
 

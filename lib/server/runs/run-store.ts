@@ -7,6 +7,7 @@ import { directSqlite, isUniqueViolation, type Db, type Tx } from "../db/client"
 import { toRun } from "../db/mappers";
 import { loadJournal } from "./journal";
 import { createDirectRunStore } from "./run-store-direct";
+import { noLeases, type RunLeases } from "../cluster/run-leases";
 
 // Prisma filters take a mutable list.
 const ACTIVE: RunStatus[] = [...ACTIVE_RUN_STATUSES];
@@ -37,8 +38,9 @@ async function assertSessionLive(tx: Tx, sessionId: string): Promise<void> {
 }
 
 /** Every run and journal query of the run domain, as small named functions. */
-export function createRunStore(db: Db) {
-  const direct = directSqlite(db);
+export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
+  // Leased runs (several nodes on one database) are written through Prisma, where the lease is checked.
+  const direct = leases.enabled ? null : directSqlite(db);
   /** The question loop's queries on SQLite's direct lane, when it is there. */
   const fast = direct ? createDirectRunStore(direct) : null;
 
@@ -118,11 +120,12 @@ export function createRunStore(db: Db) {
               turnOf: run.turnOf ?? null,
               // Its first worker start: the run is handed to a worker as soon as it is stored.
               attempts: 1,
+              ...leases.freshColumns(),
             },
           });
           await alongWith?.(tx);
           return toRun(row);
-        });
+        }).then((created) => (leases.holdFresh(created.id), created));
       } catch (err) {
         const turn = run.turnOf && isUniqueViolation(err) ? await db.run.findUnique({ where: { turnOf: run.turnOf }, select: { id: true } }) : null;
         if (turn) throw await sessionBusy(run.sessionId, turn.id);
@@ -167,9 +170,12 @@ export function createRunStore(db: Db) {
     async finish(id: string, outcome: FinalOutcome, activeMs = 0): Promise<boolean> {
       if (fast) return fast.finish(id, outcome, activeMs);
       if (activeMs > 0) await db.run.update({ where: { id }, data: { activeMs: { increment: activeMs } } });
+      // Not while another node's live lease holds the run: that node executes it, and decides its end.
+      const fence = leases.fence();
       const { count } = await db.run.updateMany({
-        where: { id, status: { in: ACTIVE } },
+        where: { id, status: { in: ACTIVE }, ...fence.where },
         data: {
+          ...fence.clear,
           status: outcome.status,
           result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
           error: outcome.error ?? null,
@@ -178,6 +184,7 @@ export function createRunStore(db: Db) {
           turnOf: null,
         },
       });
+      if (count === 1) leases.forget(id);
       return count === 1;
     },
 

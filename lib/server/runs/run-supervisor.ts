@@ -10,13 +10,19 @@ import type { SessionService } from "../sessions/session-service";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker-port";
 import { canMove, IllegalTransition, type RunState } from "./run-lifecycle";
 import type { FinalOutcome, RunStore } from "./run-store";
+import type { RunLeases } from "../cluster/run-leases";
 
-/** How a live run ended its turn: it reached its final state, or it was parked to wait without a worker. */
-export type RunEnd = { how: "finished"; status: FinalRunStatus; byStop: boolean } | { how: "parked" };
+/**
+ * How a live run ended its turn here: it reached its final state, it was parked to wait without a
+ * worker, or another node executes it (`owner`; null when this node lost the run's lease).
+ */
+export type RunEnd = { how: "finished"; status: FinalRunStatus; byStop: boolean } | { how: "parked" } | { how: "elsewhere"; owner: string | null };
 
 /** What a supervisor needs from the rest of the server. */
 export interface SupervisorContext {
   store: RunStore;
+  /** Which node executes a run (several nodes on one database). */
+  leases: Pick<RunLeases, "take" | "release">;
   questions: Pick<QuestionService, "create" | "closeForRun">;
   sessions: Pick<SessionService, "addMessage" | "streamReply" | "endStreams">;
   events: DomainEvents;
@@ -137,6 +143,27 @@ export class RunSupervisor {
     this.enqueue(() => this.park());
   }
 
+  /**
+   * This node lost the run's lease (another node took it over): it lets go of the run without
+   * writing anything, and its worker is told to cancel what it still does.
+   */
+  abandon(): void {
+    this.enqueue(() => {
+      if (this.state === "finished" || this.state === "parked") return;
+      this.clearTimers();
+      this.stopClock();
+      const worker = this.unlisten();
+      if (worker) {
+        worker.send({ type: "run.cancel", runId: this.runId, reason: "Another server took this run over." });
+        this.ctx.pool.release(worker);
+      }
+      this.ctx.sessions.endStreams(this.runId);
+      // Not live here any more: a worker that arrives for it is given back.
+      this.state = "parked";
+      this.end({ how: "elsewhere", owner: null });
+    });
+  }
+
   /** Server shutdown: let go of everything without ending the run; the next start resumes it. */
   detach(): void {
     this.closed = true;
@@ -226,6 +253,15 @@ export class RunSupervisor {
     const loaded = this.ctx.metrics.time("run.load");
     const fresh = this.fresh;
     this.fresh = undefined;
+    // A fresh run was stored with this node's lease; any other is taken first, unless another node executes it.
+    if (!fresh) {
+      const took = await this.ctx.leases.take(this.runId);
+      if (!took.ok) {
+        this.ctx.pool.release(worker);
+        this.state = "parked";
+        return this.end({ how: "elsewhere", owner: took.owner });
+      }
+    }
     const run = fresh ?? (await this.ctx.store.find(this.runId));
     if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
       this.ctx.pool.release(worker);
@@ -416,6 +452,7 @@ export class RunSupervisor {
     if (await this.ctx.store.isBlocked(this.runId)) {
       this.move("parked");
       this.ctx.pool.release(worker);
+      await this.letGo();
       return this.end({ how: "parked" });
     }
     // An answer landed while the worker let go: replay at once, in the same worker.
@@ -471,6 +508,7 @@ export class RunSupervisor {
     if (this.state !== "working" && (await this.ctx.store.isBlocked(this.runId))) {
       // It only waited: nothing was lost, and it stays parked until its answer arrives.
       this.move("parked");
+      await this.letGo();
       return this.end({ how: "parked" });
     }
     // A reply cut off with its worker streams again from its start when the run is replayed.
@@ -560,6 +598,11 @@ export class RunSupervisor {
         console.error(`[runs] could not keep the open reply of ${this.runId}`, err);
       }
     }
+  }
+
+  /** A parked run is nobody's: the node its answer reaches takes it. A failed release lapses with the lease. */
+  private async letGo(): Promise<void> {
+    await this.ctx.leases.release(this.runId).catch((err) => console.error(`[runs] could not release the lease of ${this.runId}:`, err));
   }
 
   private end(end: RunEnd): void {
