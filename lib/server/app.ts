@@ -9,7 +9,7 @@ import { createInbox } from "./commands/inbox";
 import { createResume } from "./commands/resume";
 import { createTextCommands, type TextCommandResult } from "./commands/text-commands";
 import { createDb, type Db, type DbOptions } from "./db/client";
-import { migrateSqlite } from "./db/migrate";
+import { migrateDatabase } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
 import { createDomainServices } from "./domain-services";
 import { createMetrics, type Metrics } from "./metrics";
@@ -56,7 +56,7 @@ export interface ParleyConfig extends ParleyOptions {
   databaseUrl: string;
   /** SQLite durability (`synchronous`) and how long to wait for a lock held by another process. */
   database?: DbOptions;
-  /** Folder with prisma/migrations; defaults to the working directory's. */
+  /** The migrations root (holding sqlite/ and postgresql/); defaults to the working directory's prisma/migrations. */
   migrationsDir?: string;
   worker: WorkerPoolOptions;
   functions: readonly AgentFunctionInfo[];
@@ -71,11 +71,11 @@ const sessionWaiting = (waiting: { id: string; runId: string; prompt: string }) 
     details: { questionId: waiting.id, runId: waiting.runId },
   });
 
-/** Opens the real parts (migrated SQLite database, forked worker pool) and builds Parley from them. */
+/** Opens the real parts (migrated SQLite or PostgreSQL database, forked worker pool) and builds Parley from them. */
 export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, ...options }: ParleyConfig) {
   // An invalid rules file stops start-up before anything opens.
   const projectRules = options.projectRules ?? loadProjectRules(permissionsFile);
-  migrateSqlite(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"));
+  await migrateDatabase(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"));
   const metrics = createMetrics({ processMetrics: true });
   const db = await createDb(databaseUrl, { ...database, observer: metrics });
   return createParley({ db, pool: new WorkerPool(worker), functions, tools, metrics }, { ...options, projectRules });

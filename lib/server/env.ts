@@ -7,7 +7,7 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: z
     .string()
-    .startsWith("file:", "DATABASE_URL must be a SQLite file: URL, e.g. file:./data/parley.db")
+    .regex(/^(file:|postgres(ql)?:\/\/)/i, "DATABASE_URL must be a SQLite file: URL (e.g. file:./data/parley.db) or a PostgreSQL URL (postgresql://user@host:5432/parley)")
     .default("file:./data/parley.db"),
   /** Extra origins (comma-separated, e.g. https://chat.example.com behind a proxy) whose pages and Host names this server answers. */
   PARLEY_ALLOWED_ORIGINS: z

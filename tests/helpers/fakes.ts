@@ -1,17 +1,14 @@
 import { EventEmitter } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ChildToParent, ParentToChild } from "../../lib/protocol/ipc";
 import type { Clock, ClockTimer } from "../../lib/server/clock";
 import type { AccessOptions } from "../../lib/server/access/access";
 import { createParley, type Parley } from "../../lib/server/app";
 import { createDb } from "../../lib/server/db/client";
-import { migrateSqlite } from "../../lib/server/db/migrate";
+import { createTestDatabase } from "./test-db";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../../lib/server/workers/worker-port";
 import type { WorkerPoolHealth } from "../../lib/server/workers/worker-pool";
 
-const root = path.resolve(import.meta.dirname, "../..");
 
 /** A clock whose time moves only when a test says so. */
 export class ManualClock implements Clock {
@@ -173,12 +170,10 @@ export class FakePool extends EventEmitter<{ pressure: [] }> implements WorkerPo
   async shutdown(): Promise<void> {}
 }
 
-/** Parley on a temp SQLite database with a fake pool and a manual clock: the run lifecycle without processes. */
+/** Parley on a fresh database (temp SQLite, or PostgreSQL with PARLEY_TEST_PG_URL) with a fake pool and a manual clock: the run lifecycle without processes. */
 export async function startFakeParley({ maxWorkers = 4, parkAfterMs = 3_000, stopGraceMs = 1_000, access }: { maxWorkers?: number; parkAfterMs?: number; stopGraceMs?: number; access?: AccessOptions } = {}) {
-  const dir = mkdtempSync(path.join(tmpdir(), "parley-fake-"));
-  const databaseUrl = `file:${path.join(dir, "test.db")}`;
-  migrateSqlite(databaseUrl, path.join(root, "prisma/migrations"));
-  const db = await createDb(databaseUrl);
+  const testDb = await createTestDatabase("parley_fake");
+  const db = await createDb(testDb.url);
   const pool = new FakePool(maxWorkers);
   const clock = new ManualClock();
   const functions = ["f", "g", "chat"].map((name) => ({ name, description: name }));
@@ -189,7 +184,7 @@ export async function startFakeParley({ maxWorkers = 4, parkAfterMs = 3_000, sto
     clock,
     async close() {
       await parley.close();
-      rmSync(dir, { recursive: true, force: true });
+      await testDb.drop();
     },
   };
 }

@@ -1,22 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReceipt, type Receipt } from "../../protocol/commands";
 import { createDb, type Db } from "../db/client";
-import { migrateSqlite } from "../db/migrate";
+import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { createCommandService, SETTLED_PAYLOAD, type CommandService } from "./command-service";
 
-let dir: string;
+let testDb: TestDatabase;
 let url: string;
 let db: Db;
 let commands: CommandService;
 const extra: Db[] = [];
 
 beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "parley-cmd-"));
-  url = `file:${path.join(dir, "c.db")}`;
-  migrateSqlite(url, path.resolve("prisma/migrations"));
+  testDb = await createTestDatabase("parley_cmd");
+  url = testDb.url;
   db = await createDb(url);
   commands = createCommandService({ db });
 });
@@ -24,7 +20,7 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const other of extra.splice(0)) await other.$disconnect();
   await db.$disconnect();
-  rmSync(dir, { recursive: true, force: true });
+  await testDb.drop();
 });
 
 /** A command whose effect is one new session row, made in the transaction that records its receipt. */

@@ -1,6 +1,10 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../../generated/prisma/client";
+import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client";
 import { databaseBusy } from "./busy-queue";
+import { engineOf } from "./engine";
+import { observedAdapterFactory } from "./observed-adapter";
 import { LockAwareAdapterFactory, transactionCallback, type DirectSqlite, type StatementObserver, type Synchronous } from "./lock-aware-adapter";
 
 export type Db = PrismaClient;
@@ -18,15 +22,44 @@ export interface DbOptions {
   busyTimeoutMs?: number;
   /** Counts statements and transactions (the server's metrics). */
   observer?: StatementObserver;
+  /** PostgreSQL: connections in the pool (default PARLEY_DB_POOL, else 10). */
+  poolSize?: number;
 }
+
+export { engineOf, type Engine } from "./engine";
+
+export const DEFAULT_POOL_SIZE = 10;
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 // better-sqlite3 waits for a lock synchronously, on the event loop: only this long. Longer waits
 // happen asynchronously in the adapter's BusyQueue.
 const SYNC_BUSY_WAIT_MS = 5;
 
-/** Opens the database named by a `file:` URL (relative paths resolve against the working directory). */
-export async function createDb(databaseUrl: string, { synchronous = "FULL", busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, observer }: DbOptions = {}): Promise<Db> {
+/**
+ * Opens the database named by a `file:` URL (relative paths resolve against the working directory)
+ * or a `postgres(ql)://` URL. Domain code is typed against the SQLite client; the PostgreSQL client
+ * (lib/generated/prisma-pg, same models) is cast to that type here, once.
+ */
+export async function createDb(databaseUrl: string, options: DbOptions = {}): Promise<Db> {
+  return engineOf(databaseUrl) === "postgresql" ? createPostgresDb(databaseUrl, options) : createSqliteDb(databaseUrl, options);
+}
+
+async function createPostgresDb(connectionString: string, { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, poolSize, observer }: DbOptions): Promise<Db> {
+  const max = poolSize ?? (Number(process.env.PARLEY_DB_POOL) || DEFAULT_POOL_SIZE);
+  const driver = new PrismaPg({ connectionString, max });
+  const client = new PgPrismaClient({
+    // The lock-aware adapter is SQLite's; here only the statements are counted.
+    adapter: observer ? observedAdapterFactory(driver, observer) : driver,
+    // A transaction may wait for a free pooled connection: as long as a SQLite one waits for its lock.
+    transactionOptions: { maxWait: busyTimeoutMs + 1_000 },
+  });
+  await client.$connect();
+  const db = markTransactionCallbacks(withTypedErrors(client as unknown as PrismaClient));
+  (db as { [DIRECT]?: DirectSqlite | null })[DIRECT] = null;
+  return db;
+}
+
+async function createSqliteDb(databaseUrl: string, { synchronous = "FULL", busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, observer }: DbOptions): Promise<Db> {
   const driver = new PrismaBetterSqlite3({ url: databaseUrl, timeout: SYNC_BUSY_WAIT_MS });
   const adapter = new LockAwareAdapterFactory(driver, { synchronous, busyTimeoutMs, observer });
   const client = new PrismaClient({
@@ -78,8 +111,18 @@ const isBusyRejection = (err: unknown) => {
   return code === "database_busy" || code === "P1008";
 };
 
-/** A write refused by a unique key (Prisma's P2002): a twin got there first. */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = typeof err === "object" && err !== null ? (err as { code?: string }).code : undefined;
-  return code === "P2002" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
+const UNIQUE_CODES = new Set(["P2002", "SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE", "23505"]);
+
+/**
+ * A write refused by a unique key: a twin got there first. Prisma's P2002 on either engine; a raw
+ * statement's failure carries the driver adapter's error instead (P2010 with
+ * `meta.driverAdapterError`, whose cause is `{ kind: "UniqueConstraintViolation", originalCode: "23505" }`
+ * on PostgreSQL), and pg's own error has code 23505.
+ */
+export function isUniqueViolation(err: unknown, depth = 0): boolean {
+  if (typeof err !== "object" || err === null || depth > 4) return false;
+  const e = err as { code?: unknown; kind?: unknown; originalCode?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  if (typeof e.code === "string" && UNIQUE_CODES.has(e.code)) return true;
+  if (e.kind === "UniqueConstraintViolation" || e.originalCode === "23505") return true;
+  return isUniqueViolation(e.cause, depth + 1) || isUniqueViolation(e.meta?.driverAdapterError, depth + 1);
 }
