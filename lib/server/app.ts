@@ -15,6 +15,8 @@ import { createDomainServices } from "./domain-services";
 import { createMetrics, type Metrics } from "./metrics";
 import { coalescePerKey } from "./coalesce";
 import { createClusterLink, type ClusterLink } from "./cluster/cluster-link";
+import { createNodeLease } from "./cluster/node-lease";
+import { createRunLeases } from "./cluster/run-leases";
 import { createPermissionService } from "./permissions/permission-service";
 import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
@@ -50,7 +52,15 @@ export interface ParleyOptions {
   access?: AccessOptions;
   /** The project's default permission rules (openParley reads them from the project's file). */
   projectRules?: readonly PermissionRuleInput[];
+  /**
+   * Several nodes on one database: each run is executed by the node holding its lease, renewed
+   * within this time (ms); one node owns the expiry timers. 0 or unset: this node alone.
+   */
+  runLeaseMs?: number;
 }
+
+export const DEFAULT_RUN_LEASE_MS = 15_000;
+const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 
 export interface ParleyConfig extends ParleyOptions {
   databaseUrl: string;
@@ -78,7 +88,9 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
   await migrateDatabase(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"));
   const metrics = createMetrics({ processMetrics: true });
   const db = await createDb(databaseUrl, { ...database, observer: metrics });
-  return createParley({ db, pool: new WorkerPool(worker), functions, tools, metrics }, { ...options, projectRules });
+  // On PostgreSQL several nodes may share the database: runs are leased. A SQLite file has one node.
+  const runLeaseMs = isPostgresUrl(databaseUrl) ? (options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS) : 0;
+  return createParley({ db, pool: new WorkerPool(worker), functions, tools, metrics }, { ...options, projectRules, runLeaseMs });
 }
 
 /**
@@ -89,7 +101,11 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock, metrics = createMetrics(), cluster = createClusterLink() } = parts;
   const functionNames = new Set(functions.map((f) => f.name));
   const { events, commands, sessions, questions } = createDomainServices({ db, clock, metrics });
+  const leaseMs = config.runLeaseMs ?? 0;
+  const leases = leaseMs > 0 ? createRunLeases(db, { nodeId: cluster.nodeId, leaseMs, clock }) : undefined;
   const runs = createRunService({
+    leases,
+    cluster,
     db,
     events,
     sessions,
@@ -106,6 +122,29 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const permissions = createPermissionService({ db, events, projectRules: config.projectRules ?? [], tools });
   questions.judgeApprovalsWith(permissions);
   const access = await openAccess(db, config.access);
+
+  // Several nodes: one of them keeps the expiry timers; the others hand it theirs.
+  const scheduleSoon = () => void questions.rescheduleExpiries(new Date(clock.now() + leaseMs)).catch((err) => console.error("[questions] could not schedule expiries", err));
+  const expiryTimers = leases
+    ? createNodeLease(db, {
+        name: "expiry-timers",
+        nodeId: cluster.nodeId,
+        leaseMs,
+        clock,
+        onGain: scheduleSoon,
+        onLose: () => questions.dropTimers(),
+        // In rounds, the timers due soon: one whose hand-off was lost (no bus) is not forgotten.
+        onRound: scheduleSoon,
+      })
+    : null;
+  if (expiryTimers) {
+    questions.ownTimersWith({
+      owns: expiryTimers.holding,
+      handOff: (id, expiresAt) => void cluster.publish({ type: "question.expiring", to: null, id, expiresAt: expiresAt.toISOString() }),
+    });
+    cluster.on((m) => m.type === "question.expiring" && questions.expireAt(m.id, new Date(m.expiresAt)));
+    await expiryTimers.start();
+  }
 
   // Keep session lists' pending counts true.
   // A burst of questions (many runs asking at once) is one read and one announcement per session.
@@ -269,7 +308,9 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       await inbox.stop();
       runs.detachAll();
       questions.dispose();
+      await expiryTimers?.stop();
       await pool.shutdown();
+      await runs.handOver();
       await db.$disconnect();
     },
   };

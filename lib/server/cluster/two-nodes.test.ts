@@ -1,0 +1,185 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { QuestionSpecSchema } from "../../protocol/question";
+import type { Question } from "../../protocol/question";
+import { createDb } from "../db/client";
+import { createParley, type Parley } from "../app";
+import { FakePool, ManualClock, until, type FakeWorker } from "../../../tests/helpers/fakes";
+import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
+import { createClusterLink, type ClusterLink } from "./cluster-link";
+
+// Two nodes on one database, with fake worker pools and an in-process bus between them: the
+// run leases, cross-node delivery, takeover and the expiry timers' owner, without processes.
+const LEASE_MS = 400;
+
+interface Node {
+  parley: Parley;
+  pool: FakePool;
+  link: ClusterLink;
+}
+
+let testDb: TestDatabase;
+let clock: ManualClock;
+let nodes: Node[];
+let busUp = true;
+
+async function startNode(): Promise<Node> {
+  const db = await createDb(testDb.url);
+  const pool = new FakePool(4);
+  const link = createClusterLink();
+  const functions = ["f", "chat"].map((name) => ({ name, description: name }));
+  const parley = await createParley({ db, pool, functions, clock, cluster: link }, { parkAfterMs: 3_000, stopGraceMs: 1_000, inboxPollMs: 60_000, runLeaseMs: LEASE_MS });
+  return { parley, pool, link };
+}
+
+/** Every node hears what the others publish (asynchronously, as over Redis), while the bus is up. */
+function connect(all: Node[]) {
+  for (const node of all) {
+    node.link.attach({
+      send: (m) => {
+        for (const other of all) if (other !== node && busUp) setImmediate(() => other.link.receive(m));
+      },
+      status: () => (busUp ? "connected" : "lost"),
+    });
+  }
+}
+
+beforeEach(async () => {
+  busUp = true;
+  testDb = await createTestDatabase("parley_nodes");
+  clock = new ManualClock();
+  nodes = [await startNode(), await startNode()];
+  connect(nodes);
+});
+
+afterEach(async () => {
+  for (const n of nodes) await n.parley.close().catch(() => {});
+  await testDb.drop();
+});
+
+function workerOf(node: Node, runId: string, starts = 1): Promise<FakeWorker> {
+  return until(() => {
+    const all = node.pool.created.flatMap((w) => w.sentOf("run.start").filter((m) => m.runId === runId).map(() => w));
+    return all.length >= starts ? all.at(-1)! : undefined;
+  });
+}
+
+async function startOn(node: Node) {
+  const session = await node.parley.sessions.createSession();
+  const run = await node.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
+  const worker = await workerOf(node, run.id);
+  await until(() => node.parley.runs.liveStates()[run.id] === "working");
+  return { run, worker, session };
+}
+
+async function ask(node: Node, worker: FakeWorker, runId: string, { seq = 0, timeoutMs = null as number | null } = {}): Promise<Question> {
+  const questionId = randomUUID();
+  const spec = QuestionSpecSchema.parse({ kind: "question", prompt: `Question ${seq}?`, timeoutMs });
+  worker.say({ type: "question.ask", runId, seq, digest: `d${seq}`, questionId, spec });
+  await until(() => node.parley.runs.liveStates()[runId] === "waiting");
+  return node.parley.questions.getQuestion({ id: questionId });
+}
+
+describe("two nodes on one database", () => {
+  it("an answer given on the other node reaches the worker where the run waits", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    const q = await ask(a, worker, run.id);
+    const receipt = await b.parley.questions.reply({ id: q.id, value: "yes", by: "rest" });
+    expect(receipt.outcome).toBe("answered");
+    const settled = await until(() => worker.sentOf("question.settled").find((m) => m.questionId === q.id));
+    expect(settled.value).toBe("yes");
+    // Node B never executed it.
+    expect(b.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(0);
+    expect(b.parley.runs.liveCount()).toBe(0);
+  });
+
+  it("a parked run answered on the other node is replayed there", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    const q = await ask(a, worker, run.id);
+    clock.advance(3_000);
+    await until(() => worker.sentOf("run.park").length > 0);
+    worker.say({ type: "run.parked", runId: run.id, parked: true });
+    await until(() => a.parley.runs.liveCount() === 0);
+    await b.parley.questions.reply({ id: q.id, value: "go", by: "rest" });
+    const replay = await workerOf(b, run.id);
+    expect(replay.sentOf("run.start")[0]!.journal.map((e) => e.kind)).toEqual(["question"]);
+    expect(a.pool.created.flatMap((w) => w.sentOf("run.start")).filter((m) => m.runId === run.id)).toHaveLength(1);
+  });
+
+  it("a stop given on the other node stops the run where it executes", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    const stopping = b.parley.runs.stopRun({ id: run.id });
+    const cancel = await until(() => worker.sentOf("run.cancel")[0]);
+    expect(cancel.runId).toBe(run.id);
+    worker.say({ type: "run.finished", runId: run.id, status: "cancelled", result: null, error: { code: "run_cancelled", message: "Stopped." } });
+    const stopped = await stopping;
+    expect(stopped.status).toBe("cancelled");
+    expect(stopped.receipt.outcome).toBe("stopped");
+  });
+
+  it("a node that dies: its working run is taken over by replay once its lease lapses, and the dead node's end is refused", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    worker.say({ type: "step.record", runId: run.id, seq: 0, name: "fetch", digest: "s0", output: 42 });
+    await until(async () => (await a.parley.runs.store.loadJournal(run.id)).length === 1);
+    // Node A stops renewing (as if killed): nothing hands its lease over.
+    a.parley.runs.detachAll();
+    expect(b.parley.runs.liveCount()).toBe(0);
+    clock.advance(LEASE_MS + 1);
+    const replay = await workerOf(b, run.id);
+    expect(replay.sentOf("run.start")[0]!.journal.map((e) => e.kind)).toEqual(["step"]);
+    expect((await b.parley.runs.getRun({ id: run.id })).attempts).toBe(2);
+    // The fence: node A can no longer write the run's end.
+    expect(await a.parley.runs.store.finish(run.id, { status: "succeeded", result: "late" })).toBe(false);
+    replay.say({ type: "run.finished", runId: run.id, status: "succeeded", result: "done" });
+    await until(async () => (await b.parley.runs.getRun({ id: run.id })).status === "succeeded");
+    expect((await b.parley.runs.getRun({ id: run.id })).result).toBe("done");
+  });
+
+  it("a run is executed by one node only, whichever wakes it", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    await ask(a, worker, run.id);
+    // Both nodes try to activate it at once: the lease lets one through (node A, which holds it).
+    b.parley.runs.activate(run.id);
+    a.parley.runs.activate(run.id);
+    await until(() => b.parley.runs.liveCount() === 0);
+    expect(b.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(0);
+  });
+
+  it("one node keeps the expiry timers: a question asked on the other expires once, and the timers move when that node goes", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const closed: Question[] = [];
+    for (const n of nodes) n.parley.events.on("question.closed", (q) => closed.push(q));
+    const { run, worker } = await startOn(b);
+    const q = await ask(b, worker, run.id, { timeoutMs: 300 });
+    const settled = await until(() => worker.sentOf("question.settled").find((m) => m.questionId === q.id), 5_000);
+    expect(settled.outcome).toBe("timed_out");
+    expect(closed.filter((c) => c.id === q.id)).toHaveLength(1);
+
+    // Node A (which took the timers first) goes; node B takes them over and expires what B's runs ask.
+    await a.parley.close();
+    nodes = [b];
+    const second = await ask(b, worker, run.id, { seq: 1, timeoutMs: 300 });
+    const later = await until(() => worker.sentOf("question.settled").find((m) => m.questionId === second.id), 5_000);
+    expect(later.outcome).toBe("timed_out");
+  });
+
+  it("without the bus, an answer given on the other node still reaches the run: it wakes when its park timer fires", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    const q = await ask(a, worker, run.id);
+    busUp = false;
+    await b.parley.questions.reply({ id: q.id, value: "late", by: "rest" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(worker.sentOf("question.settled")).toHaveLength(0);
+    clock.advance(3_000);
+    await until(() => worker.sentOf("run.park").length > 0);
+    worker.say({ type: "run.parked", runId: run.id, parked: true });
+    // Nothing waits on it any more: it is replayed at once, on node A, in the same worker.
+    await until(() => worker.sentOf("run.start").length === 2);
+  });
+});
