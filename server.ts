@@ -75,7 +75,7 @@ async function main() {
   // socket can arrive first. It leaves /socket.io upgrades alone.
   if (dev) (app as unknown as { setupWebSocketHandler(server: typeof httpServer): void }).setupWebSocketHandler(httpServer);
 
-  const realtime = attachRealtime(httpServer, parley, { origins });
+  const realtime = attachRealtime(httpServer, parley, { origins, redis: env.REDIS_URL ? { url: env.REDIS_URL } : undefined });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);

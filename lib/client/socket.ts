@@ -2,6 +2,7 @@ import { io, type Socket } from "socket.io-client";
 import type { WireError } from "../protocol/errors";
 import type { QuestionRejectCommand, QuestionReplyCommand } from "../protocol/question";
 import { signInAgain } from "./sign-in";
+import { crossNodeStore } from "./cross-node";
 import { SOCKET_PATH, type Ack, type ClientToServerEvents, type ServerToClientEvents, type SessionJoinCommand } from "../protocol/socket";
 
 export type ParleySocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -31,7 +32,11 @@ let socket: ParleySocket | null = null;
 export function getSocket(): ParleySocket {
   if (typeof window === "undefined") throw new Error("The socket exists only in the browser.");
   // The session cookie is no longer valid (signed out, or a server with another key): sign in again.
-  socket ??= connectSocket({ onUnauthorized: signInAgain });
+  if (!socket) {
+    socket = connectSocket({ onUnauthorized: signInAgain });
+    // Listening from the start: the server says its status as soon as the socket connects.
+    crossNodeStore(socket);
+  }
   return socket;
 }
 

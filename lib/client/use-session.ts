@@ -5,6 +5,7 @@ import type { JsonValue, Question, ReplyReceipt } from "../protocol/question";
 import type { Ack, ServerToClientEvents } from "../protocol/socket";
 import { describeVia } from "../protocol/audit";
 import { createCoalescer, type Coalescer } from "./coalesce";
+import { crossNodeStore } from "./cross-node";
 import { initialSessionState, sessionReducer, type SessionAction } from "./session-store";
 import { emitWithAck, type ParleySocket } from "./socket";
 import { browserTransport, type SessionTransport } from "./transport";
@@ -116,6 +117,14 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     ];
     socket.on("connect", join);
     socket.on("disconnect", onDisconnect);
+    // Back in touch with the other servers after an outage: what happened there meanwhile comes with a fresh snapshot.
+    const crossNode = crossNodeStore(socket as never);
+    let lastCrossNode = crossNode.get();
+    const offCrossNode = crossNode.subscribe(() => {
+      const now = crossNode.get();
+      if (lastCrossNode === "lost" && now === "connected" && socket.connected) void join();
+      lastCrossNode = now;
+    });
     if (socket.connected) void join();
     else setConnection(socket.active ? "connecting" : "disconnected");
 
@@ -126,6 +135,7 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
       offs.forEach((off) => off());
       socket.off("connect", join);
       socket.off("disconnect", onDisconnect);
+      offCrossNode();
       if (socket.connected) socket.emit("session.leave", { sessionId });
       pendingTimers.forEach(clearTimeout);
       pendingTimers.clear();

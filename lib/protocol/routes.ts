@@ -17,6 +17,7 @@ export interface ApiRoute {
 
 export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/health", methods: ["GET"], public: true },
+  { path: "/api/ready", methods: ["GET"], public: true },
   { path: "/api/metrics", methods: ["GET"] },
   { path: "/api/auth/session", methods: ["GET", "POST", "DELETE"], public: true, limit: "signIn" },
   { path: "/api/functions", methods: ["GET"] },

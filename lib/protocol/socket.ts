@@ -4,9 +4,14 @@ import { WireErrorSchema, type WireError } from "./errors";
 import type { Message, MessageDelta, Run, Session, SessionSnapshot } from "./entities";
 import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "./commands";
 import type { Question } from "./question";
+import { CrossNodeStatusSchema } from "./cluster";
 
 export const SessionJoinCommandSchema = z.strictObject({ sessionId: IdSchema });
 export type SessionJoinCommand = z.infer<typeof SessionJoinCommandSchema>;
+
+/** How this node is doing, sent on connect and whenever it changes: `crossNode` says whether it hears the other nodes. */
+export const ServerStatusSchema = z.object({ crossNode: CrossNodeStatusSchema });
+export type ServerStatus = z.infer<typeof ServerStatusSchema>;
 
 /** Every socket acknowledgement: a result or a typed error, never silence. */
 export type Ack<T> = { ok: true; data: T } | { ok: false; error: WireError };
@@ -28,6 +33,8 @@ export interface ServerToClientEvents {
   "session.deleted": (payload: { id: string }) => void;
   /** The session's permission rules changed: a tab showing them fetches them again. */
   "rules.updated": (payload: { sessionId: string }) => void;
+  /** This node's status (on connect, and when it changes): `lost` while it cannot hear the other nodes (Redis down). */
+  "server.status": (status: ServerStatus) => void;
 }
 
 /** Client → server. Commands, named in the present tense; each answers through its ack. The server parses every payload again. */

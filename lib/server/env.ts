@@ -9,6 +9,13 @@ const EnvSchema = z.object({
     .string()
     .regex(/^(file:|postgres(ql)?:\/\/)/i, "DATABASE_URL must be a SQLite file: URL (e.g. file:./data/parley.db) or a PostgreSQL URL (postgresql://user@host:5432/parley)")
     .default("file:./data/parley.db"),
+  /** Redis for several nodes behind a load balancer (Socket.IO's Redis adapter and the cluster bus); unset: one node alone. */
+  REDIS_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((s) => (s ? s : undefined))
+    .pipe(z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379" }).optional()),
   /** Extra origins (comma-separated, e.g. https://chat.example.com behind a proxy) whose pages and Host names this server answers. */
   PARLEY_ALLOWED_ORIGINS: z
     .string()

@@ -1,4 +1,5 @@
 import { publicJsonRoute } from "@/lib/server/http/json-route";
+import { checkDatabase } from "@/lib/server/health";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +11,7 @@ export const GET = publicJsonRoute(async ({ req, parley, caller }) => {
   // Benchmarks start the server with --expose-gc and ask for a full collection first: memory that is kept, not garbage.
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc && new URL(req.url).searchParams.get("gc") === "1") gc();
-  const pendingQuestions = await parley.questions.countPending();
+  const [pendingQuestions, database] = await Promise.all([parley.questions.countPending(), checkDatabase(parley.db)]);
   const { rss, heapUsed } = process.memoryUsage();
   const workerPool = parley.pool.health();
   return {
@@ -22,5 +23,9 @@ export const GET = publicJsonRoute(async ({ req, parley, caller }) => {
     queuedForWorker: workerPool.queued,
     workerPool,
     memory: { rssMb: mb(rss), heapUsedMb: mb(heapUsed) },
+    // SELECT 1 within a short timeout, and the engine DATABASE_URL names.
+    database,
+    // single (no REDIS_URL), connected, or lost: this node does not hear the others.
+    redis: parley.cluster.status(),
   };
 });

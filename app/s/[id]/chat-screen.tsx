@@ -6,6 +6,7 @@ import type { Run } from "@/lib/protocol/entities";
 import { ChatTranscript } from "@/components/ChatTranscript";
 import { Composer } from "@/components/Composer";
 import { ConnectionBanner, ConnectionDot } from "@/components/ConnectionBanner";
+import { CrossNodeBanner } from "@/components/CrossNodeBanner";
 import { LateNotice } from "@/components/LateNotice";
 import { LiveAnnouncer } from "@/components/LiveAnnouncer";
 import { PermissionsButton } from "@/components/PermissionsPanel";
@@ -116,6 +117,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           show={joined || slow}
           error={joinError ? joinError.message : null}
         />
+        {connection === "connected" && <CrossNodeBanner />}
         <ChatTranscript
           items={items}
           loading={!joined && !joinError}

@@ -3,6 +3,9 @@ import { Server, type Socket } from "socket.io";
 import { AppError, parseOrThrow } from "../../protocol/errors";
 import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../../protocol/commands";
 import type { Question } from "../../protocol/question";
+import type { ClusterMessage, CrossNodeStatus } from "../../protocol/cluster";
+import type { ClusterTransport } from "../cluster/cluster-link";
+import { createRedisBus, type RedisBus } from "./redis-bus";
 import {
   ownerRoom,
   SessionJoinCommandSchema,
@@ -22,13 +25,19 @@ interface SocketData {
   /** Where its answers are recorded as given from: a browser tab, or a terminal client. */
   surface: "socket" | "terminal";
 }
-type ParleySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+/** Between nodes, through the Redis adapter's serverSideEmit. */
+interface ServerSideEvents {
+  "parley:cluster": (message: ClusterMessage) => void;
+}
+type ParleySocket = Socket<ClientToServerEvents, ServerToClientEvents, ServerSideEvents, SocketData>;
 
 export interface RealtimeOptions {
   /** The Host and Origin names this server answers (the same policy as REST). */
   origins: OriginPolicy;
   /** How often sockets signed in with an API token are checked against revocations (the CLI revokes in the database). */
   revocationCheckMs?: number;
+  /** REDIS_URL: tabs on every node hear `io.to(room)`, and the nodes talk over the cluster bus. Without it, one node. */
+  redis?: { url: string; key?: string };
 }
 
 /**
@@ -56,9 +65,10 @@ function command<T>(args: unknown[], work: (payload: unknown) => Promise<T>): vo
 }
 
 /** Socket.IO transport: validates commands, calls the same services as REST, broadcasts domain events. */
-export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins, revocationCheckMs = 10_000 }: RealtimeOptions) {
+export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins, revocationCheckMs = 10_000, redis }: RealtimeOptions) {
   const { authenticator, visibility, rateLimits, apiTokens } = parley.access;
-  const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(httpServer, {
+  const bus: RedisBus | null = redis ? createRedisBus(redis) : null;
+  const io = new Server<ClientToServerEvents, ServerToClientEvents, ServerSideEvents, SocketData>(httpServer, {
     path: SOCKET_PATH,
     serveClient: false,
     maxHttpBufferSize: 2_000_000,
@@ -72,6 +82,21 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
         () => callback("Too many connections; try again shortly", false),
       );
     },
+    ...(bus ? { adapter: bus.adapter } : {}),
+  });
+
+  // The cluster bus: messages leave through the adapter's serverSideEmit (never back to this node) and arrive here.
+  const crossNode = (): CrossNodeStatus => (bus ? bus.status() : "single");
+  const transport: ClusterTransport = {
+    send: (message) => io.serverSideEmit("parley:cluster", message),
+    status: crossNode,
+  };
+  parley.cluster.attach(transport);
+  io.on("parley:cluster", (message) => parley.cluster.receive(message));
+  // This node's tabs (only its own: the others' nodes say their own) learn when it loses or finds the others.
+  const offStatus = bus?.onStatus((status) => {
+    parley.cluster.statusChanged(status);
+    io.local.emit("server.status", { crossNode: status });
   });
 
   // A browser tab signs in with its session cookie; a script or terminal client with auth: { token }.
@@ -93,6 +118,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   io.on("connection", (socket: ParleySocket) => {
     const { ownerId, credential } = socket.data.principal;
     const by = socket.data.surface;
+    socket.emit("server.status", { crossNode: crossNode() });
     // The arguments as sent, whatever the event's declared signature: `command` finds the payload and the ack.
     const on = (event: keyof ClientToServerEvents, work: (payload: unknown) => Promise<unknown>) =>
       socket.on(event, ((...args: unknown[]) => command(args, work)) as never);
@@ -155,7 +181,8 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   // A revoked API token's sockets are disconnected (their own commands would still be refused by nothing else).
   const revocations = setInterval(() => {
     void (async () => {
-      const byToken = (await io.fetchSockets()).filter((s) => s.data.principal?.apiTokenId);
+      // This node's sockets only: each node checks its own (and a lost Redis does not stop the check).
+      const byToken = (await io.local.fetchSockets()).filter((s) => s.data.principal?.apiTokenId);
       if (byToken.length === 0) return;
       const live = await apiTokens.liveIds([...new Set(byToken.map((s) => s.data.principal.apiTokenId!))]);
       for (const s of byToken) if (!live.has(s.data.principal.apiTokenId!)) s.disconnect(true);
@@ -165,7 +192,11 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
 
   return {
     io,
+    /** Whether this node hears the others (`single` without Redis). */
+    crossNode,
     async close() {
+      offStatus?.();
+      parley.cluster.attach(null);
       clearInterval(revocations);
       events.off("question.asked", onAsked);
       events.off("question.closed", onClosed);
@@ -176,6 +207,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       events.off("session.deleted", onDeleted);
       events.off("rules.updated", onRules);
       await io.close();
+      await bus?.close();
     },
   };
 }
