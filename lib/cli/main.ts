@@ -12,7 +12,9 @@ import { RejectBodySchema, ReplyBodySchema, type Receipt } from "../protocol/com
 import { AppError, parseOrThrow } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import { createDb, type Db } from "../server/db/client";
+import { engineOf } from "../server/db/engine";
 import { sqliteFilePath } from "../server/db/migrate";
+import { describeDatabase } from "../server/commands/server-file";
 import { toMessage } from "../server/db/mappers";
 import { createDomainServices, type DomainServices } from "../server/domain-services";
 import { loadRunDetail } from "../server/runs/run-detail";
@@ -45,7 +47,7 @@ Options:
   --server URL    the server to talk to (also --url; default: PARLEY_URL, else the one running for the database)
   --token T       the server token or an API token for --server (default: PARLEY_TOKEN, else the local server's)
   --wait MS       with no server running: how long to wait for a server to apply the command (default 3000)
-  --database URL  the SQLite database (default: DATABASE_URL, else file:./data/parley.db)
+  --database URL  the database: a SQLite file: URL or a postgresql:// URL (default: DATABASE_URL, else file:./data/parley.db)
 `;
 
 class UsageError extends Error {}
@@ -74,8 +76,8 @@ function throughServer(client: ServerClient): Commander {
 type Local = { db: Db } & DomainServices;
 
 async function openLocal(databaseUrl: string): Promise<Local> {
-  const file = sqliteFilePath(databaseUrl);
-  if (!existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
+  const file = engineOf(databaseUrl) === "sqlite" ? sqliteFilePath(databaseUrl) : null;
+  if (file && !existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
   const db = await createDb(databaseUrl);
   // The server's own services (the same composition), used read-only or to record commands.
   return { db, ...createDomainServices({ db }) };
@@ -117,7 +119,7 @@ export async function main(argv: string[]): Promise<number> {
     case "chat": {
       if (args.length > 1) throw new UsageError("Usage: parley chat [SESSION] [--continue]");
       const server = await findServer({ databaseUrl, explicit, token });
-      if (!server) throw new AppError("unavailable", `No Parley server is running for ${sqliteFilePath(databaseUrl)}. Start one with \`npm start\`, or pass --url.`);
+      if (!server) throw new AppError("unavailable", `No Parley server is running for ${describeDatabase(databaseUrl)}. Start one with \`npm start\`, or pass --url.`);
       // ink draws only a last frame when it believes it runs in CI; a person at a terminal is not CI. It reads this when loaded.
       if (process.stdout.isTTY) for (const name of ["CI", "CONTINUOUS_INTEGRATION"]) delete process.env[name];
       // React's development build (read when loaded too) is for working on the client, not for using it.

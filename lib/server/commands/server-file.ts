@@ -1,11 +1,35 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { ServerAnnouncementSchema, type ServerAnnouncement } from "../../protocol/rest";
+import { engineOf } from "../db/engine";
 import { sqliteFilePath } from "../db/migrate";
 
-/** Where a server that owns this database announces itself: beside the SQLite file. */
+/**
+ * Where a server that owns this database announces itself: beside the SQLite file; for a
+ * PostgreSQL database, in ./data under a name keyed by a hash of the database's address (user,
+ * host, port, database: not the password, nor the query).
+ */
 export function serverFilePath(databaseUrl: string): string | null {
+  if (engineOf(databaseUrl) === "postgresql") {
+    const key = createHash("sha256").update(postgresIdentity(databaseUrl)).digest("hex").slice(0, 16);
+    return path.resolve("data", `postgresql-${key}.server.json`);
+  }
   const file = sqliteFilePath(databaseUrl);
   return file === ":memory:" ? null : `${file}.server.json`;
+}
+
+function postgresIdentity(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `postgresql://${decodeURIComponent(url.username)}@${url.hostname.toLowerCase()}:${url.port || "5432"}${url.pathname}`;
+}
+
+/** The database as told to a person: the SQLite file, or the PostgreSQL URL without its password. */
+export function describeDatabase(databaseUrl: string): string {
+  if (engineOf(databaseUrl) === "sqlite") return sqliteFilePath(databaseUrl);
+  const url = new URL(databaseUrl);
+  if (url.password) url.password = "***";
+  return url.toString();
 }
 
 /** The URL a local client reaches a server on, for the address it listens on. */
@@ -19,6 +43,7 @@ export function announceServer(databaseUrl: string, url: string, token?: string)
   const file = serverFilePath(databaseUrl);
   if (!file) return;
   const announcement: ServerAnnouncement = { url, pid: process.pid, startedAt: new Date().toISOString(), token };
+  mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(announcement, null, 2)}\n`, { mode: 0o600 });
   renameSync(temp, file);

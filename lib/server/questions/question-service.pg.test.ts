@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Question } from "../../protocol/question";
+import { DEFAULT_POLICY } from "../../protocol/policy";
+import { createCommandService } from "../commands/command-service";
+import { createDb, type Db } from "../db/client";
+import { DomainEvents } from "../events";
+import { createQuestionService, type QuestionService } from "./question-service";
+import { createPgDatabase, pgReachable, type TestDatabase } from "../../../tests/helpers/test-db";
+
+// Claim-once on PostgreSQL, under real concurrency (a pool of connections, not one SQLite writer).
+const PG_URL = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
+const reachable = await pgReachable(PG_URL);
+if (!reachable.ok) console.warn(`[skip] question-service.pg.test.ts: no PostgreSQL at ${PG_URL} (${reachable.reason}); set PARLEY_TEST_PG_URL`);
+
+describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
+  let testDb: TestDatabase;
+  let db: Db;
+  let questions: QuestionService;
+  const closed: Question[] = [];
+
+  beforeAll(async () => {
+    testDb = await createPgDatabase(PG_URL, "parley_qpg");
+    db = await createDb(testDb.url);
+    const events = new DomainEvents();
+    questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
+    events.on("question.closed", (q) => closed.push(q));
+    await db.chatSession.create({ data: { id: "s1", title: "t" } });
+    await db.run.create({ data: { id: "r1", sessionId: "s1", functionName: "deploy", input: "null", status: "running" } });
+  });
+
+  afterAll(async () => {
+    questions?.dispose();
+    await db?.$disconnect();
+    await testDb?.drop();
+  });
+
+  it("200 concurrent replies to one question: exactly one wins, the others get the already-answered receipt", async () => {
+    const q = await questions.create({
+      id: "q1",
+      run: { id: "r1", sessionId: "s1", functionName: "deploy", policy: DEFAULT_POLICY },
+      seq: 1,
+      digest: "d1",
+      spec: { kind: "question", prompt: "Which one?", options: [], multi: false, allowCustom: true, detail: null, timeoutMs: 60_000, replySchema: null },
+    });
+    const receipts = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => questions.reply({ id: q.id, value: `answer ${i}`, by: i % 2 ? "rest" : "socket", commandId: `c-${i}` })),
+    );
+    const winners = receipts.filter((r) => r.outcome === "answered");
+    expect(winners).toHaveLength(1);
+    expect(receipts.filter((r) => r.outcome === "already_answered")).toHaveLength(199);
+    const stored = await questions.getQuestion({ id: q.id });
+    expect(stored).toMatchObject({ status: "answered", answer: winners[0]!.question.answer });
+    for (const late of receipts.filter((r) => r.outcome === "already_answered")) expect(late.question.answer).toBe(stored.answer);
+    expect(closed.map((c) => c.id)).toEqual([q.id]);
+    expect(await db.command.count({ where: { applyState: "applied" } })).toBeGreaterThanOrEqual(1);
+  });
+});

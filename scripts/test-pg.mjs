@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Runs the store suites on PostgreSQL: each test gets a fresh database on the server named by
+// PARLEY_TEST_PG_URL (default postgresql://postgres@127.0.0.1:5432/test), dropped after it.
+// With no server answering, says so and skips (exit 0). Extra arguments go to vitest.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const url = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
+const SUITES = [
+  "lib/server/db",
+  "lib/server/questions/question-service.test.ts",
+  "lib/server/questions/question-service.pg.test.ts",
+  "lib/server/commands/command-service.test.ts",
+  "lib/server/runs",
+  "lib/server/sessions",
+];
+
+const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+try {
+  await client.connect();
+  await client.query("SELECT 1");
+} catch (err) {
+  console.log(`test:pg skipped: no PostgreSQL answers at ${url.replace(/:[^:@/]*@/, ":***@")} (${err.message || err}). Set PARLEY_TEST_PG_URL to a server where this user may CREATE DATABASE.`);
+  process.exit(0);
+} finally {
+  await client.end().catch(() => {});
+}
+
+const vitest = path.join(root, "node_modules/vitest/vitest.mjs");
+const args = process.argv.slice(2);
+const result = spawnSync(process.execPath, [vitest, "run", ...(args.some((a) => !a.startsWith("-")) ? [] : SUITES), ...args], {
+  cwd: root,
+  env: { ...process.env, PARLEY_TEST_PG_URL: url },
+  stdio: "inherit",
+});
+process.exit(result.status ?? 1);
