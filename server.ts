@@ -50,6 +50,7 @@ async function main() {
     worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS, runsPerWorker: env.PARLEY_RUNS_PER_WORKER },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
+    runLeaseMs: env.PARLEY_RUN_LEASE_MS,
     access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS },
   });
   setParley(parley);

@@ -58,10 +58,10 @@ export function machine(): string {
   return `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GB RAM`;
 }
 
-/** p50 and p99 of `xs` (ms), and their ratios to a floor's p50 and p99 when given: one printed row. */
-export function row(label: string, xs: number[], floor?: number[], unit = "ms"): string {
+/** p50 and p99 of `xs` (ms), and their ratios to a floor's p50 and p99 when given (`against` names it): one printed row. */
+export function row(label: string, xs: number[], floor?: number[], unit = "ms", against = "the floor"): string {
   const [p50, p99] = [percentile(xs, 50), percentile(xs, 99)];
-  const ratio = floor ? `   ×${fmt(p50 / percentile(floor, 50), 1)} / ×${fmt(p99 / percentile(floor, 99), 1)} the floor` : "";
+  const ratio = floor ? `   ×${fmt(p50 / percentile(floor, 50), 1)} / ×${fmt(p99 / percentile(floor, 99), 1)} ${against}` : "";
   return `  ${label.padEnd(56)} p50 ${fmt(p50, 2).padStart(8)} ${unit}   p99 ${fmt(p99, 2).padStart(8)} ${unit}${ratio}`;
 }
 

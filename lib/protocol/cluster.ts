@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IdSchema } from "./commands";
+import { QuestionSchema } from "./question";
 
 /** A node's id: fixed for the life of one server process. */
 export const NodeIdSchema = z.string().min(1).max(100);
@@ -9,8 +10,12 @@ export const NodeIdSchema = z.string().min(1).max(100);
  * Redis adapter). `to` names the one node it is for; the others drop it.
  */
 export const ClusterMessageSchema = z.discriminatedUnion("type", [
-  /** A question of a run this node holds was settled elsewhere: hand it to the run (or wake it). */
-  z.object({ type: z.literal("run.deliver"), to: NodeIdSchema, runId: IdSchema, questionId: IdSchema }),
+  /**
+   * A question of a run was settled on another node. To the node that holds the run's lease: hand
+   * it to the run, or wake the run. To all (`to` null, sent at once, before the sender knows who
+   * holds the run): only a node where the run is live hands it over. `question` as settled, when sent.
+   */
+  z.object({ type: z.literal("run.deliver"), to: NodeIdSchema.nullable(), runId: IdSchema, questionId: IdSchema, question: QuestionSchema.optional() }),
   /** A child run that this node's run waits on has ended elsewhere. */
   z.object({ type: z.literal("run.child_ended"), to: NodeIdSchema, runId: IdSchema, childRunId: IdSchema }),
   /** Stop a run this node holds (the caller waits for its end in the database). */

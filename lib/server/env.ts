@@ -47,6 +47,11 @@ const EnvSchema = z.object({
   /** Runs one worker process hosts at once (agent functions mostly wait); PARLEY_MAX_WORKERS × this runs hold a worker at most. */
   PARLEY_RUNS_PER_WORKER: z.coerce.number().int().min(1).max(256).default(DEFAULT_RUNS_PER_WORKER),
   PARLEY_PARK_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
+  /**
+   * Several nodes on one PostgreSQL database: how long a node's hold on a run it executes lasts
+   * unless renewed (a dead node's runs are taken over after it). Ignored on SQLite (one node).
+   */
+  PARLEY_RUN_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
   /** SQLite's `synchronous`: FULL survives a power loss; NORMAL only a crash of the process, for fewer fsyncs. */
   PARLEY_DB_SYNC: z
     .string()

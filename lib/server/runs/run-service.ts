@@ -142,7 +142,10 @@ export function createRunService(deps: RunServiceDeps) {
     const supervisor = live.get(question.runId);
     if (supervisor) supervisor.deliverQuestion(question);
     else if (question.status !== "cancelled" && question.status !== "expired") {
-      activate(question.runId, undefined, (to) => ({ type: "run.deliver", to, runId: question.runId, questionId: question.id }));
+      const deliver = { type: "run.deliver", runId: question.runId, questionId: question.id, question } as const;
+      // Another node may execute it: told at once. If it is parked, the lease lets this node (or the one it raced) wake it.
+      if (leases.enabled) deps.cluster?.publish({ ...deliver, to: null });
+      activate(question.runId, undefined, (to) => ({ ...deliver, to }));
     }
   }
 
@@ -202,8 +205,9 @@ export function createRunService(deps: RunServiceDeps) {
     switch (message.type) {
       case "run.deliver": {
         const supervisor = live.get(message.runId);
-        // Not live here any more (it parked meanwhile): taking it wakes it, unless a third node has it now.
-        if (!supervisor) return activate(message.runId);
+        // Not live here: said to all, it is not this node's; said to this node, the run parked meanwhile, and taking it wakes it.
+        if (!supervisor) return message.to === null ? undefined : activate(message.runId);
+        if (message.question) return supervisor.deliverQuestion(message.question);
         questions.getQuestion({ id: message.questionId }).then((q) => supervisor.deliverQuestion(q), failed);
         return;
       }
