@@ -79,6 +79,13 @@ async function openLocal(databaseUrl: string): Promise<Local> {
   const file = engineOf(databaseUrl) === "sqlite" ? sqliteFilePath(databaseUrl) : null;
   if (file && !existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
   const db = await createDb(databaseUrl);
+  if (!file) {
+    const [row] = await db.$queryRawUnsafe<Array<{ migrated: boolean }>>(`SELECT to_regclass('"ChatSession"') IS NOT NULL AS migrated`);
+    if (!row?.migrated) {
+      await db.$disconnect();
+      throw new AppError("unavailable", `No Parley tables in ${describeDatabase(databaseUrl)}. Start the server once (it migrates the database), or pass --database.`);
+    }
+  }
   // The server's own services (the same composition), used read-only or to record commands.
   return { db, ...createDomainServices({ db }) };
 }
