@@ -64,6 +64,17 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
     await poll("the run's end", async () => (await getRun(1, runId)).status === "succeeded");
   });
 
+  it("each node reports its database, Redis and itself; exactly one keeps the expiry timers", async () => {
+    const healths = await Promise.all([0, 1].map((i) => rest(i).ok(rest(i).get<{ database: { ok: boolean; engine: string }; redis: string; node: { id: string; expiryTimers: boolean } }>("/api/health"))));
+    expect(healths.map((h) => [h.database.ok, h.database.engine, h.redis])).toEqual([
+      [true, "postgresql", "connected"],
+      [true, "postgresql", "connected"],
+    ]);
+    expect(new Set(healths.map((h) => h.node.id)).size).toBe(2);
+    expect(healths.filter((h) => h.node.expiryTimers)).toHaveLength(1);
+    for (const i of [0, 1]) expect((await fetch(`${cluster.nodes[i]!.url}/api/ready`)).status).toBe(200);
+  });
+
   it(`${RACES} reply races split across the two nodes: exactly one winner each`, async () => {
     const sessions = await Promise.all(Array.from({ length: Math.ceil(RACES / 50) }, (_, i) => newSession(i % 2)));
     const runIds: string[] = [];
@@ -141,6 +152,8 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
     const lostB = eventOn(onB, "server.status" as never, (s: { crossNode: string }) => s.crossNode === "lost", 20_000);
     await cluster.redis.stop();
     await Promise.all([lostA, lostB]);
+    // A load balancer stops sending this node new clients; the tabs it has stay.
+    expect((await fetch(`${a.url}/api/ready`)).status).toBe(503);
 
     // Node A's own tab still sees its run's question at once.
     const asked = eventOn(onA, "question.asked");
@@ -156,6 +169,7 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
     const backB = eventOn(onB, "server.status" as never, (s: { crossNode: string }) => s.crossNode === "connected", 20_000);
     await cluster.redis.start();
     await Promise.all([backA, backB]);
+    expect((await fetch(`${b.url}/api/ready`)).status).toBe(200);
     // Cross-node updates flow again.
     const askedOnB = eventOn(onB, "question.asked", () => true, 20_000);
     await startRun(0, sessionId, "test.ask", { prompt: "After the outage?" });

@@ -20,6 +20,8 @@ export const HealthSchema = PublicHealthSchema.extend({
   database: DatabaseHealthSchema,
   /** Redis: `single` without REDIS_URL, `connected`, or `lost`. */
   redis: CrossNodeStatusSchema,
+  /** This node: its id (new at each start), the runs it holds leases on (null: one node, no leases), whether it keeps the expiry timers. */
+  node: z.object({ id: z.string(), leasedRuns: z.number().int().nonnegative().nullable(), expiryTimers: z.boolean() }),
 }).loose();
 export type Health = z.infer<typeof HealthSchema>;
 

@@ -17,6 +17,7 @@ import { coalescePerKey } from "./coalesce";
 import { createClusterLink, type ClusterLink } from "./cluster/cluster-link";
 import { createNodeLease } from "./cluster/node-lease";
 import { createRunLeases } from "./cluster/run-leases";
+import { engineOf } from "./db/engine";
 import { createPermissionService } from "./permissions/permission-service";
 import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
@@ -60,7 +61,6 @@ export interface ParleyOptions {
 }
 
 export const DEFAULT_RUN_LEASE_MS = 15_000;
-const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 
 export interface ParleyConfig extends ParleyOptions {
   databaseUrl: string;
@@ -89,7 +89,7 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
   const metrics = createMetrics({ processMetrics: true });
   const db = await createDb(databaseUrl, { ...database, observer: metrics });
   // On PostgreSQL several nodes may share the database: runs are leased. A SQLite file has one node.
-  const runLeaseMs = isPostgresUrl(databaseUrl) ? (options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS) : 0;
+  const runLeaseMs = engineOf(databaseUrl) === "postgresql" ? (options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS) : 0;
   return createParley({ db, pool: new WorkerPool(worker), functions, tools, metrics }, { ...options, projectRules, runLeaseMs });
 }
 
@@ -181,6 +181,9 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     recovered: { ...recovered, inbox: applied },
     resume,
     applyInbox,
+
+    /** This node among several: its id, how many runs it holds leases on, and whether it keeps the expiry timers (a node alone always does). */
+    node: () => ({ id: cluster.nodeId, leasedRuns: leases?.held() ?? null, expiryTimers: expiryTimers ? expiryTimers.holding() : true }),
 
     listFunctions(): AgentFunctionInfo[] {
       return functions.map(({ name, description }) => ({ name, description }));

@@ -1,12 +1,13 @@
 import type { CrossNodeStatus } from "../protocol/cluster";
 import type { DatabaseEngine, DatabaseHealth } from "../protocol/health";
+import { POSTGRES_URL } from "./db/engine";
 
 /** How long `/api/health` and `/api/ready` wait for the database before calling it down. */
 export const DATABASE_CHECK_TIMEOUT_MS = 1_500;
 
 /** The engine a DATABASE_URL names: `file:` is SQLite, `postgres(ql)://` PostgreSQL. */
 export function databaseEngine(url: string | undefined = process.env.DATABASE_URL): DatabaseEngine {
-  return url && /^postgres(ql)?:\/\//i.test(url) ? "postgresql" : "sqlite";
+  return url && POSTGRES_URL.test(url) ? "postgresql" : "sqlite";
 }
 
 /** Anything that runs a raw query (the Prisma client of either engine). */

@@ -27,5 +27,6 @@ export const GET = publicJsonRoute(async ({ req, parley, caller }) => {
     database,
     // single (no REDIS_URL), connected, or lost: this node does not hear the others.
     redis: parley.cluster.status(),
+    node: parley.node(),
   };
 });
