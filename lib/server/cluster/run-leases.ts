@@ -138,8 +138,8 @@ export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOpti
         where: {
           status: { in: ACTIVE },
           OR: [
-            // Its node stopped renewing.
-            { leaseOwner: { not: null, notIn: [nodeId] }, leaseUntil: { lt: now } },
+            // Its node stopped renewing (this node too, when the run is not live here: the caller skips live ones).
+            { leaseOwner: { not: null }, leaseUntil: { lt: now } },
             // Inserted or woken, then its node died before it took the run.
             { leaseOwner: null, status: "running", updatedAt: { lt: stale } },
             // Answered while parked, and the answering node died before it woke the run.

@@ -150,6 +150,18 @@ describe("two nodes on one database", () => {
     expect(b.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(0);
   });
 
+  it("a node woken for a run that has ended holds no lease on it afterwards", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    worker.say({ type: "run.finished", runId: run.id, status: "succeeded", result: 1 });
+    await until(async () => (await a.parley.runs.getRun({ id: run.id })).status === "succeeded");
+    expect(a.parley.node().leasedRuns).toBe(0);
+    b.parley.runs.activate(run.id);
+    await until(() => b.parley.runs.liveCount() === 0);
+    await until(async () => (await b.parley.db.run.findUnique({ where: { id: run.id } }))?.leaseOwner === null);
+    expect(b.parley.node().leasedRuns).toBe(0);
+  });
+
   it("one node keeps the expiry timers: a question asked on the other expires once, and the timers move when that node goes", async () => {
     const [a, b] = nodes as [Node, Node];
     const closed: Question[] = [];

@@ -265,6 +265,8 @@ export class RunSupervisor {
     const run = fresh ?? (await this.ctx.store.find(this.runId));
     if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
       this.ctx.pool.release(worker);
+      // It ended before this node took it: nothing to hold.
+      if (!fresh) await this.letGo();
       return this.end({ how: "finished", status: (run?.status as FinalRunStatus | undefined) ?? "cancelled", byStop: false });
     }
     this.run = run;
