@@ -76,8 +76,9 @@ async function ask(node: Node, worker: FakeWorker, runId: string, { seq = 0, tim
   const questionId = randomUUID();
   const spec = QuestionSpecSchema.parse({ kind: "question", prompt: `Question ${seq}?`, timeoutMs });
   worker.say({ type: "question.ask", runId, seq, digest: `d${seq}`, questionId, spec });
+  const stored = await until(() => node.parley.questions.getQuestion({ id: questionId }).catch(() => null));
   await until(() => node.parley.runs.liveStates()[runId] === "waiting");
-  return node.parley.questions.getQuestion({ id: questionId });
+  return stored;
 }
 
 describe("two nodes on one database", () => {
@@ -89,9 +90,9 @@ describe("two nodes on one database", () => {
     expect(receipt.outcome).toBe("answered");
     const settled = await until(() => worker.sentOf("question.settled").find((m) => m.questionId === q.id));
     expect(settled.value).toBe("yes");
-    // Node B never executed it.
+    // Node B never executed it: its attempt to wake the run found it held by node A.
+    await until(() => b.parley.runs.liveCount() === 0);
     expect(b.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(0);
-    expect(b.parley.runs.liveCount()).toBe(0);
   });
 
   it("a parked run answered on the other node is replayed there", async () => {
