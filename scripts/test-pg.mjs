@@ -13,7 +13,9 @@ const SUITES = [
   "lib/server/db",
   "lib/server/questions/question-service.test.ts",
   "lib/server/questions/question-service.pg.test.ts",
+  "lib/server/questions/approvals.test.ts",
   "lib/server/commands/command-service.test.ts",
+  "lib/server/commands/inbox.test.ts",
   "lib/server/runs",
   "lib/server/sessions",
 ];

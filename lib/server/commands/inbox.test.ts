@@ -1,30 +1,25 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReceipt, commandPayload, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import { createDb, type Db } from "../db/client";
-import { migrateSqlite } from "../db/migrate";
+import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { createCommandService, type CommandService } from "./command-service";
 import { createInbox, isPermanent } from "./inbox";
 
-let dir: string;
+let testDb: TestDatabase;
 let db: Db;
 let commands: CommandService;
 const quiet = { error: () => {} };
 
 beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "parley-inbox-"));
-  const url = `file:${path.join(dir, "i.db")}`;
-  migrateSqlite(url, path.resolve("prisma/migrations"));
-  db = await createDb(url);
+  testDb = await createTestDatabase("parley_inbox");
+  db = await createDb(testDb.url);
   commands = createCommandService({ db });
 });
 
 afterEach(async () => {
   await db.$disconnect();
-  rmSync(dir, { recursive: true, force: true });
+  await testDb.drop();
 });
 
 /** Questions whose replies count their effects; `failFirst` throws that error on the first call. */

@@ -1,21 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalSpec, PermissionDecision, PermissionRule, PermissionRuleInput } from "../../protocol/permissions";
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
 import { createCommandService } from "../commands/command-service";
 import { createDb, type Db, type Tx } from "../db/client";
-import { migrateSqlite } from "../db/migrate";
+import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { DomainEvents } from "../events";
 import type { ApprovalJudge } from "./approvals";
 import { createQuestionService, type QuestionService } from "./question-service";
 
 /** Approvals are questions: decided by rules when they are asked, answered once/always/reject, "always" settling what it covers. */
 
-let dir: string;
+let testDb: TestDatabase;
 let db: Db;
 let events: DomainEvents;
 let questions: QuestionService;
@@ -62,10 +59,8 @@ function ask(spec: ApprovalSpec, { canAsk = true, runId = "r1" } = {}) {
 }
 
 beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "parley-approvals-"));
-  const url = `file:${path.join(dir, "a.db")}`;
-  migrateSqlite(url, path.resolve("prisma/migrations"));
-  db = await createDb(url);
+  testDb = await createTestDatabase("parley_approvals");
+  db = await createDb(testDb.url);
   events = new DomainEvents();
   questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
   questions.judgeApprovalsWith(judge);
@@ -86,7 +81,7 @@ beforeEach(async () => {
 afterEach(async () => {
   questions.dispose();
   await db.$disconnect();
-  rmSync(dir, { recursive: true, force: true });
+  await testDb.drop();
 });
 
 describe("an approval when it is asked", () => {
