@@ -15,8 +15,10 @@ RUN npm run build
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 PRISMA_HIDE_UPDATE_MESSAGE=1 HOST=0.0.0.0 PORT=3000
-# node_modules keeps the Prisma CLI: the compose file's `migrate` service runs `npm run prisma -- migrate deploy` from this image.
+# The server migrates its database at start; node_modules keeps the Prisma CLI for `npm run prisma -- migrate status`.
 COPY --from=build /app /app
+# Where a node announces itself to the CLI (data/<hash>.server.json).
+RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
