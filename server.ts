@@ -45,7 +45,7 @@ async function main() {
     tools: toolCatalogue,
     permissionsFile: env.PARLEY_PERMISSIONS_FILE,
     databaseUrl: env.DATABASE_URL,
-    database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS },
+    database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS, poolSize: env.PARLEY_DB_POOL },
     migrationsDir: path.join(root, "prisma/migrations"),
     worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS, runsPerWorker: env.PARLEY_RUNS_PER_WORKER },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,

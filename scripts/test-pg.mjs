@@ -18,6 +18,7 @@ const SUITES = [
   "lib/server/commands/inbox.test.ts",
   "lib/server/runs",
   "lib/server/sessions",
+  "lib/server/cluster",
 ];
 
 const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });

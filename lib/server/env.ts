@@ -58,6 +58,8 @@ const EnvSchema = z.object({
     .default("FULL")
     .transform((s) => s.toUpperCase())
     .pipe(z.enum(["FULL", "NORMAL"], "must be FULL or NORMAL")),
+  /** PostgreSQL: connections each node keeps in its pool. */
+  PARLEY_DB_POOL: z.coerce.number().int().min(1).max(200).default(10),
   /** Longest a database statement waits for a lock held by another process before the request fails with 503 database_busy. */
   PARLEY_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */

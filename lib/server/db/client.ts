@@ -22,7 +22,7 @@ export interface DbOptions {
   busyTimeoutMs?: number;
   /** Counts statements and transactions (the server's metrics). */
   observer?: StatementObserver;
-  /** PostgreSQL: connections in the pool (default PARLEY_DB_POOL, else 10). */
+  /** PostgreSQL: connections in the pool (the server passes PARLEY_DB_POOL; 10 by default). */
   poolSize?: number;
 }
 
@@ -45,7 +45,7 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
 }
 
 async function createPostgresDb(connectionString: string, { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, poolSize, observer }: DbOptions): Promise<Db> {
-  const max = poolSize ?? (Number(process.env.PARLEY_DB_POOL) || DEFAULT_POOL_SIZE);
+  const max = poolSize ?? DEFAULT_POOL_SIZE;
   const driver = new PrismaPg({ connectionString, max });
   const client = new PgPrismaClient({
     // The lock-aware adapter is SQLite's; here only the statements are counted.
