@@ -13,8 +13,8 @@
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { api, fmt, health, machine, row, until, withServer, type ServerProcess } from "./bench-kit";
-import { others, TabLog, type Tab } from "./bench-kit-tabs";
+import { api, fmt, health, machine, row, withServer, type ServerProcess } from "./bench-kit";
+import { questionLoopLog, sampleQuestionLoop, type Tab } from "./bench-kit-tabs";
 import { openTab } from "../tests/helpers/remote";
 import { clusterPrerequisites, startCluster } from "../tests/helpers/cluster";
 
@@ -36,27 +36,11 @@ async function loop(servers: ServerProcess[], parked: boolean): Promise<Figures>
     if (!joined.ok) throw new Error("session.join failed");
     tabs.push(tab);
   }
-  const log = new TabLog(tabs, {
-    "question.asked": (q: { runId: string }) => `asked:${q.runId}`,
-    "question.replied": (q: { id: string }) => `replied:${q.id}`,
-    "message.created": (m: { runId: string | null; text: string }) => (m.runId && m.text.startsWith("You answered") ? `line:${m.runId}` : undefined),
-    "run.updated": (r: { id: string; status: string }) => `run:${r.id}:${r.status}`,
-  });
+  const log = questionLoopLog(tabs);
   const f: Figures = { retraction: [], nextLine: [], card: [] };
   try {
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
-      const started = performance.now();
-      const run = await api<{ id: string }>(home, `/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: `Question ${i}?`, options: ["ok"] } });
-      const card = (await log.all(`asked:${run.id}`)) - started;
-      const question = log.payloads.get(`asked:${run.id}`) as { id: string };
-      if (parked) await until(async () => (await health(home)).liveRuns === 0, 60_000, 5);
-      const sent = performance.now();
-      const ack = (await tabs[0]!.emitWithAck("question.reply", { id: question.id, value: "ok" })) as { ok: boolean };
-      if (!ack.ok) throw new Error(`reply refused: ${JSON.stringify(ack)}`);
-      const retraction = (await log.all(`replied:${question.id}`, others(TABS))) - sent;
-      const nextLine = (await log.all(`line:${run.id}`)) - sent;
-      await log.all(`run:${run.id}:succeeded`, [0]);
-      await new Promise((r) => setTimeout(r, 20));
+      const { card, retraction, nextLine } = await sampleQuestionLoop({ home, sessionId: session.id, tabs, log, i, parked, liveRuns: async () => (await health(home)).liveRuns });
       if (i >= WARMUP) {
         f.card.push(card);
         f.retraction.push(retraction);
@@ -93,23 +77,25 @@ const sqlite = { live: await withServer(LIVE, (s) => loop([s], false)), parked: 
 const pg = { live: await onPostgres(1, LIVE, false), parked: await onPostgres(1, PARKED, true) };
 const two = { live: await onPostgres(2, LIVE, false), parked: await onPostgres(2, PARKED, true) };
 
-console.log("\n PostgreSQL against SQLite, one node (ratios: PostgreSQL ÷ SQLite)");
-console.log(row("SQLite: reply → retraction seen by the 9 other tabs", sqlite.live.retraction));
-console.log(row("PostgreSQL: reply → retraction", pg.live.retraction, sqlite.live.retraction, "ms", "SQLite"));
-console.log(row("SQLite: reply → next line in all tabs, live worker", sqlite.live.nextLine));
-console.log(row("PostgreSQL: reply → next line, live worker", pg.live.nextLine, sqlite.live.nextLine, "ms", "SQLite"));
-console.log(row("SQLite: reply → next line, parked run (replay)", sqlite.parked.nextLine));
-console.log(row("PostgreSQL: reply → next line, parked run", pg.parked.nextLine, sqlite.parked.nextLine, "ms", "SQLite"));
-console.log(row("SQLite: run start → card in all tabs", sqlite.live.card));
-console.log(row("PostgreSQL: run start → card in all tabs", pg.live.card, sqlite.live.card, "ms", "SQLite"));
+/** Rows of `figures` beside `base`'s, each named by a set-up. */
+function compare(title: string, [baseName, base]: [string, typeof sqlite], [name, figures]: [string, typeof sqlite], notes: Record<string, string> = {}) {
+  console.log(`\n ${title}`);
+  const rows: Array<[string, (f: typeof sqlite) => number[]]> = [
+    ["reply → retraction seen by the 9 other tabs", (f) => f.live.retraction],
+    ["reply → next line in all tabs, live worker", (f) => f.live.nextLine],
+    ["reply → next line, parked run (replay)", (f) => f.parked.nextLine],
+    ["run start → card in all tabs", (f) => f.live.card],
+  ];
+  for (const [label, pick] of rows) {
+    console.log(row(`${baseName}: ${label}`, pick(base)));
+    console.log(row(`${name}: ${notes[label] ?? label}`, pick(figures), pick(base), "ms", baseName));
+  }
+}
 
-console.log("\n Two nodes and Redis against one node, PostgreSQL (ratios: two nodes ÷ one node); every answer is given on the other node");
-console.log(row("one node: reply → retraction seen by the 9 other tabs", pg.live.retraction));
-console.log(row("two nodes: reply → retraction (5 tabs on each node)", two.live.retraction, pg.live.retraction, "ms", "one node"));
-console.log(row("one node: reply → next line in all tabs, live worker", pg.live.nextLine));
-console.log(row("two nodes: reply → next line, live worker on the other node", two.live.nextLine, pg.live.nextLine, "ms", "one node"));
-console.log(row("one node: reply → next line, parked run", pg.parked.nextLine));
-console.log(row("two nodes: reply → next line, parked run (replayed where answered)", two.parked.nextLine, pg.parked.nextLine, "ms", "one node"));
-console.log(row("one node: run start → card in all tabs", pg.live.card));
-console.log(row("two nodes: run start → card in all tabs", two.live.card, pg.live.card, "ms", "one node"));
+compare("PostgreSQL against SQLite, one node (ratios: PostgreSQL ÷ SQLite)", ["SQLite", sqlite], ["PostgreSQL", pg]);
+compare("Two nodes and Redis against one node, PostgreSQL (ratios: two nodes ÷ one node); every answer is given on the other node", ["one node", pg], ["two nodes", two], {
+  "reply → retraction seen by the 9 other tabs": "reply → retraction (tabs on both nodes)",
+  "reply → next line in all tabs, live worker": "reply → next line, worker on the other node",
+  "reply → next line, parked run (replay)": "reply → next line, parked run replayed where answered",
+});
 console.log(`  (ratios are p50 ÷ p50 / p99 ÷ p99 of the set-up named, measured in this run; load average at the end ${fmt(loadavg()[0]!)})`);

@@ -3,7 +3,7 @@ import { fork } from "node:child_process";
 import path from "node:path";
 import { io, type Socket } from "socket.io-client";
 import { openTab, type Tab } from "../tests/helpers/remote";
-import { scratchDir, type ServerProcess } from "./bench-kit";
+import { api, scratchDir, until, type ServerProcess } from "./bench-kit";
 
 export type { Tab };
 
@@ -119,4 +119,46 @@ export async function floorRelay(n: number) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What one run of `test.ask` shows the tabs: its card, the retraction of its answer in the others, and its next line. */
+export type LoopSample = { card: number; retraction: number; nextLine: number };
+
+/** Logs the events of the question loop, keyed by run or question. */
+export const questionLoopLog = (tabs: Tab[]) =>
+  new TabLog(tabs, {
+    "question.asked": (q: { runId: string }) => `asked:${q.runId}`,
+    "question.replied": (q: { id: string }) => `replied:${q.id}`,
+    "message.created": (m: { runId: string | null; text: string }) => (m.runId && m.text.startsWith("You answered") ? `line:${m.runId}` : undefined),
+    "run.updated": (r: { id: string; status: string }) => `run:${r.id}:${r.status}`,
+  });
+
+/**
+ * One sample of the question loop: a run of `test.ask` started over REST on `home`, its card seen
+ * in every tab, (`parked`: once the run has let go of its worker) answered from tab 0 over the socket.
+ */
+export async function sampleQuestionLoop({ home, sessionId, tabs, log, i, parked, liveRuns }: {
+  home: ServerProcess;
+  sessionId: string;
+  tabs: Tab[];
+  log: TabLog;
+  i: number;
+  parked: boolean;
+  /** The runs live on `home` (its /api/health): 0 once the run parked. */
+  liveRuns: () => Promise<number>;
+}): Promise<LoopSample> {
+  const started = performance.now();
+  const run = await api<{ id: string }>(home, `/api/sessions/${sessionId}/runs`, { function: "test.ask", input: { prompt: `Question ${i}?`, options: ["ok"] } });
+  const card = (await log.all(`asked:${run.id}`)) - started;
+  const question = log.payloads.get(`asked:${run.id}`) as { id: string };
+  if (parked) await until(async () => (await liveRuns()) === 0, 60_000, 5);
+  const sent = performance.now();
+  const ack = (await tabs[0]!.emitWithAck("question.reply", { id: question.id, value: "ok" })) as { ok: boolean };
+  if (!ack.ok) throw new Error(`reply refused: ${JSON.stringify(ack)}`);
+  const retraction = (await log.all(`replied:${question.id}`, others(tabs.length))) - sent;
+  const nextLine = (await log.all(`line:${run.id}`)) - sent;
+  await log.all(`run:${run.id}:succeeded`, [0]);
+  // Let the worker go back to the pool, so the next start meets a warm one.
+  await new Promise((r) => setTimeout(r, 20));
+  return { card, retraction, nextLine };
 }

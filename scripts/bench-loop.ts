@@ -13,8 +13,8 @@
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { api, appSynchronous, fmt, health, machine, row, until, withServer, type ServerProcess } from "./bench-kit";
-import { floorRelay, openTabs, others, TabLog } from "./bench-kit-tabs";
+import { api, appSynchronous, fmt, health, machine, row, withServer, type ServerProcess } from "./bench-kit";
+import { floorRelay, openTabs, questionLoopLog, sampleQuestionLoop } from "./bench-kit-tabs";
 
 const { values } = parseArgs({ options: { samples: { type: "string", default: "200" }, tabs: { type: "string", default: "10" } } });
 const SAMPLES = Number(values.samples);
@@ -26,32 +26,13 @@ type Figures = { floor: number[]; retraction: number[]; nextLine: number[]; card
 async function loop(server: ServerProcess, parked: boolean): Promise<Figures> {
   const session = await api<{ id: string }>(server, "/api/sessions", { title: "bench" });
   const tabs = await openTabs(server, session.id, TABS);
-  const log = new TabLog(tabs, {
-    "question.asked": (q: { runId: string }) => `asked:${q.runId}`,
-    "question.replied": (q: { id: string }) => `replied:${q.id}`,
-    "message.created": (m: { runId: string | null; text: string }) => (m.runId && m.text.startsWith("You answered") ? `line:${m.runId}` : undefined),
-    "run.updated": (r: { id: string; status: string }) => `run:${r.id}:${r.status}`,
-  });
+  const log = questionLoopLog(tabs);
   const floor = await floorRelay(TABS);
   const f: Figures = { floor: [], retraction: [], nextLine: [], card: [] };
   try {
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
       const floorMs = await floor.sample();
-
-      const started = performance.now();
-      const run = await api<{ id: string }>(server, `/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: `Question ${i}?`, options: ["ok"] } });
-      const card = (await log.all(`asked:${run.id}`)) - started;
-      const question = log.payloads.get(`asked:${run.id}`) as { id: string };
-      if (parked) await until(async () => (await health(server)).liveRuns === 0, 60_000, 5);
-
-      const sent = performance.now();
-      const ack = (await tabs[0]!.emitWithAck("question.reply", { id: question.id, value: "ok" })) as { ok: boolean };
-      if (!ack.ok) throw new Error(`reply refused: ${JSON.stringify(ack)}`);
-      const retraction = (await log.all(`replied:${question.id}`, others(TABS))) - sent;
-      const nextLine = (await log.all(`line:${run.id}`)) - sent;
-      await log.all(`run:${run.id}:succeeded`, [0]);
-      // Let the worker go back to the pool, so the next start meets a warm one.
-      await new Promise((r) => setTimeout(r, 20));
+      const { card, retraction, nextLine } = await sampleQuestionLoop({ home: server, sessionId: session.id, tabs, log, i, parked, liveRuns: async () => (await health(server)).liveRuns });
       if (i >= WARMUP) {
         f.floor.push(floorMs);
         f.card.push(card);

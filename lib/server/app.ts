@@ -311,6 +311,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       await inbox.stop();
       runs.detachAll();
       questions.dispose();
+      publishSoon.stop();
       await expiryTimers?.stop();
       await pool.shutdown();
       await runs.handOver();

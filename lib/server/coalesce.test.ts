@@ -49,4 +49,14 @@ describe("coalescePerKey", () => {
     expect(errors).toEqual(["a: boom"]);
     expect(calls).toBe(2);
   });
+
+  it("once stopped, runs nothing asked for before or after (the database is closing)", async () => {
+    const ran: string[] = [];
+    const ask = coalescePerKey(async (key) => void ran.push(key), () => {});
+    ask("a");
+    ask.stop();
+    ask("b");
+    for (let i = 0; i < 3; i++) await tick();
+    expect(ran).toEqual([]);
+  });
 });

@@ -4,13 +4,15 @@
  * For announcements that read the latest state (a session's pending count), where a burst of
  * changes needs one read, not one per change.
  */
-export function coalescePerKey(work: (key: string) => Promise<void>, onError: (key: string, err: unknown) => void): (key: string) => void {
+export function coalescePerKey(work: (key: string) => Promise<void>, onError: (key: string, err: unknown) => void): ((key: string) => void) & { stop(): void } {
+  let stopped = false;
   const scheduled = new Set<string>();
   const running = new Set<string>();
   const again = new Set<string>();
 
   const start = (key: string) => {
     scheduled.delete(key);
+    if (stopped) return;
     running.add(key);
     work(key)
       .catch((err) => onError(key, err))
@@ -21,7 +23,7 @@ export function coalescePerKey(work: (key: string) => Promise<void>, onError: (k
   };
 
   function ask(key: string): void {
-    if (scheduled.has(key)) return;
+    if (stopped || scheduled.has(key)) return;
     if (running.has(key)) {
       again.add(key);
       return;
@@ -29,5 +31,6 @@ export function coalescePerKey(work: (key: string) => Promise<void>, onError: (k
     scheduled.add(key);
     setImmediate(() => start(key));
   }
-  return ask;
+  /** Nothing asked for starts any more (shutdown: the work's resources are going). */
+  return Object.assign(ask, { stop: () => void (stopped = true) });
 }

@@ -181,16 +181,17 @@ export function createRunService(deps: RunServiceDeps) {
    * lapses and this node takes the run and stops it itself.
    */
   async function stopElsewhere(id: string, owner: string, reason: string): Promise<{ run: Run; outcome: Exclude<StopOutcome, "queued"> }> {
-    const deadline = clock.now() + leaseMs + (deps.stopGraceMs ?? 3_000) + 5_000;
+    // Wall time: this waits on another process, whatever clock the run's timers use.
+    const deadline = Date.now() + leaseMs + (deps.stopGraceMs ?? 3_000) + 5_000;
     let told = -Infinity;
-    while (clock.now() < deadline && !closed) {
+    while (Date.now() < deadline && !closed) {
       const run = await store.get(id);
       if (!ACTIVE_RUN_STATUSES.includes(run.status)) return { run, outcome: run.status === "cancelled" ? "stopped" : "finished_first" };
-      if (clock.now() - told >= 1_000) {
+      if (Date.now() - told >= 1_000) {
         const took = await leases.take(id);
         if (took.ok) return stopNow(id, reason);
         deps.cluster?.publish({ type: "run.stop", to: took.owner, runId: id, reason });
-        told = clock.now();
+        told = Date.now();
       }
       await new Promise((r) => setTimeout(r, 50));
     }
