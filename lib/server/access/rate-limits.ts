@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { RateBucket } from "../../protocol/routes";
 import { AppError } from "../../protocol/errors";
 
@@ -15,12 +15,20 @@ export const DEFAULT_RATE_LIMITS: Record<LimitedAction, { points: number; second
   handshakes: { points: 60, seconds: 10 },
 };
 
-/** Per-client limits on replies, runs, messages, sessions, sign-ins and socket handshakes (in memory; Redis can back them later). */
+/** A Redis connection rate-limiter-flexible can count in (ioredis). */
+export type RateLimitStore = ConstructorParameters<typeof RateLimiterRedis>[0]["storeClient"];
+
+/**
+ * Per-client limits on replies, runs, messages, sessions, sign-ins and socket handshakes: in
+ * memory, or (several nodes) in Redis, so a client has one allowance whichever node it reaches.
+ */
 export function createRateLimits(settings: RateLimitSettings = {}) {
   const off = settings === "off";
-  const limiters = new Map<LimitedAction, RateLimiterMemory>();
+  const sizes = new Map<LimitedAction, { points: number; duration: number }>();
+  const limiters = new Map<LimitedAction, RateLimiterAbstract>();
   for (const [action, fallback] of Object.entries(DEFAULT_RATE_LIMITS) as [LimitedAction, { points: number; seconds: number }][]) {
     const { points, seconds } = (off ? undefined : settings[action]) ?? fallback;
+    sizes.set(action, { points, duration: seconds });
     limiters.set(action, new RateLimiterMemory({ keyPrefix: action, points, duration: seconds }));
   }
 
@@ -34,6 +42,18 @@ export function createRateLimits(settings: RateLimitSettings = {}) {
         if (!(res instanceof RateLimiterRes)) throw res;
         const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
         throw new AppError("rate_limited", `Too many requests (${action}); try again in ${retryAfterSeconds} s.`, { details: { retryAfterSeconds } });
+      }
+    },
+
+    /**
+     * Several nodes: counts go to Redis under `prefix`. While Redis is not ready each node counts
+     * alone, in memory (the limiter's insurance), and a request is never refused for Redis's sake.
+     */
+    shareThrough(store: RateLimitStore, prefix = "parley:rl"): void {
+      if (off) return;
+      for (const [action, { points, duration }] of sizes) {
+        const insuranceLimiter = limiters.get(action) instanceof RateLimiterMemory ? limiters.get(action) : new RateLimiterMemory({ keyPrefix: action, points, duration });
+        limiters.set(action, new RateLimiterRedis({ storeClient: store, keyPrefix: `${prefix}:${action}`, points, duration, rejectIfRedisNotReady: true, insuranceLimiter }));
       }
     },
   };

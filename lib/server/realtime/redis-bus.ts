@@ -90,6 +90,9 @@ export function createRedisBus({ url, key = "parley", log = console }: RedisBusO
   return {
     /** For `io.adapter(...)`. */
     adapter,
+    /** A connection for plain commands (shared rate limits), under this prefix; it fails at once, without queueing, while Redis is away. */
+    commands: pub,
+    key,
     status: (): RedisBusStatus => status,
     onStatus(listener: (status: RedisBusStatus) => void): () => void {
       listeners.add(listener);

@@ -68,6 +68,8 @@ function command<T>(args: unknown[], work: (payload: unknown) => Promise<T>): vo
 export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins, revocationCheckMs = 10_000, redis }: RealtimeOptions) {
   const { authenticator, visibility, rateLimits, apiTokens } = parley.access;
   const bus: RedisBus | null = redis ? createRedisBus(redis) : null;
+  // Several nodes: one allowance per client whichever node it reaches.
+  if (bus) rateLimits.shareThrough(bus.commands, `${bus.key}:rl`);
   const io = new Server<ClientToServerEvents, ServerToClientEvents, ServerSideEvents, SocketData>(httpServer, {
     path: SOCKET_PATH,
     serveClient: false,
