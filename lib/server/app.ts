@@ -103,6 +103,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const { events, commands, sessions, questions } = createDomainServices({ db, clock, metrics });
   const leaseMs = config.runLeaseMs ?? 0;
   const leases = leaseMs > 0 ? createRunLeases(db, { nodeId: cluster.nodeId, leaseMs, clock }) : undefined;
+  if (leases) metrics.watchLeases(leases.held);
+  cluster.on((m) => metrics.clusterMessage(m.type));
   const runs = createRunService({
     leases,
     cluster,

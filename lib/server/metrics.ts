@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Registry, Summary } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry, Summary } from "prom-client";
 
 /** The stretches of the question loop timed on the server (seconds, in `parley_phase_seconds`). */
 export type Phase =
@@ -42,6 +42,17 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
     registers: [registry],
   });
   const parked = new Counter({ name: "parley_runs_parked_total", help: "Runs that let go of their worker to wait for an answer.", registers: [registry] });
+  const takeovers = new Counter({ name: "parley_runs_taken_over_total", help: "Runs this node woke because no live node executed them (their node's lease lapsed, or it died after waking them); the lease decides which node wins.", registers: [registry] });
+  const clusterIn = new Counter({ name: "parley_cluster_messages_total", help: "Messages this node received from other nodes, by type.", labelNames: ["type"] as const, registers: [registry] });
+  let leasesHeld: () => number = () => 0;
+  new Gauge({
+    name: "parley_run_leases_held",
+    help: "Runs this node holds a lease on (executes), several nodes on one database.",
+    registers: [registry],
+    collect() {
+      this.set(leasesHeld());
+    },
+  });
   const series = {
     read: { prisma: queries.labels("read", "prisma"), direct: queries.labels("read", "direct") },
     write: { prisma: queries.labels("write", "prisma"), direct: queries.labels("write", "direct") },
@@ -57,6 +68,16 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
     },
     runParked(): void {
       parked.inc();
+    },
+    runTakenOver(): void {
+      takeovers.inc();
+    },
+    clusterMessage(type: string): void {
+      clusterIn.inc({ type });
+    },
+    /** Where the lease gauge reads from. */
+    watchLeases(held: () => number): void {
+      leasesHeld = held;
     },
     /** Starts timing `phase`; the returned function ends it. */
     time(phase: Phase): () => void {

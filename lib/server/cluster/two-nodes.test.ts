@@ -133,6 +133,8 @@ describe("two nodes on one database", () => {
     const replay = await workerOf(b, run.id);
     expect(replay.sentOf("run.start")[0]!.journal.map((e) => e.kind)).toEqual(["step"]);
     expect((await b.parley.runs.getRun({ id: run.id })).attempts).toBe(2);
+    expect(await b.parley.metrics.registry.getSingleMetricAsString("parley_runs_taken_over_total")).toMatch(/^parley_runs_taken_over_total 1$/m);
+    expect(await b.parley.metrics.registry.getSingleMetricAsString("parley_run_leases_held")).toMatch(/^parley_run_leases_held 1$/m);
     // The fence: node A can no longer write the run's end.
     expect(await a.parley.runs.store.finish(run.id, { status: "succeeded", result: "late" })).toBe(false);
     replay.say({ type: "run.finished", runId: run.id, status: "succeeded", result: "done" });

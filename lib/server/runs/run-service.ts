@@ -39,7 +39,7 @@ export interface RunServiceDeps {
   /** How often a run may lose its worker while working before it fails. */
   maxWorkerLosses?: number;
   /** Counts parked runs. */
-  metrics?: Pick<Metrics, "runParked" | "time">;
+  metrics?: Pick<Metrics, "runParked" | "time"> & Partial<Pick<Metrics, "runTakenOver">>;
   /** Which node executes which run (several nodes on one database); one node executes everything by default. */
   leases?: RunLeases;
   /** How this node tells the node that executes a run about it. */
@@ -229,6 +229,7 @@ export function createRunService(deps: RunServiceDeps) {
       if (closed || live.has(id)) continue;
       // Woken while parked, but a child it calls is still active: it only waits, and stays parked.
       if (!lapsed && (await store.isBlocked(id))) continue;
+      deps.metrics?.runTakenOver?.();
       activate(id);
     }
   }
