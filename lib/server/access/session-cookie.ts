@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { SESSION_COOKIE } from "../../protocol/access";
-import type { Db } from "../db/client";
+import { isUniqueViolation, type Db } from "../db/client";
 import { randomSecret } from "./secrets";
 
 const KEY_SETTING = "session_cookie_key";
@@ -8,7 +8,12 @@ export const SESSION_MAX_AGE_S = 30 * 24 * 3600;
 
 /** The key that signs session cookies, kept in the database so a restart does not sign everyone out. */
 export async function loadCookieKey(db: Db): Promise<string> {
-  await db.setting.upsert({ where: { key: KEY_SETTING }, create: { key: KEY_SETTING, value: randomSecret(32) }, update: {} });
+  try {
+    await db.setting.upsert({ where: { key: KEY_SETTING }, create: { key: KEY_SETTING, value: randomSecret(32) }, update: {} });
+  } catch (err) {
+    // Another node starting at the same moment made it first (an upsert is not atomic on PostgreSQL): theirs is the key.
+    if (!isUniqueViolation(err)) throw err;
+  }
   return (await db.setting.findUniqueOrThrow({ where: { key: KEY_SETTING } })).value;
 }
 

@@ -1,0 +1,28 @@
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { loadCookieKey } from "../access/session-cookie";
+import { createDb, type Db } from "../db/client";
+import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
+
+// Nodes starting together on a fresh database each make the cookie key if it is missing: one of
+// them must not fail start-up with the other's insert (found by the cluster fault trials, where
+// `prisma.setting.upsert()` failed with "Unique constraint failed on Setting_pkey" on PostgreSQL).
+let testDb: TestDatabase;
+let dbs: Db[];
+
+beforeEach(async () => {
+  testDb = await createTestDatabase("parley_cookie_key");
+  dbs = [await createDb(testDb.url), await createDb(testDb.url), await createDb(testDb.url)];
+});
+
+afterEach(async () => {
+  for (const db of dbs) await db.$disconnect();
+  await testDb.drop();
+});
+
+it("nodes loading the cookie key at once on a fresh database all start, with one key", async () => {
+  for (let round = 0; round < 30; round++) {
+    await dbs[0]!.setting.deleteMany({});
+    const keys = await Promise.all(dbs.map((db) => loadCookieKey(db)));
+    expect(new Set(keys).size).toBe(1);
+  }
+});
