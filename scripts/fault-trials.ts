@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { checkAcknowledged, checkIdle, checkOutcomes, checkSettles, checkTwins, finishAll } from "./faults/checks";
 import { driveRun, KILL_STEPS, RUN_KINDS, type RunKind, type RunTrace, type Step } from "./faults/flow";
 import { createApi, pause } from "./faults/http";
+import { checkWholeNumbers, choose, rngFor } from "./faults/random";
 import { assertBuilt, cleanLeftovers, cleanupAll, makeTempDir, removeTempDir, startServerGroup, tail, type ServerGroup } from "./faults/server-group";
 
 const { values } = parseArgs({
@@ -37,33 +38,7 @@ const SETTLE_MS = Number(values["settle-ms"]);
 const ONLY = values.only !== undefined ? Number(values.only) : undefined;
 const START_TIMEOUT_MS = 120_000;
 const FINISH_TIMEOUT_MS = 90_000;
-for (const [name, v] of Object.entries({ trials: TRIALS, seed: SEED, runs: RUNS, "max-delay": MAX_DELAY_MS, "settle-ms": SETTLE_MS, ...(ONLY !== undefined && { only: ONLY }) })) {
-  if (!Number.isInteger(v) || v < 0 || (name === "trials" && v < 1) || (name === "runs" && v < 1)) {
-    console.error(`--${name} must be a whole number${name === "trials" || name === "runs" ? " of at least 1" : ""}`);
-    process.exit(2);
-  }
-}
-
-/** mulberry32: a trial's choices follow from the seed and its number, so `--seed` replays them (the timing differs). */
-function rngFor(seed: number, trial: number): () => number {
-  // murmur3's finalizer, so that neighbouring seeds and trials start far apart
-  let a = seed ^ Math.imul(trial, 0x9e3779b1);
-  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
-  a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
-  a = (a ^ (a >>> 16)) >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  // The first outputs of neighbouring states are alike.
-  next();
-  next();
-  return next;
-}
-const choose = <T>(rng: () => number, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
+checkWholeNumbers({ trials: TRIALS, seed: SEED, runs: RUNS, "max-delay": MAX_DELAY_MS, "settle-ms": SETTLE_MS, ...(ONLY !== undefined && { only: ONLY }) }, ["trials", "runs"]);
 
 /** A random delay is a fraction of how long a whole flow took so far on this machine, so slow machines get kills all through it too. */
 type KillPlan = { kind: "delay"; fraction: number } | { kind: "after"; run: number; step: Step; extraMs: number };

@@ -114,6 +114,17 @@ export async function checkTwins(api: Api, sessionId: string, traces: RunTrace[]
         problems.push(`run #${t.k}: repeating its resume gave ${twin.status} ${JSON.stringify(twin.body)}, first receipt was ${JSON.stringify(t.resumeReceipt)}`);
       }
     }
+    // A stop that went out: repeated, it gives its first receipt, or (cut off by a kill) one that stopped the run or found it ended.
+    if (t.stop?.sent) {
+      const twin = await api.send(`/api/runs/${t.runId}/stop`, { commandId: t.stop.commandId });
+      if (twin.status !== 200) {
+        problems.push(`run #${t.k}: repeating its stop answered ${twin.status}: ${JSON.stringify(twin.body)}`);
+      } else if (t.stop.receipt ? !isDeepStrictEqual(twin.body.receipt, t.stop.receipt) : !["stopped", "finished_first"].includes(twin.body.receipt?.outcome)) {
+        problems.push(`run #${t.k}: repeating its stop gave ${JSON.stringify(twin.body.receipt)}; ${t.stop.receipt ? `first receipt: ${JSON.stringify(t.stop.receipt)}` : "it was cut off by the kill"}`);
+      } else if (!t.stop.receipt) {
+        t.stop.receipt = twin.body.receipt;
+      }
+    }
   }
   const runs = await api.get<RunRow[]>(`/api/sessions/${sessionId}/runs`);
   const roots = runs.filter((r) => r.parentRunId === null);
@@ -154,7 +165,19 @@ export async function checkOutcomes(api: Api, sessionId: string, traces: RunTrac
     return prompt === undefined ? questions : questions.filter((q) => q.prompt === prompt);
   };
 
+  // Trees whose root a stop ended: cancelled all through, their open questions cancelled with them.
+  const stopped = new Set<string>();
+  for (const t of traces) {
+    if (t.stop?.receipt?.outcome === "stopped" && t.runId) for (const id of treeBelow(t.runId, runs)) stopped.add(id);
+  }
   for (const run of details.values()) {
+    if (stopped.has(run.id)) {
+      if (run.status !== "cancelled") problems.push(`run ${short(run.id)} (${run.functionName}) ended ${run.status}, though a stop of its tree was acknowledged as stopped`);
+      for (const q of await questionOf(run.id)) {
+        if (q.status === "pending") problems.push(`question "${q.prompt}" of stopped run ${short(run.id)} is still pending`);
+      }
+      continue;
+    }
     if (run.status !== "succeeded") problems.push(`run ${short(run.id)} (${run.functionName}) ended ${run.status}: ${run.error}`);
     for (const q of await questionOf(run.id)) {
       if (q.status !== "answered") problems.push(`question "${q.prompt}" of run ${short(run.id)} ended ${q.status}, never answered`);
@@ -162,7 +185,7 @@ export async function checkOutcomes(api: Api, sessionId: string, traces: RunTrac
   }
   for (const t of traces) {
     const run = details.get(t.runId!);
-    if (!run || run.status !== "succeeded") continue;
+    if (!run || run.status !== "succeeded" || stopped.has(run.id)) continue;
     if (t.kind === "journal") {
       const [q] = await questionOf(run.id, "Which color?");
       if (!q || run.result?.color !== q.answer) problems.push(`run #${t.k}: result color ${JSON.stringify(run.result?.color)} is not the answer ${JSON.stringify(q?.answer)}`);

@@ -1,4 +1,4 @@
-import type { Receipt, ReplyReceipt } from "../../lib/protocol/commands";
+import type { Receipt, ReplyReceipt, StopReceipt } from "../../lib/protocol/commands";
 import type { Question } from "../../lib/protocol/question";
 import { pause, type Api } from "./http";
 import { isFinalRunStatus } from "../../lib/protocol/entities";
@@ -19,7 +19,7 @@ export const RUN_KINDS = {
 } as const;
 export type RunKind = keyof typeof RUN_KINDS;
 
-export type Step = "started" | "asked" | "answered" | "resumed" | "finished";
+export type Step = "started" | "asked" | "answered" | "resumed" | "stopped" | "finished";
 export const KILL_STEPS: Step[] = ["started", "asked", "answered", "resumed"];
 
 export interface ReplyAttempt {
@@ -43,6 +43,8 @@ export interface RunTrace {
   replies: ReplyAttempt[];
   resumeCommandId: string;
   resumeReceipt?: Receipt;
+  /** Stop the run (POST /stop with this commandId) once its first question was asked, or answered and the run resumed. */
+  stop?: { after: "asked" | "answered"; commandId: string; sent?: boolean; receipt?: StopReceipt };
   /** A failure before the kill (an error answer or a timeout while the server was up). */
   error?: string;
 }
@@ -71,6 +73,13 @@ export async function replyTo(api: Api, question: Question, value: string, comma
   const attempt: ReplyAttempt = { questionId: question.id, runId: question.runId, prompt: question.prompt, digest: question.targetDigest, value, commandId };
   const res = await api.send(`/api/questions/${question.id}/reply`, { value, commandId, digest: question.targetDigest });
   return { attempt, status: res.status, body: res.body };
+}
+
+/** POST /stop with the trace's commandId; the stop answers once the run has ended. */
+async function stopRun(api: Api, trace: RunTrace): Promise<void> {
+  trace.stop!.sent = true;
+  const stopped = await api.post<{ receipt: StopReceipt }>(`/api/runs/${trace.runId}/stop`, { commandId: trace.stop!.commandId });
+  trace.stop!.receipt = stopped.receipt;
 }
 
 /**
@@ -122,6 +131,11 @@ export async function driveRun({
     const expected = trace.kind === "parent" && replied.size === 0 ? 2 : 1;
     if (fresh.length >= expected) {
       mark("asked");
+      if (trace.stop?.after === "asked" && !trace.stop.receipt) {
+        await stopRun(api, trace);
+        mark("stopped");
+        continue;
+      }
       for (const question of fresh) {
         replied.add(question.id);
         const { attempt, status, body } = await replyTo(api, question, answerFor(question, tag, pick), `${tag}-reply-${trace.replies.length}`);
@@ -134,6 +148,11 @@ export async function driveRun({
         resumed = true;
         trace.resumeReceipt = await api.post(`/api/runs/${trace.runId}/resume`, { commandId: trace.resumeCommandId });
         mark("resumed");
+      }
+      if (trace.stop?.after === "answered" && !trace.stop.receipt) {
+        await stopRun(api, trace);
+        mark("stopped");
+        continue;
       }
       deadline = Date.now() + stepTimeoutMs;
     }

@@ -57,6 +57,43 @@ export function createApi(url: string, { signal, timeoutMs = 30_000 }: { signal?
 
 export type Api = ReturnType<typeof createApi>;
 
+/**
+ * An Api over several nodes, as a load balancer would give a client: each request goes to a node
+ * `pick` chooses among `urls()` (the nodes up now), and a request a node could not answer (it
+ * died, the connection broke) goes again to another, for up to `retryForMs`. That is safe: GETs,
+ * and every command carries a commandId. `onRoute` hears where each request went.
+ */
+export function createRoutedApi(
+  urls: () => string[],
+  pick: () => number,
+  { signal, timeoutMs = 30_000, retryForMs = 20_000, onRoute }: { signal?: AbortSignal; timeoutMs?: number; retryForMs?: number; onRoute?: (url: string, method: string, route: string) => void } = {},
+): Api {
+  const apis = new Map<string, Api>();
+  const apiOf = (url: string) => apis.get(url) ?? apis.set(url, createApi(url, { signal, timeoutMs })).get(url)!;
+  function routed<K extends keyof Api>(key: K, method: string): Api[K] {
+    return (async (route: string, body?: unknown) => {
+      const until = Date.now() + retryForMs;
+      let tried: string | undefined;
+      for (;;) {
+        const up = urls();
+        // Another node than the one that just failed, when there is one.
+        const choices = up.length > 1 && tried ? up.filter((u) => u !== tried) : up;
+        if (choices.length === 0) throw new Error(`no node is up for ${method} ${route}`);
+        const url = choices[Math.floor(pick() * choices.length)]!;
+        onRoute?.(url, method, route);
+        try {
+          return await (apiOf(url)[key] as (route: string, body?: unknown) => Promise<unknown>)(route, body);
+        } catch (err) {
+          if (signal?.aborted || err instanceof HttpError || Date.now() > until) throw err;
+          tried = url;
+          await pause(100, signal);
+        }
+      }
+    }) as Api[K];
+  }
+  return { get: routed("get", "GET"), post: routed("post", "POST"), send: routed("send", "POST"), probe: routed("probe", "GET") };
+}
+
 export const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);

@@ -113,12 +113,17 @@ export async function cleanupAll(): Promise<void> {
 }
 
 
-/** Starts dist/server.js on `databaseFile` and waits until /api/health answers. */
-export async function startServerGroup({ databaseFile, env, startTimeoutMs }: { databaseFile: string; env: Record<string, string>; startTimeoutMs: number }): Promise<ServerGroup> {
+/**
+ * Starts dist/server.js on `databaseFile` (SQLite), or on the database `env.DATABASE_URL` names
+ * (PostgreSQL, shared by several nodes), and waits until /api/health answers.
+ */
+export async function startServerGroup({ databaseFile, env, startTimeoutMs }: { databaseFile?: string; env: Record<string, string>; startTimeoutMs: number }): Promise<ServerGroup> {
+  if (!databaseFile && !env.DATABASE_URL) throw new Error("startServerGroup needs a databaseFile or env.DATABASE_URL");
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(root, "dist/server.js")], {
     cwd: root,
-    env: productionServerEnv({ port, databaseFile, env: { [OWNER_VAR]: String(process.pid), ...env } }),
+    // env.DATABASE_URL, when given, wins over the file.
+    env: productionServerEnv({ port, databaseFile: databaseFile ?? path.join(tmpdir(), "unused.db"), env: { [OWNER_VAR]: String(process.pid), ...env } }),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
