@@ -121,6 +121,31 @@ describe("two nodes on one database", () => {
     expect(stopped.receipt.outcome).toBe("stopped");
   });
 
+  it("a stop given while the run's node is dead: the stopping node waits for the lease to lapse, then stops the run itself", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run } = await startOn(a);
+    a.parley.runs.detachAll();
+    const stopping = b.parley.runs.stopRun({ id: run.id });
+    await new Promise((r) => setTimeout(r, 100));
+    clock.advance(LEASE_MS + 1);
+    // Node B's sweep may wake the run first: its worker hears the cancel and ends it.
+    const answered = new Set<FakeWorker>();
+    const answerCancels = setInterval(() => {
+      for (const w of b.pool.created) {
+        if (answered.has(w) || !w.sentOf("run.cancel").some((m) => m.runId === run.id)) continue;
+        answered.add(w);
+        w.say({ type: "run.finished", runId: run.id, status: "cancelled", result: null, error: { code: "run_cancelled", message: "Stopped." } });
+      }
+    }, 20);
+    try {
+      const stopped = await stopping;
+      expect(stopped.status).toBe("cancelled");
+      expect(stopped.receipt.outcome).toBe("stopped");
+    } finally {
+      clearInterval(answerCancels);
+    }
+  });
+
   it("a node that dies: its working run is taken over by replay once its lease lapses, and the dead node's end is refused", async () => {
     const [a, b] = nodes as [Node, Node];
     const { run, worker } = await startOn(a);
