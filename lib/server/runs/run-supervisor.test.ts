@@ -90,6 +90,17 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
       expect(texts.some((t) => /stopped/i.test(t))).toBe(false);
     });
 
+    it("a stop cut off after it cancelled the questions (its node died): the run, replayed, fails its cancelled ask and ends cancelled, not failed", async () => {
+      // Found by the cluster fault trials (seed 7, trial 15): the replay's ask threw RunCancelled with the stop's reason, reported as failed.
+      const { run, worker } = await start();
+      await ask(worker, run.id);
+      await fx.parley.questions.closeForRun({ runId: run.id, status: "cancelled", by: "stop", feedback: "Stopped by you." });
+      // No stop intent on this node: the worker's function ends by the cancelled question, not by an abort.
+      worker.say({ type: "run.finished", runId: run.id, status: "failed", result: null, error: { code: "run_cancelled", message: "Stopped by you." } });
+      await until(async () => (await statusOf(run.id)) !== "waiting_input" && (await statusOf(run.id)) !== "running");
+      expect(await fx.parley.runs.getRun({ id: run.id })).toMatchObject({ status: "cancelled", error: "Stopped by you." });
+    });
+
     it("stop, then the function ends by the cancel: cancelled, and the stop says stopped", async () => {
       const { run, worker, session } = await start();
       const stopping = fx.parley.runs.stopRun({ id: run.id });

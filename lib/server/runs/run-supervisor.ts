@@ -477,6 +477,9 @@ export class RunSupervisor {
     } else if (intent) {
       outcome = { status: intent.status, error: intent.reason };
       byStop = intent.byStop;
+    } else if (message.status === "failed" && error?.code === "run_cancelled") {
+      // Its ask found the question cancelled with the run: a stop on a node that died before it wrote the end. The run was stopped, not failed.
+      outcome = { status: "cancelled", error: error.message };
     } else {
       outcome = { status: message.status, error: error?.message ?? (message.status === "cancelled" ? "Stopped." : "Unknown error") };
     }
