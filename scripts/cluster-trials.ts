@@ -96,6 +96,8 @@ const stateOf = (t: RunTrace) => `#${t.k} ${t.steps.at(-1) ?? "not started"}`;
 interface Node {
   name: string;
   group: ServerGroup;
+  /** Its id in the cluster (/api/health), as run leases name it. */
+  id: string;
 }
 
 async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<TrialResult> {
@@ -142,8 +144,10 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
     held.redis.add(redis);
     const nodeEnv = { ...env, DATABASE_URL: db.url, REDIS_URL: redis.url };
     const startNode = async (name: string) => {
-      const node = { name, group: await startServerGroup({ env: nodeEnv, startTimeoutMs: START_TIMEOUT_MS }) };
+      const group = await startServerGroup({ env: nodeEnv, startTimeoutMs: START_TIMEOUT_MS });
+      const node = { name, group, id: "" };
       nodes.push(node);
+      node.id = (await createApi(group.url).get<{ node: { id: string } }>("/api/health")).node.id;
       return node;
     };
     up.push(...(await Promise.all(Array.from({ length: nodeCount }, (_, i) => startNode(`node ${i + 1}`)))));
@@ -171,7 +175,7 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
       if (aftermath) return aftermath;
       killedAt = Date.now();
       const doomed = nodes[victim]!;
-      result.killPoint = `${doomed.name}${redisDownMs ? ` and Redis for ${redisDownMs} ms` : ""} ${why} (${killedAt - t0} ms in): ${traces.map(stateOf).join(", ")}`;
+      result.killPoint = `${doomed.name} (leases of ${watch!.leasesOf(doomed.id)} active runs)${redisDownMs ? ` and Redis for ${redisDownMs} ms` : ""} ${why} (${killedAt - t0} ms in): ${traces.map(stateOf).join(", ")}`;
       phase = `trial ${trial}: killing ${doomed.name}`;
       up.splice(up.indexOf(doomed), 1);
       faults += 1 + (redisDownMs ? 1 : 0);

@@ -165,10 +165,13 @@ export async function checkOutcomes(api: Api, sessionId: string, traces: RunTrac
     return prompt === undefined ? questions : questions.filter((q) => q.prompt === prompt);
   };
 
-  // Trees whose root a stop ended: cancelled all through, their open questions cancelled with them.
+  // Trees whose root a stop ended: cancelled all through, their open questions cancelled with them. A stop
+  // receipted as stopped ended it; one that went out to a node that died after it cancelled the run's
+  // questions ended it too (the replay ends it cancelled), though its repeat finds the run ended.
   const stopped = new Set<string>();
   for (const t of traces) {
-    if (t.stop?.receipt?.outcome === "stopped" && t.runId) for (const id of treeBelow(t.runId, runs)) stopped.add(id);
+    const root = t.runId ? details.get(t.runId) : undefined;
+    if (root && t.stop?.sent && (t.stop.receipt?.outcome === "stopped" || root.status === "cancelled")) for (const id of treeBelow(root.id, runs)) stopped.add(id);
   }
   for (const run of details.values()) {
     if (stopped.has(run.id)) {

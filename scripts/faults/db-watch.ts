@@ -26,6 +26,7 @@ interface RunSeen {
   attempts: number;
   parentRunId: string | null;
   functionName: string;
+  leaseOwner: string | null;
   /** The first final status seen. */
   ended?: string;
 }
@@ -35,6 +36,8 @@ const short = (id: string) => id.slice(0, 8);
 export interface DbWatch {
   /** Reads once more now (the final look). */
   sample(): Promise<void>;
+  /** How many active runs held a lease of `nodeId` at the last sample. */
+  leasesOf(nodeId: string): number;
   /** Problems found so far, plus the attempts check given how many faults (node kills, Redis outages) the trial had. */
   problems(faults: number): string[];
   stop(): Promise<void>;
@@ -56,12 +59,12 @@ export async function watchDatabase(url: string, everyMs = 60): Promise<DbWatch>
 
   async function read(): Promise<void> {
     const [runRows, entryRows] = await Promise.all([
-      client.query<{ id: string; status: string; attempts: number; parentRunId: string | null; functionName: string }>(`SELECT "id", "status", "attempts", "parentRunId", "functionName" FROM "Run"`),
+      client.query<{ id: string; status: string; attempts: number; parentRunId: string | null; functionName: string; leaseOwner: string | null }>(`SELECT "id", "status", "attempts", "parentRunId", "functionName", "leaseOwner" FROM "Run"`),
       client.query<{ runId: string; seq: number } & EntrySeen>(`SELECT "runId", "seq", "kind", "name", "digest", "output", "questionId", "childRunId", "createdAt"::text AS "createdAt" FROM "JournalEntry"`),
     ]);
     for (const r of runRows.rows) {
       const before = runs.get(r.id);
-      const now: RunSeen = { status: r.status, attempts: r.attempts, parentRunId: r.parentRunId, functionName: r.functionName, ended: before?.ended };
+      const now: RunSeen = { status: r.status, attempts: r.attempts, parentRunId: r.parentRunId, functionName: r.functionName, leaseOwner: r.leaseOwner, ended: before?.ended };
       if (before && r.attempts < before.attempts) note(`run ${short(r.id)} (${r.functionName}): attempts went down from ${before.attempts} to ${r.attempts}`);
       if (before?.ended && r.status !== before.ended) note(`run ${short(r.id)} (${r.functionName}) ended ${before.ended}, then became ${r.status} (it ended twice or came back)`);
       if (!now.ended && isFinalRunStatus(r.status)) now.ended = r.status;
@@ -98,6 +101,7 @@ export async function watchDatabase(url: string, everyMs = 60): Promise<DbWatch>
 
   return {
     sample,
+    leasesOf: (nodeId) => [...runs.values()].filter((r) => r.leaseOwner === nodeId && !r.ended).length,
     problems(faults) {
       const problems = [...found];
       const waits = new Map<string, number>();
