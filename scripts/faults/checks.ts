@@ -175,7 +175,9 @@ export async function checkOutcomes(api: Api, sessionId: string, traces: RunTrac
   }
   for (const run of details.values()) {
     if (stopped.has(run.id)) {
-      if (run.status !== "cancelled") problems.push(`run ${short(run.id)} (${run.functionName}) ended ${run.status}, though a stop of its tree was acknowledged as stopped`);
+      // The root ends cancelled; a child may have ended on its own before the stop reached it.
+      const allowed = run.parentRunId === null ? ["cancelled"] : ["cancelled", "succeeded"];
+      if (!allowed.includes(run.status)) problems.push(`run ${short(run.id)} (${run.functionName}) ended ${run.status}: ${run.error}, though a stop of its tree ended it`);
       for (const q of await questionOf(run.id)) {
         if (q.status === "pending") problems.push(`question "${q.prompt}" of stopped run ${short(run.id)} is still pending`);
       }
