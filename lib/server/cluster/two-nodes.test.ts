@@ -208,6 +208,51 @@ describe("two nodes on one database", () => {
     expect(later.outcome).toBe("timed_out");
   });
 
+  it("an answer that reaches a node while that node wakes the run, which the other node executes, is passed on to the other node", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    const q = await ask(a, worker, run.id);
+    // Node B starts to wake the run (a resume, say) and waits for a worker meanwhile.
+    let giveWorker!: () => void;
+    const gate = new Promise<void>((r) => (giveWorker = r));
+    const acquire = b.pool.acquire.bind(b.pool);
+    b.pool.acquire = async () => (await gate, acquire());
+    b.parley.runs.activate(run.id);
+    // The answer lands on node B while its supervisor of the run has no worker yet; then B finds node A holds the run.
+    await b.parley.questions.reply({ id: q.id, value: "passed on", by: "rest" });
+    giveWorker();
+    await until(() => b.parley.runs.liveCount() === 0);
+    // Node A's worker hears it without waiting for its park timer (the clock does not move).
+    const settled = await until(() => worker.sentOf("question.settled").find((m) => m.questionId === q.id), 2_000);
+    expect(settled.value).toBe("passed on");
+    expect(b.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(0);
+  });
+
+  it("a run replayed from a journal read just before its answer landed on the other node, with the bus down, is sent the answer by the replay itself", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const { run, worker } = await startOn(a);
+    const q = await ask(a, worker, run.id);
+    clock.advance(3_000);
+    await until(() => worker.sentOf("run.park").length > 0);
+    worker.say({ type: "run.parked", runId: run.id, parked: true });
+    await until(() => a.parley.runs.liveCount() === 0);
+    // Node A wakes the run (a resume); right after it read the journal, the question is answered on node B, whose word is lost.
+    const store = a.parley.runs.store;
+    const loadJournal = store.loadJournal.bind(store);
+    store.loadJournal = async (id) => {
+      const journal = await loadJournal(id);
+      store.loadJournal = loadJournal;
+      busUp = false;
+      await b.parley.questions.reply({ id: q.id, value: "just after", by: "rest" });
+      return journal;
+    };
+    a.parley.runs.activate(run.id);
+    const replay = await workerOf(a, run.id, 2);
+    expect(replay.sentOf("run.start").at(-1)!.journal[0]).toMatchObject({ kind: "question", settlement: null });
+    const settled = await until(() => replay.sentOf("question.settled").find((m) => m.questionId === q.id), 2_000);
+    expect(settled.value).toBe("just after");
+  });
+
   it("without the bus, an answer given on the other node still reaches the run: it wakes when its park timer fires", async () => {
     const [a, b] = nodes as [Node, Node];
     const { run, worker } = await startOn(a);

@@ -17,7 +17,7 @@ import { startChildRun, notifyParent } from "./child-runs";
 import { loadRunDetail } from "./run-detail";
 import { recoverRuns } from "./run-recovery";
 import { createRunStore } from "./run-store";
-import { RunSupervisor, type RunEnd, type SupervisorContext } from "./run-supervisor";
+import { RunSupervisor, type RunEnd, type Settlement, type SupervisorContext } from "./run-supervisor";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import type { ClusterLink } from "../cluster/cluster-link";
 import type { ClusterMessage } from "../../protocol/cluster";
@@ -48,6 +48,12 @@ export interface RunServiceDeps {
 
 /** A message for whichever node executes the run, once it is known (an activation found it held elsewhere). */
 type ForOwner = (owner: string) => ClusterMessage;
+
+/** A settlement that reached this node, for the node that executes its run. */
+const settlementFor = (owner: string, s: Settlement): ClusterMessage =>
+  s.type === "question.settled"
+    ? { type: "run.deliver", to: owner, runId: s.runId, questionId: s.questionId }
+    : { type: "run.child_ended", to: owner, runId: s.runId, childRunId: s.childRunId };
 
 /**
  * Durable runs of agent functions. A run is a database record with a journal; a worker process is
@@ -113,7 +119,11 @@ export function createRunService(deps: RunServiceDeps) {
     live.set(runId, supervisor);
     void supervisor.ended.then((end) => {
       if (end.how === "parked") deps.metrics?.runParked();
-      else if (end.how === "elsewhere" && end.owner && tell) deps.cluster?.publish(tell(end.owner));
+      else if (end.how === "elsewhere" && end.owner) {
+        const owner = end.owner;
+        if (tell) deps.cluster?.publish(tell(owner));
+        for (const s of end.missed) deps.cluster?.publish(settlementFor(owner, s));
+      }
     });
     supervisor.begin();
   }

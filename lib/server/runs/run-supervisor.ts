@@ -1,6 +1,6 @@
 import { AppError } from "../../protocol/errors";
 import type { FinalRunStatus, Run } from "../../protocol/entities";
-import type { ChildToParent, ParentToChild, RunFinishedMessage } from "../../protocol/ipc";
+import type { ChildToParent, JournalRecord, ParentToChild, RunFinishedMessage } from "../../protocol/ipc";
 import type { JsonValue, Question } from "../../protocol/question";
 import type { Clock, ClockTimer } from "../clock";
 import type { DomainEvents } from "../events";
@@ -12,11 +12,18 @@ import { canMove, IllegalTransition, type RunState } from "./run-lifecycle";
 import type { FinalOutcome, RunStore } from "./run-store";
 import type { RunLeases } from "../cluster/run-leases";
 
+/** What a run waited for, as its worker hears it: a question's settlement or a child run's end. */
+export type Settlement = Extract<ParentToChild, { type: "question.settled" | "call.settled" }>;
+
 /**
  * How a live run ended its turn here: it reached its final state, it was parked to wait without a
- * worker, or another node executes it (`owner`; null when this node lost the run's lease).
+ * worker, or another node executes it (`owner`; null when this node lost the run's lease), which
+ * must hear the settlements that reached this node meanwhile (`missed`).
  */
-export type RunEnd = { how: "finished"; status: FinalRunStatus; byStop: boolean } | { how: "parked" } | { how: "elsewhere"; owner: string | null };
+export type RunEnd =
+  | { how: "finished"; status: FinalRunStatus; byStop: boolean }
+  | { how: "parked" }
+  | { how: "elsewhere"; owner: string | null; missed: Settlement[] };
 
 /** What a supervisor needs from the rest of the server. */
 export interface SupervisorContext {
@@ -80,6 +87,8 @@ export class RunSupervisor {
   /** The worker said the run left it (finished or parked), though the chain may not have handled it yet. */
   private leftWorker = false;
   private timers: { park?: ClockTimer; grace?: ClockTimer; budget?: ClockTimer } = {};
+  /** Settlements that arrived before the run was loaded: its journal read has them, unless another node executes it. */
+  private missed: Settlement[] = [];
   private activeSince: number | null = null;
   private activeBase = 0;
   /** When the run last began to wait (the oldest waiting run is parked first). */
@@ -160,7 +169,7 @@ export class RunSupervisor {
       this.ctx.sessions.endStreams(this.runId);
       // Not live here any more: a worker that arrives for it is given back.
       this.state = "parked";
-      this.end({ how: "elsewhere", owner: null });
+      this.end({ how: "elsewhere", owner: null, missed: [] });
     });
   }
 
@@ -180,9 +189,10 @@ export class RunSupervisor {
   }
 
   /** The answer queue's last leg: what the run waited for goes to its worker (or wakes a parked run). */
-  private deliver(message: Extract<ParentToChild, { type: "question.settled" | "call.settled" }>): void {
+  private deliver(message: Settlement): void {
     this.enqueue(async () => {
       if (this.state === "parked") return this.ctx.activate(this.runId);
+      if (this.state === "starting") return void this.missed.push(message);
       if (!this.holdsWorker() || this.state === "stopping") return;
       this.send(message);
       if (this.state !== "parking") await this.syncWaiting();
@@ -259,9 +269,10 @@ export class RunSupervisor {
       if (!took.ok) {
         this.ctx.pool.release(worker);
         this.state = "parked";
-        return this.end({ how: "elsewhere", owner: took.owner });
+        return this.end({ how: "elsewhere", owner: took.owner, missed: this.missed });
       }
     }
+    this.missed = [];
     const run = fresh ?? (await this.ctx.store.find(this.runId));
     if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
       this.ctx.pool.release(worker);
@@ -296,7 +307,31 @@ export class RunSupervisor {
     this.firstReply = this.ctx.metrics.time("worker.first");
     if (!sent) return this.workerLost(worker.exitInfo ?? { code: null, signal: null });
     // A replayed run may wait already; a fresh one has asked nothing yet.
-    if (!fresh) await this.syncWaiting();
+    if (!fresh) {
+      await this.syncWaiting();
+      await this.catchUp(journal);
+    }
+  }
+
+  /**
+   * What settled between the journal's read and now is heard here through a notice: from this
+   * node in order on the chain, from another node over the bus, which may lose it. Whatever the
+   * worker was sent open but has settled since is sent again from the database (a settlement the
+   * worker already has is ignored there).
+   */
+  private async catchUp(sent: JournalRecord[]): Promise<void> {
+    const open = new Set(sent.filter((e) => (e.kind === "question" || e.kind === "call") && e.settlement === null).map((e) => e.seq));
+    if (open.size === 0) return;
+    for (const e of await this.ctx.store.loadJournal(this.runId)) {
+      if (!open.has(e.seq)) continue;
+      if (e.kind === "question" && e.settlement) {
+        const { outcome, value, feedback } = e.settlement;
+        this.deliver({ type: "question.settled", runId: this.runId, questionId: e.questionId, outcome, value, feedback });
+      } else if (e.kind === "call" && e.settlement) {
+        const { status, result, error } = e.settlement;
+        this.deliver({ type: "call.settled", runId: this.runId, seq: e.seq, childRunId: e.childRunId, status, result, error });
+      }
+    }
   }
 
   private async noWorker(err: unknown): Promise<void> {
