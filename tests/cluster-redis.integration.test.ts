@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LOCAL_OWNER } from "../lib/protocol/access";
 import type { ClusterMessage } from "../lib/protocol/cluster";
 import { ReadySchema } from "../lib/protocol/health";
+import type { MessageDelta } from "../lib/protocol/entities";
 import type { ServerStatus } from "../lib/protocol/socket";
+import { streamText } from "../workers/functions/test-functions";
 import { setParley } from "../lib/server/registry";
 import { GET as ready } from "../app/api/ready/route";
 import { GET as health } from "../app/api/health/route";
@@ -119,6 +121,40 @@ describe.skipIf(!sharedRedis)("two nodes on one Redis", () => {
     await waitFor(() => onB.length > 0);
     expect(onB).toEqual([message]);
     expect(onA).toEqual([]);
+  });
+
+  it("a tab joining on node B while node A streams a reply gets the text so far in its snapshot, then the rest, then the stored message", async () => {
+    const { a, b } = await twoNodes(SHARED_REDIS);
+    apps = [a, b];
+    const session = await a.parley.sessions.createSession();
+    const tabOnA = await a.client();
+    expect((await joinSession(tabOnA, session.id)).ok).toBe(true);
+    let deltasOnA = 0;
+    tabOnA.on("message.delta", () => deltasOnA++);
+    const full = streamText(60).join("");
+    const run = await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.stream", input: { words: 60, delayMs: 20 } });
+    await waitFor(() => deltasOnA >= 10);
+
+    const tabOnB = await b.client();
+    const deltas: MessageDelta[] = [];
+    tabOnB.on("message.delta", (d) => deltas.push(d));
+    const created = nextEvent(tabOnB, "message.created");
+    const joined = await joinSession(tabOnB, session.id);
+    if (!joined.ok) throw new Error(joined.error.message);
+    expect(joined.data.streaming).toHaveLength(1);
+    const partial = joined.data.streaming![0]!;
+    expect(partial).toMatchObject({ runId: run.id, seq: 0 });
+    expect(partial.text.length).toBeGreaterThan(0);
+    expect(partial.text.length).toBeLessThan(full.length);
+    expect(full.startsWith(partial.text)).toBe(true);
+
+    expect(await created).toMatchObject({ runId: run.id, role: "agent", text: full });
+    let text = partial.text;
+    for (const d of deltas) if (d.at === text.length) text += d.delta;
+    expect(text).toBe(full);
+    // Stored: no node streams it any more.
+    const again = await joinSession(tabOnB, session.id);
+    expect(again.ok && again.data.streaming).toEqual([]);
   });
 
   it("tells each tab on connect that its node is connected", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IdSchema } from "./commands";
+import { StreamingReplySchema } from "./entities";
 import { QuestionSchema } from "./question";
 
 /** A node's id: fixed for the life of one server process. */
@@ -24,6 +25,19 @@ export const ClusterMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("question.expiring"), to: NodeIdSchema.nullable(), id: IdSchema, expiresAt: z.iso.datetime() }),
 ]);
 export type ClusterMessage = z.infer<typeof ClusterMessageSchema>;
+
+/** What one node asks all the others, each answering for itself (serverSideEmit with an ack). */
+export const ClusterQuerySchema = z.discriminatedUnion("type", [
+  /** The agent replies a node is streaming in a session (a tab joins it on another node). */
+  z.object({ type: z.literal("session.streams"), sessionId: IdSchema }),
+]);
+export type ClusterQuery = z.infer<typeof ClusterQuerySchema>;
+
+/** Each query's answer from one node. */
+export const ClusterAnswerSchemas = {
+  "session.streams": z.array(StreamingReplySchema),
+} satisfies Record<ClusterQuery["type"], z.ZodType>;
+export type ClusterAnswer<T extends ClusterQuery["type"]> = z.infer<(typeof ClusterAnswerSchemas)[T]>;
 
 /**
  * Whether this node hears the others: `single` without Redis (one node), `connected`, or `lost`

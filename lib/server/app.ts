@@ -148,6 +148,10 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     await expiryTimers.start();
   }
 
+  // A tab may join a session on a node other than the one whose run streams a reply in it.
+  cluster.answerWith((q) => (q.type === "session.streams" ? sessions.openStreams(q.sessionId) : null));
+  sessions.streamsFrom(async (sessionId) => (await cluster.ask({ type: "session.streams", sessionId })).flat());
+
   // Keep session lists' pending counts true.
   // A burst of questions (many runs asking at once) is one read and one announcement per session.
   const publishSoon = coalescePerKey(sessions.publish, (_, err) => console.error("[sessions] publish failed", err));

@@ -85,7 +85,8 @@ export function createRedisBus({ url, key = "parley", log = console }: RedisBusO
     });
   }
 
-  const adapter = createAdapter(pub, sub, { key });
+  // A query to the other nodes (a join asking for their streams) waits for a slow node this long at most.
+  const adapter = createAdapter(pub, sub, { key, requestsTimeout: 1_000 });
 
   return {
     /** For `io.adapter(...)`. */

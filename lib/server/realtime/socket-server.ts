@@ -3,7 +3,7 @@ import { Server, type Socket } from "socket.io";
 import { AppError, parseOrThrow } from "../../protocol/errors";
 import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../../protocol/commands";
 import type { Question } from "../../protocol/question";
-import type { ClusterMessage, CrossNodeStatus } from "../../protocol/cluster";
+import type { ClusterMessage, ClusterQuery, CrossNodeStatus } from "../../protocol/cluster";
 import type { ClusterTransport } from "../cluster/cluster-link";
 import { createRedisBus, type RedisBus } from "./redis-bus";
 import {
@@ -28,6 +28,7 @@ interface SocketData {
 /** Between nodes, through the Redis adapter's serverSideEmit. */
 interface ServerSideEvents {
   "parley:cluster": (message: ClusterMessage) => void;
+  "parley:ask": (query: ClusterQuery, answer: (reply: unknown) => void) => void;
 }
 type ParleySocket = Socket<ClientToServerEvents, ServerToClientEvents, ServerSideEvents, SocketData>;
 
@@ -92,9 +93,12 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   const transport: ClusterTransport = {
     send: (message) => io.serverSideEmit("parley:cluster", message),
     status: crossNode,
+    // A node that does not answer within the adapter's request timeout is left out (its answers so far are kept).
+    ask: (query) => io.serverSideEmitWithAck("parley:ask", query).catch((err: { responses?: unknown[] }) => err.responses ?? []),
   };
   parley.cluster.attach(transport);
   io.on("parley:cluster", (message) => parley.cluster.receive(message));
+  io.on("parley:ask", (query, answer) => typeof answer === "function" && answer(parley.cluster.answer(query)));
   // This node's tabs (only its own: the others' nodes say their own) learn when it loses or finds the others.
   const offStatus = bus?.onStatus((status) => {
     parley.cluster.statusChanged(status);

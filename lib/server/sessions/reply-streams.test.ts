@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_SAY_CHARS } from "../../protocol/ipc";
-import { createReplyStreams } from "./reply-streams";
+import { createReplyStreams, mergeStreams } from "./reply-streams";
 
 describe("reply streams", () => {
   it("keeps the text so far of each open reply per session, oldest first", () => {
@@ -36,5 +36,23 @@ describe("reply streams", () => {
     expect(streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "x".repeat(MAX_SAY_CHARS) })).toBe(0);
     expect(streams.append({ sessionId: "s1", runId: "r1", seq: 0, delta: "y" })).toBeNull();
     expect(streams.textOf("s1", "r1", 0)).toHaveLength(MAX_SAY_CHARS);
+  });
+});
+
+describe("merging the replies other nodes stream", () => {
+  it("adds theirs to this node's, keeps the longest text of one reply, and leaves out one whose message is stored", () => {
+    const local = [{ runId: "r1", seq: 0, text: "Hel" }];
+    const remote = [
+      { runId: "r1", seq: 0, text: "Hello" },
+      { runId: "r2", seq: 1, text: "Elsewhere" },
+      { runId: "r3", seq: 2, text: "Done alr" },
+    ];
+    const messages = [{ runId: "r3", role: "agent" as const, text: "Done already." }];
+    expect(mergeStreams(local, remote, messages)).toEqual([
+      { runId: "r1", seq: 0, text: "Hello" },
+      { runId: "r2", seq: 1, text: "Elsewhere" },
+    ]);
+    expect(mergeStreams(local, [{ runId: "r1", seq: 0, text: "H" }], [])).toEqual(local);
+    expect(mergeStreams(local, [], messages)).toBe(local);
   });
 });

@@ -1,4 +1,4 @@
-import type { StreamingReply } from "../../protocol/entities";
+import type { Message, StreamingReply } from "../../protocol/entities";
 import { MAX_SAY_CHARS } from "../../protocol/ipc";
 
 /**
@@ -69,3 +69,20 @@ export function createReplyStreams() {
 }
 
 export type ReplyStreams = ReturnType<typeof createReplyStreams>;
+
+/**
+ * This node's open replies with those other nodes stream in the same session: one per run and
+ * position (the longest text), none whose message is stored already (`messages`, read before).
+ */
+export function mergeStreams(local: StreamingReply[], remote: StreamingReply[], messages: Pick<Message, "runId" | "role" | "text">[]): StreamingReply[] {
+  if (remote.length === 0) return local;
+  const byKey = new Map(local.map((r) => [`${r.runId}:${r.seq}`, r]));
+  for (const r of remote) {
+    const key = `${r.runId}:${r.seq}`;
+    const known = byKey.get(key);
+    if (known && known.text.length >= r.text.length) continue;
+    if (messages.some((m) => m.role === "agent" && m.runId === r.runId && m.text.startsWith(r.text))) continue;
+    byKey.set(key, r);
+  }
+  return [...byKey.values()];
+}

@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
-import type { Message, Session, SessionSnapshot, StreamingReply } from "../../protocol/entities";
+import { ACTIVE_RUN_STATUSES, type Message, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
 import { directSqlite, type Db, type Tx } from "../db/client";
 import { fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import type { ChatSession as SessionRow } from "../../generated/prisma/client";
 import { QUESTION_WITH_ROOT, toMessage, toQuestion, toRun, toSession } from "../db/mappers";
 import type { DomainEvents } from "../events";
-import { createReplyStreams } from "./reply-streams";
+import { createReplyStreams, mergeStreams } from "./reply-streams";
 
 export const DEFAULT_TITLE = "New chat";
 const SNAPSHOT_MESSAGES = 500;
@@ -30,6 +30,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
   };
   /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
   const streams = createReplyStreams();
+  /** The replies other nodes stream in a session (several nodes); none by default. */
+  let streamsElsewhere: ((sessionId: string) => Promise<StreamingReply[]>) | null = null;
 
   async function pendingCounts(ids?: string[]): Promise<Map<string, number>> {
     const rows = await db.question.groupBy({
@@ -108,14 +110,18 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: { createdAt: "asc" }, include: QUESTION_WITH_ROOT }),
         db.question.findMany({ where: { sessionId: id, status: { not: "pending" } }, orderBy: { closedAt: "desc" }, take: SNAPSHOT_CLOSED_QUESTIONS, include: QUESTION_WITH_ROOT }),
       ]);
+      const stored = messages.reverse().map(toMessage);
+      // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
+      const local = streams.of(id);
+      // Only an active run streams: other nodes are asked only then.
+      const elsewhere = streamsElsewhere && runs.some((r) => ACTIVE_RUN_STATUSES.includes(r.status as never)) ? await streamsElsewhere(id) : [];
       return {
         session,
-        messages: messages.reverse().map(toMessage),
+        messages: stored,
         runs: runs.map(toRun),
         pendingQuestions: questions.map(toQuestion),
         closedQuestions: closed.reverse().map(toQuestion),
-        // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
-        streaming: streams.of(id),
+        streaming: mergeStreams(local, elsewhere, stored),
       };
     },
 
@@ -162,6 +168,14 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** Forgets the run's open streams (it ended, or left its worker): its stored messages are what stays. */
     endStreams: (runId: string): StreamingReply[] => streams.dropRun(runId),
+
+    /** The replies this node streams in a session, oldest first. */
+    openStreams: (sessionId: string): StreamingReply[] => streams.of(sessionId),
+
+    /** Where snapshots find the replies that other nodes stream (a tab may join on a node other than the run's). */
+    streamsFrom(fetch: (sessionId: string) => Promise<StreamingReply[]>): void {
+      streamsElsewhere = fetch;
+    },
 
     /** The text so far of a streaming reply, or null. */
     streamingText: (sessionId: string, runId: string, seq: number): string | null => streams.textOf(sessionId, runId, seq),
