@@ -72,3 +72,24 @@ test("while Redis is away both tabs say so and still work; when it is back the b
   await onA.send("/deploy");
   await onB.expectCard("Which environment should I deploy to?");
 });
+
+test("a tab on node B reloaded while node A streams a reply shows the text so far at once, then the rest", async () => {
+  const [onA, onB] = await tabsOnBothNodes();
+  const sessionId = new URL(onA.page.url()).pathname.split("/").at(-1)!;
+  const res = await fetch(`${cluster!.nodes[0]!.url}/api/sessions/${sessionId}/runs`, {
+    method: "POST",
+    headers: { ...authHeaders(), "content-type": "application/json" },
+    body: JSON.stringify({ function: "test.stream", input: { words: 260, delayMs: 30 } }),
+  });
+  expect(res.status).toBe(201);
+  const streamingOn = (tab: ChatPage) => tab.page.getByTestId("streaming-message");
+  await expect(streamingOn(onB)).toContainText("w25 ");
+
+  await onB.page.reload();
+  await expect(onB.page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
+  // Node B's snapshot asked node A for what it streams: the words before the reload are there at once.
+  await expect(streamingOn(onB)).toContainText("w25 ", { timeout: 1_000 });
+  await expect(onB.messages("agent").filter({ hasText: "w260." })).toHaveCount(1, { timeout: 20_000 });
+  await expect(streamingOn(onB)).toHaveCount(0);
+  await expect(onA.messages("agent").filter({ hasText: "w260." })).toHaveCount(1);
+});
