@@ -4,14 +4,16 @@
  * shown and the run is parked or waits), per reply to a live worker and per reply to a parked run
  * (each until the run has finished), and the server-side timings of the reply's phases. The server
  * is left quiet between steps, so follow-up work (session lists, run updates) is counted where it
- * belongs. Prints figures; asserts nothing. Usage: npm run build && npx tsx scripts/bench-queries.ts [-- --samples 20]
+ * belongs. Prints figures; asserts nothing. `--pg`: on a fresh PostgreSQL database (one node, no
+ * Redis) instead of SQLite. Usage: npm run build && npx tsx scripts/bench-queries.ts [-- --samples 20 --pg]
  */
 import { parseArgs } from "node:util";
 import { api, fmt, machine, percentile, until, withServer, type ServerProcess } from "./bench-kit";
 import { readMetrics, spent, type Metrics } from "./bench-kit-metrics";
 import { openTabs, TabLog } from "./bench-kit-tabs";
+import { clusterPrerequisites, startCluster } from "../tests/helpers/cluster";
 
-const { values } = parseArgs({ options: { samples: { type: "string", default: "20" } } });
+const { values } = parseArgs({ options: { samples: { type: "string", default: "20" }, pg: { type: "boolean", default: false } } });
 const SAMPLES = Number(values.samples);
 
 const quiet = () => new Promise((r) => setTimeout(r, 150));
@@ -56,9 +58,26 @@ const median = (xs: number[]) => percentile(xs, 50);
 const line = (label: string, xs: ReturnType<typeof spent>[]) =>
   console.log(`  ${label.padEnd(52)} ${fmt(median(xs.map((x) => x.reads + x.writes)), 0).padStart(4)} statements (${fmt(median(xs.map((x) => x.reads)), 0)} reads, ${fmt(median(xs.map((x) => x.writes)), 0)} writes incl. BEGIN/COMMIT; ${fmt(median(xs.map((x) => x.prisma)), 0)} through Prisma) in ${fmt(median(xs.map((x) => x.transactions)), 0)} transactions`);
 
-console.log(`\nDatabase statements per step, median of ${SAMPLES} (${machine()})`);
-const live = await withServer({ PARLEY_PARK_AFTER_MS: "600000" }, (s) => measure(s, false));
-const parked = await withServer({ PARLEY_PARK_AFTER_MS: "0" }, (s) => measure(s, true));
+console.log(`\nDatabase statements per step on ${values.pg ? "PostgreSQL" : "SQLite"}, median of ${SAMPLES} (${machine()})`);
+/** One server on SQLite, or with --pg one node on PostgreSQL. */
+async function serve<T>(env: Record<string, string>, work: (s: ServerProcess) => Promise<T>): Promise<T> {
+  if (!values.pg) return withServer(env, work);
+  const cluster = await startCluster(1, { ...env, REDIS_URL: undefined });
+  try {
+    return await work(cluster.nodes[0]!);
+  } finally {
+    await cluster.close();
+  }
+}
+if (values.pg) {
+  const ready = await clusterPrerequisites();
+  if (!ready.ok) {
+    console.log(`bench-queries --pg: skipped: ${ready.reason}`);
+    process.exit(0);
+  }
+}
+const live = await serve({ PARLEY_PARK_AFTER_MS: "600000" }, (s) => measure(s, false));
+const parked = await serve({ PARLEY_PARK_AFTER_MS: "0" }, (s) => measure(s, true));
 line("run start → card shown, run waiting", live.starts);
 line("run start → card shown, run parked", parked.starts);
 line("reply → run finished, live worker", live.replies);
