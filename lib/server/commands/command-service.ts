@@ -27,6 +27,23 @@ export interface ApplyContext<R extends Receipt> {
    */
   recordNow: ((receipt: R) => void) | null;
   direct: DirectSqlite | null;
+  /**
+   * The receipt's row, for a caller that inserts it in a statement of its own (PostgreSQL's lane)
+   * where a twin's row makes it fail on the unique id; null for a queued command, whose row is
+   * claimed rather than inserted.
+   */
+  receiptRow: ((receipt: R) => CommandRow) | null;
+}
+
+/** A settled command's row as it is inserted. */
+export interface CommandRow {
+  id: string;
+  kind: CommandKind;
+  payloadDigest: string;
+  payload: string;
+  applyState: string;
+  receipt: string;
+  at: Date;
 }
 
 /** Applies a command and returns its receipt, stored through `record` or `commit`. */
@@ -106,8 +123,11 @@ export function createCommandService({ db }: { db: Db }) {
               }
             }
           : null;
+        const receiptRow = claimQueued
+          ? null
+          : (receipt: R): CommandRow => ({ id, kind, payloadDigest: digest, payload: SETTLED_PAYLOAD, applyState: receipt.apply_state, receipt: JSON.stringify(receipt), at: new Date() });
         try {
-          return await apply({ commandId: id, record, commit, recordNow, direct });
+          return await apply({ commandId: id, record, commit, recordNow, direct, receiptRow });
         } catch (err) {
           const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await db.command.count({ where: { id } })) > 0);
           if (!lostToTwin || attempt >= 3) throw err;

@@ -1,16 +1,19 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "../../generated/prisma/client";
 import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client";
 import { databaseBusy } from "./busy-queue";
 import { engineOf } from "./engine";
 import { observedAdapterFactory } from "./observed-adapter";
 import { LockAwareAdapterFactory, transactionCallback, type DirectSqlite, type StatementObserver, type Synchronous } from "./lock-aware-adapter";
+import { createPgLane, type PgLane } from "./pg-lane";
 
 export type Db = PrismaClient;
-export type { DirectSqlite };
+export type { DirectSqlite, PgLane };
 
 const DIRECT = Symbol.for("parley.db.direct");
+const PG_LANE = Symbol.for("parley.db.pg-lane");
 /** The client inside an interactive transaction. */
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 export type { Synchronous };
@@ -46,7 +49,9 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
 
 async function createPostgresDb(connectionString: string, { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, poolSize, observer }: DbOptions): Promise<Db> {
   const max = poolSize ?? DEFAULT_POOL_SIZE;
-  const driver = new PrismaPg({ connectionString, max });
+  // One pool for Prisma and the hot paths' own statements; Prisma ends it on $disconnect.
+  const pool = new pg.Pool({ connectionString, max });
+  const driver = new PrismaPg(pool, { disposeExternalPool: true });
   const client = new PgPrismaClient({
     // The lock-aware adapter is SQLite's; here only the statements are counted.
     adapter: observer ? observedAdapterFactory(driver, observer) : driver,
@@ -56,6 +61,7 @@ async function createPostgresDb(connectionString: string, { busyTimeoutMs = DEFA
   await client.$connect();
   const db = markTransactionCallbacks(withTypedErrors(client as unknown as PrismaClient));
   (db as { [DIRECT]?: DirectSqlite | null })[DIRECT] = null;
+  (db as { [PG_LANE]?: PgLane })[PG_LANE] = createPgLane(pool, observer);
   return db;
 }
 
@@ -76,6 +82,11 @@ async function createSqliteDb(databaseUrl: string, { synchronous = "FULL", busyT
 /** The connection's direct lane for hot paths, or null (another engine, or a driver that hides it): use Prisma then. */
 export function directSqlite(db: Db): DirectSqlite | null {
   return (db as { [DIRECT]?: DirectSqlite | null })[DIRECT] ?? null;
+}
+
+/** PostgreSQL's lane for hot paths (the pool's own statements), or null on SQLite. */
+export function directPg(db: Db): PgLane | null {
+  return (db as { [PG_LANE]?: PgLane })[PG_LANE] ?? null;
 }
 
 /** Runs each `$transaction(fn)` callback in a context the adapter recognises (see transactionCallback). */

@@ -54,4 +54,22 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     expect(closed.map((c) => c.id)).toEqual([q.id]);
     expect(await db.command.count({ where: { applyState: "applied" } })).toBeGreaterThanOrEqual(1);
   });
+
+  it("50 twins of one reply (one commandId) at once: one claim, one receipt row, and every twin gets that receipt", async () => {
+    const q = await questions.create({
+      id: "q2",
+      run: { id: "r1", sessionId: "s1", functionName: "deploy", policy: DEFAULT_POLICY },
+      seq: 2,
+      digest: "d2",
+      spec: { kind: "question", prompt: "Which two?", options: [], multi: false, allowCustom: true, detail: null, timeoutMs: 60_000, replySchema: null },
+    });
+    const receipts = await Promise.all(Array.from({ length: 50 }, () => questions.reply({ id: q.id, value: "twin", by: "rest", commandId: "c-twin" })));
+    expect(new Set(receipts.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(receipts[0]).toMatchObject({ apply_state: "applied", outcome: "answered" });
+    expect(await db.command.count({ where: { id: "c-twin" } })).toBe(1);
+    expect(closed.filter((c) => c.id === q.id)).toHaveLength(1);
+    // Stored times read back as written (UTC), whatever the process's time zone.
+    const stored = await questions.getQuestion({ id: q.id });
+    expect(Math.abs(Date.parse(stored.closedAt!) - Date.now())).toBeLessThan(60_000);
+  });
 });

@@ -159,7 +159,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     const { digest } = payload;
     const broadcast = metrics.time("reply.broadcast");
     const delivered = metrics.time("reply.deliver");
-    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, commit, recordNow, direct }) => {
+    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, commit, recordNow, direct, receiptRow }) => {
       const receipt = (apply_state: ReplyReceipt["apply_state"], outcome: ReplyReceipt["outcome"], question: Question) =>
         buildReceipt<ReplyReceipt>({ commandId: cid, kind, apply_state, outcome, question });
       const lateReceipt = (question: Question): ReplyReceipt => {
@@ -202,11 +202,18 @@ export function createQuestionService({ db, events, commands, now = () => new Da
         const verdict = judged(target);
         if ("late" in verdict) won = verdict;
         else {
-          won = await store.claimWith(target.question, verdict.closing, async (tx, question): Promise<Won> => {
+          const question = closedAs(target.question, verdict.closing);
+          if (store.claimRecording && receiptRow && !alongWith(question)) {
+            // PostgreSQL: the claim and its receipt are one statement.
             const r = receipt("applied", verdict.status, question);
-            await record(tx, r);
-            return { question, receipt: r, also: (await alongWith(question)?.(tx)) ?? NOTHING_ELSE };
-          });
+            won = (await store.claimRecording(id, verdict.closing, receiptRow(r))) ? { question, receipt: r, also: NOTHING_ELSE } : null;
+          } else {
+            won = await store.claimWith(target.question, verdict.closing, async (tx, claimed): Promise<Won> => {
+              const r = receipt("applied", verdict.status, claimed);
+              await record(tx, r);
+              return { question: claimed, receipt: r, also: (await alongWith(claimed)?.(tx)) ?? NOTHING_ELSE };
+            });
+          }
           won ??= { late: lateReceipt(await getQuestion({ id })) };
         }
         if ("late" in won && commandId !== undefined) await commit(won.late);

@@ -1,6 +1,8 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
-import type { Db, DirectSqlite, Tx } from "../db/client";
+import { directPg, type Db, type DirectSqlite, type PgLane, type Tx } from "../db/client";
+import { pgTime } from "../db/pg-lane";
+import type { CommandRow } from "../commands/command-service";
 import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 
@@ -156,9 +158,46 @@ export const closedAs = (question: Question, { status, closedBy, closedAt, answe
   feedback,
 });
 
+const PG_TARGET_SQL = TARGET_SQL.replace("?", "$1");
+/** The claim and its receipt in one statement: only a claim that moved the question inserts the receipt, and a twin's receipt (the unique id) fails the whole. */
+const PG_CLAIM_RECORDING_SQL = `WITH claimed AS (
+    UPDATE "Question" SET "status" = $1, "closedBy" = $2, "closedAt" = $3::timestamp(3), "answer" = $4, "feedback" = $5 WHERE "id" = $6 AND "status" = 'pending' RETURNING "id"
+  ), recorded AS (
+    INSERT INTO "Command" ("id", "kind", "payloadDigest", "payload", "applyState", "receipt", "createdAt", "appliedAt")
+    SELECT $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::timestamp(3), $13::timestamp(3) FROM claimed RETURNING "id"
+  )
+  SELECT COUNT(*)::int AS "n" FROM recorded`;
+
+/** The reply's read and claim on PostgreSQL's lane: one statement each, where Prisma sends five. */
+function createPgQuestionStore(lane: PgLane) {
+  return {
+    async target(id: string): Promise<ReplyTarget | null> {
+      const [row] = await lane.query<Record<string, unknown>>(PG_TARGET_SQL, [id]);
+      if (!row) return null;
+      const question = toQuestion({ ...(row as unknown as Parameters<typeof toQuestion>[0]), run: { rootRunId: row.run_rootRunId as string | null } });
+      return { question, policy: parsePolicy(row.run_policy as string), ownerId: row.session_ownerId as string, deleted: row.session_deletedAt !== null };
+    },
+
+    /** Claims the question and inserts `command` with it: whether this claim won. */
+    async claimRecording(id: string, closing: Closing, command: CommandRow): Promise<boolean> {
+      const { status, closedBy, closedAt, answer, feedback } = closingData(closing);
+      const [row] = await lane.query<{ n: number }>(PG_CLAIM_RECORDING_SQL, [
+        status, closedBy, pgTime(closedAt), answer, feedback, id,
+        command.id, command.kind, command.payloadDigest, command.payload, command.applyState, command.receipt, pgTime(command.at),
+      ]);
+      return row!.n === 1;
+    },
+  };
+}
+
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
+  const lane = directPg(db);
+  const pgStore = lane ? createPgQuestionStore(lane) : null;
   return {
+    /** PostgreSQL's lane: the claim with its receipt in one statement (null on SQLite, whose direct lane does more). */
+    claimRecording: pgStore?.claimRecording ?? null,
+
     find: async (id: string): Promise<Question | null> => {
       const row = await db.question.findUnique({ where: { id }, include: QUESTION_WITH_ROOT });
       return row ? toQuestion(row) : null;
@@ -173,14 +212,16 @@ export function createQuestionStore(db: Db) {
     policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await db.run.findUnique({ where: { id: runId }, select: { policy: true } }))?.policy),
 
     /** A reply's target (Prisma's way: the direct lane's `target` in three statements). */
-    target: async (id: string): Promise<ReplyTarget | null> => {
-      const row = await db.question.findUnique({
-        where: { id },
-        include: { run: { select: { rootRunId: true, policy: true } }, session: { select: { ownerId: true, deletedAt: true } } },
-      });
-      if (!row) return null;
-      return { question: toQuestion(row), policy: parsePolicy(row.run.policy), ownerId: row.session.ownerId, deleted: row.session.deletedAt !== null };
-    },
+    target:
+      pgStore?.target ??
+      (async (id: string): Promise<ReplyTarget | null> => {
+        const row = await db.question.findUnique({
+          where: { id },
+          include: { run: { select: { rootRunId: true, policy: true } }, session: { select: { ownerId: true, deletedAt: true } } },
+        });
+        if (!row) return null;
+        return { question: toQuestion(row), policy: parsePolicy(row.run.policy), ownerId: row.session.ownerId, deleted: row.session.deletedAt !== null };
+      }),
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
     claim: async (id: string, closing: Closing, tx: Tx | Db = db): Promise<boolean> =>

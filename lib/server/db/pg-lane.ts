@@ -1,0 +1,36 @@
+import pg from "pg";
+import type { StatementObserver } from "./lock-aware-adapter";
+
+/** pg's type id of `timestamp without time zone`, the column type of Prisma's DateTime on PostgreSQL. */
+const TIMESTAMP_OID = 1114;
+
+/** Prisma writes DateTime as UTC wall time without a zone: read it back as UTC, whatever the process's zone. */
+const utcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
+
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * The pool's own statements, beside Prisma's, for the few hot paths where Prisma's cost per
+ * statement (measured here: a findUnique about 0.66 ms, the same query through pg about 0.14 ms)
+ * dominates. One statement each, atomic on its own; no transaction spans two of them.
+ */
+export interface PgLane {
+  /** Rows of one statement (`$1`… parameters; dates as `pgTime`). */
+  query<T = Record<string, unknown>>(text: string, values: unknown[]): Promise<T[]>;
+}
+
+/** A Date as a `timestamp without time zone` literal in UTC, as Prisma stores it (pg would send the process's local time). */
+export const pgTime = (date: Date): string => date.toISOString();
+
+export function createPgLane(pool: pg.Pool, observer?: StatementObserver): PgLane {
+  return {
+    async query<T>(text: string, values: unknown[]): Promise<T[]> {
+      observer?.query(/^\s*SELECT\b/i.test(text) ? "read" : "write", "direct");
+      const result = await pool.query({ text, values, types });
+      return result.rows as T[];
+    },
+  };
+}
