@@ -26,10 +26,13 @@ export interface PgLane {
 export const pgTime = (date: Date): string => date.toISOString();
 
 export function createPgLane(pool: pg.Pool, observer?: StatementObserver): PgLane {
+  // Named, each statement is parsed and planned once per connection, then only bound and run.
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => names.get(text) ?? (names.set(text, `parley_${names.size + 1}`), names.get(text)!);
   return {
     async query<T>(text: string, values: unknown[]): Promise<T[]> {
       observer?.query(/^\s*SELECT\b/i.test(text) ? "read" : "write", "direct");
-      const result = await pool.query({ text, values, types });
+      const result = await pool.query({ name: nameOf(text), text, values, types });
       return result.rows as T[];
     },
   };
