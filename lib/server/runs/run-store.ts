@@ -3,10 +3,11 @@ import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { JsonValue } from "../../protocol/question";
 import type { RunPolicy } from "../../protocol/policy";
-import { directSqlite, isUniqueViolation, type Db, type Tx } from "../db/client";
+import { directPg, directSqlite, isUniqueViolation, type Db, type Tx } from "../db/client";
 import { toRun } from "../db/mappers";
 import { loadJournal } from "./journal";
 import { createDirectRunStore } from "./run-store-direct";
+import { createPgRunStore } from "./run-store-pg";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 
 // Prisma filters take a mutable list.
@@ -43,6 +44,10 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   const direct = leases.enabled ? null : directSqlite(db);
   /** The question loop's queries on SQLite's direct lane, when it is there. */
   const fast = direct ? createDirectRunStore(direct) : null;
+  const pg = directPg(db);
+  /** The loop's reads and status moves on either engine's lane (PostgreSQL's touches no lease). */
+  const pgRuns = pg ? createPgRunStore(pg) : null;
+  const lane = fast ?? pgRuns;
 
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
   async function sessionBusy(sessionId: string, runId: string): Promise<AppError> {
@@ -58,7 +63,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`). */
   /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`); `status` as stored when the read gives it. */
   async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean; status?: string | null }> {
-    if (fast) return fast.waitingOn(id);
+    if (lane) return lane.waitingOn(id);
     if ((await db.question.count({ where: { runId: id, status: "pending" } })) > 0) return { questions: true, blocked: true };
     const openCalls = await db.journalEntry.findMany({ where: { runId: id, kind: "call" }, select: { childRunId: true } });
     if (openCalls.length === 0) return { questions: false, blocked: false };
@@ -67,7 +72,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   }
 
   async function find(id: string): Promise<Run | null> {
-    if (fast) return fast.find(id);
+    if (lane) return lane.find(id);
     const row = await db.run.findUnique({ where: { id } });
     return row ? toRun(row) : null;
   }
@@ -190,7 +195,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
     /** Moves an active run between running and waiting_input (adding `activeMs` it spent): the run as it is now, or null when it did not move. */
     async setWaiting(id: string, waiting: boolean, activeMs = 0): Promise<Run | null> {
-      if (fast) return fast.setWaiting(id, waiting, activeMs);
+      if (lane) return lane.setWaiting(id, waiting, activeMs);
       if (activeMs > 0) await db.run.update({ where: { id }, data: { activeMs: { increment: activeMs } } });
       const { count } = await db.run.updateMany({
         where: { id, status: waiting ? "running" : "waiting_input" },
@@ -204,12 +209,12 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       fast ? fast.setProgress(id, progress) : (await db.run.updateMany({ where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}) }, data: { progress } })).count === 1,
 
     addActiveMs: async (id: string, ms: number): Promise<void> => {
-      if (fast) return fast.addActiveMs(id, ms);
+      if (lane) return lane.addActiveMs(id, ms);
       await db.run.update({ where: { id }, data: { activeMs: { increment: ms } } });
     },
 
     markAttempt: async (id: string): Promise<void> => {
-      if (fast) return fast.markAttempt(id);
+      if (lane) return lane.markAttempt(id);
       await db.run.update({ where: { id }, data: { attempts: { increment: 1 }, progress: null } });
     },
 
@@ -223,6 +228,9 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
     waitingOn,
 
+    /** PostgreSQL's lane: a chat message and its journal entry in one statement (null on SQLite). */
+    sayWithMessage: pgRuns?.sayWithMessage ?? null,
+
     /** The question loop's statements on SQLite's direct lane (null elsewhere), for work inside a direct transaction. */
     now: fast,
 
@@ -232,7 +240,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     parentSeqOf: async (childId: string): Promise<number | null> =>
       (await db.run.findUnique({ where: { id: childId }, select: { parentSeq: true } }))?.parentSeq ?? null,
 
-    loadJournal: (id: string) => (fast ? fast.loadJournal(id) : loadJournal(db, id)),
+    loadJournal: (id: string) => (lane ? lane.loadJournal(id) : loadJournal(db, id)),
   };
 }
 

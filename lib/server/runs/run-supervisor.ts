@@ -390,7 +390,9 @@ export class RunSupervisor {
         if (this.state !== "parking") await this.syncWaiting(known);
         return;
       }
-      case "run.say":
+      case "run.say": {
+        const say = { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest };
+        const { sayWithMessage } = store;
         await sessions.addMessage({
           sessionId: this.run.sessionId,
           runId: this.runId,
@@ -398,10 +400,12 @@ export class RunSupervisor {
           text: message.text,
           stopped: message.stopped ?? false,
           streamSeq: message.seq,
-          alongWith: (tx) => store.recordSay(tx, { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest }),
-          alongWithNow: store.now ? () => store.now!.recordSayNow({ runId: this.runId, seq: message.seq, text: message.text, digest: message.digest }) : undefined,
+          alongWith: (tx) => store.recordSay(tx, say),
+          alongWithNow: store.now ? () => store.now!.recordSayNow(say) : undefined,
+          storeWith: sayWithMessage ? (row) => sayWithMessage(say, row) : undefined,
         });
         return;
+      }
       case "run.say.delta":
         sessions.streamReply({ sessionId: this.run.sessionId, runId: this.runId, seq: message.seq, delta: message.delta });
         return;

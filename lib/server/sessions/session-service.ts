@@ -135,12 +135,15 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       alongWith,
       streamSeq,
       alongWithNow,
+      storeWith,
     }: NewMessage & {
       alongWith?: (tx: Tx) => Promise<unknown>;
       /** `alongWith` on SQLite's direct lane (synchronous, in the message's transaction there); used when both the lane and it are given. */
       alongWithNow?: () => void;
       /** the journal position of the streamed reply this message completes */
       streamSeq?: number;
+      /** Inserts the row with what goes with it in one statement of the caller's (PostgreSQL's lane), instead of `alongWith`. */
+      storeWith?: (data: ReturnType<typeof messageData>) => Promise<Parameters<typeof toMessage>[0]>;
     }): Promise<Message> {
       const data = messageData({ sessionId, role, text, runId, stopped });
       const row =
@@ -149,7 +152,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
               alongWithNow();
               return insertNow(data);
             })
-          : alongWith
+          : storeWith
+            ? await storeWith(data)
+            : alongWith
             ? await db.$transaction(async (tx: Tx) => {
                 await alongWith(tx);
                 return tx.message.create({ data });
