@@ -295,7 +295,14 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
       const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
       const rootRunId = run.rootRunId;
-      const question = await (directStore && rootRunId ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }, decided ? undefined : alongWithNow) : store.insert)({
+      const { insertWithRoot } = store;
+      const insert =
+        directStore && rootRunId
+          ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }, decided ? undefined : alongWithNow)
+          : insertWithRoot && rootRunId
+            ? (q: NewQuestion) => insertWithRoot({ ...q, rootRunId })
+            : store.insert;
+      const question = await insert({
         id,
         runId: run.id,
         sessionId: run.sessionId,

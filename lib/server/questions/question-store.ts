@@ -168,9 +168,32 @@ const PG_CLAIM_RECORDING_SQL = `WITH claimed AS (
   )
   SELECT COUNT(*)::int AS "n" FROM recorded`;
 
-/** The reply's read and claim on PostgreSQL's lane: one statement each, where Prisma sends five. */
+const PG_COUNT_ASKED_SQL = `SELECT COUNT(*)::int AS "n" FROM "Question" WHERE "runId" = $1 AND ("kind" <> 'approval' OR "closedBy" IS NULL OR "closedBy" <> 'rule')`;
+/** A question and its journal entry in one statement. */
+const PG_INSERT_SQL = `WITH asked AS (
+    INSERT INTO "Question" ("id", "sessionId", "runId", "owner", "seq", "pendingId", "targetDigest", "replySchema", "kind", "prompt", "options", "multi", "allowCustom", "detail", "defaultValue", "approval", "status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt")
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21::timestamp(3), $22::timestamp(3), $23::timestamp(3)) RETURNING "id"
+  )
+  INSERT INTO "JournalEntry" ("runId", "seq", "kind", "name", "digest", "questionId", "createdAt")
+  SELECT $3::text, $5::int, 'question', $24::text, $25::text, "id", $22::timestamp(3) FROM asked`;
+
+/** The question loop's statements on PostgreSQL's lane: one each, where Prisma sends two to five. */
 function createPgQuestionStore(lane: PgLane) {
   return {
+    countAsked: async (runId: string): Promise<number> => (await lane.query<{ n: number }>(PG_COUNT_ASKED_SQL, [runId]))[0]!.n,
+
+    /** A question and its journal entry, in one statement; the question as stored, without reading it back. */
+    async insert(q: NewQuestion & { rootRunId: string }): Promise<Question> {
+      const row = questionRow(q);
+      await lane.query(PG_INSERT_SQL, [
+        row.id, row.sessionId, row.runId, row.owner, row.seq, row.pendingId, row.targetDigest, row.replySchema, row.kind, row.prompt, row.options,
+        row.multi, row.allowCustom, row.detail, row.defaultValue, row.approval, row.status, row.answer, row.feedback, row.closedBy,
+        row.closedAt && pgTime(row.closedAt), pgTime(row.createdAt), row.expiresAt && pgTime(row.expiresAt),
+        journalName(q.spec), q.journalDigest,
+      ]);
+      return toQuestion({ ...row, run: { rootRunId: q.rootRunId } });
+    },
+
     async target(id: string): Promise<ReplyTarget | null> {
       const [row] = await lane.query<Record<string, unknown>>(PG_TARGET_SQL, [id]);
       if (!row) return null;
@@ -197,6 +220,8 @@ export function createQuestionStore(db: Db) {
   return {
     /** PostgreSQL's lane: the claim with its receipt in one statement (null on SQLite, whose direct lane does more). */
     claimRecording: pgStore?.claimRecording ?? null,
+    /** PostgreSQL's lane: a question of a run whose root is known, stored with its journal entry in one statement. */
+    insertWithRoot: pgStore?.insert ?? null,
 
     find: async (id: string): Promise<Question | null> => {
       const row = await db.question.findUnique({ where: { id }, include: QUESTION_WITH_ROOT });
@@ -236,8 +261,9 @@ export function createQuestionStore(db: Db) {
       }),
 
     /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
-    countAsked: (runId: string): Promise<number> =>
-      db.question.count({ where: { runId, OR: [{ kind: { not: "approval" } }, { closedBy: null }, { closedBy: { not: "rule" } }] } }),
+    countAsked:
+      pgStore?.countAsked ??
+      ((runId: string): Promise<number> => db.question.count({ where: { runId, OR: [{ kind: { not: "approval" } }, { closedBy: null }, { closedBy: { not: "rule" } }] } })),
 
     /** A session's pending approvals, read inside a transaction. */
     pendingApprovalsIn: async (tx: Tx, sessionId: string): Promise<Question[]> =>
