@@ -18,12 +18,13 @@
 import { parseArgs } from "node:util";
 import { clusterPrerequisites, CLUSTER_PG_URL, startRedis } from "../tests/helpers/cluster";
 import { createPgDatabase, type TestDatabase } from "../tests/helpers/test-db";
-import { checkAcknowledged, checkIdle, checkOutcomes, checkSettles, checkTwins, finishAll } from "./faults/checks";
+import { checkAfterFaults } from "./faults/checks";
 import { watchDatabase, type DbWatch } from "./faults/db-watch";
-import { driveRun, KILL_STEPS, RUN_KINDS, type RunKind, type RunTrace, type Step } from "./faults/flow";
+import { driveRun, type RunKind, type RunTrace, type Step } from "./faults/flow";
 import { createApi, createRoutedApi, pause } from "./faults/http";
 import { checkWholeNumbers, choose, rngFor } from "./faults/random";
-import { assertBuilt, cleanLeftovers, cleanupAll, startServerGroup, tail, type ServerGroup } from "./faults/server-group";
+import { cleanupAll, startServerGroup, tail, type ServerGroup } from "./faults/server-group";
+import { chooseKillPlan, describePlan, reportTrial, runTrialSeries, stateOf, type TrialOutcome } from "./faults/trial-runner";
 
 const { values } = parseArgs({
   options: {
@@ -57,15 +58,7 @@ if (NODES !== undefined && NODES < 2) {
   process.exit(2);
 }
 
-type KillPlan = { kind: "delay"; fraction: number } | { kind: "after"; run: number; step: Step; extraMs: number };
-
-interface TrialResult {
-  trial: number;
-  setup: string;
-  killPoint: string;
-  acknowledged: number;
-  problems: string[];
-  seconds: number;
+interface TrialResult extends TrialOutcome {
   logs: Array<{ name: string; text: string }>;
 }
 
@@ -81,17 +74,8 @@ async function releaseHeld(): Promise<void> {
   held.dbs.clear();
 }
 
-let phase = "starting";
-let done = false;
-process.on("exit", (code) => {
-  if (done) return;
-  console.error(`\nthe cluster trials ended unexpectedly (exit code ${code}) during: ${phase}`);
-  process.exitCode = 3;
-});
+const progress = { phase: "starting" };
 
-const describePlan = (p: KillPlan, flowMs: number) =>
-  p.kind === "delay" ? `${Math.round(p.fraction * flowMs)} ms into the flow` : `${p.extraMs} ms after run #${p.run} ${p.step}`;
-const stateOf = (t: RunTrace) => `#${t.k} ${t.steps.at(-1) ?? "not started"}`;
 
 interface Node {
   name: string;
@@ -113,10 +97,7 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
   };
   const kinds: RunKind[] = Array.from({ length: RUNS }, () => choose(rng, ["journal", "journal", "many", "parent"] as const));
   const stops = kinds.map(() => (rng() < 0.25 ? choose(rng, ["asked", "answered"] as const) : undefined));
-  const plan: KillPlan =
-    rng() < 0.5
-      ? { kind: "delay", fraction: rng() }
-      : { kind: "after", run: 1 + Math.floor(rng() * RUNS), step: choose(rng, KILL_STEPS), extraMs: Math.floor(rng() * 25) };
+  const plan = chooseKillPlan(rng, RUNS);
   const victim = Math.floor(rng() * nodeCount);
   const redisDownMs = rng() < 0.3 ? 300 + Math.floor(rng() * 2_500) : undefined;
   const staggers = kinds.map(() => Math.floor(rng() * 300));
@@ -137,7 +118,7 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
   let watch: DbWatch | undefined;
   let faults = 0;
   try {
-    phase = `trial ${trial}: making the database, Redis and ${nodeCount} nodes`;
+    progress.phase = `trial ${trial}: making the database, Redis and ${nodeCount} nodes`;
     db = await createPgDatabase(CLUSTER_PG_URL, "parley_cluster_trial");
     held.dbs.add(db);
     redis = await startRedis();
@@ -167,7 +148,7 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
     }));
 
     // Phase 1: drive the flow; kill a node (and maybe Redis) somewhere inside it; the flow goes on through the survivors.
-    phase = `trial ${trial}: driving the flow`;
+    progress.phase = `trial ${trial}: driving the flow`;
     const t0 = Date.now();
     let killedAt: number | undefined;
     let aftermath: Promise<void> | undefined;
@@ -176,7 +157,7 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
       killedAt = Date.now();
       const doomed = nodes[victim]!;
       result.killPoint = `${doomed.name} (leases of ${watch!.leasesOf(doomed.id)} active runs)${redisDownMs ? ` and Redis for ${redisDownMs} ms` : ""} ${why} (${killedAt - t0} ms in): ${traces.map(stateOf).join(", ")}`;
-      phase = `trial ${trial}: killing ${doomed.name}`;
+      progress.phase = `trial ${trial}: killing ${doomed.name}`;
       up.splice(up.indexOf(doomed), 1);
       faults += 1 + (redisDownMs ? 1 : 0);
       aftermath = (async () => {
@@ -212,32 +193,22 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
       flowEstimate.ms = Math.round((flowEstimate.ms + (Date.now() - t0)) / 2);
       void kill(`when the flow had finished before the planned kill (${planned})`);
     }
-    phase = `trial ${trial}: waiting for the replacement node${redisDownMs ? " and Redis" : ""}`;
+    progress.phase = `trial ${trial}: waiting for the replacement node${redisDownMs ? " and Redis" : ""}`;
     await aftermath;
     result.acknowledged = traces.reduce((n, t) => n + t.replies.filter((r) => r.receipt).length, 0);
     // Survivors serve on: a run the flow could not finish through them is a finding, not an effect of the kill.
     for (const t of traces) if (t.error) result.problems.push(`run #${t.k} during the flow: ${t.error}`);
 
     // Phase 2: left alone, everything settles; then the checks, through random nodes.
-    phase = `trial ${trial}: checking`;
-    const unsettled = await checkSettles(api, sessionId, SETTLE_MS);
-    result.problems.push(...unsettled);
-    result.problems.push(...(await checkAcknowledged(api, traces)));
-    if (unsettled.length === 0) {
-      result.problems.push(...(await checkTwins(api, sessionId, traces)));
-      const finished = await finishAll(api, sessionId, `c${trial}-after`, rng, FINISH_TIMEOUT_MS);
-      result.problems.push(...finished);
-      if (finished.length === 0) {
-        result.problems.push(...(await checkOutcomes(api, sessionId, traces)));
-        for (const n of up) result.problems.push(...(await checkIdle(createApi(n.group.url), 15_000)).map((p) => `${n.name}: ${p}`));
-      }
-    }
+    progress.phase = `trial ${trial}: checking`;
+    const idle = up.map((n) => ({ name: n.name, api: createApi(n.group.url) }));
+    result.problems.push(...(await checkAfterFaults({ api, sessionId, traces, tag: `c${trial}-after`, pick: rng, settleMs: SETTLE_MS, finishMs: FINISH_TIMEOUT_MS, idle })));
     await watch.sample();
     result.problems.push(...watch.problems(faults));
   } catch (err) {
     result.problems.push(`the trial could not go on: ${(err as Error).message}`);
   } finally {
-    phase = `trial ${trial}: ending its nodes`;
+    progress.phase = `trial ${trial}: ending its nodes`;
     for (const n of nodes) {
       await n.group.kill().catch((err) => result.problems.push(`could not end ${n.name}: ${err.message}`));
       result.logs.push({ name: n.name, text: n.group.output() });
@@ -251,60 +222,23 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
 }
 
 function report(r: TrialResult) {
-  console.log(`trial ${String(r.trial).padStart(String(TRIALS).length)}/${TRIALS}  ${r.setup}`);
-  console.log(`  kill: ${r.killPoint}; ${r.acknowledged} answer(s) acknowledged by then or after`);
-  if (r.problems.length === 0) {
-    console.log(`  ok (${r.seconds.toFixed(1)} s)`);
-    return;
-  }
-  console.log(`  FAILED (${r.seconds.toFixed(1)} s):`);
-  for (const p of r.problems) console.log(`    - ${p}`);
-  for (const log of r.logs) {
-    const text = tail(log.text, 15);
-    if (text) console.log(`    ${log.name} log (last lines):\n${text.replace(/^/gm, "      | ")}`);
-  }
+  const logs = r.logs.map((log) => ({ name: `${log.name} log`, text: tail(log.text, 15) }));
+  reportTrial(r, { trials: TRIALS, acknowledged: "answer(s) acknowledged by then or after", logs });
 }
 
-async function main(): Promise<number> {
-  const prerequisites = await clusterPrerequisites();
-  if (!prerequisites.ok) {
-    console.log(`cluster trials SKIPPED: they need PostgreSQL and redis-server: ${prerequisites.reason}`);
-    return 0;
-  }
-  assertBuilt();
-  const left = await cleanLeftovers();
-  if (left.groups + left.dirs > 0) console.log(`removed ${left.groups} server group(s) and ${left.dirs} temp folder(s) left by an earlier run`);
-  console.log(`cluster trials: ${TRIALS} trial(s), seed ${SEED}, ${RUNS} run(s) each (functions ${Object.values(RUN_KINDS).map((k) => k.fn).join(", ")}), lease ${LEASE_MS} ms`);
-  const failed: TrialResult[] = [];
-  const flowEstimate = { ms: MAX_DELAY_MS };
-  for (let trial = ONLY ?? 1; trial <= (ONLY ?? TRIALS); trial++) {
-    const r = await runTrial(trial, flowEstimate);
-    report(r);
-    if (r.problems.length > 0) failed.push(r);
-  }
-  const ran = ONLY === undefined ? TRIALS : 1;
-  console.log(`\n${ran - failed.length} passed, ${failed.length} failed (seed ${SEED})`);
-  for (const r of failed) console.log(`  trial ${r.trial}: ${r.killPoint}\n    ${r.problems.join("\n    ")}`);
-  return failed.length === 0 ? 0 : 1;
-}
-
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: ending the nodes, Redis and the trial's database`);
-    done = true;
-    void releaseHeld().finally(() => process.exit(130));
-  });
-}
-
-main()
-  .then(async (code) => {
-    done = true;
-    await releaseHeld();
-    process.exit(code);
-  })
-  .catch(async (err) => {
-    console.error(err instanceof Error ? err.message : err);
-    done = true;
-    await releaseHeld();
-    process.exit(2);
-  });
+runTrialSeries({
+  name: "cluster trials",
+  trials: TRIALS,
+  seed: SEED,
+  only: ONLY,
+  header: `cluster trials: ${TRIALS} trial(s), seed ${SEED}, ${RUNS} run(s) each, lease ${LEASE_MS} ms`,
+  async needs() {
+    const prerequisites = await clusterPrerequisites();
+    if (!prerequisites.ok) return `cluster trials SKIPPED: they need PostgreSQL and redis-server: ${prerequisites.reason}`;
+  },
+  flowMs: MAX_DELAY_MS,
+  run: runTrial,
+  report,
+  cleanup: releaseHeld,
+  progress,
+});

@@ -232,3 +232,31 @@ export async function checkIdle(api: Api, timeoutMs: number): Promise<string[]> 
     await pause(100);
   }
 }
+
+/**
+ * Everything a trial checks once its faults are over: the runs settle on their own, no
+ * acknowledged answer was lost, twins got their first receipts, and once the rest is answered
+ * every run ends as it should, each server (`idle`, named) left with nothing live or pending.
+ */
+export async function checkAfterFaults({ api, sessionId, traces, tag, pick, settleMs, finishMs, idle }: {
+  api: Api;
+  sessionId: string;
+  traces: RunTrace[];
+  tag: string;
+  pick: () => number;
+  settleMs: number;
+  finishMs: number;
+  idle: Array<{ name?: string; api: Api }>;
+}): Promise<string[]> {
+  const unsettled = await checkSettles(api, sessionId, settleMs);
+  const problems = [...unsettled, ...(await checkAcknowledged(api, traces))];
+  // Runs that nothing moves on cannot be finished: the rest would only repeat that.
+  if (unsettled.length > 0) return problems;
+  problems.push(...(await checkTwins(api, sessionId, traces)));
+  const finished = await finishAll(api, sessionId, tag, pick, finishMs);
+  problems.push(...finished);
+  if (finished.length > 0) return problems;
+  problems.push(...(await checkOutcomes(api, sessionId, traces)));
+  for (const server of idle) problems.push(...(await checkIdle(server.api, 15_000)).map((p) => (server.name ? `${server.name}: ${p}` : p)));
+  return problems;
+}

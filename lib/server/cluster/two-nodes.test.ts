@@ -81,6 +81,14 @@ async function ask(node: Node, worker: FakeWorker, runId: string, { seq = 0, tim
   return stored;
 }
 
+/** The run's park timer fires and its worker lets go: the run is live nowhere. */
+async function parkOn(node: Node, worker: FakeWorker, runId: string) {
+  clock.advance(3_000);
+  await until(() => worker.sentOf("run.park").length > 0);
+  worker.say({ type: "run.parked", runId, parked: true });
+  await until(() => node.parley.runs.liveCount() === 0);
+}
+
 describe("two nodes on one database", () => {
   it("an answer given on the other node reaches the worker where the run waits", async () => {
     const [a, b] = nodes as [Node, Node];
@@ -99,10 +107,7 @@ describe("two nodes on one database", () => {
     const [a, b] = nodes as [Node, Node];
     const { run, worker } = await startOn(a);
     const q = await ask(a, worker, run.id);
-    clock.advance(3_000);
-    await until(() => worker.sentOf("run.park").length > 0);
-    worker.say({ type: "run.parked", runId: run.id, parked: true });
-    await until(() => a.parley.runs.liveCount() === 0);
+    await parkOn(a, worker, run.id);
     await b.parley.questions.reply({ id: q.id, value: "go", by: "rest" });
     const replay = await workerOf(b, run.id);
     expect(replay.sentOf("run.start")[0]!.journal.map((e) => e.kind)).toEqual(["question"]);
@@ -232,10 +237,7 @@ describe("two nodes on one database", () => {
     const [a, b] = nodes as [Node, Node];
     const { run, worker } = await startOn(a);
     const q = await ask(a, worker, run.id);
-    clock.advance(3_000);
-    await until(() => worker.sentOf("run.park").length > 0);
-    worker.say({ type: "run.parked", runId: run.id, parked: true });
-    await until(() => a.parley.runs.liveCount() === 0);
+    await parkOn(a, worker, run.id);
     // Node A wakes the run (a resume); right after it read the journal, the question is answered on node B, whose word is lost.
     const store = a.parley.runs.store;
     const loadJournal = store.loadJournal.bind(store);

@@ -34,14 +34,18 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     await testDb?.drop();
   });
 
-  it("200 concurrent replies to one question: exactly one wins, the others get the already-answered receipt", async () => {
-    const q = await questions.create({
-      id: "q1",
+  /** A free-text question of run r1 at journal position n (id qn). */
+  const askFreeText = (n: number) =>
+    questions.create({
+      id: `q${n}`,
       run: { id: "r1", sessionId: "s1", functionName: "deploy", policy: DEFAULT_POLICY },
-      seq: 1,
-      digest: "d1",
-      spec: { kind: "question", prompt: "Which one?", options: [], multi: false, allowCustom: true, detail: null, timeoutMs: 60_000, replySchema: null },
+      seq: n,
+      digest: `d${n}`,
+      spec: { kind: "question", prompt: `Which ${n}?`, options: [], multi: false, allowCustom: true, detail: null, timeoutMs: 60_000, replySchema: null },
     });
+
+  it("200 concurrent replies to one question: exactly one wins, the others get the already-answered receipt", async () => {
+    const q = await askFreeText(1);
     const receipts = await Promise.all(
       Array.from({ length: 200 }, (_, i) => questions.reply({ id: q.id, value: `answer ${i}`, by: i % 2 ? "rest" : "socket", commandId: `c-${i}` })),
     );
@@ -56,13 +60,7 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
   });
 
   it("50 twins of one reply (one commandId) at once: one claim, one receipt row, and every twin gets that receipt", async () => {
-    const q = await questions.create({
-      id: "q2",
-      run: { id: "r1", sessionId: "s1", functionName: "deploy", policy: DEFAULT_POLICY },
-      seq: 2,
-      digest: "d2",
-      spec: { kind: "question", prompt: "Which two?", options: [], multi: false, allowCustom: true, detail: null, timeoutMs: 60_000, replySchema: null },
-    });
+    const q = await askFreeText(2);
     const receipts = await Promise.all(Array.from({ length: 50 }, () => questions.reply({ id: q.id, value: "twin", by: "rest", commandId: "c-twin" })));
     expect(new Set(receipts.map((r) => JSON.stringify(r))).size).toBe(1);
     expect(receipts[0]).toMatchObject({ apply_state: "applied", outcome: "answered" });
