@@ -22,6 +22,12 @@ export interface PgLane {
   query<T = Record<string, unknown>>(text: string, values: unknown[]): Promise<T[]>;
 }
 
+/** A statement written for SQLite's `?` parameters with PostgreSQL's numbered ones (`$1`, `$2`… in order). */
+export const pgPlaceholders = (sql: string): string => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
 /** A Date as a `timestamp without time zone` literal in UTC, as Prisma stores it (pg would send the process's local time). */
 export const pgTime = (date: Date): string => date.toISOString();
 

@@ -1,7 +1,7 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import { directPg, type Db, type DirectSqlite, type PgLane, type Tx } from "../db/client";
-import { pgTime } from "../db/pg-lane";
+import { pgPlaceholders, pgTime } from "../db/pg-lane";
 import type { CommandRow } from "../commands/command-service";
 import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
@@ -81,6 +81,8 @@ const parsePolicy = (text: string | null | undefined): RunPolicy => RunPolicySch
 
 const TARGET_SQL = `SELECT q.*, r."rootRunId" AS "run_rootRunId", r."policy" AS "run_policy", s."ownerId" AS "session_ownerId", s."deletedAt" AS "session_deletedAt"
   FROM "Question" q JOIN "Run" r ON r."id" = q."runId" JOIN "ChatSession" s ON s."id" = q."sessionId" WHERE q."id" = ?`;
+/** What counts against a run's question limit (both engines' lanes; an integer on both). */
+const COUNT_ASKED_SQL = `SELECT CAST(COUNT(*) AS INTEGER) AS "n" FROM "Question" WHERE "runId" = ? AND ("kind" <> 'approval' OR "closedBy" IS NULL OR "closedBy" <> 'rule')`;
 const CLAIM_SQL = `UPDATE "Question" SET "status" = ?, "closedBy" = ?, "closedAt" = ?, "answer" = ?, "feedback" = ? WHERE "id" = ? AND "status" = 'pending'`;
 
 /**
@@ -108,7 +110,7 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
       direct.read(
         () =>
           direct
-            .prepare(`SELECT COUNT(*) AS "n" FROM "Question" WHERE "runId" = ? AND ("kind" <> 'approval' OR "closedBy" IS NULL OR "closedBy" <> 'rule')`)
+            .prepare(COUNT_ASKED_SQL)
             .get<{ n: number }>(runId)!.n,
       ),
 
@@ -158,7 +160,7 @@ export const closedAs = (question: Question, { status, closedBy, closedAt, answe
   feedback,
 });
 
-const PG_TARGET_SQL = TARGET_SQL.replace("?", "$1");
+const PG_TARGET_SQL = pgPlaceholders(TARGET_SQL);
 /** The claim and its receipt in one statement: only a claim that moved the question inserts the receipt, and a twin's receipt (the unique id) fails the whole. */
 const PG_CLAIM_RECORDING_SQL = `WITH claimed AS (
     UPDATE "Question" SET "status" = $1, "closedBy" = $2, "closedAt" = $3::timestamp(3), "answer" = $4, "feedback" = $5 WHERE "id" = $6 AND "status" = 'pending' RETURNING "id"
@@ -168,7 +170,7 @@ const PG_CLAIM_RECORDING_SQL = `WITH claimed AS (
   )
   SELECT COUNT(*)::int AS "n" FROM recorded`;
 
-const PG_COUNT_ASKED_SQL = `SELECT COUNT(*)::int AS "n" FROM "Question" WHERE "runId" = $1 AND ("kind" <> 'approval' OR "closedBy" IS NULL OR "closedBy" <> 'rule')`;
+const PG_COUNT_ASKED_SQL = pgPlaceholders(COUNT_ASKED_SQL);
 /** A question and its journal entry in one statement. */
 const PG_INSERT_SQL = `WITH asked AS (
     INSERT INTO "Question" ("id", "sessionId", "runId", "owner", "seq", "pendingId", "targetDigest", "replySchema", "kind", "prompt", "options", "multi", "allowCustom", "detail", "defaultValue", "approval", "status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt")

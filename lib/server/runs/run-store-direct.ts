@@ -14,6 +14,16 @@ const ACTIVE_SQL = ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(", ");
 /** What a run (its id the `?`) waits on: a pending question of its own, or an active child run it called. */
 const OWN_PENDING_SQL = `EXISTS (SELECT 1 FROM "Question" WHERE "runId" = ? AND "status" = 'pending')`;
 const ACTIVE_CHILD_SQL = `EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = ? AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL}))`;
+/** What a run waits on, and its stored status; the run's id is each of the three parameters. PostgreSQL's lane runs it too. */
+export const WAITING_ON_SQL = `SELECT ${OWN_PENDING_SQL} AS "questions", ${ACTIVE_CHILD_SQL} AS "children", (SELECT "status" FROM "Run" WHERE "id" = ?) AS "status"`;
+/** A run's journal with what each question and call came to. PostgreSQL's lane runs it too. */
+export const JOURNAL_SQL = `SELECT j."seq", j."kind", j."digest", j."output", j."questionId", j."childRunId",
+    q."status" AS "questionStatus", q."answer" AS "questionAnswer", q."feedback" AS "questionFeedback",
+    c."status" AS "childStatus", c."result" AS "childResult", c."error" AS "childError"
+  FROM "JournalEntry" j
+  LEFT JOIN "Question" q ON q."id" = j."questionId"
+  LEFT JOIN "Run" c ON c."id" = j."childRunId"
+  WHERE j."runId" = ? ORDER BY j."seq"`;
 
 const runOf = (row: Row): Run =>
   toRun({
@@ -51,11 +61,7 @@ export function createDirectRunStore(direct: DirectSqlite) {
     /** What a run waits on, and its stored status (so a status already right is not written again). */
     waitingOn: (id: string): Promise<{ questions: boolean; blocked: boolean; status: string | null }> =>
       direct.read(() => {
-        const row = direct
-          .prepare(
-            `SELECT ${OWN_PENDING_SQL} AS "questions", ${ACTIVE_CHILD_SQL} AS "children", (SELECT "status" FROM "Run" WHERE "id" = ?) AS "status"`,
-          )
-          .get<{ questions: number; children: number; status: string | null }>(id, id, id)!;
+        const row = direct.prepare(WAITING_ON_SQL).get<{ questions: number; children: number; status: string | null }>(id, id, id)!;
         return { questions: row.questions === 1, blocked: row.questions === 1 || row.children === 1, status: row.status };
       }),
 
@@ -138,15 +144,7 @@ export function createDirectRunStore(direct: DirectSqlite) {
     loadJournal: (runId: string): Promise<JournalRecord[]> =>
       direct.read(() =>
         direct
-          .prepare(
-            `SELECT j."seq", j."kind", j."digest", j."output", j."questionId", j."childRunId",
-                    q."status" AS "questionStatus", q."answer" AS "questionAnswer", q."feedback" AS "questionFeedback",
-                    c."status" AS "childStatus", c."result" AS "childResult", c."error" AS "childError"
-               FROM "JournalEntry" j
-               LEFT JOIN "Question" q ON q."id" = j."questionId"
-               LEFT JOIN "Run" c ON c."id" = j."childRunId"
-              WHERE j."runId" = ? ORDER BY j."seq"`,
-          )
+          .prepare(JOURNAL_SQL)
           .all<JournalRow>(runId)
           .map((row) => journalRecordOf(row, runId)),
       ),

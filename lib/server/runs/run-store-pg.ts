@@ -1,25 +1,16 @@
-import { ACTIVE_RUN_STATUSES, type Run } from "../../protocol/entities";
+import type { Run } from "../../protocol/entities";
 import type { JournalRecord } from "../../protocol/ipc";
 import type { PgLane } from "../db/client";
-import { pgTime } from "../db/pg-lane";
+import { pgPlaceholders, pgTime } from "../db/pg-lane";
 import { toRun } from "../db/mappers";
 import { journalRecordOf, type JournalRow } from "./journal";
+import { JOURNAL_SQL, WAITING_ON_SQL } from "./run-store-direct";
 
-const ACTIVE_SQL = ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(", ");
-const OWN_PENDING_SQL = `EXISTS (SELECT 1 FROM "Question" WHERE "runId" = $1 AND "status" = 'pending')`;
-const ACTIVE_CHILD_SQL = `EXISTS (SELECT 1 FROM "JournalEntry" j JOIN "Run" c ON c."id" = j."childRunId" WHERE j."runId" = $1 AND j."kind" = 'call' AND c."status" IN (${ACTIVE_SQL}))`;
-
-const WAITING_ON_SQL = `SELECT ${OWN_PENDING_SQL} AS "questions", ${ACTIVE_CHILD_SQL} AS "children", (SELECT "status" FROM "Run" WHERE "id" = $1) AS "status"`;
+const WAITING_ON = pgPlaceholders(WAITING_ON_SQL);
+const JOURNAL = pgPlaceholders(JOURNAL_SQL);
 const SET_WAITING_SQL = `UPDATE "Run" SET "status" = $2, "activeMs" = "activeMs" + $4, "updatedAt" = $5::timestamp(3) WHERE "id" = $1 AND "status" = $3 RETURNING *`;
 const ADD_ACTIVE_SQL = `UPDATE "Run" SET "activeMs" = "activeMs" + $2, "updatedAt" = $3::timestamp(3) WHERE "id" = $1`;
 const MARK_ATTEMPT_SQL = `UPDATE "Run" SET "attempts" = "attempts" + 1, "progress" = NULL, "updatedAt" = $2::timestamp(3) WHERE "id" = $1`;
-const JOURNAL_SQL = `SELECT j."seq", j."kind", j."digest", j."output", j."questionId", j."childRunId",
-    q."status" AS "questionStatus", q."answer" AS "questionAnswer", q."feedback" AS "questionFeedback",
-    c."status" AS "childStatus", c."result" AS "childResult", c."error" AS "childError"
-  FROM "JournalEntry" j
-  LEFT JOIN "Question" q ON q."id" = j."questionId"
-  LEFT JOIN "Run" c ON c."id" = j."childRunId"
-  WHERE j."runId" = $1 ORDER BY j."seq"`;
 
 const SAY_SQL = `WITH said AS (
     INSERT INTO "JournalEntry" ("runId", "seq", "kind", "name", "digest", "output", "createdAt") VALUES ($1, $2, 'say', $3, $4, $5, $6::timestamp(3))
@@ -47,7 +38,7 @@ const runOf = (row: Record<string, unknown>): Run => toRun(row as unknown as Par
 export function createPgRunStore(lane: PgLane) {
   return {
     async waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean; status: string | null }> {
-      const [row] = await lane.query<{ questions: boolean; children: boolean; status: string | null }>(WAITING_ON_SQL, [id]);
+      const [row] = await lane.query<{ questions: boolean; children: boolean; status: string | null }>(WAITING_ON, [id, id, id]);
       return { questions: row!.questions, blocked: row!.questions || row!.children, status: row!.status };
     },
 
@@ -84,7 +75,7 @@ export function createPgRunStore(lane: PgLane) {
 
     /** The journal with what each question and call came to, in one joined read. */
     async loadJournal(runId: string): Promise<JournalRecord[]> {
-      return (await lane.query<JournalRow>(JOURNAL_SQL, [runId])).map((row) => journalRecordOf(row, runId));
+      return (await lane.query<JournalRow>(JOURNAL, [runId])).map((row) => journalRecordOf(row, runId));
     },
   };
 }

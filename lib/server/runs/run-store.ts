@@ -60,7 +60,6 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     return new AppError("session_busy", "This session is still working on its last message. Wait for it, or stop it, before starting a new turn.", { details: { runId } });
   }
 
-  /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`). */
   /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`); `status` as stored when the read gives it. */
   async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean; status?: string | null }> {
     if (lane) return lane.waitingOn(id);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
-import { ACTIVE_RUN_STATUSES, type Message, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
+import { isFinalRunStatus, type Message, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
 import { directSqlite, type Db, type Tx } from "../db/client";
 import { fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import type { ChatSession as SessionRow } from "../../generated/prisma/client";
@@ -114,7 +114,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
       const local = streams.of(id);
       // Only an active run streams: other nodes are asked only then.
-      const elsewhere = streamsElsewhere && runs.some((r) => ACTIVE_RUN_STATUSES.includes(r.status as never)) ? await streamsElsewhere(id) : [];
+      const elsewhere = streamsElsewhere && runs.some((r) => !isFinalRunStatus(r.status)) ? await streamsElsewhere(id) : [];
       return {
         session,
         messages: stored,
