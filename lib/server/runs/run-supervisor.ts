@@ -29,7 +29,7 @@ export type RunEnd =
 export interface SupervisorContext {
   store: RunStore;
   /** Which node executes a run (several nodes on one database). */
-  leases: Pick<RunLeases, "take" | "release">;
+  leases: Pick<RunLeases, "enabled" | "take" | "release">;
   questions: Pick<QuestionService, "create" | "closeForRun">;
   sessions: Pick<SessionService, "addMessage" | "streamReply" | "endStreams">;
   events: DomainEvents;
@@ -315,11 +315,12 @@ export class RunSupervisor {
 
   /**
    * What settled between the journal's read and now is heard here through a notice: from this
-   * node in order on the chain, from another node over the bus, which may lose it. Whatever the
-   * worker was sent open but has settled since is sent again from the database (a settlement the
-   * worker already has is ignored there).
+   * node in order on the chain, from another node over the bus, which may lose it. With several
+   * nodes, whatever the worker was sent open but has settled since is sent again from the database
+   * (a settlement the worker already has is ignored there); one node alone needs no second read.
    */
   private async catchUp(sent: JournalRecord[]): Promise<void> {
+    if (!this.ctx.leases.enabled) return;
     const open = new Set(sent.filter((e) => (e.kind === "question" || e.kind === "call") && e.settlement === null).map((e) => e.seq));
     if (open.size === 0) return;
     for (const e of await this.ctx.store.loadJournal(this.runId)) {
