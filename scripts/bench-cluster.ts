@@ -8,13 +8,14 @@
  * Set-ups: one node on SQLite (the embedded default); one node on PostgreSQL; two nodes on
  * PostgreSQL and Redis with the tabs split between them, tab 0 (the one that answers) on the
  * second node, so every answer crosses nodes (the parked run is replayed where the answer lands).
- * Prints p50/p99 and ratios: PostgreSQL ÷ SQLite, two nodes ÷ one node on PostgreSQL.
+ * Prints p50/p99 and ratios: PostgreSQL ÷ SQLite, two nodes ÷ one node on PostgreSQL, and each
+ * set-up's against the floor (bench-kit-floor: a bare relay claiming in SQLite) sampled between its own.
  * Usage: npm run build && npm run bench:cluster [-- --samples 100]   (needs PostgreSQL and redis-server)
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { api, fmt, health, machine, row, withServer, type ServerProcess } from "./bench-kit";
-import { questionLoopLog, sampleQuestionLoop, type Tab } from "./bench-kit-tabs";
+import { floorRelay, questionLoopLog, sampleQuestionLoop, type Tab } from "./bench-kit-tabs";
 import { openTab } from "../tests/helpers/remote";
 import { clusterPrerequisites, startCluster } from "../tests/helpers/cluster";
 
@@ -23,7 +24,7 @@ const SAMPLES = Number(values.samples);
 const TABS = 10;
 const WARMUP = 3;
 
-type Figures = { retraction: number[]; nextLine: number[]; card: number[] };
+type Figures = { floor: number[]; retraction: number[]; nextLine: number[]; card: number[] };
 
 /** The loop with runs started on `servers[0]` and tab t on servers[(t + 1) % n]: with two nodes, tab 0 answers from the other node. */
 async function loop(servers: ServerProcess[], parked: boolean): Promise<Figures> {
@@ -37,11 +38,14 @@ async function loop(servers: ServerProcess[], parked: boolean): Promise<Figures>
     tabs.push(tab);
   }
   const log = questionLoopLog(tabs);
-  const f: Figures = { retraction: [], nextLine: [], card: [] };
+  const floor = await floorRelay(TABS);
+  const f: Figures = { floor: [], retraction: [], nextLine: [], card: [] };
   try {
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
+      const floorMs = await floor.sample();
       const { card, retraction, nextLine } = await sampleQuestionLoop({ home, sessionId: session.id, tabs, log, i, parked, liveRuns: async () => (await health(home)).liveRuns });
       if (i >= WARMUP) {
+        f.floor.push(floorMs);
         f.card.push(card);
         f.retraction.push(retraction);
         f.nextLine.push(nextLine);
@@ -49,6 +53,7 @@ async function loop(servers: ServerProcess[], parked: boolean): Promise<Figures>
     }
   } finally {
     for (const t of tabs) t.disconnect();
+    await floor.close();
   }
   return f;
 }
@@ -98,4 +103,13 @@ compare("Two nodes and Redis against one node, PostgreSQL (ratios: two nodes ÷ 
   "reply → next line in all tabs, live worker": "reply → next line, worker on the other node",
   "reply → next line, parked run (replay)": "reply → next line, parked run replayed where answered",
 });
-console.log(`  (ratios are p50 ÷ p50 / p99 ÷ p99 of the set-up named, measured in this run; load average at the end ${fmt(loadavg()[0]!)})`);
+console.log(`  (ratios are p50 ÷ p50 / p99 ÷ p99 of the set-up named, measured in this run)`);
+
+console.log("\n Each set-up against the floor sampled between its own samples (a bare relay claiming in SQLite → retraction in 9)");
+for (const [name, figures] of [["SQLite", sqlite], ["PostgreSQL", pg], ["two nodes", two]] as const) {
+  console.log(row(`${name}: floor`, figures.live.floor));
+  console.log(row(`${name}: reply → retraction seen by the 9 other tabs`, figures.live.retraction, figures.live.floor));
+  console.log(row(`${name}: reply → next line, live worker`, figures.live.nextLine, figures.live.floor));
+  console.log(row(`${name}: reply → next line, parked run`, figures.parked.nextLine, figures.parked.floor));
+}
+console.log(`  (load average at the end ${fmt(loadavg()[0]!)})`);
