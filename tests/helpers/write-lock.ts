@@ -16,8 +16,13 @@ export async function holdWriteLock(file: string, ms: number) {
     child.once("exit", () => reject(new Error(`the lock holder exited early: ${out}`)));
   });
   const lockedAt = Date.now();
+  let releasedAt = NaN;
+  child.stdout!.on("data", () => {
+    if (Number.isNaN(releasedAt) && out.includes("released")) releasedAt = Date.now();
+  });
   const exited = once(child, "exit");
-  return { lockedAt, released: () => exited.then(() => undefined) };
+  /** Resolves with how long the lock was held, as seen from here (longer than `ms` when the holder was starved of CPU). */
+  return { lockedAt, released: () => exited.then(() => (Number.isNaN(releasedAt) ? Date.now() : releasedAt) - lockedAt) };
 }
 
 /** The longest gap between 5 ms timer ticks in this process, i.e. how long its event loop was blocked. */
