@@ -111,6 +111,13 @@ describe("session store", () => {
     expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
   });
 
+  it("messages of one millisecond are ordered by id, as the server lists them, whatever order they arrive in", () => {
+    const ids = ["01a2-a", "01a2-b", "01a2-c"];
+    const live = apply(joined(), ...[2, 0, 1].map((i) => ({ type: "message.created" as const, message: message(ids[i]!, 5) })));
+    expect(live.messages.map((m) => m.id)).toEqual(ids);
+    expect(joined({ messages: [2, 0, 1].map((i) => message(ids[i]!, 5)) }).messages.map((m) => m.id)).toEqual(ids);
+  });
+
   it("events for another session are ignored", () => {
     const state = apply(
       joined(),

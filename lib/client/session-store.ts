@@ -50,7 +50,8 @@ function withoutStreamOf(streams: StreamingReply[], message: Message): Streaming
   return index === -1 ? streams : streams.filter((_, i) => i !== index);
 }
 
-const byCreatedAt = <T extends { createdAt: string }>(a: T, b: T) => Date.parse(a.createdAt) - Date.parse(b.createdAt);
+/** The server's order: createdAt, then id (time-ordered ids keep rows of one millisecond in the order they were made). */
+const byCreatedAt = <T extends { id: string; createdAt: string }>(a: T, b: T) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Inserts or replaces by id, keeping createdAt order (stable for equal times). */
 function upsert<T extends { id: string; createdAt: string }>(list: T[], item: T): T[] {

@@ -180,6 +180,7 @@ export async function startFakeParley({ maxWorkers = 4, parkAfterMs = 3_000, sto
   const parley: Parley = await createParley({ db, pool, functions, clock }, { parkAfterMs, stopGraceMs, inboxPollMs: 60_000, access });
   return {
     parley,
+    db,
     pool,
     clock,
     async close() {

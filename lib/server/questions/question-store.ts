@@ -5,6 +5,7 @@ import { pgPlaceholders, pgTime } from "../db/pg-lane";
 import type { CommandRow } from "../commands/command-service";
 import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
+import { OLDEST_FIRST } from "../ids";
 
 /** How a question left `pending`. */
 export interface Closing {
@@ -141,7 +142,7 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
 
     /** The first pending question of a session, inside a direct transaction. */
     firstPendingNow: (sessionId: string): Pick<Question, "id" | "runId" | "prompt"> | null =>
-      direct.prepare(`SELECT "id", "runId", "prompt" FROM "Question" WHERE "sessionId" = ? AND "status" = 'pending' ORDER BY "createdAt" LIMIT 1`).get<Pick<Question, "id" | "runId" | "prompt">>(sessionId) ?? null,
+      direct.prepare(`SELECT "id", "runId", "prompt" FROM "Question" WHERE "sessionId" = ? AND "status" = 'pending' ORDER BY "createdAt", "id" LIMIT 1`).get<Pick<Question, "id" | "runId" | "prompt">>(sessionId) ?? null,
 
     claim(id: string, closing: Closing): boolean {
       const { status, closedBy, closedAt, answer, feedback } = closingData(closing);
@@ -283,7 +284,7 @@ export function createQuestionStore(db: Db) {
 
     /** The first pending question of a session, read inside someone's transaction. */
     firstPendingIn: (tx: Tx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> =>
-      tx.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: { createdAt: "asc" }, select: { id: true, runId: true, prompt: true } }),
+      tx.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: OLDEST_FIRST, select: { id: true, runId: true, prompt: true } }),
 
     pendingIdsOf: async (runId: string): Promise<string[]> =>
       (await db.question.findMany({ where: { runId, status: "pending" }, select: { id: true } })).map((q) => q.id),
@@ -295,7 +296,7 @@ export function createQuestionStore(db: Db) {
     listPending: async ({ sessionId, runIds }: { sessionId?: string; runIds?: string[] } = {}): Promise<Question[]> => {
       const rows = await db.question.findMany({
         where: { status: "pending", ...(sessionId ? { sessionId } : {}), ...(runIds ? { runId: { in: runIds } } : {}) },
-        orderBy: { createdAt: "asc" },
+        orderBy: OLDEST_FIRST,
         include: QUESTION_WITH_ROOT,
       });
       return rows.map(toQuestion);

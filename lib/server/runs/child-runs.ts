@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newOrderedId } from "../ids";
 import type { Run } from "../../protocol/entities";
 import type { ChildToParent } from "../../protocol/ipc";
 import type { DomainEvents } from "../events";
@@ -11,7 +11,7 @@ export async function startChildRun(
   parent: Run,
   message: Extract<ChildToParent, { type: "run.call" }>,
 ): Promise<void> {
-  const childId = randomUUID();
+  const childId = newOrderedId();
   const known = deps.hasFunction(message.functionName);
   await deps.store.createChild({ parent, childId, seq: message.seq, digest: message.digest, functionName: message.functionName, input: message.input, known });
   const child = await deps.store.get(childId);

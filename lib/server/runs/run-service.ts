@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newOrderedId } from "../ids";
 import { AppError, describeZodError } from "../../protocol/errors";
 import { stoppedBy } from "../../protocol/audit";
 import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type StartedRun } from "../../protocol/entities";
@@ -299,7 +299,7 @@ export function createRunService(deps: RunServiceDeps) {
       { commandId, kind: "start_run", payload: { sessionId, functionName, input: input ?? null, canAsk, policy: fixedPolicy.data } },
       async ({ commandId: cid, record, recordNow }) => {
         const created = deps.metrics?.time("run.create");
-        const id = randomUUID();
+        const id = newOrderedId();
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
         const now = recordNow && (alongWith === undefined || alongWithNow !== undefined) ? recordNow : null;
         started = await store.create(

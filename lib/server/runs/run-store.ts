@@ -5,6 +5,7 @@ import type { JsonValue } from "../../protocol/question";
 import type { RunPolicy } from "../../protocol/policy";
 import { directPg, directSqlite, isUniqueViolation, type Db, type Tx } from "../db/client";
 import { toRun } from "../db/mappers";
+import { OLDEST_FIRST } from "../ids";
 import { loadJournal } from "./journal";
 import { createDirectRunStore } from "./run-store-direct";
 import { createPgRunStore } from "./run-store-pg";
@@ -51,7 +52,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
   async function sessionBusy(sessionId: string, runId: string): Promise<AppError> {
-    const waiting = await db.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: { createdAt: "asc" }, select: { id: true, prompt: true, runId: true } });
+    const waiting = await db.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: OLDEST_FIRST, select: { id: true, prompt: true, runId: true } });
     if (waiting) {
       return new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {
         details: { questionId: waiting.id, runId: waiting.runId },
@@ -86,11 +87,11 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     get,
     find,
     listBySession: async (sessionId: string): Promise<Run[]> =>
-      (await db.run.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } })).map(toRun),
+      (await db.run.findMany({ where: { sessionId }, orderBy: OLDEST_FIRST })).map(toRun),
     /** A session's active runs, parents before their children. */
     listActiveInSession: async (sessionId: string): Promise<Run[]> =>
-      (await db.run.findMany({ where: { sessionId, status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } })).map(toRun),
-    listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: { createdAt: "asc" } })).map(toRun),
+      (await db.run.findMany({ where: { sessionId, status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
+    listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
     activeChildIds: async (parentRunId: string): Promise<string[]> =>
       fast ? fast.activeChildIds(parentRunId) : (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
 

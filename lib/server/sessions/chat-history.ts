@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import { NEWEST_FIRST } from "../ids";
 
 /** How many earlier messages a chat turn gets as its context, and how many bytes of text in all. */
 export const HISTORY_MESSAGES = 30;
@@ -34,7 +35,7 @@ export function boundHistory(newestFirst: ReadonlyArray<{ role: string; text: st
 export async function loadChatHistory(db: Db, sessionId: string): Promise<HistoryEntry[]> {
   const rows = await db.message.findMany({
     where: { sessionId, role: { in: ["user", "agent"] } },
-    orderBy: { createdAt: "desc" },
+    orderBy: NEWEST_FIRST,
     take: HISTORY_MESSAGES,
     select: { role: true, text: true },
   });

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { QuestionSpecSchema, type Question } from "../../protocol/question";
 import { AppError } from "../../protocol/errors";
 import { FakePool, FakeWorker, ManualClock, startFakeParley, until } from "../../../tests/helpers/fakes";
 import { createParley } from "../app";
 import { automaticTitle, DEFAULT_TITLE } from "./session-service";
+import { loadChatHistory } from "./chat-history";
 
 type Fx = Awaited<ReturnType<typeof startFakeParley>>;
 let fx: Fx;
@@ -197,5 +198,28 @@ describe("deleting a session", () => {
     await finishOnCancel((await workerOf(run.id)), run.id);
     await finishing;
     await parley.sessions.removeDeleted({ id: s.id });
+  });
+});
+
+describe("the order of a session's rows", () => {
+  it("messages and runs made in one millisecond are listed in the order they were made, in the snapshot and in the chat's history", async () => {
+    const { sessions, runs } = fx.parley;
+    const session = await sessions.createSession();
+    const texts = Array.from({ length: 12 }, (_, i) => `line ${i}`);
+    // Every row below gets the same createdAt.
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-12-02T00:00:00.000Z") });
+    try {
+      for (const text of texts) await sessions.addMessage({ sessionId: session.id, role: "user", text });
+      const started: string[] = [];
+      for (let i = 0; i < 6; i++) started.push((await runs.startRun({ sessionId: session.id, functionName: "f" })).id);
+      const snapshot = await sessions.getSnapshot({ id: session.id });
+      expect(new Set(snapshot.messages.map((m) => m.createdAt)).size).toBe(1);
+      expect(snapshot.messages.map((m) => m.text)).toEqual(texts);
+      expect(snapshot.runs.map((r) => r.id)).toEqual(started);
+      expect((await runs.listRuns({ sessionId: session.id })).map((r) => r.id)).toEqual(started);
+      expect((await loadChatHistory(fx.db, session.id)).map((h) => h.text)).toEqual(texts);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { NEWEST_FIRST, newOrderedId, OLDEST_FIRST } from "../ids";
 import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
@@ -16,7 +17,7 @@ const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
 type NewMessage = Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null };
 
-const messageData = ({ sessionId, role, text, runId = null, stopped = false }: NewMessage) => ({ id: randomUUID(), sessionId, role, text, runId, stopped });
+const messageData = ({ sessionId, role, text, runId = null, stopped = false }: NewMessage) => ({ id: newOrderedId(), sessionId, role, text, runId, stopped });
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   const direct = directSqlite(db);
@@ -105,9 +106,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     async getSnapshot({ id }: { id: string }): Promise<SessionSnapshot> {
       const session = await getSession({ id });
       const [messages, runs, questions, closed] = await Promise.all([
-        db.message.findMany({ where: { sessionId: id }, orderBy: { createdAt: "desc" }, take: SNAPSHOT_MESSAGES }),
-        db.run.findMany({ where: { sessionId: id }, orderBy: { createdAt: "asc" } }),
-        db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: { createdAt: "asc" }, include: QUESTION_WITH_ROOT }),
+        db.message.findMany({ where: { sessionId: id }, orderBy: NEWEST_FIRST, take: SNAPSHOT_MESSAGES }),
+        db.run.findMany({ where: { sessionId: id }, orderBy: OLDEST_FIRST }),
+        db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: OLDEST_FIRST, include: QUESTION_WITH_ROOT }),
         db.question.findMany({ where: { sessionId: id, status: { not: "pending" } }, orderBy: { closedAt: "desc" }, take: SNAPSHOT_CLOSED_QUESTIONS, include: QUESTION_WITH_ROOT }),
       ]);
       const stored = messages.reverse().map(toMessage);

@@ -1,0 +1,12 @@
+import { v7 } from "uuid";
+
+/**
+ * Ids of rows listed in the order they were made (messages, runs): UUIDv7, whose text sorts by
+ * time, and by the order of making within one millisecond of one process. Lists sort by
+ * createdAt, then id, so rows of the same millisecond keep their order on both engines.
+ */
+export const newOrderedId = (): string => v7();
+
+/** The order of lists of such rows (and of questions: their ids are random, but every list agrees): by createdAt, then id. */
+export const OLDEST_FIRST = [{ createdAt: "asc" as const }, { id: "asc" as const }];
+export const NEWEST_FIRST = [{ createdAt: "desc" as const }, { id: "desc" as const }];
