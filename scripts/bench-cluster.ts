@@ -15,7 +15,7 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { api, fmt, health, machine, row, withServer, type ServerProcess } from "./bench-kit";
-import { floorRelay, questionLoopLog, sampleQuestionLoop, type Tab } from "./bench-kit-tabs";
+import { sampleQuestionLoop, sampleQuestionLoops, type LoopFigures, type Tab } from "./bench-kit-tabs";
 import { openTab } from "../tests/helpers/remote";
 import { clusterPrerequisites, startCluster } from "../tests/helpers/cluster";
 
@@ -24,10 +24,8 @@ const SAMPLES = Number(values.samples);
 const TABS = 10;
 const WARMUP = 3;
 
-type Figures = { floor: number[]; retraction: number[]; nextLine: number[]; card: number[] };
-
 /** The loop with runs started on `servers[0]` and tab t on servers[(t + 1) % n]: with two nodes, tab 0 answers from the other node. */
-async function loop(servers: ServerProcess[], parked: boolean): Promise<Figures> {
+async function loop(servers: ServerProcess[], parked: boolean): Promise<LoopFigures> {
   const home = servers[0]!;
   const session = await api<{ id: string }>(home, "/api/sessions", { title: "bench" });
   const tabs: Tab[] = [];
@@ -37,31 +35,14 @@ async function loop(servers: ServerProcess[], parked: boolean): Promise<Figures>
     if (!joined.ok) throw new Error("session.join failed");
     tabs.push(tab);
   }
-  const log = questionLoopLog(tabs);
-  const floor = await floorRelay(TABS);
-  const f: Figures = { floor: [], retraction: [], nextLine: [], card: [] };
-  try {
-    for (let i = 0; i < SAMPLES + WARMUP; i++) {
-      const floorMs = await floor.sample();
-      const { card, retraction, nextLine } = await sampleQuestionLoop({ home, sessionId: session.id, tabs, log, i, parked, liveRuns: async () => (await health(home)).liveRuns });
-      if (i >= WARMUP) {
-        f.floor.push(floorMs);
-        f.card.push(card);
-        f.retraction.push(retraction);
-        f.nextLine.push(nextLine);
-      }
-    }
-  } finally {
-    for (const t of tabs) t.disconnect();
-    await floor.close();
-  }
-  return f;
+  const liveRuns = async () => (await health(home)).liveRuns;
+  return sampleQuestionLoops({ samples: SAMPLES, warmup: WARMUP, tabs, loop: (i, log) => sampleQuestionLoop({ home, sessionId: session.id, tabs, log, i, parked, liveRuns }) });
 }
 
 const LIVE = { PARLEY_PARK_AFTER_MS: "600000" };
 const PARKED = { PARLEY_PARK_AFTER_MS: "0" };
 
-async function onPostgres(nodes: number, env: Record<string, string>, parked: boolean): Promise<Figures> {
+async function onPostgres(nodes: number, env: Record<string, string>, parked: boolean): Promise<LoopFigures> {
   // One node runs without Redis, as a single node would be deployed.
   const cluster = await startCluster(nodes, nodes === 1 ? { ...env, REDIS_URL: undefined } : env);
   try {

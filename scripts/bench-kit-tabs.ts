@@ -162,3 +162,33 @@ export async function sampleQuestionLoop({ home, sessionId, tabs, log, i, parked
   await new Promise((r) => setTimeout(r, 20));
   return { card, retraction, nextLine };
 }
+
+export type LoopFigures = { floor: number[]; retraction: number[]; nextLine: number[]; card: number[] };
+
+/**
+ * `samples` question loops after `warmup` unrecorded ones, each beside a sample of the floor relay
+ * (the same tabs' socket round trip, nothing stored) taken just before it; closes the tabs.
+ */
+export async function sampleQuestionLoops(
+  { samples, warmup, tabs, loop }: { samples: number; warmup: number; tabs: Tab[]; loop: (i: number, log: TabLog) => Promise<LoopSample> },
+): Promise<LoopFigures> {
+  const log = questionLoopLog(tabs);
+  const floor = await floorRelay(tabs.length);
+  const f: LoopFigures = { floor: [], retraction: [], nextLine: [], card: [] };
+  try {
+    for (let i = 0; i < samples + warmup; i++) {
+      const floorMs = await floor.sample();
+      const { card, retraction, nextLine } = await loop(i, log);
+      if (i >= warmup) {
+        f.floor.push(floorMs);
+        f.card.push(card);
+        f.retraction.push(retraction);
+        f.nextLine.push(nextLine);
+      }
+    }
+  } finally {
+    await floor.close();
+    for (const t of tabs) t.disconnect();
+  }
+  return f;
+}

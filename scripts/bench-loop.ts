@@ -14,37 +14,18 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { api, appSynchronous, fmt, health, machine, row, withServer, type ServerProcess } from "./bench-kit";
-import { floorRelay, openTabs, questionLoopLog, sampleQuestionLoop } from "./bench-kit-tabs";
+import { openTabs, sampleQuestionLoop, sampleQuestionLoops, type LoopFigures } from "./bench-kit-tabs";
 
 const { values } = parseArgs({ options: { samples: { type: "string", default: "200" }, tabs: { type: "string", default: "10" } } });
 const SAMPLES = Number(values.samples);
 const TABS = Number(values.tabs);
 const WARMUP = 3;
 
-type Figures = { floor: number[]; retraction: number[]; nextLine: number[]; card: number[] };
-
-async function loop(server: ServerProcess, parked: boolean): Promise<Figures> {
+async function loop(server: ServerProcess, parked: boolean): Promise<LoopFigures> {
   const session = await api<{ id: string }>(server, "/api/sessions", { title: "bench" });
   const tabs = await openTabs(server, session.id, TABS);
-  const log = questionLoopLog(tabs);
-  const floor = await floorRelay(TABS);
-  const f: Figures = { floor: [], retraction: [], nextLine: [], card: [] };
-  try {
-    for (let i = 0; i < SAMPLES + WARMUP; i++) {
-      const floorMs = await floor.sample();
-      const { card, retraction, nextLine } = await sampleQuestionLoop({ home: server, sessionId: session.id, tabs, log, i, parked, liveRuns: async () => (await health(server)).liveRuns });
-      if (i >= WARMUP) {
-        f.floor.push(floorMs);
-        f.card.push(card);
-        f.retraction.push(retraction);
-        f.nextLine.push(nextLine);
-      }
-    }
-  } finally {
-    await floor.close();
-    for (const t of tabs) t.disconnect();
-  }
-  return f;
+  const liveRuns = async () => (await health(server)).liveRuns;
+  return sampleQuestionLoops({ samples: SAMPLES, warmup: WARMUP, tabs, loop: (i, log) => sampleQuestionLoop({ home: server, sessionId: session.id, tabs, log, i, parked, liveRuns }) });
 }
 
 console.log(`\nThe question loop in ${TABS} tabs of one session, ${SAMPLES} samples each (${machine()}; synchronous = ${appSynchronous()}; load average ${fmt(loadavg()[0]!)})`);
