@@ -14,8 +14,8 @@
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { api, fmt, health, machine, row, withServer, type ServerProcess } from "./bench-kit";
-import { sampleQuestionLoop, sampleQuestionLoops, type LoopFigures, type Tab } from "./bench-kit-tabs";
+import { api, fmt, machine, row, withServer, type ServerProcess } from "./bench-kit";
+import { sampleQuestionLoops, type LoopFigures, type Tab } from "./bench-kit-tabs";
 import { openTab } from "../tests/helpers/remote";
 import { clusterPrerequisites, startCluster } from "../tests/helpers/cluster";
 
@@ -35,8 +35,7 @@ async function loop(servers: ServerProcess[], parked: boolean): Promise<LoopFigu
     if (!joined.ok) throw new Error("session.join failed");
     tabs.push(tab);
   }
-  const liveRuns = async () => (await health(home)).liveRuns;
-  return sampleQuestionLoops({ samples: SAMPLES, warmup: WARMUP, tabs, loop: (i, log) => sampleQuestionLoop({ home, sessionId: session.id, tabs, log, i, parked, liveRuns }) });
+  return sampleQuestionLoops({ samples: SAMPLES, warmup: WARMUP, home, sessionId: session.id, tabs, parked });
 }
 
 const LIVE = { PARLEY_PARK_AFTER_MS: "600000" };

@@ -3,7 +3,7 @@ import { fork } from "node:child_process";
 import path from "node:path";
 import { io, type Socket } from "socket.io-client";
 import { openTab, type Tab } from "../tests/helpers/remote";
-import { api, scratchDir, until, type ServerProcess } from "./bench-kit";
+import { api, health, scratchDir, until, type ServerProcess } from "./bench-kit";
 
 export type { Tab };
 
@@ -166,19 +166,26 @@ export async function sampleQuestionLoop({ home, sessionId, tabs, log, i, parked
 export type LoopFigures = { floor: number[]; retraction: number[]; nextLine: number[]; card: number[] };
 
 /**
- * `samples` question loops after `warmup` unrecorded ones, each beside a sample of the floor relay
- * (the same tabs' socket round trip, nothing stored) taken just before it; closes the tabs.
+ * `samples` question loops (sampleQuestionLoop) after `warmup` unrecorded ones, each beside a
+ * sample of the floor relay (a bare relay to as many clients, claiming in SQLite) taken just
+ * before it; closes the tabs.
  */
-export async function sampleQuestionLoops(
-  { samples, warmup, tabs, loop }: { samples: number; warmup: number; tabs: Tab[]; loop: (i: number, log: TabLog) => Promise<LoopSample> },
-): Promise<LoopFigures> {
+export async function sampleQuestionLoops({ samples, warmup, home, sessionId, tabs, parked }: {
+  samples: number;
+  warmup: number;
+  home: ServerProcess;
+  sessionId: string;
+  tabs: Tab[];
+  parked: boolean;
+}): Promise<LoopFigures> {
   const log = questionLoopLog(tabs);
+  const liveRuns = async () => (await health(home)).liveRuns;
   const floor = await floorRelay(tabs.length);
   const f: LoopFigures = { floor: [], retraction: [], nextLine: [], card: [] };
   try {
     for (let i = 0; i < samples + warmup; i++) {
       const floorMs = await floor.sample();
-      const { card, retraction, nextLine } = await loop(i, log);
+      const { card, retraction, nextLine } = await sampleQuestionLoop({ home, sessionId, tabs, log, i, parked, liveRuns });
       if (i >= warmup) {
         f.floor.push(floorMs);
         f.card.push(card);

@@ -13,8 +13,8 @@
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { api, appSynchronous, fmt, health, machine, row, withServer, type ServerProcess } from "./bench-kit";
-import { openTabs, sampleQuestionLoop, sampleQuestionLoops, type LoopFigures } from "./bench-kit-tabs";
+import { api, appSynchronous, fmt, machine, row, withServer, type ServerProcess } from "./bench-kit";
+import { openTabs, sampleQuestionLoops, type LoopFigures } from "./bench-kit-tabs";
 
 const { values } = parseArgs({ options: { samples: { type: "string", default: "200" }, tabs: { type: "string", default: "10" } } });
 const SAMPLES = Number(values.samples);
@@ -24,8 +24,7 @@ const WARMUP = 3;
 async function loop(server: ServerProcess, parked: boolean): Promise<LoopFigures> {
   const session = await api<{ id: string }>(server, "/api/sessions", { title: "bench" });
   const tabs = await openTabs(server, session.id, TABS);
-  const liveRuns = async () => (await health(server)).liveRuns;
-  return sampleQuestionLoops({ samples: SAMPLES, warmup: WARMUP, tabs, loop: (i, log) => sampleQuestionLoop({ home: server, sessionId: session.id, tabs, log, i, parked, liveRuns }) });
+  return sampleQuestionLoops({ samples: SAMPLES, warmup: WARMUP, home: server, sessionId: session.id, tabs, parked });
 }
 
 console.log(`\nThe question loop in ${TABS} tabs of one session, ${SAMPLES} samples each (${machine()}; synchronous = ${appSynchronous()}; load average ${fmt(loadavg()[0]!)})`);

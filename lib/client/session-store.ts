@@ -51,18 +51,18 @@ function withoutStreamOf(streams: StreamingReply[], message: Message): Streaming
 }
 
 /** The server's order: createdAt, then id (time-ordered ids keep rows of one millisecond in the order they were made). */
-const byCreatedAt = <T extends { id: string; createdAt: string }>(a: T, b: T) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const inServerOrder = <T extends { id: string; createdAt: string }>(a: T, b: T) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** Inserts or replaces by id, keeping createdAt order (stable for equal times). */
+/** Inserts or replaces by id, keeping the server's order. */
 function upsert<T extends { id: string; createdAt: string }>(list: T[], item: T): T[] {
   const rest = list.filter((x) => x.id !== item.id);
-  return [...rest, item].sort(byCreatedAt);
+  return [...rest, item].sort(inServerOrder);
 }
 
 function dedupe<T extends { id: string; createdAt: string }>(list: T[]): T[] {
   const map = new Map<string, T>();
   for (const item of list) map.set(item.id, item);
-  return [...map.values()].sort(byCreatedAt);
+  return [...map.values()].sort(inServerOrder);
 }
 
 /** A run event may arrive after a fresher snapshot (events buffered during a join): never go back in time. */

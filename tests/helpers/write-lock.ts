@@ -8,18 +8,16 @@ const script = path.resolve(import.meta.dirname, "hold-write-lock.mjs");
 export async function holdWriteLock(file: string, ms: number) {
   const child = spawn(process.execPath, [script, file, String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
+  let releasedAt = NaN;
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => {
       out += d;
       if (out.includes("locked")) resolve();
+      if (Number.isNaN(releasedAt) && out.includes("released")) releasedAt = Date.now();
     });
     child.once("exit", () => reject(new Error(`the lock holder exited early: ${out}`)));
   });
   const lockedAt = Date.now();
-  let releasedAt = NaN;
-  child.stdout!.on("data", () => {
-    if (Number.isNaN(releasedAt) && out.includes("released")) releasedAt = Date.now();
-  });
   const exited = once(child, "exit");
   /** Resolves with how long the lock was held, as seen from here (longer than `ms` when the holder was starved of CPU). */
   return { lockedAt, released: () => exited.then(() => (Number.isNaN(releasedAt) ? Date.now() : releasedAt) - lockedAt) };
