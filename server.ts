@@ -52,6 +52,7 @@ async function main() {
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
     access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS },
+    log: (line) => console.log(line),
   });
   setParley(parley);
   const { resumed, parked, questions, inbox } = parley.recovered;

@@ -73,6 +73,8 @@ export interface ParleyConfig extends ParleyOptions {
   tools?: readonly ToolInfo[];
   /** The project's permission rules file; `parley.permissions.json` in the working directory by default. */
   permissionsFile?: string;
+  /** Where start-up says what it migrates and where the backup went. */
+  log?: (line: string) => void;
 }
 
 /** A chat turn refused because a question of the session waits. */
@@ -82,10 +84,10 @@ const sessionWaiting = (waiting: { id: string; runId: string; prompt: string }) 
   });
 
 /** Opens the real parts (migrated SQLite or PostgreSQL database, forked worker pool) and builds Parley from them. */
-export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, ...options }: ParleyConfig) {
+export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, log, ...options }: ParleyConfig) {
   // An invalid rules file stops start-up before anything opens.
   const projectRules = options.projectRules ?? loadProjectRules(permissionsFile);
-  await migrateDatabase(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"));
+  await migrateDatabase(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"), { log });
   const metrics = createMetrics({ processMetrics: true });
   const db = await createDb(databaseUrl, { ...database, observer: metrics });
   // On PostgreSQL several nodes may share the database: runs are leased. A SQLite file has one node.

@@ -12,10 +12,10 @@ let dir: string;
 let file: string;
 let db: Db | undefined;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-db-"));
   file = path.join(dir, "t.db");
-  migrateSqlite(`file:${file}`, path.join(root, "prisma/migrations"));
+  await migrateSqlite(`file:${file}`, path.join(root, "prisma/migrations"));
 });
 
 afterEach(async () => {

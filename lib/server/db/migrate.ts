@@ -1,16 +1,31 @@
 import Database from "better-sqlite3";
-import { createHash, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { engineOf } from "./engine";
+import { describePlan, MigrationError, pendingMigrations, readMigrations, type BookRow, type MigrationFile } from "./migration-book";
+import { backupBeforeMigration } from "./sqlite-backup";
+
+export { MigrationError } from "./migration-book";
+
+export interface MigrationOptions {
+  /** Told, before anything changes, what will be applied and where the backup went (start-up prints it). */
+  log?: (line: string) => void;
+}
+
+export interface MigrationResult {
+  applied: string[];
+  /** SQLite: the copy taken before migrating an existing database. */
+  backup?: string;
+}
 
 /**
  * Creates or migrates the database named by the URL (file: → SQLite, postgres(ql):// → PostgreSQL)
  * with the migrations under `migrationsRoot`: its `sqlite/` or `postgresql/` folder.
  */
-export async function migrateDatabase(databaseUrl: string, migrationsRoot: string): Promise<{ applied: string[] }> {
-  return engineOf(databaseUrl) === "postgresql" ? migratePostgres(databaseUrl, migrationsRoot) : migrateSqlite(databaseUrl, migrationsRoot);
+export async function migrateDatabase(databaseUrl: string, migrationsRoot: string, options: MigrationOptions = {}): Promise<MigrationResult> {
+  return engineOf(databaseUrl) === "postgresql" ? migratePostgres(databaseUrl, migrationsRoot, options) : migrateSqlite(databaseUrl, migrationsRoot, options);
 }
 
 /** The engine's own folder under a migrations root (prisma/migrations/sqlite), or the folder itself if it holds migrations directly. */
@@ -22,15 +37,18 @@ export function migrationsFolder(migrationsRoot: string, engine: "sqlite" | "pos
 /** The key `prisma migrate deploy` locks too: the CLI and a starting server never migrate at once. */
 const MIGRATION_LOCK_KEY = 72707369;
 
+const BOOK_COLUMNS = `migration_name, checksum, finished_at, rolled_back_at, started_at, logs`;
+
 /**
- * PostgreSQL: the same as migrateSqlite, through pg. Holds a session advisory lock for the whole
- * run, so of two nodes starting at once one migrates and the other waits, then finds nothing to do.
- * Each pending migration runs in its own transaction together with its row in `_prisma_migrations`
- * (created with the column types Prisma uses on PostgreSQL).
+ * PostgreSQL: holds a session advisory lock for the whole run, so of two nodes starting at once
+ * one migrates and the other waits, then finds nothing to do. The book is checked as on SQLite;
+ * each pending migration runs in its own transaction together with its row in
+ * `_prisma_migrations` (a failed one leaves nothing behind and stops start-up with its name).
+ * PostgreSQL never deletes rows to drop a referenced table (it refuses, or drops the constraint
+ * with CASCADE), so its migrations need no foreign-key guard. No backup: `pg_dump` (see README).
  */
-export async function migratePostgres(databaseUrl: string, migrationsRoot: string): Promise<{ applied: string[] }> {
-  const dir = migrationsFolder(migrationsRoot, "postgresql");
-  const names = listMigrations(dir);
+export async function migratePostgres(databaseUrl: string, migrationsRoot: string, { log }: MigrationOptions = {}): Promise<MigrationResult> {
+  const files = readMigrations(migrationsFolder(migrationsRoot, "postgresql"));
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -46,30 +64,29 @@ export async function migratePostgres(databaseUrl: string, migrationsRoot: strin
         "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
         "applied_steps_count" INTEGER NOT NULL DEFAULT 0
       )`);
-      const { rows } = await client.query<{ migration_name: string }>(
-        `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
-      );
-      const done = new Set(rows.map((row) => row.migration_name));
-      const applied: string[] = [];
-      for (const name of names) {
-        if (done.has(name)) continue;
-        const sql = readFileSync(path.join(dir, name, "migration.sql"), "utf8");
+      const where = `the PostgreSQL database ${new URL(databaseUrl).pathname.slice(1)}`;
+      const { rows } = await client.query<BookRow>(`SELECT ${BOOK_COLUMNS} FROM "_prisma_migrations"`);
+      const pending = pendingMigrations(files, rows, where);
+      if (pending.length > 0) {
+        log?.(describePlan(pending, where));
+        if (pending.length < files.length) log?.("> Parley takes no copy of a PostgreSQL database: take one with pg_dump before an upgrade (README: Upgrading)");
+      }
+      for (const migration of pending) {
         const startedAt = new Date();
         await client.query("BEGIN");
         try {
-          await client.query(sql);
+          await client.query(migration.sql);
           await client.query(
             `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ($1, $2, now(), $3, $4, 1)`,
-            [randomUUID(), createHash("sha256").update(sql).digest("hex"), name, startedAt],
+            [randomUUID(), migration.checksum, migration.name, startedAt],
           );
           await client.query("COMMIT");
         } catch (err) {
           await client.query("ROLLBACK").catch(() => {});
-          throw new Error(`Migration ${name} failed: ${(err as Error).message}`, { cause: err });
+          throw failed(migration, err);
         }
-        applied.push(name);
       }
-      return { applied };
+      return { applied: pending.map((m) => m.name) };
     } finally {
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
     }
@@ -82,9 +99,15 @@ export async function migratePostgres(databaseUrl: string, migrationsRoot: strin
  * Creates or migrates the SQLite database at start-up, applying the SQL that `prisma migrate dev`
  * wrote to prisma/migrations/sqlite. It keeps Prisma's own `_prisma_migrations` book, so the Prisma CLI
  * (`migrate status`, `migrate deploy`) agrees with it, and needs no schema engine at run time.
+ *
+ * Prisma rebuilds a SQLite table by creating its new form, copying, and dropping the old one. With
+ * foreign keys enforced, that DROP deletes every row that references the table (ON DELETE CASCADE),
+ * and `PRAGMA foreign_keys=OFF` inside a transaction does nothing: enforcement is turned off before
+ * each migration's transaction begins and back on after it, and `foreign_key_check` must find
+ * nothing before the commit. An existing database is backed up first.
  */
-export function migrateSqlite(databaseUrl: string, migrationsRoot: string): { applied: string[] } {
-  const migrationsDir = migrationsFolder(migrationsRoot, "sqlite");
+export async function migrateSqlite(databaseUrl: string, migrationsRoot: string, { log }: MigrationOptions = {}): Promise<MigrationResult> {
+  const files = readMigrations(migrationsFolder(migrationsRoot, "sqlite"));
   const file = sqliteFilePath(databaseUrl);
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file, { timeout: 5_000 });
@@ -100,38 +123,72 @@ export function migrateSqlite(databaseUrl: string, migrationsRoot: string): { ap
       "started_at" DATETIME NOT NULL DEFAULT current_timestamp,
       "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0
     )`);
-    const done = new Set(
-      db
-        .prepare(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`)
-        .all()
-        .map((row) => (row as { migration_name: string }).migration_name),
-    );
-    const applied: string[] = [];
-    for (const name of listMigrations(migrationsDir)) {
-      if (done.has(name)) continue;
-      const sql = readFileSync(path.join(migrationsDir, name, "migration.sql"), "utf8");
-      const startedAt = new Date().toISOString();
-      db.transaction(() => {
-        db.exec(sql);
-        db.prepare(
-          `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`,
-        ).run(randomUUID(), createHash("sha256").update(sql).digest("hex"), new Date().toISOString(), name, startedAt);
-      })();
-      applied.push(name);
+    const book = db.prepare(`SELECT ${BOOK_COLUMNS} FROM _prisma_migrations`).all() as BookRow[];
+    const pending = pendingMigrations(files, book, file);
+    if (pending.length === 0) return { applied: [] };
+    log?.(describePlan(pending, file));
+    // A database that holds anything (a migration applied, or tables of its own) is copied first.
+    let backup: string | undefined;
+    if (file !== ":memory:" && holdsData(db)) {
+      backup = await backupBeforeMigration(db, file, pending[0]!.name);
+      log?.(`> Backed up ${file} to ${backup} (the last five such copies are kept)`);
     }
-    return { applied };
+    db.pragma("foreign_keys = OFF");
+    try {
+      for (const migration of pending) applySqliteMigration(db, migration, brokenKeys(db));
+    } finally {
+      db.pragma("foreign_keys = ON");
+    }
+    return { applied: pending.map((m) => m.name), backup };
   } finally {
     db.close();
   }
 }
 
-function listMigrations(dir: string): string[] {
-  if (!existsSync(dir)) throw new Error(`No migrations folder at ${dir}`);
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, "migration.sql")))
-    .map((entry) => entry.name)
-    .sort();
+function holdsData(db: Database.Database): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations' LIMIT 1`).get() !== undefined;
 }
+
+type BrokenKey = { table: string; rowid: number | null; parent: string };
+
+const brokenKeys = (db: Database.Database) => db.pragma("foreign_key_check") as BrokenKey[];
+const countByLink = (keys: readonly BrokenKey[]) => {
+  const counts = new Map<string, number>();
+  for (const key of keys) counts.set(`${key.table}→${key.parent}`, (counts.get(`${key.table}→${key.parent}`) ?? 0) + 1);
+  return counts;
+};
+
+/**
+ * One migration and its book row in one IMMEDIATE transaction, committed only if it broke no
+ * foreign key: rows the database already held broken (written while keys were not enforced) are
+ * counted per link beforehand and are not the migration's doing.
+ */
+function applySqliteMigration(db: Database.Database, migration: MigrationFile, brokenBefore: readonly BrokenKey[]): void {
+  const startedAt = new Date().toISOString();
+  const before = countByLink(brokenBefore);
+  try {
+    db.transaction(() => {
+      db.exec(migration.sql);
+      const after = brokenKeys(db);
+      const grew = [...countByLink(after)].filter(([link, n]) => n > (before.get(link) ?? 0)).map(([link]) => link);
+      const broken = after.filter((key) => grew.includes(`${key.table}→${key.parent}`));
+      if (broken.length > 0) {
+        const rows = broken.slice(0, 10).map((v) => `${v.table} row ${v.rowid ?? "?"} → ${v.parent}`);
+        throw new MigrationError(
+          `it would leave ${broken.length} row(s) pointing at rows that do not exist (${rows.join("; ")}${broken.length > 10 ? "; …" : ""}); nothing was changed`,
+        );
+      }
+      db.prepare(
+        `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`,
+      ).run(randomUUID(), migration.checksum, new Date().toISOString(), migration.name, startedAt);
+    }).immediate();
+  } catch (err) {
+    throw failed(migration, err);
+  }
+}
+
+const failed = (migration: MigrationFile, err: unknown) =>
+  new MigrationError(`Migration ${migration.name} failed and was rolled back: ${(err as Error).message}`, { cause: err });
 
 export function sqliteFilePath(databaseUrl: string): string {
   if (!databaseUrl.startsWith("file:")) {

@@ -53,7 +53,7 @@ beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-late-"));
   file = path.join(dir, "late.db");
   const url = `file:${file}`;
-  migrateSqlite(url, path.resolve("prisma/migrations"));
+  await migrateSqlite(url, path.resolve("prisma/migrations"));
   db = await createDb(url);
   questions = createQuestionService({ db, events: new DomainEvents(), commands: createCommandService({ db }) });
   await db.chatSession.create({ data: { id: "s1", title: "t" } });
