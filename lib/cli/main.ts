@@ -21,6 +21,7 @@ import { loadRunDetail } from "../server/runs/run-detail";
 import { formatInspect, formatPending, formatReceipt, formatSessions } from "./format";
 import { createInboxClient } from "./inbox-client";
 import { TOKEN_USAGE, tokenCommand } from "./token-commands";
+import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backup-commands";
 import { createServerClient, findServer, ServerUnreachable, type ServerClient } from "./server-client";
 
 const USAGE = `Usage: parley <command> [options]
@@ -38,6 +39,7 @@ Commands:
   resume RUN_ID [--command-id C]    load an active run into a worker again
   stop RUN_ID [--command-id C]      stop a run and its child runs
 ${TOKEN_USAGE}
+${BACKUP_USAGE}
 
 send-input, decline, resume and stop go through the running server (found beside the database,
 or --server); with none running they are recorded in the database and applied when it starts.
@@ -153,6 +155,10 @@ export async function main(argv: string[]): Promise<number> {
         }
         return 0;
       });
+    case "backup":
+      return backupCommand(databaseUrl, args[0], print);
+    case "restore":
+      return restoreCommand(databaseUrl, args[0], print);
     case "token":
       return withLocal(databaseUrl, ({ db }) => tokenCommand(db, args, values, print, (message) => new UsageError(message)));
     case "send-input":
