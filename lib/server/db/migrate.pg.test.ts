@@ -37,3 +37,40 @@ describe.skipIf(!reachable.ok)("migrateDatabase on PostgreSQL", () => {
     expect(status.status).toBe(0);
   });
 });
+
+describe.skipIf(!reachable.ok)("the migration book on PostgreSQL", () => {
+  const made: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const db of made) await db.drop();
+  });
+  const migrations = path.join(root, "prisma/migrations");
+
+  async function withBook(sql: string) {
+    const db = await createPgDatabase(PG_URL, "parley_book", { migrate: false });
+    made.push(db);
+    await migrateDatabase(db.url, migrations);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    await client.query(sql);
+    await client.end();
+    return db;
+  }
+
+  it("stops start-up on an applied migration whose file changed", async () => {
+    const db = await withBook(`UPDATE "_prisma_migrations" SET checksum = 'changed'`);
+    await expect(migrateDatabase(db.url, migrations)).rejects.toThrow(/The migration \d+_init was modified after it was applied to the PostgreSQL database parley_book_/);
+  });
+
+  it("stops start-up on a migration prisma migrate deploy left failed half-way", async () => {
+    const db = await withBook(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, logs) VALUES ('x', 'c', '20990101000000_half', 'column "x" does not exist')`);
+    await expect(migrateDatabase(db.url, migrations)).rejects.toThrow(/Migration 20990101000000_half failed half-way in the PostgreSQL database .*: column "x" does not exist\. Restore/);
+  });
+
+  it("prints what it will apply before applying it", async () => {
+    const db = await createPgDatabase(PG_URL, "parley_plan", { migrate: false });
+    made.push(db);
+    const lines: string[] = [];
+    const { applied } = await migrateDatabase(db.url, migrations, { log: (line) => lines.push(line) });
+    expect(lines).toEqual([`> Migrating the PostgreSQL database ${new URL(db.url).pathname.slice(1)}: ${applied.length} migration(s) to apply: ${applied.join(", ")}`]);
+  });
+});
