@@ -2,75 +2,31 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { QuestionSpecSchema } from "../../protocol/question";
 import type { Question } from "../../protocol/question";
-import { createDb } from "../db/client";
-import { createParley, type Parley } from "../app";
-import { FakePool, ManualClock, until, type FakeWorker } from "../../../tests/helpers/fakes";
+import { ManualClock, until, type FakeWorker } from "../../../tests/helpers/fakes";
+import { connectNodes, startNode, startOn, workerOf, type TestNode as Node } from "../../../tests/helpers/nodes";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
-import { createClusterLink, type ClusterLink } from "./cluster-link";
 
 // Two nodes on one database, with fake worker pools and an in-process bus between them: the
 // run leases, cross-node delivery, takeover and the expiry timers' owner, without processes.
 const LEASE_MS = 400;
-
-interface Node {
-  parley: Parley;
-  pool: FakePool;
-  link: ClusterLink;
-}
 
 let testDb: TestDatabase;
 let clock: ManualClock;
 let nodes: Node[];
 let busUp = true;
 
-async function startNode(): Promise<Node> {
-  const db = await createDb(testDb.url);
-  const pool = new FakePool(4);
-  const link = createClusterLink();
-  const functions = ["f", "chat"].map((name) => ({ name, description: name }));
-  const parley = await createParley({ db, pool, functions, clock, cluster: link }, { parkAfterMs: 3_000, stopGraceMs: 1_000, inboxPollMs: 60_000, runLeaseMs: LEASE_MS });
-  return { parley, pool, link };
-}
-
-/** Every node hears what the others publish (asynchronously, as over Redis), while the bus is up. */
-function connect(all: Node[]) {
-  for (const node of all) {
-    node.link.attach({
-      send: (m) => {
-        for (const other of all) if (other !== node && busUp) setImmediate(() => other.link.receive(m));
-      },
-      status: () => (busUp ? "connected" : "lost"),
-    });
-  }
-}
-
 beforeEach(async () => {
   busUp = true;
   testDb = await createTestDatabase("parley_nodes");
   clock = new ManualClock();
-  nodes = [await startNode(), await startNode()];
-  connect(nodes);
+  nodes = [await startNode(testDb.url, { clock, leaseMs: LEASE_MS }), await startNode(testDb.url, { clock, leaseMs: LEASE_MS })];
+  connectNodes(nodes, () => busUp);
 });
 
 afterEach(async () => {
   for (const n of nodes) await n.parley.close().catch(() => {});
   await testDb.drop();
 });
-
-function workerOf(node: Node, runId: string, starts = 1): Promise<FakeWorker> {
-  return until(() => {
-    const all = node.pool.created.flatMap((w) => w.sentOf("run.start").filter((m) => m.runId === runId).map(() => w));
-    return all.length >= starts ? all.at(-1)! : undefined;
-  });
-}
-
-async function startOn(node: Node) {
-  const session = await node.parley.sessions.createSession();
-  const run = await node.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
-  const worker = await workerOf(node, run.id);
-  await until(() => node.parley.runs.liveStates()[run.id] === "working");
-  return { run, worker, session };
-}
 
 async function ask(node: Node, worker: FakeWorker, runId: string, { seq = 0, timeoutMs = null as number | null } = {}): Promise<Question> {
   const questionId = randomUUID();
