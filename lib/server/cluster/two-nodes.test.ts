@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/te
 
 // Two nodes on one database, with fake worker pools and an in-process bus between them: the
 // run leases, cross-node delivery, takeover and the expiry timers' owner, without processes.
+// Leases are on the database's clock: they lapse in real time, whatever the manual clock says.
 const LEASE_MS = 400;
 
 let testDb: TestDatabase;
@@ -87,9 +88,8 @@ describe("two nodes on one database", () => {
     const { run } = await startOn(a);
     a.parley.runs.detachAll();
     const stopping = b.parley.runs.stopRun({ id: run.id });
-    await new Promise((r) => setTimeout(r, 100));
-    clock.advance(LEASE_MS + 1);
-    // Node B's sweep may wake the run first: its worker hears the cancel and ends it.
+    // Node A's lease lapses a lease later (by the database's clock); node B's sweep may wake the
+    // run first: its worker hears the cancel and ends it.
     const answered = new Set<FakeWorker>();
     const answerCancels = setInterval(() => {
       for (const w of b.pool.created) {
@@ -115,7 +115,7 @@ describe("two nodes on one database", () => {
     // Node A stops renewing (as if killed): nothing hands its lease over.
     a.parley.runs.detachAll();
     expect(b.parley.runs.liveCount()).toBe(0);
-    clock.advance(LEASE_MS + 1);
+    // Its lease lapses a lease later, and node B's sweep takes the run over.
     const replay = await workerOf(b, run.id);
     expect(replay.sentOf("run.start")[0]!.journal.map((e) => e.kind)).toEqual(["step"]);
     expect((await b.parley.runs.getRun({ id: run.id })).attempts).toBe(2);
