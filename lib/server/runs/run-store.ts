@@ -206,12 +206,12 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
      */
     async finish(id: string, outcome: FinalOutcome, activeMs = 0, epoch?: HeldEpoch): Promise<boolean> {
       if (fast) return fast.finish(id, outcome, activeMs);
-      if (activeMs > 0) await addActiveMsPrisma(id, activeMs, epoch);
       const unfenced = epoch === null || epoch === undefined;
       const { count } = await db.run.updateMany({
         where: { id, status: { in: ACTIVE }, ...(unfenced && leases.enabled ? { OR: [{ leaseOwner: null }, { leaseOwner: leases.nodeId }] } : holding(epoch)) },
         data: {
           ...(leases.enabled ? { leaseOwner: null, leaseUntil: null } : {}),
+          ...(activeMs > 0 ? { activeMs: { increment: activeMs } } : {}),
           status: outcome.status,
           result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
           error: outcome.error ?? null,
@@ -225,6 +225,8 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
         return true;
       }
       await refusedUnlessHeld(id, epoch);
+      // It had ended already: the time it spent is kept all the same.
+      if (activeMs > 0) await addActiveMsPrisma(id, activeMs, epoch);
       return false;
     },
 
@@ -234,15 +236,17 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       let moved: Run | null;
       if (pgRuns) moved = await pgRuns.setWaiting(id, waiting, activeMs, epoch);
       else {
-        if (activeMs > 0) await addActiveMsPrisma(id, activeMs, epoch);
         const { count } = await db.run.updateMany({
           where: { id, status: waiting ? "running" : "waiting_input", ...holding(epoch) },
-          data: { status: waiting ? "waiting_input" : "running" },
+          data: { status: waiting ? "waiting_input" : "running", ...(activeMs > 0 ? { activeMs: { increment: activeMs } } : {}) },
         });
         moved = count === 1 ? await get(id) : null;
       }
-      if (!moved) await refusedUnlessHeld(id, epoch);
-      return moved;
+      if (moved) return moved;
+      await refusedUnlessHeld(id, epoch);
+      // It did not move; the time it spent is kept all the same (PostgreSQL's lane kept it already).
+      if (!pgRuns && activeMs > 0) await addActiveMsPrisma(id, activeMs, epoch);
+      return null;
     },
 
     /** Sets a run's progress line; true when it changed (clearing one that is already clear writes nothing; on the direct lane, the same text neither). */
