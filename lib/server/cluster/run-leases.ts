@@ -81,9 +81,11 @@ export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOpti
     `UPDATE "Run" SET "leaseUntil" = ${nowPlusMs} WHERE "leaseOwner" = ? AND "id" IN (${Array.from({ length: count }, () => "?").join(", ")})`;
   /**
    * Active runs whose lease lapsed (their node stopped renewing; this node too, when the run is not
-   * live here: the caller skips live ones), or that nobody leases a lease after their last change:
-   * inserted or woken, then their node died before it took them; or answered while parked, and the
-   * answering node died before it woke them.
+   * live here: the caller skips live ones), or that nobody has leased for a lease's length since
+   * their last change: inserted or woken, then their node died before it took them; or answered
+   * while parked, and the answering node died before it woke them. (`updatedAt` is written by the
+   * node that changed the run, on its own clock: a skewed clock makes such a run a candidate
+   * sooner or later, and the take decides anyway.)
    */
   const ORPHANS_SQL = `SELECT r."id", r."leaseOwner" FROM "Run" r
     WHERE r."status" IN ('running', 'waiting_input') AND (
