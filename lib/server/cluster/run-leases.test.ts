@@ -8,7 +8,8 @@ import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/te
 // Leases are times on the database's clock, and a lease's epoch fences every write of the node
 // that executes the run. Nodes here share one database (SQLite, or PostgreSQL with
 // PARLEY_TEST_PG_URL) and a bus, each with its own clock; leases lapse in real time.
-const LEASE_MS = 600;
+// Renewed every third of it: long enough that a busy test machine does not let a live lease lapse.
+const LEASE_MS = 1_000;
 /** Far more than a lease: a node this far ahead or behind would read every lease wrong by its own clock. */
 const SKEW_MS = 10 * 60_000;
 

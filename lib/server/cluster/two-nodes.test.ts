@@ -9,7 +9,8 @@ import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/te
 // Two nodes on one database, with fake worker pools and an in-process bus between them: the
 // run leases, cross-node delivery, takeover and the expiry timers' owner, without processes.
 // Leases are on the database's clock: they lapse in real time, whatever the manual clock says.
-const LEASE_MS = 400;
+// Renewed every third of it: long enough that a busy test machine does not let a live lease lapse.
+const LEASE_MS = 1_000;
 
 let testDb: TestDatabase;
 let clock: ManualClock;
