@@ -46,6 +46,11 @@ export class ManualClock implements Clock {
   }
 }
 
+/** A node's clock that runs `offsetMs` ahead of `clock` (behind when negative); its timers are `clock`'s. */
+export function skewedClock(clock: Clock, offsetMs: number): Clock {
+  return { now: () => clock.now() + offsetMs, setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (timer) => clock.clearTimeout(timer) };
+}
+
 /** A worker process that only records what it is sent; the test speaks for it. */
 export class FakeWorker extends EventEmitter implements WorkerHandle {
   static nextPid = 100;

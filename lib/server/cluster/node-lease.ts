@@ -1,11 +1,13 @@
 import type { Clock } from "../clock";
-import { isUniqueViolation, type Db } from "../db/client";
+import type { Db } from "../db/client";
+import { rawSql } from "../db/raw-sql";
 
 export interface NodeLeaseOptions {
   /** The job, e.g. "expiry-timers". */
   name: string;
   nodeId: string;
   leaseMs: number;
+  /** This node's clock: only to time its own rounds, never to date the lease (the database's clock does). */
   clock: Clock;
   /** This node now does the job (it took the lease). */
   onGain(): void;
@@ -18,28 +20,26 @@ export interface NodeLeaseOptions {
 /**
  * A job one node of several does for all, decided by a lease row: the holder renews it every
  * third of its length; when it lapses another node takes it. A holder that cannot renew stops
- * doing the job before its lease can lapse, so two nodes never do it at once.
+ * doing the job before its lease can lapse, so two nodes never do it at once. The lease's times
+ * are the database's, so nodes whose clocks disagree still agree on when it lapses.
  */
 export function createNodeLease(db: Db, { name, nodeId, leaseMs, clock, onGain, onLose, onRound }: NodeLeaseOptions) {
   let holding = false;
   let renewedAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const at = (ms: number) => new Date(clock.now() + ms);
+  const sql = rawSql(db);
+  const { now, nowPlusMs } = sql;
+  /** Sets the lease's end `ms` from now, if this node holds it. */
+  const EXTEND_SQL = `UPDATE "NodeLease" SET "until" = ${nowPlusMs} WHERE "name" = ? AND "holder" = ?`;
+  const TAKE_SQL = `UPDATE "NodeLease" SET "holder" = ?, "until" = ${nowPlusMs}, "epoch" = "epoch" + 1 WHERE "name" = ? AND "until" < ${now}`;
+  const CREATE_SQL = `INSERT INTO "NodeLease" ("name", "holder", "until", "epoch") VALUES (?, ?, ${nowPlusMs}, 1) ON CONFLICT ("name") DO NOTHING`;
 
-  /** Renews or takes the lease: whether this node holds it now. */
+  /** Renews or takes the lease (or makes it, the first time): whether this node holds it now. */
   async function claim(): Promise<boolean> {
-    const renewed = await db.nodeLease.updateMany({ where: { name, holder: nodeId }, data: { until: at(leaseMs) } });
-    if (renewed.count === 1) return true;
-    const taken = await db.nodeLease.updateMany({ where: { name, until: { lt: at(0) } }, data: { holder: nodeId, until: at(leaseMs), epoch: { increment: 1 } } });
-    if (taken.count === 1) return true;
-    try {
-      await db.nodeLease.create({ data: { name, holder: nodeId, until: at(leaseMs), epoch: 1 } });
-      return true;
-    } catch (err) {
-      if (isUniqueViolation(err)) return false;
-      throw err;
-    }
+    if ((await sql.execute(EXTEND_SQL, [leaseMs, name, nodeId])) === 1) return true;
+    if ((await sql.execute(TAKE_SQL, [nodeId, leaseMs, name])) === 1) return true;
+    return (await sql.execute(CREATE_SQL, [name, nodeId, leaseMs])) === 1;
   }
 
   function set(now: boolean) {
@@ -82,7 +82,7 @@ export function createNodeLease(db: Db, { name, nodeId, leaseMs, clock, onGain, 
       clearTimeout(timer);
       if (!holding) return;
       set(false);
-      await db.nodeLease.updateMany({ where: { name, holder: nodeId }, data: { until: at(-1) } }).catch(() => {});
+      await sql.execute(EXTEND_SQL, [-1, name, nodeId]).catch(() => {});
     },
   };
 }

@@ -2,75 +2,33 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { QuestionSpecSchema } from "../../protocol/question";
 import type { Question } from "../../protocol/question";
-import { createDb } from "../db/client";
-import { createParley, type Parley } from "../app";
-import { FakePool, ManualClock, until, type FakeWorker } from "../../../tests/helpers/fakes";
+import { ManualClock, until, type FakeWorker } from "../../../tests/helpers/fakes";
+import { connectNodes, startNode, startOn, workerOf, type TestNode as Node } from "../../../tests/helpers/nodes";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
-import { createClusterLink, type ClusterLink } from "./cluster-link";
 
 // Two nodes on one database, with fake worker pools and an in-process bus between them: the
 // run leases, cross-node delivery, takeover and the expiry timers' owner, without processes.
-const LEASE_MS = 400;
-
-interface Node {
-  parley: Parley;
-  pool: FakePool;
-  link: ClusterLink;
-}
+// Leases are on the database's clock: they lapse in real time, whatever the manual clock says.
+// Renewed every third of it: long enough that a busy test machine does not let a live lease lapse.
+const LEASE_MS = 1_000;
 
 let testDb: TestDatabase;
 let clock: ManualClock;
 let nodes: Node[];
 let busUp = true;
 
-async function startNode(): Promise<Node> {
-  const db = await createDb(testDb.url);
-  const pool = new FakePool(4);
-  const link = createClusterLink();
-  const functions = ["f", "chat"].map((name) => ({ name, description: name }));
-  const parley = await createParley({ db, pool, functions, clock, cluster: link }, { parkAfterMs: 3_000, stopGraceMs: 1_000, inboxPollMs: 60_000, runLeaseMs: LEASE_MS });
-  return { parley, pool, link };
-}
-
-/** Every node hears what the others publish (asynchronously, as over Redis), while the bus is up. */
-function connect(all: Node[]) {
-  for (const node of all) {
-    node.link.attach({
-      send: (m) => {
-        for (const other of all) if (other !== node && busUp) setImmediate(() => other.link.receive(m));
-      },
-      status: () => (busUp ? "connected" : "lost"),
-    });
-  }
-}
-
 beforeEach(async () => {
   busUp = true;
   testDb = await createTestDatabase("parley_nodes");
   clock = new ManualClock();
-  nodes = [await startNode(), await startNode()];
-  connect(nodes);
+  nodes = [await startNode(testDb.url, { clock, leaseMs: LEASE_MS }), await startNode(testDb.url, { clock, leaseMs: LEASE_MS })];
+  connectNodes(nodes, () => busUp);
 });
 
 afterEach(async () => {
   for (const n of nodes) await n.parley.close().catch(() => {});
   await testDb.drop();
 });
-
-function workerOf(node: Node, runId: string, starts = 1): Promise<FakeWorker> {
-  return until(() => {
-    const all = node.pool.created.flatMap((w) => w.sentOf("run.start").filter((m) => m.runId === runId).map(() => w));
-    return all.length >= starts ? all.at(-1)! : undefined;
-  });
-}
-
-async function startOn(node: Node) {
-  const session = await node.parley.sessions.createSession();
-  const run = await node.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
-  const worker = await workerOf(node, run.id);
-  await until(() => node.parley.runs.liveStates()[run.id] === "working");
-  return { run, worker, session };
-}
 
 async function ask(node: Node, worker: FakeWorker, runId: string, { seq = 0, timeoutMs = null as number | null } = {}): Promise<Question> {
   const questionId = randomUUID();
@@ -131,9 +89,8 @@ describe("two nodes on one database", () => {
     const { run } = await startOn(a);
     a.parley.runs.detachAll();
     const stopping = b.parley.runs.stopRun({ id: run.id });
-    await new Promise((r) => setTimeout(r, 100));
-    clock.advance(LEASE_MS + 1);
-    // Node B's sweep may wake the run first: its worker hears the cancel and ends it.
+    // Node A's lease lapses a lease later (by the database's clock); node B's sweep may wake the
+    // run first: its worker hears the cancel and ends it.
     const answered = new Set<FakeWorker>();
     const answerCancels = setInterval(() => {
       for (const w of b.pool.created) {
@@ -159,7 +116,7 @@ describe("two nodes on one database", () => {
     // Node A stops renewing (as if killed): nothing hands its lease over.
     a.parley.runs.detachAll();
     expect(b.parley.runs.liveCount()).toBe(0);
-    clock.advance(LEASE_MS + 1);
+    // Its lease lapses a lease later, and node B's sweep takes the run over.
     const replay = await workerOf(b, run.id);
     expect(replay.sentOf("run.start")[0]!.journal.map((e) => e.kind)).toEqual(["step"]);
     expect((await b.parley.runs.getRun({ id: run.id })).attempts).toBe(2);

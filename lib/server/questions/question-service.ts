@@ -12,6 +12,7 @@ import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
 import { closedAs, createDirectQuestionStore, createQuestionStore, type Closing, type NewQuestion, type ReplyTarget } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
+import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 
 /** Who or what settled a question; stored as `closedBy`. */
@@ -273,6 +274,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       digest,
       spec,
       alongWithNow,
+      epoch,
     }: {
       id: string;
       run: AskingRun;
@@ -281,6 +283,8 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       spec: QuestionSpec;
       /** Written in the question's transaction when it is stored pending on SQLite's direct lane (the run starting to wait); not run otherwise. */
       alongWithNow?: () => void;
+      /** The lease epoch the asking run's node holds: the insert changes nothing (RunLeaseLost) once another node took the run over. */
+      epoch?: HeldEpoch;
     }): Promise<Question> {
       if (spec.prompt.length > run.policy.maxPromptChars) {
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
@@ -298,10 +302,10 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       const { insertWithRoot } = store;
       const insert =
         directStore && rootRunId
-          ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }, decided ? undefined : alongWithNow)
+          ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }, decided ? undefined : alongWithNow, epoch)
           : insertWithRoot && rootRunId
-            ? (q: NewQuestion) => insertWithRoot({ ...q, rootRunId })
-            : store.insert;
+            ? (q: NewQuestion) => insertWithRoot({ ...q, rootRunId }, epoch)
+            : (q: NewQuestion) => store.insert(q, epoch);
       const question = await insert({
         id,
         runId: run.id,

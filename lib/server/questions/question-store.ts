@@ -6,6 +6,8 @@ import type { CommandRow } from "../commands/command-service";
 import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 import { OLDEST_FIRST } from "../ids";
+import { HELD_SQL, holdEpoch, pgHeld, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
+import { rawSql } from "../db/raw-sql";
 
 /** How a question left `pending`. */
 export interface Closing {
@@ -115,10 +117,11 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
             .get<{ n: number }>(runId)!.n,
       ),
 
-    /** A question and its journal entry in one transaction; the question as stored, without reading it back. */
-    insert: async (q: NewQuestion & { rootRunId: string }, alongWithNow?: () => void): Promise<Question> => {
+    /** A question and its journal entry in one transaction (fenced by `epoch`); the question as stored, without reading it back. */
+    insert: async (q: NewQuestion & { rootRunId: string }, alongWithNow?: () => void, epoch?: HeldEpoch): Promise<Question> => {
       const row = questionRow(q);
       await direct.transaction(() => {
+        if (epoch !== null && epoch !== undefined && !direct.prepare(HELD_SQL).get(q.runId, epoch)) throw new RunLeaseLost(q.runId);
         direct
           .prepare(
             `INSERT INTO "Question" ("id", "sessionId", "runId", "owner", "seq", "pendingId", "targetDigest", "replySchema", "kind", "prompt", "options", "multi", "allowCustom", "detail", "defaultValue", "approval", "status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt")
@@ -172,28 +175,30 @@ const PG_CLAIM_RECORDING_SQL = `WITH claimed AS (
   SELECT COUNT(*)::int AS "n" FROM recorded`;
 
 const PG_COUNT_ASKED_SQL = pgPlaceholders(COUNT_ASKED_SQL);
-/** A question and its journal entry in one statement. */
-const PG_INSERT_SQL = `WITH asked AS (
+/** A question and its journal entry in one statement, while the run holds the epoch ($26; see lease-fence.ts): the journal entry's seq, or no row. */
+const PG_INSERT_SQL = `WITH ${pgHeld("$3", "$26")}, asked AS (
     INSERT INTO "Question" ("id", "sessionId", "runId", "owner", "seq", "pendingId", "targetDigest", "replySchema", "kind", "prompt", "options", "multi", "allowCustom", "detail", "defaultValue", "approval", "status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt")
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21::timestamp(3), $22::timestamp(3), $23::timestamp(3)) RETURNING "id"
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::int, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::boolean, $13::boolean, $14::text, $15::text, $16::text,
+      $17::text, $18::text, $19::text, $20::text, $21::timestamp(3), $22::timestamp(3), $23::timestamp(3) FROM held RETURNING "id"
   )
   INSERT INTO "JournalEntry" ("runId", "seq", "kind", "name", "digest", "questionId", "createdAt")
-  SELECT $3::text, $5::int, 'question', $24::text, $25::text, "id", $22::timestamp(3) FROM asked`;
+  SELECT $3::text, $5::int, 'question', $24::text, $25::text, "id", $22::timestamp(3) FROM asked RETURNING "seq"`;
 
 /** The question loop's statements on PostgreSQL's lane: one each, where Prisma sends two to five. */
 function createPgQuestionStore(lane: PgLane) {
   return {
     countAsked: async (runId: string): Promise<number> => (await lane.query<{ n: number }>(PG_COUNT_ASKED_SQL, [runId]))[0]!.n,
 
-    /** A question and its journal entry, in one statement; the question as stored, without reading it back. */
-    async insert(q: NewQuestion & { rootRunId: string }): Promise<Question> {
+    /** A question and its journal entry, in one statement (fenced by `epoch`); the question as stored, without reading it back. */
+    async insert(q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> {
       const row = questionRow(q);
-      await lane.query(PG_INSERT_SQL, [
+      const [stored] = await lane.query(PG_INSERT_SQL, [
         row.id, row.sessionId, row.runId, row.owner, row.seq, row.pendingId, row.targetDigest, row.replySchema, row.kind, row.prompt, row.options,
         row.multi, row.allowCustom, row.detail, row.defaultValue, row.approval, row.status, row.answer, row.feedback, row.closedBy,
         row.closedAt && pgTime(row.closedAt), pgTime(row.createdAt), row.expiresAt && pgTime(row.expiresAt),
-        journalName(q.spec), q.journalDigest,
+        journalName(q.spec), q.journalDigest, epoch ?? null,
       ]);
+      if (!stored) throw epoch === null || epoch === undefined ? new Error(`No run with id ${q.runId}.`) : new RunLeaseLost(q.runId);
       return toQuestion({ ...row, run: { rootRunId: q.rootRunId } });
     },
 
@@ -220,6 +225,7 @@ function createPgQuestionStore(lane: PgLane) {
 export function createQuestionStore(db: Db) {
   const lane = directPg(db);
   const pgStore = lane ? createPgQuestionStore(lane) : null;
+  const sql = rawSql(db);
   return {
     /** PostgreSQL's lane: the claim with its receipt in one statement (null on SQLite, whose direct lane does more). */
     claimRecording: pgStore?.claimRecording ?? null,
@@ -272,9 +278,10 @@ export function createQuestionStore(db: Db) {
     pendingApprovalsIn: async (tx: Tx, sessionId: string): Promise<Question[]> =>
       (await tx.question.findMany({ where: { sessionId, status: "pending", kind: "approval" }, include: QUESTION_WITH_ROOT })).map(toQuestion),
 
-    /** A question and its journal entry, in one transaction. */
-    insert: async (q: NewQuestion): Promise<Question> => {
+    /** A question and its journal entry, in one transaction (fenced by `epoch`). */
+    insert: async (q: NewQuestion, epoch?: HeldEpoch): Promise<Question> => {
       const row = await db.$transaction(async (tx: Tx) => {
+        await holdEpoch(sql, tx, q.runId, epoch);
         const created = await tx.question.create({ data: questionRow(q), include: QUESTION_WITH_ROOT });
         await tx.journalEntry.create({ data: { runId: q.runId, seq: q.seq, kind: "question", name: journalName(q.spec), digest: q.journalDigest, questionId: q.id } });
         return created;

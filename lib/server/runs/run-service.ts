@@ -82,7 +82,7 @@ export function createRunService(deps: RunServiceDeps) {
     parkAfterMs: deps.parkAfterMs ?? 3_000,
     maxWorkerLosses: deps.maxWorkerLosses ?? 3,
     workersWanted: () => pool.queued > 0,
-    startChild: (parent, message) => startChildRun({ store, events, hasFunction, activate, deliverToParent }, parent, message),
+    startChild: (parent, message, epoch) => startChildRun({ store, events, hasFunction, activate, deliverToParent }, parent, message, epoch),
     left(supervisor) {
       if (live.get(supervisor.runId) === supervisor) live.delete(supervisor.runId);
     },
@@ -168,15 +168,17 @@ export function createRunService(deps: RunServiceDeps) {
     if (!ACTIVE_RUN_STATUSES.includes(current.status)) return { run: current, outcome: "already_ended" };
     let end: RunEnd;
     do {
+      let epoch: number | null = null;
       if (!live.has(id)) {
         // Another node executes it: that node stops it.
         const took = await leases.take(id);
         if (!took.ok) return stopElsewhere(id, took.owner, reason);
+        epoch = took.epoch;
       }
       let supervisor = live.get(id);
       if (!supervisor) {
-        // A parked run: a supervisor without a worker decides its end, so no activation races it.
-        supervisor = new RunSupervisor(id, ctx);
+        // A parked run: a supervisor without a worker decides its end (holding the lease just taken), so no activation races it.
+        supervisor = new RunSupervisor(id, ctx, undefined, epoch);
         live.set(id, supervisor);
       }
       end = await supervisor.stop(reason);

@@ -10,6 +10,8 @@ import { loadJournal } from "./journal";
 import { createDirectRunStore } from "./run-store-direct";
 import { createPgRunStore } from "./run-store-pg";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
+import { holdEpoch, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
+import { rawSql } from "../db/raw-sql";
 
 // Prisma filters take a mutable list.
 const ACTIVE: RunStatus[] = [...ACTIVE_RUN_STATUSES];
@@ -39,16 +41,40 @@ async function assertSessionLive(tx: Tx, sessionId: string): Promise<void> {
   if (!live) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
 }
 
-/** Every run and journal query of the run domain, as small named functions. */
+/**
+ * Every run and journal query of the run domain, as small named functions. The writes that the
+ * node executing a run makes for it take the lease epoch it holds (`epoch`): each changes nothing
+ * and throws RunLeaseLost once another node has taken the run over. Without leases (one node)
+ * the epoch is null and nothing is checked.
+ */
 export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
-  // Leased runs (several nodes on one database) are written through Prisma, where the lease is checked.
+  // Leased runs (several nodes on one database) are not written on SQLite's direct lane, whose statements know no epoch.
   const direct = leases.enabled ? null : directSqlite(db);
   /** The question loop's queries on SQLite's direct lane, when it is there. */
   const fast = direct ? createDirectRunStore(direct) : null;
   const pg = directPg(db);
-  /** The loop's reads and status moves on either engine's lane (PostgreSQL's touches no lease). */
+  /** The loop's reads and status moves on either engine's lane (PostgreSQL's fenced by the epoch). */
   const pgRuns = pg ? createPgRunStore(pg) : null;
   const lane = fast ?? pgRuns;
+  const sql = rawSql(db);
+
+  /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
+  async function refusedUnlessHeld(id: string, epoch: HeldEpoch): Promise<void> {
+    if (epoch === null || epoch === undefined) return;
+    const row = await db.run.findUnique({ where: { id }, select: { leaseEpoch: true } });
+    if (row?.leaseEpoch !== epoch) throw new RunLeaseLost(id);
+  }
+  /** Prisma's filter for a write fenced by `epoch`. */
+  const holding = (epoch: HeldEpoch) => (epoch === null || epoch === undefined ? {} : { leaseEpoch: epoch });
+  /** Adds active time: fenced, or (unfenced) failing for a missing run as before. */
+  async function addActiveMsPrisma(id: string, ms: number, epoch: HeldEpoch): Promise<void> {
+    if (epoch === null || epoch === undefined) {
+      await db.run.update({ where: { id }, data: { activeMs: { increment: ms } } });
+      return;
+    }
+    const { count } = await db.run.updateMany({ where: { id, leaseEpoch: epoch }, data: { activeMs: { increment: ms } } });
+    if (count === 0) await refusedUnlessHeld(id, epoch);
+  }
 
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
   async function sessionBusy(sessionId: string, runId: string): Promise<AppError> {
@@ -125,9 +151,9 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
               turnOf: run.turnOf ?? null,
               // Its first worker start: the run is handed to a worker as soon as it is stored.
               attempts: 1,
-              ...leases.freshColumns(),
             },
           });
+          if (leases.enabled) await leases.holdNew(tx, run.id);
           await alongWith?.(tx);
           return toRun(row);
         }).then((created) => (leases.holdFresh(created.id), created));
@@ -138,7 +164,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       }
     },
 
-    /** A child run and the parent's journal entry that waits for it, in one transaction. */
+    /** A child run and the parent's journal entry that waits for it, in one transaction (fenced by the parent's epoch). */
     async createChild({ parent, childId, seq, digest, functionName, input, known }: {
       parent: Run;
       childId: string;
@@ -147,8 +173,9 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       functionName: string;
       input: JsonValue;
       known: boolean;
-    }): Promise<void> {
+    }, epoch?: HeldEpoch): Promise<void> {
       await db.$transaction(async (tx: Tx) => {
+        await holdEpoch(sql, tx, parent.id, epoch);
         await assertSessionLive(tx, parent.sessionId);
         await tx.run.create({
           data: {
@@ -171,16 +198,20 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       });
     },
 
-    /** Ends a run if it is still active: the one conditional update that decides its final state (with the active time it spent last). */
-    async finish(id: string, outcome: FinalOutcome, activeMs = 0): Promise<boolean> {
+    /**
+     * Ends a run if it is still active: the one conditional update that decides its final state
+     * (with the active time it spent last); true for the call that ended it. Fenced by `epoch`: a
+     * node that lost the run writes neither. Leased runs without an epoch (no caller in the server
+     * ends a run so) are ended only while no other node holds their lease.
+     */
+    async finish(id: string, outcome: FinalOutcome, activeMs = 0, epoch?: HeldEpoch): Promise<boolean> {
       if (fast) return fast.finish(id, outcome, activeMs);
-      if (activeMs > 0) await db.run.update({ where: { id }, data: { activeMs: { increment: activeMs } } });
-      // Not while another node's live lease holds the run: that node executes it, and decides its end.
-      const fence = leases.fence();
+      const unfenced = epoch === null || epoch === undefined;
       const { count } = await db.run.updateMany({
-        where: { id, status: { in: ACTIVE }, ...fence.where },
+        where: { id, status: { in: ACTIVE }, ...(unfenced && leases.enabled ? { OR: [{ leaseOwner: null }, { leaseOwner: leases.nodeId }] } : holding(epoch)) },
         data: {
-          ...fence.clear,
+          ...(leases.enabled ? { leaseOwner: null, leaseUntil: null } : {}),
+          ...(activeMs > 0 ? { activeMs: { increment: activeMs } } : {}),
           status: outcome.status,
           result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
           error: outcome.error ?? null,
@@ -189,46 +220,91 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
           turnOf: null,
         },
       });
-      if (count === 1) leases.forget(id);
-      return count === 1;
+      if (count === 1) {
+        leases.forget(id);
+        return true;
+      }
+      await refusedUnlessHeld(id, epoch);
+      // It had ended already: the time it spent is kept all the same.
+      if (activeMs > 0) await addActiveMsPrisma(id, activeMs, epoch);
+      return false;
     },
 
     /** Moves an active run between running and waiting_input (adding `activeMs` it spent): the run as it is now, or null when it did not move. */
-    async setWaiting(id: string, waiting: boolean, activeMs = 0): Promise<Run | null> {
-      if (lane) return lane.setWaiting(id, waiting, activeMs);
-      if (activeMs > 0) await db.run.update({ where: { id }, data: { activeMs: { increment: activeMs } } });
-      const { count } = await db.run.updateMany({
-        where: { id, status: waiting ? "running" : "waiting_input" },
-        data: { status: waiting ? "waiting_input" : "running" },
-      });
-      return count === 1 ? get(id) : null;
+    async setWaiting(id: string, waiting: boolean, activeMs = 0, epoch?: HeldEpoch): Promise<Run | null> {
+      if (fast) return fast.setWaiting(id, waiting, activeMs);
+      let moved: Run | null;
+      if (pgRuns) moved = await pgRuns.setWaiting(id, waiting, activeMs, epoch);
+      else {
+        const { count } = await db.run.updateMany({
+          where: { id, status: waiting ? "running" : "waiting_input", ...holding(epoch) },
+          data: { status: waiting ? "waiting_input" : "running", ...(activeMs > 0 ? { activeMs: { increment: activeMs } } : {}) },
+        });
+        moved = count === 1 ? await get(id) : null;
+      }
+      if (moved) return moved;
+      await refusedUnlessHeld(id, epoch);
+      // It did not move; the time it spent is kept all the same (PostgreSQL's lane kept it already).
+      if (!pgRuns && activeMs > 0) await addActiveMsPrisma(id, activeMs, epoch);
+      return null;
     },
 
     /** Sets a run's progress line; true when it changed (clearing one that is already clear writes nothing; on the direct lane, the same text neither). */
-    setProgress: async (id: string, progress: string | null): Promise<boolean> =>
-      fast ? fast.setProgress(id, progress) : (await db.run.updateMany({ where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}) }, data: { progress } })).count === 1,
-
-    addActiveMs: async (id: string, ms: number): Promise<void> => {
-      if (lane) return lane.addActiveMs(id, ms);
-      await db.run.update({ where: { id }, data: { activeMs: { increment: ms } } });
+    async setProgress(id: string, progress: string | null, epoch?: HeldEpoch): Promise<boolean> {
+      if (fast) return fast.setProgress(id, progress);
+      const { count } = await db.run.updateMany({
+        where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}), ...holding(epoch) },
+        data: { progress },
+      });
+      if (count === 0) await refusedUnlessHeld(id, epoch);
+      return count === 1;
     },
 
-    markAttempt: async (id: string): Promise<void> => {
-      if (lane) return lane.markAttempt(id);
-      await db.run.update({ where: { id }, data: { attempts: { increment: 1 }, progress: null } });
+    async addActiveMs(id: string, ms: number, epoch?: HeldEpoch): Promise<void> {
+      if (fast) return fast.addActiveMs(id, ms);
+      if (!pgRuns) return addActiveMsPrisma(id, ms, epoch);
+      if (!(await pgRuns.addActiveMs(id, ms, epoch))) await refusedUnlessHeld(id, epoch);
     },
 
-    recordStep: async ({ runId, seq, name, digest, output }: { runId: string; seq: number; name: string; digest: string; output: JsonValue }): Promise<void> => {
-      await db.journalEntry.create({ data: { runId, seq, kind: "step", name, digest, output: JSON.stringify(output) } });
+    async markAttempt(id: string, epoch?: HeldEpoch): Promise<void> {
+      if (fast) return fast.markAttempt(id);
+      if (pgRuns) {
+        if (!(await pgRuns.markAttempt(id, epoch))) await refusedUnlessHeld(id, epoch);
+        return;
+      }
+      const { count } = await db.run.updateMany({ where: { id, ...holding(epoch) }, data: { attempts: { increment: 1 }, progress: null } });
+      if (count === 0) await refusedUnlessHeld(id, epoch);
     },
 
-    /** The journal entry of a chat message, written in the message's transaction. */
-    recordSay: (tx: Tx, { runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }) =>
-      tx.journalEntry.create({ data: { runId, seq, kind: "say", name: text.slice(0, 200), digest, output: JSON.stringify(text) } }),
+    /** A step's journal entry, fenced by `epoch`. */
+    async recordStep(entry: { runId: string; seq: number; name: string; digest: string; output: JsonValue }, epoch?: HeldEpoch): Promise<void> {
+      const { runId, seq, name, digest, output } = entry;
+      const data = { runId, seq, kind: "step", name, digest, output: JSON.stringify(output) };
+      if (epoch === null || epoch === undefined) await db.journalEntry.create({ data });
+      else if (pgRuns) await pgRuns.recordStep(entry, epoch);
+      else {
+        await db.$transaction(async (tx: Tx) => {
+          await holdEpoch(sql, tx, runId, epoch);
+          await tx.journalEntry.create({ data });
+        });
+      }
+    },
+
+    /** The journal entry of a chat message, written in the message's transaction (which `epoch` fences). */
+    async recordSay(tx: Tx, { runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, epoch?: HeldEpoch) {
+      await holdEpoch(sql, tx, runId, epoch);
+      return tx.journalEntry.create({ data: { runId, seq, kind: "say", name: text.slice(0, 200), digest, output: JSON.stringify(text) } });
+    },
+
+    /** Inside someone's transaction (a message the run writes): goes on while the run holds `epoch`, else RunLeaseLost. */
+    holdEpoch: (tx: Tx, runId: string, epoch: HeldEpoch) => holdEpoch(sql, tx, runId, epoch),
+
+    /** Before a write that cannot be fenced in one statement (closing a run's questions): RunLeaseLost if the run no longer holds `epoch`. */
+    assertHeld: refusedUnlessHeld,
 
     waitingOn,
 
-    /** PostgreSQL's lane: a chat message and its journal entry in one statement (null on SQLite). */
+    /** PostgreSQL's lane: a chat message and its journal entry in one statement, fenced by the epoch (null on SQLite). */
     sayWithMessage: pgRuns?.sayWithMessage ?? null,
 
     /** The question loop's statements on SQLite's direct lane (null elsewhere), for work inside a direct transaction. */

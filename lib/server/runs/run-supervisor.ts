@@ -10,7 +10,8 @@ import type { SessionService } from "../sessions/session-service";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker-port";
 import { canMove, IllegalTransition, type RunState } from "./run-lifecycle";
 import type { FinalOutcome, RunStore } from "./run-store";
-import type { RunLeases } from "../cluster/run-leases";
+import type { LeaseTake, RunLeases } from "../cluster/run-leases";
+import { isRunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 
 /** What a run waited for, as its worker hears it: a question's settlement or a child run's end. */
 export type Settlement = Extract<ParentToChild, { type: "question.settled" | "call.settled" }>;
@@ -29,7 +30,7 @@ export type RunEnd =
 export interface SupervisorContext {
   store: RunStore;
   /** Which node executes a run (several nodes on one database). */
-  leases: Pick<RunLeases, "enabled" | "take" | "release">;
+  leases: Pick<RunLeases, "enabled" | "take" | "release" | "freshEpoch">;
   questions: Pick<QuestionService, "create" | "closeForRun">;
   sessions: Pick<SessionService, "addMessage" | "streamReply" | "endStreams">;
   events: DomainEvents;
@@ -42,7 +43,8 @@ export interface SupervisorContext {
   maxWorkerLosses: number;
   /** Runs wait for a worker: a run that only waits should let go of its worker now. */
   workersWanted(): boolean;
-  startChild(parent: Run, message: Extract<ChildToParent, { type: "run.call" }>): Promise<void>;
+  /** Stores a child run with the parent's journal entry, fenced by the parent's lease epoch, and starts it. */
+  startChild(parent: Run, message: Extract<ChildToParent, { type: "run.call" }>, epoch: HeldEpoch): Promise<void>;
   /** The run left the live set (parked or finished): later events go to a new supervisor. */
   left(supervisor: RunSupervisor): void;
   /** The run reached its final state in the database (once). */
@@ -94,6 +96,11 @@ export class RunSupervisor {
   /** When the run last began to wait (the oldest waiting run is parked first). */
   waitingSince = 0;
   private closed = false;
+  /**
+   * The lease epoch this node's take set (or the insert of a fresh run): every write for the run
+   * holds only while the run's epoch is still this one. Null until taken, and where runs are not leased.
+   */
+  private epoch: number | null;
   /** The final state's write: null until it ran, then whether this run's update decided it. */
   private endWritten: boolean | null = null;
   private endAnnounced = false;
@@ -105,7 +112,11 @@ export class RunSupervisor {
     private readonly ctx: SupervisorContext,
     /** The run as it was just stored: its first load needs no reads (no row to fetch, an empty journal) and no attempt to count. */
     private fresh?: Run,
-  ) {}
+    /** The epoch of the lease the caller took for this supervisor (a stop of a parked run). */
+    held: number | null = null,
+  ) {
+    this.epoch = fresh ? ctx.leases.freshEpoch : held;
+  }
 
   // ---- events from outside -------------------------------------------------------------------
 
@@ -152,24 +163,11 @@ export class RunSupervisor {
     this.enqueue(() => this.park());
   }
 
-  /**
-   * This node lost the run's lease (another node took it over): it lets go of the run without
-   * writing anything, and its worker is told to cancel what it still does.
-   */
+  /** This node lost the run's lease (its renewal found another node took it over). */
   abandon(): void {
     this.enqueue(() => {
       if (this.state === "finished" || this.state === "parked") return;
-      this.clearTimers();
-      this.stopClock();
-      const worker = this.unlisten();
-      if (worker) {
-        worker.send({ type: "run.cancel", runId: this.runId, reason: "Another server took this run over." });
-        this.ctx.pool.release(worker);
-      }
-      this.ctx.sessions.endStreams(this.runId);
-      // Not live here any more: a worker that arrives for it is given back.
-      this.state = "parked";
-      this.end({ how: "elsewhere", owner: null, missed: [] });
+      this.giveUp();
     });
   }
 
@@ -185,7 +183,37 @@ export class RunSupervisor {
   private enqueue(work: () => Promise<void> | void): void {
     this.chain = this.chain
       .then(() => (this.closed ? undefined : work()))
-      .catch((err) => console.error(`[runs] ${this.runId}: ${this.state}:`, err));
+      .catch((err) => {
+        // A write the lease's epoch refused: another node executes the run now.
+        if (isRunLeaseLost(err)) return this.state === "parked" ? undefined : this.giveUp();
+        console.error(`[runs] ${this.runId}: ${this.state}:`, err);
+      });
+  }
+
+  /**
+   * Another node took the run over: this node lets go of it without writing anything more, and
+   * its worker is told to cancel what it still does.
+   */
+  private giveUp(): void {
+    this.clearTimers();
+    this.stopClock();
+    const worker = this.unlisten();
+    if (worker) {
+      worker.send({ type: "run.cancel", runId: this.runId, reason: "Another server took this run over." });
+      this.ctx.pool.release(worker);
+    }
+    this.ctx.sessions.endStreams(this.runId);
+    // Not live here any more: a worker that arrives for it is given back.
+    this.state = "parked";
+    this.end({ how: "elsewhere", owner: null, missed: [] });
+  }
+
+  /** Before this supervisor writes for a run it has not loaded (it ends it): it takes the lease, unless it holds it already or runs are not leased. */
+  private async holdLease(): Promise<LeaseTake> {
+    if (this.epoch !== null || !this.ctx.leases.enabled) return { ok: true, epoch: this.epoch };
+    const took = await this.ctx.leases.take(this.runId);
+    if (took.ok) this.epoch = took.epoch;
+    return took;
   }
 
   /** The answer queue's last leg: what the run waited for goes to its worker (or wakes a parked run). */
@@ -250,8 +278,9 @@ export class RunSupervisor {
       await this.load(worker);
     } catch (err) {
       if (this.worker === worker || this.state !== "starting") throw err;
-      // The database failed before the worker had the run: give the worker back and try again later.
       this.ctx.pool.release(worker);
+      if (isRunLeaseLost(err)) throw err;
+      // The database failed before the worker had the run: give the worker back and try again later.
       const delay = Math.min(30_000, 500 * 2 ** tries);
       console.error(`[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
       this.ctx.clock.setTimeout(() => this.begin(tries + 1), delay);
@@ -271,6 +300,7 @@ export class RunSupervisor {
         this.state = "parked";
         return this.end({ how: "elsewhere", owner: took.owner, missed: this.missed });
       }
+      this.epoch = took.epoch;
     }
     this.missed = [];
     const run = fresh ?? (await this.ctx.store.find(this.runId));
@@ -290,7 +320,7 @@ export class RunSupervisor {
       );
     }
     const journal = fresh ? [] : await this.ctx.store.loadJournal(this.runId);
-    if (!fresh) await this.ctx.store.markAttempt(this.runId);
+    if (!fresh) await this.ctx.store.markAttempt(this.runId, this.epoch);
     this.listen(worker);
     this.move("working");
     this.startClock();
@@ -368,6 +398,7 @@ export class RunSupervisor {
             seq: message.seq,
             digest: message.digest,
             spec: message.spec,
+            epoch: this.epoch,
             alongWithNow: foldable
               ? () => {
                   // Run again whole if the commit is retried (a lock held by another process): the clock stops once.
@@ -377,6 +408,7 @@ export class RunSupervisor {
               : undefined,
           });
         } catch (err) {
+          if (isRunLeaseLost(err)) throw err;
           // Rolled back: the run still works, and its clock runs on.
           if (stoppedClock !== null) this.restartClock(stoppedClock);
           const error = AppError.from(err);
@@ -401,9 +433,9 @@ export class RunSupervisor {
           text: message.text,
           stopped: message.stopped ?? false,
           streamSeq: message.seq,
-          alongWith: (tx) => store.recordSay(tx, say),
+          alongWith: (tx) => store.recordSay(tx, say, this.epoch),
           alongWithNow: store.now ? () => store.now!.recordSayNow(say) : undefined,
-          storeWith: sayWithMessage ? (row) => sayWithMessage(say, row) : undefined,
+          storeWith: sayWithMessage ? (row) => sayWithMessage(say, row, this.epoch) : undefined,
         });
         return;
       }
@@ -411,12 +443,13 @@ export class RunSupervisor {
         sessions.streamReply({ sessionId: this.run.sessionId, runId: this.runId, seq: message.seq, delta: message.delta });
         return;
       case "step.record":
-        await store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output });
+        await store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output }, this.epoch);
         return;
       case "run.call":
         try {
-          await this.ctx.startChild(this.run, message);
+          await this.ctx.startChild(this.run, message, this.epoch);
         } catch (err) {
+          if (isRunLeaseLost(err)) throw err;
           // The call must not wait for a child that was never stored: it fails, and the function hears why.
           console.error(`[runs] could not start a child run of ${this.runId}`, err);
           const error = `${message.functionName} could not be started: ${AppError.from(err).message}`;
@@ -426,7 +459,7 @@ export class RunSupervisor {
         if (this.state !== "parking" && this.state !== "stopping") await this.syncWaiting();
         return;
       case "run.progress":
-        if (await store.setProgress(this.runId, message.text)) await this.publish();
+        if (await store.setProgress(this.runId, message.text, this.epoch)) await this.publish();
         return;
       case "run.parked":
         return this.parked(message.parked);
@@ -450,7 +483,7 @@ export class RunSupervisor {
     // Nothing to write when the stored status is already right (an answer moved it in its own transaction) and no time was spent.
     const stored = ownQuestions ? "waiting_input" : "running";
     if (elapsed !== null || status === undefined || status !== stored) {
-      const moved = await this.ctx.store.setWaiting(this.runId, ownQuestions, elapsed ?? 0);
+      const moved = await this.ctx.store.setWaiting(this.runId, ownQuestions, elapsed ?? 0, this.epoch);
       if (moved) this.ctx.events.emit("run.updated", moved);
     }
     if (!active) return;
@@ -490,7 +523,7 @@ export class RunSupervisor {
       return this.syncWaiting();
     }
     const worker = this.unlisten()!;
-    await this.ctx.store.setProgress(this.runId, null);
+    await this.ctx.store.setProgress(this.runId, null, this.epoch);
     if (await this.ctx.store.isBlocked(this.runId)) {
       this.move("parked");
       this.ctx.pool.release(worker);
@@ -574,6 +607,8 @@ export class RunSupervisor {
     this.move("stopping");
     this.ctx.clock.clearTimeout(this.timers.park);
     await this.pauseClock();
+    // Closing the questions is not fenced in the same statement: checked just before, at least.
+    await this.ctx.store.assertHeld(this.runId, this.epoch);
     await this.ctx.questions.closeForRun({ runId: this.runId, status: "cancelled", by: "stop", feedback: intent.reason });
     if (!this.send({ type: "run.cancel", runId: this.runId, reason: intent.reason })) {
       return this.finishWithoutWorker();
@@ -592,9 +627,15 @@ export class RunSupervisor {
     if (worker?.alive) this.ctx.pool.release(worker);
   }
 
-  /** Decides the run's final state, once. */
+  /** Decides the run's final state, once (a supervisor that never loaded the run takes its lease first). */
   private async finalize(outcome: FinalOutcome, how: EndHow): Promise<void> {
     if (this.state === "finished" || this.state === "parked") return;
+    const held = await this.holdLease();
+    if (!held.ok) {
+      // Another node executes it: that node decides its end.
+      this.state = "parked";
+      return this.end({ how: "elsewhere", owner: held.owner, missed: this.missed });
+    }
     this.move("finished");
     this.clearTimers();
     await this.keepOpenReplies();
@@ -611,9 +652,13 @@ export class RunSupervisor {
       // Its last active time goes with the end, in one commit (kept until it lands, if a try fails).
       this.unsavedActiveMs += this.stopClock() ?? 0;
       if (this.endWritten === null) {
+        // Closing the questions is not fenced in the same statement: checked just before, at least.
+        await store.assertHeld(this.runId, this.epoch);
         await questions.closeForRun({ runId: this.runId, status: questionStatus, by, feedback: outcome.error ?? null });
-        this.endWritten = await store.finish(this.runId, outcome, this.unsavedActiveMs);
-      } else if (this.unsavedActiveMs > 0) await store.addActiveMs(this.runId, this.unsavedActiveMs);
+        this.endWritten = await store.finish(this.runId, outcome, this.unsavedActiveMs, this.epoch);
+        // It had ended already: whatever lease this supervisor took on it is let go.
+        if (!this.endWritten) await this.letGo();
+      } else if (this.unsavedActiveMs > 0) await store.addActiveMs(this.runId, this.unsavedActiveMs, this.epoch);
       this.unsavedActiveMs = 0;
       const run = await store.get(this.runId);
       if (this.endWritten && !this.endAnnounced) {
@@ -623,6 +668,8 @@ export class RunSupervisor {
       }
       this.end({ how: "finished", status: run.status as FinalRunStatus, byStop: this.endWritten && byStop });
     } catch (err) {
+      // Another node took the run over: it decides the end.
+      if (isRunLeaseLost(err)) return this.giveUp();
       const delay = Math.min(30_000, 500 * 2 ** tries);
       console.error(`[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
       this.ctx.clock.setTimeout(() => this.enqueue(() => this.recordEnd(outcome, { by, byStop, questionStatus }, tries + 1)), delay);
@@ -637,9 +684,18 @@ export class RunSupervisor {
     const { sessions } = this.ctx;
     for (const reply of sessions.endStreams(this.runId)) {
       if (!reply.text) continue;
+      const epoch = this.epoch;
       try {
-        await sessions.addMessage({ sessionId: this.run.sessionId, runId: this.runId, role: "agent", text: reply.text, stopped: true });
+        await sessions.addMessage({
+          sessionId: this.run.sessionId,
+          runId: this.runId,
+          role: "agent",
+          text: reply.text,
+          stopped: true,
+          alongWith: epoch === null ? undefined : (tx) => this.ctx.store.holdEpoch(tx, this.runId, epoch),
+        });
       } catch (err) {
+        if (isRunLeaseLost(err)) throw err;
         console.error(`[runs] could not keep the open reply of ${this.runId}`, err);
       }
     }
@@ -647,7 +703,7 @@ export class RunSupervisor {
 
   /** A parked run is nobody's: the node its answer reaches takes it. A failed release lapses with the lease. */
   private async letGo(): Promise<void> {
-    await this.ctx.leases.release(this.runId).catch((err) => console.error(`[runs] could not release the lease of ${this.runId}:`, err));
+    await this.ctx.leases.release(this.runId, this.epoch).catch((err) => console.error(`[runs] could not release the lease of ${this.runId}:`, err));
   }
 
   private end(end: RunEnd): void {
@@ -690,7 +746,7 @@ export class RunSupervisor {
 
   private async pauseClock(): Promise<void> {
     const elapsed = this.stopClock();
-    if (elapsed !== null) await this.ctx.store.addActiveMs(this.runId, elapsed);
+    if (elapsed !== null) await this.ctx.store.addActiveMs(this.runId, elapsed, this.epoch);
   }
 
   private clearTimers(): void {
