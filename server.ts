@@ -51,7 +51,7 @@ async function main() {
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
-    access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS },
+    access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: (line) => console.log(line),
   });
   setParley(parley);

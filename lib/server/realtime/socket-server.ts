@@ -18,6 +18,7 @@ import {
 } from "../../protocol/socket";
 import type { Parley } from "../app";
 import type { Principal } from "../access/authenticator";
+import { clientAddress } from "../access/client-address";
 import type { OriginPolicy } from "../access/origin-policy";
 
 interface SocketData {
@@ -75,12 +76,12 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     path: SOCKET_PATH,
     serveClient: false,
     maxHttpBufferSize: 2_000_000,
-    // The handshake passes the checks REST makes: the Host (DNS rebinding), the Origin of a browser, and a rate limit per address.
+    // The handshake passes the checks REST makes: the Host (DNS rebinding), the Origin of a browser, and a rate limit per client address (through trusted proxies only).
     allowRequest: (req, callback) => {
       const origin = req.headers.origin;
       if (!origins.hostAllowed(req.headers.host)) return callback("Host not allowed", false);
       if (origin !== undefined && !origins.originAllowed(origin)) return callback("Origin not allowed", false);
-      rateLimits.take("handshakes", req.socket.remoteAddress ?? "unknown").then(
+      rateLimits.take("handshakes", clientAddress(req, parley.access.proxyTrust)).then(
         () => callback(null, true),
         () => callback("Too many connections; try again shortly", false),
       );
