@@ -49,7 +49,7 @@ const hasBody = (req: IncomingMessage) => Number(req.headers["content-length"] ?
  * Socket.IO's requests never reach it (Engine.IO answers them first); realtime has its own checks.
  */
 export function createGate({ access, origins, dev }: GateOptions) {
-  const { authenticator, rateLimits, proxyTrust } = access;
+  const { authenticator, rateLimits, proxyTrust, browserSessions } = access;
 
   async function principalOf(req: IncomingMessage): Promise<Principal | null> {
     return authenticator.authenticate({ bearer: bearerOf(req.headers.authorization), cookie: req.headers.cookie });
@@ -120,7 +120,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       else redirect(res, `/sign-in?error=invalid_token&next=${encodeURIComponent(next)}`);
       return true;
     }
-    redirect(res, next, { "set-cookie": sessionCookie(access.cookies.name, access.cookies.issue(LOCAL_OWNER), { secure: client.https }) });
+    redirect(res, next, { "set-cookie": sessionCookie(browserSessions.cookieName, await browserSessions.issue(LOCAL_OWNER), { secure: client.https }) });
     return true;
   }
 
@@ -134,8 +134,8 @@ export function createGate({ access, origins, dev }: GateOptions) {
     if (await exchangeToken(req, res, url, client)) return true;
     const principal = await principalOf(req);
     if (!principal) {
-      // A stale cookie (another server's, or past its age) is cleared on the way to the sign-in page.
-      const stale: Record<string, string> = req.headers.cookie?.includes(`${access.cookies.name}=`) ? { "set-cookie": clearSessionCookie(access.cookies.name) } : {};
+      // A stale cookie (another server's, past its age, issued for another token or before a sign-out everywhere) is cleared on the way to the sign-in page.
+      const stale: Record<string, string> = req.headers.cookie?.includes(`${browserSessions.cookieName}=`) ? { "set-cookie": clearSessionCookie(browserSessions.cookieName) } : {};
       redirect(res, `/sign-in?next=${encodeURIComponent(`${pathname}${url.search}`)}`, stale);
       return true;
     }

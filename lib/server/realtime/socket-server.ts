@@ -185,17 +185,31 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   const onRules: Parameters<typeof events.on<"rules.updated">>[1] = ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId });
   events.on("rules.updated", onRules);
 
-  // A revoked API token's sockets are disconnected (their own commands would still be refused by nothing else).
+  // Sockets of a revoked API token, or of a cookie refused since (sign out everywhere), are
+  // disconnected: their own commands would still be refused by nothing else. This node's sockets
+  // only: each node checks its own (and a lost Redis does not stop the check).
+  const dropRevokedTokens = async () => {
+    const byToken = (await io.local.fetchSockets()).filter((s) => s.data.principal?.apiTokenId);
+    if (byToken.length === 0) return;
+    const live = await apiTokens.liveIds([...new Set(byToken.map((s) => s.data.principal.apiTokenId!))]);
+    for (const s of byToken) if (!live.has(s.data.principal.apiTokenId!)) s.disconnect(true);
+  };
+  const dropRevokedCookies = async () => {
+    for (const s of await io.local.fetchSockets()) {
+      if (s.data.principal?.via !== "cookie") continue;
+      // The cookie it signed in with, checked again (against the epoch, cached for a second at most).
+      if (!(await authenticator.authenticate({ cookie: s.handshake.headers.cookie }))) s.disconnect(true);
+    }
+  };
+  const checkRevocations = (what: string, check: () => Promise<void>) => check().catch((err) => console.error(`[realtime] ${what} check failed`, err));
   const revocations = setInterval(() => {
-    void (async () => {
-      // This node's sockets only: each node checks its own (and a lost Redis does not stop the check).
-      const byToken = (await io.local.fetchSockets()).filter((s) => s.data.principal?.apiTokenId);
-      if (byToken.length === 0) return;
-      const live = await apiTokens.liveIds([...new Set(byToken.map((s) => s.data.principal.apiTokenId!))]);
-      for (const s of byToken) if (!live.has(s.data.principal.apiTokenId!)) s.disconnect(true);
-    })().catch((err) => console.error("[realtime] revocation check failed", err));
+    void checkRevocations("API token revocation", dropRevokedTokens);
+    // A sign-out everywhere this node was not told about (the CLI wrote the database, Redis was away).
+    void checkRevocations("cookie revocation", dropRevokedCookies);
   }, revocationCheckMs);
   revocations.unref();
+  const onCookiesRevoked = () => void checkRevocations("cookie revocation", dropRevokedCookies);
+  events.on("cookies.revoked", onCookiesRevoked);
 
   return {
     io,
@@ -213,6 +227,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       events.off("session.updated", onSession);
       events.off("session.deleted", onDeleted);
       events.off("rules.updated", onRules);
+      events.off("cookies.revoked", onCookiesRevoked);
       await io.close();
       await bus?.close();
     },

@@ -19,8 +19,9 @@ export const POST = publicJsonRoute(async ({ req, parley }) => {
   // X-Forwarded-Proto as the gate settled it: a trusted proxy's, never a client's own.
   const secure = cameOverHttps(req);
   const body: WhoAmI = { ownerId: LOCAL_OWNER, via: "cookie" };
-  return Response.json(body, { headers: { "set-cookie": sessionCookie(parley.access.cookies.name, parley.access.cookies.issue(LOCAL_OWNER), { secure }) } });
+  const { browserSessions } = parley.access;
+  return Response.json(body, { headers: { "set-cookie": sessionCookie(browserSessions.cookieName, await browserSessions.issue(LOCAL_OWNER), { secure }) } });
 });
 
-/** Signs this browser out. */
-export const DELETE = publicJsonRoute(async ({ parley }) => Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie(parley.access.cookies.name) } }));
+/** Signs this browser out (its cookie is cleared; to refuse copies of it too, sign out everywhere). */
+export const DELETE = publicJsonRoute(async ({ parley }) => Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie(parley.access.browserSessions.cookieName) } }));
