@@ -126,7 +126,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   questions.deliverTo(runs.deliverQuestion);
   const permissions = createPermissionService({ db, events, projectRules: config.projectRules ?? [], tools });
   questions.judgeApprovalsWith(permissions);
-  const access = await openAccess(db, config.access, { now: clock.now });
+  const access = await openAccess(db, config.access, { now: () => clock.now() });
   const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
 
   // Several nodes: one of them keeps the expiry timers; the others hand it theirs.
