@@ -51,7 +51,7 @@ async function main() {
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
-    access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS },
+    access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: (line) => console.log(line),
   });
   setParley(parley);
@@ -88,7 +88,7 @@ async function main() {
   const appUrl = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST}:${port}`;
   console.log(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
-  if (parley.access.generatedToken) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a new token at each start; set PARLEY_TOKEN to fix it)`);
+  if (parley.access.generatedToken) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a new token at each start, and browsers signed in with the old one must sign in again; set PARLEY_TOKEN to keep one)`);
   else console.log(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);
   // The CLI finds this server beside the database and sends its commands here instead of writing the database.
   announceServer(env.DATABASE_URL, localUrl(env.HOST, port), parley.access.serverToken);

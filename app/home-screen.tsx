@@ -3,6 +3,7 @@
 import { NewChatButton } from "@/components/NewChatButton";
 import { SessionList } from "@/components/SessionList";
 import { Logo } from "@/components/Sidebar";
+import { SignOutControls } from "@/components/SignOutControls";
 import { useSessions } from "@/lib/client/use-sessions";
 
 export function HomeScreen() {
@@ -10,8 +11,11 @@ export function HomeScreen() {
   return (
     <main className="min-h-dvh bg-stone-50">
       <div className="mx-auto flex max-w-2xl flex-col px-6 py-16 sm:py-24">
-        <div className="flex items-center gap-2 text-lg font-semibold tracking-tight text-stone-900">
-          <Logo className="h-8 w-8" /> Parley
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <div className="flex items-center gap-2 text-lg font-semibold tracking-tight text-stone-900">
+            <Logo className="h-8 w-8" /> Parley
+          </div>
+          <SignOutControls className="-mr-2.5" />
         </div>
         <h1 className="mt-8 text-3xl font-semibold tracking-tight text-stone-900 sm:text-4xl">
           Agents that ask before they act.

@@ -95,3 +95,44 @@ test("the printed URL signs a fresh browser in: the token leaves the address bar
   await second.page.goto(`${url}/sign-in?next=${encodeURIComponent("/\t/evil.example/")}`);
   await expect(second.page).toHaveURL(`${url}/`);
 });
+
+test("Sign out signs this browser out: the tab goes to the sign-in page, and the next page asks again", async ({ page }) => {
+  const url = server!.url;
+  await page.goto(printedUrl);
+  await expect(page).toHaveURL(`${url}/`);
+  await page.getByTestId("sign-out").click();
+  await expect(page).toHaveURL(`${url}/sign-in`);
+  await page.goto(`${url}/`);
+  await expect(page).toHaveURL(`${url}/sign-in?next=%2F`);
+});
+
+test("Sign out everywhere asks first, then signs out this browser and every other one, whose open tab disconnects", async ({ browser, page }) => {
+  const url = server!.url;
+  await page.goto(printedUrl);
+  await expect(page).toHaveURL(`${url}/`);
+  // Another browser, signed in too, with a chat open.
+  const other = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const otherTab = await other.newPage();
+  await otherTab.goto(printedUrl);
+  await otherTab.getByTestId("new-session").click();
+  await expect(otherTab).toHaveURL(new RegExp(`^${url}/s/[^/?#]+$`));
+  await expect(otherTab.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
+
+  const dialog = page.getByTestId("sign-out-everywhere-dialog");
+  await page.getByTestId("sign-out-everywhere").click();
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("heading", { name: "Sign out everywhere?" })).toBeVisible();
+  // Cancel changes nothing.
+  await page.getByTestId("sign-out-everywhere-dialog-cancel").click();
+  await expect(dialog).toHaveCount(0);
+  await expect(otherTab.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
+
+  await page.getByTestId("sign-out-everywhere").click();
+  await page.getByTestId("sign-out-everywhere-dialog-confirm").click();
+  // (Its own socket is dropped too: whichever leads there first, the tab is on the sign-in page.)
+  await expect(page).toHaveURL(new RegExp(`^${url}/sign-in`));
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  // The other browser's tab is disconnected, and its cookie refused: it lands on the sign-in page too.
+  await expect(otherTab).toHaveURL(new RegExp(`^${url}/sign-in\\?next=`));
+  await other.close();
+});

@@ -19,6 +19,7 @@ const SUITES = [
   "lib/server/runs",
   "lib/server/sessions",
   "lib/server/cluster",
+  "lib/server/access/sign-out-everywhere.test.ts",
 ];
 
 const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });

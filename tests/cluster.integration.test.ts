@@ -1,7 +1,9 @@
+import { io as connect } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
 import { clusterPrerequisites, startCluster, type Cluster } from "./helpers/cluster";
 import { eventOn, joinSession, openTab, poll, restClient, sendReply, type Tab } from "./helpers/remote";
+import { authHeaders, TEST_TOKEN } from "./helpers/server-process";
 
 // Several real nodes (production servers, their own worker processes) on one PostgreSQL database
 // and one Redis: what a tab on one node sees of a run on another, one winner per question across
@@ -73,6 +75,27 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
     expect(new Set(healths.map((h) => h.node.id)).size).toBe(2);
     expect(healths.filter((h) => h.node.expiryTimers)).toHaveLength(1);
     for (const i of [0, 1]) expect((await fetch(`${cluster.nodes[i]!.url}/api/ready`)).status).toBe(200);
+  });
+
+  it("signing out everywhere on node A refuses a cookie on node B and disconnects its tab there, told over Redis", async () => {
+    const [a, b] = cluster.nodes as [typeof cluster.nodes[0], typeof cluster.nodes[0]];
+    const signIn = await fetch(`${a.url}/?token=${TEST_TOKEN}`, { redirect: "manual" });
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+    expect((await fetch(`${b.url}/api/sessions`, { headers: { cookie } })).status).toBe(200);
+    const onB = connect(b.url, { transports: ["websocket"], reconnection: false, forceNew: true, extraHeaders: { cookie } });
+    await new Promise<void>((resolve, reject) => {
+      onB.once("connect", () => resolve());
+      onB.once("connect_error", reject);
+    });
+    const dropped = new Promise<number>((resolve) => onB.once("disconnect", () => resolve(Date.now())));
+
+    const res = await fetch(`${a.url}/api/auth/sign-out-everywhere`, { method: "POST", headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const answered = Date.now();
+    // Sooner than node B's own rounds (the epoch read at most a second ago, its sockets checked every 10 s).
+    expect((await dropped) - answered).toBeLessThan(900);
+    expect((await fetch(`${b.url}/api/sessions`, { headers: { cookie } })).status).toBe(401);
+    expect((await fetch(`${b.url}/api/sessions`, { headers: authHeaders() })).status).toBe(200);
   });
 
   it(`${RACES} reply races split across the two nodes: exactly one winner each`, async () => {

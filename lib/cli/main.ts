@@ -20,6 +20,7 @@ import { createDomainServices, type DomainServices } from "../server/domain-serv
 import { loadRunDetail } from "../server/runs/run-detail";
 import { formatInspect, formatPending, formatReceipt, formatSessions } from "./format";
 import { createInboxClient } from "./inbox-client";
+import { SIGN_OUT_USAGE, signOutEverywhereCommand } from "./sign-out-command";
 import { TOKEN_USAGE, tokenCommand } from "./token-commands";
 import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backup-commands";
 import { createServerClient, findServer, ServerUnreachable, type ServerClient } from "./server-client";
@@ -40,6 +41,7 @@ Commands:
   stop RUN_ID [--command-id C]      stop a run and its child runs
 ${TOKEN_USAGE}
 ${BACKUP_USAGE}
+${SIGN_OUT_USAGE}
 
 send-input, decline, resume and stop go through the running server (found beside the database,
 or --server); with none running they are recorded in the database and applied when it starts.
@@ -123,7 +125,8 @@ export async function main(argv: string[]): Promise<number> {
   const databaseUrl = values.database ?? process.env.DATABASE_URL ?? "file:./data/parley.db";
 
   const explicit = values.server ?? values.url ?? process.env.PARLEY_URL;
-  const token = values.token ?? process.env.PARLEY_TOKEN ?? null;
+  // An empty PARLEY_TOKEN is no token (the local server's announced one is used then).
+  const token = values.token ?? (process.env.PARLEY_TOKEN || null);
   switch (command) {
     case "chat": {
       if (args.length > 1) throw new UsageError("Usage: parley chat [SESSION] [--continue]");
@@ -161,6 +164,13 @@ export async function main(argv: string[]): Promise<number> {
       return restoreCommand(databaseUrl, args[0], print);
     case "token":
       return withLocal(databaseUrl, ({ db }) => tokenCommand(db, args, values, print, (message) => new UsageError(message)));
+    case "sign-out-everywhere": {
+      if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");
+      const server = await findServer({ databaseUrl, explicit, token });
+      const { result, text } = await signOutEverywhereCommand({ server, explicit: Boolean(explicit), inDatabase: (work) => withLocal(databaseUrl, ({ db }) => work(db)) });
+      print(result, text);
+      return 0;
+    }
     case "send-input":
     case "decline":
     case "resume":

@@ -1,4 +1,5 @@
 import { SURFACE_HEADER } from "../protocol/rest";
+import type { SignOutEverywhereResult } from "../protocol/access";
 import type { ReplyReceipt, ResumeReceipt, StoppedRun } from "../protocol/commands";
 import { AppError, WireErrorSchema } from "../protocol/errors";
 import type { Question } from "../protocol/question";
@@ -87,6 +88,7 @@ export function createServerClient({ url, token }: FoundServer) {
       call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reject`, body),
     resume: (runId: string, body: { commandId: string }) => call<ResumeReceipt>("POST", `/api/runs/${enc(runId)}/resume`, body),
     stop: (runId: string, body: { commandId: string }) => call<StoppedRun>("POST", `/api/runs/${enc(runId)}/stop`, body),
+    signOutEverywhere: () => call<SignOutEverywhereResult>("POST", "/api/auth/sign-out-everywhere", {}),
   };
 }
 

@@ -18,6 +18,13 @@ export const MAX_TOKEN_CHARS = 200;
 /** `POST /api/auth/session`: exchanges the server token for the session cookie. */
 export const SignInBodySchema = z.strictObject({ token: z.string().min(1, "A token is required").max(MAX_TOKEN_CHARS) });
 
+/** `POST /api/auth/sign-out-everywhere`: no parameters (an empty body or `{}`). */
+export const SignOutEverywhereBodySchema = z.strictObject({});
+
+/** Its answer: every browser session cookie issued before `at` is refused, on every node. */
+export const SignOutEverywhereResultSchema = z.object({ signedOut: z.literal("everywhere"), at: z.string() });
+export type SignOutEverywhereResult = z.infer<typeof SignOutEverywhereResultSchema>;
+
 /** `GET /api/auth/session`: who the caller is. */
 export const WhoAmISchema = z.object({ ownerId: z.string(), via: z.enum(["cookie", "server_token", "api_token"]) });
 export type WhoAmI = z.infer<typeof WhoAmISchema>;

@@ -23,6 +23,8 @@ export const ClusterMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("run.stop"), to: NodeIdSchema, runId: IdSchema, reason: z.string().max(2_000) }),
   /** A question with a timeout was asked on another node: the node that owns the expiry timers schedules it. */
   z.object({ type: z.literal("question.expiring"), to: NodeIdSchema.nullable(), id: IdSchema, expiresAt: z.iso.datetime() }),
+  /** Every browser was signed out (a new revocation epoch in the database): read it again, and drop the sockets of older cookies. */
+  z.object({ type: z.literal("cookies.revoked"), to: z.null() }),
 ]);
 export type ClusterMessage = z.infer<typeof ClusterMessageSchema>;
 

@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   bad_request: 400,
   invalid_json: 400,
   unauthorized: 401,
+  forbidden: 403,
   forbidden_origin: 403,
   forbidden_host: 403,
   "not_found:session": 404,

@@ -11,6 +11,7 @@ import { createTextCommands, type TextCommandResult } from "./commands/text-comm
 import { createDb, type Db, type DbOptions } from "./db/client";
 import { migrateDatabase } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
+import { createSignOutEverywhere } from "./access/sign-out-everywhere";
 import { createDomainServices } from "./domain-services";
 import { createMetrics, type Metrics } from "./metrics";
 import { coalescePerKey } from "./coalesce";
@@ -125,7 +126,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   questions.deliverTo(runs.deliverQuestion);
   const permissions = createPermissionService({ db, events, projectRules: config.projectRules ?? [], tools });
   questions.judgeApprovalsWith(permissions);
-  const access = await openAccess(db, config.access);
+  const access = await openAccess(db, config.access, { now: () => clock.now() });
+  const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
 
   // Several nodes: one of them keeps the expiry timers; the others hand it theirs.
   const scheduleSoon = () => void questions.rescheduleExpiries(new Date(clock.now() + leaseMs)).catch((err) => console.error("[questions] could not schedule expiries", err));
@@ -186,6 +188,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     permissions,
     pool,
     access,
+    /** Refuses every browser session cookie issued before now, on every node, and drops their sockets. */
+    signOutEverywhere,
     recovered: { ...recovered, inbox: applied },
     resume,
     applyInbox,

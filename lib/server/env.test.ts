@@ -37,6 +37,15 @@ describe("the access settings", () => {
     expect(() => loadEnv({ PARLEY_ALLOWED_ORIGINS: "chat.example.com" })).toThrow(/PARLEY_ALLOWED_ORIGINS/);
   });
 
+  it("trusts no proxy unless PARLEY_TRUST_PROXY names them, and refuses what is not a hop count, true/false or addresses", () => {
+    expect(loadEnv({}).PARLEY_TRUST_PROXY("127.0.0.1", 0)).toBe(false);
+    expect(loadEnv({ PARLEY_TRUST_PROXY: "1" }).PARLEY_TRUST_PROXY("172.18.0.5", 0)).toBe(true);
+    expect(loadEnv({ PARLEY_TRUST_PROXY: "loopback, 10.0.0.0/8" }).PARLEY_TRUST_PROXY("10.1.2.3", 0)).toBe(true);
+    expect(loadEnv({ PARLEY_TRUST_PROXY: "loopback, 10.0.0.0/8" }).PARLEY_TRUST_PROXY("192.168.1.1", 0)).toBe(false);
+    expect(() => loadEnv({ PARLEY_TRUST_PROXY: "nginx" })).toThrow(/PARLEY_TRUST_PROXY: "nginx" is not an IP address, a subnet/);
+    expect(() => loadEnv({ PARLEY_TRUST_PROXY: "10.0.0.0/40" })).toThrow(/PARLEY_TRUST_PROXY/);
+  });
+
   it("reads rate limits as NAME=COUNT/SECONDS, or off", () => {
     expect(loadEnv({}).PARLEY_RATE_LIMITS).toEqual({});
     expect(loadEnv({ PARLEY_RATE_LIMITS: "off" }).PARLEY_RATE_LIMITS).toBe("off");

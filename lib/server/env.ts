@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseProxyTrust } from "./access/client-address";
 import { DEFAULT_RUNS_PER_WORKER } from "./workers/worker-pool";
 
 const EnvSchema = z.object({
@@ -22,6 +23,22 @@ const EnvSchema = z.object({
     .default("")
     .transform((s) => s.split(",").map((o) => o.trim()).filter(Boolean))
     .pipe(z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL such as https://chat.example.com" }).transform((u) => new URL(u).origin))),
+  /**
+   * Which proxies in front of the server are believed about the client's address (X-Forwarded-For)
+   * and scheme (X-Forwarded-Proto): a hop count, true/false, or addresses and subnets such as
+   * `loopback,10.0.0.0/8`. Unset: none, and those headers are ignored.
+   */
+  PARLEY_TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      try {
+        return parseProxyTrust(s);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** The server token, fixed (scripts, CI); without it one is generated at each start and printed with the app's URL. */
   PARLEY_TOKEN: z.string().min(16, "PARLEY_TOKEN must be at least 16 characters").max(200).regex(/^\S+$/, "PARLEY_TOKEN may not contain spaces").optional(),
   /** `off`, or limits per client such as `replies=120/10,runs=60/10` (count per seconds) for replies, runs, messages, sessions, signIn, handshakes. */

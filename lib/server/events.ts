@@ -16,6 +16,8 @@ export interface DomainEventMap {
   "session.deleted": [{ id: string; ownerId: string }];
   /** A session's permission rules changed (added, removed): its tabs refresh their settings panel. */
   "rules.updated": [{ sessionId: string }];
+  /** Every browser was signed out, here or on another node: sockets signed in with older cookies are dropped. */
+  "cookies.revoked": [];
 }
 
 export class DomainEvents extends EventEmitter<DomainEventMap> {

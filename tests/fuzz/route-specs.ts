@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
-import { SignInBodySchema } from "../../lib/protocol/access";
+import { SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
 import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
 import { CreateSessionBodySchema, DeleteSessionBodySchema, PostMessageBodySchema, QuestionsQuerySchema, RenameSessionBodySchema } from "../../lib/protocol/rest";
@@ -21,6 +21,7 @@ export interface BodySpec {
 
 export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/auth/session": { schema: SignInBodySchema, optional: false },
+  "POST /api/auth/sign-out-everywhere": { schema: SignOutEverywhereBodySchema, optional: true },
   "POST /api/sessions": { schema: CreateSessionBodySchema, optional: true },
   "PATCH /api/sessions/:id": { schema: RenameSessionBodySchema, optional: false },
   // Strict and empty: a body the fuzz aims at the sentinel session is refused before anything is deleted.

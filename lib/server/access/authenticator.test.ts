@@ -12,7 +12,7 @@ afterEach(async () => {
 describe("the authenticator", () => {
   it("knows the server token, live API tokens and signed cookies, and nothing else", async () => {
     fake = await startFakeParley({ access: { token: "server-token-0123456789" } });
-    const { authenticator, apiTokens, cookies } = fake.parley.access;
+    const { authenticator, apiTokens, browserSessions } = fake.parley.access;
     expect(await authenticator.authenticate({ bearer: "server-token-0123456789" })).toMatchObject({ ownerId: LOCAL_OWNER, via: "server_token" });
     expect(await authenticator.authenticate({ bearer: "server-token-012345678" })).toBeNull();
     expect(await authenticator.authenticate({})).toBeNull();
@@ -25,9 +25,9 @@ describe("the authenticator", () => {
     expect(await authenticator.authenticate({ bearer: token })).toBeNull();
     expect((await apiTokens.list())[0]).toMatchObject({ id: info.id, revokedAt: expect.any(String) });
 
-    const cookie = `theme=dark; ${cookies.name}=${cookies.issue(LOCAL_OWNER)}`;
+    const cookie = `theme=dark; ${browserSessions.cookieName}=${await browserSessions.issue(LOCAL_OWNER)}`;
     expect(await authenticator.authenticate({ cookie })).toMatchObject({ ownerId: LOCAL_OWNER, via: "cookie" });
-    expect(await authenticator.authenticate({ cookie: `${cookies.name}=forged.1.abc` })).toBeNull();
+    expect(await authenticator.authenticate({ cookie: `${browserSessions.cookieName}=forged.1.abc` })).toBeNull();
   });
 
   it("generates a server token when none is configured", async () => {

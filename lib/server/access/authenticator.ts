@@ -1,7 +1,7 @@
 import { LOCAL_OWNER, type WhoAmI } from "../../protocol/access";
 import type { ApiTokens } from "./api-tokens";
 import { sameSecret } from "./secrets";
-import type { SessionCookies } from "./session-cookie";
+import type { BrowserSessions } from "./browser-sessions";
 
 /** Who a request speaks for, and which credential (the rate limits count per credential). */
 export interface Principal extends WhoAmI {
@@ -33,7 +33,7 @@ export function bearerOf(authorization: string | null | undefined): string | nul
 }
 
 /** Checks a credential: the server token (the person who started the server), an API token, or a signed session cookie. */
-export function createAuthenticator({ serverToken, apiTokens, cookies }: { serverToken: string; apiTokens: ApiTokens; cookies: SessionCookies }) {
+export function createAuthenticator({ serverToken, apiTokens, browserSessions }: { serverToken: string; apiTokens: ApiTokens; browserSessions: BrowserSessions }) {
   return {
     /** The server token, as typed on the sign-in page or carried in the start URL. */
     isServerToken: (token: string) => sameSecret(token, serverToken),
@@ -44,7 +44,7 @@ export function createAuthenticator({ serverToken, apiTokens, cookies }: { serve
         const api = await apiTokens.verify(bearer);
         return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id } : null;
       }
-      const session = cookies.verify(cookieValue(cookie, cookies.name));
+      const session = await browserSessions.verify(cookieValue(cookie, browserSessions.cookieName));
       return session ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}` } : null;
     },
   };

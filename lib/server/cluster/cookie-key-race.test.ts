@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { loadCookieKey } from "../access/session-cookie";
+import { openSessionEpoch } from "../access/session-epoch";
 import { createDb, type Db } from "../db/client";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 
@@ -24,5 +25,13 @@ it("nodes loading the cookie key at once on a fresh database all start, with one
     await dbs[0]!.setting.deleteMany({});
     const keys = await Promise.all(dbs.map((db) => loadCookieKey(db)));
     expect(new Set(keys).size).toBe(1);
+  }
+});
+
+it("nodes opening the sign-out epoch at once on a fresh database all start, with one epoch", async () => {
+  for (let round = 0; round < 30; round++) {
+    await dbs[0]!.setting.deleteMany({});
+    const epochs = await Promise.all(dbs.map(async (db) => (await openSessionEpoch(db)).current()));
+    expect(new Set(epochs).size).toBe(1);
   }
 });

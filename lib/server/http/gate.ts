@@ -6,7 +6,9 @@ import { AppError, type WireError } from "../../protocol/errors";
 import { matchRoute } from "../../protocol/routes";
 import type { Access } from "../access/access";
 import { bearerOf, type Principal } from "../access/authenticator";
+import { clientAddress, isHttps } from "../access/client-address";
 import type { OriginPolicy } from "../access/origin-policy";
+import { settleForwardedHeaders, type GatedClient } from "./forwarded-headers";
 import { PRINCIPAL_HEADERS } from "./principal-headers";
 import { API_CSP, newNonce, pageCsp, setBaseSecurityHeaders } from "./security-headers";
 import { clearSessionCookie, sessionCookie } from "./session-cookie-header";
@@ -21,9 +23,6 @@ export interface GateOptions {
   origins: OriginPolicy;
   dev: boolean;
 }
-
-/** The client address a rate limit counts by when there is no credential yet. */
-export const clientAddress = (req: IncomingMessage): string => req.socket.remoteAddress ?? "unknown";
 
 function sendError(res: ServerResponse, error: WireError, status: number, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
@@ -42,7 +41,6 @@ function redirect(res: ServerResponse, location: string, headers: Record<string,
 
 const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? "");
 const hasBody = (req: IncomingMessage) => Number(req.headers["content-length"] ?? "0") > 0 || req.headers["transfer-encoding"] !== undefined;
-const isHttps = (req: IncomingMessage) => (req.socket as { encrypted?: boolean }).encrypted === true || req.headers["x-forwarded-proto"] === "https";
 
 /**
  * Every HTTP request passes here before Next: the Host check (DNS rebinding), path decoding,
@@ -51,7 +49,7 @@ const isHttps = (req: IncomingMessage) => (req.socket as { encrypted?: boolean }
  * Socket.IO's requests never reach it (Engine.IO answers them first); realtime has its own checks.
  */
 export function createGate({ access, origins, dev }: GateOptions) {
-  const { authenticator, rateLimits } = access;
+  const { authenticator, rateLimits, proxyTrust, browserSessions } = access;
 
   async function principalOf(req: IncomingMessage): Promise<Principal | null> {
     return authenticator.authenticate({ bearer: bearerOf(req.headers.authorization), cookie: req.headers.cookie });
@@ -65,7 +63,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
     req.headers[PRINCIPAL_HEADERS.credential] = principal.credential;
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+  async function api(req: IncomingMessage, res: ServerResponse, pathname: string, client: GatedClient): Promise<boolean> {
     res.setHeader("Content-Security-Policy", API_CSP);
     // no-transform: API answers are small JSON; gzipping each one cost more CPU than the bytes it saved (measured).
     res.setHeader("Cache-Control", "no-store, no-transform");
@@ -103,41 +101,41 @@ export function createGate({ access, origins, dev }: GateOptions) {
       sendError(res, error.toWire(), 401, { "www-authenticate": 'Bearer realm="parley"' });
       return true;
     }
-    if (write && route.limit) await rateLimits.take(route.limit, route.limit === "signIn" || !principal ? clientAddress(req) : principal.credential);
+    if (write && route.limit) await rateLimits.take(route.limit, route.limit === "signIn" || !principal ? client.address : principal.credential);
     announce(req, principal);
     return false;
   }
 
   /** `/?token=…` (the URL printed at start): the token becomes the session cookie, and the URL loses it. */
-  async function exchangeToken(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  async function exchangeToken(req: IncomingMessage, res: ServerResponse, url: URL, client: GatedClient): Promise<boolean> {
     const token = url.searchParams.get(TOKEN_PARAM);
     if (token === null) return false;
     url.searchParams.delete(TOKEN_PARAM);
     // One leading slash: `/.//evil.example/` parses to the path `//evil.example/`, which as a Location leaves the site.
     const next = `/${url.pathname.replace(/^\/+/, "")}${url.search}`;
-    await rateLimits.take("signIn", clientAddress(req));
+    await rateLimits.take("signIn", client.address);
     if (!authenticator.isServerToken(token)) {
       // Already signed in: an old link's token changes nothing, so it only leaves the address bar.
       if (await principalOf(req)) redirect(res, next);
       else redirect(res, `/sign-in?error=invalid_token&next=${encodeURIComponent(next)}`);
       return true;
     }
-    redirect(res, next, { "set-cookie": sessionCookie(access.cookies.name, access.cookies.issue(LOCAL_OWNER), { secure: isHttps(req) }) });
+    redirect(res, next, { "set-cookie": sessionCookie(browserSessions.cookieName, await browserSessions.issue(LOCAL_OWNER), { secure: client.https }) });
     return true;
   }
 
-  async function page(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  async function page(req: IncomingMessage, res: ServerResponse, url: URL, client: GatedClient): Promise<boolean> {
     const pathname = url.pathname;
     if (isPublicPage(pathname)) {
       if (!pathname.startsWith("/_next/")) withNonce(req, res);
       announce(req, null);
       return false;
     }
-    if (await exchangeToken(req, res, url)) return true;
+    if (await exchangeToken(req, res, url, client)) return true;
     const principal = await principalOf(req);
     if (!principal) {
-      // A stale cookie (another server's, or past its age) is cleared on the way to the sign-in page.
-      const stale: Record<string, string> = req.headers.cookie?.includes(`${access.cookies.name}=`) ? { "set-cookie": clearSessionCookie(access.cookies.name) } : {};
+      // A stale cookie (another server's, past its age, issued for another token or before a sign-out everywhere) is cleared on the way to the sign-in page.
+      const stale: Record<string, string> = req.headers.cookie?.includes(`${browserSessions.cookieName}=`) ? { "set-cookie": clearSessionCookie(browserSessions.cookieName) } : {};
       redirect(res, `/sign-in?next=${encodeURIComponent(`${pathname}${url.search}`)}`, stale);
       return true;
     }
@@ -159,6 +157,9 @@ export function createGate({ access, origins, dev }: GateOptions) {
       if (!origins.hostAllowed(req.headers.host)) {
         throw new AppError("forbidden_host", `This server does not answer to the host name "${String(req.headers.host ?? "").slice(0, 100)}". Add its origin to PARLEY_ALLOWED_ORIGINS to allow it.`);
       }
+      // The client a rate limit counts by before it has a credential: its address, through trusted proxies only.
+      const client: GatedClient = { address: clientAddress(req, proxyTrust), https: isHttps(req, proxyTrust) };
+      settleForwardedHeaders(req, client, proxyTrust);
       const target = req.url ?? "/";
       // Only a path (origin form): the asterisk form crashed Next, the absolute form names a host of its own.
       if (!target.startsWith("/")) throw new AppError("bad_request", "The request target must be a path, such as /api/sessions.");
@@ -173,8 +174,8 @@ export function createGate({ access, origins, dev }: GateOptions) {
         throw new AppError("bad_request", "The request path is not valid (malformed percent-encoding).");
       }
       const collapsed = path.replace(/\/{2,}/g, "/");
-      if (collapsed.startsWith("/api/") || collapsed === "/api") return await api(req, res, path);
-      return await page(req, res, url);
+      if (collapsed.startsWith("/api/") || collapsed === "/api") return await api(req, res, path, client);
+      return await page(req, res, url, client);
     } catch (err) {
       const error = AppError.from(err);
       if (error.code === "internal") console.error(`[http] ${req.method} ${req.url} failed in the gate`, err);

@@ -18,6 +18,7 @@ import {
 } from "../../protocol/socket";
 import type { Parley } from "../app";
 import type { Principal } from "../access/authenticator";
+import { clientAddress } from "../access/client-address";
 import type { OriginPolicy } from "../access/origin-policy";
 
 interface SocketData {
@@ -75,12 +76,12 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     path: SOCKET_PATH,
     serveClient: false,
     maxHttpBufferSize: 2_000_000,
-    // The handshake passes the checks REST makes: the Host (DNS rebinding), the Origin of a browser, and a rate limit per address.
+    // The handshake passes the checks REST makes: the Host (DNS rebinding), the Origin of a browser, and a rate limit per client address (through trusted proxies only).
     allowRequest: (req, callback) => {
       const origin = req.headers.origin;
       if (!origins.hostAllowed(req.headers.host)) return callback("Host not allowed", false);
       if (origin !== undefined && !origins.originAllowed(origin)) return callback("Origin not allowed", false);
-      rateLimits.take("handshakes", req.socket.remoteAddress ?? "unknown").then(
+      rateLimits.take("handshakes", clientAddress(req, parley.access.proxyTrust)).then(
         () => callback(null, true),
         () => callback("Too many connections; try again shortly", false),
       );
@@ -184,17 +185,31 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   const onRules: Parameters<typeof events.on<"rules.updated">>[1] = ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId });
   events.on("rules.updated", onRules);
 
-  // A revoked API token's sockets are disconnected (their own commands would still be refused by nothing else).
+  // Sockets of a revoked API token, or of a cookie refused since (sign out everywhere), are
+  // disconnected: their own commands would still be refused by nothing else. This node's sockets
+  // only: each node checks its own (and a lost Redis does not stop the check).
+  const dropRevokedTokens = async () => {
+    const byToken = (await io.local.fetchSockets()).filter((s) => s.data.principal?.apiTokenId);
+    if (byToken.length === 0) return;
+    const live = await apiTokens.liveIds([...new Set(byToken.map((s) => s.data.principal.apiTokenId!))]);
+    for (const s of byToken) if (!live.has(s.data.principal.apiTokenId!)) s.disconnect(true);
+  };
+  const dropRevokedCookies = async () => {
+    for (const s of await io.local.fetchSockets()) {
+      if (s.data.principal?.via !== "cookie") continue;
+      // The cookie it signed in with, checked again (against the epoch, cached for a second at most).
+      if (!(await authenticator.authenticate({ cookie: s.handshake.headers.cookie }))) s.disconnect(true);
+    }
+  };
+  const checkRevocations = (what: string, check: () => Promise<void>) => check().catch((err) => console.error(`[realtime] ${what} check failed`, err));
   const revocations = setInterval(() => {
-    void (async () => {
-      // This node's sockets only: each node checks its own (and a lost Redis does not stop the check).
-      const byToken = (await io.local.fetchSockets()).filter((s) => s.data.principal?.apiTokenId);
-      if (byToken.length === 0) return;
-      const live = await apiTokens.liveIds([...new Set(byToken.map((s) => s.data.principal.apiTokenId!))]);
-      for (const s of byToken) if (!live.has(s.data.principal.apiTokenId!)) s.disconnect(true);
-    })().catch((err) => console.error("[realtime] revocation check failed", err));
+    void checkRevocations("API token revocation", dropRevokedTokens);
+    // A sign-out everywhere this node was not told about (the CLI wrote the database, Redis was away).
+    void checkRevocations("cookie revocation", dropRevokedCookies);
   }, revocationCheckMs);
   revocations.unref();
+  const onCookiesRevoked = () => void checkRevocations("cookie revocation", dropRevokedCookies);
+  events.on("cookies.revoked", onCookiesRevoked);
 
   return {
     io,
@@ -212,6 +227,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       events.off("session.updated", onSession);
       events.off("session.deleted", onDeleted);
       events.off("rules.updated", onRules);
+      events.off("cookies.revoked", onCookiesRevoked);
       await io.close();
       await bus?.close();
     },

@@ -1,5 +1,6 @@
 import { LOCAL_OWNER, SignInBodySchema, type WhoAmI } from "@/lib/protocol/access";
 import { AppError } from "@/lib/protocol/errors";
+import { cameOverHttps } from "@/lib/server/http/forwarded-headers";
 import { publicJsonRoute, readJson } from "@/lib/server/http/json-route";
 import { clearSessionCookie, sessionCookie } from "@/lib/server/http/session-cookie-header";
 
@@ -15,10 +16,12 @@ export const GET = publicJsonRoute(async ({ caller }): Promise<WhoAmI> => {
 export const POST = publicJsonRoute(async ({ req, parley }) => {
   const { token } = await readJson(req, SignInBodySchema);
   if (!parley.access.authenticator.isServerToken(token)) throw new AppError("unauthorized", "That token is not this server's. Copy it again from the URL the server printed at start.");
-  const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+  // X-Forwarded-Proto as the gate settled it: a trusted proxy's, never a client's own.
+  const secure = cameOverHttps(req);
   const body: WhoAmI = { ownerId: LOCAL_OWNER, via: "cookie" };
-  return Response.json(body, { headers: { "set-cookie": sessionCookie(parley.access.cookies.name, parley.access.cookies.issue(LOCAL_OWNER), { secure }) } });
+  const { browserSessions } = parley.access;
+  return Response.json(body, { headers: { "set-cookie": sessionCookie(browserSessions.cookieName, await browserSessions.issue(LOCAL_OWNER), { secure }) } });
 });
 
-/** Signs this browser out. */
-export const DELETE = publicJsonRoute(async ({ parley }) => Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie(parley.access.cookies.name) } }));
+/** Signs this browser out (its cookie is cleared; to refuse copies of it too, sign out everywhere). */
+export const DELETE = publicJsonRoute(async ({ parley }) => Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie(parley.access.browserSessions.cookieName) } }));

@@ -1,0 +1,70 @@
+import type { Db } from "../db/client";
+import { randomSecret } from "./secrets";
+import { readSetting, settingOrCreate, writeSetting } from "./settings";
+
+const EPOCH_SETTING = "session_epoch";
+/**
+ * How long a node believes the epoch it read. A revocation made on this node, or told over the
+ * cluster bus, takes effect at once; one the node is not told about (the CLI writing the database,
+ * a node cut off from Redis) within this time.
+ */
+export const EPOCH_CACHE_MS = 1_000;
+
+/** Makes a new epoch in the database: every cookie signed in an earlier one is refused from now on. */
+export async function renewSessionEpoch(db: Db): Promise<string> {
+  const epoch = randomSecret(12);
+  await writeSetting(db, EPOCH_SETTING, epoch);
+  return epoch;
+}
+
+/**
+ * The revocation epoch browser session cookies are signed in (a random value in the Setting table,
+ * shared by every node of the database). "Sign out everywhere" replaces it. Read on the hot path
+ * (every cookie request and socket handshake), so it is cached for EPOCH_CACHE_MS.
+ */
+export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH_CACHE_MS }: { now?: () => number; cacheMs?: number } = {}) {
+  let cached = { value: await settingOrCreate(db, EPOCH_SETTING, () => randomSecret(12)), readAt: now() };
+  /** Bumped by every renewal and every forget: a read that started before one may not set the cache after it. */
+  let generation = 0;
+  let reading: { generation: number; value: Promise<string> } | null = null;
+
+  function read(): Promise<string> {
+    if (reading?.generation === generation) return reading.value;
+    const started = generation;
+    const value = (async () => {
+      const readAt = now();
+      const stored = await readSetting(db, EPOCH_SETTING);
+      if (stored === null) throw new Error(`the ${EPOCH_SETTING} setting is missing from the database`);
+      if (generation === started) cached = { value: stored, readAt };
+      return stored;
+    })().finally(() => {
+      if (reading?.value === value) reading = null;
+    });
+    reading = { generation: started, value };
+    return value;
+  }
+
+  return {
+    /** The epoch, as read at most EPOCH_CACHE_MS ago. */
+    current(): Promise<string> {
+      return now() - cached.readAt < cacheMs ? Promise.resolve(cached.value) : read();
+    },
+    /** The epoch as the database has it now (a cookie from another node may be newer than the cache). */
+    fresh: read,
+    /** A new epoch, in the database and here. */
+    async renew(): Promise<string> {
+      generation++;
+      const value = await renewSessionEpoch(db);
+      generation++;
+      cached = { value, readAt: now() };
+      return value;
+    },
+    /** Another node renewed it: the next check reads the database. */
+    forget(): void {
+      generation++;
+      cached = { value: cached.value, readAt: -Infinity };
+    },
+  };
+}
+
+export type SessionEpoch = Awaited<ReturnType<typeof openSessionEpoch>>;
