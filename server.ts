@@ -12,7 +12,8 @@ import { openParley } from "./lib/server/app";
 import { answerClientError, createGate } from "./lib/server/http/gate";
 import { loadEnv } from "./lib/server/env";
 import { attachRealtime } from "./lib/server/realtime/socket-server";
-import { announceServer, localUrl, withdrawServer } from "./lib/server/commands/server-file";
+import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/commands/server-file";
+import { keptServerToken } from "./lib/server/access/kept-token";
 import { setParley } from "./lib/server/registry";
 import { agentFunctions } from "./workers/functions";
 import { toolCatalogue } from "./workers/tools";
@@ -36,6 +37,10 @@ function workerEntry() {
   return { script: path.join(root, "workers/agent-worker.ts"), execArgv: ["--import", "tsx"] };
 }
 
+/** Without PARLEY_TOKEN: the token this database's server made before (cookies are tied to it), or a new one. */
+const tokenFile = env.PARLEY_TOKEN ? null : tokenFilePath(env.DATABASE_URL);
+const keptToken = () => (tokenFile ? keptServerToken(tokenFile) : undefined);
+
 async function main() {
   const started = Date.now();
   const refusal = bindRefusal(env.HOST, env.PARLEY_TOKEN);
@@ -51,7 +56,7 @@ async function main() {
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
-    access: { token: env.PARLEY_TOKEN, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
+    access: { token: env.PARLEY_TOKEN ?? keptToken(), rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: (line) => console.log(line),
   });
   setParley(parley);
@@ -88,7 +93,7 @@ async function main() {
   const appUrl = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST}:${port}`;
   console.log(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
-  if (parley.access.generatedToken) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a new token at each start, and browsers signed in with the old one must sign in again; set PARLEY_TOKEN to keep one)`);
+  if (!env.PARLEY_TOKEN) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
   else console.log(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);
   // The CLI finds this server beside the database and sends its commands here instead of writing the database.
   announceServer(env.DATABASE_URL, localUrl(env.HOST, port), parley.access.serverToken);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -95,6 +95,34 @@ describe("a session cookie", () => {
     expect(page.headers.get("set-cookie")).toMatch(/Max-Age=0/);
     // The new token signs in again.
     expect(await statusWith(await signIn(OTHER_TOKEN))).toBe(200);
+  });
+});
+
+describe("a server started without PARLEY_TOKEN", () => {
+  it("keeps the token it made in the data folder, so a restart signs no browser out", { timeout: TIMEOUT }, async () => {
+    await stop();
+    const own = path.join(dir, "own.db");
+    const printed = (s: ServerProcess) => /^> Open http:\/\/\S+\/\?token=(\S+)$/m.exec(s.output())?.[1];
+    const first = await startServerProcess({ port, databaseFile: own, env: { PARLEY_TOKEN: undefined } });
+    server = first;
+    const token = printed(first)!;
+    expect(token).toBeTruthy();
+    expect(first.output()).toContain(`kept in ${own}.token`);
+    expect(statSync(`${own}.token`).mode & 0o777).toBe(0o600);
+    const cookie = await signIn(token);
+    await stop();
+
+    server = await startServerProcess({ port, databaseFile: own, env: { PARLEY_TOKEN: undefined } });
+    expect(printed(server)).toBe(token);
+    expect(await statusWith(cookie)).toBe(200);
+    await stop();
+
+    // Deleting the file makes a new token: the old cookie goes with the old token.
+    rmSync(`${own}.token`);
+    server = await startServerProcess({ port, databaseFile: own, env: { PARLEY_TOKEN: undefined } });
+    expect(printed(server)).not.toBe(token);
+    expect(await statusWith(cookie)).toBe(401);
+    await stop();
   });
 });
 

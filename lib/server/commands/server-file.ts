@@ -6,18 +6,24 @@ import { engineOf } from "../db/engine";
 import { sqliteFilePath } from "../db/migrate";
 
 /**
- * Where a server that owns this database announces itself: beside the SQLite file; for a
- * PostgreSQL database, in ./data under a name keyed by a hash of the database's address (user,
- * host, port, database: not the password, nor the query).
+ * A file of the server that owns this database (`suffix` names which): beside the SQLite file;
+ * for a PostgreSQL database, in ./data under a name keyed by a hash of the database's address
+ * (user, host, port, database: not the password, nor the query). None for an in-memory database.
  */
-export function serverFilePath(databaseUrl: string): string | null {
+function besideDatabase(databaseUrl: string, suffix: string): string | null {
   if (engineOf(databaseUrl) === "postgresql") {
     const key = createHash("sha256").update(postgresIdentity(databaseUrl)).digest("hex").slice(0, 16);
-    return path.resolve("data", `postgresql-${key}.server.json`);
+    return path.resolve("data", `postgresql-${key}${suffix}`);
   }
   const file = sqliteFilePath(databaseUrl);
-  return file === ":memory:" ? null : `${file}.server.json`;
+  return file === ":memory:" ? null : `${file}${suffix}`;
 }
+
+/** Where a server that owns this database announces itself. */
+export const serverFilePath = (databaseUrl: string) => besideDatabase(databaseUrl, ".server.json");
+
+/** Where a server started without PARLEY_TOKEN keeps the token it made (see keptServerToken). */
+export const tokenFilePath = (databaseUrl: string) => besideDatabase(databaseUrl, ".token");
 
 function postgresIdentity(databaseUrl: string): string {
   const url = new URL(databaseUrl);
