@@ -4,9 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { io as connect } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventOn, openTab, poll, restClient, type Tab } from "./helpers/remote";
+import { eventOn, handshakeOutcome, openTab, poll, restClient, type Tab } from "./helpers/remote";
 import { freePort, productionServerEnv, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 
 /** Access over the production build: credentials, owners, sockets, pages. */
@@ -31,25 +30,8 @@ async function tab(url: string, options: Parameters<typeof openTab>[1] = {}): Pr
 }
 
 /** Why a handshake was refused, or "connected". */
-function handshake(url: string, options: { token?: string; cookie?: string; origin?: string; host?: string }): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(url, {
-      transports: ["websocket"],
-      reconnection: false,
-      forceNew: true,
-      auth: options.token ? { token: options.token } : {},
-      extraHeaders: { ...(options.cookie ? { cookie: options.cookie } : {}), ...(options.origin ? { origin: options.origin } : {}), ...(options.host ? { host: options.host } : {}) },
-    });
-    socket.once("connect", () => {
-      socket.disconnect();
-      resolve("connected");
-    });
-    socket.once("connect_error", (err) => {
-      socket.disconnect();
-      resolve(err.message);
-    });
-  });
-}
+const handshake = (url: string, { token, cookie, origin, host }: { token?: string; cookie?: string; origin?: string; host?: string }) =>
+  handshakeOutcome(url, { token, headers: { ...(cookie ? { cookie } : {}), ...(origin ? { origin } : {}), ...(host ? { host } : {}) } });
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-access-"));

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { io as connect } from "socket.io-client";
+import { handshakeOutcome } from "./helpers/remote";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 
@@ -23,25 +23,7 @@ async function guess(server: ServerProcess, forwardedFor: string): Promise<numbe
 }
 
 /** "connected", or why the handshake was refused. */
-function handshake(server: ServerProcess, forwardedFor: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(server.url, {
-      transports: ["websocket"],
-      reconnection: false,
-      forceNew: true,
-      auth: { token: TEST_TOKEN },
-      extraHeaders: { "x-forwarded-for": forwardedFor },
-    });
-    socket.once("connect", () => {
-      socket.disconnect();
-      resolve("connected");
-    });
-    socket.once("connect_error", (err) => {
-      socket.disconnect();
-      resolve(err.message);
-    });
-  });
-}
+const handshake = (server: ServerProcess, forwardedFor: string) => handshakeOutcome(server.url, { token: TEST_TOKEN, headers: { "x-forwarded-for": forwardedFor } });
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-proxy-"));

@@ -69,6 +69,21 @@ export async function openTab(url: string, { token = TEST_TOKEN }: { token?: str
   return socket;
 }
 
+/** "connected", or why a socket's handshake was refused (the socket is closed either way). */
+export function handshakeOutcome(url: string, { token, headers = {} }: { token?: string; headers?: Record<string, string> } = {}): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, auth: token ? { token } : {}, extraHeaders: headers });
+    socket.once("connect", () => {
+      socket.disconnect();
+      resolve("connected");
+    });
+    socket.once("connect_error", (err) => {
+      socket.disconnect();
+      resolve(err.message);
+    });
+  });
+}
+
 /** Resolves with the first `event` on `tab` that satisfies `match`, or fails after `ms`. */
 export function eventOn<E extends keyof ServerToClientEvents>(
   tab: Tab,
