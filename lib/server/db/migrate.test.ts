@@ -131,6 +131,20 @@ describe("migrating a SQLite database", () => {
     await expect(migrateSqlite(url(), changed)).rejects.toThrow(`The migration ${ALL[1]} was modified after it was applied`);
   });
 
+  it("two servers starting at once on an old database: each takes its backup, one applies each migration, neither fails", async () => {
+    await migrateSqlite(url(), migrationsRoot(2, {}, "old"));
+    seedChat();
+    const root = migrationsRoot(ALL.length);
+    // Both read the book and go to their backups before either migrates.
+    const [a, b] = await Promise.all([migrateSqlite(url(), root), migrateSqlite(url(), root)]);
+    expect([...a.applied, ...b.applied].sort()).toEqual(ALL.slice(2));
+    expect(a.backup && b.backup).toBeTruthy();
+    for (const table of ["ChatSession", "Message", "Run", "JournalEntry", "Question"]) expect(count(table), table).toBe(1);
+    const db = new Database(dbFile(), { readonly: true });
+    expect(db.prepare(`SELECT count(*) AS n FROM _prisma_migrations`).get()).toEqual({ n: ALL.length });
+    db.close();
+  });
+
   it("refuses a database a newer Parley migrated", async () => {
     await migrateSqlite(url(), migrationsRoot(ALL.length, { "20990101000000_newer": `CREATE TABLE "Newer" ("id" TEXT);` }));
     await expect(migrateSqlite(url(), migrationsRoot(ALL.length, {}, "older"))).rejects.toThrow(/was migrated by a newer Parley \(20990101000000_newer/);

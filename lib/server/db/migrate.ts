@@ -134,12 +134,13 @@ export async function migrateSqlite(databaseUrl: string, migrationsRoot: string,
       log?.(`> Backed up ${file} to ${backup} (the last five such copies are kept)`);
     }
     db.pragma("foreign_keys = OFF");
+    const applied: string[] = [];
     try {
-      for (const migration of pending) applySqliteMigration(db, migration, brokenKeys(db));
+      for (const migration of pending) if (applySqliteMigration(db, migration, brokenKeys(db))) applied.push(migration.name);
     } finally {
       db.pragma("foreign_keys = ON");
     }
-    return { applied: pending.map((m) => m.name), backup };
+    return { applied, backup };
   } finally {
     db.close();
   }
@@ -161,13 +162,17 @@ const countByLink = (keys: readonly BrokenKey[]) => {
 /**
  * One migration and its book row in one IMMEDIATE transaction, committed only if it broke no
  * foreign key: rows the database already held broken (written while keys were not enforced) are
- * counted per link beforehand and are not the migration's doing.
+ * counted per link beforehand and are not the migration's doing. False when another process
+ * applied it first.
  */
-function applySqliteMigration(db: Database.Database, migration: MigrationFile, brokenBefore: readonly BrokenKey[]): void {
+function applySqliteMigration(db: Database.Database, migration: MigrationFile, brokenBefore: readonly BrokenKey[]): boolean {
   const startedAt = new Date().toISOString();
   const before = countByLink(brokenBefore);
   try {
-    db.transaction(() => {
+    return db.transaction(() => {
+      // Another process starting on the same file may have applied it while this one read the book or took its backup.
+      const done = db.prepare(`SELECT 1 FROM _prisma_migrations WHERE migration_name = ? AND finished_at IS NOT NULL AND rolled_back_at IS NULL`).get(migration.name);
+      if (done) return false;
       db.exec(migration.sql);
       const after = brokenKeys(db);
       const grew = [...countByLink(after)].filter(([link, n]) => n > (before.get(link) ?? 0)).map(([link]) => link);
@@ -181,6 +186,7 @@ function applySqliteMigration(db: Database.Database, migration: MigrationFile, b
       db.prepare(
         `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`,
       ).run(randomUUID(), migration.checksum, new Date().toISOString(), migration.name, startedAt);
+      return true;
     }).immediate();
   } catch (err) {
     throw failed(migration, err);
