@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
+import { readAnnouncement, serverFilePath } from "../../lib/server/commands/server-file";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -29,9 +30,10 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
   if (!existsSync(entry) || !existsSync(path.join(root, ".next/BUILD_ID"))) {
     throw new Error("The production build is missing: run `npm run build` first (npm test does).");
   }
+  const serverEnv = productionServerEnv({ port, databaseFile, env });
   const child = spawn(process.execPath, [entry], {
     cwd: root,
-    env: productionServerEnv({ port, databaseFile, env }),
+    env: serverEnv,
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, so a kill reaches its workers too.
     detached: true,
@@ -41,6 +43,11 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
   child.stderr!.on("data", (d) => (log += d));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  /** A server killed with SIGKILL cannot withdraw its announcement (a PostgreSQL one lies in the project's ./data): the test does. */
+  const withdrawKilled = () => {
+    const file = serverFilePath(serverEnv.DATABASE_URL!);
+    if (file && readAnnouncement(serverEnv.DATABASE_URL!)?.pid === child.pid) rmSync(file, { force: true });
+  };
   const until = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`The server exited during start-up:\n${log}`);
@@ -64,6 +71,7 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
         child.kill(signal);
       }
       await exited;
+      if (signal === "SIGKILL") withdrawKilled();
     },
   };
 }
