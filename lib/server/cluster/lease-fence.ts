@@ -21,6 +21,15 @@ export class RunLeaseLost extends Error {
 
 export const isRunLeaseLost = (err: unknown): err is RunLeaseLost => err instanceof RunLeaseLost;
 
+/** Whether a write holds an epoch to check (runs are leased). */
+export const fenced = (epoch: HeldEpoch): epoch is number => epoch !== null && epoch !== undefined;
+
+/** Prisma's filter for a write fenced by `epoch` (none where nothing is checked). */
+export const holdingEpoch = (epoch: HeldEpoch) => (fenced(epoch) ? { leaseEpoch: epoch } : {});
+
+/** A fenced insert that inserted nothing: the epoch moved on, or (unfenced) the run is gone. */
+export const noRunOrLeaseLost = (runId: string, epoch: HeldEpoch): Error => (fenced(epoch) ? new RunLeaseLost(runId) : new Error(`No run with id ${runId}.`));
+
 /** The run (first `?`) still holds the epoch (second `?`). */
 export const HELD_SQL = `SELECT 1 AS "held" FROM "Run" WHERE "id" = ? AND "leaseEpoch" = ?`;
 
@@ -40,7 +49,7 @@ export const pgHeld = (id: string, epoch: string) => `held AS (SELECT 1 FROM "Ru
  * throws RunLeaseLost, which rolls the transaction back.
  */
 export async function holdEpoch(sql: RawSql, tx: Tx, runId: string, epoch: HeldEpoch): Promise<void> {
-  if (epoch === null || epoch === undefined) return;
+  if (!fenced(epoch)) return;
   const rows = await sql.query(sql.engine === "postgresql" ? `${HELD_SQL} FOR SHARE` : HELD_SQL, [runId, epoch], tx);
   if (rows.length === 0) throw new RunLeaseLost(runId);
 }

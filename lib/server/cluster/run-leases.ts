@@ -1,6 +1,7 @@
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/client";
 import { rawSql } from "../db/raw-sql";
+import { holdingEpoch } from "./lease-fence";
 
 /** Whether this node may execute a run: taken (with the epoch its take set; null where runs are not leased), or held by another node (named) whose lease has not lapsed. */
 export type LeaseTake = { ok: true; epoch: number | null } | { ok: false; owner: string };
@@ -135,7 +136,7 @@ export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOpti
     async release(runId, epoch) {
       held.delete(runId);
       await db.run.updateMany({
-        where: { id: runId, leaseOwner: nodeId, ...(epoch === null || epoch === undefined ? {} : { leaseEpoch: epoch }) },
+        where: { id: runId, leaseOwner: nodeId, ...holdingEpoch(epoch) },
         data: { leaseOwner: null, leaseUntil: null },
       });
     },

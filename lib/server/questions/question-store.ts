@@ -6,7 +6,7 @@ import type { CommandRow } from "../commands/command-service";
 import { fromSqliteBoolean, fromSqliteTime, sqliteTime } from "../db/direct-rows";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 import { OLDEST_FIRST } from "../ids";
-import { HELD_SQL, holdEpoch, pgHeld, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
+import { fenced, HELD_SQL, holdEpoch, noRunOrLeaseLost, pgHeld, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import { rawSql } from "../db/raw-sql";
 
 /** How a question left `pending`. */
@@ -121,7 +121,7 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
     insert: async (q: NewQuestion & { rootRunId: string }, alongWithNow?: () => void, epoch?: HeldEpoch): Promise<Question> => {
       const row = questionRow(q);
       await direct.transaction(() => {
-        if (epoch !== null && epoch !== undefined && !direct.prepare(HELD_SQL).get(q.runId, epoch)) throw new RunLeaseLost(q.runId);
+        if (fenced(epoch) && !direct.prepare(HELD_SQL).get(q.runId, epoch)) throw new RunLeaseLost(q.runId);
         direct
           .prepare(
             `INSERT INTO "Question" ("id", "sessionId", "runId", "owner", "seq", "pendingId", "targetDigest", "replySchema", "kind", "prompt", "options", "multi", "allowCustom", "detail", "defaultValue", "approval", "status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt")
@@ -198,7 +198,7 @@ function createPgQuestionStore(lane: PgLane) {
         row.closedAt && pgTime(row.closedAt), pgTime(row.createdAt), row.expiresAt && pgTime(row.expiresAt),
         journalName(q.spec), q.journalDigest, epoch ?? null,
       ]);
-      if (!stored) throw epoch === null || epoch === undefined ? new Error(`No run with id ${q.runId}.`) : new RunLeaseLost(q.runId);
+      if (!stored) throw noRunOrLeaseLost(q.runId, epoch);
       return toQuestion({ ...row, run: { rootRunId: q.rootRunId } });
     },
 

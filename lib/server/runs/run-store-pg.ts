@@ -6,7 +6,7 @@ import { pgPlaceholders, pgTime } from "../db/pg-lane";
 import { toRun } from "../db/mappers";
 import { journalRecordOf, type JournalRow } from "./journal";
 import { JOURNAL_SQL, WAITING_ON_SQL } from "./run-store-direct";
-import { pgHeld, pgHolds, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
+import { noRunOrLeaseLost, pgHeld, pgHolds, type HeldEpoch } from "../cluster/lease-fence";
 
 const WAITING_ON = pgPlaceholders(WAITING_ON_SQL);
 const JOURNAL = pgPlaceholders(JOURNAL_SQL);
@@ -39,8 +39,6 @@ export interface MessageInsert {
 
 const runOf = (row: Record<string, unknown>): Run => toRun(row as unknown as Parameters<typeof toRun>[0]);
 
-/** A fenced insert that inserted nothing: the epoch moved on, or (unfenced) the run is gone. */
-const refused = (runId: string, epoch: HeldEpoch) => (epoch === null || epoch === undefined ? new Error(`No run with id ${runId}.`) : new RunLeaseLost(runId));
 
 /**
  * The run queries of the question loop on PostgreSQL's lane (see PgLane): what a run waits on,
@@ -85,14 +83,14 @@ export function createPgRunStore(lane: PgLane) {
         runId, seq, text.slice(0, 200), digest, JSON.stringify(text), pgTime(new Date()),
         message.id, message.sessionId, message.role, message.text, message.stopped, epoch ?? null,
       ]);
-      if (!row) throw refused(runId, epoch);
+      if (!row) throw noRunOrLeaseLost(runId, epoch);
       return row;
     },
 
     /** A step's journal entry, in one statement. */
     async recordStep({ runId, seq, name, digest, output }: { runId: string; seq: number; name: string; digest: string; output: JsonValue }, epoch: HeldEpoch): Promise<void> {
       const [row] = await lane.query(STEP_SQL, [runId, seq, name, digest, JSON.stringify(output), epoch ?? null, pgTime(new Date())]);
-      if (!row) throw refused(runId, epoch);
+      if (!row) throw noRunOrLeaseLost(runId, epoch);
     },
 
     /** The journal with what each question and call came to, in one joined read. */

@@ -10,7 +10,7 @@ import { loadJournal } from "./journal";
 import { createDirectRunStore } from "./run-store-direct";
 import { createPgRunStore } from "./run-store-pg";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
-import { holdEpoch, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
+import { fenced, holdEpoch, holdingEpoch, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import { rawSql } from "../db/raw-sql";
 
 // Prisma filters take a mutable list.
@@ -60,15 +60,13 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
   /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
   async function refusedUnlessHeld(id: string, epoch: HeldEpoch): Promise<void> {
-    if (epoch === null || epoch === undefined) return;
+    if (!fenced(epoch)) return;
     const row = await db.run.findUnique({ where: { id }, select: { leaseEpoch: true } });
     if (row?.leaseEpoch !== epoch) throw new RunLeaseLost(id);
   }
-  /** Prisma's filter for a write fenced by `epoch`. */
-  const holding = (epoch: HeldEpoch) => (epoch === null || epoch === undefined ? {} : { leaseEpoch: epoch });
   /** Adds active time: fenced, or (unfenced) failing for a missing run as before. */
   async function addActiveMsPrisma(id: string, ms: number, epoch: HeldEpoch): Promise<void> {
-    if (epoch === null || epoch === undefined) {
+    if (!fenced(epoch)) {
       await db.run.update({ where: { id }, data: { activeMs: { increment: ms } } });
       return;
     }
@@ -206,9 +204,8 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
      */
     async finish(id: string, outcome: FinalOutcome, activeMs = 0, epoch?: HeldEpoch): Promise<boolean> {
       if (fast) return fast.finish(id, outcome, activeMs);
-      const unfenced = epoch === null || epoch === undefined;
       const { count } = await db.run.updateMany({
-        where: { id, status: { in: ACTIVE }, ...(unfenced && leases.enabled ? { OR: [{ leaseOwner: null }, { leaseOwner: leases.nodeId }] } : holding(epoch)) },
+        where: { id, status: { in: ACTIVE }, ...(!fenced(epoch) && leases.enabled ? { OR: [{ leaseOwner: null }, { leaseOwner: leases.nodeId }] } : holdingEpoch(epoch)) },
         data: {
           ...(leases.enabled ? { leaseOwner: null, leaseUntil: null } : {}),
           ...(activeMs > 0 ? { activeMs: { increment: activeMs } } : {}),
@@ -237,7 +234,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       if (pgRuns) moved = await pgRuns.setWaiting(id, waiting, activeMs, epoch);
       else {
         const { count } = await db.run.updateMany({
-          where: { id, status: waiting ? "running" : "waiting_input", ...holding(epoch) },
+          where: { id, status: waiting ? "running" : "waiting_input", ...holdingEpoch(epoch) },
           data: { status: waiting ? "waiting_input" : "running", ...(activeMs > 0 ? { activeMs: { increment: activeMs } } : {}) },
         });
         moved = count === 1 ? await get(id) : null;
@@ -253,7 +250,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     async setProgress(id: string, progress: string | null, epoch?: HeldEpoch): Promise<boolean> {
       if (fast) return fast.setProgress(id, progress);
       const { count } = await db.run.updateMany({
-        where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}), ...holding(epoch) },
+        where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}), ...holdingEpoch(epoch) },
         data: { progress },
       });
       if (count === 0) await refusedUnlessHeld(id, epoch);
@@ -272,7 +269,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
         if (!(await pgRuns.markAttempt(id, epoch))) await refusedUnlessHeld(id, epoch);
         return;
       }
-      const { count } = await db.run.updateMany({ where: { id, ...holding(epoch) }, data: { attempts: { increment: 1 }, progress: null } });
+      const { count } = await db.run.updateMany({ where: { id, ...holdingEpoch(epoch) }, data: { attempts: { increment: 1 }, progress: null } });
       if (count === 0) await refusedUnlessHeld(id, epoch);
     },
 
@@ -280,7 +277,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     async recordStep(entry: { runId: string; seq: number; name: string; digest: string; output: JsonValue }, epoch?: HeldEpoch): Promise<void> {
       const { runId, seq, name, digest, output } = entry;
       const data = { runId, seq, kind: "step", name, digest, output: JSON.stringify(output) };
-      if (epoch === null || epoch === undefined) await db.journalEntry.create({ data });
+      if (!fenced(epoch)) await db.journalEntry.create({ data });
       else if (pgRuns) await pgRuns.recordStep(entry, epoch);
       else {
         await db.$transaction(async (tx: Tx) => {
