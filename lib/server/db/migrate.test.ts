@@ -78,12 +78,17 @@ describe("migrating a SQLite database", () => {
     expect(lines[0]).toContain(`${ALL.length - 2} migration(s) to apply: ${ALL.slice(2).join(", ")}`);
     expect(lines[1]).toContain(`Backed up ${dbFile()} to ${result.backup}`);
 
+    // Another database's copies beside these, and the copy a restore left, are never pruned.
+    const others = ["parley-test-2026-01-01T00-00-00-000Z-before-20261130093936_init.db", "parley-2026-01-01T00-00-00-000Z-before-restore.db"];
+    for (const name of others) writeFileSync(path.join(dir, "data", "backups", name), "");
     for (let i = 0; i < 6; i++) {
       const extra = { [`2099010100000${i}_extra`]: `CREATE TABLE "Extra${i}" ("id" TEXT NOT NULL PRIMARY KEY);` };
       const more = Object.fromEntries(Array.from({ length: i + 1 }, (_, j) => [`2099010100000${j}_extra`, `CREATE TABLE "Extra${j}" ("id" TEXT NOT NULL PRIMARY KEY);`]));
       expect((await migrateSqlite(url(), migrationsRoot(ALL.length, { ...more, ...extra }))).applied).toEqual([`2099010100000${i}_extra`]);
     }
-    const kept = readdirSync(path.join(dir, "data", "backups")).sort();
+    const all = readdirSync(path.join(dir, "data", "backups")).sort();
+    expect(all).toEqual(expect.arrayContaining(others));
+    const kept = all.filter((name) => !others.includes(name));
     expect(kept).toHaveLength(5);
     expect(kept.map((name) => name.replace(/^.*-before-/, ""))).toEqual([1, 2, 3, 4, 5].map((i) => `2099010100000${i}_extra.db`));
   });

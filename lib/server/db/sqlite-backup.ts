@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 
@@ -7,6 +8,12 @@ export const KEEP_MIGRATION_BACKUPS = 5;
 
 const stamp = (at: Date) => at.toISOString().replace(/[:.]/g, "-");
 const baseName = (dbFile: string) => path.basename(dbFile).replace(/\.[^.]*$/, "");
+
+/** What SQLite's quick_check finds wrong with a database, or null when it is sound. */
+function damageOf(db: Database.Database): string | null {
+  const check = db.pragma("quick_check", { simple: true });
+  return check === "ok" ? null : String(check);
+}
 
 /** `<folder of the database>/backups`: `data/backups` for the default `data/parley.db`. */
 export const backupsFolder = (dbFile: string) => path.join(path.dirname(dbFile), "backups");
@@ -24,16 +31,16 @@ export function backupFile(dbFile: string, label: string | null, at = new Date()
  */
 export async function backupSqlite(source: Database.Database, destination: string): Promise<{ file: string; bytes: number }> {
   mkdirSync(path.dirname(destination), { recursive: true });
-  const partial = `${destination}.partial`;
-  rmSync(partial, { force: true });
+  // Its own name: two processes starting in the same millisecond back up to the same destination at once.
+  const partial = `${destination}.${process.pid}-${randomBytes(4).toString("hex")}.partial`;
   try {
     await source.backup(partial);
     const copy = new Database(partial, { fileMustExist: true });
     try {
       // One self-contained file: the copy leaves WAL mode (a server opening it goes back to WAL).
       copy.pragma("journal_mode = DELETE");
-      const check = copy.pragma("quick_check", { simple: true });
-      if (check !== "ok") throw new Error(`the copy failed SQLite's quick_check: ${String(check)}`);
+      const damage = damageOf(copy);
+      if (damage) throw new Error(`the copy failed SQLite's quick_check: ${damage}`);
     } finally {
       copy.close();
     }
@@ -48,9 +55,11 @@ export async function backupSqlite(source: Database.Database, destination: strin
 /** Backs the database up before `migration` is applied to it, keeping the last KEEP_MIGRATION_BACKUPS such copies. */
 export async function backupBeforeMigration(source: Database.Database, dbFile: string, migration: string): Promise<string> {
   const { file } = await backupSqlite(source, backupFile(dbFile, `before-${migration}`));
-  const prefix = `${baseName(dbFile)}-`;
+  // This database's copies only (not those of `parley-test.db` beside `parley.db`), and not the one a restore left.
+  const escaped = baseName(dbFile).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const ours = new RegExp(`^${escaped}-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d-\\d{3}Z-before-(?!restore\\.db$).+\\.db$`);
   const mine = readdirSync(backupsFolder(dbFile))
-    .filter((name) => name.startsWith(prefix) && /-before-.+\.db$/.test(name) && !name.slice(prefix.length).includes("-before-restore"))
+    .filter((name) => ours.test(name))
     .sort();
   for (const old of mine.slice(0, Math.max(0, mine.length - KEEP_MIGRATION_BACKUPS))) rmSync(path.join(backupsFolder(dbFile), old), { force: true });
   return file;
@@ -62,8 +71,8 @@ export function checkParleyDatabase(file: string): { ok: true; migrations: numbe
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
-    const check = db.pragma("quick_check", { simple: true });
-    if (check !== "ok") return { ok: false, reason: `${file} is damaged (quick_check: ${String(check)})` };
+    const damage = damageOf(db);
+    if (damage) return { ok: false, reason: `${file} is damaged (quick_check: ${damage})` };
     const book = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'`).get();
     if (!book) return { ok: false, reason: `${file} is not a Parley database (it has no _prisma_migrations table)` };
     const { n } = db.prepare(`SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`).get() as { n: number };
