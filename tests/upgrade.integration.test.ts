@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApiTokens } from "../lib/server/access/api-tokens";
 import { createDb } from "../lib/server/db/client";
 import { migrateDatabase } from "../lib/server/db/migrate";
-import { readMigrations } from "../lib/server/db/migration-book";
+import { migrationNames, migrationsPrefix } from "./helpers/migrations";
 import { openRawPostgres, openRawSqlite, type RawDb } from "./helpers/raw-db";
 import { isFinalStatus, joinSession, openTab, poll, restClient, sendReply } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
@@ -96,8 +96,7 @@ const newDatabase = (engine: Engine) => (engine === "sqlite" ? newSqlite() : new
 function prefixRoot(engine: Engine, count: number): string {
   const dir = mkdtempSync(path.join(tmpdir(), "parley-prefix-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  for (const { name } of readMigrations(path.join(MIGRATIONS, engine)).slice(0, count)) cpSync(path.join(MIGRATIONS, engine, name), path.join(dir, engine, name), { recursive: true });
-  return dir;
+  return migrationsPrefix(dir, engine, count);
 }
 
 async function startServer(db: Db): Promise<ServerProcess> {
@@ -163,7 +162,7 @@ const engines: Array<{ engine: Engine; skip: string | null }> = [
 
 for (const { engine, skip } of engines) {
   if (skip) console.warn(`SKIPPED upgrade tests on PostgreSQL: no PostgreSQL at ${PG_URL} (${skip}); set PARLEY_TEST_PG_URL`);
-  const names = readMigrations(path.join(MIGRATIONS, engine)).map((m) => m.name);
+  const names = migrationNames(engine);
 
   describe.skipIf(skip !== null)(`upgrading a ${engine} database`, { timeout: 180_000 }, () => {
     let scenario: Promise<{ dataset: Dataset; facts: Facts }> | undefined;

@@ -1,13 +1,12 @@
 import Database from "better-sqlite3";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrateSqlite, MigrationError } from "./migrate";
-import { readMigrations } from "./migration-book";
+import { migrationNames, migrationsPrefix } from "../../../tests/helpers/migrations";
 
-const root = path.resolve(import.meta.dirname, "../../..");
-const ALL = readMigrations(path.join(root, "prisma/migrations/sqlite")).map((m) => m.name);
+const ALL = migrationNames("sqlite");
 let dir: string;
 
 beforeEach(() => {
@@ -16,16 +15,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A migrations root holding the first `count` migrations (and any extra ones given). */
-function migrationsRoot(count: number, extra: Record<string, string> = {}, name = "m"): string {
-  const folder = path.join(dir, name, "sqlite");
-  rmSync(path.join(dir, name), { recursive: true, force: true });
-  for (const migration of ALL.slice(0, count)) cpSync(path.join(root, "prisma/migrations/sqlite", migration), path.join(folder, migration), { recursive: true });
-  for (const [migration, sql] of Object.entries(extra)) {
-    mkdirSync(path.join(folder, migration), { recursive: true });
-    writeFileSync(path.join(folder, migration, "migration.sql"), sql);
-  }
-  return path.join(dir, name);
-}
+const migrationsRoot = (count: number, extra: Record<string, string> = {}, name = "m") => migrationsPrefix(path.join(dir, name), "sqlite", count, extra);
 
 const dbFile = () => path.join(dir, "data", "parley.db");
 const url = () => `file:${dbFile()}`;
