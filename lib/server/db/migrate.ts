@@ -153,9 +153,11 @@ function holdsData(db: Database.Database): boolean {
 type BrokenKey = { table: string; rowid: number | null; parent: string };
 
 const brokenKeys = (db: Database.Database) => db.pragma("foreign_key_check") as BrokenKey[];
+/** The link a broken key breaks: its table and the table it points at. */
+const linkOf = (key: BrokenKey) => `${key.table}→${key.parent}`;
 const countByLink = (keys: readonly BrokenKey[]) => {
   const counts = new Map<string, number>();
-  for (const key of keys) counts.set(`${key.table}→${key.parent}`, (counts.get(`${key.table}→${key.parent}`) ?? 0) + 1);
+  for (const key of keys) counts.set(linkOf(key), (counts.get(linkOf(key)) ?? 0) + 1);
   return counts;
 };
 
@@ -176,7 +178,7 @@ function applySqliteMigration(db: Database.Database, migration: MigrationFile, b
       db.exec(migration.sql);
       const after = brokenKeys(db);
       const grew = [...countByLink(after)].filter(([link, n]) => n > (before.get(link) ?? 0)).map(([link]) => link);
-      const broken = after.filter((key) => grew.includes(`${key.table}→${key.parent}`));
+      const broken = after.filter((key) => grew.includes(linkOf(key)));
       if (broken.length > 0) {
         const rows = broken.slice(0, 10).map((v) => `${v.table} row ${v.rowid ?? "?"} → ${v.parent}`);
         throw new MigrationError(
