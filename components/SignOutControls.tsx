@@ -18,21 +18,11 @@ export function SignOutControls({ className = "" }: { className?: string }) {
   const [busy, setBusy] = useState<"this" | "everywhere" | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  const signOutHere = async () => {
+  /** Runs one way of signing out; on success the page is already on its way to the sign-in page, so it stays busy until it goes. */
+  const signOutWith = async (which: "this" | "everywhere") => {
     setError(null);
-    setBusy("this");
-    const res = await signOut.thisBrowser();
-    // On success the page is already on its way to the sign-in page: stay busy until it goes.
-    if (!res.ok) {
-      setBusy(null);
-      setError(res.error.message);
-    }
-  };
-
-  const signOutEverywhere = async () => {
-    setError(null);
-    setBusy("everywhere");
-    const res = await signOut.everywhere();
+    setBusy(which);
+    const res = await (which === "this" ? signOut.thisBrowser() : signOut.everywhere());
     if (!res.ok) {
       setBusy(null);
       setError(res.error.message);
@@ -42,7 +32,7 @@ export function SignOutControls({ className = "" }: { className?: string }) {
   return (
     <div className={className}>
       <div className="flex flex-wrap items-center gap-1">
-        <button type="button" data-testid="sign-out" className={BUTTON} disabled={busy !== null} onClick={() => void signOutHere()}>
+        <button type="button" data-testid="sign-out" className={BUTTON} disabled={busy !== null} onClick={() => void signOutWith("this")}>
           <svg viewBox="0 0 20 20" aria-hidden className="h-4 w-4">
             <path d="M8 4H5.5A1.5 1.5 0 0 0 4 5.5v9A1.5 1.5 0 0 0 5.5 16H8M12.5 13.5 16 10l-3.5-3.5M16 10H8" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
           </svg>
@@ -75,7 +65,7 @@ export function SignOutControls({ className = "" }: { className?: string }) {
           busyLabel="Signing out…"
           busy={busy === "everywhere"}
           error={error}
-          onConfirm={() => void signOutEverywhere()}
+          onConfirm={() => void signOutWith("everywhere")}
           onCancel={() => setConfirming(false)}
         >
           <p>Every browser signed in to this server is signed out, this one too, and their open tabs disconnect. Each needs the server token to sign in again.</p>
