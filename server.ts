@@ -15,7 +15,8 @@ import { attachRealtime } from "./lib/server/realtime/socket-server";
 import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/commands/server-file";
 import { keptServerToken } from "./lib/server/access/kept-token";
 import { setParley } from "./lib/server/registry";
-import { agentFunctions } from "./workers/functions";
+import { describeFunctions } from "./lib/server/workers/function-report";
+import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { toolCatalogue } from "./workers/tools";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -46,7 +47,6 @@ async function main() {
   const refusal = bindRefusal(env.HOST, env.PARLEY_TOKEN);
   if (refusal) throw new Error(refusal);
   const parley = await openParley({
-    functions: agentFunctions.map(({ name, description }) => ({ name, description })),
     tools: toolCatalogue,
     permissionsFile: env.PARLEY_PERMISSIONS_FILE,
     databaseUrl: env.DATABASE_URL,
@@ -60,6 +60,18 @@ async function main() {
     log: (line) => console.log(line),
   });
   setParley(parley);
+  const pool = parley.workerPool;
+  for (const line of describeFunctions(pool.catalogue)) console.log(line);
+  pool.on("catalogue", (catalogue) => {
+    for (const line of describeFunctions(catalogue)) console.log(line);
+  });
+  // Development: a saved function reloads the workers, not the server (tsx watch restarts it for its own files).
+  const devReload = dev
+    ? reloadWorkersOnChange([path.join(root, "workers")], (files) => {
+        console.log(`> ${files.map((f) => path.relative(root, f)).join(", ")} changed: reloading the workers (new runs use the new code)`);
+        pool.reload();
+      })
+    : null;
   const { resumed, parked, questions, inbox } = parley.recovered;
   if (resumed + parked + inbox > 0) {
     console.log(`> Picked up from the previous server: ${resumed} run(s) resumed, ${parked} parked with ${questions} pending question(s), ${inbox} queued command(s) applied`);
@@ -103,6 +115,7 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    devReload?.close();
     console.log(`> ${signal}: shutting down`);
     const force = setTimeout(() => process.exit(1), 5_000);
     force.unref();

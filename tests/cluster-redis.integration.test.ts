@@ -7,7 +7,7 @@ import type { ClusterMessage } from "../lib/protocol/cluster";
 import { ReadySchema } from "../lib/protocol/health";
 import type { MessageDelta } from "../lib/protocol/entities";
 import type { ServerStatus } from "../lib/protocol/socket";
-import { streamText } from "../workers/functions/test-functions";
+import { streamText } from "../workers/test-functions/probes";
 import { setParley } from "../lib/server/registry";
 import { GET as ready } from "../app/api/ready/route";
 import { GET as health } from "../app/api/health/route";

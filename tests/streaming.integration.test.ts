@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MessageDelta, SessionSnapshot } from "../lib/protocol/entities";
 import type { Ack } from "../lib/protocol/socket";
-import { streamText } from "../workers/functions/test-functions";
+import { streamText } from "../workers/test-functions/probes";
 import { nextEvent, startTestApp, waitFor, type TestApp, type TestClient } from "./helpers/test-app";
 
 let app: TestApp;

@@ -6,7 +6,9 @@
  */
 import { ChildToParentSchema, ParentToChildSchema, type ChildToParent, type ParentToChild } from "../lib/protocol/ipc";
 import { describeZodError } from "../lib/protocol/errors";
-import { findAgentFunction } from "./functions";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describeCatalogue, findAgentFunction, loadFunctionFiles, useCatalogue } from "./function-catalogue";
 import { createRuntime, RunCancelled, RunParked, RuntimeError, type RunController } from "./runtime";
 import { runErrorOf } from "./runtime/run-error";
 import { createRunScope, currentScope, installRunScopes, leaveScope, runInScope, type RunScope } from "./runtime/run-scope";
@@ -164,4 +166,14 @@ process.on("disconnect", () => process.exit(0));
 process.on("SIGINT", () => {});
 process.on("SIGTERM", () => {});
 
-send({ type: "worker.ready", pid: process.pid });
+// Beside this file: workers/functions as TypeScript in development, dist/functions once built;
+// then the test probes (PARLEY_TEST_FUNCTIONS=1) and any folders PARLEY_FUNCTION_DIRS names.
+const here = path.dirname(fileURLToPath(import.meta.url));
+const functionDirs = [
+  path.join(here, "functions"),
+  ...(process.env.PARLEY_TEST_FUNCTIONS === "1" ? [path.join(here, "test-functions")] : []),
+  ...(process.env.PARLEY_FUNCTION_DIRS ?? "").split(path.delimiter).filter(Boolean).map((d) => path.resolve(d)),
+];
+const catalogue = await loadFunctionFiles(functionDirs, { root: process.cwd() });
+useCatalogue(catalogue);
+send({ type: "worker.ready", pid: process.pid, functions: describeCatalogue(catalogue), failures: [...catalogue.failures] });

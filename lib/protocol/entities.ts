@@ -104,8 +104,22 @@ export const SessionSnapshotSchema = z.object({
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 
+/** An agent function's name: lower case words joined by `-` or `.` (`deploy`, `order-coffee`, `test.ask`). */
+export const FunctionNameSchema = z.string().regex(/^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$/, "lower-case words joined by - or . (e.g. order-coffee)").max(64);
+/** A chat slash command's word: `/coffee`. */
+export const CommandNameSchema = z.string().regex(/^[a-z][a-z0-9-]*$/, "a lower-case word, - allowed (e.g. coffee)").max(32);
+
+/** What the server knows of an agent function: the workers report it for every function file they loaded. */
 export const AgentFunctionInfoSchema = z.object({
-  name: z.string(),
-  description: z.string(),
+  name: FunctionNameSchema,
+  description: z.string().trim().min(1).max(300),
+  /** Its chat command (`/coffee`), or null when it has none. */
+  command: CommandNameSchema.nullable(),
+  /** The model agent may start it (as a child run) when a request in the person's own words calls for it. */
+  tool: z.boolean(),
 });
 export type AgentFunctionInfo = z.infer<typeof AgentFunctionInfoSchema>;
+
+/** A function file that could not be loaded (a syntax error, a duplicate name): the server logs it, the chat names it. */
+export const FunctionLoadFailureSchema = z.object({ file: z.string(), message: z.string() });
+export type FunctionLoadFailure = z.infer<typeof FunctionLoadFailureSchema>;

@@ -7,7 +7,7 @@ const spec = { kind: "question", prompt: "Which?", options: ["a", "b"], timeoutM
 
 describe("IPC, child to parent", () => {
   it.each([
-    { type: "worker.ready", pid: 42 },
+    { type: "worker.ready", pid: 42, functions: [{ name: "deploy", description: "Deploys.", command: "deploy", tool: true }], failures: [] },
     { type: "question.ask", runId: "r", seq: 0, digest: "d", questionId: "q", spec },
     { type: "run.say", runId: "r", seq: 1, digest: "d", text: "hello" },
     { type: "step.record", runId: "r", seq: 2, digest: "d", name: "fetch", output: { rows: [1, 2] } },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FINAL_RUN_STATUSES } from "./entities";
+import { AgentFunctionInfoSchema, FINAL_RUN_STATUSES, FunctionLoadFailureSchema } from "./entities";
 import { WireErrorSchema } from "./errors";
 import { nestedAtMost } from "./json-input";
 import { JsonValueSchema, QuestionOutcomeSchema, QuestionSpecSchema } from "./question";
@@ -94,7 +94,13 @@ export const ParentToChildSchema = z.discriminatedUnion("type", [
 export type ParentToChild = z.infer<typeof ParentToChildSchema>;
 
 // child → parent
-export const WorkerReadyMessageSchema = z.object({ type: z.literal("worker.ready"), pid: z.number().int() });
+/** The worker is ready, with the functions it loaded from its function folders and the files it could not load. */
+export const WorkerReadyMessageSchema = z.object({
+  type: z.literal("worker.ready"),
+  pid: z.number().int(),
+  functions: z.array(AgentFunctionInfoSchema),
+  failures: z.array(FunctionLoadFailureSchema),
+});
 export const QuestionAskMessageSchema = z.object({
   type: z.literal("question.ask"),
   runId: z.string(),

@@ -31,8 +31,8 @@ import type { WorkerPoolPort } from "./workers/worker-port";
 export interface ParleyParts {
   db: Db;
   pool: WorkerPoolPort;
-  /** The agent functions a run may name (the catalogue the workers run). */
-  functions: readonly AgentFunctionInfo[];
+  /** The agent functions a run may name: a fixed list, or what the workers loaded now (it changes when they reload). */
+  functions: FunctionList;
   /** The tool catalogue the workers' functions call through (which are dangerous); a rule naming another tool is flagged. */
   tools?: readonly ToolInfo[];
   /** The function that answers chat messages. */
@@ -70,13 +70,17 @@ export interface ParleyConfig extends ParleyOptions {
   /** The migrations root (holding sqlite/ and postgresql/); defaults to the working directory's prisma/migrations. */
   migrationsDir?: string;
   worker: WorkerPoolOptions;
-  functions: readonly AgentFunctionInfo[];
+  /** Default: what the workers load from their function folders (start-up waits for the first worker to say). */
+  functions?: FunctionList;
   tools?: readonly ToolInfo[];
   /** The project's permission rules file; `parley.permissions.json` in the working directory by default. */
   permissionsFile?: string;
   /** Where start-up says what it migrates and where the backup went. */
   log?: (line: string) => void;
 }
+
+type FunctionInfoInput = Pick<AgentFunctionInfo, "name" | "description"> & Partial<AgentFunctionInfo>;
+export type FunctionList = readonly FunctionInfoInput[] | (() => readonly FunctionInfoInput[]);
 
 /** A chat turn refused because a question of the session waits. */
 const sessionWaiting = (waiting: { id: string; runId: string; prompt: string }) =>
@@ -93,7 +97,11 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
   const db = await createDb(databaseUrl, { ...database, observer: metrics });
   // On PostgreSQL several nodes may share the database: runs are leased. A SQLite file has one node.
   const runLeaseMs = engineOf(databaseUrl) === "postgresql" ? (options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS) : 0;
-  return createParley({ db, pool: new WorkerPool(worker), functions, tools, metrics }, { ...options, projectRules, runLeaseMs });
+  const pool = new WorkerPool(worker);
+  if (!functions) await pool.catalogueReady();
+  const parley = await createParley({ db, pool, functions: functions ?? (() => pool.catalogue.functions), tools, metrics }, { ...options, projectRules, runLeaseMs });
+  /** The real pool: what the workers loaded, and `reload` for new code (development). */
+  return Object.assign(parley, { workerPool: pool });
 }
 
 /**
@@ -102,7 +110,7 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
  */
 export async function createParley(parts: ParleyParts, config: ParleyOptions = {}) {
   const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock, metrics = createMetrics(), cluster = createClusterLink() } = parts;
-  const functionNames = new Set(functions.map((f) => f.name));
+  const listed = (): readonly FunctionInfoInput[] => (typeof functions === "function" ? functions() : functions);
   const { events, commands, sessions, questions } = createDomainServices({ db, clock, metrics });
   const leaseMs = config.runLeaseMs ?? 0;
   const leases = leaseMs > 0 ? createRunLeases(db, { nodeId: cluster.nodeId, leaseMs, clock }) : undefined;
@@ -118,7 +126,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     commands,
     pool,
     clock,
-    hasFunction: (name) => functionNames.has(name),
+    hasFunction: (name) => listed().some((f) => f.name === name),
     stopGraceMs: config.stopGraceMs,
     parkAfterMs: config.parkAfterMs,
     metrics,
@@ -198,7 +206,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     node: () => ({ id: cluster.nodeId, leasedRuns: leases?.held() ?? null, expiryTimers: expiryTimers ? expiryTimers.holding() : true }),
 
     listFunctions(): AgentFunctionInfo[] {
-      return functions.map(({ name, description }) => ({ name, description }));
+      return listed().map(({ name, description, command = null, tool = false }) => ({ name, description, command, tool }));
     },
 
     /**
@@ -333,3 +341,5 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 }
 
 export type Parley = Awaited<ReturnType<typeof createParley>>;
+/** Parley on its real parts (what server.ts runs): with the worker pool itself. */
+export type OpenedParley = Awaited<ReturnType<typeof openParley>>;

@@ -5,10 +5,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { io as connect, type Socket } from "socket.io-client";
-import { openParley, type Parley } from "../../lib/server/app";
+import { openParley, type OpenedParley } from "../../lib/server/app";
 import type { Synchronous } from "../../lib/server/db/client";
 import type { WorkerPoolOptions } from "../../lib/server/workers/worker-pool";
-import { agentFunctions } from "../../workers/functions";
+import { describeCatalogue, loadFunctionFiles } from "../../workers/function-catalogue";
 import { attachRealtime } from "../../lib/server/realtime/socket-server";
 import { createOriginPolicy } from "../../lib/server/access/origin-policy";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
@@ -39,8 +39,10 @@ export interface TestAppOptions {
 /** A real Parley (SQLite in a temp folder, real worker processes) on an ephemeral loopback port, without Next. */
 export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dbSync = "FULL", dir: reuse, workerScript = path.join(root, "workers/agent-worker.ts"), workerOptions, redis }: TestAppOptions = {}) {
   const dir = reuse ?? mkdtempSync(path.join(tmpdir(), "parley-test-"));
-  const parley: Parley = await openParley({
-    functions: agentFunctions.map(({ name, description }) => ({ name, description })),
+  const standard = workerScript === path.join(root, "workers/agent-worker.ts");
+  const parley: OpenedParley = await openParley({
+    // The real worker says what it loaded; a stand-in worker (a fixture) may never be ready, so the list is read here.
+    functions: standard ? undefined : describeCatalogue(await loadFunctionFiles([path.join(root, "workers/functions"), path.join(root, "workers/test-functions")], { root })),
     databaseUrl: `file:${path.join(dir, "test.db")}`,
     database: { synchronous: dbSync },
     migrationsDir: path.join(root, "prisma/migrations"),

@@ -5,7 +5,11 @@ import { runAgentLoop, type ReplyWriter } from "./loop";
 import type { ModelChoice } from "./provider";
 import { createScriptedModel, SIMULATED_KEY } from "./scripted-model";
 import { AgentError } from "../runtime";
-import { COMMANDS } from "../functions/chat";
+import * as demoFunctions from "../functions/demo-functions";
+import { toolFunctionsOf } from "../functions/chat";
+import { isAgentFunction } from "../runtime";
+
+const COMMANDS = toolFunctionsOf({ functions: Object.values(demoFunctions).filter(isAgentFunction), failures: [] });
 
 type Ask = Extract<ChildToParent, { type: "question.ask" }>;
 type RunCall = Extract<ChildToParent, { type: "run.call" }>;

@@ -1,6 +1,13 @@
-import { describe, expect, it } from "vitest";
-import { chatInput, COMMANDS, HELP_TEXT, parseCommand } from "./chat";
-import { agentFunctions, findAgentFunction } from "./index";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadFunctionFiles, useCatalogue, type FunctionCatalogue } from "../function-catalogue";
+import { chatInput, commandsOf, helpText, parseCommand, toolFunctionsOf } from "./chat";
+
+let catalogue: FunctionCatalogue;
+beforeAll(async () => {
+  catalogue = await loadFunctionFiles([import.meta.dirname]);
+  useCatalogue(catalogue);
+});
 
 describe("the chat's slash commands", () => {
   it.each([
@@ -38,8 +45,21 @@ describe("the chat's slash commands", () => {
     expect(parseCommand("/nope")).toEqual({ kind: "unknown", name: "nope" });
   });
 
-  it("/help lists every command", () => {
-    for (const c of COMMANDS) expect(HELP_TEXT).toContain(`/${c.name} — `);
+  it("/help lists every command, and the chat itself is none", () => {
+    const commands = commandsOf(catalogue);
+    expect(commands).toHaveLength(15);
+    for (const c of commands) expect(helpText()).toContain(`/${c.name} — ${c.fn.description}`);
+    expect(parseCommand("/chat")).toEqual({ kind: "unknown", name: "chat" });
+  });
+
+  it("offers the model the functions whose definition says tool, by their command", () => {
+    expect(toolFunctionsOf(catalogue).map((t) => t.name)).toContain("coffee");
+    expect(toolFunctionsOf(catalogue).map((t) => t.fn.name)).not.toContain("chat");
+  });
+
+  it("names the file of a command whose function did not load", () => {
+    const broken: FunctionCatalogue = { functions: [], failures: [{ file: path.join("workers", "functions", "interview.ts"), message: "SyntaxError: Unexpected token" }] };
+    expect(parseCommand("/interview", broken)).toEqual({ kind: "unknown", name: "interview", failure: `${path.join("workers", "functions", "interview.ts")} did not load: SyntaxError: Unexpected token` });
   });
 
   it("reads the history from the input, ignoring anything malformed", () => {
@@ -53,11 +73,12 @@ describe("the chat's slash commands", () => {
     expect(chatInput(null)).toEqual({ text: "", history: [] });
   });
 
-  it("registers every function under a unique name with a description", () => {
-    const names = agentFunctions.map((f) => f.name);
+  it("loads every function file of the folder, each function under a unique name with a description", () => {
+    expect(catalogue.failures).toEqual([]);
+    const names = catalogue.functions.map((f) => f.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const fn of agentFunctions) expect(fn.description.length).toBeGreaterThan(10);
-    expect(findAgentFunction("chat")).toBeDefined();
+    for (const fn of catalogue.functions) expect(fn.description.length).toBeGreaterThan(10);
+    expect(names).toContain("chat");
   });
 });
 
@@ -79,7 +100,7 @@ describe("the chat function", () => {
   });
 
   it("answers /help with the command list and an unknown command with a pointer to it", async () => {
-    expect((await turn("/help")).says).toEqual([HELP_TEXT]);
+    expect((await turn("/help")).says).toEqual([helpText()]);
     expect((await turn("/nope")).says[0]).toMatch(/no \/nope command/);
   });
 });

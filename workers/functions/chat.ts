@@ -1,67 +1,47 @@
 import { runAgentLoop, selectModel, type HistoryMessage } from "../agent";
+import { currentCatalogue, type FunctionCatalogue } from "../function-catalogue";
 import { defineAgentFunction } from "../runtime";
 import type { AgentFunction } from "../runtime";
-import {
-  archiveEmails,
-  bookTrip,
-  countdown,
-  deploy,
-  orderCoffee,
-  pickToppings,
-  planEvening,
-  quickPoll,
-  renameProject,
-  runTests,
-  setBudget,
-  twoQuestions,
-  updateDocs,
-  writeChangelog,
-  writeReport,
-} from "./demo-functions";
 
-/**
- * The demo functions as slash commands: `/deploy` at the start of a message runs `deploy`. The
- * model gets the same table as the `start_demo` tool (workers/agent/tools.ts).
- */
-export const COMMANDS: ReadonlyArray<{ name: string; fn: AgentFunction }> = [
-  { name: "deploy", fn: deploy },
-  { name: "coffee", fn: orderCoffee },
-  { name: "pizza", fn: pickToppings },
-  { name: "rename", fn: renameProject },
-  { name: "archive", fn: archiveEmails },
-  { name: "lunch", fn: quickPoll },
-  { name: "countdown", fn: countdown },
-  { name: "approvals", fn: updateDocs },
-  { name: "shirt", fn: twoQuestions },
-  { name: "budget", fn: setBudget },
-  { name: "trip", fn: bookTrip },
-  { name: "evening", fn: planEvening },
-  { name: "report", fn: writeReport },
-  { name: "tests", fn: runTests },
-  { name: "changelog", fn: writeChangelog },
-];
+export type ParsedCommand =
+  | { kind: "help" }
+  | { kind: "run"; name: string; fn: AgentFunction }
+  | { kind: "unknown"; name: string; failure?: string };
 
-export type ParsedCommand = { kind: "help" } | { kind: "run"; name: string; fn: AgentFunction } | { kind: "unknown"; name: string };
+/** The slash commands of the loaded functions, in the order they were loaded: `/coffee` runs `order-coffee`. */
+export function commandsOf(catalogue: FunctionCatalogue): Array<{ name: string; fn: AgentFunction }> {
+  return catalogue.functions.flatMap((fn) => (fn.command ? [{ name: fn.command, fn }] : []));
+}
 
 /**
  * A slash command at the very start of a message (`/deploy`, `/help`), or null: a word inside a
- * sentence never starts one, and neither does a path like `/usr/bin`.
+ * sentence never starts one, and neither does a path like `/usr/bin`. A function's own name works
+ * too (`/order-coffee`). An unknown one whose file failed to load says why.
  */
-export function parseCommand(text: string): ParsedCommand | null {
+export function parseCommand(text: string, catalogue: FunctionCatalogue = currentCatalogue()): ParsedCommand | null {
   const m = /^\s*\/([a-z][a-z0-9-]*)(?=\s|$)/i.exec(text);
   if (!m) return null;
   const name = m[1]!.toLowerCase();
   if (name === "help") return { kind: "help" };
-  const found = COMMANDS.find((c) => c.name === name || c.fn.name === name);
-  return found ? { kind: "run", name: found.name, fn: found.fn } : { kind: "unknown", name };
+  const found = commandsOf(catalogue).find((c) => c.name === name || c.fn.name === name);
+  if (found) return { kind: "run", name: found.name, fn: found.fn };
+  const failed = catalogue.failures.find((f) => f.file.replace(/^.*[\\/]/, "").replace(/\.\w+$/, "") === name);
+  return failed ? { kind: "unknown", name, failure: `${failed.file} did not load: ${failed.message}` } : { kind: "unknown", name };
 }
 
-export const HELP_TEXT = [
-  "Talk to me in your own words: I answer, use tools (you approve the dangerous ones) and ask when something is unclear.",
-  "These commands start a demo function directly, each asking you something in a different way:",
-  ...COMMANDS.map((c) => `• /${c.name} — ${c.fn.description}`),
-  "Answer in the card that replaces the input; every open tab sees it.",
-].join("\n");
+/** The functions the model may start with `start_demo`, by their command (or name): those whose definition sets `tool`. */
+export function toolFunctionsOf(catalogue: FunctionCatalogue): Array<{ name: string; fn: AgentFunction }> {
+  return catalogue.functions.filter((fn) => fn.tool && fn.name !== chat.name).map((fn) => ({ name: fn.command ?? fn.name, fn }));
+}
+
+export function helpText(catalogue: FunctionCatalogue = currentCatalogue()): string {
+  return [
+    "Talk to me in your own words: I answer, use tools (you approve the dangerous ones) and ask when something is unclear.",
+    "These commands start an agent function directly, each asking you something in its own way:",
+    ...commandsOf(catalogue).map((c) => `• /${c.name} — ${c.fn.description}`),
+    "Answer in the card that replaces the input; every open tab sees it.",
+  ].join("\n");
+}
 
 /** The chat run's input: the message, and the session's earlier messages (bounded by the server). */
 export function chatInput(input: unknown): { text: string; history: HistoryMessage[] } {
@@ -79,20 +59,21 @@ export function chatInput(input: unknown): { text: string; history: HistoryMessa
 
 export const chat = defineAgentFunction({
   name: "chat",
-  description: "The chat agent: a model with tools and clarifying questions; /commands start the demo functions.",
+  description: "The chat agent: a model with tools and clarifying questions; /commands start the other functions.",
+  command: false,
   async run(rt, input) {
     const { text, history } = chatInput(input);
     const command = parseCommand(text);
     if (command?.kind === "help") {
-      rt.say(HELP_TEXT);
+      rt.say(helpText());
       return { reply: "help" };
     }
     if (command?.kind === "unknown") {
-      rt.say(`There is no /${command.name} command. /help lists them.`);
+      rt.say(command.failure ? `/${command.name} cannot run: ${command.failure}` : `There is no /${command.name} command. /help lists them.`);
       return { reply: "unknown_command", command: command.name };
     }
     if (command?.kind === "run") return command.fn.run(rt.withOwner(command.fn.name), input);
-    const result = await runAgentLoop(rt, { choice: selectModel(), text, history, demos: COMMANDS });
+    const result = await runAgentLoop(rt, { choice: selectModel(), text, history, demos: toolFunctionsOf(currentCatalogue()) });
     return { reply: result.reply, steps: result.steps, toolCalls: result.toolCalls };
   },
 });

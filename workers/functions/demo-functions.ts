@@ -18,6 +18,7 @@ async function declinedOr<T>(rt: Runtime, work: () => Promise<T>, onDecline: str
 
 export const deploy = defineAgentFunction({
   name: "deploy",
+  tool: true,
   description: "Deploys the demo app: a choice between fixed options, then progress steps.",
   async run(rt) {
     const env = await declinedOr(
@@ -43,6 +44,8 @@ export const deploy = defineAgentFunction({
 
 export const orderCoffee = defineAgentFunction({
   name: "order-coffee",
+  command: "coffee",
+  tool: true,
   description: "Orders a drink: a choice with an \"Other\" free-text answer.",
   async run(rt) {
     const drink = await declinedOr(
@@ -58,6 +61,8 @@ export const orderCoffee = defineAgentFunction({
 
 export const pickToppings = defineAgentFunction({
   name: "pick-toppings",
+  command: "pizza",
+  tool: true,
   description: "Builds a pizza: a multi-select of toppings.",
   async run(rt) {
     const toppings = await declinedOr(
@@ -77,6 +82,8 @@ export const pickToppings = defineAgentFunction({
 
 export const renameProject = defineAgentFunction({
   name: "rename-project",
+  command: "rename",
+  tool: true,
   description: "Renames the demo project: a free-text question.",
   async run(rt) {
     const name = await rt.askUser("What should the project be called?");
@@ -91,6 +98,8 @@ export const renameProject = defineAgentFunction({
 
 export const archiveEmails = defineAgentFunction({
   name: "archive-emails",
+  command: "archive",
+  tool: true,
   description: "Archives old emails: a confirm with a preview of what will happen.",
   async run(rt) {
     const emails = [
@@ -116,6 +125,8 @@ export const archiveEmails = defineAgentFunction({
 
 export const quickPoll = defineAgentFunction({
   name: "quick-poll",
+  command: "lunch",
+  tool: true,
   description: "A 20-second poll that falls back to its default when nobody answers.",
   async run(rt) {
     const slot = await declinedOr(
@@ -136,6 +147,7 @@ export const quickPoll = defineAgentFunction({
 
 export const countdown = defineAgentFunction({
   name: "countdown",
+  tool: true,
   description: "A 20-second question with no default: timing out is reported, not guessed.",
   async run(rt) {
     try {
@@ -158,6 +170,8 @@ export const countdown = defineAgentFunction({
 
 export const twoQuestions = defineAgentFunction({
   name: "two-questions",
+  command: "shirt",
+  tool: true,
   description: "Asks two questions at once, shown one after another.",
   async run(rt) {
     const [color, size] = await Promise.all([
@@ -171,6 +185,8 @@ export const twoQuestions = defineAgentFunction({
 
 export const setBudget = defineAgentFunction({
   name: "set-budget",
+  command: "budget",
+  tool: true,
   description: "Sets a budget: a reply schema (a JSON answer), shown as a form because it is a flat object.",
   async run(rt) {
     const budget = await declinedOr(
@@ -209,6 +225,8 @@ export const TRIP_FORM = {
 
 export const bookTrip = defineAgentFunction({
   name: "book-trip",
+  command: "trip",
+  tool: true,
   description: "Books a trip: a form with text, a number, a choice, an email and a checkbox.",
   async run(rt) {
     const result = await rt.form<{ destination: string; nights: number; currency: string; email: string; insurance?: boolean }>("Book a trip", TRIP_FORM, {
@@ -231,6 +249,8 @@ export const bookTrip = defineAgentFunction({
 
 export const planEvening = defineAgentFunction({
   name: "plan-evening",
+  command: "evening",
+  tool: true,
   description: "Plans an evening with two child runs at once (a drink and a pizza), each asking its own question.",
   async run(rt) {
     rt.say("Planning your evening: two helpers will each ask you something.");
@@ -244,6 +264,8 @@ export const planEvening = defineAgentFunction({
 /** Works for a while without asking anything: the turn to try Stop on, or a second tab. */
 export const writeReport = defineAgentFunction({
   name: "write-report",
+  command: "report",
+  tool: true,
   description: "Works for about ten seconds with progress and no questions: try Stop.",
   async run(rt) {
     const sections = ["Gathering sources", "Reading", "Outlining", "Drafting", "Checking facts", "Polishing"];
@@ -287,6 +309,8 @@ const TEST_FILES = [
 
 export const runTests = defineAgentFunction({
   name: "run-tests",
+  command: "tests",
+  tool: true,
   description: "Runs the tests: asks to run `npm test` in a shell (simulated), then streams its output.",
   async run(rt) {
     try {
@@ -329,6 +353,8 @@ const CHANGELOG_AFTER = [
 
 export const writeChangelog = defineAgentFunction({
   name: "write-changelog",
+  command: "changelog",
+  tool: true,
   description: "Updates docs/changelog.md: asks to write the file (simulated), with a diff preview.",
   async run(rt) {
     const path = "docs/changelog.md";
@@ -356,6 +382,8 @@ const DOCS_FILES = [
 
 export const updateDocs = defineAgentFunction({
   name: "update-docs",
+  command: "approvals",
+  tool: true,
   description: "Writes two files in docs/ at once: two approvals, and \"Allow always\" (docs/**) on one settles both.",
   async run(rt) {
     rt.say(`I'd like to write two files in docs/. Answer one card with "Allow always" (docs/**) and the other is settled with it.`);

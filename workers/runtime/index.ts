@@ -16,5 +16,5 @@ export {
   UnknownTool,
   UserDeclined,
 } from "./errors";
-export { defineAgentFunction } from "./define";
-export type { AgentFunction } from "./define";
+export { defineAgentFunction, isAgentFunction } from "./define";
+export type { AgentFunction, AgentFunctionDefinition } from "./define";

@@ -2,7 +2,14 @@ import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { describeZodError } from "../../protocol/errors";
 import { ChildToParentSchema, ParentToChildSchema, type ChildToParent, type ParentToChild } from "../../protocol/ipc";
+import type { AgentFunctionInfo, FunctionLoadFailure } from "../../protocol/entities";
 import type { WorkerExit } from "./worker-port";
+
+/** What a worker loaded from its function folders, as it said when it became ready. */
+export interface WorkerCatalogue {
+  functions: readonly AgentFunctionInfo[];
+  failures: readonly FunctionLoadFailure[];
+}
 
 export type { WorkerExit };
 
@@ -18,6 +25,8 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
   /** Resolves once the process has exited and its stdio is closed (its stderr tail is complete). */
   readonly closed: Promise<void>;
   isReady = false;
+  /** The functions it can run (set when it is ready). */
+  catalogue: WorkerCatalogue = { functions: [], failures: [] };
   /** The worker asked not to be reused (it may be unsound after an uncaught error). */
   retiring = false;
   exitInfo: WorkerExit | null = null;
@@ -60,6 +69,7 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
         const message = parsed.data;
         if (message.type === "worker.ready") {
           clearTimeout(timer);
+          this.catalogue = { functions: message.functions, failures: message.failures };
           this.isReady = true;
           resolve();
           return;

@@ -1,9 +1,9 @@
 import { fork } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { AgentWorker, type WorkerExit } from "./agent-worker-process";
+import { AgentWorker, type WorkerCatalogue, type WorkerExit } from "./agent-worker-process";
 import { summarizeStartFailure, WorkerStartError } from "./worker-start-error";
 
-export { AgentWorker, WorkerStartError, type WorkerExit };
+export { AgentWorker, WorkerStartError, type WorkerCatalogue, type WorkerExit };
 
 /** Runs one worker process hosts at once unless told otherwise (PARLEY_RUNS_PER_WORKER). */
 export const DEFAULT_RUNS_PER_WORKER = 32;
@@ -84,7 +84,7 @@ const STDERR_DRAIN_MS = 1_000;
  * pool tries again with backoff, then gives up (`WorkerStartError` to every waiting caller) and
  * fails fast for a cool-down before it tries again.
  */
-export class WorkerPool extends EventEmitter<{ pressure: [] }> {
+export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerCatalogue] }> {
   /** Every worker alive (until its exit), in the order they were started. */
   private readonly all = new Set<AgentWorker>();
   /** Runs each worker hosts now (absent: none). */
@@ -108,9 +108,45 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
   private retryTimer: NodeJS.Timeout | null = null;
   private gaveUp: { error: WorkerStartError; until: number } | null = null;
   private canStart = true;
+  /** Workers started before the last `reload`: they finish what they host and take nothing new. */
+  private readonly stale = new WeakSet<AgentWorker>();
+  /** What the newest generation's workers loaded; null until one of them is ready. */
+  private latest: WorkerCatalogue | null = null;
+  private catalogueKnown: Promise<void>;
+  private knowCatalogue!: () => void;
 
   constructor(private readonly options: WorkerPoolOptions) {
     super();
+    this.catalogueKnown = new Promise<void>((resolve) => (this.knowCatalogue = resolve));
+  }
+
+  /** The functions the workers can run: what the newest ready worker loaded (none before one is ready). */
+  get catalogue(): WorkerCatalogue {
+    return this.latest ?? { functions: [], failures: [] };
+  }
+
+  /**
+   * Resolves once a worker has said what it loaded, or the pool gave up starting workers (then the
+   * catalogue stays empty until one starts). Starts a worker if none is.
+   */
+  async catalogueReady(): Promise<void> {
+    this.warm();
+    await this.catalogueKnown;
+  }
+
+  /**
+   * New code for new runs: the workers alive now take no new run, finish what they host and go; the
+   * next runs (a parked run resuming among them, replaying its journal) get fresh workers, which load
+   * the function files again. The catalogue changes when the first fresh worker is ready.
+   */
+  reload(): void {
+    if (this.closed) return;
+    for (const worker of this.all) {
+      this.stale.add(worker);
+      if (this.loadOf(worker) === 0) this.dismiss(worker);
+    }
+    this.warm();
+    this.pump();
   }
 
   get size(): number {
@@ -144,7 +180,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
 
   /** May get new runs (once ready): alive, not retiring, not being killed or let go. */
   private usable(worker: AgentWorker): boolean {
-    return worker.alive && !worker.retiring && !worker.killing && !this.dismissed.has(worker);
+    return worker.alive && !worker.retiring && !worker.killing && !this.dismissed.has(worker) && !this.stale.has(worker);
   }
 
   private spawn(): AgentWorker {
@@ -160,7 +196,10 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     this.all.add(worker);
     this.emptySince.set(worker, Date.now());
     worker.ready.then(
-      () => this.started(),
+      () => {
+        if (!this.stale.has(worker)) this.learn(worker.catalogue);
+        this.started();
+      },
       () => {},
     );
     worker.on("retiring", () => {
@@ -176,6 +215,18 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
       else this.pump();
     });
     return worker;
+  }
+
+  private learn(catalogue: WorkerCatalogue): void {
+    const changed = JSON.stringify(catalogue) !== JSON.stringify(this.latest);
+    this.latest = catalogue;
+    this.knowCatalogue();
+    if (!changed) return;
+    try {
+      this.emit("catalogue", catalogue);
+    } catch (err) {
+      console.error("[workers] a catalogue listener failed", err);
+    }
   }
 
   private started(): void {
@@ -215,6 +266,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
     this.failuresInRound = 0;
     this.nextStartAt = until;
     this.canStart = false;
+    this.knowCatalogue();
     for (const waiter of this.waiting.splice(0)) waiter.reject(error);
   }
 
@@ -400,6 +452,7 @@ export class WorkerPool extends EventEmitter<{ pressure: [] }> {
 
   async shutdown(): Promise<void> {
     this.closed = true;
+    this.knowCatalogue();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.trimTimer) clearTimeout(this.trimTimer);
     for (const w of this.waiting.splice(0)) w.reject(new Error("The worker pool is shut down"));
