@@ -30,9 +30,11 @@ export function functionFiles(dir: string): string[] {
   return names.filter(isFunctionFile).sort().map((name) => path.join(dir, name));
 }
 
-function firstLine(err: unknown): string {
+/** The error's first lines, on one line: enough to say what and where (a syntax error's message names file:line:column). */
+function summary(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return text.split("\n").find((l) => l.trim()) ?? text;
+  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  return lines.slice(0, 3).join(" ").slice(0, 400);
 }
 
 /**
@@ -54,7 +56,7 @@ export async function loadFunctionFiles(dirs: readonly string[], { root = proces
       if (version) url.search = `v=${version}`;
       exports = await import(url.href);
     } catch (err) {
-      failures.push({ file: shown, message: firstLine(err) });
+      failures.push({ file: shown, message: summary(err) });
       continue;
     }
     const found = [...new Set(Object.values(exports).filter(isAgentFunction))];

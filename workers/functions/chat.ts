@@ -8,9 +8,9 @@ export type ParsedCommand =
   | { kind: "run"; name: string; fn: AgentFunction }
   | { kind: "unknown"; name: string; failure?: string };
 
-/** The slash commands of the loaded functions, in the order they were loaded: `/coffee` runs `order-coffee`. */
+/** The slash commands of the loaded functions, by name: `/coffee` runs `order-coffee`. */
 export function commandsOf(catalogue: FunctionCatalogue): Array<{ name: string; fn: AgentFunction }> {
-  return catalogue.functions.flatMap((fn) => (fn.command ? [{ name: fn.command, fn }] : []));
+  return catalogue.functions.flatMap((fn) => (fn.command ? [{ name: fn.command, fn }] : [])).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**

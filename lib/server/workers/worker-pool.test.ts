@@ -281,3 +281,30 @@ describe("a worker that empties", () => {
     expect(starts()).toHaveLength(2);
   });
 });
+
+describe("reloading a worker pool (new code for new runs)", () => {
+  it("the workers alive take no new run and go once empty; the next run gets a fresh worker", async () => {
+    setMode("ok");
+    makePool({ maxWorkers: 2, runsPerWorker: 2, maxIdle: 0 });
+    await pool.catalogueReady();
+    const old = await pool.acquire();
+    pool.reload();
+    const fresh = await pool.acquire();
+    expect(fresh).not.toBe(old);
+    expect(old.alive).toBe(true);
+    const next = await pool.acquire();
+    expect(next).toBe(fresh);
+    pool.release(old);
+    await until(() => !old.alive);
+    expect(fresh.alive).toBe(true);
+    pool.release(fresh);
+    pool.release(next);
+  });
+
+  it("says what the workers loaded once one is ready, and does not wait forever when none can start", async () => {
+    setMode("throw");
+    makePool({ maxStartAttempts: 1 });
+    await pool.catalogueReady();
+    expect(pool.catalogue).toEqual({ functions: [], failures: [] });
+  });
+});

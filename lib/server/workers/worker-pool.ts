@@ -131,6 +131,8 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
    */
   async catalogueReady(): Promise<void> {
     this.warm();
+    // Even with no room kept ready (maxIdle 0), one worker has to say what it loaded.
+    if (this.latest === null && this.all.size === 0 && !this.closed && !this.coolingDown()) this.spawn();
     await this.catalogueKnown;
   }
 
