@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { Api } from "./chat-page";
+import { TEST_TOKEN } from "../tests/helpers/server-process";
+import { Api, ChatPage } from "./chat-page";
 
 test.describe("REST API against the running server", () => {
   test("lists functions, sessions and health", async ({ request }) => {
@@ -80,5 +81,23 @@ test.describe("REST API against the running server", () => {
     await expect.poll(async () => (await api.run(run.id)).status).toBe("succeeded");
     const stop = await (await request.post(`/api/runs/${run.id}/stop`)).json();
     expect(stop.status).toBe("succeeded");
+  });
+});
+
+test.describe("a run started from outside the chat", () => {
+  test("shows in every tab with a line saying who started it and how", async ({ context, request }) => {
+    const session = await new Api(request).createSession();
+    const tab = await ChatPage.open(context, session.id);
+    const res = await request.post(`/api/sessions/${session.id}/runs`, { data: { function: "deploy" }, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    expect(res.status()).toBe(201);
+    const run = await res.json();
+    expect(run.startedBy).toEqual({ surface: "rest", via: "server_token" });
+    await expect(tab.page.getByTestId("run-started-by")).toHaveText("Deploy was started through the REST API with the server token");
+    await tab.expectCard("Which environment should I deploy to?");
+    // A chat turn has no such line: the person's message introduces it.
+    const other = await ChatPage.open(context, (await new Api(request).createSession()).id);
+    await other.send("/coffee");
+    await other.expectCard("What would you like to drink?");
+    await expect(other.page.getByTestId("run-started-by")).toHaveCount(0);
   });
 });

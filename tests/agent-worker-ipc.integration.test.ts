@@ -18,7 +18,7 @@ describe("the agent worker's run errors", () => {
     expect(done.error!.message).toBe("test.fail stopped because of an unexpected error.");
     expect(done.error!.message).not.toContain("hunter2");
     expect(done.error!.detail).toContain("Connecting with password hunter2 failed");
-    expect(done.error!.detail).toMatch(/at .*test-functions\.ts/);
+    expect(done.error!.detail).toMatch(/at .*test-functions\/probes\.ts/);
   });
 
   it("an AgentError's message is shown as written", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Run } from "../protocol/entities";
-import { formatElapsed, runLineText } from "./run-line";
+import { formatElapsed, runLineText, startedByText } from "./run-line";
 
 const run = (over: Partial<Run>) => ({ status: "running", progress: null, error: null, ...over }) as Run;
 
@@ -15,5 +15,14 @@ describe("run lines", () => {
 
   it("formats elapsed time", () => {
     expect([formatElapsed(4), formatElapsed(125), formatElapsed(120), formatElapsed(3_780)]).toEqual(["4 s", "2 min 5 s", "2 min", "1 h 3 min"]);
+  });
+});
+
+describe("the line that introduces a run started from outside the chat", () => {
+  it("says where it came from and with which credential", () => {
+    expect(startedByText({ surface: "rest", via: "api_token", tokenName: "ci" }, "Interview")).toBe("Interview was started through the REST API with the API token “ci”");
+    expect(startedByText({ surface: "rest", via: "api_token" }, "Interview")).toBe("Interview was started through the REST API with an API token");
+    expect(startedByText({ surface: "cli", via: "server_token" }, "Deploy")).toBe("Deploy was started from the command line with the server token");
+    expect(startedByText({ surface: "rest", via: "cookie" }, "Deploy")).toBe("Deploy was started through the REST API from a signed-in browser");
   });
 });

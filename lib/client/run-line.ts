@@ -1,4 +1,4 @@
-import type { Run } from "../protocol/entities";
+import type { Run, RunStarter } from "../protocol/entities";
 
 /** What a run's line in the transcript says: "Order coffee is working · Brewing", "Deploy finished". */
 export function runLineText(run: Run, { waiting, name }: { waiting: boolean; name: string }): string {
@@ -23,4 +23,18 @@ export function formatElapsed(seconds: number): string {
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return seconds % 60 ? `${minutes} min ${seconds % 60} s` : `${minutes} min`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** The line that introduces a run started from outside the chat: "Interview was started from the command line with the server token". */
+export function startedByText(starter: RunStarter, name: string): string {
+  const where = starter.surface === "cli" ? "from the command line" : "through the REST API";
+  const how =
+    starter.via === "api_token"
+      ? starter.tokenName
+        ? `with the API token “${starter.tokenName}”`
+        : "with an API token"
+      : starter.via === "server_token"
+        ? "with the server token"
+        : "from a signed-in browser";
+  return `${name} was started ${where} ${how}`;
 }

@@ -55,6 +55,7 @@ const run = (id: string, second: number, over: Partial<Run> = {}): Run => ({
   activeMs: 0,
   attempts: 1,
   holdsTurn: false,
+  startedBy: null,
   createdAt: at(second),
   updatedAt: at(second),
   finishedAt: null,

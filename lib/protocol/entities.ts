@@ -37,6 +37,14 @@ export const FINAL_RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const 
 export type FinalRunStatus = (typeof FINAL_RUN_STATUSES)[number];
 export const isFinalRunStatus = (status: string): status is FinalRunStatus => (FINAL_RUN_STATUSES as readonly string[]).includes(status);
 
+/** Who started a run from outside the chat: through the REST API or the CLI, with which credential (an API token by its name). */
+export const RunStarterSchema = z.object({
+  surface: z.enum(["rest", "cli"]),
+  via: z.enum(["cookie", "server_token", "api_token"]),
+  tokenName: z.string().max(200).optional(),
+});
+export type RunStarter = z.infer<typeof RunStarterSchema>;
+
 export const RunSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
@@ -58,6 +66,8 @@ export const RunSchema = z.object({
   attempts: z.number().int(),
   /** This run is its session's active chat turn: a new message waits until it ends. */
   holdsTurn: z.boolean(),
+  /** Started through the REST API or the CLI (null: a chat turn, or a child run of another run). */
+  startedBy: RunStarterSchema.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),

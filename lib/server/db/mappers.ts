@@ -1,5 +1,5 @@
 import type { ApprovalSpec } from "../../protocol/permissions";
-import type { Message, Run, Session } from "../../protocol/entities";
+import { RunStarterSchema, type Message, type Run, type RunStarter, type Session } from "../../protocol/entities";
 import { RunPolicySchema } from "../../protocol/policy";
 import type { JsonValue, Question } from "../../protocol/question";
 import type {
@@ -51,6 +51,13 @@ export function toQuestion(row: QuestionRow & { run?: { rootRunId: string | null
   };
 }
 
+/** A stored starter that no longer reads (written by another version) shows as none rather than failing the run's reads. */
+function starterOf(text: string | null): RunStarter | null {
+  if (text === null) return null;
+  const parsed = RunStarterSchema.safeParse(parseJson(text));
+  return parsed.success ? parsed.data : null;
+}
+
 export function toRun(row: RunRow): Run {
   return {
     id: row.id,
@@ -69,6 +76,7 @@ export function toRun(row: RunRow): Run {
     activeMs: row.activeMs,
     attempts: row.attempts,
     holdsTurn: row.turnOf !== null,
+    startedBy: starterOf(row.startedBy),
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     finishedAt: isoOrNull(row.finishedAt),

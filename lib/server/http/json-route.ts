@@ -12,6 +12,8 @@ type Params = Record<string, string | string[] | undefined>;
 export interface Caller {
   ownerId: string;
   via: WhoAmI["via"];
+  /** Which credential: `server`, `api:<token id>` or `cookie:<issued at>`. */
+  credential: string;
   see: {
     session(id: string): Promise<void>;
     question(id: string): Promise<void>;
@@ -31,6 +33,7 @@ function callerOf(req: Request, parley: Parley): Caller | null {
   return {
     ownerId,
     via,
+    credential: req.headers.get(PRINCIPAL_HEADERS.credential) ?? "",
     see: {
       session: (id) => visibility.session(ownerId, id),
       question: (id) => visibility.question(ownerId, id),

@@ -1,7 +1,7 @@
 import { newOrderedId } from "../ids";
 import { AppError, describeZodError } from "../../protocol/errors";
 import { stoppedBy } from "../../protocol/audit";
-import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type StartedRun } from "../../protocol/entities";
+import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type RunStarter, type StartedRun } from "../../protocol/entities";
 import { buildReceipt, buildStopReceipt, commandPayload, type StartRunReceipt, type StopOutcome, type StopReceipt, type StoppedRun } from "../../protocol/commands";
 import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
 import type { Question } from "../../protocol/question";
@@ -271,6 +271,7 @@ export function createRunService(deps: RunServiceDeps) {
     alongWith,
     alongWithNow,
     committed,
+    startedBy,
   }: {
     sessionId: string;
     functionName: string;
@@ -280,6 +281,8 @@ export function createRunService(deps: RunServiceDeps) {
     commandId?: string;
     /** A chat turn of this session: refused with session_busy while another turn is active. */
     turnOf?: string;
+    /** Started through the REST API or the CLI (shown in the transcript). */
+    startedBy?: RunStarter;
     /** Writes what belongs to the same command (a chat message) in the run's transaction; it gets the new run's id. */
     alongWith?: (tx: Tx, runId: string) => Promise<unknown>;
     /** `alongWith` on SQLite's direct lane (synchronous); the run is stored there when this is given (or no `alongWith`). */
@@ -305,7 +308,7 @@ export function createRunService(deps: RunServiceDeps) {
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
         const now = recordNow && (alongWith === undefined || alongWithNow !== undefined) ? recordNow : null;
         started = await store.create(
-          { id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf },
+          { id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf, startedBy },
           async (tx) => {
             await alongWith?.(tx, id);
             await record(tx, r);

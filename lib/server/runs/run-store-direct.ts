@@ -131,10 +131,23 @@ export function createDirectRunStore(direct: DirectSqlite) {
       const at = sqliteTime(new Date());
       direct
         .prepare(
-          `INSERT INTO "Run" ("id", "sessionId", "ownerId", "functionName", "input", "status", "policy", "canAsk", "rootRunId", "turnOf", "attempts", "activeMs", "createdAt", "updatedAt")
-           VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, 1, 0, ?, ?)`,
+          `INSERT INTO "Run" ("id", "sessionId", "ownerId", "functionName", "input", "status", "policy", "canAsk", "rootRunId", "turnOf", "startedBy", "attempts", "activeMs", "createdAt", "updatedAt")
+           VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, 1, 0, ?, ?)`,
         )
-        .run(run.id, run.sessionId, run.ownerId, run.functionName, JSON.stringify(run.input ?? null), JSON.stringify(run.policy), run.canAsk ? 1 : 0, run.id, run.turnOf ?? null, at, at);
+        .run(
+          run.id,
+          run.sessionId,
+          run.ownerId,
+          run.functionName,
+          JSON.stringify(run.input ?? null),
+          JSON.stringify(run.policy),
+          run.canAsk ? 1 : 0,
+          run.id,
+          run.turnOf ?? null,
+          run.startedBy ? JSON.stringify(run.startedBy) : null,
+          at,
+          at,
+        );
       return runNow(run.id)!;
     },
 

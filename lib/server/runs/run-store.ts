@@ -1,4 +1,4 @@
-import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type Run, type RunStatus } from "../../protocol/entities";
+import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type Run, type RunStarter, type RunStatus } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { JsonValue } from "../../protocol/question";
@@ -27,6 +27,8 @@ export interface NewRun {
   canAsk: boolean;
   /** The session whose chat turn this is: the database refuses a second active turn. */
   turnOf?: string | null;
+  /** Started through the REST API or the CLI. */
+  startedBy?: RunStarter | null;
 }
 
 export interface FinalOutcome {
@@ -147,6 +149,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
               canAsk: run.canAsk,
               rootRunId: run.id,
               turnOf: run.turnOf ?? null,
+              startedBy: run.startedBy ? JSON.stringify(run.startedBy) : null,
               // Its first worker start: the run is handed to a worker as soon as it is stored.
               attempts: 1,
             },

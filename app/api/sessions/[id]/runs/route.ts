@@ -1,4 +1,5 @@
 import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { runStarterOf } from "@/lib/server/http/run-starter";
 import { StartRunBodySchema } from "@/lib/protocol/commands";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +16,8 @@ export const POST = jsonRoute<{ id: string }>(
     const sessionId = one(params.id);
     await caller.see.session(sessionId);
     const body = await readJson(req, StartRunBodySchema);
-    return parley.runs.startRun({ sessionId, functionName: body.function, input: body.input ?? null, policy: body.policy, commandId: body.commandId });
+    const startedBy = await runStarterOf(req, caller, parley);
+    return parley.runs.startRun({ sessionId, functionName: body.function, input: body.input ?? null, policy: body.policy, commandId: body.commandId, startedBy });
   },
   { status: 201 },
 );
