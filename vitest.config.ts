@@ -11,5 +11,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     env: { PARLEY_TEST_FUNCTIONS: "1" },
+    globalSetup: ["tests/global-setup.ts"],
   },
 });
