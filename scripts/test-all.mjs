@@ -58,7 +58,7 @@ for (const part of chosen) {
     outcomes.push({ name: part.name, result: "not run", note: "build failed" });
     continue;
   }
-  console.log(`\n=== ${part.name}: ${part.command.map((a) => path.relative(root, a) || a).join(" ")}\n`);
+  console.log(`\n=== ${part.name}: ${part.command.map((a) => (a === process.execPath ? "node" : a.startsWith(root) ? path.relative(root, a) : a)).join(" ")}\n`);
   const started = Date.now();
   const { code, output } = await run(part);
   const skipped = code === 0 && part.skippedWhen?.exec(output);
