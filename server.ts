@@ -19,6 +19,9 @@ import { describeFunctions } from "./lib/server/workers/function-report";
 import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { toolCatalogue } from "./workers/tools";
 
+/** Connections the kernel queues before the server accepts them (see the listen below). */
+const LISTEN_BACKLOG = 4096;
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Compiled to dist/server.js in production; run from the project root through tsx in development.
 const root = existsSync(path.join(here, "package.json")) ? here : path.resolve(here, "..");
@@ -98,7 +101,9 @@ async function main() {
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
-    httpServer.listen(env.PORT, env.HOST, resolve);
+    // Node's default backlog (511) overflows when a few thousand clients connect at once (the kernel
+    // then resets them); the kernel caps it at net.core.somaxconn.
+    httpServer.listen({ port: env.PORT, host: env.HOST, backlog: LISTEN_BACKLOG }, resolve);
   });
   const address = httpServer.address();
   port = typeof address === "object" && address ? address.port : env.PORT;

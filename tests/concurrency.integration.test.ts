@@ -202,7 +202,8 @@ describe("twenty concurrent twins of one command (same commandId, same payload)"
 });
 
 describe("fifty concurrent replies to one question, sockets and REST mixed", () => {
-  const ROUNDS = 20;
+  /** npm run test:long: 20. */
+  const ROUNDS = Number(process.env.PARLEY_REPLY_ROUNDS ?? 5);
   const REPLIES = 50;
   const TABS = 5;
 

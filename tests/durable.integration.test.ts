@@ -4,6 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Run } from "../lib/protocol/entities";
 import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
 
+/** Runs parked at once (npm run test:long: 200). */
+const PARKED_RUNS = Number(process.env.PARLEY_PARKED_RUNS ?? 50);
+
 let app: TestApp | undefined;
 afterEach(async () => {
   await app?.close();
@@ -24,7 +27,7 @@ async function finished(a: TestApp, runId: string): Promise<Run> {
 }
 
 describe("parking", () => {
-  it("200 waiting runs hold at most the pool's workers, and all 200 complete with their own answers", async () => {
+  it(`${PARKED_RUNS} waiting runs hold at most the pool's workers, and all ${PARKED_RUNS} complete with their own answers`, async () => {
     const maxWorkers = 3;
     app = await startTestApp({ parkAfterMs: 0, maxWorkers });
     const a = app;
@@ -33,12 +36,12 @@ describe("parking", () => {
     const sampler = setInterval(() => void workerCount().then((n) => (most = Math.max(most, n))), 100);
     try {
       const runs = [];
-      for (let i = 0; i < 200; i++) {
+      for (let i = 0; i < PARKED_RUNS; i++) {
         runs.push(await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: `Question ${i}?` } }));
       }
       const pending = await waitFor(async () => {
         const list = await a.parley.questions.listPending({ sessionId: session.id });
-        return list.length === 200 && list;
+        return list.length === PARKED_RUNS && list;
       }, 120_000);
       await waitFor(() => a.parley.runs.liveCount() === 0, 30_000);
       expect(await workerCount()).toBeLessThanOrEqual(maxWorkers);

@@ -4,12 +4,12 @@ import { describe, expect, it } from "vitest";
 
 /**
  * A short run of the fault trials (scripts/fault-trials.ts; `npm run faults` runs 50) as part of
- * `npm test`: four SIGKILLs of the production server at random points of start → ask → answer →
+ * `npm test`: two (PARLEY_FAULT_TRIALS; `npm run test:long` four) SIGKILLs of the production server at random points of start → ask → answer →
  * resume, each followed by a restart and the script's checks. Needs `npm run build` first.
  */
 
 const root = path.resolve(import.meta.dirname, "..");
-const TRIALS = Number(process.env.PARLEY_FAULT_TRIALS ?? 4);
+const TRIALS = Number(process.env.PARLEY_FAULT_TRIALS ?? 2);
 
 function runTrials(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isProcessAlive } from "../../lib/cli/server-client";
+import { withdrawServer } from "../../lib/server/commands/server-file";
 import { freePort, productionServerEnv } from "../../tests/helpers/server-process";
 
 /**
@@ -16,7 +17,8 @@ const root = path.resolve(import.meta.dirname, "../..");
 const OWNER_VAR = "PARLEY_FAULT_TRIALS_OWNER";
 const DIR_PREFIX = "parley-faults-";
 
-const liveGroups = new Set<number>();
+/** Each live group's database, whose announcement its killed server cannot withdraw. */
+const liveGroups = new Map<number, string>();
 const tempDirs = new Set<string>();
 
 export interface ServerGroup {
@@ -64,12 +66,15 @@ export async function killGroup(pgid: number, timeoutMs = 15_000): Promise<void>
     if (Date.now() > until) throw new Error(`processes ${left.join(", ")} of group ${pgid} survived SIGKILL`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  // The group's leader is the server: a PostgreSQL one announced itself in the project's ./data.
+  const databaseUrl = liveGroups.get(pgid);
+  if (databaseUrl) withdrawServer(databaseUrl, pgid);
   liveGroups.delete(pgid);
 }
 
 /** Removes server groups and temp folders left by earlier runs of this script whose process is gone. */
 export async function cleanLeftovers(): Promise<{ groups: number; dirs: number }> {
-  const groups = new Set<number>();
+  const groups = new Map<number, string | undefined>();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
@@ -79,12 +84,16 @@ export async function cleanLeftovers(): Promise<{ groups: number; dirs: number }
       const ownerPid = Number(owner.slice(OWNER_VAR.length + 1));
       if (ownerPid === process.pid || isProcessAlive(ownerPid)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      groups.add(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]));
+      const databaseUrl = environ.split("\0").find((v) => v.startsWith("DATABASE_URL="))?.slice("DATABASE_URL=".length);
+      groups.set(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]), databaseUrl);
     } catch {
       // not ours to read, or gone
     }
   }
-  for (const pgid of groups) await killGroup(pgid).catch((err) => console.error(`could not end leftover group ${pgid}: ${err.message}`));
+  for (const [pgid, databaseUrl] of groups) {
+    if (databaseUrl && !liveGroups.has(pgid)) liveGroups.set(pgid, databaseUrl);
+    await killGroup(pgid).catch((err) => console.error(`could not end leftover group ${pgid}: ${err.message}`));
+  }
   let dirs = 0;
   for (const name of readdirSync(tmpdir())) {
     const owner = Number(name.slice(DIR_PREFIX.length).split("-")[0]);
@@ -108,7 +117,7 @@ export function removeTempDir(dir: string): void {
 
 /** Ends every group and removes every folder this process still holds (on exit or interrupt). */
 export async function cleanupAll(): Promise<void> {
-  for (const pgid of [...liveGroups]) await killGroup(pgid).catch(() => undefined);
+  for (const pgid of [...liveGroups.keys()]) await killGroup(pgid).catch(() => undefined);
   for (const dir of [...tempDirs]) removeTempDir(dir);
 }
 
@@ -120,15 +129,16 @@ export async function cleanupAll(): Promise<void> {
 export async function startServerGroup({ databaseFile, env, startTimeoutMs }: { databaseFile?: string; env: Record<string, string>; startTimeoutMs: number }): Promise<ServerGroup> {
   if (!databaseFile && !env.DATABASE_URL) throw new Error("startServerGroup needs a databaseFile or env.DATABASE_URL");
   const port = await freePort();
+  // env.DATABASE_URL, when given, wins over the file.
+  const serverEnv = productionServerEnv({ port, databaseFile: databaseFile ?? path.join(tmpdir(), "unused.db"), env: { [OWNER_VAR]: String(process.pid), ...env } });
   const child = spawn(process.execPath, [path.join(root, "dist/server.js")], {
     cwd: root,
-    // env.DATABASE_URL, when given, wins over the file.
-    env: productionServerEnv({ port, databaseFile: databaseFile ?? path.join(tmpdir(), "unused.db"), env: { [OWNER_VAR]: String(process.pid), ...env } }),
+    env: serverEnv,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
   const pgid = child.pid!;
-  liveGroups.add(pgid);
+  liveGroups.set(pgid, serverEnv.DATABASE_URL!);
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));

@@ -5,7 +5,8 @@ import fc from "fast-check";
  * message that says how to replay it: `FUZZ_SEED=… FUZZ_ONLY='<property>' FUZZ_PATH=…` reruns exactly
  * the shrunk counterexample.
  */
-export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+/** Cases per property: npm test 25, npm run test:long 100, npm run fuzz 1000. */
+export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 export const FUZZ_SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : (Date.now() ^ Math.floor(Math.random() * 2 ** 31)) | 0;
 const ONLY = process.env.FUZZ_ONLY;
 const PATH = process.env.FUZZ_PATH;

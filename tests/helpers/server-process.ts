@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { readAnnouncement, serverFilePath } from "../../lib/server/commands/server-file";
+import { withdrawServer } from "../../lib/server/commands/server-file";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -44,10 +44,7 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   /** A server killed with SIGKILL cannot withdraw its announcement (a PostgreSQL one lies in the project's ./data): the test does. */
-  const withdrawKilled = () => {
-    const file = serverFilePath(serverEnv.DATABASE_URL!);
-    if (file && readAnnouncement(serverEnv.DATABASE_URL!)?.pid === child.pid) rmSync(file, { force: true });
-  };
+  const withdrawKilled = () => withdrawServer(serverEnv.DATABASE_URL!, child.pid);
   const until = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`The server exited during start-up:\n${log}`);

@@ -55,10 +55,10 @@ export function announceServer(databaseUrl: string, url: string, token?: string)
   renameSync(temp, file);
 }
 
-/** Withdraws this process's announcement (never another server's that replaced it). */
-export function withdrawServer(databaseUrl: string): void {
+/** Withdraws the announcement of process `pid`, this one unless a killed server's (never another server's that replaced it). */
+export function withdrawServer(databaseUrl: string, pid = process.pid): void {
   const file = serverFilePath(databaseUrl);
-  if (file && readAnnouncement(databaseUrl)?.pid === process.pid) rmSync(file, { force: true });
+  if (file && readAnnouncement(databaseUrl)?.pid === pid) rmSync(file, { force: true });
 }
 
 /** The announcement beside the database, if there is a readable one; it may be stale (see the CLI's check). */
