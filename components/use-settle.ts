@@ -17,8 +17,9 @@ export function useSettle(staleText: string) {
   // A ref, not `busy`: a double click must not send twice (the second would read "already answered").
   const inFlight = useRef(false);
 
-  async function settle(work: () => Settle) {
-    if (inFlight.current) return;
+  /** The ack, or null when an answer was already on its way. */
+  async function settle(work: () => Settle): Promise<Ack<ReplyReceipt> | null> {
+    if (inFlight.current) return null;
     inFlight.current = true;
     setBusy(true);
     setError(null);
@@ -27,7 +28,11 @@ export function useSettle(staleText: string) {
     setBusy(false);
     if (!ack.ok) setError(ack.error.message);
     else if (ack.data.outcome === "stale_target") setError(staleText);
+    return ack;
   }
 
-  return { busy, error, setError, settle };
+  /** Whether this card's own answer is on its way (read at key time, before `busy` renders). */
+  const sending = () => inFlight.current;
+
+  return { busy, sending, error, setError, settle };
 }
