@@ -12,6 +12,7 @@ import { openParley } from "./lib/server/app";
 import { answerClientError, createGate } from "./lib/server/http/gate";
 import { loadEnv } from "./lib/server/env";
 import { attachRealtime } from "./lib/server/realtime/socket-server";
+import { describeModel, modelSettings } from "./workers/agent/model-settings";
 import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/commands/server-file";
 import { keptServerToken } from "./lib/server/access/kept-token";
 import { setParley } from "./lib/server/registry";
@@ -104,6 +105,7 @@ async function main() {
   port = typeof address === "object" && address ? address.port : env.PORT;
   const appUrl = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST}:${port}`;
   console.log(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
+  console.log(`> ${describeModel(modelSettings(process.env))}`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
   if (!env.PARLEY_TOKEN) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
   else console.log(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);
