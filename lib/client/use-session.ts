@@ -214,5 +214,15 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
   /** The questions still open here: a question this tab answered leaves at once, before its broadcast. */
   const pending = useMemo(() => stillOpen(state.pending, own), [state.pending, own]);
 
-  return { state, pending, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
+  /** Runs a failed chat turn again, without posting its message a second time. */
+  const retryRun = useCallback(
+    async (runId: string) => {
+      const res = await via().request<Run>(`/api/runs/${encodeURIComponent(runId)}/retry`, { method: "POST" });
+      if (res.ok) dispatch({ type: "run.updated", run: res.data });
+      return res;
+    },
+    [via],
+  );
+
+  return { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
 }

@@ -250,6 +250,32 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     },
 
     /**
+     * Runs a failed chat turn again: the same message and context, in a new turn and without a
+     * second user message. Only the session's latest turn, and only once: not_retryable otherwise
+     * (checked again in the new run's transaction, so two tabs' Retry start one turn).
+     */
+    async retryTurn({ runId }: { runId: string }): Promise<Run> {
+      const failed = await runs.getRun({ id: runId });
+      const notRetryable = (why: string) => new AppError("not_retryable", `Run ${runId} cannot be retried: ${why}.`);
+      if (failed.functionName !== chatFunction) throw notRetryable("only a chat turn can be");
+      if (failed.status !== "failed") throw notRetryable(`it ${failed.status === "succeeded" ? "succeeded" : `is ${failed.status.replace("_", " ")}`}`);
+      const input = typeof failed.input === "object" && failed.input !== null ? (failed.input as Record<string, unknown>) : {};
+      const { sessionId } = failed;
+      return runs.startRun({
+        sessionId,
+        functionName: chatFunction,
+        input: { ...input, retryOf: runId },
+        turnOf: sessionId,
+        alongWith: async (tx, newRunId) => {
+          const waiting = await questions.firstPendingIn(tx, { sessionId });
+          if (waiting) throw sessionWaiting(waiting);
+          const later = await tx.run.findFirst({ where: { sessionId, functionName: chatFunction, id: { notIn: [runId, newRunId] }, createdAt: { gte: new Date(failed.createdAt) } }, select: { id: true } });
+          if (later) throw notRetryable("a later turn was started (a Retry, or a new message)");
+        },
+      });
+    },
+
+    /**
      * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
      * one question pending, plain text answers it (closed by "channel", the sender in the reply);
      * else it starts a chat turn, and the reply says what the agent said within CHANNEL_WAIT_MS

@@ -15,9 +15,9 @@ export interface ModelChoice {
 }
 
 /** The model chat turns use, built from ./model-settings (the one reading of the environment). */
-export function selectModel(env: Env = process.env): ModelChoice {
+export function selectModel(env: Env = process.env, { retry = false }: { retry?: boolean } = {}): ModelChoice {
   const settings = modelSettings(env);
-  if (settings.provider === "scripted") return { provider: providerName(settings), model: createScriptedModel({ chunkDelayMs: settings.chunkDelayMs }), maxRetries: 0 };
+  if (settings.provider === "scripted") return { provider: providerName(settings), model: createScriptedModel({ chunkDelayMs: settings.chunkDelayMs, retry }), maxRetries: 0 };
   const { baseURL, apiKey, modelId, maxRetries } = settings;
   const provider = createOpenAICompatible({ name: "openai", baseURL, apiKey, includeUsage: true });
   return { provider: providerName(settings), model: provider.chatModel(modelId), apiKey, maxRetries };

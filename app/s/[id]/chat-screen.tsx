@@ -38,7 +38,7 @@ function focusCard() {
 }
 
 export function ChatScreen({ sessionId }: { sessionId: string }) {
-  const { state, pending, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
+  const { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
   const list = useSessions();
   const [stopping, setStopping] = useState(false);
   const slow = useAfter(1500);
@@ -120,7 +120,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
         <ChatTranscript
           items={items}
           loading={!joined && !joinError}
-          onRetry={turn === null && pending.length === 0 ? sendMessage : undefined}
+          onRetry={turn === null && pending.length === 0 ? retryRun : undefined}
           onSuggest={turn === null && pending.length === 0 ? sendMessage : undefined}
           waitingRunIds={waitingRunIds}
           // With runs side by side each line has its own Stop; one run is stopped from the header.
