@@ -113,7 +113,6 @@ function QuestionBody({ question, position, onReply, onReject, notice, nextKey }
     if (nextKey) nextKey.current = null;
     if (kept !== null) pick(kept);
     // Once, when this question's card appears.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const { bar: declineBar } = useDecline({ card, pick, submit: needsSubmit(question) ? submit : undefined, maxDigit: 9, onDecline: (message) => settle(() => onReject(question, message)) });
 
