@@ -27,7 +27,7 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
   const found = questions.findIndex((q) => q.id === selected.id);
   const at = found >= 0 ? found : Math.min(selected.index, questions.length - 1);
   const question = questions[at];
-  // A number key pressed while this card's answer is on its way is for the next question; its card takes it on mount.
+  // A number key pressed while this card's answer is on its way (or just went through) is for the next question; its card takes it on mount.
   const nextKey = useRef<number | null>(null);
   useEffect(() => {
     nextKey.current = null;
@@ -64,7 +64,7 @@ interface BodyProps {
 }
 
 function QuestionBody({ question, position, onReply, onReject, notice, nextKey }: BodyProps) {
-  const { busy, sending, error, setError, settle } = useSettle("This question changed since it was shown. Check it and answer again.");
+  const { busy, answering, error, setError, settle } = useSettle("This question changed since it was shown. Check it and answer again.");
   const [checked, setChecked] = useState<string[]>([]);
   const [other, setOther] = useState("");
   const [text, setText] = useState("");
@@ -100,7 +100,7 @@ function QuestionBody({ question, position, onReply, onReject, notice, nextKey }
   };
 
   const pick = (n: number) => {
-    if (sending()) {
+    if (answering()) {
       if (nextKey) nextKey.current = n;
       return;
     }

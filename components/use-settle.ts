@@ -3,6 +3,7 @@
 import { useRef, useState } from "react";
 import type { ReplyReceipt } from "@/lib/protocol/question";
 import type { Ack } from "@/lib/protocol/socket";
+import { settledHere } from "@/lib/client/own-answers";
 
 /** What answering a card returns: the receipt, or a typed error. */
 export type Settle = Promise<Ack<ReplyReceipt>>;
@@ -16,6 +17,8 @@ export function useSettle(staleText: string) {
   const [error, setError] = useState<string | null>(null);
   // A ref, not `busy`: a double click must not send twice (the second would read "already answered").
   const inFlight = useRef(false);
+  // Answered from here: the card still shows until the next render, but its question is no longer open.
+  const answered = useRef(false);
 
   /** The ack, or null when an answer was already on its way. */
   async function settle(work: () => Settle): Promise<Ack<ReplyReceipt> | null> {
@@ -24,6 +27,7 @@ export function useSettle(staleText: string) {
     setBusy(true);
     setError(null);
     const ack = await work();
+    answered.current = settledHere(ack);
     inFlight.current = false;
     setBusy(false);
     if (!ack.ok) setError(ack.error.message);
@@ -31,8 +35,8 @@ export function useSettle(staleText: string) {
     return ack;
   }
 
-  /** Whether this card's own answer is on its way (read at key time, before `busy` renders). */
-  const sending = () => inFlight.current;
+  /** Whether this card's own answer is on its way or went through (read at key time, before a render shows it). */
+  const answering = () => inFlight.current || answered.current;
 
-  return { busy, sending, error, setError, settle };
+  return { busy, answering, error, setError, settle };
 }
