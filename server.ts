@@ -12,6 +12,8 @@ import { openParley } from "./lib/server/app";
 import { answerClientError, createGate } from "./lib/server/http/gate";
 import { loadEnv } from "./lib/server/env";
 import { attachRealtime } from "./lib/server/realtime/socket-server";
+import { trackConnections } from "./lib/server/http/open-connections";
+import { describeModel, modelSettings } from "./workers/agent/model-settings";
 import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/commands/server-file";
 import { keptServerToken } from "./lib/server/access/kept-token";
 import { setParley } from "./lib/server/registry";
@@ -44,6 +46,10 @@ function workerEntry() {
 /** Without PARLEY_TOKEN: the token this database's server made before (cookies are tied to it), or a new one. */
 const tokenFile = env.PARLEY_TOKEN ? null : tokenFilePath(env.DATABASE_URL);
 const keptToken = () => (tokenFile ? keptServerToken(tokenFile) : undefined);
+
+/** How long a response in progress may take to finish at shutdown, and when the process exits regardless. */
+const CONNECTION_GRACE_MS = 500;
+const FORCE_EXIT_MS = 4_000;
 
 async function main() {
   const started = Date.now();
@@ -81,6 +87,7 @@ async function main() {
   }
 
   const httpServer = createServer();
+  const connections = trackConnections(httpServer);
   httpServer.on("clientError", answerClientError);
   const app = next({ dev, dir: root, hostname: env.HOST, port: env.PORT, httpServer });
   await app.prepare();
@@ -109,6 +116,7 @@ async function main() {
   port = typeof address === "object" && address ? address.port : env.PORT;
   const appUrl = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST}:${port}`;
   console.log(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
+  console.log(`> ${describeModel(modelSettings(process.env))}`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
   if (!env.PARLEY_TOKEN) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
   else console.log(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);
@@ -120,13 +128,18 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    // First: a CLI must not find a server that is going away, and a forced exit leaves no file behind.
+    withdrawServer(env.DATABASE_URL);
     devReload?.close();
     console.log(`> ${signal}: shutting down`);
-    const force = setTimeout(() => process.exit(1), 5_000);
+    const force = setTimeout(() => process.exit(1), FORCE_EXIT_MS);
     force.unref();
     // parley.close() first lets go of live runs synchronously, before any worker exit is seen.
     const closingParley = parley.close().catch(() => {});
-    await realtime.close().catch(() => {});
+    const closingRealtime = realtime.close().catch(() => {});
+    // Open tabs and keep-alive clients would hold the HTTP server open until the forced exit.
+    await connections.endAll(CONNECTION_GRACE_MS);
+    await closingRealtime;
     await closingParley;
     setParley(undefined);
     process.exit(0);

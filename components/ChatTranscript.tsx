@@ -12,8 +12,8 @@ import { MessageItem, StreamingItem } from "./TranscriptMessages";
 interface ChatTranscriptProps {
   items: TranscriptItem[];
   loading: boolean;
-  /** Sends a message again: offered under a failed chat turn (a provider error) while no turn runs. */
-  onRetry?: (text: string) => unknown;
+  /** Runs a failed chat turn again (by its run): offered under it (a provider error) while no turn runs. */
+  onRetry?: (runId: string) => unknown;
   /** Sends a suggestion of the empty chat. */
   onSuggest?: (text: string) => unknown;
   /** Runs with a question pending (their line says they wait for you). */
@@ -22,15 +22,11 @@ interface ChatTranscriptProps {
   stopping: boolean;
 }
 
-/** The text to send again when the transcript ends with a failed chat turn: its user message. */
-function retryTextOf(items: TranscriptItem[]): string | null {
+/** The failed chat turn to run again when the transcript ends with its failure. */
+function retryRunOf(items: TranscriptItem[]): string | null {
   const last = items.findLast((i) => i.type !== "run");
   if (last?.type !== "message" || last.message.role !== "system" || !last.message.text.startsWith("Run chat failed:")) return null;
-  for (let i = items.length - 2; i >= 0; i--) {
-    const item = items[i]!;
-    if (item.type === "message" && item.message.role === "user") return item.message.text;
-  }
-  return null;
+  return last.message.runId;
 }
 
 /** How close to the bottom still counts as reading the latest (px). */
@@ -39,7 +35,7 @@ const NEAR_BOTTOM = 80;
 export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunIds, onStopRun, stopping }: ChatTranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
-  const retryText = onRetry ? retryTextOf(items) : null;
+  const retryRun = onRetry ? retryRunOf(items) : null;
   const stuck = useRef(true);
   const [away, setAway] = useState(false);
   const [unseen, setUnseen] = useState(false);
@@ -113,12 +109,12 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
                 return <QuestionRecord key={item.question.id} question={item.question} />;
             }
           })}
-          {retryText !== null && (
+          {retryRun !== null && (
             <li className="self-center">
               <button
                 type="button"
                 data-testid="retry-turn"
-                onClick={() => onRetry?.(retryText)}
+                onClick={() => onRetry?.(retryRun)}
                 className="rounded-full border border-stone-300 bg-white px-3 py-1 text-xs font-medium text-stone-700 shadow-sm hover:bg-stone-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
               >
                 Retry

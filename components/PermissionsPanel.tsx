@@ -4,6 +4,7 @@ import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import type { PermissionDecision, PermissionRule } from "@/lib/protocol/permissions";
 import { DECISION_HINT, DECISION_LABEL, sourceLabel, UNKNOWN_TOOL_HINT } from "@/lib/client/permission-rules";
 import { usePermissionRules } from "@/lib/client/use-permission-rules";
+import { fullTime } from "@/lib/client/timestamps";
 
 /**
  * The session's settings: a gear in the chat header opens its permission rules, a popover on a
@@ -159,7 +160,7 @@ const BADGE: Record<PermissionDecision, string> = {
 
 /** A rule: its decision, tool and pattern, where it came from; `compact` (a project default) on one line. */
 function RuleRow({ rule, removing = false, onRemove, compact = false }: { rule: PermissionRule; removing?: boolean; onRemove?: () => void; compact?: boolean }) {
-  const added = rule.createdAt ? `Added ${new Date(rule.createdAt).toLocaleString()}` : undefined;
+  const added = rule.createdAt ? `Added ${fullTime(rule.createdAt)}` : undefined;
   const source = (
     <span data-testid="permission-rule-source" title={added} className="shrink-0">
       {sourceLabel(rule)}

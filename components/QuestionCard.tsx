@@ -1,12 +1,14 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
+import type { RefObject } from "react";
 import type { JsonValue, Question } from "@/lib/protocol/question";
 import { isFormQuestion, keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
 import { ActionButton, CardHeader, CardMessages, CheckboxGroup, DeclineBar, FreeTextInput, TextRow } from "@/components/QuestionCardParts";
 import { ApprovalBody } from "@/components/ApprovalCard";
 import { FormBody } from "@/components/FormCard";
 import { useDecline } from "@/components/use-decline";
+import { settledHere } from "@/lib/client/own-answers";
 import { useSettle, type Settle } from "@/components/use-settle";
 
 
@@ -25,6 +27,11 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
   const found = questions.findIndex((q) => q.id === selected.id);
   const at = found >= 0 ? found : Math.min(selected.index, questions.length - 1);
   const question = questions[at];
+  // A number key pressed while this card's answer is on its way (or just went through) is for the next question; its card takes it on mount.
+  const nextKey = useRef<number | null>(null);
+  useEffect(() => {
+    nextKey.current = null;
+  }, [question?.id]);
   if (!question) return null;
 
   const go = (delta: number) => {
@@ -41,6 +48,7 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
       onReply={onReply}
       onReject={onReject}
       notice={notice ?? null}
+      nextKey={nextKey}
     />
   );
 }
@@ -51,10 +59,12 @@ interface BodyProps {
   onReply: QuestionCardProps["onReply"];
   onReject: QuestionCardProps["onReject"];
   notice: string | null;
+  /** A number key kept for the next question while this one's answer is sent. */
+  nextKey?: RefObject<number | null>;
 }
 
-function QuestionBody({ question, position, onReply, onReject, notice }: BodyProps) {
-  const { busy, error, setError, settle } = useSettle("This question changed since it was shown. Check it and answer again.");
+function QuestionBody({ question, position, onReply, onReject, notice, nextKey }: BodyProps) {
+  const { busy, answering, error, setError, settle } = useSettle("This question changed since it was shown. Check it and answer again.");
   const [checked, setChecked] = useState<string[]>([]);
   const [other, setOther] = useState("");
   const [text, setText] = useState("");
@@ -65,7 +75,11 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
   const isChoice = kind === "question" && options.length > 0;
 
 
-  const reply = (value: JsonValue) => settle(() => onReply(question, value));
+  const reply = async (value: JsonValue) => {
+    const ack = await settle(() => onReply(question, value));
+    // The answer failed: this question stays, and a key kept for the next one is dropped.
+    if (ack && !settledHere(ack) && nextKey) nextKey.current = null;
+  };
   const replyText = () => {
     const answer = textAnswer(question, text);
     if (answer.ok) void reply(answer.value);
@@ -79,18 +93,28 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
   /** Submit sends the ticked options, the free text, or the "Other" text. */
   const canSubmit = multi ? multiValue.length > 0 : (options.length === 0 ? text : other).trim() !== "";
   const submit = () => {
-    if (!canSubmit) return;
+    if (busy || !canSubmit) return;
     if (multi) void reply(multiValue);
     else if (options.length === 0) replyText();
     else void reply(other.trim());
   };
 
   const pick = (n: number) => {
+    if (answering()) {
+      if (nextKey) nextKey.current = n;
+      return;
+    }
     const action = busy ? null : numberKeyAction(question, n);
     if (action?.type === "reply") void reply(action.value);
     if (action?.type === "toggle") toggle(action.option);
   };
-  const { bar: declineBar } = useDecline({ card, pick, maxDigit: 9, onDecline: (message) => settle(() => onReject(question, message)) });
+  useEffect(() => {
+    const kept = nextKey?.current ?? null;
+    if (nextKey) nextKey.current = null;
+    if (kept !== null) pick(kept);
+    // Once, when this question's card appears.
+  }, []);
+  const { bar: declineBar } = useDecline({ card, pick, submit: needsSubmit(question) ? submit : undefined, maxDigit: 9, onDecline: (message) => settle(() => onReject(question, message)) });
 
   return (
     <section

@@ -4,7 +4,8 @@ import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import type { Session } from "@/lib/protocol/entities";
 import type { Ack } from "@/lib/protocol/socket";
-import { exactTime, relativeTime, useNow } from "@/lib/client/relative-time";
+import { relativeTime, useNow } from "@/lib/client/relative-time";
+import { fullTime } from "@/lib/client/timestamps";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { TitleInput } from "./TitleInput";
 
@@ -161,13 +162,13 @@ function SessionRow({ session: s, active, roomy, now, onRename, onAskDelete }: S
             {s.title}
           </span>
           {!roomy && (
-            <time dateTime={s.updatedAt} title={exactTime(s.updatedAt)} data-testid="session-time" className="text-xs font-normal text-stone-600">
+            <time dateTime={s.updatedAt} title={fullTime(s.updatedAt)} data-testid="session-time" className="text-xs font-normal text-stone-600">
               {time}
             </time>
           )}
         </span>
         {roomy && (
-          <time dateTime={s.updatedAt} title={exactTime(s.updatedAt)} data-testid="session-time" className="shrink-0 text-xs text-stone-600">
+          <time dateTime={s.updatedAt} title={fullTime(s.updatedAt)} data-testid="session-time" className="shrink-0 text-xs text-stone-600">
             {time}
           </time>
         )}

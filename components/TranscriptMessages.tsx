@@ -63,6 +63,20 @@ export function MessageItem({ message }: { message: Message }) {
   }
   const user = message.role === "user";
   if (!user) return <AgentBubble text={message.text} stopped={message.stopped ?? false} at={message.createdAt} />;
+  if (message.sender) {
+    // Someone writing from elsewhere (a text channel): not the person at this screen, so their name and a lighter bubble.
+    return (
+      <li data-testid="message" data-role={message.role} data-sender={message.sender} className="group flex items-end justify-end gap-2">
+        <MessageTime at={message.createdAt} />
+        <div className="flex max-w-[85%] flex-col items-end gap-1">
+          <span data-testid="message-sender" className="px-1 text-xs font-medium text-stone-600">
+            {message.sender}
+          </span>
+          <div className="whitespace-pre-wrap break-words rounded-2xl rounded-br-md border border-indigo-200 bg-indigo-50 px-4 py-2 text-[15px] leading-relaxed text-indigo-950">{message.text}</div>
+        </div>
+      </li>
+    );
+  }
   return (
     <li data-testid="message" data-role={message.role} className="group flex items-end justify-end gap-2">
       <MessageTime at={message.createdAt} />

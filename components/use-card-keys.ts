@@ -7,6 +7,8 @@ export interface CardKeys {
   pick(index: number): void;
   /** Escape, with the element it was pressed in. */
   escape(target: HTMLElement): void;
+  /** Enter where it means nothing else: sends the card's current selection (a multi's ticks). */
+  submit?(): void;
 }
 
 /** Whether typing in this element is text (number keys and the like belong to it). */
@@ -15,8 +17,13 @@ export function isTextField(el: HTMLElement): boolean {
   return el instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit", "reset"].includes(el.type);
 }
 
+/** Whether Enter already does something here (presses the button, follows the link, opens the details). */
+export function ownsEnter(el: HTMLElement): boolean {
+  return isTextField(el) || el.closest("button, a[href], summary, select, [role=button], [role=link]") !== null;
+}
+
 /**
- * A card's keyboard: number keys 1…`maxDigit` pick, Escape escapes — while focus is in the card or
+ * A card's keyboard: number keys 1…`maxDigit` pick, Escape escapes, Enter submits — while focus is in the card or
  * nowhere in particular, never while typing. Focuses the card's `[data-autofocus]` element on mount.
  * The handlers are read at key time, so they always see the card's current state.
  */
@@ -38,6 +45,11 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
       if (e.key === "Escape") {
         e.preventDefault();
         keys.current.escape(target);
+        return;
+      }
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing && keys.current.submit && !ownsEnter(target)) {
+        e.preventDefault();
+        keys.current.submit();
         return;
       }
       if (!digit || isTextField(target) || !digit.test(e.key)) return;

@@ -3,10 +3,10 @@ import { useCardKeys } from "./use-card-keys";
 
 /**
  * A card's decline row and keyboard: Escape opens the row (or focuses its field), Escape inside it
- * closes it and gives the focus back to the card; number keys 1…`maxDigit` pick. Returns the props
+ * closes it and gives the focus back to the card; number keys 1…`maxDigit` pick; Enter submits. Returns the props
  * a `DeclineBar` takes (with `busy` and `hint` added by the card).
  */
-export function useDecline({ card, pick, maxDigit, onDecline }: { card: RefObject<HTMLElement | null>; pick: (n: number) => void; maxDigit: number; onDecline: (message: string | undefined) => unknown }) {
+export function useDecline({ card, pick, submit, maxDigit, onDecline }: { card: RefObject<HTMLElement | null>; pick: (n: number) => void; submit?: () => void; maxDigit: number; onDecline: (message: string | undefined) => unknown }) {
   const [open, setOpen] = useState(false);
   const [text, setText] = useState("");
   const inputRef = useRef<HTMLInputElement>(null);
@@ -17,7 +17,7 @@ export function useDecline({ card, pick, maxDigit, onDecline }: { card: RefObjec
     } else if (open) inputRef.current?.focus();
     else setOpen(true);
   };
-  const focusFirst = useCardKeys(card, { pick, escape }, maxDigit);
+  const focusFirst = useCardKeys(card, { pick, escape, submit }, maxDigit);
   const bar = {
     open,
     onOpen: () => setOpen(true),

@@ -217,4 +217,17 @@ test.describe("the chat around the card", () => {
     await tab.expectNoCard();
     await expect(tab.page.getByTestId("composer-input")).toBeFocused();
   });
+
+  test("a message from a text channel names its sender; the app user's own names no one", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const res = await request.post("/api/channels/text", { data: { sessionId: session.id, from: "Ann (SMS)", text: "hello from my phone" } });
+    expect(res.ok()).toBe(true);
+    const tab = await ChatPage.open(context, session.id);
+    const fromAnn = tab.messages("user").filter({ hasText: "hello from my phone" });
+    await expect(fromAnn.getByTestId("message-sender")).toHaveText("Ann (SMS) via text channel");
+    await expect(tab.messages("agent")).toHaveCount(1);
+    await tab.send("and hello from the app");
+    await expect(tab.messages("user").filter({ hasText: "and hello from the app" }).getByTestId("message-sender")).toHaveCount(0);
+  });
 });

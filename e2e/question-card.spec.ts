@@ -159,4 +159,43 @@ test.describe("answering from the keyboard", () => {
     await tab.expectNoCard();
     await expect(tab.messages("agent").filter({ hasText: "No lunch booked." })).toBeVisible();
   });
+
+  test("Enter sends a multi-select's ticks, from the card and from a ticked box", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+
+    await tab.send("/pizza");
+    await tab.expectCard("Which toppings do you want?");
+    await tab.page.keyboard.press("1");
+    await tab.page.keyboard.press("3");
+    await expect(tab.page.getByTestId("question-checkbox").and(tab.page.locator(":checked"))).toHaveCount(2);
+    await tab.page.keyboard.press("Enter");
+    await tab.expectNoCard();
+    await expect(tab.messages("agent").filter({ hasText: "Pizza with Mozzarella, Olives." })).toBeVisible();
+
+    // Focus on the Decline button: Enter presses it, it does not send the ticks.
+    await tab.send("/pizza");
+    await tab.expectCard("Which toppings do you want?");
+    await tab.page.keyboard.press("2");
+    await tab.page.getByTestId("question-decline").focus();
+    await tab.page.keyboard.press("Enter");
+    await expect(tab.page.getByTestId("question-decline-message")).toBeFocused();
+    await expect(tab.card()).toBeVisible();
+  });
+
+  test("two number keys pressed at once answer the two questions, with no 'answered in another tab'", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+
+    await tab.send("/shirt");
+    await tab.expectCard("Which color?");
+    await expect(tab.page.getByTestId("question-position")).toHaveText(/1 of 2/);
+    await tab.page.keyboard.press("2"); // Green
+    await tab.page.keyboard.press("3"); // L, for the second question
+    await expect(tab.messages("agent").filter({ hasText: "A L shirt in Green." })).toBeVisible();
+    await tab.expectNoCard();
+    await expect(tab.page.getByText(/Already answered/)).toHaveCount(0);
+  });
 });

@@ -33,4 +33,23 @@ describe("the chat agent in a real worker", () => {
     expect(agentTexts[0]).toMatch(/offline demo agent/);
     expect(agentTexts.at(-1)).toMatch(/Ordering a large coffee/);
   });
+
+  it("Retry after a provider error runs the failed turn again without a second user message, once", async () => {
+    app = await startTestApp();
+    const a = app;
+    const session = await a.parley.sessions.createSession();
+    const failed = (await a.parley.postMessage({ sessionId: session.id, text: "Please simulate a provider error" })) as Run;
+    await waitFor(async () => (await a.parley.runs.getRun({ id: failed.id })).status === "failed");
+
+    const retried = await a.parley.retryTurn({ runId: failed.id });
+    await waitFor(async () => (await a.parley.runs.getRun({ id: retried.id })).status === "succeeded");
+    const snapshot = await a.parley.sessions.getSnapshot({ id: session.id });
+    expect(snapshot.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual(["Please simulate a provider error"]);
+    expect(snapshot.messages.filter((m) => m.role === "agent" && m.runId === retried.id).map((m) => m.text).join("")).toMatch(/retry went through/);
+
+    // Once: a second Retry of the same turn (another tab's) starts nothing; nor does a Retry of a turn that worked.
+    await expect(a.parley.retryTurn({ runId: failed.id })).rejects.toMatchObject({ code: "not_retryable" });
+    await expect(a.parley.retryTurn({ runId: retried.id })).rejects.toMatchObject({ code: "not_retryable" });
+    expect((await a.parley.runs.listRuns({ sessionId: session.id })).length).toBe(2);
+  });
 });

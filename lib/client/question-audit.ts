@@ -4,6 +4,7 @@ import { describeVia, formatDuration } from "../protocol/audit";
 export { describeVia, formatDuration };
 import { clip, ownerLabel } from "./approval";
 import { describeClosed } from "./session-store";
+import { clockTime, fullTime, sameDay, shortDate, type TimeOptions } from "./timestamps";
 
 /**
  * The audit line of a closed question or approval in the transcript: what was asked, how it
@@ -29,10 +30,8 @@ export interface QuestionAudit {
   whenFull: string | null;
 }
 
-export interface AuditOptions {
+export interface AuditOptions extends TimeOptions {
   now?: Date;
-  locale?: string;
-  timeZone?: string;
 }
 
 const sentence = (text: string) => text.trim().replace(/\.$/, "");
@@ -87,17 +86,14 @@ function questionOutcome(q: Question): { outcome: string; tone: QuestionAudit["t
   return { outcome: capitalise(describeClosed(q)), tone, viaShown: q.status !== "timed_out" && q.status !== "pending" };
 }
 
-/** "14:05" today, "3 Jan, 14:05" another day. */
+/** "2:05 PM" today, "Jan 3, 2:05 PM" another day (written by ./timestamps, like every time shown). */
 export function formatWhen(iso: string | null, { now = new Date(), locale, timeZone }: AuditOptions = {}): { short: string; full: string } | null {
   if (!iso) return null;
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return null;
-  const day = new Intl.DateTimeFormat(locale, { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
-  const time = new Intl.DateTimeFormat(locale, { timeZone, hour: "2-digit", minute: "2-digit" }).format(at);
-  const sameDay = day.format(at) === day.format(now);
-  const date = new Intl.DateTimeFormat(locale, { timeZone, day: "numeric", month: "short" }).format(at);
-  const full = new Intl.DateTimeFormat(locale, { timeZone, dateStyle: "medium", timeStyle: "medium" }).format(at);
-  return { short: sameDay ? time : `${date}, ${time}`, full };
+  const opts = { locale, timeZone };
+  const time = clockTime(at, opts);
+  return { short: sameDay(at, now, opts) ? time : `${shortDate(at, opts)}, ${time}`, full: fullTime(at, opts) };
 }
 
 export function auditOf(q: Question, options: AuditOptions = {}): QuestionAudit {

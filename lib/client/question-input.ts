@@ -57,5 +57,5 @@ export function keyHint(q: Pick<Question, "kind" | "options" | "multi">): string
   if (q.kind === "confirm") return "Press 1 for Yes, 2 for No";
   if (q.kind === "approval") return "1 allow once · 2 allow always · 3 reject";
   if (q.options.length === 0) return "Enter to send · Shift+Enter for a new line";
-  return q.multi ? "Number keys tick options" : "Press a number to choose";
+  return q.multi ? "Number keys tick options · Enter sends" : "Press a number to choose";
 }

@@ -1,13 +1,11 @@
 import { useEffect, useState } from "react";
+import { shortDate } from "./timestamps";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-const exact = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
-const dayAndMonth = new Intl.DateTimeFormat("en", { month: "short", day: "numeric" });
-const withYear = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", year: "numeric" });
 
 /** Midnight of the calendar day `t` falls on, in local time. */
 const startOfDay = (t: number) => new Date(t).setHours(0, 0, 0, 0);
@@ -26,14 +24,8 @@ export function relativeTime(iso: string, now: number = Date.now()): string {
   const days = Math.round((startOfDay(now) - startOfDay(t)) / DAY);
   if (days === 0) return relative.format(-Math.floor(ago / HOUR), "hour");
   if (days < 7) return relative.format(-days, "day");
-  return new Date(t).getFullYear() === new Date(now).getFullYear() ? dayAndMonth.format(t) : withYear.format(t);
+  return shortDate(t, { locale: "en", year: new Date(t).getFullYear() !== new Date(now).getFullYear() });
 }
-
-/** The exact time, for a tooltip: "Dec 1, 2026, 4:05 AM". */
-export const exactTime = (iso: string): string => {
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? "" : exact.format(t);
-};
 
 /** The current time, refreshed every `everyMs` (relative times stay true while a page stays open). */
 export function useNow(everyMs = MINUTE): number {

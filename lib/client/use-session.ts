@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import type { Run } from "../protocol/entities";
 import type { WireError } from "../protocol/errors";
 import type { JsonValue, Question, ReplyReceipt } from "../protocol/question";
@@ -6,6 +6,7 @@ import type { Ack, ServerToClientEvents } from "../protocol/socket";
 import { describeVia } from "../protocol/audit";
 import { createCoalescer, type Coalescer } from "./coalesce";
 import { crossNodeStore } from "./cross-node";
+import { afterAck, lostToSomeoneElse, stillOpen, type OwnAnswers } from "./own-answers";
 import { initialSessionState, sessionReducer, type SessionAction } from "./session-store";
 import { emitWithAck, type ParleySocket } from "./socket";
 import { browserTransport, type SessionTransport } from "./transport";
@@ -57,6 +58,9 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
   const [joinError, setJoinError] = useState<WireError | null>(null);
   const [joined, setJoined] = useState(false);
   const [notice, setNotice] = useState<LateNotice | null>(null);
+  const [own, setOwn] = useState<OwnAnswers>(new Set());
+  // Read by a reply's ack: the state above may not have rendered yet when two keys come fast.
+  const ownNow = useRef<OwnAnswers>(own);
   const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
   /** Settled questions wait a moment for the others settled with them, so several cards leave in one render. */
   const closings = useRef<Coalescer<SessionAction> | null>(null);
@@ -143,9 +147,12 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     };
   }, [sessionId, via]);
 
-  /** Applies a receipt at once rather than waiting for the broadcast; a lost race is shown, then retracted. */
+  /** Applies a receipt at once rather than waiting for the broadcast; a race lost to someone else is shown, then retracted. */
   const settle = useCallback(
-    (ack: Ack<ReplyReceipt>) => {
+    (questionId: string, ack: Ack<ReplyReceipt>) => {
+      const before = ownNow.current;
+      ownNow.current = afterAck(before, questionId, ack);
+      if (ownNow.current !== before) setOwn(ownNow.current);
       if (!ack.ok) return;
       const receipt = ack.data;
       if (receipt.outcome === "answered" || receipt.outcome === "declined" || receipt.outcome === "stale_target") {
@@ -154,6 +161,7 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
         return;
       }
       if (receipt.outcome === "queued") return; // recorded; the server applies it and broadcasts
+      if (!lostToSomeoneElse(receipt, before)) return void closings.current!.hold(retraction(receipt.question));
       const late = { questionId: receipt.question.id, text: lateText(receipt, via().surface) };
       setNotice(late);
       later(LATE_NOTICE_MS, () => {
@@ -168,7 +176,7 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     async (question: Question, value: JsonValue) => {
       // The digest makes a reply to a question that has since changed fail loudly (stale_target).
       const ack = await emitWithAck("question.reply", { id: question.id, value, digest: question.targetDigest }, via().socket);
-      settle(ack);
+      settle(question.id, ack);
       return ack;
     },
     [settle, via],
@@ -178,7 +186,7 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     async (question: Question, message?: string) => {
       const base = { id: question.id, digest: question.targetDigest };
       const ack = await emitWithAck("question.reject", message ? { ...base, message } : base, via().socket);
-      settle(ack);
+      settle(question.id, ack);
       return ack;
     },
     [settle, via],
@@ -203,5 +211,18 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     [via],
   );
 
-  return { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
+  /** The questions still open here: a question this tab answered leaves at once, before its broadcast. */
+  const pending = useMemo(() => stillOpen(state.pending, own), [state.pending, own]);
+
+  /** Runs a failed chat turn again, without posting its message a second time. */
+  const retryRun = useCallback(
+    async (runId: string) => {
+      const res = await via().request<Run>(`/api/runs/${encodeURIComponent(runId)}/retry`, { method: "POST" });
+      if (res.ok) dispatch({ type: "run.updated", run: res.data });
+      return res;
+    },
+    [via],
+  );
+
+  return { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
 }

@@ -73,6 +73,9 @@ export function waitingText(q: Question): string {
   return [`waiting for your answer: ${q.prompt}`, ...choices, `${how}, or /decline [feedback].`].join("\n");
 }
 
+/** How a channel's message names who wrote it in the transcript: "Ann (SMS) via text channel". */
+export const channelSender = (from: string): string => `${from} via text channel`;
+
 /** The channel's reply: what the agent said, then the pending question(s) and how to answer. */
 export function formatChannelReply({ said, pending }: { said: readonly string[]; pending: readonly Question[] }): string {
   const parts = said.map((s) => s.trim()).filter(Boolean);

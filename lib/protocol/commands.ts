@@ -101,6 +101,8 @@ export const RejectBodySchema = RejectInputSchema.omit({ questionId: true });
 export const StartRunBodySchema = StartRunSchema.omit({ sessionId: true });
 export const ResumeBodySchema = ResumeSchema.omit({ runId: true });
 export const StopRunBodySchema = StopRunSchema.omit({ runId: true });
+/** Retry a failed chat turn: nothing to say beyond the run (a second Retry is refused, not repeated). */
+export const RetryRunBodySchema = z.strictObject({});
 
 // Socket.IO: a question's commands name it `id`.
 export const QuestionReplyCommandSchema = ReplyBodySchema.extend({ id: IdSchema });

@@ -25,6 +25,8 @@ export const MessageSchema = z.object({
   text: z.string(),
   /** An agent reply cut off by Stop while it streamed: the text is what had arrived. */
   stopped: z.boolean().optional(),
+  /** Who wrote a user message that came from elsewhere than the app ("Ann (SMS) via text channel"); absent for the person at the app. */
+  sender: z.string().optional(),
   createdAt: z.string(),
 });
 export type Message = z.infer<typeof MessageSchema>;

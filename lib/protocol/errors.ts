@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   prompt_too_long: 422,
   invalid_policy: 422,
   session_busy: 409,
+  not_retryable: 409,
   command_conflict: 409,
   rate_limited: 429,
   unavailable: 503,

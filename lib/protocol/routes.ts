@@ -35,6 +35,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/runs/:id", methods: ["GET"] },
   { path: "/api/runs/:id/resume", methods: ["POST"], limit: "runs" },
   { path: "/api/runs/:id/stop", methods: ["POST"], limit: "runs" },
+  { path: "/api/runs/:id/retry", methods: ["POST"], limit: "runs" },
   { path: "/api/channels/text", methods: ["POST"], limit: "messages" },
   { path: "/api/channels/text/outbox", methods: ["GET"] },
 ];

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { AgentFunctionInfo, Run } from "../protocol/entities";
 import { AppError } from "../protocol/errors";
-import { CHANNEL_WAIT_MS, MAX_OUTBOX_PAGE, formatChannelReply, type ChannelOutbox, type ChannelReply } from "../protocol/channels";
+import { CHANNEL_WAIT_MS, MAX_OUTBOX_PAGE, channelSender, formatChannelReply, type ChannelOutbox, type ChannelReply } from "../protocol/channels";
 import type { Question } from "../protocol/question";
 import { helpText } from "../protocol/text-commands";
 import { systemClock, type Clock } from "./clock";
@@ -215,7 +215,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
      * A text command (`/answer`, `/decline`, `/approve`) is applied instead, busy or not: it answers
      * a pending question as its card would, and starts no run.
      */
-    async postMessage({ sessionId, text }: { sessionId: string; text: string }): Promise<Run | TextCommandResult> {
+    async postMessage({ sessionId, text, sender }: { sessionId: string; text: string; sender?: string }): Promise<Run | TextCommandResult> {
       await sessions.getSession({ id: sessionId });
       const command = await textCommands.apply({ sessionId, text });
       if (command) return command;
@@ -232,14 +232,14 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
           const waiting = await questions.firstPendingIn(tx, { sessionId });
           if (waiting) throw sessionWaiting(waiting);
           // The message belongs to the turn it starts: the transcript keeps them together.
-          message = await sessions.recordMessage(tx, { sessionId, role: "user", text, runId });
+          message = await sessions.recordMessage(tx, { sessionId, role: "user", text, runId, sender });
         },
         alongWithNow:
           questions.firstPendingNow && sessions.recordMessageNow
             ? (runId) => {
                 const waiting = questions.firstPendingNow!({ sessionId });
                 if (waiting) throw sessionWaiting(waiting);
-                message = sessions.recordMessageNow!({ sessionId, role: "user", text, runId });
+                message = sessions.recordMessageNow!({ sessionId, role: "user", text, runId, sender });
               }
             : undefined,
         // Tabs see the message before the run that answers it.
@@ -247,6 +247,32 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       });
       await sessions.titleFromMessage({ id: sessionId, text });
       return run;
+    },
+
+    /**
+     * Runs a failed chat turn again: the same message and context, in a new turn and without a
+     * second user message. Only the session's latest turn, and only once: not_retryable otherwise
+     * (checked again in the new run's transaction, so two tabs' Retry start one turn).
+     */
+    async retryTurn({ runId }: { runId: string }): Promise<Run> {
+      const failed = await runs.getRun({ id: runId });
+      const notRetryable = (why: string) => new AppError("not_retryable", `Run ${runId} cannot be retried: ${why}.`);
+      if (failed.functionName !== chatFunction) throw notRetryable("only a chat turn can be");
+      if (failed.status !== "failed") throw notRetryable(`it ${failed.status === "succeeded" ? "succeeded" : `is ${failed.status.replace("_", " ")}`}`);
+      const input = typeof failed.input === "object" && failed.input !== null ? (failed.input as Record<string, unknown>) : {};
+      const { sessionId } = failed;
+      return runs.startRun({
+        sessionId,
+        functionName: chatFunction,
+        input: { ...input, retryOf: runId },
+        turnOf: sessionId,
+        alongWith: async (tx, newRunId) => {
+          const waiting = await questions.firstPendingIn(tx, { sessionId });
+          if (waiting) throw sessionWaiting(waiting);
+          const later = await tx.run.findFirst({ where: { sessionId, functionName: chatFunction, id: { notIn: [runId, newRunId] }, createdAt: { gte: new Date(failed.createdAt) } }, select: { id: true } });
+          if (later) throw notRetryable("a later turn was started (a Retry, or a new message)");
+        },
+      });
     },
 
     /**
@@ -265,7 +291,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       if (waiting.length > 1) {
         return { reply: helpText("Several questions are waiting: say which one you answer.", waiting), from, outcome: "refused", questionId: null, runId: null, cursor: null };
       }
-      const started = await this.postMessage({ sessionId, text });
+      const started = await this.postMessage({ sessionId, text, sender: channelSender(from) });
       if (!("status" in started)) throw new Error("a chat message started no run");
       const deadline = Date.now() + waitMs;
       let pending: Question[] = [];

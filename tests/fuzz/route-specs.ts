@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
 import { SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
-import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
+import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, RetryRunBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
 import { CreateSessionBodySchema, DeleteSessionBodySchema, PostMessageBodySchema, QuestionsQuerySchema, RenameSessionBodySchema } from "../../lib/protocol/rest";
 import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
 
@@ -33,6 +33,7 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/questions/:id/reject": { schema: RejectBodySchema, optional: true },
   "POST /api/runs/:id/resume": { schema: ResumeBodySchema, optional: true },
   "POST /api/runs/:id/stop": { schema: StopRunBodySchema, optional: true },
+  "POST /api/runs/:id/retry": { schema: RetryRunBodySchema, optional: true },
   "POST /api/channels/text": { schema: ChannelTextBodySchema, optional: false },
 };
 

@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { createScriptedModel } from "./scripted-model";
+import { modelSettings, providerName, type Env } from "./model-settings";
 
 /** The model a chat turn talks to, and what its errors may mention. */
 export interface ModelChoice {
@@ -13,26 +14,11 @@ export interface ModelChoice {
   maxRetries: number;
 }
 
-export type Env = Record<string, string | undefined>;
-
-/**
- * The provider from the environment: the offline scripted model by default; an OpenAI-compatible
- * server when PARLEY_PROVIDER=openai or OPENAI_BASE_URL is set (OPENAI_API_KEY, PARLEY_MODEL).
- */
-export function selectModel(env: Env = process.env): ModelChoice {
-  const wanted = env.PARLEY_PROVIDER?.trim().toLowerCase();
-  if (wanted === "openai" || (wanted !== "scripted" && env.OPENAI_BASE_URL)) {
-    const baseURL = (env.OPENAI_BASE_URL?.trim() || "https://api.openai.com/v1").replace(/\/+$/, "");
-    const apiKey = env.OPENAI_API_KEY?.trim() || undefined;
-    const modelId = env.PARLEY_MODEL?.trim() || "gpt-4o-mini";
-    const provider = createOpenAICompatible({ name: "openai", baseURL, apiKey, includeUsage: true });
-    return { provider: `openai-compatible ${modelId} at ${baseURL}`, model: provider.chatModel(modelId), apiKey, maxRetries: retriesOf(env, 2) };
-  }
-  const delay = Number(env.PARLEY_SCRIPTED_DELAY_MS ?? 12);
-  return { provider: "scripted", model: createScriptedModel({ chunkDelayMs: Number.isFinite(delay) && delay >= 0 ? delay : 12 }), maxRetries: 0 };
-}
-
-function retriesOf(env: Env, fallback: number): number {
-  const n = Number(env.PARLEY_MODEL_RETRIES);
-  return Number.isInteger(n) && n >= 0 && n <= 5 ? n : fallback;
+/** The model chat turns use, built from ./model-settings (the one reading of the environment). */
+export function selectModel(env: Env = process.env, { retry = false }: { retry?: boolean } = {}): ModelChoice {
+  const settings = modelSettings(env);
+  if (settings.provider === "scripted") return { provider: providerName(settings), model: createScriptedModel({ chunkDelayMs: settings.chunkDelayMs, retry }), maxRetries: 0 };
+  const { baseURL, apiKey, modelId, maxRetries } = settings;
+  const provider = createOpenAICompatible({ name: "openai", baseURL, apiKey, includeUsage: true });
+  return { provider: providerName(settings), model: provider.chatModel(modelId), apiKey, maxRetries };
 }

@@ -62,7 +62,7 @@ export const FAIL_PHRASE = /\bsimulate an? provider error\b/i;
 /** The fake key the simulated error's body holds: it must never reach a message, a log line or a response. */
 export const SIMULATED_KEY = "sk-scripted-FAKE0123456789abcdef";
 
-/** The provider-style error the script answers "simulate a provider error" with, the first time it is asked. */
+/** The provider-style error the script answers "simulate a provider error" with, the first time it is asked (a Retry of the turn goes through). */
 export function simulatedFailure(prompt: LanguageModelV3Prompt): APICallError | null {
   const at = lastUserIndex(prompt);
   if (!FAIL_PHRASE.test(textOf(prompt[at]))) return null;
@@ -191,15 +191,17 @@ export interface ScriptedModelOptions {
   chunkDelayMs?: number;
   /** Called for every model call (tests count them). */
   onCall?: (options: LanguageModelV3CallOptions) => void;
+  /** The turn is a Retry of a failed one: a simulated provider error has passed. */
+  retry?: boolean;
 }
 
 const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
 
-export function createScriptedModel({ chunkDelayMs = 0, onCall }: ScriptedModelOptions = {}): LanguageModelV3 {
+export function createScriptedModel({ chunkDelayMs = 0, onCall, retry = false }: ScriptedModelOptions = {}): LanguageModelV3 {
   let callCount = 0;
   const run = (options: LanguageModelV3CallOptions) => {
     onCall?.(options);
-    const failure = simulatedFailure(options.prompt);
+    const failure = retry ? null : simulatedFailure(options.prompt);
     if (failure) throw failure;
     const offered = new Set((options.tools ?? []).map((t) => t.name));
     const d = decide(options.prompt, offered, demoNames(options.tools));

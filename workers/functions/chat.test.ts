@@ -69,8 +69,10 @@ describe("the chat's slash commands", () => {
         { role: "user", text: "a" },
         { role: "agent", text: "b" },
       ],
+      retryOf: null,
     });
-    expect(chatInput(null)).toEqual({ text: "", history: [] });
+    expect(chatInput(null)).toEqual({ text: "", history: [], retryOf: null });
+    expect(chatInput({ text: "hi", retryOf: "run-1" }).retryOf).toBe("run-1");
   });
 
   it("loads every function file of the folder, each function under a unique name with a description", () => {

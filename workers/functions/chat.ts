@@ -43,8 +43,8 @@ export function helpText(catalogue: FunctionCatalogue = currentCatalogue()): str
   ].join("\n");
 }
 
-/** The chat run's input: the message, and the session's earlier messages (bounded by the server). */
-export function chatInput(input: unknown): { text: string; history: HistoryMessage[] } {
+/** The chat run's input: the message, the session's earlier messages (bounded by the server), and the failed turn a Retry re-runs. */
+export function chatInput(input: unknown): { text: string; history: HistoryMessage[]; retryOf: string | null } {
   const o = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
   const text = typeof o.text === "string" ? o.text : "";
   const history = Array.isArray(o.history)
@@ -54,7 +54,7 @@ export function chatInput(input: unknown): { text: string; history: HistoryMessa
         return (role === "user" || role === "agent") && typeof text === "string" ? [{ role, text }] : [];
       })
     : [];
-  return { text, history };
+  return { text, history, retryOf: typeof o.retryOf === "string" ? o.retryOf : null };
 }
 
 export const chat = defineAgentFunction({
@@ -62,7 +62,7 @@ export const chat = defineAgentFunction({
   description: "The chat agent: a model with tools and clarifying questions; /commands start the other functions.",
   command: false,
   async run(rt, input) {
-    const { text, history } = chatInput(input);
+    const { text, history, retryOf } = chatInput(input);
     const command = parseCommand(text);
     if (command?.kind === "help") {
       rt.say(helpText());
@@ -73,7 +73,7 @@ export const chat = defineAgentFunction({
       return { reply: "unknown_command", command: command.name };
     }
     if (command?.kind === "run") return command.fn.run(rt.withOwner(command.fn.name), input);
-    const result = await runAgentLoop(rt, { choice: selectModel(), text, history, demos: toolFunctionsOf(currentCatalogue()) });
+    const result = await runAgentLoop(rt, { choice: selectModel(process.env, { retry: retryOf !== null }), text, history, demos: toolFunctionsOf(currentCatalogue()) });
     return { reply: result.reply, steps: result.steps, toolCalls: result.toolCalls };
   },
 });

@@ -38,15 +38,15 @@ function focusCard() {
 }
 
 export function ChatScreen({ sessionId }: { sessionId: string }) {
-  const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
+  const { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
   const list = useSessions();
   const [stopping, setStopping] = useState(false);
   const slow = useAfter(1500);
   const items = useMemo(() => transcript(state), [state]);
-  const waitingRunIds = useMemo(() => new Set(state.pending.map((q) => q.runId)), [state.pending]);
+  const waitingRunIds = useMemo(() => new Set(pending.map((q) => q.runId)), [pending]);
   const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
-  useTabTitle(title, state.pending);
-  useQuestionNotifications(state.pending, title, focusCard);
+  useTabTitle(title, pending);
+  useQuestionNotifications(pending, title, focusCard);
 
   const running = activeRuns(state);
   const turn = activeTurn(state);
@@ -56,7 +56,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
     setStopping(false);
   };
   // While the composer shows, the turn's Stop sits in it and the header's stops the runs beside it.
-  const headerStops = state.pending.length > 0 ? running : running.filter((r) => r.id !== turn?.id);
+  const headerStops = pending.length > 0 ? running : running.filter((r) => r.id !== turn?.id);
 
   const sidebarProps = {
     sessions: list.sessions,
@@ -98,7 +98,6 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
     );
   }
 
-  const pending = state.pending;
   return (
     <div className="flex h-dvh">
       {sidebar}
@@ -121,7 +120,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
         <ChatTranscript
           items={items}
           loading={!joined && !joinError}
-          onRetry={turn === null && pending.length === 0 ? sendMessage : undefined}
+          onRetry={turn === null && pending.length === 0 ? retryRun : undefined}
           onSuggest={turn === null && pending.length === 0 ? sendMessage : undefined}
           waitingRunIds={waitingRunIds}
           // With runs side by side each line has its own Stop; one run is stopped from the header.

@@ -39,6 +39,9 @@ describe("the plain-text channel (Parley.channelText / channelOutbox)", () => {
     const q1 = ask(worker, runId, 0, "Which region?");
     const first = await firstReply;
     expect(first).toMatchObject({ from: "ann", outcome: "started", runId, questionId: q1 });
+    // In the transcript the message is Ann's over the channel, not the app user's own; a tab's message names no one.
+    const [message] = (await app.parley.sessions.getSnapshot({ id: sessionId })).messages.filter((m) => m.role === "user");
+    expect(message).toMatchObject({ text: "Deploy it", sender: "ann via text channel" });
     expect(first.reply).toBe("About Which region?\n\nwaiting for your answer: Which region?\n1. us\n2. eu\nReply with a number or a label, or /decline [feedback].");
 
     // The person's next message answers it (non-blocking mode), closed by "channel", the sender kept.

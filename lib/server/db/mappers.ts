@@ -91,6 +91,7 @@ export function toMessage(row: MessageRow): Message {
     role: row.role as Message["role"],
     text: row.text,
     stopped: row.stopped,
+    ...(row.sender ? { sender: row.sender } : {}),
     createdAt: iso(row.createdAt),
   };
 }

@@ -79,7 +79,7 @@ export function createPgRunStore(lane: PgLane) {
 
     /** A run's chat message with its journal entry, in one statement: the message's row as stored. */
     async sayWithMessage({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, message: MessageInsert, epoch?: HeldEpoch) {
-      const [row] = await lane.query<MessageInsert & { createdAt: Date }>(SAY_SQL, [
+      const [row] = await lane.query<MessageInsert & { createdAt: Date; sender: string | null }>(SAY_SQL, [
         runId, seq, text.slice(0, 200), digest, JSON.stringify(text), pgTime(new Date()),
         message.id, message.sessionId, message.role, message.text, message.stopped, epoch ?? null,
       ]);

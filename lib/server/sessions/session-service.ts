@@ -17,7 +17,7 @@ const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
 type NewMessage = Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null };
 
-const messageData = ({ sessionId, role, text, runId = null, stopped = false }: NewMessage) => ({ id: newOrderedId(), sessionId, role, text, runId, stopped });
+const messageData = ({ sessionId, role, text, runId = null, stopped = false, sender }: NewMessage) => ({ id: newOrderedId(), sessionId, role, text, runId, stopped, sender: sender ?? null });
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   const direct = directSqlite(db);
@@ -25,8 +25,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
   const insertNow = (data: ReturnType<typeof messageData>) => {
     const at = new Date();
     direct!
-      .prepare(`INSERT INTO "Message" ("id", "sessionId", "runId", "role", "text", "stopped", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`)
-      .run(data.id, data.sessionId, data.runId, data.role, data.text, data.stopped ? 1 : 0, sqliteTime(at));
+      .prepare(`INSERT INTO "Message" ("id", "sessionId", "runId", "role", "text", "stopped", "sender", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(data.id, data.sessionId, data.runId, data.role, data.text, data.stopped ? 1 : 0, data.sender, sqliteTime(at));
     return { ...data, createdAt: at };
   };
   /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
