@@ -22,6 +22,7 @@ import { formatInspect, formatPending, formatReceipt, formatSessions } from "./f
 import { createInboxClient } from "./inbox-client";
 import { SIGN_OUT_USAGE, signOutEverywhereCommand } from "./sign-out-command";
 import { TOKEN_USAGE, tokenCommand } from "./token-commands";
+import { ROTATE_USAGE, rotateTokenCommand } from "./rotate-token-command";
 import { BACKUP_USAGE, backupCommand, restoreCommand } from "./backup-commands";
 import { createServerClient, findServer, ServerUnreachable, type ServerClient } from "./server-client";
 
@@ -40,6 +41,7 @@ Commands:
   resume RUN_ID [--command-id C]    load an active run into a worker again
   stop RUN_ID [--command-id C]      stop a run and its child runs
 ${TOKEN_USAGE}
+${ROTATE_USAGE}
 ${BACKUP_USAGE}
 ${SIGN_OUT_USAGE}
 
@@ -163,6 +165,13 @@ export async function main(argv: string[]): Promise<number> {
     case "restore":
       return restoreCommand(databaseUrl, args[0], print);
     case "token":
+      if (args[0] === "rotate") {
+        if (args.length > 1) throw new UsageError("Usage: parley token rotate");
+        const server = await findServer({ databaseUrl, explicit, token });
+        const { result, text } = await rotateTokenCommand({ databaseUrl, server });
+        print(result, text);
+        return 0;
+      }
       return withLocal(databaseUrl, ({ db }) => tokenCommand(db, args, values, print, (message) => new UsageError(message)));
     case "sign-out-everywhere": {
       if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");

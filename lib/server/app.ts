@@ -198,6 +198,17 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     access,
     /** Refuses every browser session cookie issued before now, on every node, and drops their sockets. */
     signOutEverywhere,
+    /**
+     * A new server token (kept in the token file): the old one is refused at once, sockets signed
+     * in with it are dropped, and so are browser cookies (they were signed in with the old token).
+     * This node only: with several nodes the token is PARLEY_TOKEN, which is not rotated here.
+     */
+    async rotateServerToken(): Promise<{ rotatedAt: string }> {
+      access.rotateServerToken();
+      events.emit("server-token.rotated");
+      const { at } = await signOutEverywhere();
+      return { rotatedAt: at };
+    },
     recovered: { ...recovered, inbox: applied },
     resume,
     applyInbox,
