@@ -8,11 +8,6 @@ import { backupFile, backupSqlite, restoreSqlite } from "../server/db/sqlite-bac
 import { readAnnouncement } from "../server/commands/server-file";
 import { isProcessAlive } from "./server-client";
 
-export const BACKUP_USAGE = `  backup [FILE]                     a consistent copy of the SQLite database, also while the server
-                                    runs (default: data/backups/<name>-<timestamp>.db)
-  restore FILE                      put a backup in the database's place (refused while a server uses
-                                    it; the database it replaces is backed up first)`;
-
 const POSTGRES = "Parley backs up SQLite databases only: for PostgreSQL use pg_dump and pg_restore (README: Upgrading).";
 
 function sqliteOf(databaseUrl: string): string {

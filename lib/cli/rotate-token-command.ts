@@ -4,10 +4,6 @@ import { rotateKeptToken } from "../server/access/kept-token";
 import { readAnnouncement, tokenFilePath } from "../server/commands/server-file";
 import { createServerClient, type FoundServer } from "./server-client";
 
-export const ROTATE_USAGE = `  token rotate                      a new server token (kept beside the database, mode 0600): a running
-                                    server refuses the old one at once and signs browsers out; the
-                                    terminal client and the CLI take the new one by themselves`;
-
 /**
  * `parley token rotate`: through the running server when there is one (it keeps the new token and
  * refuses the old one at once); with none, the token file is rewritten for the next start.

@@ -1,6 +1,7 @@
 import { SURFACE_HEADER } from "../protocol/rest";
 import type { RotateTokenResult, SignOutEverywhereResult } from "../protocol/access";
-import type { ReplyReceipt, ResumeReceipt, StoppedRun } from "../protocol/commands";
+import type { ReplyReceipt, ResumeReceipt, StartRunBody, StoppedRun } from "../protocol/commands";
+import type { Run, Session } from "../protocol/entities";
 import { AppError, WireErrorSchema } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import { readAnnouncement } from "../server/commands/server-file";
@@ -116,6 +117,10 @@ export function createServerClient(server: FoundServer) {
     resume: (runId: string, body: { commandId: string }) => call<ResumeReceipt>("POST", `/api/runs/${enc(runId)}/resume`, body),
     stop: (runId: string, body: { commandId: string }) => call<StoppedRun>("POST", `/api/runs/${enc(runId)}/stop`, body),
     signOutEverywhere: () => call<SignOutEverywhereResult>("POST", "/api/auth/sign-out-everywhere", {}),
+    createSession: (title: string) => call<Session>("POST", "/api/sessions", { title }),
+    startRun: (sessionId: string, body: StartRunBody) => call<Run>("POST", `/api/sessions/${enc(sessionId)}/runs`, body),
+    getRun: (runId: string) => call<Run>("GET", `/api/runs/${enc(runId)}`),
+    pendingIn: (sessionId: string) => call<Question[]>("GET", `/api/questions?session_id=${enc(sessionId)}`),
     rotateToken: () => call<RotateTokenResult>("POST", "/api/auth/rotate-token", {}),
   };
 }
