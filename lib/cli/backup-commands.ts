@@ -3,7 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { AppError } from "../protocol/errors";
 import { engineOf } from "../server/db/engine";
-import { sqliteFilePath } from "../server/db/migrate";
+import { sqliteFilePath } from "../server/db/engine";
 import { backupFile, backupSqlite, restoreSqlite } from "../server/db/sqlite-backup";
 import { readAnnouncement } from "../server/commands/server-file";
 import { isProcessAlive } from "./server-client";

@@ -40,7 +40,7 @@ function throughServer(client: ServerClient): Commander {
 type Local = { db: Db } & DomainServices;
 
 async function openLocal(databaseUrl: string): Promise<Local> {
-  const [{ existsSync }, { engineOf }, { sqliteFilePath }] = await Promise.all([import("node:fs"), import("../server/db/engine"), import("../server/db/migrate")]);
+  const [{ existsSync }, { engineOf, sqliteFilePath }] = await Promise.all([import("node:fs"), import("../server/db/engine")]);
   const file = engineOf(databaseUrl) === "sqlite" ? sqliteFilePath(databaseUrl) : null;
   if (file && !existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
   const [{ createDb }, { createDomainServices }] = await Promise.all([import("../server/db/client"), import("../server/domain-services")]);
