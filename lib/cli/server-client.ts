@@ -1,4 +1,4 @@
-import { SURFACE_HEADER } from "../protocol/rest";
+import { ClientSurfaceSchema, SURFACE_HEADER } from "../protocol/rest";
 import type { RotateTokenResult, SignOutEverywhereResult } from "../protocol/access";
 import type { ReplyReceipt, ResumeReceipt, StartRunBody, StoppedRun } from "../protocol/commands";
 import type { Run, Session } from "../protocol/entities";
@@ -80,7 +80,7 @@ export function createServerClient(server: FoundServer) {
       return await fetch(new URL(pathname, url), {
         method,
         headers: {
-          [SURFACE_HEADER]: "cli",
+          [SURFACE_HEADER]: ClientSurfaceSchema.value,
           ...(token.current ? { authorization: `Bearer ${token.current}` } : {}),
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
