@@ -39,11 +39,12 @@ function throughServer(client: ServerClient): Commander {
 
 type Local = { db: Db } & DomainServices;
 
-async function openLocal(databaseUrl: string): Promise<Local> {
+/** The database, checked to be Parley's (a missing SQLite file is not made here). */
+async function openDb(databaseUrl: string): Promise<Db> {
   const [{ existsSync }, { engineOf, sqliteFilePath }] = await Promise.all([import("node:fs"), import("../server/db/engine")]);
   const file = engineOf(databaseUrl) === "sqlite" ? sqliteFilePath(databaseUrl) : null;
   if (file && !existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
-  const [{ createDb }, { createDomainServices }] = await Promise.all([import("../server/db/client"), import("../server/domain-services")]);
+  const { createDb } = await import("../server/db/client");
   const db = await createDb(databaseUrl);
   if (!file) {
     const [row] = await db.$queryRawUnsafe<Array<{ migrated: boolean }>>(`SELECT to_regclass('"ChatSession"') IS NOT NULL AS migrated`);
@@ -52,8 +53,7 @@ async function openLocal(databaseUrl: string): Promise<Local> {
       throw new AppError("unavailable", `No Parley tables in ${describeDatabase(databaseUrl)}. Start the server once (it migrates the database), or pass --database.`);
     }
   }
-  // The server's own services (the same composition), used read-only or to record commands.
-  return { db, ...createDomainServices({ db }) };
+  return db;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -124,12 +124,12 @@ export async function main(argv: string[]): Promise<number> {
         print(result, text);
         return 0;
       }
-      return withLocal(databaseUrl, async ({ db }) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
+      return withDb(databaseUrl, async (db) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
     case "sign-out-everywhere": {
       if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");
       const server = await findServer({ databaseUrl, explicit, token });
       const { signOutEverywhereCommand } = await import("./sign-out-command");
-      const { result, text } = await signOutEverywhereCommand({ server, explicit: Boolean(explicit), inDatabase: (work) => withLocal(databaseUrl, ({ db }) => work(db)) });
+      const { result, text } = await signOutEverywhereCommand({ server, explicit: Boolean(explicit), inDatabase: (work) => withDb(databaseUrl, work) });
       print(result, text);
       return 0;
     }
@@ -188,13 +188,19 @@ function prepare(command: Target, args: string[], values: { "value-json"?: strin
   return async (via: Commander) => via.sendInput(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { value, digest, commandId });
 }
 
-async function withLocal<T>(databaseUrl: string, work: (local: Local) => Promise<T>): Promise<T> {
-  const local = await openLocal(databaseUrl);
+async function withDb<T>(databaseUrl: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDb(databaseUrl);
   try {
-    return await work(local);
+    return await work(db);
   } finally {
-    await local.db.$disconnect();
+    await db.$disconnect();
   }
+}
+
+/** The database with the server's own services (the same composition), used read-only or to record commands. */
+async function withLocal<T>(databaseUrl: string, work: (local: Local) => Promise<T>): Promise<T> {
+  const { createDomainServices } = await import("../server/domain-services");
+  return withDb(databaseUrl, (db) => work({ db, ...createDomainServices({ db }) }));
 }
 
 function need(args: string[], count: number, usage: string): string[] {
