@@ -12,9 +12,11 @@ export async function rotateTokenCommand({ databaseUrl, server }: { databaseUrl:
   const file = tokenFilePath(databaseUrl);
   if (server) {
     const result = await createServerClient(server).rotateToken();
+    // The server of this database, on this machine: its new token is in the files beside the database.
     const announced = readAnnouncement(databaseUrl);
-    const signIn = announced?.url === server.url && announced.token ? `\nSign in again: ${new URL(`/?token=${announced.token}`, server.url).href}` : "";
-    return { result, text: `Rotated the server token of ${server.url}: the old one is refused and browsers are signed out.${file ? ` The new one is kept in ${file}.` : ""}${signIn}` };
+    const local = announced?.url === server.url && announced.token;
+    const where = local ? ` The new one is kept in ${file}.\nSign in again: ${new URL(`/?token=${announced.token}`, server.url).href}` : " The new one is kept in the token file beside its database.";
+    return { result, text: `Rotated the server token of ${server.url}: the old one is refused and browsers are signed out.${where}` };
   }
   if (!file) throw new AppError("bad_request", "An in-memory database keeps no server token.");
   rotateKeptToken(file);
