@@ -6,6 +6,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 PRISMA_HIDE_UPDATE_MESSAGE=1
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
+# The parley command is a local package (file:bin) that npm ci links into node_modules/.bin.
+COPY bin ./bin
 COPY prisma ./prisma
 COPY prisma.config.ts ./
 RUN npm ci --no-audit --no-fund

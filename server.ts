@@ -65,7 +65,7 @@ async function main() {
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
-    access: { token: env.PARLEY_TOKEN ?? keptToken(), rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
+    access: { token: env.PARLEY_TOKEN ?? keptToken(), tokenFile: tokenFile ?? undefined, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: (line) => console.log(line),
   });
   setParley(parley);
@@ -121,7 +121,12 @@ async function main() {
   if (!env.PARLEY_TOKEN) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
   else console.log(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);
   // The CLI finds this server beside the database and sends its commands here instead of writing the database.
-  announceServer(env.DATABASE_URL, localUrl(env.HOST, port), parley.access.serverToken);
+  const announce = () => announceServer(env.DATABASE_URL, localUrl(env.HOST, port), parley.access.serverToken);
+  announce();
+  parley.events.on("server-token.rotated", () => {
+    announce();
+    console.log(`> The server token was rotated: open ${appUrl}/?token=${parley.access.serverToken}`);
+  });
   process.once("exit", () => withdrawServer(env.DATABASE_URL));
 
   let closing = false;

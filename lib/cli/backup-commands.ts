@@ -3,15 +3,10 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { AppError } from "../protocol/errors";
 import { engineOf } from "../server/db/engine";
-import { sqliteFilePath } from "../server/db/migrate";
+import { sqliteFilePath } from "../server/db/engine";
 import { backupFile, backupSqlite, restoreSqlite } from "../server/db/sqlite-backup";
 import { readAnnouncement } from "../server/commands/server-file";
 import { isProcessAlive } from "./server-client";
-
-export const BACKUP_USAGE = `  backup [FILE]                     a consistent copy of the SQLite database, also while the server
-                                    runs (default: data/backups/<name>-<timestamp>.db)
-  restore FILE                      put a backup in the database's place (refused while a server uses
-                                    it; the database it replaces is backed up first)`;
 
 const POSTGRES = "Parley backs up SQLite databases only: for PostgreSQL use pg_dump and pg_restore (README: Upgrading).";
 

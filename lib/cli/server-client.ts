@@ -1,6 +1,7 @@
-import { SURFACE_HEADER } from "../protocol/rest";
-import type { SignOutEverywhereResult } from "../protocol/access";
-import type { ReplyReceipt, ResumeReceipt, StoppedRun } from "../protocol/commands";
+import { ClientSurfaceSchema, SURFACE_HEADER } from "../protocol/rest";
+import type { RotateTokenResult, SignOutEverywhereResult } from "../protocol/access";
+import type { ReplyReceipt, ResumeReceipt, StartRunBody, StoppedRun } from "../protocol/commands";
+import type { Run, Session } from "../protocol/entities";
 import { AppError, WireErrorSchema } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import { readAnnouncement } from "../server/commands/server-file";
@@ -37,6 +38,25 @@ export interface FoundServer {
   url: string;
   /** What the CLI authenticates with: `--token` / PARLEY_TOKEN, else the token the local server announced. */
   token: string | null;
+  /** The token the local server announces now (another one once rotated); absent for a token given by the person. */
+  reread?: () => string | null;
+}
+
+/** A client's server token, taken anew from the server's announcement when the server refuses it (`parley token rotate`). */
+export function createTokenHolder(server: FoundServer) {
+  let token = server.token;
+  return {
+    get current() {
+      return token;
+    },
+    /** After a refusal: whether the server now announces another token, used from now on. */
+    renew(): boolean {
+      const next = server.reread?.() ?? null;
+      if (!next || next === token) return false;
+      token = next;
+      return true;
+    },
+  };
 }
 
 export async function findServer({ databaseUrl, explicit, token = null }: { databaseUrl: string; explicit?: string; token?: string | null }): Promise<FoundServer | null> {
@@ -46,19 +66,22 @@ export async function findServer({ databaseUrl, explicit, token = null }: { data
   }
   const announced = readAnnouncement(databaseUrl);
   if (!announced || !isProcessAlive(announced.pid)) return null;
-  return (await isHealthy(announced.url)) ? { url: announced.url, token: token ?? announced.token ?? null } : null;
+  if (!(await isHealthy(announced.url))) return null;
+  if (token) return { url: announced.url, token };
+  return { url: announced.url, token: announced.token ?? null, reread: () => readAnnouncement(databaseUrl)?.token ?? null };
 }
 
 /** The server's REST API for the commands the CLI sends; errors come back as the server's AppErrors. */
-export function createServerClient({ url, token }: FoundServer) {
-  async function call<T>(method: "GET" | "POST", pathname: string, body?: unknown): Promise<T> {
-    let res: Response;
+export function createServerClient(server: FoundServer) {
+  const { url } = server;
+  const token = createTokenHolder(server);
+  async function send(method: "GET" | "POST", pathname: string, body?: unknown): Promise<Response> {
     try {
-      res = await fetch(new URL(pathname, url), {
+      return await fetch(new URL(pathname, url), {
         method,
         headers: {
-          [SURFACE_HEADER]: "cli",
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          [SURFACE_HEADER]: ClientSurfaceSchema.value,
+          ...(token.current ? { authorization: `Bearer ${token.current}` } : {}),
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -66,6 +89,11 @@ export function createServerClient({ url, token }: FoundServer) {
     } catch (err) {
       throw new ServerUnreachable(`The Parley server at ${url} could not be reached: ${(err as Error).message}`);
     }
+  }
+  async function call<T>(method: "GET" | "POST", pathname: string, body?: unknown): Promise<T> {
+    let res = await send(method, pathname, body);
+    // Refused: nothing was applied, so the same request goes again with the token the server announces now.
+    if (res.status === 401 && token.renew()) res = await send(method, pathname, body);
     const data: unknown = await res.json().catch(() => null);
     if (!res.ok) {
       const wire = WireErrorSchema.safeParse((data as { error?: unknown } | null)?.error);
@@ -89,6 +117,11 @@ export function createServerClient({ url, token }: FoundServer) {
     resume: (runId: string, body: { commandId: string }) => call<ResumeReceipt>("POST", `/api/runs/${enc(runId)}/resume`, body),
     stop: (runId: string, body: { commandId: string }) => call<StoppedRun>("POST", `/api/runs/${enc(runId)}/stop`, body),
     signOutEverywhere: () => call<SignOutEverywhereResult>("POST", "/api/auth/sign-out-everywhere", {}),
+    createSession: (title: string) => call<Session>("POST", "/api/sessions", { title }),
+    startRun: (sessionId: string, body: StartRunBody) => call<Run>("POST", `/api/sessions/${enc(sessionId)}/runs`, body),
+    getRun: (runId: string) => call<Run>("GET", `/api/runs/${enc(runId)}`),
+    pendingIn: (sessionId: string) => call<Question[]>("GET", `/api/questions?session_id=${enc(sessionId)}`),
+    rotateToken: () => call<RotateTokenResult>("POST", "/api/auth/rotate-token", {}),
   };
 }
 

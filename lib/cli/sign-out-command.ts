@@ -3,9 +3,6 @@ import { renewSessionEpoch } from "../server/access/session-epoch";
 import type { Db } from "../server/db/client";
 import { createServerClient, ServerUnreachable, type FoundServer } from "./server-client";
 
-export const SIGN_OUT_USAGE = `  sign-out-everywhere               sign every browser out: session cookies issued before now are
-                                    refused (through the running server, else in the database)`;
-
 /**
  * `parley sign-out-everywhere`: through the running server when there is one (its sockets of
  * older cookies are dropped at once, and the other nodes told); otherwise a new revocation epoch

@@ -1,13 +1,8 @@
+import { TOKEN_USAGE } from "./usage";
 import { ApiTokenNameSchema, LOCAL_OWNER, OwnerIdSchema, type ApiTokenInfo } from "../protocol/access";
 import { parseOrThrow } from "../protocol/errors";
 import { createApiTokens } from "../server/access/api-tokens";
 import type { Db } from "../server/db/client";
-
-export const TOKEN_USAGE = `  token create [--name N] [--owner O]
-                                    create an API token for scripts, channels and the terminal client
-                                    (shown once; --owner defaults to the server's own owner, "${LOCAL_OWNER}")
-  token list                        list API tokens
-  token revoke TOKEN_ID             revoke an API token (at once, on a running server too)`;
 
 const formatToken = (t: ApiTokenInfo) =>
   `${t.id}  ${t.name}  owner ${t.ownerId}  created ${t.createdAt}${t.lastUsedAt ? `, last used ${t.lastUsedAt}` : ""}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ""}`;

@@ -15,13 +15,22 @@ export type RequestJson = <T>(path: string, init?: RequestOptions) => Promise<Ac
  * A Parley REST caller that answers in the same shape as a socket ack: data or a user-safe error.
  * A browser tab calls its own server with its cookie; a terminal client names the server and a token.
  */
-export function createRequester({ baseUrl, headers = {}, onUnauthorized }: { baseUrl?: string; headers?: Record<string, string>; onUnauthorized: () => void }): RequestJson {
+export function createRequester({
+  baseUrl,
+  headers = {},
+  onUnauthorized,
+}: {
+  baseUrl?: string;
+  /** Sent with every request; a function is asked each time (a terminal client's token may be renewed). */
+  headers?: Record<string, string> | (() => Record<string, string>);
+  onUnauthorized: () => void;
+}): RequestJson {
   return async function request<T>(path: string, { method = "GET", body, signInOn401 = true }: RequestOptions = {}): Promise<Ack<T>> {
     let res: Response;
     try {
       res = await fetch(baseUrl === undefined ? path : new URL(path, baseUrl), {
         method,
-        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: { ...(typeof headers === "function" ? headers() : headers), ...(body === undefined ? {} : { "content-type": "application/json" }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch {

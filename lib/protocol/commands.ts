@@ -99,6 +99,7 @@ export function commandPayload<K extends CommandKind>(kind: K, command: CommandI
 export const ReplyBodySchema = SendInputSchema.omit({ questionId: true });
 export const RejectBodySchema = RejectInputSchema.omit({ questionId: true });
 export const StartRunBodySchema = StartRunSchema.omit({ sessionId: true });
+export type StartRunBody = z.input<typeof StartRunBodySchema>;
 export const ResumeBodySchema = ResumeSchema.omit({ runId: true });
 export const StopRunBodySchema = StopRunSchema.omit({ runId: true });
 /** Retry a failed chat turn: nothing to say beyond the run (a second Retry is refused, not repeated). */

@@ -4,6 +4,8 @@ import { z } from "zod";
 
 /** Names the client that sent a REST command, for the audit (`cli`); absent = REST. Informational, not a credential. */
 export const SURFACE_HEADER = "x-parley-surface";
+/** The values SURFACE_HEADER may take; anything else (or none) is REST. */
+export const ClientSurfaceSchema = z.literal("cli");
 
 /** Above the largest reply a policy allows (1 MiB), so replies meet their own typed limit first. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;

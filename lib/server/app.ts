@@ -198,6 +198,18 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     access,
     /** Refuses every browser session cookie issued before now, on every node, and drops their sockets. */
     signOutEverywhere,
+    /**
+     * A new server token (kept in the token file): the old one is refused at once, sockets signed
+     * in with it are dropped, and so are browser cookies (they were signed in with the old token).
+     * One node alone only: the other nodes of a database would keep the old token.
+     */
+    async rotateServerToken(): Promise<{ rotatedAt: string }> {
+      if (leases) throw new AppError("forbidden", "Several nodes share this database: give every node the same new PARLEY_TOKEN and restart them.");
+      access.rotateServerToken();
+      events.emit("server-token.rotated");
+      const { at } = await signOutEverywhere();
+      return { rotatedAt: at };
+    },
     recovered: { ...recovered, inbox: applied },
     resume,
     applyInbox,

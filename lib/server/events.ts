@@ -18,6 +18,8 @@ export interface DomainEventMap {
   "rules.updated": [{ sessionId: string }];
   /** Every browser was signed out, here or on another node: sockets signed in with older cookies are dropped. */
   "cookies.revoked": [];
+  /** This node's server token was rotated: sockets signed in with the old one are dropped. */
+  "server-token.rotated": [];
 }
 
 export class DomainEvents extends EventEmitter<DomainEventMap> {

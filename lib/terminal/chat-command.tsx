@@ -2,10 +2,10 @@ import { render } from "ink";
 import { AppError } from "../protocol/errors";
 import type { Session } from "../protocol/entities";
 import type { Ack } from "../protocol/socket";
-import { createRequester } from "../client/api";
+import { createRequester, type RequestJson, type RequestOptions } from "../client/api";
 import { connectSocket } from "../client/socket";
 import type { SessionTransport } from "../client/transport";
-import type { FoundServer } from "../cli/server-client";
+import { createTokenHolder, type FoundServer } from "../cli/server-client";
 import { ChatApp } from "./ChatApp";
 import { pickSession } from "./pick-session";
 
@@ -20,9 +20,18 @@ export interface ChatOptions {
 /** `parley chat`: opens a session in this terminal until Ctrl+C; resolves with the exit code. */
 export async function chat({ server, session: arg, latest }: ChatOptions): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw new AppError("bad_request", "parley chat needs a terminal: run it in a terminal, not with its input or output redirected.");
-  const auth: Record<string, string> = server.token ? { authorization: `Bearer ${server.token}` } : {};
+  const token = createTokenHolder(server);
   const refused = `The server at ${server.url} refused the token. Pass --token or set PARLEY_TOKEN (the server token, or one from \`parley token create\`).`;
-  const request = createRequester({ baseUrl: server.url, headers: auth, onUnauthorized: () => {} });
+  const once = createRequester({
+    baseUrl: server.url,
+    headers: (): Record<string, string> => (token.current ? { authorization: `Bearer ${token.current}` } : {}),
+    onUnauthorized: () => {},
+  });
+  // Refused after a rotation: the same request again with the token the server announces now.
+  const request: RequestJson = async <T,>(path: string, init?: RequestOptions) => {
+    const ack = await once<T>(path, init);
+    return !ack.ok && ack.error.code === "unauthorized" && token.renew() ? once<T>(path, init) : ack;
+  };
   const unwrap = <T,>(ack: Ack<T>): T => {
     if (!ack.ok) throw new AppError(ack.error.code, ack.error.code === "unauthorized" ? refused : ack.error.message);
     return ack.data;
@@ -33,10 +42,16 @@ export async function chat({ server, session: arg, latest }: ChatOptions): Promi
   const session = choice.type === "existing" ? choice.session : unwrap(await request<Session>("/api/sessions", { method: "POST", body: {} }));
 
   let fatal: string | null = null;
+  const socketAuth = (): Record<string, string> => ({ ...(token.current ? { token: token.current } : {}), surface: "terminal" });
   const socket = connectSocket({
     url: server.url,
-    auth: { ...(server.token ? { token: server.token } : {}), surface: "terminal" },
+    auth: socketAuth(),
     onUnauthorized: () => {
+      if (token.renew()) {
+        socket.auth = socketAuth();
+        socket.connect();
+        return;
+      }
       fatal = refused;
       app.unmount();
     },

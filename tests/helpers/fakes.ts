@@ -176,13 +176,19 @@ export class FakePool extends EventEmitter<{ pressure: [] }> implements WorkerPo
 }
 
 /** Parley on a fresh database (temp SQLite, or PostgreSQL with PARLEY_TEST_PG_URL) with a fake pool and a manual clock: the run lifecycle without processes. */
-export async function startFakeParley({ maxWorkers = 4, parkAfterMs = 3_000, stopGraceMs = 1_000, access }: { maxWorkers?: number; parkAfterMs?: number; stopGraceMs?: number; access?: AccessOptions } = {}) {
+export async function startFakeParley({
+  maxWorkers = 4,
+  parkAfterMs = 3_000,
+  stopGraceMs = 1_000,
+  access,
+  runLeaseMs,
+}: { maxWorkers?: number; parkAfterMs?: number; stopGraceMs?: number; access?: AccessOptions; runLeaseMs?: number } = {}) {
   const testDb = await createTestDatabase("parley_fake");
   const db = await createDb(testDb.url);
   const pool = new FakePool(maxWorkers);
   const clock = new ManualClock();
   const functions = ["f", "g", "chat"].map((name) => ({ name, description: name }));
-  const parley: Parley = await createParley({ db, pool, functions, clock }, { parkAfterMs, stopGraceMs, inboxPollMs: 60_000, access });
+  const parley: Parley = await createParley({ db, pool, functions, clock }, { parkAfterMs, stopGraceMs, inboxPollMs: 60_000, access, runLeaseMs });
   return {
     parley,
     db,

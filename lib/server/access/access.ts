@@ -1,4 +1,6 @@
+import { AppError } from "../../protocol/errors";
 import type { Db } from "../db/client";
+import { rotateKeptToken } from "./kept-token";
 import { createApiTokens } from "./api-tokens";
 import { createAuthenticator } from "./authenticator";
 import { TRUST_NO_PROXY, type ProxyTrust } from "./client-address";
@@ -12,24 +14,33 @@ import { createVisibility } from "./visibility";
 export interface AccessOptions {
   /** PARLEY_TOKEN; without it a token is generated for this run of the server and printed with its URL. */
   token?: string;
+  /** Where a token made for the database is kept (none with PARLEY_TOKEN): only such a token can be rotated. */
+  tokenFile?: string;
   rateLimits?: RateLimitSettings;
   /** PARLEY_TRUST_PROXY: the proxies believed about a client's address and scheme; none by default. */
   trustProxy?: ProxyTrust;
 }
 
 /** Everything that decides who may do what: credentials, visibility of ids, and rate limits. */
-export async function openAccess(db: Db, { token, rateLimits, trustProxy = TRUST_NO_PROXY }: AccessOptions = {}, { now = Date.now }: { now?: () => number } = {}) {
-  const serverToken = token || randomSecret(24);
+export async function openAccess(db: Db, { token, tokenFile, rateLimits, trustProxy = TRUST_NO_PROXY }: AccessOptions = {}, { now = Date.now }: { now?: () => number } = {}) {
+  let serverToken = token || randomSecret(24);
   const apiTokens = createApiTokens(db);
   // Cookies are tied to the database's key, the server token and the revocation epoch: all three are the same on every node.
   const signer = createCookieSigner({ key: await loadCookieKey(db), serverToken, now });
   const browserSessions = createBrowserSessions({ signer, epoch: await openSessionEpoch(db, { now }), now });
   return {
-    serverToken,
+    get serverToken() {
+      return serverToken;
+    },
     generatedToken: !token,
+    /** A new server token, kept in the token file; the old one is refused from now on. */
+    rotateServerToken(): void {
+      if (!tokenFile) throw new AppError("forbidden", "This server's token was chosen with PARLEY_TOKEN: set a new one and restart the server.");
+      serverToken = rotateKeptToken(tokenFile);
+    },
     apiTokens,
     browserSessions,
-    authenticator: createAuthenticator({ serverToken, apiTokens, browserSessions }),
+    authenticator: createAuthenticator({ serverToken: () => serverToken, apiTokens, browserSessions }),
     visibility: createVisibility(db),
     rateLimits: createRateLimits(rateLimits),
     /** Which proxies are believed: HTTP requests and socket handshakes take the client's address with it (`clientAddress`). */

@@ -33,14 +33,14 @@ export function bearerOf(authorization: string | null | undefined): string | nul
 }
 
 /** Checks a credential: the server token (the person who started the server), an API token, or a signed session cookie. */
-export function createAuthenticator({ serverToken, apiTokens, browserSessions }: { serverToken: string; apiTokens: ApiTokens; browserSessions: BrowserSessions }) {
+export function createAuthenticator({ serverToken, apiTokens, browserSessions }: { serverToken: () => string; apiTokens: ApiTokens; browserSessions: BrowserSessions }) {
   return {
     /** The server token, as typed on the sign-in page or carried in the start URL. */
-    isServerToken: (token: string) => sameSecret(token, serverToken),
+    isServerToken: (token: string) => sameSecret(token, serverToken()),
 
     async authenticate({ bearer, cookie }: Credentials): Promise<Principal | null> {
       if (bearer) {
-        if (sameSecret(bearer, serverToken)) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
+        if (sameSecret(bearer, serverToken())) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
         const api = await apiTokens.verify(bearer);
         return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id } : null;
       }

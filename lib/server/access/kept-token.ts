@@ -20,6 +20,11 @@ export function keptServerToken(file: string): string {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
+  return rotateKeptToken(file);
+}
+
+/** A new server token, kept in `file` (written whole with mode 0600, then renamed: a reader sees the old token or the new one). */
+export function rotateKeptToken(file: string): string {
   const token = randomSecret(24);
   mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 import { ServerAnnouncementSchema, type ServerAnnouncement } from "../../protocol/rest";
 import { engineOf } from "../db/engine";
-import { sqliteFilePath } from "../db/migrate";
+import { sqliteFilePath } from "../db/engine";
 
 /**
  * A file of the server that owns this database (`suffix` names which): beside the SQLite file;

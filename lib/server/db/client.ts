@@ -1,13 +1,10 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
 import { PrismaClient } from "../../generated/prisma/client";
-import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client";
 import { databaseBusy } from "./busy-queue";
 import { engineOf } from "./engine";
 import { observedAdapterFactory } from "./observed-adapter";
 import { LockAwareAdapterFactory, transactionCallback, type DirectSqlite, type StatementObserver, type Synchronous } from "./lock-aware-adapter";
-import { createPgLane, type PgLane } from "./pg-lane";
+import type { PgLane } from "./pg-lane";
 
 export type Db = PrismaClient;
 export type { DirectSqlite, PgLane };
@@ -48,6 +45,13 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
 }
 
 async function createPostgresDb(connectionString: string, { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, poolSize, observer }: DbOptions): Promise<Db> {
+  // PostgreSQL's driver and client load only for a PostgreSQL database (the CLI's start-up, a SQLite server's memory).
+  const [{ PrismaPg }, { default: pg }, { PrismaClient: PgPrismaClient }, { createPgLane }] = await Promise.all([
+    import("@prisma/adapter-pg"),
+    import("pg"),
+    import("../../generated/prisma-pg/client"),
+    import("./pg-lane"),
+  ]);
   const max = poolSize ?? DEFAULT_POOL_SIZE;
   // One pool for Prisma and the hot paths' own statements; Prisma ends it on $disconnect.
   const pool = new pg.Pool({ connectionString, max });

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { engineOf } from "./engine";
+import { engineOf, sqliteFilePath } from "./engine";
 import { describePlan, MigrationError, pendingMigrations, readMigrations, type BookRow, type MigrationFile } from "./migration-book";
 import { backupBeforeMigration } from "./sqlite-backup";
 
@@ -198,10 +198,3 @@ function applySqliteMigration(db: Database.Database, migration: MigrationFile, b
 const failed = (migration: MigrationFile, err: unknown) =>
   new MigrationError(`Migration ${migration.name} failed and was rolled back: ${(err as Error).message}`, { cause: err });
 
-export function sqliteFilePath(databaseUrl: string): string {
-  if (!databaseUrl.startsWith("file:")) {
-    throw new Error(`DATABASE_URL must be a SQLite file: URL (got "${databaseUrl.split(":")[0]}:")`);
-  }
-  const raw = databaseUrl.slice("file:".length).split("?")[0]!;
-  return raw === ":memory:" ? raw : path.resolve(raw);
-}

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { AppError, zodAppError, type WireError } from "../../protocol/errors";
-import { MAX_BODY_BYTES, SURFACE_HEADER } from "../../protocol/rest";
+import { ClientSurfaceSchema, MAX_BODY_BYTES, SURFACE_HEADER } from "../../protocol/rest";
 import type { WhoAmI } from "../../protocol/access";
 import { getParley } from "../registry";
 import { PRINCIPAL_HEADERS } from "./principal-headers";
@@ -119,7 +119,7 @@ async function readLimited(req: Request, limit: number): Promise<string> {
 }
 
 /** Where a REST command came from, for the audit: the CLI names itself, anything else is REST. */
-export const surfaceOf = (req: Request): "cli" | "rest" => (req.headers.get(SURFACE_HEADER) === "cli" ? "cli" : "rest");
+export const surfaceOf = (req: Request): "cli" | "rest" => (ClientSurfaceSchema.safeParse(req.headers.get(SURFACE_HEADER)).success ? "cli" : "rest");
 
 export function one(value: string | string[] | undefined): string {
   return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");

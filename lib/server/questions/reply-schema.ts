@@ -27,10 +27,14 @@ function withFormats<A extends Pick<Ajv, "addFormat">>(ajv: A): A {
   return ajv;
 }
 
-/** Draft-07, Ajv's default, which also reads draft-06 once it knows that draft's meta-schema. */
-const draft07 = withFormats(new Ajv(OPTIONS));
-draft07.addMetaSchema(createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-06.json") as object);
-/** Made when a schema first names them. */
+/** Draft-07, Ajv's default, which also reads draft-06 once it knows that draft's meta-schema. Made on first use, like the others (a CLI that checks no reply need not compile meta-schemas). */
+let draft07: Ajv | undefined;
+function draft07Validator(): Ajv {
+  if (draft07) return draft07;
+  draft07 = withFormats(new Ajv(OPTIONS));
+  draft07.addMetaSchema(createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-06.json") as object);
+  return draft07;
+}
 let draft2019: Ajv2019 | undefined;
 let draft2020: Ajv2020 | undefined;
 
@@ -40,8 +44,8 @@ let draft2020: Ajv2020 | undefined;
  */
 const DRAFTS: ReadonlyMap<string, { name: string; uri: string; validator: () => Ajv }> = new Map(
   [
-    { name: "draft-06", uri: "http://json-schema.org/draft-06/schema#", validator: () => draft07 },
-    { name: "draft-07", uri: "http://json-schema.org/draft-07/schema#", validator: () => draft07 },
+    { name: "draft-06", uri: "http://json-schema.org/draft-06/schema#", validator: draft07Validator },
+    { name: "draft-07", uri: "http://json-schema.org/draft-07/schema#", validator: draft07Validator },
     { name: "2019-09", uri: "https://json-schema.org/draft/2019-09/schema", validator: () => (draft2019 ??= withFormats(new Ajv2019(OPTIONS))) },
     { name: "2020-12", uri: "https://json-schema.org/draft/2020-12/schema", validator: () => (draft2020 ??= withFormats(new Ajv2020(OPTIONS))) },
   ].map((draft) => [withoutFragment(draft.uri), draft]),
@@ -57,7 +61,7 @@ function withoutFragment(uri: string): string {
 /** The validator for the draft a schema names (draft-07 when it names none); `invalid_schema` for any other. */
 function validatorFor(schema: object): Ajv {
   const named = (schema as { $schema?: unknown }).$schema;
-  if (named === undefined) return draft07;
+  if (named === undefined) return draft07Validator();
   const draft = typeof named === "string" ? DRAFTS.get(withoutFragment(named)) : undefined;
   if (!draft) {
     const shown = typeof named === "string" ? `"${clip(named, 100)}"` : "a value that is not a URI";

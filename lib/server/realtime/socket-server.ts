@@ -210,6 +210,10 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   revocations.unref();
   const onCookiesRevoked = () => void checkRevocations("cookie revocation", dropRevokedCookies);
   events.on("cookies.revoked", onCookiesRevoked);
+  const onServerTokenRotated = () => {
+    for (const s of io.sockets.sockets.values()) if (s.data.principal?.via === "server_token") s.disconnect(true);
+  };
+  events.on("server-token.rotated", onServerTokenRotated);
 
   return {
     io,
@@ -228,6 +232,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       events.off("session.deleted", onDeleted);
       events.off("rules.updated", onRules);
       events.off("cookies.revoked", onCookiesRevoked);
+      events.off("server-token.rotated", onServerTokenRotated);
       await io.close();
       await bus?.close();
     },

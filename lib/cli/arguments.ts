@@ -1,0 +1,73 @@
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE } from "./usage";
+
+export const USAGE = `Usage: parley <command> [options]
+
+Commands:
+  chat [SESSION] [--continue]       chat in this terminal: a new chat, SESSION (an id, a prefix of
+                                    one, or a title), or with --continue the most recent one
+${RUN_USAGE}
+  sessions                          list chat sessions with their pending questions
+  pending [--session ID]            list pending questions
+  inspect RUN_ID                    a run: state, journal, pending questions and how to answer them
+  send-input RUN_ID PENDING_ID --value-json JSON [--digest D] [--command-id C]
+                                    answer a pending question
+  decline RUN_ID PENDING_ID [--message TEXT] [--digest D] [--command-id C]
+                                    decline a pending question
+  resume RUN_ID [--command-id C]    load an active run into a worker again
+  stop RUN_ID [--command-id C]      stop a run and its child runs
+${TOKEN_USAGE}
+${ROTATE_USAGE}
+${BACKUP_USAGE}
+${SIGN_OUT_USAGE}
+
+send-input, decline, resume and stop go through the running server (found beside the database,
+or --server); with none running they are recorded in the database and applied when it starts.
+
+Options:
+  --json          print JSON instead of text
+  --server URL    the server to talk to (also --url; default: PARLEY_URL, else the one running for the database)
+  --token T       the server token or an API token for --server (default: PARLEY_TOKEN, else the local server's)
+  --wait MS       with no server running: how long to wait for a server to apply the command (default 3000)
+  --database URL  the database: a SQLite file: URL or a postgresql:// URL (default: DATABASE_URL, else file:./data/parley.db)
+`;
+
+export class UsageError extends Error {}
+
+const OPTIONS = {
+  json: { type: "boolean", default: false },
+  session: { type: "string" },
+  "value-json": { type: "string" },
+  message: { type: "string" },
+  digest: { type: "string" },
+  "command-id": { type: "string" },
+  wait: { type: "string", default: "3000" },
+  database: { type: "string" },
+  server: { type: "string" },
+  url: { type: "string" },
+  continue: { type: "boolean", short: "c", default: false },
+  token: { type: "string" },
+  name: { type: "string" },
+  owner: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** `parley run`: --wait is a flag (follow the run), and the run takes --input. */
+const RUN_OPTIONS = { ...OPTIONS, wait: { type: "boolean", default: false }, input: { type: "string" } } as const satisfies ParseArgsOptionsConfig;
+
+export interface CommandLine {
+  command: string | undefined;
+  args: string[];
+  values: Omit<ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"], "wait"> & { wait: string | boolean; input?: string };
+}
+
+/** The command and its options; what an option means can depend on the command (see RUN_OPTIONS). */
+export function parseCommandLine(argv: string[]): CommandLine {
+  const [command] = parseArgs({ args: argv, allowPositionals: true, strict: false, options: OPTIONS }).positionals;
+  if (command === "run") {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: RUN_OPTIONS });
+    return { command, args: positionals.slice(1), values };
+  }
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  return { command, args: positionals.slice(1), values };
+}

@@ -1,0 +1,209 @@
+/**
+ * `parley`'s commands. Commands (send-input, decline, resume, stop) go through the running
+ * server's REST API when one runs for the database; otherwise they are recorded in the database's
+ * durable inbox and applied by the server when it runs. Reads (sessions, pending, inspect) read
+ * the database directly, so they work while the server is down. Each command loads only the
+ * modules it needs (Prisma, ink, the server's services), so the CLI starts fast.
+ */
+import { randomUUID } from "node:crypto";
+import { clip } from "../protocol/bounded-text";
+import { RejectBodySchema, ReplyBodySchema, type Receipt } from "../protocol/commands";
+import { AppError, parseOrThrow } from "../protocol/errors";
+import type { Question } from "../protocol/question";
+import type { Db } from "../server/db/client";
+import type { DomainServices } from "../server/domain-services";
+import { describeDatabase } from "../server/commands/server-file";
+import { parseCommandLine, USAGE, UsageError } from "./arguments";
+import { findServer, ServerUnreachable, type ServerClient } from "./server-client";
+
+type Target = "send-input" | "decline" | "resume" | "stop";
+
+/** One command, as the server or the inbox carries it out. */
+interface Commander {
+  findQuestion(args: { runId: string; pendingId: string }): Promise<Question>;
+  sendInput(question: Question, args: { value: unknown; digest: string | null; commandId: string }): Promise<Receipt>;
+  decline(question: Question, args: { message: string | null; digest: string | null; commandId: string }): Promise<Receipt>;
+  resume(runId: string, commandId: string): Promise<Receipt>;
+  stop(runId: string, commandId: string): Promise<Receipt>;
+}
+
+function throughServer(client: ServerClient): Commander {
+  return {
+    findQuestion: (args) => client.findQuestion(args),
+    sendInput: (question, body) => client.reply(question.id, body),
+    decline: (question, body) => client.reject(question.id, body),
+    resume: (runId, commandId) => client.resume(runId, { commandId }),
+    stop: async (runId, commandId) => (await client.stop(runId, { commandId })).receipt,
+  };
+}
+
+type Local = { db: Db } & DomainServices;
+
+/** The database, checked to be Parley's (a missing SQLite file is not made here). */
+async function openDb(databaseUrl: string): Promise<Db> {
+  const [{ existsSync }, { engineOf, sqliteFilePath }] = await Promise.all([import("node:fs"), import("../server/db/engine")]);
+  const file = engineOf(databaseUrl) === "sqlite" ? sqliteFilePath(databaseUrl) : null;
+  if (file && !existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
+  const { createDb } = await import("../server/db/client");
+  const db = await createDb(databaseUrl);
+  if (!file) {
+    const [row] = await db.$queryRawUnsafe<Array<{ migrated: boolean }>>(`SELECT to_regclass('"ChatSession"') IS NOT NULL AS migrated`);
+    if (!row?.migrated) {
+      await db.$disconnect();
+      throw new AppError("unavailable", `No Parley tables in ${describeDatabase(databaseUrl)}. Start the server once (it migrates the database), or pass --database.`);
+    }
+  }
+  return db;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { command, args, values } = parseCommandLine(argv);
+  if (values.help || !command || command === "help") {
+    process.stdout.write(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  const print = (data: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+  const databaseUrl = values.database ?? process.env.DATABASE_URL ?? "file:./data/parley.db";
+
+  const explicit = values.server ?? values.url ?? process.env.PARLEY_URL;
+  // An empty PARLEY_TOKEN is no token (the local server's announced one is used then).
+  const token = values.token ?? (process.env.PARLEY_TOKEN || null);
+  const needServer = async () => {
+    const server = await findServer({ databaseUrl, explicit, token });
+    if (!server) throw new AppError("unavailable", `No Parley server is running for ${describeDatabase(databaseUrl)}. Start one with \`npm start\`, or pass --url.`);
+    return server;
+  };
+  switch (command) {
+    case "chat": {
+      if (args.length > 1) throw new UsageError("Usage: parley chat [SESSION] [--continue]");
+      const server = await needServer();
+      // ink draws only a last frame when it believes it runs in CI; a person at a terminal is not CI. It reads this when loaded.
+      if (process.stdout.isTTY) for (const name of ["CI", "CONTINUOUS_INTEGRATION"]) delete process.env[name];
+      // React's development build (read when loaded too) is for working on the client, not for using it.
+      (process.env as Record<string, string | undefined>).NODE_ENV ??= "production";
+      const { chat } = await import("../terminal/chat-command");
+      return chat({ server, session: args[0], latest: values.continue });
+    }
+    case "run": {
+      const [functionName, ...rest] = args;
+      if (!functionName || rest.length > 0) throw new UsageError("Usage: parley run FUNCTION [--session ID] [--input JSON] [--wait]");
+      const { runCommand, startRunBody } = await import("./run-command");
+      const body = startRunBody(functionName, values.input, values["command-id"]);
+      return runCommand({ server: await needServer(), body, sessionId: values.session, wait: values.wait === true, print });
+    }
+    case "sessions":
+    case "pending":
+    case "inspect":
+      return withLocal(databaseUrl, async ({ db, questions, sessions: sessionService }) => {
+        const { formatInspect, formatPending, formatSessions } = await import("./format");
+        if (command === "sessions") {
+          const sessions = await sessionService.listSessions();
+          print(sessions, formatSessions(sessions));
+        } else if (command === "pending") {
+          const pending = await questions.listPending(values.session ? { sessionId: values.session } : {});
+          print(pending, formatPending(pending));
+        } else {
+          const [runId] = need(args, 1, "inspect RUN_ID");
+          const [{ loadRunDetail }, { toMessage }] = await Promise.all([import("../server/runs/run-detail"), import("../server/db/mappers")]);
+          const detail = await loadRunDetail(db, questions, runId!);
+          const messages = (await db.message.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map(toMessage);
+          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, messages };
+          print(data, formatInspect(data));
+        }
+        return 0;
+      });
+    case "backup":
+      return (await import("./backup-commands")).backupCommand(databaseUrl, args[0], print);
+    case "restore":
+      return (await import("./backup-commands")).restoreCommand(databaseUrl, args[0], print);
+    case "token":
+      if (args[0] === "rotate") {
+        if (args.length > 1) throw new UsageError("Usage: parley token rotate");
+        const server = await findServer({ databaseUrl, explicit, token });
+        const { result, text } = await (await import("./rotate-token-command")).rotateTokenCommand({ databaseUrl, server });
+        print(result, text);
+        return 0;
+      }
+      return withDb(databaseUrl, async (db) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
+    case "sign-out-everywhere": {
+      if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");
+      const server = await findServer({ databaseUrl, explicit, token });
+      const { signOutEverywhereCommand } = await import("./sign-out-command");
+      const { result, text } = await signOutEverywhereCommand({ server, explicit: Boolean(explicit), inDatabase: (work) => withDb(databaseUrl, work) });
+      print(result, text);
+      return 0;
+    }
+    case "send-input":
+    case "decline":
+    case "resume":
+    case "stop": {
+      const send = prepare(command, args, values);
+      const server = await findServer({ databaseUrl, explicit, token });
+      let receipt: Receipt | undefined;
+      if (server) {
+        try {
+          const { createServerClient } = await import("./server-client");
+          receipt = await send(throughServer(createServerClient(server)));
+        } catch (err) {
+          // The server went away: the same commandId through the inbox is applied at most once.
+          if (!(err instanceof ServerUnreachable) || explicit) throw err;
+        }
+      }
+      receipt ??= await withLocal(databaseUrl, async ({ db, commands, questions }) => {
+        const { createInboxClient } = await import("./inbox-client");
+        return send(createInboxClient({ db, commands, questions, waitMs: Number(values.wait) }));
+      });
+      const { formatReceipt } = await import("./format");
+      print(receipt, formatReceipt(receipt));
+      return receipt.apply_state === "rejected" ? 1 : 0;
+    }
+    default:
+      throw new UsageError(`Unknown command "${command}".`);
+  }
+}
+
+/** Checks a command's arguments before anything is sent, and returns how to send it. */
+function prepare(command: Target, args: string[], values: { "value-json"?: string; message?: string; digest?: string; "command-id"?: string }) {
+  const commandId = values["command-id"] ?? randomUUID();
+  const digest = values.digest ?? null;
+  if (command === "resume" || command === "stop") {
+    const [runId] = need(args, 1, `${command} RUN_ID`);
+    return (via: Commander) => (command === "resume" ? via.resume(runId!, commandId) : via.stop(runId!, commandId));
+  }
+  const [runId, pendingId] = need(args, 2, `${command} RUN_ID PENDING_ID`);
+  // Checked here with the schemas REST and the inbox use (limits, depth, size), before anything is sent or recorded.
+  if (command === "decline") {
+    const { message } = parseOrThrow(RejectBodySchema, { message: values.message ?? null, digest, commandId });
+    return async (via: Commander) => via.decline(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { message, digest, commandId });
+  }
+  const raw = values["value-json"];
+  if (raw === undefined) throw new UsageError("send-input needs --value-json, e.g. --value-json '\"staging\"'");
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new AppError("reply_not_json", `--value-json is not valid JSON: ${clip(raw, 200)}`);
+  }
+  parseOrThrow(ReplyBodySchema, { value, digest, commandId });
+  return async (via: Commander) => via.sendInput(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { value, digest, commandId });
+}
+
+async function withDb<T>(databaseUrl: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDb(databaseUrl);
+  try {
+    return await work(db);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** The database with the server's own services (the same composition), used read-only or to record commands. */
+async function withLocal<T>(databaseUrl: string, work: (local: Local) => Promise<T>): Promise<T> {
+  const { createDomainServices } = await import("../server/domain-services");
+  return withDb(databaseUrl, (db) => work({ db, ...createDomainServices({ db }) }));
+}
+
+function need(args: string[], count: number, usage: string): string[] {
+  if (args.length < count) throw new UsageError(`Usage: parley ${usage}`);
+  return args;
+}

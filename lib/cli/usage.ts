@@ -1,0 +1,24 @@
+/** What `parley --help` says: here alone, so that printing it loads no command's modules. */
+import { LOCAL_OWNER } from "../protocol/access";
+
+export const BACKUP_USAGE = `  backup [FILE]                     a consistent copy of the SQLite database, also while the server
+                                    runs (default: data/backups/<name>-<timestamp>.db)
+  restore FILE                      put a backup in the database's place (refused while a server uses
+                                    it; the database it replaces is backed up first)`;
+
+export const ROTATE_USAGE = `  token rotate                      a new server token (kept beside the database, mode 0600): a running
+                                    server refuses the old one at once and signs browsers out; the
+                                    terminal client and the CLI take the new one by themselves`;
+
+export const RUN_USAGE = `  run FUNCTION [--session ID] [--input JSON] [--wait]
+                                    start a run of an agent function through the running server (a new
+                                    chat without --session); --wait follows it until it ends or asks`;
+
+export const SIGN_OUT_USAGE = `  sign-out-everywhere               sign every browser out: session cookies issued before now are
+                                    refused (through the running server, else in the database)`;
+
+export const TOKEN_USAGE = `  token create [--name N] [--owner O]
+                                    create an API token for scripts, channels and the terminal client
+                                    (shown once; --owner defaults to the server's own owner, "${LOCAL_OWNER}")
+  token list                        list API tokens
+  token revoke TOKEN_ID             revoke an API token (at once, on a running server too)`;

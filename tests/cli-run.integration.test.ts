@@ -1,0 +1,73 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Run, Session } from "../lib/protocol/entities";
+import { isFinalStatus, poll, restClient, type RestClient } from "./helpers/remote";
+import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+
+/** `parley run` starts a run through the running server, and the run says the CLI started it. */
+
+const root = path.resolve(import.meta.dirname, "..");
+let dir: string;
+let databaseFile: string;
+let server: ServerProcess;
+let rest: RestClient;
+
+/** The CLI as a person runs it beside the server: it finds the server (and its token) beside the database. */
+const cli = (...args: string[]) =>
+  promisify(execFile)(process.execPath, ["bin/parley.mjs", ...args, "--database", `file:${databaseFile}`], { cwd: root, env: { ...process.env, PARLEY_TOKEN: "", PARLEY_URL: "" } });
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "parley-cli-run-"));
+  databaseFile = path.join(dir, "run.db");
+  server = await startServerProcess({ port: await freePort(), databaseFile });
+  rest = restClient(server.url);
+}, 90_000);
+
+afterAll(async () => {
+  await server?.kill("SIGTERM");
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("parley run", { timeout: 60_000 }, () => {
+  it("starts a run marked as the CLI's, follows it with --wait until it asks, and says how to answer", async () => {
+    const session = await rest.ok(rest.post<Session>("/api/sessions", {}));
+    const input = JSON.stringify({ prompt: "Which way?", options: ["left", "right"] });
+    const { stdout } = await cli("run", "test.ask", "--session", session.id, "--input", input, "--wait");
+    const runId = /^run (\S+) waits for an answer/m.exec(stdout)?.[1];
+    expect(runId).toBeTruthy();
+    expect(stdout).toContain("Which way?");
+    const run = await rest.ok(rest.get<Run>(`/api/runs/${runId}`));
+    expect(run).toMatchObject({ sessionId: session.id, functionName: "test.ask", status: "waiting_input", startedBy: { surface: "cli", via: "server_token" } });
+
+    // The printed command answers it.
+    const answer = /answer: npx parley (send-input .+)$/m.exec(stdout)?.[1];
+    expect(answer).toBeTruthy();
+    const args = answer!.match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
+    await cli(...args);
+    const done = await poll("the run to finish", async () => {
+      const r = await rest.ok(rest.get<Run>(`/api/runs/${runId}`));
+      return isFinalStatus(r.status) ? r : undefined;
+    });
+    expect(done).toMatchObject({ status: "succeeded", result: { outcome: "answered", value: "left" } });
+  });
+
+  it("without --session starts a new chat, prints the run id, and REST without the CLI's header is REST", async () => {
+    const { stdout } = await cli("run", "test.ask", "--json");
+    const started = JSON.parse(stdout) as Run;
+    expect(started.startedBy).toEqual({ surface: "cli", via: "server_token" });
+    const sessions = await rest.ok(rest.get<Session[]>("/api/sessions"));
+    expect(sessions.find((s) => s.id === started.sessionId)?.title).toBe("parley run test.ask");
+
+    const viaRest = await rest.ok(rest.post<Run>(`/api/sessions/${started.sessionId}/runs`, { function: "test.ask" }));
+    expect(viaRest.startedBy).toEqual({ surface: "rest", via: "server_token" });
+  });
+
+  it("refuses input that is not JSON before sending anything, and says when the function does not exist", async () => {
+    await expect(cli("run", "test.ask", "--input", "{nope")).rejects.toMatchObject({ stderr: expect.stringContaining("input_not_json") });
+    await expect(cli("run", "no.such.function")).rejects.toMatchObject({ stderr: expect.stringContaining("not_found:function") });
+  });
+});
