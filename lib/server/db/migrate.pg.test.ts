@@ -57,7 +57,7 @@ describe.skipIf(!reachable.ok)("the migration book on PostgreSQL", () => {
   }
 
   it("stops start-up on an applied migration whose file changed", async () => {
-    const db = await withBook(`UPDATE "_prisma_migrations" SET checksum = 'changed'`);
+    const db = await withBook(`UPDATE "_prisma_migrations" SET checksum = 'changed' WHERE migration_name LIKE '%init'`);
     await expect(migrateDatabase(db.url, migrations)).rejects.toThrow(/The migration \d+_init was modified after it was applied to the PostgreSQL database parley_book_/);
   });
 
