@@ -202,27 +202,20 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     [sessionId, via],
   );
 
-  const stopRun = useCallback(
-    async (runId: string) => {
-      const res = await via().request<Run>(`/api/runs/${encodeURIComponent(runId)}/stop`, { method: "POST" });
+  /** A run command whose answer is the run as it now is: stop, or retry (a failed chat turn runs again, its message not posted twice). */
+  const runCommand = useCallback(
+    async (runId: string, command: "stop" | "retry") => {
+      const res = await via().request<Run>(`/api/runs/${encodeURIComponent(runId)}/${command}`, { method: "POST" });
       if (res.ok) dispatch({ type: "run.updated", run: res.data });
       return res;
     },
     [via],
   );
+  const stopRun = useCallback((runId: string) => runCommand(runId, "stop"), [runCommand]);
+  const retryRun = useCallback((runId: string) => runCommand(runId, "retry"), [runCommand]);
 
   /** The questions still open here: a question this tab answered leaves at once, before its broadcast. */
   const pending = useMemo(() => stillOpen(state.pending, own), [state.pending, own]);
-
-  /** Runs a failed chat turn again, without posting its message a second time. */
-  const retryRun = useCallback(
-    async (runId: string) => {
-      const res = await via().request<Run>(`/api/runs/${encodeURIComponent(runId)}/retry`, { method: "POST" });
-      if (res.ok) dispatch({ type: "run.updated", run: res.data });
-      return res;
-    },
-    [via],
-  );
 
   return { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
 }
