@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -21,6 +21,16 @@ export default defineAgentFunction({
   },
 });
 `;
+}
+
+/** The README's "Add your function" example, as written there, importing the runtime from where the file would sit. */
+function readmeExample(): { file: string; source: string } {
+  const readme = readFileSync(path.join(root, "README.md"), "utf8");
+  const block = readme.split("## Add your function")[1]?.match(/```ts\n([\s\S]*?)```/)?.[1];
+  if (!block) throw new Error("README.md has no ts example under 'Add your function'");
+  const file = block.match(/^\/\/ workers\/functions\/(\S+\.ts)$/m)?.[1];
+  if (!file || !block.includes('from "../runtime"')) throw new Error("the README's example must name its file in workers/functions/ and import ../runtime");
+  return { file, source: block.replace('from "../runtime"', `from ${JSON.stringify(runtime)}`) };
 }
 
 /** A dropped file is the function: no index to edit. It runs as /interview, /help lists it, REST knows it, and a reload picks up an edit. */
@@ -81,5 +91,30 @@ describe("a function file dropped in a function folder", () => {
     const second = await chatTurn(session.id, "/interview");
     expect((await pendingPrompt(session.id)).prompt).toBe("Who are you?");
     await a.parley.runs.stopRun({ id: second.id });
+  }, 60_000);
+
+  it("the README's example runs as written: its command asks its questions, and the model is offered it", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "parley-functions-"));
+    const example = readmeExample();
+    writeFileSync(path.join(dir, example.file), example.source);
+    app = await startTestApp({ workerOptions: { env: { ...process.env, PARLEY_FUNCTION_DIRS: dir } } });
+    const a = app;
+    expect(a.parley.workerPool.catalogue.failures).toEqual([]);
+    expect(a.parley.listFunctions()).toContainEqual(expect.objectContaining({ name: "interview", command: "interview", tool: true }));
+
+    const session = await a.parley.sessions.createSession();
+    const run = await chatTurn(session.id, "/interview");
+    const role = await pendingPrompt(session.id);
+    expect(role.prompt).toBe("Which role?");
+    await a.parley.questions.reply({ id: role.id, value: "Engineer", by: "rest" });
+    const remote = await waitFor(async () => {
+      const [q] = await a.parley.questions.listPending({ sessionId: session.id });
+      return q && q.id !== role.id && q;
+    });
+    expect(remote.prompt).toBe("Remote?");
+    await a.parley.questions.reply({ id: remote.id, value: true, by: "rest" });
+    await waitFor(async () => (await a.parley.runs.getRun({ id: run.id })).status === "succeeded");
+    const said = (await a.parley.sessions.getSnapshot({ id: session.id })).messages.filter((m) => m.role === "agent").map((m) => m.text);
+    expect(said).toContain("Engineer, remote.");
   }, 60_000);
 });
