@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
-import { SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
+import { RotateTokenBodySchema, SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
 import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, RetryRunBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
 import { CreateSessionBodySchema, DeleteSessionBodySchema, PostMessageBodySchema, QuestionsQuerySchema, RenameSessionBodySchema } from "../../lib/protocol/rest";
@@ -22,6 +22,8 @@ export interface BodySpec {
 export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/auth/session": { schema: SignInBodySchema, optional: false },
   "POST /api/auth/sign-out-everywhere": { schema: SignOutEverywhereBodySchema, optional: true },
+  // The test server's token comes from PARLEY_TOKEN, so a valid body is refused (403) and the token stays.
+  "POST /api/auth/rotate-token": { schema: RotateTokenBodySchema, optional: true },
   "POST /api/sessions": { schema: CreateSessionBodySchema, optional: true },
   "PATCH /api/sessions/:id": { schema: RenameSessionBodySchema, optional: false },
   // Strict and empty: a body the fuzz aims at the sentinel session is refused before anything is deleted.
