@@ -8,7 +8,7 @@ import { systemClock, type Clock } from "./clock";
 import { createInbox } from "./commands/inbox";
 import { createResume } from "./commands/resume";
 import { createTextCommands, type TextCommandResult } from "./commands/text-commands";
-import { createDb, type Db, type DbOptions } from "./db/client";
+import { createDb, type Db, type DbOptions, type Tx } from "./db/client";
 import { migrateDatabase } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
 import { createSignOutEverywhere } from "./access/sign-out-everywhere";
@@ -184,6 +184,12 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   pool.warm();
   inbox.start();
 
+  /** A new chat turn is refused while a question of the session waits, a run's beside the turns too: its card is the answer box. */
+  async function refuseWhileWaiting(tx: Tx, sessionId: string): Promise<void> {
+    const waiting = await questions.firstPendingIn(tx, { sessionId });
+    if (waiting) throw sessionWaiting(waiting);
+  }
+
   return {
     db,
     metrics,
@@ -240,9 +246,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
         input: { text, history },
         turnOf: sessionId,
         alongWith: async (tx, runId) => {
-          // A question of a run started beside the turns holds the session too: its card is the answer box.
-          const waiting = await questions.firstPendingIn(tx, { sessionId });
-          if (waiting) throw sessionWaiting(waiting);
+          await refuseWhileWaiting(tx, sessionId);
           // The message belongs to the turn it starts: the transcript keeps them together.
           message = await sessions.recordMessage(tx, { sessionId, role: "user", text, runId, sender });
         },
@@ -279,10 +283,10 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
         input: { ...input, retryOf: runId },
         turnOf: sessionId,
         alongWith: async (tx, newRunId) => {
-          const waiting = await questions.firstPendingIn(tx, { sessionId });
-          if (waiting) throw sessionWaiting(waiting);
-          const later = await tx.run.findFirst({ where: { sessionId, functionName: chatFunction, id: { notIn: [runId, newRunId] }, createdAt: { gte: new Date(failed.createdAt) } }, select: { id: true } });
-          if (later) throw notRetryable("a later turn was started (a Retry, or a new message)");
+          await refuseWhileWaiting(tx, sessionId);
+          if (await runs.store.startedSince(tx, { sessionId, functionName: chatFunction, since: failed.createdAt, except: [runId, newRunId] })) {
+            throw notRetryable("a later turn was started (a Retry, or a new message)");
+          }
         },
       });
     },

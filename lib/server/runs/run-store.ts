@@ -117,6 +117,9 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     /** A session's active runs, parents before their children. */
     listActiveInSession: async (sessionId: string): Promise<Run[]> =>
       (await db.run.findMany({ where: { sessionId, status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
+    /** Whether a run of this function was started in the session at or after `since`, other than `except` (a Retry checks that its turn is still the latest). */
+    startedSince: async (tx: Tx, { sessionId, functionName, since, except }: { sessionId: string; functionName: string; since: string; except: string[] }): Promise<boolean> =>
+      (await tx.run.findFirst({ where: { sessionId, functionName, id: { notIn: except }, createdAt: { gte: new Date(since) } }, select: { id: true } })) !== null,
     listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
     activeChildIds: async (parentRunId: string): Promise<string[]> =>
       fast ? fast.activeChildIds(parentRunId) : (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
