@@ -66,6 +66,16 @@ describe("parley run", { timeout: 60_000 }, () => {
     expect(viaRest.startedBy).toEqual({ surface: "rest", via: "server_token" });
   });
 
+  it("a run started with an API token names the token, as it is named when the run starts", async () => {
+    const { stdout } = await cli("token", "create", "--name", "nightly ci");
+    const token = stdout.split("\n")[0]!;
+    expect(token).toMatch(/^pat_/);
+    const ci = restClient(server.url, { token });
+    const session = await ci.ok(ci.post<Session>("/api/sessions", {}));
+    const run = await ci.ok(ci.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.ask" }));
+    expect(run.startedBy).toEqual({ surface: "rest", via: "api_token", tokenName: "nightly ci" });
+  });
+
   it("refuses input that is not JSON before sending anything, and says when the function does not exist", async () => {
     await expect(cli("run", "test.ask", "--input", "{nope")).rejects.toMatchObject({ stderr: expect.stringContaining("input_not_json") });
     await expect(cli("run", "no.such.function")).rejects.toMatchObject({ stderr: expect.stringContaining("not_found:function") });

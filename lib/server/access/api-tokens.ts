@@ -33,6 +33,11 @@ export function createApiTokens(db: Db) {
       return (await db.apiToken.findMany({ orderBy: { createdAt: "asc" } })).map(toInfo);
     },
 
+    /** A token's name by its id (null for an id of no token): what a run's starter line shows. */
+    async nameOf(id: string): Promise<string | null> {
+      return (await db.apiToken.findUnique({ where: { id }, select: { name: true } }))?.name ?? null;
+    },
+
     /** Revoking twice is not an error; an unknown id is. */
     async revoke(id: string): Promise<ApiTokenInfo> {
       const row = await db.apiToken.findUnique({ where: { id } });

@@ -7,6 +7,6 @@ export async function runStarterOf(req: Request, caller: Caller, parley: Parley)
   const surface = surfaceOf(req);
   if (caller.via !== "api_token") return { surface, via: caller.via };
   const id = caller.credential.replace(/^api:/, "");
-  const token = (await parley.access.apiTokens.list()).find((t) => t.id === id);
-  return { surface, via: "api_token", ...(token && { tokenName: token.name }) };
+  const tokenName = await parley.access.apiTokens.nameOf(id);
+  return { surface, via: "api_token", ...(tokenName !== null && { tokenName }) };
 }
