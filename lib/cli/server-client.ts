@@ -56,6 +56,11 @@ export function createTokenHolder(server: FoundServer) {
       token = next;
       return true;
     },
+    /** `attempt`, and once more with the token the server announces now when it was refused (nothing was applied). */
+    async renewing<T>(attempt: () => Promise<T>, refused: (outcome: T) => boolean): Promise<T> {
+      const outcome = await attempt();
+      return refused(outcome) && this.renew() ? attempt() : outcome;
+    },
   };
 }
 
@@ -91,9 +96,7 @@ export function createServerClient(server: FoundServer) {
     }
   }
   async function call<T>(method: "GET" | "POST", pathname: string, body?: unknown): Promise<T> {
-    let res = await send(method, pathname, body);
-    // Refused: nothing was applied, so the same request goes again with the token the server announces now.
-    if (res.status === 401 && token.renew()) res = await send(method, pathname, body);
+    const res = await token.renewing(() => send(method, pathname, body), (r) => r.status === 401);
     const data: unknown = await res.json().catch(() => null);
     if (!res.ok) {
       const wire = WireErrorSchema.safeParse((data as { error?: unknown } | null)?.error);

@@ -28,10 +28,7 @@ export async function chat({ server, session: arg, latest }: ChatOptions): Promi
     onUnauthorized: () => {},
   });
   // Refused after a rotation: the same request again with the token the server announces now.
-  const request: RequestJson = async <T,>(path: string, init?: RequestOptions) => {
-    const ack = await once<T>(path, init);
-    return !ack.ok && ack.error.code === "unauthorized" && token.renew() ? once<T>(path, init) : ack;
-  };
+  const request: RequestJson = <T,>(path: string, init?: RequestOptions) => token.renewing(() => once<T>(path, init), (ack) => !ack.ok && ack.error.code === "unauthorized");
   const unwrap = <T,>(ack: Ack<T>): T => {
     if (!ack.ok) throw new AppError(ack.error.code, ack.error.code === "unauthorized" ? refused : ack.error.message);
     return ack.data;
