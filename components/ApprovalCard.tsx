@@ -189,16 +189,20 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
               <AnswerButton testId="approval-allow-once" primary hint="1" autoFocus disabled={busy} onClick={() => void allow("once")}>
                 Allow once
               </AnswerButton>
-              <AnswerButton testId="approval-allow-always" hint="2" describedBy={hintId} disabled={busy} onClick={() => void allow("always")}>
-                Allow always
-              </AnswerButton>
+              {alwaysHint(approval) && (
+                <AnswerButton testId="approval-allow-always" hint="2" describedBy={hintId} disabled={busy} onClick={() => void allow("always")}>
+                  Allow always
+                </AnswerButton>
+              )}
               <AnswerButton testId="approval-reject" hint="3" danger disabled={busy} onClick={() => setRejectOpen(true)} className="col-span-2 sm:ml-auto">
                 Reject…
               </AnswerButton>
             </div>
-            <p id={hintId} data-testid="approval-always-hint" className="mt-2 text-xs text-stone-500">
-              <span className="font-medium text-stone-600">Allow always:</span> {alwaysHint(approval)}
-            </p>
+            {alwaysHint(approval) && (
+              <p id={hintId} data-testid="approval-always-hint" className="mt-2 text-xs text-stone-500">
+                <span className="font-medium text-stone-600">Allow always:</span> {alwaysHint(approval)}
+              </p>
+            )}
           </div>
         )}
 

@@ -17,10 +17,14 @@ describe("approval wording", () => {
     expect(approvalTitle("coffee-helper", "shell")).toBe("Coffee helper wants to run shell");
   });
 
-  it("Allow always names the rule it adds", () => {
-    expect(alwaysHint({ tool: "write_file", alwaysPattern: "docs/**", subjectKind: "path" })).toBe("Allow write_file on docs/** in this chat");
-    expect(alwaysHint({ tool: "shell", alwaysPattern: "npm test*", subjectKind: "command" })).toBe("Allow shell for npm test* in this chat");
-    expect(alwaysHint({ tool: "shell", alwaysPattern: "*", subjectKind: "command" })).toBe("Allow every shell call in this chat");
+  it("Allow always names the rule it adds in the option's words, or nothing when none is offered", () => {
+    const always = [
+      { pattern: "docs/a.md", cwd: null, label: "`docs/a.md` exactly" },
+      { pattern: "docs/**", cwd: null, label: "any file under `docs/`" },
+    ];
+    expect(alwaysHint({ tool: "write_file", always })).toBe("Allow write_file: `docs/a.md` exactly, in this chat");
+    expect(alwaysHint({ tool: "write_file", always }, 1)).toBe("Allow write_file: any file under `docs/`, in this chat");
+    expect(alwaysHint({ tool: "shell", always: [] })).toBeNull();
   });
 
   it("subject labels, the fallback and clipping", () => {

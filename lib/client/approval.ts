@@ -19,12 +19,10 @@ export function approvalTitle(owner: string, tool: string): string {
   return `${ownerLabel(owner)} wants to run ${tool}`;
 }
 
-/** What "Allow always" adds: "Allow write_file on docs/** in this chat". */
-export function alwaysHint(approval: Pick<ApprovalSpec, "tool" | "alwaysPattern" | "subjectKind">): string {
-  const pattern = approval.alwaysPattern.trim();
-  if (pattern === "*" || pattern === "**") return `Allow every ${approval.tool} call in this chat`;
-  const on = approval.subjectKind === "command" ? "for" : "on";
-  return `Allow ${approval.tool} ${on} ${pattern} in this chat`;
+/** What an "Allow always" option adds: "Allow shell: `npm test` exactly, in this chat"; null when the approval offers none. */
+export function alwaysHint(approval: Pick<ApprovalSpec, "tool" | "always">, which: 0 | 1 = 0): string | null {
+  const option = approval.always[which];
+  return option ? `Allow ${approval.tool}: ${option.label}, in this chat` : null;
 }
 
 /** The label of the subject line: what the rules match. */

@@ -21,8 +21,8 @@ describe("the permissions panel's wording", () => {
   });
 
   it("drops a removed rule from the session's, never from the project's", () => {
-    const rules: SessionRules = { project: [rule("project:0", "project")], session: [rule("a", "always"), rule("b", "manual")] };
-    expect(withoutRule(rules, "a")).toEqual({ project: rules.project, session: [rules.session[1]] });
+    const rules: SessionRules = { builtin: [], project: [rule("project:0", "project")], session: [rule("a", "always"), rule("b", "manual")] };
+    expect(withoutRule(rules, "a")).toEqual({ builtin: [], project: rules.project, session: [rules.session[1]] });
     expect(withoutRule(rules, "project:0")).toEqual(rules);
     expect(withoutRule(null, "a")).toBeNull();
   });

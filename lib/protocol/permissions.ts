@@ -24,6 +24,11 @@ export const PermissionRuleInputSchema = z.strictObject({
   /** Matched against the tool call's subject (its command, its path …); `*` alone matches every call. */
   pattern: RulePatternSchema,
   decision: PermissionDecisionSchema,
+  /**
+   * For a tool that runs in a folder (shell): the working folder, relative to the workspace (`.`
+   * its top folder), the rule is limited to. Absent or null: every folder.
+   */
+  cwd: z.string().trim().min(1).max(1_000).nullable().optional(),
 });
 export type PermissionRuleInput = z.infer<typeof PermissionRuleInputSchema>;
 
@@ -35,16 +40,23 @@ export const PermissionRuleSchema = PermissionRuleInputSchema.extend({
   id: z.string(),
   /** null for a rule of the project's default file. */
   sessionId: z.string().nullable(),
-  /** `project` (the default file), `always` (an "Allow always" answer) or `manual` (added in the panel or over REST). */
-  source: z.enum(["project", "always", "manual"]),
+  /** `builtin` (Parley's own, not removable), `project` (the default file), `always` (an "Allow always" answer) or `manual` (added in the panel or over REST). */
+  source: z.enum(["builtin", "project", "always", "manual"]),
   createdAt: z.string().nullable(),
   /** The tool is not in the catalogue: the rule is kept but can match nothing today. */
   unknownTool: z.boolean(),
 });
 export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
 
-/** `GET /api/sessions/{id}/rules`: in the order they apply (the last matching rule wins). */
-export const SessionRulesSchema = z.object({ project: z.array(PermissionRuleSchema), session: z.array(PermissionRuleSchema) });
+/**
+ * `GET /api/sessions/{id}/rules`. A deny rule that matches beats every ask and allow rule, an ask
+ * rule beats every allow rule, whatever their age; `builtin` and `project` rules come before the session's.
+ */
+export const SessionRulesSchema = z.object({
+  builtin: z.array(PermissionRuleSchema).default([]),
+  project: z.array(PermissionRuleSchema),
+  session: z.array(PermissionRuleSchema),
+});
 export type SessionRules = z.infer<typeof SessionRulesSchema>;
 
 export const RuleIdSchema = z.string().min(1).max(200);
@@ -63,8 +75,18 @@ export const ToolPreviewSchema = z.discriminatedUnion("type", [
 ]);
 export type ToolPreview = z.infer<typeof ToolPreviewSchema>;
 
+/** A rule an "Allow always" answer may add, as the card offers it. */
+export const AlwaysOptionSchema = z.object({
+  pattern: RulePatternSchema,
+  /** The working folder the rule is limited to (`.` the workspace's top folder); null for a tool without one. */
+  cwd: z.string().max(1_000).nullable().default(null),
+  /** What it allows, in words the person reads: "`npm test` exactly", "`npm test` with any further arguments", "any file under `docs/`". */
+  label: z.string().min(1).max(500),
+});
+export type AlwaysOption = z.infer<typeof AlwaysOptionSchema>;
+
 /** What an approval asks about: the part a worker sends with a question of kind "approval". */
-export const ApprovalSpecSchema = z.object({
+const ApprovalSpecObject = z.object({
   tool: ToolNameSchema,
   /** The tool's input, as the tool will get it (bounded). */
   input: nestedAtMost(32),
@@ -72,17 +94,30 @@ export const ApprovalSpecSchema = z.object({
   /** What rules match: the command, the path … */
   subject: z.string().max(MAX_PREVIEW_CHARS),
   subjectKind: SubjectKindSchema,
-  /** The pattern an "Allow always" answer adds as a session rule (e.g. `docs/**`, `npm test*`). */
-  alwaysPattern: RulePatternSchema,
+  /**
+   * The rules "Allow always" may add: first exactly this call (answer `always`), then, when the
+   * tool can say it safely, one wider rule (answer `always_wider`). Empty: only "Allow once".
+   */
+  always: z.array(AlwaysOptionSchema).max(2).default([]),
   /** Dangerous tools need a person unless a rule says otherwise; the rest are allowed by default. */
   dangerous: z.boolean(),
   fallback: ApprovalFallbackSchema.default("deny"),
 });
-export type ApprovalSpec = z.infer<typeof ApprovalSpecSchema>;
-export type ApprovalSpecInput = z.input<typeof ApprovalSpecSchema>;
 
-/** The answers an approval takes through `question.reply` (a reject is `question.reject`, its message the feedback). */
-export const APPROVAL_ANSWERS = ["once", "always"] as const;
+/** An approval stored before `always` existed had one `alwaysPattern`: read it as its only option. */
+export const ApprovalSpecSchema = z.preprocess((raw) => {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw) || "always" in raw || !("alwaysPattern" in raw)) return raw;
+  const { alwaysPattern, ...rest } = raw as Record<string, unknown>;
+  return typeof alwaysPattern === "string" ? { ...rest, always: [{ pattern: alwaysPattern, label: alwaysPattern }] } : rest;
+}, ApprovalSpecObject);
+export type ApprovalSpec = z.output<typeof ApprovalSpecObject>;
+export type ApprovalSpecInput = z.input<typeof ApprovalSpecObject>;
+
+/**
+ * The answers an approval takes through `question.reply` (a reject is `question.reject`, its
+ * message the feedback): `always` adds `always[0]`, `always_wider` adds `always[1]`.
+ */
+export const APPROVAL_ANSWERS = ["once", "always", "always_wider"] as const;
 export const ApprovalAnswerSchema = z.enum(APPROVAL_ANSWERS);
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 

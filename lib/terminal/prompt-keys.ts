@@ -56,7 +56,7 @@ export function promptRows(q: Q): PromptRow[] {
   if (q.kind === "approval") {
     return [
       { label: "Allow once", act: { type: "reply", value: "once" } },
-      { label: "Allow always", hint: q.approval ? alwaysHint(q.approval) : undefined, act: { type: "reply", value: "always" } },
+      ...(q.approval?.always.length ? [{ label: "Allow always", hint: alwaysHint(q.approval) ?? undefined, act: { type: "reply", value: "always" } } as PromptRow] : []),
       { label: "Reject", hint: "optionally say why", act: { type: "reject" } },
     ];
   }

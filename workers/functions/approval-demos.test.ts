@@ -50,7 +50,7 @@ describe("run-tests", () => {
   it("asks to run `npm test` and reports the simulated output once allowed", async () => {
     const run = await drive(runTests, () => ({ outcome: "answered", value: "once" }));
     expect(run.asks).toHaveLength(1);
-    expect(run.asks[0]!.spec).toMatchObject({ kind: "approval", prompt: "Run `npm test`?", approval: { tool: "shell", alwaysPattern: "npm test*", preview: { type: "command", command: "npm test" } } });
+    expect(run.asks[0]!.spec).toMatchObject({ kind: "approval", prompt: "Run `npm test`?", approval: { tool: "shell", always: [{ pattern: "npm test", cwd: "." }], preview: { type: "command", command: "npm test" } } });
     expect(run.result).toEqual({ ran: true, exitCode: 0, passed: 121 });
     expect(run.says).toHaveLength(1);
     expect(run.says[0]).toMatch(/^\$ npm test\n ✓ lib\/protocol\/question\.test\.ts/);
@@ -75,7 +75,7 @@ describe("write-changelog", () => {
   it("previews the write as a diff and writes once allowed", async () => {
     const run = await drive(writeChangelog, () => ({ outcome: "answered", value: "always" }));
     const approval = run.asks[0]!.spec.approval!;
-    expect(approval).toMatchObject({ tool: "write_file", subject: "docs/changelog.md", alwaysPattern: "docs/**" });
+    expect(approval).toMatchObject({ tool: "write_file", subject: "docs/changelog.md", always: [{ pattern: "docs/changelog.md" }, { pattern: "docs/**" }] });
     expect(approval.preview.type).toBe("diff");
     expect(approval.preview.type === "diff" && approval.preview.diff).toContain("\n+## 0.2.0\n");
     expect(run.says).toEqual(["Wrote docs/changelog.md: a 0.2.0 section at the top (9 lines now). 📝"]);
@@ -97,7 +97,7 @@ describe("update-docs", () => {
       return { outcome: "answered", value: "always" };
     });
     expect(asked[0]).toBe(2);
-    expect(run.asks.map((a) => [a.spec.approval!.subject, a.spec.approval!.alwaysPattern])).toEqual([
+    expect(run.asks.map((a) => [a.spec.approval!.subject, a.spec.approval!.always.at(-1)!.pattern])).toEqual([
       ["docs/getting-started.md", "docs/**"],
       ["docs/approvals.md", "docs/**"],
     ]);

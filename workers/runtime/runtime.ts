@@ -337,7 +337,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       preview: t.preview(value),
       subject,
       subjectKind: t.subjectKind,
-      alwaysPattern: t.alwaysPattern(value),
+      always: t.alwaysOptions(value),
       dangerous: t.dangerous,
       fallback,
     };

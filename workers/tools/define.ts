@@ -1,5 +1,7 @@
 import type { z } from "zod";
-import type { SubjectKind, ToolInfo, ToolPreview } from "../../lib/protocol/permissions";
+import type { AlwaysOption, SubjectKind, ToolInfo, ToolPreview } from "../../lib/protocol/permissions";
+
+export type AlwaysOptionInput = Omit<AlwaysOption, "cwd"> & { cwd?: string | null };
 
 /**
  * A tool an agent function uses through `rt.tool`: what it is called, whether it needs a person's
@@ -20,8 +22,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   subject(input: z.output<S>): string;
   /** A readable preview of the call for the approval card. */
   preview(input: z.output<S>): ToolPreview;
-  /** The pattern an "Allow always" answer adds as a session rule. */
-  alwaysPattern(input: z.output<S>): string;
+  /** The rules an "Allow always" answer may add: exactly this call first, then at most one wider rule the person may choose. */
+  alwaysOptions(input: z.output<S>): AlwaysOptionInput[];
   /** The approval's prompt, one line: "Run `npm test`?". By default "Use <tool> on <subject>?". */
   prompt?(input: z.output<S>): string;
 }

@@ -7,7 +7,7 @@ import { writeFileTool } from "./write-file";
 
 export { clip, defineTool, toolInfo } from "./define";
 export type { Tool, ToolDefinition } from "./define";
-export { commandPattern, escapePattern, folderPattern, ProjectPathSchema } from "./patterns";
+export { commandAlwaysOptions, escapePattern, pathAlwaysOptions, ProjectPathSchema } from "./patterns";
 export { fileDiff } from "./write-file";
 export { readFileTool, shellTool, writeFileTool };
 

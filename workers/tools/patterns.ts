@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { MAX_PATTERN_CHARS } from "../../lib/protocol/permissions";
+import type { AlwaysOptionInput } from "./define";
 
 /**
  * Subjects and "Allow always" patterns as the server's rule matcher reads them: a path pattern is
@@ -27,29 +28,19 @@ export const ProjectPathSchema = z
   .refine((p) => p !== ".." && !p.startsWith("../"), "a path inside the project (it may not climb out with ..)")
   .refine((p) => p !== ".", "a file's path, not the project's folder");
 
-/**
- * "Allow always" for a path: its folder and everything below (`docs/**`), `**` for a file at the
- * root. A folder too long for a pattern gives way to its nearest ancestor that fits.
- */
-export function folderPattern(filePath: string): string {
-  let dir = path.posix.dirname(filePath);
-  while (dir !== "." && dir !== "/") {
-    const pattern = `${escapePattern(dir)}/**`;
-    if (pattern.length <= MAX_PATTERN_CHARS) return pattern;
-    dir = path.posix.dirname(dir);
-  }
-  return "**";
+/** "Allow always" for a path: exactly it, or (for a file in a folder) any file under its folder. */
+export function pathAlwaysOptions(filePath: string): AlwaysOptionInput[] {
+  const exact = escapePattern(filePath);
+  const options: AlwaysOptionInput[] = exact.length <= MAX_PATTERN_CHARS ? [{ pattern: exact, label: `\`${filePath}\` exactly` }] : [];
+  const dir = path.posix.dirname(filePath);
+  const folder = `${escapePattern(dir)}/**`;
+  if (options.length > 0 && dir !== "." && folder.length <= MAX_PATTERN_CHARS) options.push({ pattern: folder, label: `any file under \`${dir}/\`` });
+  return options;
 }
 
-/** "Allow always" for a command: its first two words (one for a one-word command) and `*`: `npm test*`. */
-export function commandPattern(command: string): string {
-  const words = command.trim().split(/\s+/).slice(0, 2);
-  let prefix = escapePattern(words.join(" "));
-  // Too long for a pattern: a shorter prefix of the same command, never cut inside an escape.
-  if (prefix.length + 1 > MAX_PATTERN_CHARS) {
-    prefix = prefix.slice(0, MAX_PATTERN_CHARS - 1);
-    const trailing = prefix.match(/\\+$/)?.[0].length ?? 0;
-    if (trailing % 2 === 1) prefix = prefix.slice(0, -1);
-  }
-  return `${prefix}*`;
+/** "Allow always" for a command: exactly it, in the folder it runs in. */
+export function commandAlwaysOptions(command: string, cwd: string): AlwaysOptionInput[] {
+  const exact = escapePattern(command.trim());
+  const where = cwd === "." ? "in the workspace's top folder" : `in \`${cwd}\``;
+  return exact.length <= MAX_PATTERN_CHARS ? [{ pattern: exact, cwd, label: `\`${command.trim()}\` exactly, ${where}` }] : [];
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clip, defineTool } from "./define";
-import { folderPattern, ProjectPathSchema } from "./patterns";
+import { pathAlwaysOptions, ProjectPathSchema } from "./patterns";
 
 /** Reads a file of the project: not dangerous, allowed unless a rule says otherwise. */
 export const readFileTool = defineTool({
@@ -11,6 +11,6 @@ export const readFileTool = defineTool({
   inputSchema: z.strictObject({ path: ProjectPathSchema }),
   subject: (input) => input.path,
   preview: (input) => ({ type: "text", text: `Read ${input.path}` }),
-  alwaysPattern: (input) => folderPattern(input.path),
+  alwaysOptions: (input) => pathAlwaysOptions(input.path),
   prompt: (input) => `Read ${clip(input.path, 200)}?`,
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clip, defineTool } from "./define";
-import { commandPattern } from "./patterns";
+import { commandAlwaysOptions } from "./patterns";
 
 /** Runs a shell command. In the offline demo the function simulates it: nothing real runs. */
 export const shellTool = defineTool({
@@ -15,6 +15,6 @@ export const shellTool = defineTool({
   }),
   subject: (input) => input.command,
   preview: (input) => ({ type: "command", command: input.command, ...(input.cwd ? { cwd: input.cwd } : {}) }),
-  alwaysPattern: (input) => commandPattern(input.command),
+  alwaysOptions: (input) => commandAlwaysOptions(input.command, input.cwd ?? "."),
   prompt: (input) => `Run \`${clip(input.command.replace(/\s+/g, " "), 200)}\`?`,
 });

@@ -1,7 +1,7 @@
 import { parsePatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { ApprovalSpecSchema, MAX_PATTERN_CHARS, ToolInfoSchema, ToolPreviewSchema } from "../../lib/protocol/permissions";
-import { commandPattern, escapePattern, fileDiff, findTool, folderPattern, readFileTool, shellTool, toolCatalogue, tools, writeFileTool } from "./index";
+import { escapePattern, fileDiff, findTool, readFileTool, shellTool, toolCatalogue, tools, writeFileTool } from "./index";
 
 describe("the tool catalogue", () => {
   it("lists every tool once with its public info", () => {
@@ -24,7 +24,7 @@ describe("the tool catalogue", () => {
         preview: tool.preview(input),
         subject: tool.subject(input),
         subjectKind: tool.subjectKind,
-        alwaysPattern: tool.alwaysPattern(input),
+        always: tool.alwaysOptions(input),
         dangerous: tool.dangerous,
       };
       expect(ApprovalSpecSchema.safeParse(spec).success).toBe(true);
@@ -45,21 +45,15 @@ describe("shell", () => {
   });
 
   it.each([
-    ["npm test", "npm test*"],
-    ["npm test -- --run", "npm test*"],
-    ["git   status  --short", "git status*"],
-    ["ls", "ls*"],
-    ["rm -rf /", "rm -rf*"],
-    ["echo [a]*", "echo \\[a\\]\\**"],
-  ])("allows %j always as %j", (command, pattern) => {
-    expect(shellTool.alwaysPattern(parse(command))).toBe(pattern);
+    ["npm test", "npm test"],
+    ["echo [a]*", "echo \\[a\\]\\*"],
+  ])("allows %j always as exactly %j, in its folder", (command, pattern) => {
+    expect(shellTool.alwaysOptions(parse(command))[0]).toMatchObject({ pattern, cwd: "." });
   });
 
-  it("keeps an always pattern within the pattern limit, never ending in half an escape", () => {
-    const pattern = commandPattern(`echo ${"*".repeat(500)}`);
-    expect(pattern.length).toBeLessThanOrEqual(MAX_PATTERN_CHARS);
-    expect(pattern.endsWith("*")).toBe(true);
-    expect(pattern.slice(0, -1).match(/\\+$/)?.[0].length ?? 0).toSatisfy((n: number) => n % 2 === 0);
+  it("offers no Allow always for a command too long for a pattern", () => {
+    expect(shellTool.alwaysOptions(parse(`echo ${"*".repeat(500)}`))).toEqual([]);
+    expect(MAX_PATTERN_CHARS).toBe(200);
   });
 
   it("refuses an empty command or unknown fields", () => {
@@ -78,18 +72,12 @@ describe("write_file", () => {
   });
 
   it.each([
-    ["docs/changelog.md", "docs/**"],
-    ["docs/notes/2024/a.md", "docs/notes/2024/**"],
-    ["README.md", "**"],
-    ["docs/[draft]/a.md", "docs/\\[draft\\]/**"],
-  ])("allows %j always as %j", (path, pattern) => {
-    expect(writeFileTool.alwaysPattern(writeFileTool.inputSchema.parse({ path, content: "" }))).toBe(pattern);
-  });
-
-  it("gives way to a shorter folder when the folder is too long for a pattern", () => {
-    const deep = `docs/${"x".repeat(250)}/a.md`;
-    expect(folderPattern(deep)).toBe("docs/**");
-    expect(folderPattern(`${"y".repeat(300)}/a.md`)).toBe("**");
+    ["docs/changelog.md", ["docs/changelog.md", "docs/**"]],
+    ["docs/notes/2024/a.md", ["docs/notes/2024/a.md", "docs/notes/2024/**"]],
+    ["README.md", ["README.md"]],
+    ["docs/[draft]/a.md", ["docs/\\[draft\\]/a.md", "docs/\\[draft\\]/**"]],
+  ])("allows %j always as exactly it, or the folder it is in", (path, patterns) => {
+    expect(writeFileTool.alwaysOptions(writeFileTool.inputSchema.parse({ path, content: "" })).map((o) => o.pattern)).toEqual(patterns);
   });
 
   it.each(["/etc/passwd", "../secret", "docs/../../x", "C:/x", ".", ""])("refuses the path %j", (path) => {
@@ -129,7 +117,7 @@ describe("read_file", () => {
     const input = readFileTool.inputSchema.parse({ path: "docs/a.md" });
     expect(readFileTool.dangerous).toBe(false);
     expect(readFileTool.subject(input)).toBe("docs/a.md");
-    expect(readFileTool.alwaysPattern(input)).toBe("docs/**");
+    expect(readFileTool.alwaysOptions(input).map((o) => o.pattern)).toEqual(["docs/a.md", "docs/**"]);
     expect(readFileTool.preview(input)).toEqual({ type: "text", text: "Read docs/a.md" });
   });
 });

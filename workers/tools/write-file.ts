@@ -2,7 +2,7 @@ import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatchHu
 import { z } from "zod";
 import { MAX_PREVIEW_CHARS } from "../../lib/protocol/permissions";
 import { clip, defineTool } from "./define";
-import { folderPattern, ProjectPathSchema } from "./patterns";
+import { pathAlwaysOptions, ProjectPathSchema } from "./patterns";
 
 const MAX_FILE_CHARS = 1_000_000;
 
@@ -53,6 +53,6 @@ export const writeFileTool = defineTool({
   }),
   subject: (input) => input.path,
   preview: (input) => ({ type: "diff", path: clip(input.path, 1_000), diff: fileDiff(input.path, input.previous, input.content) }),
-  alwaysPattern: (input) => folderPattern(input.path),
+  alwaysOptions: (input) => pathAlwaysOptions(input.path),
   prompt: (input) => `Write ${clip(input.path, 200)}?`,
 });

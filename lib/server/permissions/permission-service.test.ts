@@ -21,7 +21,7 @@ function shellCall(command: string): ApprovalSpec {
     preview: { type: "command", command },
     subject: command,
     subjectKind: "command",
-    alwaysPattern: `${command.split(" ").slice(0, 2).join(" ")}*`,
+    always: [],
     dangerous: true,
     fallback: "deny",
   };
@@ -156,7 +156,7 @@ describe("the permission service", () => {
   });
 
   it("is part of Parley, with no project rules and no tools unless given", async () => {
-    expect(await app.parley.permissions.list(sessionId)).toEqual({ project: [], session: [] });
+    expect(await app.parley.permissions.list(sessionId)).toEqual({ builtin: [], project: [], session: [] });
     const rule = await app.parley.db.$transaction((tx) => app.parley.permissions.addRule(tx, sessionId, { tool: "shell", pattern: "ls*", decision: "allow" }, "manual"));
     expect(rule.unknownTool).toBe(true);
   });

@@ -98,7 +98,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     },
 
     async list(sessionId) {
-      return { project, session: (await store.listForSession(sessionId)).map(toRule) };
+      return { builtin: [], project, session: (await store.listForSession(sessionId)).map(toRule) };
     },
 
     async removeRule(sessionId, ruleId) {

@@ -282,6 +282,26 @@ export function normalisePath(subject: string): string {
   return normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal;
 }
 
+/**
+ * Whether a glob pattern matches a subject: `path` (a path pattern; the subject normalised first),
+ * `text` (`*` matches anything) or `one-command` (`*` stops at shell operators). `ignoreCase`
+ * folds both (deny and ask rules on paths: `.ENV` is `.env` on a case-insensitive disk). A
+ * pattern that does not compile matches nothing.
+ */
+export function matchGlob(pattern: string, subject: string, { kind, ignoreCase = false }: { kind: "path" | "text" | "one-command"; ignoreCase?: boolean }): boolean {
+  const mode: MatchMode = kind === "path" ? "path" : kind === "one-command" ? "one-command" : "anything";
+  const p = ignoreCase ? pattern.toLowerCase() : pattern;
+  let alternatives: Token[][];
+  try {
+    alternatives = tokensOf(p, mode);
+  } catch {
+    return false;
+  }
+  const normal = mode === "path" ? normalisePath(subject) : subject;
+  const chars = Array.from(ignoreCase ? normal.toLowerCase() : normal);
+  return alternatives.some((tokens) => run(tokens, chars));
+}
+
 /** Whether a rule applies to a tool call: the same tool, and the pattern matches its subject. A pattern that does not compile matches nothing. */
 export function matches(rule: RuleLike, call: ToolCall): boolean {
   if (rule.tool !== call.tool) return false;

@@ -45,7 +45,7 @@ const approval = (subject: string, over: Partial<ApprovalSpec> = {}): ApprovalSp
   preview: { type: "diff", path: subject, diff: "+hello" },
   subject,
   subjectKind: "path",
-  alwaysPattern: "docs/**",
+  always: [{ pattern: "docs/**", cwd: null, label: "any file under `docs/`" }],
   dangerous: true,
   fallback: "deny",
   ...over,
@@ -114,7 +114,7 @@ describe("answering an approval", () => {
     const q = await ask(approval("docs/a.md"));
     for (const value of ["yes", true, ["once"], { allow: true }]) {
       const err = await questions.reply({ id: q.id, value, by: "socket" }).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: "invalid_answer", status: 422, details: { allowed: ["once", "always", "reject"] } });
+      expect(err).toMatchObject({ code: "invalid_answer", status: 422, details: { allowed: ["once", "always", "always_wider", "reject"] } });
     }
     expect((await questions.getQuestion({ id: q.id })).status).toBe("pending");
     const receipt = await questions.reply({ id: q.id, value: "once", by: "rest" });

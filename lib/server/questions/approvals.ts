@@ -1,5 +1,5 @@
 import { AppError } from "../../protocol/errors";
-import { APPROVAL_ANSWERS, ApprovalAnswerSchema, type ApprovalSpec, type PermissionDecision, type PermissionRule, type PermissionRuleInput } from "../../protocol/permissions";
+import { APPROVAL_ANSWERS, ApprovalAnswerSchema, type AlwaysOption, type ApprovalAnswer, type ApprovalSpec, type PermissionDecision, type PermissionRule, type PermissionRuleInput } from "../../protocol/permissions";
 import type { JsonValue, Question, QuestionOutcome } from "../../protocol/question";
 import type { Tx } from "../db/client";
 
@@ -45,8 +45,8 @@ export function settlementAtAsk(
   return null;
 }
 
-/** An approval's answer: "once" or "always" (a rejection goes through reject). */
-export function approvalAnswer(value: unknown): "once" | "always" {
+/** An approval's answer: "once", "always" or "always_wider" (a rejection goes through reject). */
+export function approvalAnswer(value: unknown): ApprovalAnswer {
   const parsed = ApprovalAnswerSchema.safeParse(value);
   if (!parsed.success) {
     throw new AppError("invalid_answer", `An approval is answered with ${APPROVAL_ANSWERS.map((a) => `"${a}"`).join(" or ")}; reject it (with optional feedback) to deny it.`, {
@@ -56,8 +56,24 @@ export function approvalAnswer(value: unknown): "once" | "always" {
   return parsed.data;
 }
 
-/** The session rule an "Allow always" adds for this approval. */
-export const alwaysRule = (approval: ApprovalSpec): PermissionRuleInput => ({ tool: approval.tool, pattern: approval.alwaysPattern, decision: "allow" });
+/** Which of the approval's `always` options an answer picks: `always` the first, `always_wider` the second; null for "once". */
+export function alwaysOption(approval: ApprovalSpec, answer: unknown): AlwaysOption | null {
+  if (answer !== "always" && answer !== "always_wider") return null;
+  const option = approval.always[answer === "always" ? 0 : 1];
+  if (!option) {
+    throw new AppError("invalid_answer", answer === "always" ? "This approval offers no \"Allow always\": allow it once or reject it." : "This approval offers no wider rule: allow it once, always (exactly this call) or reject it.", {
+      details: { allowed: approval.always.length === 0 ? ["once", "reject"] : ["once", "always", "reject"] },
+    });
+  }
+  return option;
+}
+
+/** The session rule an "Allow always" (or "always_wider") answer adds for this approval. */
+export function alwaysRule(approval: ApprovalSpec, answer: unknown): PermissionRuleInput {
+  const option = alwaysOption(approval, answer);
+  if (!option) throw new AppError("invalid_answer", "Only an \"Allow always\" answer adds a rule.");
+  return { tool: approval.tool, pattern: option.pattern, decision: "allow", ...(option.cwd !== null ? { cwd: option.cwd } : {}) };
+}
 
 /** Of a session's pending approvals, those the new rule covers (the answered one excluded). */
 export function coveredBy(judge: ApprovalJudge, rule: PermissionRuleInput, pending: Question[], except: string): Question[] {

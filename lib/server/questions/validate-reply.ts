@@ -5,7 +5,7 @@ import { MAX_REPLY_DEPTH } from "../../protocol/json-input";
 import type { RunPolicy } from "../../protocol/policy";
 import { checkPlainJson } from "../../protocol/plain-json";
 import type { AnswerValue, JsonValue, Question } from "../../protocol/question";
-import { approvalAnswer } from "./approvals";
+import { alwaysOption, approvalAnswer } from "./approvals";
 import { validateAgainstSchema } from "./reply-schema";
 
 /**
@@ -23,7 +23,11 @@ export function checkReplyLimits(policy: RunPolicy, value: unknown): void {
  */
 export function validateReply(question: Question, policy: RunPolicy, value: unknown): JsonValue {
   checkReplyLimits(policy, value);
-  if (question.kind === "approval") return approvalAnswer(value);
+  if (question.kind === "approval") {
+    const answer = approvalAnswer(value);
+    if (question.approval) alwaysOption(question.approval, answer);
+    return answer;
+  }
   if (question.replySchema) {
     checkFormReply(question.replySchema, value);
     validateAgainstSchema(question.replySchema, value);
