@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
-import { compileGlob, MAX_PATTERN_STATES, matchWork, type MatchMode } from "./glob-engine";
+import { compileGlob, compileGlobSet, MAX_PATTERN_STATES, matchWork, type MatchMode } from "./glob-engine";
 
 const SEGMENT_PARTS = ["a", "b", ".", "*", "?", "[ab]", "[!a]", "{a,b}", "{a,ab}"];
 const segment = fc.array(fc.constantFrom(...SEGMENT_PARTS), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(""));
@@ -68,6 +68,19 @@ describe("the glob engine agrees with reference matchers", () => {
         expect(compileGlob(pattern, mode).test(subject)).toBe(starReference(pattern, mode).test(subject));
       }),
       { numRuns: 5_000 },
+    );
+  });
+});
+
+describe("patterns tested together", () => {
+  it("match exactly the patterns that match one by one (path, star and literal patterns mixed)", () => {
+    const anyPattern = fc.oneof(pathPattern, starPattern, fc.constantFrom("a/b", "a", "ab/ba", "{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}"));
+    fc.assert(
+      fc.property(fc.array(anyPattern, { maxLength: 12 }), pathSubject, fc.constantFrom<MatchMode>("path", "anything", "one-command"), (patterns, subject, mode) => {
+        const expected = patterns.flatMap((pattern, i) => (compiledOrNull(pattern, mode)?.test(subject) ? [i] : []));
+        expect(compileGlobSet(patterns, mode).matching(subject)).toEqual(expected);
+      }),
+      { numRuns: 2_000 },
     );
   });
 });

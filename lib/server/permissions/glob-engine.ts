@@ -298,9 +298,14 @@ function charsOf(subject: string): string[] {
   return lastChars;
 }
 
-function bitAutomaton(alternatives: Token[][], stopAtOperators = false): CompiledGlob {
+interface BitAutomaton extends CompiledGlob {
+  /** The alternatives (by index) whose accepting state the whole subject reaches. */
+  accepted(subject: string): number[];
+}
+
+function bitAutomaton(alternatives: Token[][], stopAtOperators = false, maxStates = MAX_PATTERN_STATES): BitAutomaton {
   const states = alternatives.reduce((n, tokens) => n + tokens.length + 1, 0);
-  if (states > MAX_PATTERN_STATES) throw new Error(`it is too complex: it needs ${states} matching states, at most ${MAX_PATTERN_STATES} are allowed (fewer alternatives or a shorter pattern)`);
+  if (states > maxStates) throw new Error(`it is too complex: it needs ${states} matching states, at most ${MAX_PATTERN_STATES} are allowed (fewer alternatives or a shorter pattern)`);
   const words = Math.ceil(states / 32);
   const tokens: Array<Token | null> = [];
   const start = new Uint32Array(words);
@@ -310,6 +315,7 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false): Compile
   const set = (mask: Uint32Array, i: number) => {
     mask[i >>> 5]! |= 1 << (i & 31);
   };
+  const acceptIndex: number[] = [];
   for (const alternative of alternatives) {
     const offset = tokens.length;
     set(start, offset);
@@ -319,14 +325,19 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false): Compile
       if (t.k === "fork") forks.push([offset + i, offset + t.to]);
     });
     set(accept, tokens.length);
+    acceptIndex.push(tokens.length);
     tokens.push(null);
   }
 
   /** Per character: the states it advances (`lit`, `one`) and the loops it stays in, side by side. */
   const masksByChar = new Map<string, Uint32Array>();
+  /** Latin-1 characters by code (operators from 256 on): no hashing on the common path. */
+  const masksByCode: Array<Uint32Array | undefined> = new Array(512);
   const masksOf = (ch: string, operator: boolean): Uint32Array => {
+    const code = ch.length === 1 ? ch.charCodeAt(0) : 0x10000;
+    const slot = code < 256 ? code + (operator ? 256 : 0) : -1;
     const key = operator ? `op${ch}` : ch;
-    let masks = masksByChar.get(key);
+    let masks = slot >= 0 ? masksByCode[slot] : masksByChar.get(key);
     if (masks) return masks;
     masks = new Uint32Array(words * 2);
     tokens.forEach((t, i) => {
@@ -336,7 +347,8 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false): Compile
       if (advances) masks![i >>> 5]! |= 1 << (i & 31);
       if (stays) masks![words + (i >>> 5)]! |= 1 << (i & 31);
     });
-    if (masksByChar.size < MAX_CACHED_CHARS) masksByChar.set(key, masks);
+    if (slot >= 0) masksByCode[slot] = masks;
+    else if (masksByChar.size < MAX_CACHED_CHARS) masksByChar.set(key, masks);
     return masks;
   };
 
@@ -349,6 +361,12 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false): Compile
     else if (t?.k === "fork") chain[i] = 1 + Math.max(chain[i + 1]!, chain[forkTarget.get(i)!]!);
   }
   const rounds = chain.reduce((a, b) => Math.max(a, b), 0);
+  // Forks jump a fixed distance forward (2 or 3 states): one shifted mask per distance.
+  const jumps = [...new Set(forks.map(([from, to]) => to - from))].map((distance) => {
+    const mask = new Uint32Array(words);
+    for (const [from, to] of forks) if (to - from === distance) set(mask, from);
+    return { distance, mask };
+  });
 
   const close = (d: Uint32Array) => {
     for (let round = 0; round < rounds; round++) {
@@ -358,40 +376,60 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false): Compile
         d[w] = (d[w]! | (moving << 1) | carry) >>> 0;
         carry = moving >>> 31;
       }
-      for (let f = 0; f < forks.length; f++) {
-        const [from, to] = forks[f]!;
-        if (d[from >>> 5]! & (1 << (from & 31))) d[to >>> 5]! |= 1 << (to & 31);
+      for (const { distance, mask } of jumps) {
+        // Shifting by a distance below 32 carries the top bits into the next word.
+        let spill = 0;
+        for (let w = 0; w < words; w++) {
+          const jumping = d[w]! & mask[w]!;
+          d[w] = (d[w]! | (jumping << distance) | spill) >>> 0;
+          spill = jumping >>> (32 - distance);
+        }
       }
     }
+  };
+
+  /** The states on after reading the whole subject, or null when none is. */
+  const run = (subject: string): Uint32Array | null => {
+    const chars = charsOf(subject);
+    let d = Uint32Array.from(start);
+    let next = new Uint32Array(words);
+    close(d);
+    const ops = stopAtOperators ? nextOperatorIndex(chars) : null;
+    const perStep = words * (1 + rounds);
+    matchWork.steps += perStep;
+    for (let p = 0; p < chars.length; p++) {
+      matchWork.steps += perStep;
+      const masks = masksOf(chars[p]!, ops !== null && ops[p] === p);
+      let carry = 0;
+      let alive = 0;
+      for (let w = 0; w < words; w++) {
+        const advancing = d[w]! & masks[w]!;
+        next[w] = (((advancing << 1) | carry) | (d[w]! & masks[words + w]!)) >>> 0;
+        carry = advancing >>> 31;
+        alive |= next[w]!;
+      }
+      if (alive === 0) return null;
+      close(next);
+      [d, next] = [next, d];
+    }
+    return d;
   };
 
   return {
     states,
     test(subject) {
-      const chars = charsOf(subject);
-      let d = Uint32Array.from(start);
-      let next = new Uint32Array(words);
-      close(d);
-      const ops = stopAtOperators ? nextOperatorIndex(chars) : null;
-      const perStep = words * (1 + rounds);
-      matchWork.steps += perStep;
-      for (let p = 0; p < chars.length; p++) {
-        matchWork.steps += perStep;
-        const masks = masksOf(chars[p]!, ops !== null && ops[p] === p);
-        let carry = 0;
-        let alive = 0;
-        for (let w = 0; w < words; w++) {
-          const advancing = d[w]! & masks[w]!;
-          next[w] = (((advancing << 1) | carry) | (d[w]! & masks[words + w]!)) >>> 0;
-          carry = advancing >>> 31;
-          alive |= next[w]!;
-        }
-        if (alive === 0) return false;
-        close(next);
-        [d, next] = [next, d];
-      }
-      for (let w = 0; w < words; w++) if (d[w]! & accept[w]!) return true;
+      const d = run(subject);
+      if (d) for (let w = 0; w < words; w++) if (d[w]! & accept[w]!) return true;
       return false;
+    },
+    accepted(subject) {
+      const d = run(subject);
+      if (!d) return [];
+      const out: number[] = [];
+      acceptIndex.forEach((i, alternative) => {
+        if (d[i >>> 5]! & (1 << (i & 31))) out.push(alternative);
+      });
+      return out;
     },
   };
 }
@@ -409,4 +447,54 @@ function pathAutomaton(alternatives: Token[][]): CompiledGlob {
     };
   }
   return bitAutomaton(alternatives);
+}
+
+/** Patterns tested together: which of them match a subject. */
+export interface CompiledGlobSet {
+  /** The indices of the patterns that match. */
+  matching(subject: string): number[];
+}
+
+/**
+ * Several patterns (a session's rules) as one matcher: literal ones by a lookup, star patterns one
+ * pass each, and every other path pattern's alternatives side by side in one automaton, so a call
+ * costs one step per subject character and 32 states of all the rules together. A pattern that
+ * does not compile matches nothing.
+ */
+export function compileGlobSet(patterns: readonly string[], mode: MatchMode): CompiledGlobSet {
+  const literal = new Map<string, number[]>();
+  const single: Array<[number, CompiledGlob]> = [];
+  const alternatives: Token[][] = [];
+  const owner: number[] = [];
+  patterns.forEach((pattern, index) => {
+    try {
+      if (mode !== "path") {
+        single.push([index, compileGlob(pattern, mode)]);
+        return;
+      }
+      const tokenLists = expandBraces(pattern).map((alternative) => pathTokens(Array.from(alternative)));
+      if (tokenLists.reduce((n, t) => n + t.length + 1, 0) > MAX_PATTERN_STATES) return;
+      if (tokenLists.length === 1 && tokenLists[0]!.every((t) => t.k === "lit")) {
+        const text = tokenLists[0]!.map((t) => (t as { ch: string }).ch).join("");
+        literal.set(text, [...(literal.get(text) ?? []), index]);
+        return;
+      }
+      for (const tokens of tokenLists) {
+        alternatives.push(tokens);
+        owner.push(index);
+      }
+    } catch {
+      // Matches nothing, as a single pattern that does not compile.
+    }
+  });
+  const together = alternatives.length > 0 ? bitAutomaton(alternatives, false, Infinity) : null;
+  return {
+    matching(subject) {
+      matchWork.steps++;
+      const found = new Set<number>(literal.get(subject) ?? []);
+      for (const [index, glob] of single) if (glob.test(subject)) found.add(index);
+      if (together) for (const alternative of together.accepted(subject)) found.add(owner[alternative]!);
+      return [...found].sort((a, b) => a - b);
+    },
+  };
 }

@@ -3,7 +3,7 @@ import picomatch from "picomatch";
 import { clip } from "../../protocol/bounded-text";
 import { AppError } from "../../protocol/errors";
 import type { PermissionDecision, SubjectKind } from "../../protocol/permissions";
-import { compileGlob, type CompiledGlob, type MatchMode } from "./glob-engine";
+import { compileGlob, compileGlobSet, type CompiledGlob, type CompiledGlobSet, type MatchMode } from "./glob-engine";
 
 /**
  * Permission rule patterns. A rule names a tool and a pattern matched against a tool call's
@@ -83,17 +83,25 @@ function compiledOf(pattern: string, mode: MatchMode): CompiledGlob {
   return found;
 }
 
-/** A pattern's size in matching states (0 for one that does not compile): what a session's rule budget counts. */
+/** The most matching states a session's rules may add up to: what bounds one call's matching time (scripts/bench-rules.ts). */
+export const MAX_SESSION_RULE_STATES = 4_096;
+
+/** A pattern's size in matching states (Infinity for one that does not compile): what a session's rule budget counts. */
 export function patternCost(pattern: string): number {
-  return Math.max(compiledOf(pattern.trim(), "path").states, compiledOf(pattern.trim(), "anything").states);
+  const [asPath, asText] = [compiledOf(pattern.trim(), "path"), compiledOf(pattern.trim(), "anything")];
+  return asPath === NEVER || asText === NEVER ? Infinity : Math.max(asPath.states, asText.states);
 }
 
 /** `./docs/a` → `docs/a`, `docs/../.env` → `.env`, `docs/` → `docs`; an empty subject stays empty. */
 export function normalisePath(subject: string): string {
   if (subject === "") return subject;
+  if (subject === lastPath.subject) return lastPath.normal;
   const normal = path.posix.normalize(subject);
-  return normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal;
+  lastPath = { subject, normal: normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal };
+  return lastPath.normal;
 }
+/** The last path normalised: every rule of a call reads the same one. */
+let lastPath = { subject: "", normal: "" };
 
 /**
  * Whether a glob pattern matches a subject: `path` (a path pattern; the subject normalised first),
@@ -106,6 +114,30 @@ export function matchGlob(pattern: string, subject: string, { kind, ignoreCase =
   const glob = compiledOf(ignoreCase ? pattern.toLowerCase() : pattern, mode);
   const normal = mode === "path" ? normalisePath(subject) : subject;
   return glob.test(ignoreCase ? normal.toLowerCase() : normal);
+}
+
+const compiledSets = new Map<string, CompiledGlobSet>();
+const MAX_COMPILED_SETS = 256;
+
+/**
+ * Which of several patterns (a call's rules, in their order) match a subject, by index: as
+ * `matchGlob` for each, in one pass over the subject for all of them (what keeps a call within a
+ * few milliseconds at MAX_SESSION_RULE_STATES: scripts/bench-rules.ts).
+ */
+export function matchingGlobs(patterns: readonly string[], subject: string, { kind, ignoreCase = false }: { kind: "path" | "text" | "one-command"; ignoreCase?: boolean }): number[] {
+  const mode: MatchMode = kind === "path" ? "path" : kind === "one-command" ? "one-command" : "anything";
+  const key = `${mode}\u0000${ignoreCase ? 1 : 0}\u0000${patterns.join("\u0000")}`;
+  let set = compiledSets.get(key);
+  if (set) {
+    // Most recently used last: the oldest goes first when the cache is full.
+    compiledSets.delete(key);
+  } else {
+    set = compileGlobSet(ignoreCase ? patterns.map((p) => p.toLowerCase()) : patterns, mode);
+    if (compiledSets.size >= MAX_COMPILED_SETS) compiledSets.delete(compiledSets.keys().next().value!);
+  }
+  compiledSets.set(key, set);
+  const normal = mode === "path" ? normalisePath(subject) : subject;
+  return set.matching(ignoreCase ? normal.toLowerCase() : normal);
 }
 
 /** Whether a rule applies to a tool call: the same tool, and the pattern matches its subject. A pattern that does not compile matches nothing. */
