@@ -24,6 +24,10 @@ export const RenameSessionBodySchema = z.strictObject({
 export type RenameSessionBody = z.infer<typeof RenameSessionBodySchema>;
 /** `DELETE /api/sessions/{id}` takes no body, or `{}`: anything else is refused before anything is deleted. */
 export const DeleteSessionBodySchema = z.strictObject({});
+/** `DELETE /api/sessions/{id}/rules/{ruleId}` takes no body, or `{}`: anything else is refused before the rule is removed. */
+export const RemoveRuleBodySchema = z.strictObject({});
+/** `DELETE /api/auth/session` (sign out) takes no body, or `{}`. */
+export const SignOutBodySchema = z.strictObject({});
 export const PostMessageBodySchema = z.strictObject({
   text: z.string().trim().min(1, "A message needs text").max(MAX_MESSAGE_CHARS),
 });

@@ -110,7 +110,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   io.use((socket, next) => {
     const auth = SocketAuthSchema.safeParse(socket.handshake.auth ?? {});
     const bearer = auth.success ? (auth.data.token ?? null) : null;
-    authenticator.authenticate({ bearer, cookie: socket.handshake.headers.cookie }).then(
+    authenticator.authenticate({ bearer, cookie: socket.handshake.headers.cookie, client: clientAddress(socket.request, parley.access.proxyTrust) }).then(
       (principal) => {
         if (!principal) return next(Object.assign(new Error("unauthorized"), { data: { code: "unauthorized", message: "Sign in first (a session cookie, or auth: { token })." } }));
         socket.data.principal = principal;
@@ -118,7 +118,11 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
         void socket.join(ownerRoom(principal.ownerId));
         next();
       },
-      (err) => next(err instanceof Error ? err : new Error("unavailable")),
+      (err) => {
+        const error = AppError.from(err);
+        // `rate_limited`: this address sent too many wrong tokens; the client reads when to try again.
+        next(error.code === "internal" ? new Error("unavailable") : Object.assign(new Error(error.code), { data: error.toWire() }));
+      },
     );
   });
 
