@@ -2,9 +2,13 @@ import { z } from "zod";
 
 // Command bodies (reply, reject, start run, resume, stop) are declared in ./commands.
 
-/** Names the client that sent a REST command, for the audit (`cli`); absent = REST. Informational, not a credential. */
+/**
+ * What a REST client says it is (`cli`). Any client can send it, so it is never the audit's
+ * surface (which the server sets: REST, and the credential it checked); a run's starter line
+ * shows it as the client's own word.
+ */
 export const SURFACE_HEADER = "x-parley-surface";
-/** The values SURFACE_HEADER may take; anything else (or none) is REST. */
+/** The values SURFACE_HEADER may take; anything else (or none) says nothing. */
 export const ClientSurfaceSchema = z.literal("cli");
 
 /** Above the largest reply a policy allows (1 MiB), so replies meet their own typed limit first. */
