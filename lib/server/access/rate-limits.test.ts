@@ -29,6 +29,14 @@ describe("rate limits", () => {
     expect(await limits.failuresOnly("badTokens", "b", async () => true, () => true)).toBe(true);
   });
 
+  it("failuresOnly does not hold an attempt that could not be made (the database did not answer) against the client", async () => {
+    const limits = createRateLimits({ badTokens: { points: 2, seconds: 60 } });
+    for (let i = 0; i < 5; i++) {
+      await expect(limits.failuresOnly("badTokens", "a", () => Promise.reject(new Error("database_busy")), () => true)).rejects.toThrow("database_busy");
+    }
+    expect(await limits.failuresOnly("badTokens", "a", async () => false, (ok) => ok)).toBe(false);
+  });
+
   it("failuresOnly counts an attempt before it is made: a burst of failures in flight at once cannot outrun the limit", async () => {
     const limits = createRateLimits({ badTokens: { points: 5, seconds: 60 } });
     let made = 0;

@@ -58,9 +58,17 @@ export function createRateLimits(settings: RateLimitSettings = {}) {
     async failuresOnly<T>(action: LimitedAction, client: string, attempt: () => Promise<T>, succeeded: (outcome: T) => boolean): Promise<T> {
       if (off) return attempt();
       await take(action, client);
-      const outcome = await attempt();
       // A failed give-back (Redis lost meanwhile) only leaves the attempt counted.
-      if (succeeded(outcome)) await limiters.get(action)!.reward(client).catch(() => {});
+      const giveBack = () => limiters.get(action)!.reward(client).then(() => {}, () => {});
+      let outcome: T;
+      try {
+        outcome = await attempt();
+      } catch (err) {
+        // Not a failure of the client's (the database did not answer): it is not held against it.
+        await giveBack();
+        throw err;
+      }
+      if (succeeded(outcome)) await giveBack();
       return outcome;
     },
 
