@@ -100,4 +100,13 @@ test.describe("a run started from outside the chat", () => {
     await other.expectCard("What would you like to drink?");
     await expect(other.page.getByTestId("run-started-by")).toHaveCount(0);
   });
+
+  test("a client that says it is the CLI is shown as saying so, not as the CLI", async ({ context, request }) => {
+    const session = await new Api(request).createSession();
+    const tab = await ChatPage.open(context, session.id);
+    const res = await request.post(`/api/sessions/${session.id}/runs`, { data: { function: "deploy" }, headers: { authorization: `Bearer ${TEST_TOKEN}`, "x-parley-surface": "cli" } });
+    expect(res.status()).toBe(201);
+    expect((await res.json()).startedBy).toEqual({ surface: "rest", via: "server_token", clientSays: "cli" });
+    await expect(tab.page.getByTestId("run-started-by")).toHaveText("Deploy was started through the REST API (the CLI, as it says) with the server token");
+  });
 });

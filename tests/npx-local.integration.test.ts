@@ -20,3 +20,8 @@ it("npx parley --help runs from the project without installing it into npx's cac
   expect(stdout).toMatch(/^Usage: parley <command>/);
   expect(existsSync(path.join(cache, "_npx"))).toBe(false);
 });
+
+it("node dist/cli.js runs the CLI as npx parley does, from any folder", { timeout: 60_000 }, async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "dist/cli.js"), "--help"], { cwd: tmpdir() });
+  expect(stdout).toMatch(/^Usage: parley <command>/);
+});

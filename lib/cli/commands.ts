@@ -124,6 +124,15 @@ export async function main(argv: string[]): Promise<number> {
         print(result, text);
         return 0;
       }
+      if (args[0] === "revoke") {
+        const [, id, ...extra] = args;
+        if (!id || extra.length > 0) throw new UsageError("Usage: parley token revoke TOKEN_ID");
+        const server = await findServer({ databaseUrl, explicit, token });
+        const { revokeTokenCommand } = await import("./revoke-token-command");
+        const { result, text } = await revokeTokenCommand({ id, server, explicit: Boolean(explicit), inDatabase: (work) => withDb(databaseUrl, work) });
+        print(result, text);
+        return 0;
+      }
       return withDb(databaseUrl, async (db) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
     case "sign-out-everywhere": {
       if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");

@@ -2,6 +2,7 @@
 import { AppError } from "../protocol/errors";
 import { USAGE, UsageError } from "./arguments";
 import { main } from "./commands";
+import { isEntryPoint, projectRootOf } from "./entry-point";
 
 export { main };
 
@@ -20,4 +21,10 @@ export async function run(argv: string[]): Promise<void> {
       process.exitCode = 1;
     }
   }
+}
+
+// `node dist/cli.js …` runs the CLI as `npx parley` does: from the project folder (bin/parley.mjs imports this module and calls `run` itself).
+if (isEntryPoint(import.meta.url)) {
+  process.chdir(projectRootOf(import.meta.url));
+  await run(process.argv.slice(2));
 }

@@ -1,5 +1,5 @@
 import { ClientSurfaceSchema, SURFACE_HEADER } from "../protocol/rest";
-import type { RotateTokenResult, SignOutEverywhereResult } from "../protocol/access";
+import type { ApiTokenInfo, RevokeTokenBody, RotateTokenResult, SignOutEverywhereResult } from "../protocol/access";
 import type { ReplyReceipt, ResumeReceipt, StartRunBody, StoppedRun } from "../protocol/commands";
 import type { Run, Session } from "../protocol/entities";
 import { AppError, WireErrorSchema } from "../protocol/errors";
@@ -125,6 +125,7 @@ export function createServerClient(server: FoundServer) {
     getRun: (runId: string) => call<Run>("GET", `/api/runs/${enc(runId)}`),
     pendingIn: (sessionId: string) => call<Question[]>("GET", `/api/questions?session_id=${enc(sessionId)}`),
     rotateToken: () => call<RotateTokenResult>("POST", "/api/auth/rotate-token", {}),
+    revokeToken: (id: string) => call<ApiTokenInfo>("POST", "/api/auth/revoke-token", { id } satisfies RevokeTokenBody),
   };
 }
 

@@ -7,7 +7,7 @@ import type { Db } from "../server/db/client";
 const formatToken = (t: ApiTokenInfo) =>
   `${t.id}  ${t.name}  owner ${t.ownerId}  created ${t.createdAt}${t.lastUsedAt ? `, last used ${t.lastUsedAt}` : ""}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ""}`;
 
-/** `parley token …`: API tokens are kept in the database, so these work with or without a server. */
+/** `parley token create|list`: API tokens are kept in the database, so these work with or without a server (`revoke`: revoke-token-command.ts). */
 export async function tokenCommand(
   db: Db,
   [sub, ...args]: string[],
@@ -27,13 +27,6 @@ export async function tokenCommand(
     case "list": {
       const list = await tokens.list();
       print(list, list.length ? list.map(formatToken).join("\n") : "No API tokens.");
-      return 0;
-    }
-    case "revoke": {
-      const [id] = args;
-      if (!id) throw usage("Usage: parley token revoke TOKEN_ID");
-      const info = await tokens.revoke(id);
-      print(info, `Revoked ${info.id} (${info.name}).`);
       return 0;
     }
     default:

@@ -21,4 +21,4 @@ export const TOKEN_USAGE = `  token create [--name N] [--owner O]
                                     create an API token for scripts, channels and the terminal client
                                     (shown once; --owner defaults to the server's own owner, "${LOCAL_OWNER}")
   token list                        list API tokens
-  token revoke TOKEN_ID             revoke an API token (at once, on a running server too)`;
+  token revoke TOKEN_ID             revoke an API token (through a running server: its connections close at once)`;

@@ -22,7 +22,7 @@ describe("the line that introduces a run started from outside the chat", () => {
   it("says where it came from and with which credential", () => {
     expect(startedByText({ surface: "rest", via: "api_token", tokenName: "ci" }, "Interview")).toBe("Interview was started through the REST API with the API token “ci”");
     expect(startedByText({ surface: "rest", via: "api_token" }, "Interview")).toBe("Interview was started through the REST API with an API token");
-    expect(startedByText({ surface: "cli", via: "server_token" }, "Deploy")).toBe("Deploy was started from the command line with the server token");
+    expect(startedByText({ surface: "rest", via: "server_token", clientSays: "cli" }, "Deploy")).toBe("Deploy was started through the REST API (the CLI, as it says) with the server token");
     expect(startedByText({ surface: "rest", via: "cookie" }, "Deploy")).toBe("Deploy was started through the REST API from a signed-in browser");
   });
 });

@@ -25,9 +25,13 @@ export function formatElapsed(seconds: number): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-/** The line that introduces a run started from outside the chat: "Interview was started from the command line with the server token". */
+/**
+ * The line that introduces a run started from outside the chat, as the server knows it: "Interview
+ * was started through the REST API with the server token", and what the client said it was as its
+ * own word ("(the CLI, as it says)"): any client may say it.
+ */
 export function startedByText(starter: RunStarter, name: string): string {
-  const where = starter.surface === "cli" ? "from the command line" : "through the REST API";
+  const where = `through the REST API${starter.clientSays === "cli" ? " (the CLI, as it says)" : ""}`;
   const how =
     starter.via === "api_token"
       ? starter.tokenName

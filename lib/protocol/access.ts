@@ -46,6 +46,10 @@ export type ApiTokenInfo = z.infer<typeof ApiTokenInfoSchema>;
 /** API tokens read `pat_<id>_<secret>`: the id finds the row, the secret is compared by hash. */
 export const API_TOKEN_PATTERN = /^pat_([A-Za-z0-9]{8,32})_([A-Za-z0-9_-]{20,100})$/;
 
+/** `POST /api/auth/revoke-token`: which API token (its id, as `parley token list` shows it). */
+export const RevokeTokenBodySchema = z.strictObject({ id: z.string().trim().min(1).max(100) });
+export type RevokeTokenBody = z.infer<typeof RevokeTokenBodySchema>;
+
 /** `POST /api/auth/rotate-token`: no body (or `{}`); the new token stays in the token file on the server's machine. */
 export const RotateTokenBodySchema = z.strictObject({});
 export const RotateTokenResultSchema = z.object({ rotatedAt: z.string() });

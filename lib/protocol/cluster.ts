@@ -25,6 +25,8 @@ export const ClusterMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("question.expiring"), to: NodeIdSchema.nullable(), id: IdSchema, expiresAt: z.iso.datetime() }),
   /** Every browser was signed out (a new revocation epoch in the database): read it again, and drop the sockets of older cookies. */
   z.object({ type: z.literal("cookies.revoked"), to: z.null() }),
+  /** An API token was revoked: drop the sockets signed in with it. */
+  z.object({ type: z.literal("api-token.revoked"), to: z.null(), id: IdSchema }),
 ]);
 export type ClusterMessage = z.infer<typeof ClusterMessageSchema>;
 

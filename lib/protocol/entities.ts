@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RunPolicySchema } from "./policy";
+import { ClientSurfaceSchema } from "./rest";
 import { QuestionSchema } from "./question";
 
 export const SessionSchema = z.object({
@@ -39,11 +40,16 @@ export const FINAL_RUN_STATUSES = ["succeeded", "failed", "cancelled"] as const 
 export type FinalRunStatus = (typeof FINAL_RUN_STATUSES)[number];
 export const isFinalRunStatus = (status: string): status is FinalRunStatus => (FINAL_RUN_STATUSES as readonly string[]).includes(status);
 
-/** Who started a run from outside the chat: through the REST API or the CLI, with which credential (an API token by its name). */
+/**
+ * Who started a run from outside the chat, as the server knows it: through the REST API, with
+ * which credential (an API token by its name). `clientSays` is what the client said it was
+ * (`X-Parley-Surface: cli`): anyone may send that, so it is shown as its word, not as a fact.
+ */
 export const RunStarterSchema = z.object({
-  surface: z.enum(["rest", "cli"]),
+  surface: z.literal("rest"),
   via: z.enum(["cookie", "server_token", "api_token"]),
   tokenName: z.string().max(200).optional(),
+  clientSays: ClientSurfaceSchema.optional(),
 });
 export type RunStarter = z.infer<typeof RunStarterSchema>;
 

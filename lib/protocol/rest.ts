@@ -2,9 +2,13 @@ import { z } from "zod";
 
 // Command bodies (reply, reject, start run, resume, stop) are declared in ./commands.
 
-/** Names the client that sent a REST command, for the audit (`cli`); absent = REST. Informational, not a credential. */
+/**
+ * What a REST client says it is (`cli`). Any client can send it, so it is never the audit's
+ * surface (which the server sets: REST, and the credential it checked); a run's starter line
+ * shows it as the client's own word.
+ */
 export const SURFACE_HEADER = "x-parley-surface";
-/** The values SURFACE_HEADER may take; anything else (or none) is REST. */
+/** The values SURFACE_HEADER may take; anything else (or none) says nothing. */
 export const ClientSurfaceSchema = z.literal("cli");
 
 /** Above the largest reply a policy allows (1 MiB), so replies meet their own typed limit first. */
@@ -24,6 +28,10 @@ export const RenameSessionBodySchema = z.strictObject({
 export type RenameSessionBody = z.infer<typeof RenameSessionBodySchema>;
 /** `DELETE /api/sessions/{id}` takes no body, or `{}`: anything else is refused before anything is deleted. */
 export const DeleteSessionBodySchema = z.strictObject({});
+/** `DELETE /api/sessions/{id}/rules/{ruleId}` takes no body, or `{}`: anything else is refused before the rule is removed. */
+export const RemoveRuleBodySchema = z.strictObject({});
+/** `DELETE /api/auth/session` (sign out) takes no body, or `{}`. */
+export const SignOutBodySchema = z.strictObject({});
 export const PostMessageBodySchema = z.strictObject({
   text: z.string().trim().min(1, "A message needs text").max(MAX_MESSAGE_CHARS),
 });

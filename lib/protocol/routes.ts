@@ -22,6 +22,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/auth/session", methods: ["GET", "POST", "DELETE"], public: true, limit: "signIn" },
   { path: "/api/auth/sign-out-everywhere", methods: ["POST"], limit: "signIn" },
   { path: "/api/auth/rotate-token", methods: ["POST"], limit: "signIn" },
+  { path: "/api/auth/revoke-token", methods: ["POST"], limit: "signIn" },
   { path: "/api/functions", methods: ["GET"] },
   { path: "/api/sessions", methods: ["GET", "POST"], limit: "sessions" },
   { path: "/api/sessions/:id", methods: ["GET", "PATCH", "DELETE"], limit: "sessions" },

@@ -11,6 +11,7 @@ import { createTextCommands, type TextCommandResult } from "./commands/text-comm
 import { createDb, type Db, type DbOptions, type Tx } from "./db/client";
 import { migrateDatabase } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
+import { createRevokeApiToken } from "./access/revoke-api-token";
 import { createSignOutEverywhere } from "./access/sign-out-everywhere";
 import { createDomainServices } from "./domain-services";
 import { createMetrics, type Metrics } from "./metrics";
@@ -136,6 +137,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   questions.judgeApprovalsWith(permissions);
   const access = await openAccess(db, config.access, { now: () => clock.now() });
   const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
+  const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
 
   // Several nodes: one of them keeps the expiry timers; the others hand it theirs.
   const scheduleSoon = () => void questions.rescheduleExpiries(new Date(clock.now() + leaseMs)).catch((err) => console.error("[questions] could not schedule expiries", err));
@@ -204,6 +206,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     access,
     /** Refuses every browser session cookie issued before now, on every node, and drops their sockets. */
     signOutEverywhere,
+    /** Refuses an API token from now on and drops its sockets (this node's before it answers, the others' over the bus). */
+    revokeApiToken,
     /**
      * A new server token (kept in the token file): the old one is refused at once, sockets signed
      * in with it are dropped, and so are browser cookies (they were signed in with the old token).

@@ -50,6 +50,7 @@ describe("the access settings", () => {
     expect(loadEnv({}).PARLEY_RATE_LIMITS).toEqual({});
     expect(loadEnv({ PARLEY_RATE_LIMITS: "off" }).PARLEY_RATE_LIMITS).toBe("off");
     expect(loadEnv({ PARLEY_RATE_LIMITS: "replies=5/10, signIn=3/60" }).PARLEY_RATE_LIMITS).toEqual({ replies: { points: 5, seconds: 10 }, signIn: { points: 3, seconds: 60 } });
+    expect(loadEnv({ PARLEY_RATE_LIMITS: "badTokens=20/60" }).PARLEY_RATE_LIMITS).toEqual({ badTokens: { points: 20, seconds: 60 } });
     expect(() => loadEnv({ PARLEY_RATE_LIMITS: "replies=5" })).toThrow(/NAME=COUNT\/SECONDS/);
     expect(() => loadEnv({ PARLEY_RATE_LIMITS: "bogus=5/10" })).toThrow(/PARLEY_RATE_LIMITS/);
   });

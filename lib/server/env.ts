@@ -41,7 +41,7 @@ const EnvSchema = z.object({
     }),
   /** The server token, fixed (scripts, CI); without it one is generated at each start and printed with the app's URL. */
   PARLEY_TOKEN: z.string().min(16, "PARLEY_TOKEN must be at least 16 characters").max(200).regex(/^\S+$/, "PARLEY_TOKEN may not contain spaces").optional(),
-  /** `off`, or limits per client such as `replies=120/10,runs=60/10` (count per seconds) for replies, runs, messages, sessions, signIn, handshakes. */
+  /** `off`, or limits per client such as `replies=120/10,runs=60/10` (count per seconds) for replies, runs, messages, sessions, signIn, handshakes, badTokens. */
   PARLEY_RATE_LIMITS: z
     .string()
     .default("")
@@ -49,7 +49,7 @@ const EnvSchema = z.object({
       if (s.trim() === "off") return "off" as const;
       const limits: Record<string, { points: number; seconds: number }> = {};
       for (const part of s.split(",").map((p) => p.trim()).filter(Boolean)) {
-        const m = /^(replies|runs|messages|sessions|signIn|handshakes)=(\d+)\/(\d+)$/.exec(part);
+        const m = /^(replies|runs|messages|sessions|signIn|handshakes|badTokens)=(\d+)\/(\d+)$/.exec(part);
         if (!m || Number(m[2]) < 1 || Number(m[3]) < 1) {
           ctx.addIssue({ code: "custom", message: `"${part}" is not NAME=COUNT/SECONDS with NAME one of replies, runs, messages, sessions, signIn, handshakes` });
           return z.NEVER;

@@ -18,6 +18,8 @@ export interface DomainEventMap {
   "rules.updated": [{ sessionId: string }];
   /** Every browser was signed out, here or on another node: sockets signed in with older cookies are dropped. */
   "cookies.revoked": [];
+  /** An API token was revoked, here or on another node: sockets signed in with it are dropped (at once: the handlers are synchronous). */
+  "api-token.revoked": [{ id: string }];
   /** This node's server token was rotated: sockets signed in with the old one are dropped. */
   "server-token.rotated": [];
 }

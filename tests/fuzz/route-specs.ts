@@ -1,9 +1,17 @@
 import type { z } from "zod";
 import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
-import { RotateTokenBodySchema, SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
+import { RevokeTokenBodySchema, RotateTokenBodySchema, SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
 import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, RetryRunBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
-import { CreateSessionBodySchema, DeleteSessionBodySchema, PostMessageBodySchema, QuestionsQuerySchema, RenameSessionBodySchema } from "../../lib/protocol/rest";
+import {
+  CreateSessionBodySchema,
+  DeleteSessionBodySchema,
+  PostMessageBodySchema,
+  QuestionsQuerySchema,
+  RemoveRuleBodySchema,
+  RenameSessionBodySchema,
+  SignOutBodySchema,
+} from "../../lib/protocol/rest";
 import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
 
 /**
@@ -21,9 +29,12 @@ export interface BodySpec {
 
 export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/auth/session": { schema: SignInBodySchema, optional: false },
+  "DELETE /api/auth/session": { schema: SignOutBodySchema, optional: true },
   "POST /api/auth/sign-out-everywhere": { schema: SignOutEverywhereBodySchema, optional: true },
   // The test server's token comes from PARLEY_TOKEN, so a valid body is refused (403) and the token stays.
   "POST /api/auth/rotate-token": { schema: RotateTokenBodySchema, optional: true },
+  // A valid body names a random id: no such token (400), or another owner's credential (403).
+  "POST /api/auth/revoke-token": { schema: RevokeTokenBodySchema, optional: false },
   "POST /api/sessions": { schema: CreateSessionBodySchema, optional: true },
   "PATCH /api/sessions/:id": { schema: RenameSessionBodySchema, optional: false },
   // Strict and empty: a body the fuzz aims at the sentinel session is refused before anything is deleted.
@@ -31,6 +42,8 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/sessions/:id/messages": { schema: PostMessageBodySchema, optional: false },
   "POST /api/sessions/:id/runs": { schema: StartRunBodySchema, optional: false },
   "POST /api/sessions/:id/rules": { schema: CreateRuleBodySchema, optional: false },
+  // Strict and empty, as the session's DELETE: a body aimed at the sentinel session removes no rule.
+  "DELETE /api/sessions/:id/rules/:ruleId": { schema: RemoveRuleBodySchema, optional: true },
   "POST /api/questions/:id/reply": { schema: ReplyBodySchema, optional: false },
   "POST /api/questions/:id/reject": { schema: RejectBodySchema, optional: true },
   "POST /api/runs/:id/resume": { schema: ResumeBodySchema, optional: true },
@@ -39,8 +52,8 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/channels/text": { schema: ChannelTextBodySchema, optional: false },
 };
 
-/** Writes without a body. */
-export const BODYLESS_WRITES = new Set(["DELETE /api/auth/session", "DELETE /api/sessions/:id/rules/:ruleId"]);
+/** Writes without a body (none now: every write's body is checked, an empty one included). */
+export const BODYLESS_WRITES = new Set<string>();
 
 export const QUERY_SPECS: Record<string, z.ZodType> = {
   "GET /api/questions": QuestionsQuerySchema,

@@ -34,10 +34,12 @@ export interface TestAppOptions {
   workerOptions?: Partial<WorkerPoolOptions>;
   /** Socket.IO's Redis adapter and the cluster bus (a unique `key` keeps parallel tests apart). */
   redis?: { url: string; key?: string };
+  /** How often sockets are checked against revocations nobody told the node about (200 ms unless a test says otherwise). */
+  revocationCheckMs?: number;
 }
 
 /** A real Parley (SQLite in a temp folder, real worker processes) on an ephemeral loopback port, without Next. */
-export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dbSync = "FULL", dir: reuse, workerScript = path.join(root, "workers/agent-worker.ts"), workerOptions, redis }: TestAppOptions = {}) {
+export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dbSync = "FULL", dir: reuse, workerScript = path.join(root, "workers/agent-worker.ts"), workerOptions, redis, revocationCheckMs = 200 }: TestAppOptions = {}) {
   const dir = reuse ?? mkdtempSync(path.join(tmpdir(), "parley-test-"));
   const standard = workerScript === path.join(root, "workers/agent-worker.ts");
   const parley: OpenedParley = await openParley({
@@ -54,7 +56,7 @@ export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, 
   });
   const httpServer = createServer();
   let port = 0;
-  const realtime = attachRealtime(httpServer, parley, { origins: createOriginPolicy({ host: "127.0.0.1", port: () => port }), revocationCheckMs: 200, redis });
+  const realtime = attachRealtime(httpServer, parley, { origins: createOriginPolicy({ host: "127.0.0.1", port: () => port }), revocationCheckMs, redis });
   await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
   port = (httpServer.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

@@ -28,6 +28,7 @@ export async function openAccess(db: Db, { token, tokenFile, rateLimits, trustPr
   // Cookies are tied to the database's key, the server token and the revocation epoch: all three are the same on every node.
   const signer = createCookieSigner({ key: await loadCookieKey(db), serverToken, now });
   const browserSessions = createBrowserSessions({ signer, epoch: await openSessionEpoch(db, { now }), now });
+  const limits = createRateLimits(rateLimits);
   return {
     get serverToken() {
       return serverToken;
@@ -40,9 +41,9 @@ export async function openAccess(db: Db, { token, tokenFile, rateLimits, trustPr
     },
     apiTokens,
     browserSessions,
-    authenticator: createAuthenticator({ serverToken: () => serverToken, apiTokens, browserSessions }),
+    authenticator: createAuthenticator({ serverToken: () => serverToken, apiTokens, browserSessions, rateLimits: limits }),
     visibility: createVisibility(db),
-    rateLimits: createRateLimits(rateLimits),
+    rateLimits: limits,
     /** Which proxies are believed: HTTP requests and socket handshakes take the client's address with it (`clientAddress`). */
     proxyTrust: trustProxy,
   };

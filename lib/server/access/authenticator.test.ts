@@ -30,6 +30,24 @@ describe("the authenticator", () => {
     expect(await authenticator.authenticate({ cookie: `${browserSessions.cookieName}=forged.1.abc` })).toBeNull();
   });
 
+  it("limits a client's wrong bearer tokens; then refuses its bearer tokens, right ones too, and no other client's", async () => {
+    fake = await startFakeParley({ access: { token: "server-token-0123456789", rateLimits: { badTokens: { points: 3, seconds: 60 } } } });
+    const { authenticator, apiTokens, browserSessions } = fake.parley.access;
+    const { token } = await apiTokens.create({ ownerId: "ann", name: "script" });
+    // Right tokens are never counted.
+    for (let i = 0; i < 20; i++) expect(await authenticator.authenticate({ bearer: token, client: "10.0.0.1" })).not.toBeNull();
+    expect(await authenticator.authenticate({ bearer: "wrong-token-0123456789", client: "10.0.0.1" })).toBeNull();
+    expect(await authenticator.authenticate({ bearer: "pat_0123456789abcdef_nope", client: "10.0.0.1" })).toBeNull();
+    expect(await authenticator.authenticate({ bearer: "server-token-012345678", client: "10.0.0.1" })).toBeNull();
+    for (const bearer of ["server-token-0123456789", token, "another-guess-0123456789"]) {
+      await expect(authenticator.authenticate({ bearer, client: "10.0.0.1" })).rejects.toMatchObject({ code: "rate_limited" });
+    }
+    expect(await authenticator.authenticate({ bearer: "server-token-0123456789", client: "10.0.0.2" })).toMatchObject({ via: "server_token" });
+    // A cookie is not a bearer token: a browser behind the same address still signs in.
+    const cookie = `${browserSessions.cookieName}=${await browserSessions.issue(LOCAL_OWNER)}`;
+    expect(await authenticator.authenticate({ cookie, client: "10.0.0.1" })).toMatchObject({ via: "cookie" });
+  });
+
   it("generates a server token when none is configured", async () => {
     fake = await startFakeParley();
     expect(fake.parley.access.generatedToken).toBe(true);

@@ -2,6 +2,7 @@ import { LOCAL_OWNER, type WhoAmI } from "../../protocol/access";
 import type { ApiTokens } from "./api-tokens";
 import { sameSecret } from "./secrets";
 import type { BrowserSessions } from "./browser-sessions";
+import type { RateLimits } from "./rate-limits";
 
 /** Who a request speaks for, and which credential (the rate limits count per credential). */
 export interface Principal extends WhoAmI {
@@ -15,6 +16,11 @@ export interface Credentials {
   bearer?: string | null;
   /** The raw Cookie header. */
   cookie?: string | null;
+  /**
+   * The client's address (through trusted proxies only): a bearer token from it is limited by its
+   * failures (`badTokens`). Absent only for a check the server makes itself of a credential it holds.
+   */
+  client?: string;
 }
 
 /** Reads one cookie from a Cookie header. */
@@ -33,16 +39,32 @@ export function bearerOf(authorization: string | null | undefined): string | nul
 }
 
 /** Checks a credential: the server token (the person who started the server), an API token, or a signed session cookie. */
-export function createAuthenticator({ serverToken, apiTokens, browserSessions }: { serverToken: () => string; apiTokens: ApiTokens; browserSessions: BrowserSessions }) {
+export function createAuthenticator({
+  serverToken,
+  apiTokens,
+  browserSessions,
+  rateLimits,
+}: {
+  serverToken: () => string;
+  apiTokens: ApiTokens;
+  browserSessions: BrowserSessions;
+  rateLimits: RateLimits;
+}) {
+  async function bearerPrincipal(bearer: string): Promise<Principal | null> {
+    if (sameSecret(bearer, serverToken())) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
+    const api = await apiTokens.verify(bearer);
+    return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id } : null;
+  }
+
   return {
     /** The server token, as typed on the sign-in page or carried in the start URL. */
     isServerToken: (token: string) => sameSecret(token, serverToken()),
 
-    async authenticate({ bearer, cookie }: Credentials): Promise<Principal | null> {
+    /** The principal of a credential, null for none or a wrong one; `rate_limited` for a client whose wrong bearer tokens reached the limit. */
+    async authenticate({ bearer, cookie, client }: Credentials): Promise<Principal | null> {
       if (bearer) {
-        if (sameSecret(bearer, serverToken())) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
-        const api = await apiTokens.verify(bearer);
-        return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id } : null;
+        if (client === undefined) return bearerPrincipal(bearer);
+        return rateLimits.failuresOnly("badTokens", client, () => bearerPrincipal(bearer), (principal) => principal !== null);
       }
       const session = await browserSessions.verify(cookieValue(cookie, browserSessions.cookieName));
       return session ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}` } : null;

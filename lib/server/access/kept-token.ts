@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { makePrivateFolder } from "../db/private-files";
 import { randomSecret } from "./secrets";
 
 /** Shorter than a server token may be: a damaged file, made anew. */
@@ -26,7 +27,7 @@ export function keptServerToken(file: string): string {
 /** A new server token, kept in `file` (written whole with mode 0600, then renamed: a reader sees the old token or the new one). */
 export function rotateKeptToken(file: string): string {
   const token = randomSecret(24);
-  mkdirSync(path.dirname(file), { recursive: true });
+  makePrivateFolder(path.dirname(file));
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${token}\n`, { mode: 0o600 });
   renameSync(temp, file);

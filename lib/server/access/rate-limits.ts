@@ -2,7 +2,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { RateBucket } from "../../protocol/routes";
 import { AppError } from "../../protocol/errors";
 
-export type LimitedAction = RateBucket | "handshakes";
+export type LimitedAction = RateBucket | "handshakes" | "badTokens";
 export type RateLimitSettings = Partial<Record<LimitedAction, { points: number; seconds: number }>> | "off";
 
 /** Generous for a person, tight for a script gone wrong. */
@@ -13,6 +13,8 @@ export const DEFAULT_RATE_LIMITS: Record<LimitedAction, { points: number; second
   sessions: { points: 30, seconds: 10 },
   signIn: { points: 10, seconds: 60 },
   handshakes: { points: 60, seconds: 10 },
+  // Bearer tokens that were not a credential, per client address: as many as sign-ins.
+  badTokens: { points: 10, seconds: 60 },
 };
 
 /** A Redis connection rate-limiter-flexible can count in (ioredis). */
@@ -32,17 +34,42 @@ export function createRateLimits(settings: RateLimitSettings = {}) {
     limiters.set(action, new RateLimiterMemory({ keyPrefix: action, points, duration: seconds }));
   }
 
+  async function take(action: LimitedAction, client: string): Promise<void> {
+    if (off) return;
+    try {
+      await limiters.get(action)!.consume(client);
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      throw new AppError("rate_limited", `Too many requests (${action}); try again in ${retryAfterSeconds} s.`, { details: { retryAfterSeconds } });
+    }
+  }
+
   return {
     /** Counts one action of a client; over the limit throws `rate_limited` with the seconds to wait. */
-    async take(action: LimitedAction, client: string): Promise<void> {
-      if (off) return;
+    take,
+
+    /**
+     * Only failures use up the allowance: an attempt is counted before it is made (so a burst of
+     * guesses in flight at once cannot outrun the count) and given back when `succeeded` says so.
+     * Once a client's failures reach the limit, every attempt of it is refused until the window
+     * ends, a good one too: otherwise the answer would still tell a right guess from a wrong one.
+     */
+    async failuresOnly<T>(action: LimitedAction, client: string, attempt: () => Promise<T>, succeeded: (outcome: T) => boolean): Promise<T> {
+      if (off) return attempt();
+      await take(action, client);
+      // A failed give-back (Redis lost meanwhile) only leaves the attempt counted.
+      const giveBack = () => limiters.get(action)!.reward(client).then(() => {}, () => {});
+      let outcome: T;
       try {
-        await limiters.get(action)!.consume(client);
-      } catch (res) {
-        if (!(res instanceof RateLimiterRes)) throw res;
-        const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-        throw new AppError("rate_limited", `Too many requests (${action}); try again in ${retryAfterSeconds} s.`, { details: { retryAfterSeconds } });
+        outcome = await attempt();
+      } catch (err) {
+        // Not a failure of the client's (the database did not answer): it is not held against it.
+        await giveBack();
+        throw err;
       }
+      if (succeeded(outcome)) await giveBack();
+      return outcome;
     },
 
     /**

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ServerAnnouncementSchema, type ServerAnnouncement } from "../../protocol/rest";
 import { engineOf } from "../db/engine";
 import { sqliteFilePath } from "../db/engine";
+import { makePrivateFolder } from "../db/private-files";
 
 /**
  * A file of the server that owns this database (`suffix` names which): beside the SQLite file;
@@ -49,7 +50,7 @@ export function announceServer(databaseUrl: string, url: string, token?: string)
   const file = serverFilePath(databaseUrl);
   if (!file) return;
   const announcement: ServerAnnouncement = { url, pid: process.pid, startedAt: new Date().toISOString(), token };
-  mkdirSync(path.dirname(file), { recursive: true });
+  makePrivateFolder(path.dirname(file));
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(announcement, null, 2)}\n`, { mode: 0o600 });
   renameSync(temp, file);

@@ -51,10 +51,16 @@ export function toQuestion(row: QuestionRow & { run?: { rootRunId: string | null
   };
 }
 
-/** A stored starter that no longer reads (written by another version) shows as none rather than failing the run's reads. */
+/**
+ * A stored starter that no longer reads (written by another version) shows as none rather than
+ * failing the run's reads. Before 0.4 a client's `X-Parley-Surface: cli` was stored as the
+ * surface (`surface: "cli"`): it reads as what it was, the client's word.
+ */
 function starterOf(text: string | null): RunStarter | null {
   if (text === null) return null;
-  const parsed = RunStarterSchema.safeParse(parseJson(text));
+  const stored = parseJson(text);
+  const older = stored !== null && typeof stored === "object" && (stored as { surface?: unknown }).surface === "cli";
+  const parsed = RunStarterSchema.safeParse(older ? { ...stored, surface: "rest", clientSays: "cli" } : stored);
   return parsed.success ? parsed.data : null;
 }
 

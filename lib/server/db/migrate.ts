@@ -1,11 +1,12 @@
 import Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { engineOf, sqliteFilePath } from "./engine";
 import { describePlan, MigrationError, pendingMigrations, readMigrations, type BookRow, type MigrationFile } from "./migration-book";
-import { backupBeforeMigration } from "./sqlite-backup";
+import { createPrivateFile, makeSqliteDataPrivate } from "./private-files";
+import { backupBeforeMigration, backupsFolder } from "./sqlite-backup";
 
 export { MigrationError } from "./migration-book";
 
@@ -109,7 +110,12 @@ export async function migratePostgres(databaseUrl: string, migrationsRoot: strin
 export async function migrateSqlite(databaseUrl: string, migrationsRoot: string, { log }: MigrationOptions = {}): Promise<MigrationResult> {
   const files = readMigrations(migrationsFolder(migrationsRoot, "sqlite"));
   const file = sqliteFilePath(databaseUrl);
-  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ":memory:") {
+    // The database holds the cookie-signing key: private before SQLite makes it, and fixed if it was not.
+    const loosened = makeSqliteDataPrivate(file, backupsFolder(file));
+    if (loosened.length > 0) log?.(`> Others could read the database's files; now its owner's alone: ${loosened.join(", ")}`);
+    createPrivateFile(file);
+  }
   const db = new Database(file, { timeout: 5_000 });
   try {
     db.pragma("journal_mode = WAL");

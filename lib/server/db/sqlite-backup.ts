@@ -1,7 +1,8 @@
 import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
+import { createPrivateFile } from "./private-files";
 
 /** How many backups taken before migrations are kept per database. */
 export const KEEP_MIGRATION_BACKUPS = 5;
@@ -27,13 +28,14 @@ export function backupFile(dbFile: string, label: string | null, at = new Date()
  * A consistent copy of an open database through SQLite's online backup (what other connections
  * commit meanwhile is either in it or not, never half), checked before it is called a backup.
  * Written beside its destination first and renamed, so a copy cut short never bears the name.
- * The copy is one file, in rollback-journal mode, with no -wal or -shm beside it.
+ * The copy is one file, in rollback-journal mode, with no -wal or -shm beside it, and mode 0600.
  */
 export async function backupSqlite(source: Database.Database, destination: string): Promise<{ file: string; bytes: number }> {
-  mkdirSync(path.dirname(destination), { recursive: true });
   // Its own name: two processes starting in the same millisecond back up to the same destination at once.
   const partial = `${destination}.${process.pid}-${randomBytes(4).toString("hex")}.partial`;
   try {
+    // A copy holds the cookie-signing key too: 0600 (in a 0700 folder, if it makes one) before a byte is written.
+    createPrivateFile(partial);
     await source.backup(partial);
     const copy = new Database(partial, { fileMustExist: true });
     try {

@@ -51,8 +51,8 @@ const hasBody = (req: IncomingMessage) => Number(req.headers["content-length"] ?
 export function createGate({ access, origins, dev }: GateOptions) {
   const { authenticator, rateLimits, proxyTrust, browserSessions } = access;
 
-  async function principalOf(req: IncomingMessage): Promise<Principal | null> {
-    return authenticator.authenticate({ bearer: bearerOf(req.headers.authorization), cookie: req.headers.cookie });
+  async function principalOf(req: IncomingMessage, client: GatedClient): Promise<Principal | null> {
+    return authenticator.authenticate({ bearer: bearerOf(req.headers.authorization), cookie: req.headers.cookie, client: client.address });
   }
 
   function announce(req: IncomingMessage, principal: Principal | null): void {
@@ -95,7 +95,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
         throw new AppError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
       }
     }
-    const principal = await principalOf(req);
+    const principal = await principalOf(req, client);
     if (!principal && !route.public) {
       const error = new AppError("unauthorized", "Sign in first: open the URL the server printed at start, or send Authorization: Bearer <token>.");
       sendError(res, error.toWire(), 401, { "www-authenticate": 'Bearer realm="parley"' });
@@ -116,7 +116,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
     await rateLimits.take("signIn", client.address);
     if (!authenticator.isServerToken(token)) {
       // Already signed in: an old link's token changes nothing, so it only leaves the address bar.
-      if (await principalOf(req)) redirect(res, next);
+      if (await principalOf(req, client)) redirect(res, next);
       else redirect(res, `/sign-in?error=invalid_token&next=${encodeURIComponent(next)}`);
       return true;
     }
@@ -132,7 +132,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       return false;
     }
     if (await exchangeToken(req, res, url, client)) return true;
-    const principal = await principalOf(req);
+    const principal = await principalOf(req, client);
     if (!principal) {
       // A stale cookie (another server's, past its age, issued for another token or before a sign-out everywhere) is cleared on the way to the sign-in page.
       const stale: Record<string, string> = req.headers.cookie?.includes(`${browserSessions.cookieName}=`) ? { "set-cookie": clearSessionCookie(browserSessions.cookieName) } : {};

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { AppError, zodAppError, type WireError } from "../../protocol/errors";
-import { ClientSurfaceSchema, MAX_BODY_BYTES, SURFACE_HEADER } from "../../protocol/rest";
+import { MAX_BODY_BYTES } from "../../protocol/rest";
 import type { WhoAmI } from "../../protocol/access";
 import { getParley } from "../registry";
 import { PRINCIPAL_HEADERS } from "./principal-headers";
@@ -117,9 +117,6 @@ async function readLimited(req: Request, limit: number): Promise<string> {
   }
   return Buffer.concat(chunks).toString("utf8");
 }
-
-/** Where a REST command came from, for the audit: the CLI names itself, anything else is REST. */
-export const surfaceOf = (req: Request): "cli" | "rest" => (ClientSurfaceSchema.safeParse(req.headers.get(SURFACE_HEADER)).success ? "cli" : "rest");
 
 export function one(value: string | string[] | undefined): string {
   return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");

@@ -1,12 +1,18 @@
+import { ClientSurfaceSchema, SURFACE_HEADER } from "../../protocol/rest";
 import type { RunStarter } from "../../protocol/entities";
 import type { Parley } from "../app";
-import { surfaceOf, type Caller } from "./json-route";
+import type { Caller } from "./json-route";
 
-/** Who starts a run through a route: the CLI or the REST API, and the credential (an API token by its name, as it is named now). */
+/**
+ * Who starts a run through a route, as the server knows it: the REST API and the credential it
+ * checked (an API token by its name, as it is named now). What the client says it is
+ * (`X-Parley-Surface: cli`) is kept apart, as its word.
+ */
 export async function runStarterOf(req: Request, caller: Caller, parley: Parley): Promise<RunStarter> {
-  const surface = surfaceOf(req);
-  if (caller.via !== "api_token") return { surface, via: caller.via };
+  const says = ClientSurfaceSchema.safeParse(req.headers.get(SURFACE_HEADER));
+  const clientSays = says.success ? { clientSays: says.data } : {};
+  if (caller.via !== "api_token") return { surface: "rest", via: caller.via, ...clientSays };
   const id = caller.credential.replace(/^api:/, "");
   const tokenName = await parley.access.apiTokens.nameOf(id);
-  return { surface, via: "api_token", ...(tokenName !== null && { tokenName }) };
+  return { surface: "rest", via: "api_token", ...(tokenName !== null && { tokenName }), ...clientSays };
 }

@@ -36,7 +36,7 @@ type ParleySocket = Socket<ClientToServerEvents, ServerToClientEvents, ServerSid
 export interface RealtimeOptions {
   /** The Host and Origin names this server answers (the same policy as REST). */
   origins: OriginPolicy;
-  /** How often sockets signed in with an API token are checked against revocations (the CLI revokes in the database). */
+  /** How often sockets are checked against revocations this node was not told about (the CLI wrote the database with no server running, Redis was away). */
   revocationCheckMs?: number;
   /** REDIS_URL: tabs on every node hear `io.to(room)`, and the nodes talk over the cluster bus. Without it, one node. */
   redis?: { url: string; key?: string };
@@ -110,7 +110,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   io.use((socket, next) => {
     const auth = SocketAuthSchema.safeParse(socket.handshake.auth ?? {});
     const bearer = auth.success ? (auth.data.token ?? null) : null;
-    authenticator.authenticate({ bearer, cookie: socket.handshake.headers.cookie }).then(
+    authenticator.authenticate({ bearer, cookie: socket.handshake.headers.cookie, client: clientAddress(socket.request, parley.access.proxyTrust) }).then(
       (principal) => {
         if (!principal) return next(Object.assign(new Error("unauthorized"), { data: { code: "unauthorized", message: "Sign in first (a session cookie, or auth: { token })." } }));
         socket.data.principal = principal;
@@ -118,7 +118,11 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
         void socket.join(ownerRoom(principal.ownerId));
         next();
       },
-      (err) => next(err instanceof Error ? err : new Error("unavailable")),
+      (err) => {
+        const error = AppError.from(err);
+        // `rate_limited`: this address sent too many wrong tokens; the client reads when to try again.
+        next(error.code === "internal" ? new Error("unavailable") : Object.assign(new Error(error.code), { data: error.toWire() }));
+      },
     );
   });
 
@@ -185,9 +189,9 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   const onRules: Parameters<typeof events.on<"rules.updated">>[1] = ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId });
   events.on("rules.updated", onRules);
 
-  // Sockets of a revoked API token, or of a cookie refused since (sign out everywhere), are
-  // disconnected: their own commands would still be refused by nothing else. This node's sockets
-  // only: each node checks its own (and a lost Redis does not stop the check).
+  // Revocations this node was not told about: sockets of a revoked API token, or of a cookie refused
+  // since (sign out everywhere), are disconnected (their own commands would be refused by nothing
+  // else). This node's sockets only: each node checks its own (and a lost Redis does not stop it).
   const dropRevokedTokens = async () => {
     const byToken = (await io.local.fetchSockets()).filter((s) => s.data.principal?.apiTokenId);
     if (byToken.length === 0) return;
@@ -210,6 +214,11 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   revocations.unref();
   const onCookiesRevoked = () => void checkRevocations("cookie revocation", dropRevokedCookies);
   events.on("cookies.revoked", onCookiesRevoked);
+  // Synchronous, so a revocation has dropped this node's sockets of the token by the time it answers.
+  const onApiTokenRevoked = ({ id }: { id: string }) => {
+    for (const s of io.sockets.sockets.values()) if (s.data.principal?.apiTokenId === id) s.disconnect(true);
+  };
+  events.on("api-token.revoked", onApiTokenRevoked);
   const onServerTokenRotated = () => {
     for (const s of io.sockets.sockets.values()) if (s.data.principal?.via === "server_token") s.disconnect(true);
   };
@@ -232,6 +241,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       events.off("session.deleted", onDeleted);
       events.off("rules.updated", onRules);
       events.off("cookies.revoked", onCookiesRevoked);
+      events.off("api-token.revoked", onApiTokenRevoked);
       events.off("server-token.rotated", onServerTokenRotated);
       await io.close();
       await bus?.close();

@@ -1,6 +1,7 @@
 import { LOCAL_OWNER, SignInBodySchema, type WhoAmI } from "@/lib/protocol/access";
 import { AppError } from "@/lib/protocol/errors";
 import { cameOverHttps } from "@/lib/server/http/forwarded-headers";
+import { SignOutBodySchema } from "@/lib/protocol/rest";
 import { publicJsonRoute, readJson } from "@/lib/server/http/json-route";
 import { clearSessionCookie, sessionCookie } from "@/lib/server/http/session-cookie-header";
 
@@ -24,4 +25,7 @@ export const POST = publicJsonRoute(async ({ req, parley }) => {
 });
 
 /** Signs this browser out (its cookie is cleared; to refuse copies of it too, sign out everywhere). */
-export const DELETE = publicJsonRoute(async ({ parley }) => Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie(parley.access.browserSessions.cookieName) } }));
+export const DELETE = publicJsonRoute(async ({ req, parley }) => {
+  await readJson(req, SignOutBodySchema, { optional: true });
+  return Response.json({ signedOut: true }, { headers: { "set-cookie": clearSessionCookie(parley.access.browserSessions.cookieName) } });
+});

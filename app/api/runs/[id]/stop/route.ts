@@ -1,4 +1,4 @@
-import { jsonRoute, one, readJson, surfaceOf } from "@/lib/server/http/json-route";
+import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
 import { StopRunBodySchema } from "@/lib/protocol/commands";
 
 export const dynamic = "force-dynamic";
@@ -11,5 +11,5 @@ export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, call
   const id = one(params.id);
   await caller.see.run(id);
   const { commandId } = await readJson(req, StopRunBodySchema, { optional: true });
-  return parley.runs.stopRun({ id, commandId, by: surfaceOf(req) });
+  return parley.runs.stopRun({ id, commandId, by: "rest" });
 });

@@ -1,0 +1,137 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Question } from "../lib/protocol/question";
+import { eventOn, handshakeOutcome, openTab, poll, restClient, type Tab } from "./helpers/remote";
+import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { nextEvent, startTestApp, type TestApp, type TestClient } from "./helpers/test-app";
+
+/** A revocation closes the sockets signed in with what it revoked at once, not at the next periodic check. */
+
+const root = path.resolve(import.meta.dirname, "..");
+const TIMEOUT = 60_000;
+
+/** The socket's disconnect, or a failure after `ms`: far below any periodic check, so only the revocation itself can have caused it. */
+function disconnectOf(socket: TestClient | Tab, ms: number): Promise<string> {
+  if (!socket.connected) return Promise.resolve("already disconnected");
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`still connected ${ms} ms after the revocation`)), ms);
+    socket.once("disconnect", (reason) => {
+      clearTimeout(timer);
+      resolve(reason);
+    });
+  });
+}
+
+describe("over a real socket, with the periodic check out of the way", () => {
+  let app: TestApp;
+  afterEach(async () => app?.close());
+
+  it("revoking an API token disconnects its sockets before the revocation answers; a reply sent after it is never applied", { timeout: TIMEOUT }, async () => {
+    // An hour between periodic checks: a disconnect within the test can only come from the revocation.
+    app = await startTestApp({ revocationCheckMs: 3_600_000 });
+    const session = await app.parley.sessions.createSession();
+    const { token, info } = await app.parley.access.apiTokens.create({ ownerId: "local", name: "terminal" });
+    const revoked = await app.client({ token });
+    const kept = await app.client();
+    expect((await revoked.emitWithAck("session.join", { sessionId: session.id })).ok).toBe(true);
+    const asked = nextEvent(revoked, "question.asked");
+    await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Env?", options: ["production", "staging"] } });
+    const question = await asked;
+    const gone = disconnectOf(revoked, 2_000);
+
+    const started = performance.now();
+    await app.parley.revokeApiToken(info.id);
+    // Sent the moment the revocation answered, before this client may have heard of it.
+    const reply = revoked.timeout(1_000).emitWithAck("question.reply", { id: question.id, value: "production" });
+    expect(await gone).toBe("io server disconnect");
+    const ms = performance.now() - started;
+    await expect(reply).rejects.toThrow();
+    expect((await app.parley.questions.getQuestion({ id: question.id })).status).toBe("pending");
+    expect(kept.connected).toBe(true);
+    await expect(app.client({ token })).rejects.toThrow(/unauthorized/);
+    console.log(`revoked API token: its socket heard the disconnect ${ms.toFixed(1)} ms after the revocation began`);
+  });
+});
+
+describe("from the CLI, against the production build", () => {
+  let dir: string;
+  let server: ServerProcess;
+  const tabs: Tab[] = [];
+  const databaseFile = () => path.join(dir, "p.db");
+  const cli = async (...args: string[]) =>
+    (await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), ...args, "--database", `file:${databaseFile()}`], { env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" } })).stdout;
+  const serverToken = () => readFileSync(`${databaseFile()}.token`, "utf8").trim();
+  const tab = async (token: string) => {
+    const t = await openTab(server.url, { token });
+    tabs.push(t);
+    return t;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "parley-revocation-"));
+    // No PARLEY_TOKEN: the server keeps its own token, so it can be rotated.
+    server = await startServerProcess({ port: await freePort(), databaseFile: databaseFile(), env: { PARLEY_TOKEN: undefined } });
+  }, TIMEOUT);
+  afterAll(async () => {
+    for (const t of tabs) t.disconnect();
+    await server?.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("parley token revoke closes the token's sockets before it returns, and their replies are refused", { timeout: TIMEOUT }, async () => {
+    const rest = restClient(server.url, { token: serverToken() });
+    const session = await rest.ok(rest.post("/api/sessions", {}));
+    const apiToken = (await cli("token", "create", "--name", "terminal")).split("\n")[0]!;
+    const id = /^pat_([A-Za-z0-9]+)_/.exec(apiToken)![1]!;
+    const socket = await tab(apiToken);
+    expect((await socket.emitWithAck("session.join", { sessionId: session.id })).ok).toBe(true);
+    const asked = eventOn(socket, "question.asked");
+    await rest.ok(rest.post(`/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: "Env?", options: ["production", "staging"] } }));
+    const question = await asked;
+    const gone = disconnectOf(socket, 10_000);
+
+    expect(await cli("token", "revoke", id)).toMatch(new RegExp(`Revoked ${id} \\(terminal\\): refused from now on, and its connections closed`));
+    const reply = socket.timeout(1_000).emitWithAck("question.reply", { id: question.id, value: "production" });
+    // Dropped before the CLI returned: the client hears it within milliseconds, not at a periodic check 10 s apart.
+    const heard = performance.now();
+    expect(await gone).toBe("io server disconnect");
+    expect(performance.now() - heard).toBeLessThan(1_000);
+    await expect(reply).rejects.toThrow();
+    expect((await rest.ok(rest.get<Question>(`/api/questions/${question.id}`))).status).toBe("pending");
+    expect(await handshakeOutcome(server.url, { token: apiToken })).toBe("unauthorized");
+    expect((await restClient(server.url, { token: apiToken }).get("/api/sessions")).status).toBe(401);
+    // Listed as revoked; revoking again changes nothing.
+    expect(await cli("token", "list")).toMatch(new RegExp(`${id} .*REVOKED`));
+    expect(await cli("token", "revoke", id)).toContain(`Revoked ${id}`);
+  });
+
+  it("only the server's own owner may revoke a token over REST, and a body must name one", { timeout: TIMEOUT }, async () => {
+    const annToken = (await cli("token", "create", "--name", "ann's", "--owner", "ann")).split("\n")[0]!;
+    const annId = /^pat_([A-Za-z0-9]+)_/.exec(annToken)![1]!;
+    const ann = restClient(server.url, { token: annToken });
+    expect(await ann.post("/api/auth/revoke-token", { id: annId })).toMatchObject({ status: 403, body: { error: { code: "forbidden" } } });
+    const owner = restClient(server.url, { token: serverToken() });
+    expect(await owner.post("/api/auth/revoke-token", {})).toMatchObject({ status: 400 });
+    expect(await owner.post("/api/auth/revoke-token", { id: annId, extra: 1 })).toMatchObject({ status: 400 });
+    expect(await owner.post("/api/auth/revoke-token", { id: "no-such-token" })).toMatchObject({ status: 400 });
+    expect(await owner.post("/api/auth/revoke-token", { id: annId })).toMatchObject({ status: 200, body: { id: annId, revokedAt: expect.any(String) } });
+    expect((await ann.get("/api/sessions")).status).toBe(401);
+  });
+
+  it("parley token rotate closes the old server token's sockets before it returns", { timeout: TIMEOUT }, async () => {
+    const old = serverToken();
+    const socket = await tab(old);
+    const gone = disconnectOf(socket, 10_000);
+    await cli("token", "rotate");
+    const heard = performance.now();
+    expect(await gone).toBe("io server disconnect");
+    expect(performance.now() - heard).toBeLessThan(1_000);
+    await poll("the new token", () => serverToken() !== old);
+    expect(await handshakeOutcome(server.url, { token: old })).toBe("unauthorized");
+    expect(await handshakeOutcome(server.url, { token: serverToken() })).toBe("connected");
+  });
+});
