@@ -53,6 +53,16 @@ describe("private data files", () => {
     expect(makeSqliteDataPrivate(file, path.join(data, "backups"))).toEqual([]);
   });
 
+  it("leaves a folder that holds other things as it is (a project folder, /tmp), and makes the database's own files private", () => {
+    const shared = fresh();
+    chmodSync(shared, 0o755);
+    writeFileSync(path.join(shared, "notes.txt"), "someone else's");
+    const file = path.join(shared, "p.db");
+    writeFileSync(file, "", { mode: 0o644 });
+    expect(makeSqliteDataPrivate(file, path.join(shared, "backups"))).toEqual([`${file} (0644 → 0600)`]);
+    expect(modeOf(shared)).toBe(0o755);
+  });
+
   it("writes a backup 0600, in a 0700 folder it makes", async () => {
     const source = new Database(path.join(fresh(), "source.db"));
     try {

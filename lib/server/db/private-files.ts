@@ -39,12 +39,21 @@ function tighten(file: string, mode: number): string | null {
   return `${file} (${octal(before)} → ${octal(mode)})`;
 }
 
+/** Whether everything in the folder is the database's own: its files (`parley.db`, `parley.db-wal`, `parley.db.token` …) and its backups. */
+function holdsOnlyDatabase(folder: string, dbFile: string, backups: string): boolean {
+  if (!existsSync(folder)) return false;
+  const base = path.basename(dbFile);
+  return readdirSync(folder).every((name) => name.startsWith(base) || path.join(folder, name) === path.resolve(backups));
+}
+
 /**
- * An existing SQLite database made private: its folder 0700; the database, its -wal, -shm and
+ * An existing SQLite database made private: its folder 0700 when it holds nothing else; the database, its -wal, -shm and
  * -journal, and its backups (the `backups` folder beside it) 0600. Returns what was looser.
  */
 export function makeSqliteDataPrivate(dbFile: string, backups: string): string[] {
-  const changed = [tighten(path.dirname(dbFile), PRIVATE_FOLDER_MODE), tighten(dbFile, PRIVATE_FILE_MODE)];
+  const folder = path.dirname(dbFile);
+  // A folder shared with other things (a project folder, /tmp) is not ours to close: its files are.
+  const changed = [holdsOnlyDatabase(folder, dbFile, backups) ? tighten(folder, PRIVATE_FOLDER_MODE) : null, tighten(dbFile, PRIVATE_FILE_MODE)];
   for (const suffix of SQLITE_COMPANIONS) changed.push(tighten(`${dbFile}${suffix}`, PRIVATE_FILE_MODE));
   if (existsSync(backups)) {
     changed.push(tighten(backups, PRIVATE_FOLDER_MODE));
