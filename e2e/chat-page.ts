@@ -34,6 +34,12 @@ export class ChatPage {
     await expect(this.card()).toBeVisible();
     await expect(this.prompt()).toHaveText(prompt);
     await expect(this.composer()).toHaveCount(0);
+    await this.keysReady();
+  }
+
+  /** Waits until the card takes keys: a card ignores the keys of its first moments (components/use-card-keys.ts). */
+  async keysReady() {
+    await expect(this.card()).toHaveAttribute("data-keys", "ready");
   }
 
   async expectNoCard() {
