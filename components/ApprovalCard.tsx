@@ -105,7 +105,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
       role="region"
       tabIndex={-1}
       aria-labelledby={titleId}
-      aria-describedby={promptId}
+      aria-describedby={showPrompt ? promptId : undefined}
       aria-busy={busy}
       className={`mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border bg-white shadow-lg shadow-stone-900/5 ring-4 outline-none focus-visible:ring-indigo-200 ${accent.card}`}
     >
@@ -162,7 +162,8 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
               <circle cx="8" cy="11.8" r=".5" className="fill-current" />
             </svg>
             <span>
-              <span className="font-medium">{hidden}</span> Characters that change how text looks, or do not show, are marked instead of applied.
+              <span className="block font-medium">{hidden}</span>
+              <span className="block text-xs text-amber-900/80">Characters that reorder text or do not show are labelled here, not applied.</span>
             </span>
           </p>
         )}

@@ -75,7 +75,7 @@ function CommandPreview({ command, cwd }: { command: string; cwd?: string }) {
                 </span>
               )}
               <span className={`min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere] ${numbered ? "" : "pl-3"}`}>
-                {i === 0 && <span aria-hidden className="select-none text-emerald-400 before:content-['$\\00a0']" />}
+                {i === 0 && <span aria-hidden data-prompt="$ " className="select-none text-emerald-400 before:content-[attr(data-prompt)]" />}
                 {line === "" ? <span className="select-none text-stone-600">↵</span> : <VisibleText text={line} tone="dark" />}
               </span>
             </div>

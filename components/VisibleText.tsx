@@ -18,6 +18,7 @@ export function VisibleText({ text, tone = "light" }: { text: string; tone?: "li
             key={i}
             data-testid="hidden-char"
             data-code={part.code}
+            role="img"
             title={`${part.code} ${part.name}: shown, not applied`}
             aria-label={`hidden character ${part.label}, ${part.name}`}
             className={`mx-px inline-block rounded border px-1 align-baseline font-mono text-[0.75em] font-semibold leading-tight not-italic ${chip}`}

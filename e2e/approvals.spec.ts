@@ -71,6 +71,9 @@ test.describe("approvals shared by the tabs of one session", () => {
     }
 
     // Allow always offers exactly this file (chosen first) or the wider rule; the wider one is picked.
+    await tabs[0]!.page.getByTestId("approval-allow-always").click();
+    await expect(tabs[0]!.page.getByTestId("approval-always-option").first()).toBeFocused();
+    await tabs[0]!.page.screenshot({ path: "test-results/approval-always-choice-desktop.png" });
     const phone = tabs[2]!.page;
     await phone.getByTestId("approval-allow-always").click();
     const options = phone.getByTestId("approval-always-option");
@@ -82,6 +85,7 @@ test.describe("approvals shared by the tabs of one session", () => {
     await expect(options.nth(1).locator("code")).toHaveText("docs/");
     await options.nth(1).click();
     await expect(options.nth(1)).toHaveAttribute("data-checked", "");
+    await phone.screenshot({ path: "test-results/approval-always-choice-phone.png" });
     await phone.getByTestId("approval-always-confirm").click();
 
     // Both cards leave every tab (tabs apply settlements that arrive together in one render; whether a tab
