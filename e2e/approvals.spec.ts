@@ -72,7 +72,7 @@ test.describe("approvals shared by the tabs of one session", () => {
 
     // Allow always offers exactly this file (chosen first) or the wider rule; the wider one is picked.
     await tabs[0]!.page.getByTestId("approval-allow-always").click();
-    await expect(tabs[0]!.page.getByTestId("approval-always-option").first()).toBeFocused();
+    await expect(tabs[0]!.page.getByTestId("approval-always-option").first().locator("input")).toBeFocused();
     await tabs[0]!.page.screenshot({ path: "test-results/approval-always-choice-desktop.png" });
     const phone = tabs[2]!.page;
     await phone.getByTestId("approval-allow-always").click();
@@ -164,10 +164,16 @@ test.describe("approvals shared by the tabs of one session", () => {
   });
 });
 
-/** Types into the composer, a key at a time, until a card replaces it; then Enter, Space and 1 at once. */
+/**
+ * Types into the composer, a key at a time with no pause, until a card replaces it (watched apart
+ * from the typing, so no round trip slows it); then Enter, Space and 1 straight after.
+ */
 async function typeUntilCard(tab: ChatPage) {
   await tab.page.getByTestId("composer-input").click();
-  while ((await tab.card().count()) === 0) await tab.page.keyboard.type("a");
+  let seen = false;
+  const appeared = tab.card().waitFor({ timeout: 20_000 }).then(() => (seen = true));
+  while (!seen) await tab.page.keyboard.type("a");
+  await appeared;
   for (const key of ["Enter", " ", "1"]) await tab.page.keyboard.press(key);
 }
 
