@@ -75,6 +75,7 @@ test.describe("approvals shared by the tabs of one session", () => {
     await expect(tabs[0]!.page.getByTestId("approval-always-option").first().locator("input")).toBeFocused();
     await tabs[0]!.page.screenshot({ path: "test-results/approval-always-choice-desktop.png" });
     const phone = tabs[2]!.page;
+    await phone.setViewportSize({ width: 390, height: 844 });
     await phone.getByTestId("approval-allow-always").click();
     const options = phone.getByTestId("approval-always-option");
     await expect(options).toHaveCount(2);
