@@ -5,6 +5,7 @@ import type { RunDetail } from "@/lib/protocol/entities";
 import type { Question } from "@/lib/protocol/question";
 import { requestJson } from "@/lib/client/api";
 import { formatToolInput, toolCallResult, type ToolCallResult } from "@/lib/client/tool-call-row";
+import { VisibleText } from "./VisibleText";
 
 const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
 
@@ -39,7 +40,9 @@ function Block({ label, text, testId, state }: { label: string; text: string; te
   return (
     <div data-testid={testId} data-state={state}>
       <div className="mb-0.5 font-medium text-stone-500">{label}</div>
-      <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded-md bg-white/90 px-2 py-1.5 font-mono text-[12px] leading-snug text-stone-700 [overflow-wrap:anywhere]">{text}</pre>
+      <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded-md bg-white/90 px-2 py-1.5 font-mono text-[12px] leading-snug text-stone-700 [overflow-wrap:anywhere]">
+        <VisibleText text={text} />
+      </pre>
     </div>
   );
 }
