@@ -65,7 +65,9 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
   useEffect(() => {
     const now = performance.now();
     guard.current = startGuard(now, composerTypedAt());
-    focusFirst();
+    // Someone typing in another field (a rule's pattern, a chat's name) keeps it: the card does not take the focus from them.
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement && active !== document.body && isTextField(active) && !card.current?.contains(active))) focusFirst();
 
     let timer: ReturnType<typeof setTimeout> | undefined;
     const refresh = () => {
