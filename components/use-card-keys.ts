@@ -91,7 +91,7 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
       const before = guard.current!;
       guard.current = step.guard;
       if (step.verdict === "act") {
-        if (before.interrupted && !before.armed && step.guard.armed) setNote(null);
+        if (place === "card") setNote(null);
         if (step.guard !== before) refresh();
         return;
       }
