@@ -5,7 +5,7 @@ import { visibleParts } from "@/lib/client/visible-text";
  * Text with its control, bidirectional and invisible characters shown as marked chips instead of
  * applied (lib/client/visible-text.ts). Isolated left-to-right, so nothing around it reorders it.
  */
-export function VisibleText({ text, tone = "light" }: { text: string; tone?: "light" | "dark" }) {
+export function VisibleText({ text, tone = "light", markNewlines = false }: { text: string; tone?: "light" | "dark"; markNewlines?: boolean }) {
   const chip =
     tone === "dark"
       ? "border-amber-400/70 bg-amber-400/20 text-amber-200"
@@ -25,6 +25,19 @@ export function VisibleText({ text, tone = "light" }: { text: string; tone?: "li
           >
             {part.label}
           </span>
+        ) : markNewlines && part.text.includes("\n") ? (
+          // On one line (a label, a hint), a newline is a mark too: the text must not read as one line.
+          <Fragment key={i}>
+            {part.text.split(/(\n+)/).map((piece, j) =>
+              j % 2 === 1 ? (
+                <span key={j} data-testid="newline-mark" role="img" aria-label={piece.length === 1 ? "new line" : `${piece.length} new lines`} className={`mx-px inline-block rounded border px-0.5 align-baseline text-[0.75em] leading-tight ${chip}`}>
+                  ↵{piece.length > 1 ? `×${piece.length}` : ""}
+                </span>
+              ) : (
+                piece
+              ),
+            )}
+          </Fragment>
         ) : (
           <Fragment key={i}>{part.text}</Fragment>
         ),
@@ -40,7 +53,7 @@ export function InlineCodeText({ parts, codeClass }: { parts: Array<{ code: bool
       {parts.map((part, i) =>
         part.code ? (
           <code key={i} className={codeClass}>
-            <VisibleText text={part.text} />
+            <VisibleText text={part.text} markNewlines />
           </code>
         ) : (
           <VisibleText key={i} text={part.text} />

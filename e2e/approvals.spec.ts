@@ -232,6 +232,8 @@ test.describe("the approval preview shows everything that will run", () => {
     await expect(card).toBeVisible();
     await expect(tab.page.getByTestId("approval-command-size")).toHaveText(`81 lines · ${[...command].length} characters`);
     await expect(tab.page.getByTestId("approval-prompt-shortened")).toBeVisible();
+    // The rule Allow always would add names the command with its newlines marked, not as one line.
+    await expect(tab.page.getByTestId("approval-always-hint").getByTestId("newline-mark")).toHaveText("↵×80");
     const lines = tab.page.getByTestId("approval-command-line");
     await expect(lines).toHaveCount(81);
     const last = lines.nth(80);
