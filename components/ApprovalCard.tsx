@@ -2,10 +2,12 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import type { JsonValue, Question } from "@/lib/protocol/question";
-import { alwaysHint, fallbackText, inlineCode, ownerLabel, previewShowsSubject, subjectLabel } from "@/lib/client/approval";
+import { alwaysAnswer, alwaysChoiceHint, fallbackText, hiddenCharactersWarning, inlineCode, ownerLabel, previewShowsSubject, promptShortened, subjectLabel } from "@/lib/client/approval";
+import { visibleString } from "@/lib/client/visible-text";
 import { keyHint, numberKeyAction } from "@/lib/client/question-input";
 import { ApprovalPreview } from "@/components/ApprovalPreview";
-import { CardMessages, Countdown, Kbd, Position } from "@/components/QuestionCardParts";
+import { CardMessages, Countdown, Kbd, KeyGuardNote, Position } from "@/components/QuestionCardParts";
+import { InlineCodeText, VisibleText } from "@/components/VisibleText";
 import { useCardKeys } from "@/components/use-card-keys";
 import { useSettle, type Settle } from "@/components/use-settle";
 
@@ -19,43 +21,63 @@ interface ApprovalBodyProps {
 }
 
 /**
- * The card of an approval: who asks to run which tool, a preview of its input, and Allow once,
- * Allow always (a session rule for the tool and pattern) or Reject with optional feedback.
- * Keys: 1 / 2 / 3, Escape opens (or leaves) the feedback field, Enter in it rejects.
+ * The card of an approval: who asks to run which tool, a preview of all of its input, and Allow
+ * once, Allow always (a session rule: exactly this call, or a wider rule the person picks when the
+ * tool offers one) or Reject with optional feedback. Keys: 1 / 2 / 3, Escape opens (or leaves) the
+ * feedback field, Enter in it rejects; the card never starts focused on an answer.
  */
 export function ApprovalBody({ question, position, onReply, onReject, notice }: ApprovalBodyProps) {
   const approval = question.approval!;
   const { busy, error, settle } = useSettle("This request changed since it was shown. Check it and answer again.");
   const [rejectOpen, setRejectOpen] = useState(false);
+  /** The "Allow always" choice between exactly this call (0) and the wider rule (1); null while closed. */
+  const [alwaysChoice, setAlwaysChoice] = useState<0 | 1 | null>(null);
   const [feedback, setFeedback] = useState("");
   const card = useRef<HTMLElement>(null);
   const feedbackInput = useRef<HTMLTextAreaElement>(null);
   const titleId = useId();
   const hintId = useId();
   const feedbackId = useId();
+  const promptId = useId();
 
 
-  const allow = (value: "once" | "always") => settle(() => onReply(question, value));
+  const allow = (value: "once" | "always" | "always_wider") => settle(() => onReply(question, value));
+  const offered = approval.always.length;
+  const allowAlways = () => {
+    if (offered > 1) setAlwaysChoice(0);
+    else if (offered === 1) void allow("always");
+  };
   const reject = () => settle(() => onReject(question, feedback.trim() || undefined));
 
   const closeReject = () => {
     setRejectOpen(false);
-    // The buttons are back after the render.
-    setTimeout(focusFirst, 0);
+    keys.focusFirst();
+  };
+  const closeAlways = () => {
+    setAlwaysChoice(null);
+    keys.focusFirst();
   };
 
   const pick = (n: number) => {
-    const action = busy ? null : numberKeyAction(question, n);
-    if (action?.type === "reply") void allow(action.value as "once" | "always");
-    if (action?.type === "reject") setRejectOpen(true);
+    if (busy || rejectOpen) return;
+    // In the "Allow always" choice, 1 and 2 pick its options; 3 (Reject) still works.
+    if (alwaysChoice !== null && (n === 0 || n === 1)) return setAlwaysChoice(n === 1 && offered > 1 ? 1 : 0);
+    const action = numberKeyAction(question, n);
+    if (action?.type === "reply" && action.value === "always") allowAlways();
+    else if (action?.type === "reply") void allow("once");
+    if (action?.type === "reject") {
+      setAlwaysChoice(null);
+      setRejectOpen(true);
+    }
   };
   const escape = (target: HTMLElement) => {
     if (target === feedbackInput.current) closeReject();
     else if (rejectOpen) feedbackInput.current?.focus();
+    else if (alwaysChoice !== null) closeAlways();
     else setRejectOpen(true);
   };
 
-  const focusFirst = useCardKeys(card, { pick, escape }, 3);
+  const keys = useCardKeys(card, { pick, escape }, 3);
 
   useEffect(() => {
     if (rejectOpen) feedbackInput.current?.focus();
@@ -67,6 +89,9 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
     ? { card: "border-amber-300 ring-amber-50", header: "border-amber-200/80 bg-amber-50", owner: "bg-amber-100 text-amber-900", text: "text-amber-950/70" }
     : { card: "border-indigo-200 ring-indigo-50", header: "border-indigo-100 bg-indigo-50/70", owner: "bg-indigo-100 text-indigo-800", text: "text-indigo-900/70" };
   const showPrompt = question.prompt.trim() !== "";
+  const shortened = showPrompt && promptShortened(question.prompt, approval.subject);
+  const hidden = hiddenCharactersWarning(approval, question.prompt);
+  const alwaysText = alwaysChoiceHint(approval);
 
   return (
     <section
@@ -76,10 +101,13 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
       data-kind="approval"
       data-tool={approval.tool}
       data-dangerous={dangerous ? "" : undefined}
+      data-keys={keys.state}
       role="region"
+      tabIndex={-1}
       aria-labelledby={titleId}
+      aria-describedby={showPrompt ? promptId : undefined}
       aria-busy={busy}
-      className={`mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border bg-white shadow-lg shadow-stone-900/5 ring-4 ${accent.card}`}
+      className={`mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border bg-white shadow-lg shadow-stone-900/5 ring-4 outline-none focus-visible:ring-indigo-200 ${accent.card}`}
     >
       <header className={`flex flex-wrap items-center gap-x-3 gap-y-1 border-b px-4 py-2 text-xs ${accent.header}`}>
         <span id={titleId} data-testid="approval-title" className={`flex min-w-0 flex-wrap items-center gap-x-1.5 gap-y-1 font-medium ${accent.text}`}>
@@ -109,21 +137,34 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
 
       <div className="space-y-3 px-4 pb-3 pt-3">
         {showPrompt && (
-          <h2 data-testid="question-prompt" className="whitespace-pre-wrap text-base font-medium text-stone-900">
-            {inlineCode(question.prompt).map((part, i) =>
-              part.code ? (
-                <code key={i} className="rounded bg-stone-100 px-1 py-0.5 font-mono text-[0.9em] text-stone-800">
-                  {part.text}
-                </code>
-              ) : (
-                part.text
-              ),
+          <div>
+            <h2 id={promptId} data-testid="question-prompt" className="whitespace-pre-wrap text-base font-medium text-stone-900 [overflow-wrap:anywhere]">
+              <InlineCodeText parts={inlineCode(question.prompt)} codeClass={CODE} />
+            </h2>
+            {shortened && (
+              <p data-testid="approval-prompt-shortened" className="mt-0.5 text-xs text-stone-500">
+                Shortened above; the whole {approval.subjectKind === "path" ? "path" : "command"}, exactly as it will run, is below.
+              </p>
             )}
-          </h2>
+          </div>
         )}
         {question.detail && (
           <p data-testid="question-detail" className="whitespace-pre-wrap text-sm text-stone-600">
-            {question.detail}
+            <VisibleText text={question.detail} />
+          </p>
+        )}
+
+        {hidden && (
+          <p data-testid="approval-hidden-warning" role="note" className="flex items-start gap-2 rounded-lg border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">
+            <svg aria-hidden viewBox="0 0 16 16" className="mt-0.5 h-4 w-4 shrink-0 fill-none stroke-amber-700" strokeWidth="1.6">
+              <path d="M8 1.8 15 14H1z" strokeLinejoin="round" />
+              <path d="M8 6.2v3.6" strokeLinecap="round" />
+              <circle cx="8" cy="11.8" r=".5" className="fill-current" />
+            </svg>
+            <span>
+              <span className="block font-medium">{hidden}</span>
+              <span className="block text-xs text-amber-900/80">Characters that reorder text or do not show are labelled here, not applied.</span>
+            </span>
           </p>
         )}
 
@@ -132,8 +173,8 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
         {!previewShowsSubject(approval) && (
           <p className="flex min-w-0 items-baseline gap-2 text-xs text-stone-500">
             <span className="shrink-0 font-medium uppercase tracking-wide text-stone-500">{subjectLabel(approval.subjectKind)}</span>
-            <code data-testid="approval-subject" title={approval.subject} className="min-w-0 truncate font-mono text-stone-700">
-              {approval.subject}
+            <code data-testid="approval-subject" title={visibleString(approval.subject)} className="min-w-0 whitespace-pre-wrap font-mono text-stone-700 [overflow-wrap:anywhere]">
+              <VisibleText text={approval.subject} />
             </code>
           </p>
         )}
@@ -183,34 +224,44 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
               </button>
             </div>
           </div>
+        ) : alwaysChoice !== null ? (
+          <AlwaysChoice
+            approval={approval}
+            choice={alwaysChoice}
+            onChoose={setAlwaysChoice}
+            onConfirm={() => void allow(alwaysAnswer(alwaysChoice))}
+            onBack={closeAlways}
+            busy={busy}
+          />
         ) : (
           <div>
             <div role="group" aria-label="Answers" className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
-              <AnswerButton testId="approval-allow-once" primary hint="1" autoFocus disabled={busy} onClick={() => void allow("once")}>
+              <AnswerButton testId="approval-allow-once" primary hint="1" disabled={busy} onClick={() => void allow("once")}>
                 Allow once
               </AnswerButton>
-              {alwaysHint(approval) && (
-                <AnswerButton testId="approval-allow-always" hint="2" describedBy={hintId} disabled={busy} onClick={() => void allow("always")}>
-                  Allow always
+              {offered > 0 && (
+                <AnswerButton testId="approval-allow-always" hint="2" describedBy={hintId} disabled={busy} onClick={allowAlways} expands={offered > 1}>
+                  {offered > 1 ? "Allow always…" : "Allow always"}
                 </AnswerButton>
               )}
-              <AnswerButton testId="approval-reject" hint="3" danger disabled={busy} onClick={() => setRejectOpen(true)} className="col-span-2 sm:ml-auto">
+              <AnswerButton testId="approval-reject" hint="3" danger disabled={busy} onClick={() => setRejectOpen(true)} className={offered > 0 ? "col-span-2 sm:ml-auto" : "sm:ml-auto"}>
                 Reject…
               </AnswerButton>
             </div>
-            {alwaysHint(approval) && (
+            {alwaysText && (
               <p id={hintId} data-testid="approval-always-hint" className="mt-2 text-xs text-stone-500">
-                <span className="font-medium text-stone-600">Allow always:</span> {alwaysHint(approval)}
+                <span className="font-medium text-stone-600">Allow always:</span> <InlineCodeText parts={inlineCode(alwaysText)} codeClass={CODE_SMALL} />
               </p>
             )}
           </div>
         )}
 
+        <KeyGuardNote note={keys.note} />
         <CardMessages error={error} notice={notice} />
       </div>
 
       <footer className="hidden items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2 text-xs text-stone-500 sm:flex pointer-coarse:hidden">
-        <span className="flex-1">{keyHint(question)}</span>
+        <span className="flex-1">{alwaysChoice !== null ? "1 / 2 choose · Enter adds the rule · Esc back" : keyHint(question)}</span>
         <span>
           <Kbd>Esc</Kbd> feedback
         </span>
@@ -227,17 +278,18 @@ interface AnswerButtonProps {
   primary?: boolean;
   danger?: boolean;
   hint: string;
-  autoFocus?: boolean;
   describedBy?: string;
+  /** Opens a choice instead of answering. */
+  expands?: boolean;
   className?: string;
 }
 
-function AnswerButton({ testId, children, onClick, disabled, primary, danger, hint, autoFocus, describedBy, className = "" }: AnswerButtonProps) {
+function AnswerButton({ testId, children, onClick, disabled, primary, danger, hint, describedBy, expands, className = "" }: AnswerButtonProps) {
   return (
     <button
       type="button"
       data-testid={testId}
-      data-autofocus={autoFocus ? "" : undefined}
+      aria-haspopup={expands ? "true" : undefined}
       aria-describedby={describedBy}
       aria-keyshortcuts={hint}
       onClick={onClick}
@@ -259,3 +311,86 @@ function AnswerButton({ testId, children, onClick, disabled, primary, danger, hi
   );
 }
 
+
+const CODE = "rounded bg-stone-100 px-1 py-0.5 font-mono text-[0.9em] text-stone-800";
+const CODE_SMALL = "rounded bg-stone-100 px-1 font-mono text-[0.95em] text-stone-700";
+
+interface AlwaysChoiceProps {
+  approval: Question["approval"] & object;
+  choice: 0 | 1;
+  onChoose: (which: 0 | 1) => void;
+  onConfirm: () => void;
+  onBack: () => void;
+  busy: boolean;
+}
+
+/** "Allow always" with two rules on offer: exactly this call (chosen first) or the wider rule, then a confirm. */
+function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: AlwaysChoiceProps) {
+  const legendId = useId();
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  const options = approval.always.slice(0, 2);
+  return (
+    <div data-testid="approval-always-choice" role="radiogroup" aria-labelledby={legendId} className="space-y-2 rounded-xl border border-indigo-200 bg-indigo-50/40 p-3">
+      <p id={legendId} className="text-sm font-medium text-stone-800">
+        Allow <code className={CODE}>{approval.tool}</code> without asking again in this chat, for:
+      </p>
+      {options.map((option, i) => {
+        const which = i as 0 | 1;
+        const on = choice === which;
+        return (
+          <label
+            key={which}
+            data-testid="approval-always-option"
+            data-which={which === 0 ? "exact" : "wider"}
+            data-checked={on ? "" : undefined}
+            className={`flex min-h-10 cursor-pointer items-start gap-3 rounded-lg border px-3 py-2 text-sm has-focus-visible:ring-2 has-focus-visible:ring-indigo-500 ${
+              on ? "border-indigo-400 bg-white text-indigo-950 shadow-sm" : "border-stone-200 bg-white/60 text-stone-700 hover:bg-white"
+            }`}
+          >
+            <input
+              ref={which === 0 ? first : undefined}
+              type="radio"
+              name={`always-${legendId}`}
+              checked={on}
+              disabled={busy}
+              onChange={() => onChoose(which)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && !e.nativeEvent.isComposing) {
+                  e.preventDefault();
+                  onConfirm();
+                }
+              }}
+              className="mt-0.5 h-4 w-4 shrink-0 accent-indigo-600 outline-none"
+            />
+            <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
+              <InlineCodeText parts={inlineCode(option.label)} codeClass={CODE} />
+              <span className="mt-0.5 block text-xs text-stone-500">{which === 0 ? "Only this exact call" : "A wider rule"}{option.cwd && option.cwd !== "." ? <> · in <VisibleText text={option.cwd} /></> : null}</span>
+            </span>
+            <Kbd>{which + 1}</Kbd>
+          </label>
+        );
+      })}
+      <div className="flex items-center justify-end gap-2 pt-1">
+        <button
+          type="button"
+          data-testid="approval-always-back"
+          onClick={onBack}
+          disabled={busy}
+          className="rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
+          Back
+        </button>
+        <button
+          type="button"
+          data-testid="approval-always-confirm"
+          onClick={onConfirm}
+          disabled={busy}
+          className="min-h-10 rounded-lg bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
+          {busy ? "Allowing…" : "Allow and add the rule"}
+        </button>
+      </div>
+    </div>
+  );
+}

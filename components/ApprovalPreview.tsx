@@ -3,46 +3,87 @@
 import { useMemo } from "react";
 import type { ToolPreview } from "@/lib/protocol/permissions";
 import { parseUnifiedDiff, type DiffLine } from "@/lib/client/unified-diff";
+import { sizeLabel, visibleString } from "@/lib/client/visible-text";
+import { VisibleText } from "@/components/VisibleText";
 
-/** A readable preview of a tool's input: a command, a coloured diff, a list or text. */
+/** A readable preview of a tool's input: a command, a coloured diff, a list or text — all of it, its hidden characters marked. */
 export function ApprovalPreview({ preview }: { preview: ToolPreview }) {
   const box = "max-h-[32vh] overflow-auto rounded-lg border text-xs leading-relaxed outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 sm:max-h-72";
   switch (preview.type) {
     case "command":
-      return (
-        <div data-testid="approval-preview" data-preview-type="command" className="overflow-hidden rounded-lg border border-stone-800 bg-stone-900">
-          {preview.cwd && (
-            <div className="truncate border-b border-stone-700/80 px-3 py-1 font-mono text-[11px] text-stone-400" title={preview.cwd}>
-              in {preview.cwd}
-            </div>
-          )}
-          <pre tabIndex={0} className="max-h-[32vh] overflow-auto whitespace-pre-wrap px-3 py-2 font-mono text-[13px] leading-relaxed text-stone-100 outline-none [overflow-wrap:anywhere] focus-visible:ring-2 focus-visible:ring-indigo-400 sm:max-h-72">
-            <span aria-hidden className="select-none text-emerald-400">$ </span>
-            <span data-testid="approval-command">{preview.command}</span>
-          </pre>
-        </div>
-      );
+      return <CommandPreview command={preview.command} cwd={preview.cwd} />;
     case "diff":
       return <DiffPreview path={preview.path} diff={preview.diff} boxClass={box} />;
     case "list":
       return (
-        <ul data-testid="approval-preview" data-preview-type="list" tabIndex={0} className={`${box} divide-y divide-stone-100 border-stone-200 bg-white`}>
+        <ul data-testid="approval-preview" data-preview-type="list" tabIndex={0} aria-label="Items" className={`${box} divide-y divide-stone-100 border-stone-200 bg-white`}>
           {preview.items.length === 0 && <li className="px-3 py-1.5 italic text-stone-400">(nothing)</li>}
           {preview.items.map((item, i) => (
             <li key={i} className="flex gap-2 px-3 py-1.5 font-mono text-stone-700 [overflow-wrap:anywhere]">
               <span aria-hidden className="select-none text-stone-300">•</span>
-              {item}
+              <VisibleText text={item} />
             </li>
           ))}
         </ul>
       );
     case "text":
       return (
-        <pre data-testid="approval-preview" data-preview-type="text" tabIndex={0} className={`${box} whitespace-pre-wrap border-stone-200 bg-stone-50 px-3 py-2 font-sans text-sm text-stone-700 [overflow-wrap:anywhere]`}>
-          {preview.text}
+        <pre data-testid="approval-preview" data-preview-type="text" tabIndex={0} aria-label="Text" className={`${box} whitespace-pre-wrap border-stone-200 bg-stone-50 px-3 py-2 font-sans text-sm text-stone-700 [overflow-wrap:anywhere]`}>
+          <VisibleText text={preview.text} />
         </pre>
       );
   }
+}
+
+/**
+ * The whole command as it will run: every line (numbered when there are several), scrollable, its
+ * size above it, so nothing below the first line or beyond the box goes unseen.
+ */
+function CommandPreview({ command, cwd }: { command: string; cwd?: string }) {
+  const lines = command.split("\n");
+  const numbered = lines.length > 1;
+  const size = sizeLabel(command);
+  return (
+    <div data-testid="approval-preview" data-preview-type="command" className="overflow-hidden rounded-lg border border-stone-800 bg-stone-900">
+      <div className="flex items-center gap-3 border-b border-stone-700/80 px-3 py-1 font-mono text-[11px] text-stone-400">
+        <span className="min-w-0 flex-1 truncate" title={cwd ? visibleString(cwd) : undefined}>
+          {cwd ? (
+            <>
+              in <VisibleText text={cwd} tone="dark" />
+            </>
+          ) : (
+            "command"
+          )}
+        </span>
+        <span data-testid="approval-command-size" className={`shrink-0 tabular-nums ${numbered ? "font-semibold text-amber-300" : ""}`}>
+          {size}
+        </span>
+      </div>
+      <div
+        data-testid="approval-command-box"
+        tabIndex={0}
+        role="group"
+        aria-label={`Command, ${size}`}
+        className="max-h-[32vh] overflow-auto py-2 font-mono text-[13px] leading-relaxed text-stone-100 outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-400 sm:max-h-72"
+      >
+        <div data-testid="approval-command">
+          {lines.map((line, i) => (
+            <div key={i} data-testid="approval-command-line" className="flex">
+              {numbered && (
+                <span aria-hidden className="w-9 shrink-0 select-none pr-2 text-right tabular-nums text-stone-500">
+                  {i + 1}
+                </span>
+              )}
+              <span className={`min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere] ${numbered ? "" : "pl-3"}`}>
+                {i === 0 && <span aria-hidden data-prompt="$ " className="select-none text-emerald-400 before:content-[attr(data-prompt)]" />}
+                {line === "" ? <span className="select-none text-stone-600">↵</span> : <VisibleText text={line} tone="dark" />}
+              </span>
+            </div>
+          ))}
+        </div>
+      </div>
+    </div>
+  );
 }
 
 const LINE_STYLE: Record<DiffLine["kind"], string> = {
@@ -73,7 +114,7 @@ function DiffPreview({ path, diff, boxClass }: { path: string; diff: string; box
           <path d="M9.5 1.5v3h3" strokeLinejoin="round" />
         </svg>
         <span data-testid="approval-diff-path" className="min-w-0 flex-1 font-mono font-medium text-stone-700 [overflow-wrap:anywhere]">
-          {shownPath}
+          <VisibleText text={shownPath} />
         </span>
         {isNew && <span className="rounded bg-emerald-100 px-1.5 text-[10px] font-semibold uppercase tracking-wide text-emerald-800">new file</span>}
         <span data-testid="approval-diff-stats" className="shrink-0 font-mono tabular-nums">
@@ -83,12 +124,12 @@ function DiffPreview({ path, diff, boxClass }: { path: string; diff: string; box
       {parsed.lines.length === 0 ? (
         <p className="px-3 py-2 text-xs italic text-stone-400">No changes.</p>
       ) : (
-        <div tabIndex={0} role="table" aria-label={`Changes to ${shownPath}`} className={`${boxClass} rounded-none border-0 font-mono`}>
+        <div tabIndex={0} role="table" aria-label={`Changes to ${visibleString(shownPath)}`} className={`${boxClass} rounded-none border-0 font-mono`}>
           {parsed.lines.map((line, i) => (
             <div key={i} role="row" data-line={line.kind} className={`flex ${LINE_STYLE[line.kind]}`}>
               {line.kind === "hunk" || line.kind === "note" ? (
                 <span role="cell" className="px-3 py-0.5 [overflow-wrap:anywhere]">
-                  {line.text}
+                  <VisibleText text={line.text} />
                 </span>
               ) : (
                 <>
@@ -99,7 +140,7 @@ function DiffPreview({ path, diff, boxClass }: { path: string; diff: string; box
                     {MARK[line.kind]}
                   </span>
                   <span role="cell" className="min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere]">
-                    {line.text || "\u00a0"}
+                    {line.text ? <VisibleText text={line.text} /> : "\u00a0"}
                   </span>
                 </>
               )}

@@ -1,8 +1,9 @@
 "use client";
 
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { Ack } from "@/lib/protocol/socket";
 import { pageIsLeaving, useDraft } from "@/lib/client/drafts";
+import { noteComposerTyping } from "@/lib/client/composer-typing";
 import { StopButton } from "./StopButton";
 
 interface ComposerProps {
@@ -25,6 +26,13 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
   const input = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => input.current?.focus(), []);
+  // A question card takes this input's place: focused with text in it, the person may be typing still.
+  useLayoutEffect(() => {
+    const el = input.current;
+    return () => {
+      if (el && document.activeElement === el && el.value.trim() !== "") noteComposerTyping();
+    };
+  }, []);
 
   // Grow with the text up to a few lines, then scroll.
   useEffect(() => {
@@ -59,7 +67,10 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void send();
+      // The Enter that sends ends the typing: a card the message brings on is not typed into.
+      return;
     }
+    noteComposerTyping();
   }
 
   return (

@@ -13,7 +13,7 @@ import {
   type FormField,
   type FormSchema,
 } from "@/lib/protocol/forms";
-import { ActionButton, CardHeader, CardMessages, DeclineBar, Kbd } from "@/components/QuestionCardParts";
+import { ActionButton, CardHeader, CardMessages, DeclineBar, Kbd, KeyGuardNote } from "@/components/QuestionCardParts";
 import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
 
@@ -103,7 +103,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
     });
   };
 
-  const { open: declineOpen, setOpen: setDeclineOpen, bar: declineBar } = useDecline({
+  const { open: declineOpen, setOpen: setDeclineOpen, bar: declineBar, keys } = useDecline({
     card,
     pick: () => {},
     maxDigit: 0,
@@ -121,10 +121,12 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
       data-testid="question-card"
       data-question-id={question.id}
       data-kind="form"
+      data-keys={keys.state}
+      tabIndex={-1}
       aria-labelledby={promptId}
       aria-describedby={question.detail || description ? detailId : undefined}
       aria-busy={busy}
-      className="mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border border-indigo-200 bg-white shadow-lg shadow-indigo-900/5 ring-4 ring-indigo-50"
+      className="mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border border-indigo-200 bg-white shadow-lg shadow-indigo-900/5 ring-4 ring-indigo-50 outline-none focus-visible:ring-indigo-200"
     >
       <CardHeader question={question} verb="asks" position={position} />
 
@@ -155,6 +157,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
           ))}
         </div>
 
+        <KeyGuardNote note={keys.note} />
         <CardMessages error={error} notice={notice} />
       </div>
 

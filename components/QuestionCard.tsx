@@ -1,14 +1,12 @@
 "use client";
 
-import { useEffect, useId, useRef, useState } from "react";
-import type { RefObject } from "react";
+import { useId, useRef, useState } from "react";
 import type { JsonValue, Question } from "@/lib/protocol/question";
 import { isFormQuestion, keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
-import { ActionButton, CardHeader, CardMessages, CheckboxGroup, DeclineBar, FreeTextInput, TextRow } from "@/components/QuestionCardParts";
+import { ActionButton, CardHeader, CardMessages, CheckboxGroup, DeclineBar, FreeTextInput, KeyGuardNote, TextRow } from "@/components/QuestionCardParts";
 import { ApprovalBody } from "@/components/ApprovalCard";
 import { FormBody } from "@/components/FormCard";
 import { useDecline } from "@/components/use-decline";
-import { settledHere } from "@/lib/client/own-answers";
 import { useSettle, type Settle } from "@/components/use-settle";
 
 
@@ -27,11 +25,6 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
   const found = questions.findIndex((q) => q.id === selected.id);
   const at = found >= 0 ? found : Math.min(selected.index, questions.length - 1);
   const question = questions[at];
-  // A number key pressed while this card's answer is on its way (or just went through) is for the next question; its card takes it on mount.
-  const nextKey = useRef<number | null>(null);
-  useEffect(() => {
-    nextKey.current = null;
-  }, [question?.id]);
   if (!question) return null;
 
   const go = (delta: number) => {
@@ -48,7 +41,6 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
       onReply={onReply}
       onReject={onReject}
       notice={notice ?? null}
-      nextKey={nextKey}
     />
   );
 }
@@ -59,12 +51,10 @@ interface BodyProps {
   onReply: QuestionCardProps["onReply"];
   onReject: QuestionCardProps["onReject"];
   notice: string | null;
-  /** A number key kept for the next question while this one's answer is sent. */
-  nextKey?: RefObject<number | null>;
 }
 
-function QuestionBody({ question, position, onReply, onReject, notice, nextKey }: BodyProps) {
-  const { busy, answering, error, setError, settle } = useSettle("This question changed since it was shown. Check it and answer again.");
+function QuestionBody({ question, position, onReply, onReject, notice }: BodyProps) {
+  const { busy, error, setError, settle } = useSettle("This question changed since it was shown. Check it and answer again.");
   const [checked, setChecked] = useState<string[]>([]);
   const [other, setOther] = useState("");
   const [text, setText] = useState("");
@@ -75,11 +65,7 @@ function QuestionBody({ question, position, onReply, onReject, notice, nextKey }
   const isChoice = kind === "question" && options.length > 0;
 
 
-  const reply = async (value: JsonValue) => {
-    const ack = await settle(() => onReply(question, value));
-    // The answer failed: this question stays, and a key kept for the next one is dropped.
-    if (ack && !settledHere(ack) && nextKey) nextKey.current = null;
-  };
+  const reply = (value: JsonValue) => settle(() => onReply(question, value));
   const replyText = () => {
     const answer = textAnswer(question, text);
     if (answer.ok) void reply(answer.value);
@@ -99,22 +85,13 @@ function QuestionBody({ question, position, onReply, onReject, notice, nextKey }
     else void reply(other.trim());
   };
 
+  // A key pressed while the answer is on its way does nothing: the next question's card guards its own keys.
   const pick = (n: number) => {
-    if (answering()) {
-      if (nextKey) nextKey.current = n;
-      return;
-    }
     const action = busy ? null : numberKeyAction(question, n);
     if (action?.type === "reply") void reply(action.value);
     if (action?.type === "toggle") toggle(action.option);
   };
-  useEffect(() => {
-    const kept = nextKey?.current ?? null;
-    if (nextKey) nextKey.current = null;
-    if (kept !== null) pick(kept);
-    // Once, when this question's card appears.
-  }, []);
-  const { bar: declineBar } = useDecline({ card, pick, submit: needsSubmit(question) ? submit : undefined, maxDigit: 9, onDecline: (message) => settle(() => onReject(question, message)) });
+  const { bar: declineBar, keys } = useDecline({ card, pick, submit: needsSubmit(question) ? submit : undefined, maxDigit: 9, onDecline: (message) => settle(() => onReject(question, message)) });
 
   return (
     <section
@@ -122,10 +99,12 @@ function QuestionBody({ question, position, onReply, onReject, notice, nextKey }
       data-testid="question-card"
       data-question-id={question.id}
       data-kind={kind}
+      data-keys={keys.state}
       role="region"
+      tabIndex={-1}
       aria-labelledby={promptId}
       aria-busy={busy}
-      className="mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border border-indigo-200 bg-white shadow-lg shadow-indigo-900/5 ring-4 ring-indigo-50"
+      className="mx-auto w-full max-w-3xl overflow-hidden rounded-2xl border border-indigo-200 bg-white shadow-lg shadow-indigo-900/5 ring-4 ring-indigo-50 outline-none focus-visible:ring-indigo-200"
     >
       <CardHeader question={question} verb={kind === "confirm" ? "needs your confirmation" : "asks"} position={position} />
 
@@ -146,7 +125,7 @@ function QuestionBody({ question, position, onReply, onReject, notice, nextKey }
 
         {kind === "confirm" && (
           <div className="flex flex-wrap gap-2">
-            <ActionButton testId="confirm-yes" primary hint="1" autoFocus disabled={busy} onClick={() => reply(true)}>
+            <ActionButton testId="confirm-yes" primary hint="1" disabled={busy} onClick={() => reply(true)}>
               Yes
             </ActionButton>
             <ActionButton testId="confirm-no" hint="2" disabled={busy} onClick={() => reply(false)}>
@@ -163,7 +142,6 @@ function QuestionBody({ question, position, onReply, onReject, notice, nextKey }
                 testId="question-option"
                 option={option}
                 hint={i < 9 ? String(i + 1) : undefined}
-                autoFocus={i === 0}
                 disabled={busy}
                 onClick={() => reply(option)}
               >
@@ -204,6 +182,7 @@ function QuestionBody({ question, position, onReply, onReject, notice, nextKey }
           </div>
         )}
 
+        <KeyGuardNote note={keys.note} />
         <CardMessages error={error} notice={notice} />
       </div>
 

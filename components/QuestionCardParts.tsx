@@ -274,7 +274,6 @@ export function CheckboxGroup({ options, checked, onToggle, disabled }: Checkbox
               checked={on}
               onChange={() => onToggle(option)}
               disabled={disabled}
-              data-autofocus={i === 0 ? "" : undefined}
               className="h-4 w-4 accent-indigo-600 outline-none"
             />
             {option}
@@ -327,6 +326,21 @@ export function FreeTextInput({ value, onChange, onEnter, disabled, replySchema 
         </details>
       )}
     </div>
+  );
+}
+
+/** Why keys did nothing: typed while the card appeared, they were not for it (see use-card-keys.ts). */
+export function KeyGuardNote({ note }: { note: string | null }) {
+  return (
+    <p data-testid="question-key-note" role="status" className={note ? "flex items-center gap-2 rounded-lg bg-sky-50 px-3 py-1.5 text-xs text-sky-900" : "sr-only"}>
+      {note && (
+        <svg aria-hidden viewBox="0 0 16 16" className="h-3.5 w-3.5 shrink-0 fill-none stroke-current" strokeWidth="1.5">
+          <rect x="1.5" y="4" width="13" height="8.5" rx="1.5" />
+          <path d="M4 7h1M7.5 7h1M11 7h1M5 9.8h6" strokeLinecap="round" />
+        </svg>
+      )}
+      {note}
+    </p>
   );
 }
 

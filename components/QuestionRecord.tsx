@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { Question } from "@/lib/protocol/question";
 import { auditOf, type QuestionAudit } from "@/lib/client/question-audit";
 import { ToolCallDetails } from "./ToolCallDetails";
+import { VisibleText } from "./VisibleText";
 
 const TONE_STYLE: Record<QuestionAudit["tone"], string> = {
   allowed: "text-emerald-700",
@@ -35,7 +36,9 @@ export function QuestionRecord({ question }: { question: Question }) {
           <span data-testid="question-record-asked" className="text-stone-700">
             <span className="text-stone-500">{audit.owner}:</span>{" "}
             <code className="rounded bg-white/80 px-1 font-mono text-[13px] font-medium text-stone-800">{audit.tool}</code>{" "}
-            <code className="font-mono text-[13px] text-stone-700">{audit.subject}</code>
+            <code className="font-mono text-[13px] text-stone-700">
+              <VisibleText text={audit.subject ?? ""} />
+            </code>
           </span>
         ) : (
           <span data-testid="question-record-asked" className="text-stone-700">

@@ -5,6 +5,7 @@ import type { RunDetail } from "@/lib/protocol/entities";
 import type { Question } from "@/lib/protocol/question";
 import { requestJson } from "@/lib/client/api";
 import { formatToolInput, toolCallResult, type ToolCallResult } from "@/lib/client/tool-call-row";
+import { VisibleText } from "./VisibleText";
 
 const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
 
@@ -23,7 +24,7 @@ export function ToolCallDetails({ question }: { question: Question }) {
   }, [question]);
   return (
     <div data-testid="tool-call-details" className="mt-1.5 flex flex-col gap-1.5 text-xs">
-      <Block label="Input" testId="tool-call-input" text={formatToolInput(question)} />
+      <Block label="Input" testId="tool-call-input" text={formatToolInput(question)} marked />
       {result === null ? (
         <p className="text-stone-400">Loading the result…</p>
       ) : "error" in result ? (
@@ -35,11 +36,14 @@ export function ToolCallDetails({ question }: { question: Question }) {
   );
 }
 
-function Block({ label, text, testId, state }: { label: string; text: string; testId: string; state?: string }) {
+/** `marked`: hidden characters shown as marks (the input a person approved); a result is shown as the tool returned it. */
+function Block({ label, text, testId, state, marked }: { label: string; text: string; testId: string; state?: string; marked?: boolean }) {
   return (
     <div data-testid={testId} data-state={state}>
       <div className="mb-0.5 font-medium text-stone-500">{label}</div>
-      <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded-md bg-white/90 px-2 py-1.5 font-mono text-[12px] leading-snug text-stone-700 [overflow-wrap:anywhere]">{text}</pre>
+      <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded-md bg-white/90 px-2 py-1.5 font-mono text-[12px] leading-snug text-stone-700 [overflow-wrap:anywhere]">
+        {marked ? <VisibleText text={text} /> : text}
+      </pre>
     </div>
   );
 }

@@ -4,7 +4,7 @@ import { useCardKeys } from "./use-card-keys";
 /**
  * A card's decline row and keyboard: Escape opens the row (or focuses its field), Escape inside it
  * closes it and gives the focus back to the card; number keys 1…`maxDigit` pick; Enter submits. Returns the props
- * a `DeclineBar` takes (with `busy` and `hint` added by the card).
+ * a `DeclineBar` takes (with `busy` and `hint` added by the card), and the keyboard's state for the card to show.
  */
 export function useDecline({ card, pick, submit, maxDigit, onDecline }: { card: RefObject<HTMLElement | null>; pick: (n: number) => void; submit?: () => void; maxDigit: number; onDecline: (message: string | undefined) => unknown }) {
   const [open, setOpen] = useState(false);
@@ -17,7 +17,8 @@ export function useDecline({ card, pick, submit, maxDigit, onDecline }: { card: 
     } else if (open) inputRef.current?.focus();
     else setOpen(true);
   };
-  const focusFirst = useCardKeys(card, { pick, escape, submit }, maxDigit);
+  const keys = useCardKeys(card, { pick, escape, submit }, maxDigit);
+  const focusFirst = keys.focusFirst;
   const bar = {
     open,
     onOpen: () => setOpen(true),
@@ -30,5 +31,5 @@ export function useDecline({ card, pick, submit, maxDigit, onDecline }: { card: 
     onDecline: () => onDecline(text.trim() || undefined),
     inputRef,
   };
-  return { open, setOpen, focusFirst, bar };
+  return { open, setOpen, focusFirst, bar, keys };
 }

@@ -60,6 +60,8 @@ test.describe("agent chat", () => {
     await expect(tab.page.getByTestId("approval-command")).toHaveText("npm test");
     await tab.page.getByTestId("approval-allow-once").click();
     await expect(tab.page.getByTestId("approval-title")).toContainText("write_file");
+    // The new card's first moments take no keys (the Enter below would be dropped).
+    await tab.keysReady();
     await tab.page.getByTestId("approval-reject").click();
     await tab.page.getByTestId("approval-reject-message").fill("not now");
     await tab.page.getByTestId("approval-reject-message").press("Enter");

@@ -34,6 +34,13 @@ export class ChatPage {
     await expect(this.card()).toBeVisible();
     await expect(this.prompt()).toHaveText(prompt);
     await expect(this.composer()).toHaveCount(0);
+    // Past the card's first moments (`focus`: keys were typed as it came, the next key only focuses it).
+    await expect(this.card()).toHaveAttribute("data-keys", /^(ready|focus)$/);
+  }
+
+  /** Waits until the card takes keys: a card ignores the keys of its first moments (components/use-card-keys.ts). */
+  async keysReady() {
+    await expect(this.card()).toHaveAttribute("data-keys", "ready");
   }
 
   async expectNoCard() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { alwaysHint, approvalTitle, clip, fallbackText, inlineCode, ownerLabel, previewShowsSubject, subjectLabel } from "./approval";
-import { approvalSpec, shellSpec } from "./fixtures/approvals";
+import { alwaysAnswer, alwaysChoiceHint, alwaysHint, approvalTitle, clip, fallbackText, hiddenCharactersWarning, inlineCode, ownerLabel, previewShowsSubject, promptShortened, subjectLabel } from "./approval";
+import { HOSTILE_COMMAND, approvalSpec, hostileShellSpec, shellSpec } from "./fixtures/approvals";
 
 describe("approval wording", () => {
   it("an owner reads as words: kebab, snake, dotted and camel case", () => {
@@ -49,5 +49,39 @@ describe("approval wording", () => {
     ]);
     expect(inlineCode("Write docs/a.md?")).toEqual([{ code: false, text: "Write docs/a.md?" }]);
     expect(inlineCode("a ` b")).toEqual([{ code: false, text: "a ` b" }]);
+  });
+});
+
+describe("the Allow always choice", () => {
+  it("names the one rule, or both rules when the person chooses", () => {
+    expect(alwaysChoiceHint(approvalSpec({ always: [] }))).toBeNull();
+    expect(alwaysChoiceHint(approvalSpec({ always: [{ pattern: "a.md", cwd: null, label: "`a.md` exactly" }] }))).toBe("Allow write_file: `a.md` exactly, in this chat");
+    expect(alwaysChoiceHint(approvalSpec())).toBe("Allow write_file again without asking, in this chat: you choose `docs/notes.md` exactly, or any file under `docs/`");
+  });
+
+  it("answers always for exactly this call and always_wider for the wider rule", () => {
+    expect(alwaysAnswer(0)).toBe("always");
+    expect(alwaysAnswer(1)).toBe("always_wider");
+  });
+});
+
+describe("what the card warns about", () => {
+  it("counts the marked characters of the preview, once", () => {
+    expect(hiddenCharactersWarning(hostileShellSpec(), `Run \`${HOSTILE_COMMAND}\`?`)).toBe("This command contains 3 hidden or control characters, shown marked.");
+    expect(hiddenCharactersWarning(shellSpec(), "Run `npm test`?")).toBeNull();
+    expect(hiddenCharactersWarning(approvalSpec({ preview: { type: "diff", path: "docs/\u200bnotes.md", diff: "" } }))).toBe("This change contains 1 hidden or control character, shown marked.");
+  });
+
+  it("counts the prompt when the rest shows nothing", () => {
+    expect(hiddenCharactersWarning(approvalSpec({ preview: { type: "text", text: "plain" }, subject: "plain" }), "Do \u202Eit")).toBe("This request contains 1 hidden or control character, shown marked.");
+  });
+
+  it("says when the prompt shows the subject shortened or on one line", () => {
+    const long = "x".repeat(300);
+    expect(promptShortened(`Run \`${long.slice(0, 199)}…\`?`, long)).toBe(true);
+    expect(promptShortened("Run `echo a echo b`?", "echo a\necho b")).toBe(true);
+    expect(promptShortened("Run `npm test`?", "npm test")).toBe(false);
+    expect(promptShortened("Write docs/a.md?", "docs/a.md")).toBe(false);
+    expect(promptShortened("Allow it?", "docs/a.md")).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
-import type { ApprovalSpec } from "../protocol/permissions";
+import type { ApprovalSpec, ToolPreview } from "../protocol/permissions";
+import { hiddenCount, hiddenWarning } from "./visible-text";
 
 /** The approval card's wording, kept out of React. */
 
@@ -23,6 +24,52 @@ export function approvalTitle(owner: string, tool: string): string {
 export function alwaysHint(approval: Pick<ApprovalSpec, "tool" | "always">, which: 0 | 1 = 0): string | null {
   const option = approval.always[which];
   return option ? `Allow ${approval.tool}: ${option.label}, in this chat` : null;
+}
+
+/** The hint under the card's buttons: what Allow always adds, or that it lets the person choose between the two rules. */
+export function alwaysChoiceHint(approval: Pick<ApprovalSpec, "tool" | "always">): string | null {
+  const [exact, wider] = approval.always;
+  if (!exact) return null;
+  if (!wider) return alwaysHint(approval, 0);
+  return `Allow ${approval.tool} again without asking, in this chat: you choose ${exact.label}, or ${wider.label}`;
+}
+
+/** The answer an "Allow always" option sends: the first is exactly this call, the second the wider rule. */
+export function alwaysAnswer(which: 0 | 1): "always" | "always_wider" {
+  return which === 0 ? "always" : "always_wider";
+}
+
+/** Every text the preview shows, for counting what had to be marked. */
+function previewTexts(preview: ToolPreview): string[] {
+  switch (preview.type) {
+    case "command":
+      return [preview.command, preview.cwd ?? ""];
+    case "diff":
+      return [preview.path, preview.diff];
+    case "list":
+      return preview.items;
+    case "text":
+      return [preview.text];
+  }
+}
+
+/** The card's warning when the request holds control, bidirectional or invisible characters: "This command contains 2 …". */
+export function hiddenCharactersWarning(approval: Pick<ApprovalSpec, "preview" | "subject">, prompt = ""): string | null {
+  const texts = [...previewTexts(approval.preview), ...(previewShowsSubject(approval) ? [] : [approval.subject])];
+  // The prompt mostly repeats the subject: counted only when the rest shows nothing.
+  const count = texts.reduce((n, t) => n + hiddenCount(t), 0) || hiddenCount(prompt);
+  const what = approval.preview.type === "command" ? "This command" : approval.preview.type === "diff" ? "This change" : "This request";
+  return hiddenWarning(count, what);
+}
+
+/**
+ * Whether the prompt shows the subject other than it runs: cut short ("…"), or its lines joined
+ * into one. The card then says the full text is in the preview.
+ */
+export function promptShortened(prompt: string, subject: string): boolean {
+  const whole = subject.trim();
+  if (whole === "" || prompt.includes(whole)) return false;
+  return prompt.includes("…") || prompt.includes(whole.replace(/\s+/g, " "));
 }
 
 /** The label of the subject line: what the rules match. */

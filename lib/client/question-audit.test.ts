@@ -16,6 +16,7 @@ describe("the audit line of a closed approval", () => {
   it("Allow once and Allow always, from a browser tab, the REST API or the CLI, with the time", () => {
     expect(closed({ status: "answered", answer: "once", closedBy: "socket" })).toMatchObject({ outcome: "Allowed once", tone: "allowed", via: "in a browser tab", when: "12:05" });
     expect(closed({ status: "answered", answer: "always", closedBy: "rest" })).toMatchObject({ outcome: "Allowed always", via: "over REST" });
+    expect(closed({ status: "answered", answer: "always_wider", closedBy: "socket" })).toMatchObject({ outcome: "Allowed always (the wider rule)" });
     expect(closed({ status: "answered", answer: "once", closedBy: "cli" })).toMatchObject({ via: "from the CLI" });
   });
 

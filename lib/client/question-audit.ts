@@ -68,6 +68,7 @@ function approvalOutcome(q: Question): { outcome: string; tone: QuestionAudit["t
   switch (q.status) {
     case "answered":
       if (q.answer === "always") return { outcome: "Allowed always", tone: "allowed", viaShown: true };
+      if (q.answer === "always_wider") return { outcome: "Allowed always (the wider rule)", tone: "allowed", viaShown: true };
       if (q.answer === "once") return { outcome: "Allowed once", tone: "allowed", viaShown: true };
       return { outcome: `Allowed: ${typeof q.answer === "string" ? q.answer : JSON.stringify(q.answer)}`, tone: "allowed", viaShown: true };
     case "declined":

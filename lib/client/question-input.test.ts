@@ -71,7 +71,9 @@ describe("approval keys", () => {
 
   it("an approval has no Submit button and its own key hint", () => {
     expect(needsSubmit(approval)).toBe(false);
-    expect(keyHint(approval)).toBe("1 allow once · 2 allow always · 3 reject");
+    expect(keyHint({ ...approval, approval: { always: [{}] } })).toBe("1 allow once · 2 allow always · 3 reject");
+    expect(keyHint({ ...approval, approval: { always: [{}, {}] } })).toBe("1 allow once · 2 allow always (choose the rule) · 3 reject");
+    expect(keyHint({ ...approval, approval: { always: [] } })).toBe("1 allow once · 3 reject");
   });
 
   it("a single choice without Other needs no Submit: a tap answers at once", () => {

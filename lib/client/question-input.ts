@@ -53,9 +53,12 @@ export function needsSubmit(q: Pick<Question, "kind" | "options" | "multi" | "al
 }
 
 /** The keyboard hint in the card's footer. */
-export function keyHint(q: Pick<Question, "kind" | "options" | "multi">): string {
+export function keyHint(q: Pick<Question, "kind" | "options" | "multi"> & { approval?: { always: unknown[] } | null }): string {
   if (q.kind === "confirm") return "Press 1 for Yes, 2 for No";
-  if (q.kind === "approval") return "1 allow once · 2 allow always · 3 reject";
+  if (q.kind === "approval") {
+    const always = q.approval?.always.length ?? 0;
+    return always === 0 ? "1 allow once · 3 reject" : always === 1 ? "1 allow once · 2 allow always · 3 reject" : "1 allow once · 2 allow always (choose the rule) · 3 reject";
+  }
   if (q.options.length === 0) return "Enter to send · Shift+Enter for a new line";
   return q.multi ? "Number keys tick options · Enter sends" : "Press a number to choose";
 }

@@ -1,3 +1,4 @@
+import { VisibleText } from "./VisibleText";
 import { Box, Text } from "ink";
 import { useRef, useState, type ReactNode } from "react";
 import type { JsonValue, Question } from "../protocol/question";
@@ -77,8 +78,14 @@ export function PromptFrame({ question, position, notice, failure, hint, childre
           {position.count > 1 ? `${position.index + 1} of ${position.count} · Tab next` : ""}
         </Text>
       </Box>
-      <Text bold>{question.prompt}</Text>
-      {question.detail ? <Text dimColor>{question.detail}</Text> : null}
+      <Text bold>
+        <VisibleText text={question.prompt} />
+      </Text>
+      {question.detail ? (
+        <Text dimColor>
+          <VisibleText text={question.detail} />
+        </Text>
+      ) : null}
       {children}
       {failure ? <Text color="red">{failure}</Text> : null}
       {notice ? <Text color="yellow">{notice}</Text> : null}

@@ -31,7 +31,7 @@ function ChoicePrompt(props: PromptProps) {
 
   return (
     <PromptFrame {...props} failure={state.error ?? failure} hint={sending ? "Sending…" : promptHint(question, state)}>
-      {question.approval ? <ApprovalPreview approval={question.approval} /> : null}
+      {question.approval ? <ApprovalPreview approval={question.approval} prompt={question.prompt} /> : null}
       {state.mode === "choose" || state.mode === "reason"
         ? rows.map((row, i) => {
             const here = i === state.cursor && state.mode === "choose";

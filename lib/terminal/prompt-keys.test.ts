@@ -121,7 +121,7 @@ describe("a confirm", () => {
 describe("an approval", () => {
   it("has Allow once, Allow always (naming the rule) and Reject", () => {
     expect(promptRows(approval).map((r) => r.label)).toEqual(["Allow once", "Allow always", "Reject"]);
-    expect(promptRows(approval)[1]!.hint).toBe("Allow write_file on docs/** in this chat");
+    expect(promptRows(approval)[1]!.hint).toBe("Allow write_file: any file under `docs/`, in this chat");
   });
 
   it("answers y once, a always; n and 3 ask for feedback before rejecting", () => {
@@ -132,3 +132,32 @@ describe("an approval", () => {
     expect(promptHint(approval, press(approval, char("3")).state)).toBe("Enter to reject · Esc to go back");
   });
 });
+
+describe("an approval's Allow always in the terminal", () => {
+  const two = anApproval({
+    always: [
+      { pattern: "docs/a.md", cwd: null, label: "`docs/a.md` exactly" },
+      { pattern: "docs/**", cwd: null, label: "any file under `docs/`" },
+    ],
+  });
+
+  it("is exactly this call, even when a wider rule is on offer", () => {
+    expect(promptRows(two)[1]!.hint).toBe("Allow write_file: `docs/a.md` exactly, in this chat");
+    expect(press(two, char("a")).effects).toEqual([{ type: "reply", value: "always" }]);
+    expect(press(two, char("2")).effects).toEqual([{ type: "reply", value: "always" }]);
+  });
+
+  it("is not offered without an option: a does nothing, n still asks why", () => {
+    const none = anApproval({ always: [] });
+    expect(promptRows(none).map((r) => r.label)).toEqual(["Allow once", "Reject"]);
+    expect(press(none, char("a")).effects).toEqual([]);
+    expect(press(none, char("a")).state.mode).toBe("choose");
+    expect(press(none, char("n")).state.mode).toBe("reason");
+  });
+
+  it("names the rule with hidden characters marked", () => {
+    const sneaky = anApproval({ always: [{ pattern: "x", cwd: null, label: "`rm\u202E-rf` exactly" }] });
+    expect(promptRows(sneaky)[1]!.hint).toBe("Allow write_file: `rm⟨RLO⟩-rf` exactly, in this chat");
+  });
+});
+

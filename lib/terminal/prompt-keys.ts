@@ -1,5 +1,6 @@
 import type { JsonValue, Question } from "../protocol/question";
 import { alwaysHint } from "../client/approval";
+import { visibleString } from "../client/visible-text";
 import { multiAnswer, textAnswer } from "../client/question-input";
 
 /**
@@ -56,7 +57,8 @@ export function promptRows(q: Q): PromptRow[] {
   if (q.kind === "approval") {
     return [
       { label: "Allow once", act: { type: "reply", value: "once" } },
-      ...(q.approval?.always.length ? [{ label: "Allow always", hint: alwaysHint(q.approval) ?? undefined, act: { type: "reply", value: "always" } } as PromptRow] : []),
+      // Exactly this call (the first option); a wider rule is chosen in the browser's card.
+      ...(q.approval?.always.length ? [{ label: "Allow always", hint: visibleString(alwaysHint(q.approval, 0)!), act: { type: "reply", value: "always" } } as PromptRow] : []),
       { label: "Reject", hint: "optionally say why", act: { type: "reject" } },
     ];
   }
@@ -125,8 +127,10 @@ function chooseKey(q: Q, state: PromptState, key: PromptKey): Step {
       }
       if (q.kind === "confirm" && (char === "y" || char === "n")) return act(q, state, rows[char === "y" ? 0 : 1]!, char === "y" ? 0 : 1);
       if (q.kind === "approval") {
-        const index = { y: 0, a: 1, n: 2 }[char];
-        if (index !== undefined) return act(q, state, rows[index]!, index);
+        // By what the row does, not where it sits: without Allow always, `a` does nothing and `n` is the second row.
+        const wanted = { y: "once", a: "always", n: "reject" }[char];
+        const index = rows.findIndex((r) => (r.act.type === "reject" ? "reject" : r.act.type === "reply" ? r.act.value : null) === wanted);
+        if (index >= 0) return act(q, state, rows[index]!, index);
       }
       return stay(state);
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AgentError, AskRefused, AskTimeout, RunCancelled, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
+import { AgentError, AskRefused, AskTimeout, RunCancelled, ToolDenied, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
 
 /**
  * Functions for the test suites only, registered when PARLEY_TEST_FUNCTIONS=1
@@ -235,4 +235,21 @@ export const stream = defineAgentFunction({
   },
 });
 
-export const testFunctions = [probeAsk, probeForm, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail, finishAnyway, stream];
+/** Asks to use the tool in its input (`tool`, `input`) and reports the answer; nothing runs, the tool's work is a stand-in. */
+export const probeTool = defineAgentFunction({
+  name: "test.tool",
+  description: "Test: asks approval for the tool call in its input; runs nothing.",
+  async run(rt, input) {
+    const { tool, input: toolInput } = (input ?? {}) as { tool: string; input: Record<string, unknown> };
+    try {
+      const result = await rt.tool(tool, toolInput as never, () => ({ ran: "nothing (test stand-in)" }));
+      rt.say(`Allowed: ${JSON.stringify(result)}`);
+      return { outcome: "allowed" };
+    } catch (err) {
+      if (err instanceof ToolDenied) return { outcome: "denied", reason: err.reason, feedback: err.feedback ?? null };
+      throw err;
+    }
+  },
+});
+
+export const testFunctions = [probeAsk, probeForm, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail, finishAnyway, stream, probeTool];
