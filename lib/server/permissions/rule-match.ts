@@ -26,23 +26,6 @@ import type { PermissionDecision, SubjectKind } from "../../protocol/permissions
  * `*a*a*a*a*a*a*a*a*a*a*b` against a long command, with the server's event loop held all along.
  */
 
-export interface RuleLike {
-  tool: string;
-  pattern: string;
-  /** An allow rule's `*` does not cross shell operators in a command. */
-  decision?: PermissionDecision;
-}
-
-export interface RuleWithDecision extends RuleLike {
-  decision: PermissionDecision;
-}
-
-export interface ToolCall {
-  tool: string;
-  subject: string;
-  subjectKind: SubjectKind;
-}
-
 /** Most alternatives `{a,b}` may expand to in one pattern. */
 const MAX_ALTERNATIVES = 64;
 
@@ -300,34 +283,6 @@ export function matchGlob(pattern: string, subject: string, { kind, ignoreCase =
   const normal = mode === "path" ? normalisePath(subject) : subject;
   const chars = Array.from(ignoreCase ? normal.toLowerCase() : normal);
   return alternatives.some((tokens) => run(tokens, chars));
-}
-
-/** Whether a rule applies to a tool call: the same tool, and the pattern matches its subject. A pattern that does not compile matches nothing. */
-export function matches(rule: RuleLike, call: ToolCall): boolean {
-  if (rule.tool !== call.tool) return false;
-  const pattern = rule.pattern.trim();
-  if (pattern === "*") return true;
-  const mode: MatchMode = call.subjectKind === "path" ? "path" : call.subjectKind === "command" && rule.decision === "allow" ? "one-command" : "anything";
-  let alternatives: Token[][];
-  try {
-    alternatives = tokensOf(pattern, mode);
-  } catch {
-    return false;
-  }
-  const subject = Array.from(mode === "path" ? normalisePath(call.subject) : call.subject);
-  return alternatives.some((tokens) => run(tokens, subject));
-}
-
-/**
- * What the rules (in the order they apply) say about a call: the last matching rule wins; with
- * none, a dangerous tool needs a person (`ask`) and any other is allowed.
- */
-export function decide<R extends RuleWithDecision>(rules: readonly R[], call: ToolCall, dangerous: boolean): { decision: PermissionDecision; rule: R | null } {
-  for (let i = rules.length - 1; i >= 0; i--) {
-    const rule = rules[i]!;
-    if (matches(rule, call)) return { decision: rule.decision, rule };
-  }
-  return { decision: dangerous ? "ask" : "allow", rule: null };
 }
 
 /** Text as a pattern that matches exactly it (glob characters escaped): `escapePattern("npm test") + "*"`. */

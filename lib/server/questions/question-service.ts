@@ -234,7 +234,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
    * settled in the answer's transaction (nothing half-applied); returns the ids it closed.
    */
   async function allowAlways(question: Question, tx: Tx): Promise<AlsoChanged> {
-    const rule = alwaysRule(question.approval!, question.answer);
+    const rule = alwaysRule(judge, question.approval!, question.answer);
     await judge.addRule(tx, question.sessionId, rule, "always");
     const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
     const closedIds: string[] = [];
