@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AgentError, AskRefused, AskTimeout, RunCancelled, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
+import { AgentError, AskRefused, AskTimeout, RunCancelled, ToolDenied, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
 
 /**
  * Functions for the test suites only, registered when PARLEY_TEST_FUNCTIONS=1
@@ -25,6 +25,22 @@ export const probeAsk = defineAgentFunction({
       if (err instanceof UserDeclined) return { outcome: "declined", feedback: err.feedback };
       if (err instanceof AskTimeout) return { outcome: "timed_out" };
       if (err instanceof AskRefused) return { outcome: "refused", code: err.code, message: err.message };
+      throw err;
+    }
+  },
+});
+
+/** Calls the tool its input names (`tool`, `input`) once, simulated (nothing real runs), and reports whether it was allowed. */
+export const probeTool = defineAgentFunction({
+  name: "test.tool",
+  description: "Test: calls one tool (simulated) through the permission rules and reports the outcome.",
+  async run(rt, input) {
+    const { tool, input: toolInput } = (input ?? {}) as { tool: string; input: unknown };
+    try {
+      await rt.tool(tool as "shell", toolInput as never, () => "simulated");
+      return { outcome: "allowed" };
+    } catch (err) {
+      if (err instanceof ToolDenied) return { outcome: err.reason, message: err.message };
       throw err;
     }
   },
