@@ -45,6 +45,8 @@ export const PermissionRuleSchema = PermissionRuleInputSchema.extend({
   createdAt: z.string().nullable(),
   /** The tool is not in the catalogue: the rule is kept but can match nothing today. */
   unknownTool: z.boolean(),
+  /** How the tool's subject is matched (the panel words the rule by it); null or absent for a tool not in the catalogue. */
+  subjectKind: SubjectKindSchema.nullable().optional(),
 });
 export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
 

@@ -8,5 +8,5 @@ export function builtinRules(tools: readonly ToolInfo[]): PermissionRule[] {
   return tools
     .filter((t) => t.subjectKind === "path")
     .flatMap((t) => BUILTIN_PATH_DENIALS.map((pattern) => ({ tool: t.name, pattern, decision: "deny" as const })))
-    .map((r, i) => ({ ...r, id: `builtin:${i}`, sessionId: null, source: "builtin" as const, createdAt: null, unknownTool: false, cwd: null }));
+    .map((r, i) => ({ ...r, id: `builtin:${i}`, sessionId: null, source: "builtin" as const, createdAt: null, unknownTool: false, cwd: null, subjectKind: "path" as const }));
 }

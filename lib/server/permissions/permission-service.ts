@@ -66,6 +66,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       source: "project",
       createdAt: null,
       unknownTool: !known.has(r.tool),
+      subjectKind: kindOf.get(r.tool) ?? null,
     };
   });
 
@@ -79,6 +80,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     source: row.source as PermissionRule["source"],
     createdAt: row.createdAt.toISOString(),
     unknownTool: !known.has(row.tool),
+    subjectKind: kindOf.get(row.tool) ?? null,
   });
 
   const callOf = (approval: ApprovalSpec): ToolCall => ({ tool: approval.tool, subject: approval.subject, subjectKind: approval.subjectKind, cwd: approval.cwd ?? null });

@@ -2,7 +2,6 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { clip } from "../../protocol/bounded-text";
 import { AppError } from "../../protocol/errors";
-import type { PermissionDecision, SubjectKind } from "../../protocol/permissions";
 
 /**
  * Permission rule patterns. A rule names a tool and a pattern matched against a tool call's
