@@ -49,7 +49,9 @@ describe("a rule in words", () => {
     [{ pattern: "git * status" }, "shell: `git * status`, which matches nothing (an allow rule is an exact command or words then `*`), in any folder"],
     [{ tool: "write_file", subjectKind: "path", pattern: "docs/**" }, "write_file: any file under `docs/`"],
     [{ tool: "write_file", subjectKind: "path", pattern: "README.md" }, "write_file: `README.md` exactly"],
-    [{ tool: "read_file", subjectKind: "path", pattern: "**/.env*", decision: "deny" }, "read_file: files matching `**/.env*` (any case)"],
+    [{ tool: "read_file", subjectKind: "path", pattern: "**/.env*", decision: "deny" }, "read_file: any file whose name starts with `.env`, anywhere (any case)"],
+    [{ tool: "write_file", subjectKind: "path", pattern: "**/.git/**", decision: "deny" }, "write_file: any file under a `.git/` folder, anywhere (any case)"],
+    [{ tool: "write_file", subjectKind: "path", pattern: "src/*.{ts,tsx}", decision: "ask" }, "write_file: files matching `src/*.{ts,tsx}` (any case)"],
     [{ tool: "read_file", subjectKind: "path", pattern: "**", decision: "allow" }, "read_file: any file"],
     [{ tool: "browser", subjectKind: null, pattern: "https://*" }, "browser: `https://*`"],
   ] as const)("%j → %s", (over, text) => {

@@ -46,6 +46,11 @@ function pathWords(rule: PermissionRule): string {
   const pattern = rule.pattern.trim();
   const anyCase = rule.decision === "allow" ? "" : " (any case)";
   if (pattern === "*" || pattern === "**") return "any file";
+  const anywhere = pattern.startsWith("**/") ? pattern.slice(3) : null;
+  const anyFolder = anywhere?.endsWith("/**") ? literalPath(anywhere.slice(0, -3)) : null;
+  if (anyFolder !== null && !anyFolder.includes("/")) return `any file under a \`${anyFolder}/\` folder, anywhere${anyCase}`;
+  const namePrefix = anywhere?.endsWith("*") ? literalPath(anywhere.slice(0, -1)) : null;
+  if (namePrefix !== null && !namePrefix.includes("/")) return `any file whose name starts with \`${namePrefix}\`, anywhere${anyCase}`;
   const folder = pattern.endsWith("/**") ? literalPath(pattern.slice(0, -3)) : null;
   if (folder !== null) return `any file under \`${folder}/\`${anyCase}`;
   const exact = literalPath(pattern);
