@@ -169,7 +169,7 @@ function Worded({ text }: { text: string }) {
     <>
       {text.split("`").map((part, i) =>
         i % 2 === 1 ? (
-          <code key={i} className="rounded bg-stone-100 px-1 font-mono text-[12.5px] text-stone-800 [overflow-wrap:anywhere]">
+          <code key={i} className="rounded bg-stone-100 px-1 font-mono text-[12.5px] text-stone-800 [box-decoration-break:clone] [overflow-wrap:anywhere]">
             {part}
           </code>
         ) : (
