@@ -211,6 +211,14 @@ describe("Allow always over the real server", () => {
       expect([command, cwd, seen]).toEqual([command, cwd, expected]);
       if (outcome.asked) await rest.ok(rest.post(`/api/questions/${outcome.asked.id}/reject`, {}));
     }
+
+    // An ask rule for every `make` call: the card offers no wider rule it would stop anyway.
+    await rest.ok(rest.post(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "make*", decision: "ask" }));
+    const make = await shell("make build");
+    expect(make.asked!.approval!.always.map((o) => o.pattern)).toEqual(["make build"]);
+    const wider = await rest.post(`/api/questions/${make.asked!.id}/reply`, { value: "always_wider" });
+    expect(wider.status).toBe(422);
+    await rest.ok(rest.post(`/api/questions/${make.asked!.id}/reject`, {}));
   });
 
   it("denies a path tool .git and .env files by the builtin rules, whatever allow rule a session has", { timeout: TIMEOUT }, async () => {

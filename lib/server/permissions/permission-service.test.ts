@@ -195,6 +195,22 @@ describe("the permission service", () => {
     expect(permissions.covers({ tool: "shell", pattern: "npm test", decision: "allow", cwd: "." }, shellCall("npm test", "sub"))).toBe(false);
   });
 
+  it("offers a wider Allow always option only when no deny or ask rule would stop every call it allows", async () => {
+    const withOptions = (command: string, wide: string) => ({
+      ...shellCall(command),
+      always: [
+        { pattern: command, cwd: ".", label: "exactly" },
+        { pattern: wide, cwd: ".", label: "wider" },
+      ],
+    });
+    expect((await permissions.offered(sessionId, withOptions("git push origin main", "git push *"))).map((o) => o.pattern)).toEqual(["git push origin main", "git push *"]);
+    await add({ tool: "shell", pattern: "git push*", decision: "ask" });
+    expect((await permissions.offered(sessionId, withOptions("git push origin main", "git push *"))).map((o) => o.pattern)).toEqual(["git push origin main"]);
+    // Another session's rules do not count; a rule stopping only some of the calls does not either.
+    expect(await permissions.offered(otherSessionId, withOptions("git push origin main", "git push *"))).toHaveLength(2);
+    expect(await permissions.offered(sessionId, withOptions("rm a", "rm *"))).toHaveLength(2);
+  });
+
   it("announces a change to the session's tabs as rules.updated", () => {
     const seen: unknown[] = [];
     app.parley.events.on("rules.updated", (e) => seen.push(e));

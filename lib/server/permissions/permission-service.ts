@@ -17,6 +17,7 @@ import { builtinRules } from "./builtin-rules";
 import { checkCommandAllow, decide as decideByRules, matches, type ToolCall } from "./rule-decide";
 import { checkPattern } from "./rule-match";
 import { createRuleStore, type RuleRow } from "./rule-store";
+import { wideCovered } from "./wide-covered";
 
 /** Enough for any person's settings; a script adding rules in a loop stops here. */
 export const MAX_SESSION_RULES = 200;
@@ -35,6 +36,8 @@ export interface PermissionService {
   decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
   /** Adds a session rule at the end; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the transaction commits. */
   addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
+  /** The approval's "Allow always" options the card may offer: a wider one that a deny or ask rule would stop anyway is dropped. */
+  offered(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<ApprovalSpec["always"]>;
   /** Whether a rule matches this approval's call (the same tool, its folder, a matching pattern): an "Allow always" rule must cover the call approved. */
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
   /** The builtin rules, the project's and the session's. */
@@ -108,6 +111,13 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       const createdAt = new Date(latest && latest.getTime() >= now ? latest.getTime() + 1 : now);
       const row = await store.insert(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd, source, createdAt });
       return toRule(row);
+    },
+
+    async offered(sessionId, approval, tx) {
+      if (approval.always.length < 2) return approval.always;
+      const rules = [...builtin, ...project, ...(await store.listForSession(sessionId, tx ?? db)).map(toRule)].filter((r) => r.tool === approval.tool);
+      const [exact, ...wider] = approval.always;
+      return [exact!, ...wider.filter((option) => !rules.some((rule) => wideCovered(option, approval.subjectKind, rule)))];
     },
 
     covers(rule, approval) {

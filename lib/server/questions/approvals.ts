@@ -11,6 +11,8 @@ export interface ApprovalJudge {
   decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
   addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
+  /** The "Allow always" options the card offers (a wider one the rules would stop anyway dropped); absent: all of them. */
+  offered?(sessionId: string, approval: ApprovalSpec): Promise<ApprovalSpec["always"]>;
   /** Tells tabs the session's rules changed (after the transaction has committed). */
   announce(sessionId: string): void;
 }
