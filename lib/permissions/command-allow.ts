@@ -25,14 +25,23 @@ export function readCommandAllow(pattern: string): CommandAllow {
   return { kind: "wide", words: parsed.words };
 }
 
+/** A command's words when a wide rule may span it, else null: kept for the last command, which every rule of a decision reads. */
+let last: { command: string; words: string[] | null } | null = null;
+function wideWords(command: string): string[] | null {
+  if (last?.command !== command) {
+    const parsed = shellWords(command);
+    last = { command, words: parsed.ok && wideRisk(parsed.words) === null ? parsed.words : null };
+  }
+  return last.words;
+}
+
 /** Whether an allow rule's pattern allows this command. */
 export function allowsCommand(pattern: string, command: string): boolean {
   const rule = readCommandAllow(pattern);
   if (rule.kind === "invalid") return false;
   if (rule.kind === "exact") return rule.command === command.trim();
-  const parsed = shellWords(command.trim());
-  if (!parsed.ok || wideRisk(parsed.words) !== null) return false;
-  return rule.words.length <= parsed.words.length && rule.words.every((w, i) => parsed.words[i] === w);
+  const words = wideWords(command.trim());
+  return words !== null && rule.words.length <= words.length && rule.words.every((w, i) => words[i] === w);
 }
 
 /** The allow pattern for exactly this command. */
