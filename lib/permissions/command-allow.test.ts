@@ -124,11 +124,18 @@ describe("what a wide rule never spans", () => {
     ["npm install --unsafe-perm", "--unsafe-perm"],
     ["npm install -g x", "-g"],
     ["rm -rf build", "-r"],
+    // git and npm take an unambiguous prefix of a long flag; npm reads _ as -.
+    ["git push --forc origin main", "--forc"],
+    ["git push --force-w", "--force-w"],
+    ["npm test --script-sh=/tmp/evil.sh", "--script-sh"],
+    ["npm test --script_shell=/tmp/evil.sh", "--script_shell"],
+    ["pnpm test --config.script-shell=/tmp/evil.sh", "--config.script-shell"],
+    ["npm test -- --script-shell=/tmp/evil.sh", "--script-shell"],
   ])("%j (%s)", (command, why) => {
     expect(wideRisk(words(command))).toContain(why);
   });
 
-  it.each(["npm test", "npm test -- --watch", "git push origin main", "git push -u origin main", "ls -la", "git status --short", "python3 script.py", "node app.js", "make test"])("spans %j", (command) => {
+  it.each(["npm test", "npm test -- --watch", "npm test -- --format=json", "git log --oneline", "git push origin main", "git push -u origin main", "ls -la", "git status --short", "python3 script.py", "node app.js", "make test"])("spans %j", (command) => {
     expect(wideRisk(words(command))).toBeNull();
   });
 });

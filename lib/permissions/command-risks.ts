@@ -51,8 +51,18 @@ export const DANGEROUS_LONG_FLAGS = new Set([
   "--upload-pack", "--receive-pack", "--eval", "--require", "--import", "--loader", "--experimental-loader", "--hard", "--no-verify",
   "--prefix", "--registry", "--unsafe-perm", "--userconfig", "--globalconfig", "--node-options", "--global", "--to-command",
   "--checkpoint-action", "--use-compress-program", "--rsh", "--extcmd", "--config-env", "--git-dir", "--work-tree", "--privileged",
-  "--no-preserve-root", "--recursive", "--upload-file",
+  "--no-preserve-root", "--recursive", "--upload-file", "--config",
 ]);
+
+/**
+ * Whether a long flag names one of these: itself, or an abbreviation of one (git and npm take any
+ * unambiguous prefix: `--forc` is `--force`), `_` read as `-` (`--script_shell`).
+ */
+function namesOneOf(flag: string, names: Iterable<string>): boolean {
+  const name = flag.replaceAll("_", "-");
+  for (const d of names) if (d === name || (name.length >= 3 && d.startsWith(name)) || (d === "--config" && name.startsWith("--config."))) return true;
+  return false;
+}
 
 /** Per program (or "program subcommand"): its dangerous flags, long and short (a short one counts inside a cluster: `-fd`). */
 export const DANGEROUS_FLAGS: Record<string, { long?: readonly string[]; short?: string }> = {
@@ -122,10 +132,10 @@ export function wideRisk(words: readonly string[]): string | null {
   const table = [DANGEROUS_FLAGS[program], sub ? DANGEROUS_FLAGS[`${program} ${sub}`] : undefined].filter((t) => t !== undefined);
   for (const word of words.slice(1)) {
     if (interpreter && INLINE_CODE_WORDS.has(word)) return `\`${program} ${word}\` runs code given inline`;
-    if (word.startsWith("--")) {
+    if (word.startsWith("--") && word !== "--") {
       const name = word.split("=")[0]!;
-      if (interpreter && INLINE_CODE_LONG.has(name)) return `\`${program} ${name}\` runs code given inline`;
-      if (DANGEROUS_LONG_FLAGS.has(name) || table.some((t) => t.long?.includes(name))) return `the flag \`${name}\``;
+      if (interpreter && namesOneOf(name, INLINE_CODE_LONG)) return `\`${program} ${name}\` runs code given inline`;
+      if (namesOneOf(name, DANGEROUS_LONG_FLAGS) || table.some((t) => namesOneOf(name, t.long ?? []))) return `the flag \`${name}\``;
     } else if (word.startsWith("-") && word.length > 1) {
       const name = word.split("=")[0]!;
       if (table.some((t) => t.long?.includes(name))) return `the flag \`${name}\``;
