@@ -124,6 +124,12 @@ describe("what a wide rule never spans", () => {
     ["npm install --unsafe-perm", "--unsafe-perm"],
     ["npm install -g x", "-g"],
     ["rm -rf build", "-r"],
+    // Leaving the rule's folder, or running another file.
+    ["make -C /elsewhere test", "-C"],
+    ["make -f evil.mk", "-f"],
+    ["npm test --prefix=/elsewhere", "--prefix"],
+    ["git grep -O evil x", "-O"],
+    ["git difftool -x evil", "-x"],
     // git and npm take an unambiguous prefix of a long flag; npm reads _ as -.
     ["git push --forc origin main", "--forc"],
     ["git push --force-w", "--force-w"],

@@ -51,7 +51,7 @@ export const DANGEROUS_LONG_FLAGS = new Set([
   "--upload-pack", "--receive-pack", "--eval", "--require", "--import", "--loader", "--experimental-loader", "--hard", "--no-verify",
   "--prefix", "--registry", "--unsafe-perm", "--userconfig", "--globalconfig", "--node-options", "--global", "--to-command",
   "--checkpoint-action", "--use-compress-program", "--rsh", "--extcmd", "--config-env", "--git-dir", "--work-tree", "--privileged",
-  "--no-preserve-root", "--recursive", "--upload-file", "--config",
+  "--no-preserve-root", "--recursive", "--upload-file", "--config", "--directory", "--manifest-path", "--open-files-in-pager",
 ]);
 
 /**
@@ -86,12 +86,16 @@ export const DANGEROUS_FLAGS: Record<string, { long?: readonly string[]; short?:
   cp: { short: "rRf" },
   mv: { short: "f" },
   find: { long: ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"] },
-  tar: { short: "I" },
+  "git grep": { short: "O" },
+  "git difftool": { long: ["--tool"], short: "xt" },
+  "git mergetool": { long: ["--tool"], short: "t" },
+  tar: { short: "IC" },
+  go: { short: "C" },
   rsync: { short: "e" },
   curl: { long: ["--output", "--config", "--remote-name"], short: "oOKTd" },
   wget: { long: ["--output-document", "--post-file", "--execute"], short: "Oe" },
   docker: { long: ["--volume", "--mount", "--pid", "--network"], short: "v" },
-  make: { short: "e" },
+  make: { long: ["--eval", "--file", "--makefile"], short: "efC" },
 };
 
 /** Programs with subcommands: their wide rule is the program and its subcommand (`npm test *`), never the program alone. */
