@@ -125,6 +125,10 @@ describe("what a wide rule never spans", () => {
     ["npm install -g x", "-g"],
     ["rm -rf build", "-r"],
     // Leaving the rule's folder, or running another file.
+    ["cat /etc/passwd", "outside the folder"],
+    ["ls ../..", "outside the folder"],
+    ["npm test -- --outputFile=/tmp/x", "outside the folder"],
+    ["cat docs/../../secret", "outside the folder"],
     ["make -C /elsewhere test", "-C"],
     ["make -f evil.mk", "-f"],
     ["npm test --prefix=/elsewhere", "--prefix"],
@@ -141,7 +145,7 @@ describe("what a wide rule never spans", () => {
     expect(wideRisk(words(command))).toContain(why);
   });
 
-  it.each(["npm test", "npm test -- --watch", "npm test -- --format=json", "git log --oneline", "git push origin main", "git push -u origin main", "ls -la", "git status --short", "python3 script.py", "node app.js", "make test"])("spans %j", (command) => {
+  it.each(["npm test", "npm test -- --watch", "npm test -- --format=json", "git log --oneline", "go test ./...", "cat docs/a..b.md", "git push origin main", "git push -u origin main", "ls -la", "git status --short", "python3 script.py", "node app.js", "make test"])("spans %j", (command) => {
     expect(wideRisk(words(command))).toBeNull();
   });
 });

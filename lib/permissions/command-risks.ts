@@ -2,7 +2,8 @@
  * What a wide "allow" rule for a command (`npm test *`: "these words, then any further
  * arguments") never spans. A command with any of these is allowed only by an exact rule, and no
  * wider rule is offered for it: an environment assignment, a program that runs another program
- * (a wrapper), a shell or interpreter given code inline, a flag marked dangerous. The words come
+ * (a wrapper), a shell or interpreter given code inline, a flag marked dangerous, an argument
+ * reaching outside the folder (an absolute path, `..`). The words come
  * from `shellWords`, which already refused operators, substitutions, redirections and newlines.
  */
 
@@ -135,6 +136,8 @@ export function wideRisk(words: readonly string[]): string | null {
   const interpreter = isInterpreter(program);
   const table = [DANGEROUS_FLAGS[program], sub ? DANGEROUS_FLAGS[`${program} ${sub}`] : undefined].filter((t) => t !== undefined);
   for (const word of words.slice(1)) {
+    const value = word.startsWith("-") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
+    if (value.startsWith("/") || /(^|\/)\.\.(\/|$)/.test(value)) return `the argument \`${word}\`, which reaches outside the folder`;
     if (interpreter && INLINE_CODE_WORDS.has(word)) return `\`${program} ${word}\` runs code given inline`;
     if (word.startsWith("--") && word !== "--") {
       const name = word.split("=")[0]!;
