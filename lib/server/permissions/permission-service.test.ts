@@ -209,6 +209,9 @@ describe("the permission service", () => {
     // Another session's rules do not count; a rule stopping only some of the calls does not either.
     expect(await permissions.offered(otherSessionId, withOptions("git push origin main", "git push *"))).toHaveLength(2);
     expect(await permissions.offered(sessionId, withOptions("rm a", "rm *"))).toHaveLength(2);
+    // An option that does not allow the call itself is never offered (a function offering something else than it says).
+    expect((await permissions.offered(sessionId, withOptions("make build", "npm test *"))).map((o) => o.pattern)).toEqual(["make build"]);
+    expect(await permissions.offered(sessionId, { ...shellCall("make build"), always: [{ pattern: "*", cwd: "elsewhere", label: "exactly" }] })).toEqual([]);
   });
 
   it("announces a change to the session's tabs as rules.updated", () => {

@@ -3,6 +3,7 @@ import { quoteId } from "../../protocol/bounded-text";
 import { AppError, zodAppError } from "../../protocol/errors";
 import {
   PermissionRuleInputSchema,
+  type AlwaysOption,
   type ApprovalSpec,
   type PermissionDecision,
   type PermissionRule,
@@ -36,7 +37,11 @@ export interface PermissionService {
   decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
   /** Adds a session rule at the end; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the transaction commits. */
   addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
-  /** The approval's "Allow always" options the card may offer: a wider one that a deny or ask rule would stop anyway is dropped. */
+  /**
+   * The approval's "Allow always" options the card may offer: none when the first does not allow
+   * the call itself (exactly this call is always first), and a wider one only when it allows the
+   * call and no deny or ask rule would stop every call it allows.
+   */
   offered(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<ApprovalSpec["always"]>;
   /** Whether a rule matches this approval's call (the same tool, its folder, a matching pattern): an "Allow always" rule must cover the call approved. */
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
@@ -114,10 +119,13 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     },
 
     async offered(sessionId, approval, tx) {
-      if (approval.always.length < 2) return approval.always;
-      const rules = [...builtin, ...project, ...(await store.listForSession(sessionId, tx ?? db)).map(toRule)].filter((r) => r.tool === approval.tool);
-      const [exact, ...wider] = approval.always;
-      return [exact!, ...wider.filter((option) => !rules.some((rule) => wideCovered(option, approval.subjectKind, rule)))];
+      const call = callOf(approval);
+      const allowsCall = (o: AlwaysOption) => matches({ tool: approval.tool, pattern: o.pattern, decision: "allow", cwd: o.cwd }, call);
+      const [exact, wider] = approval.always;
+      if (!exact || !allowsCall(exact)) return [];
+      if (!wider || !allowsCall(wider)) return [exact];
+      const rules = [...builtin, ...project, ...(await store.listForSession(sessionId, tx ?? db)).map(toRule)];
+      return rules.some((rule) => rule.tool === approval.tool && wideCovered(wider, approval.subjectKind, rule)) ? [exact] : [exact, wider];
     },
 
     covers(rule, approval) {
