@@ -2,14 +2,14 @@
 
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import type { PermissionDecision, PermissionRule } from "@/lib/protocol/permissions";
-import { DECISION_HINT, DECISION_LABEL, sourceLabel, UNKNOWN_TOOL_HINT } from "@/lib/client/permission-rules";
+import { DECISION_HINT, DECISION_LABEL, matchWords, PRECEDENCE_NOTE, ruleWords, sourceLabel, UNKNOWN_TOOL_HINT } from "@/lib/client/permission-rules";
 import { usePermissionRules } from "@/lib/client/use-permission-rules";
 import { fullTime } from "@/lib/client/timestamps";
 
 /**
  * The session's settings: a gear in the chat header opens its permission rules, a popover on a
- * wide screen and a sheet from the bottom on a phone. Project defaults are read-only; the
- * session's rules can be removed.
+ * wide screen and a sheet from the bottom on a phone. Each rule in words; project defaults and
+ * Parley's built-in rules are read-only, the session's rules can be removed.
  */
 export function PermissionsButton({ sessionId }: { sessionId: string }) {
   const [open, setOpen] = useState(false);
@@ -82,9 +82,7 @@ function PermissionsPanel({ sessionId, onClose }: { sessionId: string; onClose: 
             <h2 id={titleId} className="font-semibold text-stone-900">
               Permissions
             </h2>
-            <p className="mt-0.5 text-xs leading-relaxed text-stone-500">
-              Rules decide whether a tool runs, is refused or asks you first. The last rule that matches wins: this chat’s rules (newest last) come after the project defaults.
-            </p>
+            <p className="mt-0.5 text-xs leading-relaxed text-stone-500">{PRECEDENCE_NOTE}</p>
           </div>
           <button
             type="button"
@@ -128,6 +126,13 @@ function PermissionsPanel({ sessionId, onClose }: { sessionId: string; onClose: 
                   rules.project.map((rule) => <RuleRow key={rule.id} rule={rule} compact />)
                 )}
               </Section>
+              {rules.builtin.length > 0 && (
+                <Section title="Built in" note="not removable" testId="permissions-builtin">
+                  {rules.builtin.map((rule) => (
+                    <RuleRow key={rule.id} rule={rule} compact />
+                  ))}
+                </Section>
+              )}
             </>
           )}
         </div>
@@ -158,64 +163,74 @@ const BADGE: Record<PermissionDecision, string> = {
   ask: "bg-amber-100 text-amber-900",
 };
 
-/** A rule: its decision, tool and pattern, where it came from; `compact` (a project default) on one line. */
+/** Words with their `code` parts set as code: "shell: `npm test` exactly". */
+function Worded({ text }: { text: string }) {
+  return (
+    <>
+      {text.split("`").map((part, i) =>
+        i % 2 === 1 ? (
+          <code key={i} className="rounded bg-stone-100 px-1 font-mono text-[12.5px] text-stone-800 [box-decoration-break:clone] [overflow-wrap:anywhere]">
+            {part}
+          </code>
+        ) : (
+          <span key={i}>{part}</span>
+        ),
+      )}
+    </>
+  );
+}
+
+/** A rule: its decision, what it matches in words, its tool and pattern as written, where it came from; `compact` (read-only rules) tighter. */
 function RuleRow({ rule, removing = false, onRemove, compact = false }: { rule: PermissionRule; removing?: boolean; onRemove?: () => void; compact?: boolean }) {
   const added = rule.createdAt ? `Added ${fullTime(rule.createdAt)}` : undefined;
-  const source = (
-    <span data-testid="permission-rule-source" title={added} className="shrink-0">
-      {sourceLabel(rule)}
-    </span>
-  );
-  const unknown = rule.unknownTool && (
-    <span
-      data-testid="permission-rule-unknown-tool"
-      title={UNKNOWN_TOOL_HINT}
-      className="inline-flex shrink-0 items-center gap-1 rounded bg-orange-50 px-1.5 text-[11px] font-medium leading-5 text-orange-800 ring-1 ring-orange-200"
-    >
-      <span aria-hidden className="font-bold">!</span> unknown tool
-    </span>
-  );
   return (
     <li
       data-testid="permission-rule"
       data-rule-id={rule.id}
       data-source={rule.source}
       data-decision={rule.decision}
-      className={`flex items-center gap-3 px-4 ${compact ? "py-1.5" : "py-2.5"} ${removing ? "opacity-50" : ""}`}
+      className={`flex items-start gap-3 px-4 ${compact ? "py-1.5" : "py-2.5"} ${removing ? "opacity-50" : ""}`}
     >
       <span
         data-testid="permission-rule-decision"
         title={DECISION_HINT[rule.decision]}
-        className={`w-12 shrink-0 rounded py-0.5 text-center text-[11px] font-semibold uppercase tracking-wide ${BADGE[rule.decision]}`}
+        className={`mt-0.5 w-12 shrink-0 rounded py-0.5 text-center text-[11px] font-semibold uppercase tracking-wide ${BADGE[rule.decision]}`}
       >
         {DECISION_LABEL[rule.decision]}
       </span>
-      <div className={`min-w-0 flex-1 ${compact ? "flex flex-wrap items-center gap-x-2 gap-y-0.5" : ""}`}>
-        <div className="flex min-w-0 flex-wrap items-baseline gap-x-2 gap-y-0.5">
-          <span data-testid="permission-rule-tool" className="font-mono text-[13px] font-semibold text-stone-800">
+      <div className="min-w-0 flex-1">
+        <p data-testid="permission-rule-words" className="text-[13px] leading-relaxed text-stone-800 [overflow-wrap:anywhere]">
+          <span data-testid="permission-rule-tool" className="font-mono font-semibold">
             {rule.tool}
           </span>
-          <code data-testid="permission-rule-pattern" className="min-w-0 rounded bg-stone-100 px-1.5 font-mono text-[13px] text-stone-700 [overflow-wrap:anywhere]">
+          : <Worded text={matchWords(rule)} />
+        </p>
+        <div className="mt-0.5 flex flex-wrap items-center gap-x-2 gap-y-0.5 text-xs text-stone-500">
+          <code data-testid="permission-rule-pattern" title="The pattern as written" className="min-w-0 font-mono text-[11.5px] text-stone-500 [overflow-wrap:anywhere]">
             {rule.pattern}
           </code>
+          <span aria-hidden>·</span>
+          <span data-testid="permission-rule-source" title={added} className="shrink-0">
+            {sourceLabel(rule)}
+          </span>
+          {rule.unknownTool && (
+            <span
+              data-testid="permission-rule-unknown-tool"
+              title={UNKNOWN_TOOL_HINT}
+              className="inline-flex shrink-0 items-center gap-1 rounded bg-orange-50 px-1.5 text-[11px] font-medium leading-5 text-orange-800 ring-1 ring-orange-200"
+            >
+              <span aria-hidden className="font-bold">!</span> unknown tool
+            </span>
+          )}
         </div>
-        {compact ? (
-          unknown
-        ) : (
-          <div className="mt-0.5 flex flex-wrap items-center gap-x-2 gap-y-0.5 text-xs text-stone-500">
-            {source}
-            {unknown}
-          </div>
-        )}
       </div>
-      {compact && <span className="text-xs text-stone-400">{source}</span>}
       {onRemove && (
         <button
           type="button"
           data-testid="permission-rule-remove"
           onClick={onRemove}
           disabled={removing}
-          aria-label={`Remove rule: ${DECISION_LABEL[rule.decision].toLowerCase()} ${rule.tool} ${rule.pattern}`}
+          aria-label={`Remove rule: ${DECISION_LABEL[rule.decision].toLowerCase()} ${ruleWords(rule).replaceAll("`", "")}`}
           className="shrink-0 rounded-md border border-stone-300 bg-white px-2.5 py-1 text-xs font-medium text-stone-700 shadow-sm hover:border-rose-300 hover:bg-rose-50 hover:text-rose-800 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
         >
           {removing ? "Removing…" : "Remove"}

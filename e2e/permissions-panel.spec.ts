@@ -26,6 +26,13 @@ test.describe("the permissions panel", () => {
     await expect(row.getByTestId("permission-rule-pattern")).toHaveText("npm test*");
     await expect(row.getByTestId("permission-rule-decision")).toHaveText("Allow");
     await expect(row.getByTestId("permission-rule-source")).toHaveText("added here");
+    await expect(row.getByTestId("permission-rule-words")).toHaveText("shell: npm test with any further arguments, in any folder");
+
+    // Parley's own rules: listed, marked, not removable.
+    const builtin = one.page.getByTestId("permissions-builtin").getByTestId("permission-rule");
+    await expect(builtin.filter({ hasText: "write_file: any file under a .git/ folder, anywhere (any case)" })).toHaveCount(1);
+    await expect(builtin.first().getByTestId("permission-rule-source")).toHaveText("built into Parley");
+    await expect(builtin.getByTestId("permission-rule-remove")).toHaveCount(0);
 
     // A rule for a tool the catalogue does not have: kept, flagged, in both tabs at once.
     await request.post(`/api/sessions/${session.id}/rules`, { data: { tool: "browser", pattern: "*", decision: "deny" } });

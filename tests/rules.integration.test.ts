@@ -4,8 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunDetail } from "../lib/protocol/entities";
 import type { PermissionRule, SessionRules } from "../lib/protocol/permissions";
-import { eventOn, openTab, restClient, type Tab } from "./helpers/remote";
+import type { Question } from "../lib/protocol/question";
+import { eventOn, isFinalStatus, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
 /** Permission rules over REST and sockets against the production build, with a project rules file of the test's own. */
@@ -21,6 +23,7 @@ const PROJECT_RULES = {
     { tool: "read_file", pattern: "**", decision: "allow" },
     { tool: "shell", pattern: "rm -rf*", decision: "deny" },
     { tool: "browser", pattern: "*", decision: "ask" },
+    { tool: "shell", pattern: "git push*--force*", decision: "deny" },
   ],
 };
 
@@ -54,7 +57,16 @@ describe("permission rules over REST", () => {
       ["read_file", "**", "allow", "project", false],
       ["shell", "rm -rf*", "deny", "project", false],
       ["browser", "*", "ask", "project", true],
+      ["shell", "git push*--force*", "deny", "project", false],
     ]);
+    // Parley's own rules: every path tool of the catalogue denies .git and .env files.
+    expect(before.builtin.map((r) => [r.tool, r.pattern, r.decision, r.source])).toEqual(
+      expect.arrayContaining([
+        ["write_file", "**/.git/**", "deny", "builtin"],
+        ["read_file", "**/.env*", "deny", "builtin"],
+      ]),
+    );
+    expect((await rest.del(`/api/sessions/${session.id}/rules/${before.builtin[0]!.id}`)).status).toBe(400);
 
     const mine = await tab(server.url);
     expect(await mine.emitWithAck("session.join", { sessionId: session.id })).toMatchObject({ ok: true });
@@ -68,6 +80,12 @@ describe("permission rules over REST", () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ sessionId: session.id, tool: "shell", pattern: "npm test*", decision: "allow", source: "manual", unknownTool: false });
     expect(await added).toEqual({ sessionId: session.id });
+
+    // A rule limited to a working folder: stored normalised, listed with it.
+    const inFolder = await rest.post<PermissionRule>(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "make *", decision: "allow", cwd: "./packages/app/" });
+    expect(inFolder.status).toBe(201);
+    expect(inFolder.body).toMatchObject({ pattern: "make *", cwd: "packages/app", subjectKind: "command" });
+    expect((await rest.del(`/api/sessions/${session.id}/rules/${inFolder.body.id}`)).status).toBe(200);
 
     // A tool the catalogue does not have is kept, flagged.
     const unknown = await rest.post<PermissionRule>(`/api/sessions/${session.id}/rules`, { tool: "browser", pattern: "https://example.com/*", decision: "deny" });
@@ -106,6 +124,8 @@ describe("permission rules over REST", () => {
       { tool: "1shell", pattern: "ls*", decision: "allow" },
       { tool: "shell", pattern: "x".repeat(201), decision: "allow" },
       { tool: "shell", decision: "allow" },
+      { tool: "shell", pattern: "git * status", decision: "allow" },
+      { tool: "shell", pattern: "ls", decision: "allow", cwd: "" },
     ]) {
       const res = await rest.post(url, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
@@ -134,6 +154,86 @@ describe("permission rules over REST", () => {
     expect((await owner.ok(owner.get<SessionRules>(`/api/sessions/${session.id}/rules`))).session).toEqual([rule]);
     // Without a credential: 401.
     expect((await restClient(server.url, { token: null }).get(`/api/sessions/${session.id}/rules`)).status).toBe(401);
+  });
+});
+
+/** Starts test.tool on one call; resolves when it ran or was denied without a card (`asked: null`), or with the card it asks. */
+async function call(rest: RestClient, sessionId: string, tool: string, input: Record<string, unknown>) {
+  const run = await rest.ok(rest.post<{ id: string }>(`/api/sessions/${sessionId}/runs`, { function: "test.tool", input: { tool, input } }));
+  return poll(`the call ${JSON.stringify(input)}`, async () => {
+    const detail = (await rest.get<RunDetail>(`/api/runs/${run.id}`)).body;
+    if (isFinalStatus(detail.status)) return { result: detail.result as { outcome: string }, asked: null as Question | null };
+    const asked = detail.pendingQuestions.find((q) => q.kind === "approval");
+    return asked ? { result: null, asked } : undefined;
+  });
+}
+
+describe("Allow always over the real server", () => {
+  it("stores exactly the option answered (always_wider, then always) and asks again for every call it does not cover", { timeout: TIMEOUT }, async () => {
+    const rest = restClient(server.url);
+    const session = await rest.ok(rest.post("/api/sessions", {}));
+    const shell = (command: string, cwd?: string) => call(rest, session.id, "shell", cwd === undefined ? { command } : { command, cwd });
+
+    // git push origin main: the card offers exactly it, or `git push` with any further arguments; the person takes the wider one.
+    const push = await shell("git push origin main");
+    expect(push.asked!.approval!.always.map((o) => [o.pattern, o.cwd, o.label])).toEqual([
+      ["git push origin main", ".", "`git push origin main` exactly, in the workspace's top folder"],
+      ["git push *", ".", "`git push` with any further arguments, in the workspace's top folder"],
+    ]);
+    await rest.ok(rest.post(`/api/questions/${push.asked!.id}/reply`, { value: "always_wider" }));
+    await poll("the approved push ran", async () => (await rest.get<RunDetail>(`/api/runs/${push.asked!.runId}`)).body.result);
+
+    // npm test -- --watch: the person takes exactly it.
+    const test = await shell("npm test -- --watch");
+    await rest.ok(rest.post(`/api/questions/${test.asked!.id}/reply`, { value: "always" }));
+
+    const rules = (await rest.ok(rest.get<SessionRules>(`/api/sessions/${session.id}/rules`))).session;
+    expect(rules.map((r) => [r.tool, r.pattern, r.decision, r.cwd, r.source])).toEqual([
+      ["shell", "git push *", "allow", ".", "always"],
+      ["shell", "npm test -- --watch", "allow", ".", "always"],
+    ]);
+
+    const expectations: Array<[string, string | undefined, "allowed" | "asks" | "denied"]> = [
+      ["git push origin feature", undefined, "allowed"],
+      ["git push", undefined, "allowed"],
+      ["npm test -- --watch", undefined, "allowed"],
+      ["git push --force", undefined, "denied"],
+      ["git push -f", undefined, "asks"],
+      ["git push origin +main", undefined, "asks"],
+      ["git push origin main; rm -rf ~", undefined, "asks"],
+      ["git push origin main", "elsewhere", "asks"],
+      ["npm test", undefined, "asks"],
+      ["npm test -- --watch", "packages/app", "asks"],
+    ];
+    for (const [command, cwd, expected] of expectations) {
+      const outcome = await shell(command, cwd);
+      const seen = outcome.asked ? "asks" : outcome.result?.outcome === "allowed" ? "allowed" : "denied";
+      expect([command, cwd, seen]).toEqual([command, cwd, expected]);
+      if (outcome.asked) await rest.ok(rest.post(`/api/questions/${outcome.asked.id}/reject`, {}));
+    }
+
+    // An ask rule for every `make` call: the card offers no wider rule it would stop anyway.
+    await rest.ok(rest.post(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "make*", decision: "ask" }));
+    const make = await shell("make build");
+    expect(make.asked!.approval!.always.map((o) => o.pattern)).toEqual(["make build"]);
+    const wider = await rest.post(`/api/questions/${make.asked!.id}/reply`, { value: "always_wider" });
+    expect(wider.status).toBe(422);
+    await rest.ok(rest.post(`/api/questions/${make.asked!.id}/reject`, {}));
+  });
+
+  it("denies a path tool .git and .env files by the builtin rules, whatever allow rule a session has", { timeout: TIMEOUT }, async () => {
+    const rest = restClient(server.url);
+    const session = await rest.ok(rest.post("/api/sessions", {}));
+    await rest.ok(rest.post(`/api/sessions/${session.id}/rules`, { tool: "write_file", pattern: "**", decision: "allow" }));
+    for (const [tool, input] of [
+      ["write_file", { path: ".git/hooks/pre-commit", content: "rm -rf ~\n" }],
+      ["read_file", { path: ".ENV" }],
+    ] as const) {
+      const outcome = await call(rest, session.id, tool, input);
+      expect(outcome.asked).toBeNull();
+      expect(outcome.result).toMatchObject({ outcome: "denied", message: expect.stringContaining("**/") });
+    }
+    expect((await call(rest, session.id, "write_file", { path: "README.md", content: "hi\n" })).result).toEqual({ outcome: "allowed" });
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PermissionRule, SessionRules } from "../protocol/permissions";
-import { rulesPath, sourceLabel, withoutRule } from "./permission-rules";
+import { ruleWords, rulesPath, sourceLabel, withoutRule } from "./permission-rules";
 
 const rule = (id: string, source: PermissionRule["source"]): PermissionRule => ({
   id,
@@ -9,12 +9,14 @@ const rule = (id: string, source: PermissionRule["source"]): PermissionRule => (
   pattern: "ls*",
   decision: "allow",
   source,
-  createdAt: source === "project" ? null : "2026-01-01T00:00:00.000Z",
+  createdAt: source === "project" || source === "builtin" ? null : "2026-01-01T00:00:00.000Z",
   unknownTool: false,
+  subjectKind: "command",
 });
 
 describe("the permissions panel's wording", () => {
   it("says where a rule came from", () => {
+    expect(sourceLabel(rule("builtin:0", "builtin"))).toBe("built into Parley");
     expect(sourceLabel(rule("project:0", "project"))).toBe("project default");
     expect(sourceLabel(rule("a", "always"))).toBe("from Allow always");
     expect(sourceLabel(rule("b", "manual"))).toBe("added here");
@@ -30,5 +32,29 @@ describe("the permissions panel's wording", () => {
   it("encodes ids as path segments", () => {
     expect(rulesPath("s 1")).toBe("/api/sessions/s%201/rules");
     expect(rulesPath("s1", "a/b")).toBe("/api/sessions/s1/rules/a%2Fb");
+  });
+});
+
+describe("a rule in words", () => {
+  const words = (over: Partial<PermissionRule>) => ruleWords({ ...rule("a", "always"), ...over });
+
+  it.each([
+    [{ pattern: "npm test *", cwd: "." }, "shell: `npm test` with any further arguments, in the workspace's top folder"],
+    [{ pattern: "npm test", cwd: "packages/app" }, "shell: `npm test` exactly, in `packages/app`"],
+    [{ pattern: "ls*" }, "shell: `ls` with any further arguments, in any folder"],
+    [{ pattern: "npm test\\; echo done", cwd: "." }, "shell: `npm test; echo done` exactly, in the workspace's top folder"],
+    [{ pattern: "*" }, "shell: any plain command, in any folder"],
+    [{ pattern: "rm -rf*", decision: "deny" }, "shell: any command starting with `rm -rf`, in any folder"],
+    [{ pattern: "git push*--force*", decision: "deny" }, "shell: any command matching `git push*--force*`, in any folder"],
+    [{ pattern: "git * status" }, "shell: `git * status`, which matches nothing (an allow rule is an exact command or words then `*`), in any folder"],
+    [{ tool: "write_file", subjectKind: "path", pattern: "docs/**" }, "write_file: any file under `docs/`"],
+    [{ tool: "write_file", subjectKind: "path", pattern: "README.md" }, "write_file: `README.md` exactly"],
+    [{ tool: "read_file", subjectKind: "path", pattern: "**/.env*", decision: "deny" }, "read_file: any file whose name starts with `.env`, anywhere (any case)"],
+    [{ tool: "write_file", subjectKind: "path", pattern: "**/.git/**", decision: "deny" }, "write_file: any file under a `.git/` folder, anywhere (any case)"],
+    [{ tool: "write_file", subjectKind: "path", pattern: "src/*.{ts,tsx}", decision: "ask" }, "write_file: files matching `src/*.{ts,tsx}` (any case)"],
+    [{ tool: "read_file", subjectKind: "path", pattern: "**", decision: "allow" }, "read_file: any file"],
+    [{ tool: "browser", subjectKind: null, pattern: "https://*" }, "browser: `https://*`"],
+  ] as const)("%j → %s", (over, text) => {
+    expect(words(over as Partial<PermissionRule>)).toBe(text);
   });
 });

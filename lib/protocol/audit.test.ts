@@ -7,7 +7,7 @@ const base: Question = aQuestion({
   owner: "writer",
   seq: 0,
   kind: "approval",
-  approval: { tool: "write_file", input: {}, preview: { type: "text", text: "" }, subject: "docs/a.md", subjectKind: "path", always: [], dangerous: true, fallback: "deny" },
+  approval: { tool: "write_file", input: {}, preview: { type: "text", text: "" }, subject: "docs/a.md", subjectKind: "path", cwd: null, always: [], dangerous: true, fallback: "deny" },
   prompt: "Write docs/a.md?",
   options: [],
   createdAt: "2026-12-01T00:00:00.000Z",

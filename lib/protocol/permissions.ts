@@ -10,7 +10,7 @@ import { nestedAtMost } from "./json-input";
 export const PermissionDecisionSchema = z.enum(["allow", "deny", "ask"]);
 export type PermissionDecision = z.infer<typeof PermissionDecisionSchema>;
 
-/** How a tool's subject is matched: a path (`docs/**`: `*` stays within a folder) or a command (`npm test*`: `*` matches anything). */
+/** How a tool's subject is matched: a path (`docs/**`: `*` stays within a folder), a command (allow: `npm test` exactly or `npm test *`; deny and ask: `*` matches anything) or text. */
 export const SubjectKindSchema = z.enum(["path", "command", "text"]);
 export type SubjectKind = z.infer<typeof SubjectKindSchema>;
 
@@ -45,12 +45,15 @@ export const PermissionRuleSchema = PermissionRuleInputSchema.extend({
   createdAt: z.string().nullable(),
   /** The tool is not in the catalogue: the rule is kept but can match nothing today. */
   unknownTool: z.boolean(),
+  /** How the tool's subject is matched (the panel words the rule by it); null or absent for a tool not in the catalogue. */
+  subjectKind: SubjectKindSchema.nullable().optional(),
 });
 export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
 
 /**
  * `GET /api/sessions/{id}/rules`. A deny rule that matches beats every ask and allow rule, an ask
- * rule beats every allow rule, whatever their age; `builtin` and `project` rules come before the session's.
+ * rule beats every allow rule, whatever their age or source; `builtin` rules (Parley's own: no
+ * path tool touches `.git` or `.env*`) are listed first, then the project's, then the session's.
  */
 export const SessionRulesSchema = z.object({
   builtin: z.array(PermissionRuleSchema).default([]),
@@ -95,6 +98,11 @@ const ApprovalSpecObject = z.object({
   subject: z.string().max(MAX_PREVIEW_CHARS),
   subjectKind: SubjectKindSchema,
   /**
+   * The folder the call runs in, relative to the workspace and normalised (`.` its top folder): a
+   * rule with a `cwd` matches only calls in exactly that folder. null for a tool without one.
+   */
+  cwd: z.string().max(1_000).nullable().default(null),
+  /**
    * The rules "Allow always" may add: first exactly this call (answer `always`), then, when the
    * tool can say it safely, one wider rule (answer `always_wider`). Empty: only "Allow once".
    */
@@ -122,7 +130,7 @@ export const ApprovalAnswerSchema = z.enum(APPROVAL_ANSWERS);
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 
 /** A tool of the catalogue, as the server and clients know it. */
-export const ToolInfoSchema = z.object({ name: ToolNameSchema, description: z.string(), dangerous: z.boolean() });
+export const ToolInfoSchema = z.object({ name: ToolNameSchema, description: z.string(), dangerous: z.boolean(), subjectKind: SubjectKindSchema });
 export type ToolInfo = z.infer<typeof ToolInfoSchema>;
 
 /**

@@ -42,6 +42,7 @@ export const anApproval = (approval: Partial<NonNullable<Question["approval"]>> 
       input: {},
       subject: "docs/a.md",
       subjectKind: "path",
+      cwd: null,
       always: [{ pattern: "docs/**", cwd: null, label: "any file under `docs/`" }],
       preview: { type: "text", text: "x" },
       dangerous: false,

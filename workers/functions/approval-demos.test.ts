@@ -50,7 +50,7 @@ describe("run-tests", () => {
   it("asks to run `npm test` and reports the simulated output once allowed", async () => {
     const run = await drive(runTests, () => ({ outcome: "answered", value: "once" }));
     expect(run.asks).toHaveLength(1);
-    expect(run.asks[0]!.spec).toMatchObject({ kind: "approval", prompt: "Run `npm test`?", approval: { tool: "shell", always: [{ pattern: "npm test", cwd: "." }], preview: { type: "command", command: "npm test" } } });
+    expect(run.asks[0]!.spec).toMatchObject({ kind: "approval", prompt: "Run `npm test`?", approval: { tool: "shell", cwd: ".", always: [{ pattern: "npm test", cwd: "." }, { pattern: "npm test *", cwd: "." }], preview: { type: "command", command: "npm test" } } });
     expect(run.result).toEqual({ ran: true, exitCode: 0, passed: 121 });
     expect(run.says).toHaveLength(1);
     expect(run.says[0]).toMatch(/^\$ npm test\n ✓ lib\/protocol\/question\.test\.ts/);

@@ -383,7 +383,7 @@ describe("tool", () => {
   it("asks for approval as a question of kind approval with the tool's spec", async () => {
     const { rt, asks, settleLast } = setup();
     const { impl } = fakeShell();
-    const result = rt.tool("shell", { command: "npm test" }, impl);
+    const result = rt.tool("shell", { command: "npm test", cwd: "./packages/app/" }, impl);
     await settleLast({ outcome: "answered", value: "once" });
     await result;
     const ask = asks()[0]!;
@@ -395,11 +395,16 @@ describe("tool", () => {
       owner: undefined,
       approval: {
         tool: "shell",
-        input: { command: "npm test" },
-        preview: { type: "command", command: "npm test" },
+        input: { command: "npm test", cwd: "./packages/app/" },
+        preview: { type: "command", command: "npm test", cwd: "./packages/app/" },
         subject: "npm test",
         subjectKind: "command",
-        alwaysPattern: "npm test*",
+        // The folder it runs in, normalised: rules match it exactly.
+        cwd: "packages/app",
+        always: [
+          { pattern: "npm test", cwd: "packages/app", label: "`npm test` exactly, in `packages/app`" },
+          { pattern: "npm test *", cwd: "packages/app", label: "`npm test` with any further arguments, in `packages/app`" },
+        ],
         dangerous: true,
         fallback: "deny",
       },
@@ -421,7 +426,11 @@ describe("tool", () => {
         tool: "write_file",
         subject: "docs/changelog.md",
         subjectKind: "path",
-        alwaysPattern: "docs/**",
+        cwd: null,
+        always: [
+          { pattern: "docs/changelog.md", label: "`docs/changelog.md` exactly" },
+          { pattern: "docs/**", label: "any file under `docs/`" },
+        ],
         fallback: "allow",
         preview: { type: "diff", path: "docs/changelog.md", diff: "--- a/docs/changelog.md\n+++ b/docs/changelog.md\n@@ -1,1 +1,2 @@\n a\n+b\n" },
       },

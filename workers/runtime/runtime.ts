@@ -4,6 +4,7 @@ import { canonicalJson } from "../../lib/protocol/plain-json";
 import { describeZodError } from "../../lib/protocol/errors";
 import { describeFormErrors, parseFormSchema, validateForm, type FormContent } from "../../lib/protocol/forms";
 import type { ApprovalSpecInput } from "../../lib/protocol/permissions";
+import { normaliseFolder } from "../../lib/permissions/working-folder";
 import type { JsonValue, QuestionOutcome, QuestionSpecInput } from "../../lib/protocol/question";
 import { clip, findTool, tools as catalogue, type Tool, type ToolInputs, type ToolParsedInputs } from "../tools";
 import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolInputInvalid, UnknownTool, UserDeclined, type RuntimeError } from "./errors";
@@ -337,6 +338,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       preview: t.preview(value),
       subject,
       subjectKind: t.subjectKind,
+      cwd: t.workingFolder ? normaliseFolder(t.workingFolder(value)) : null,
       always: t.alwaysOptions(value),
       dangerous: t.dangerous,
       fallback,

@@ -246,7 +246,7 @@ export const probeTool = defineAgentFunction({
       rt.say(`Allowed: ${JSON.stringify(result)}`);
       return { outcome: "allowed" };
     } catch (err) {
-      if (err instanceof ToolDenied) return { outcome: "denied", reason: err.reason, feedback: err.feedback ?? null };
+      if (err instanceof ToolDenied) return { outcome: err.reason, message: err.message, feedback: err.feedback ?? null };
       throw err;
     }
   },

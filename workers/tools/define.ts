@@ -22,6 +22,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   subject(input: z.output<S>): string;
   /** A readable preview of the call for the approval card. */
   preview(input: z.output<S>): ToolPreview;
+  /** The folder the call runs in, relative to the workspace (`.` its top folder), for a tool that has one (shell): rules may be limited to it. */
+  workingFolder?(input: z.output<S>): string;
   /** The rules an "Allow always" answer may add: exactly this call first, then at most one wider rule the person may choose. */
   alwaysOptions(input: z.output<S>): AlwaysOptionInput[];
   /** The approval's prompt, one line: "Run `npm test`?". By default "Use <tool> on <subject>?". */
@@ -36,7 +38,7 @@ export function defineTool<S extends z.ZodType>(tool: ToolDefinition<S>): ToolDe
 }
 
 /** What the server and clients know of a tool. */
-export const toolInfo = (tool: Tool): ToolInfo => ({ name: tool.name, description: tool.description, dangerous: tool.dangerous });
+export const toolInfo = (tool: Tool): ToolInfo => ({ name: tool.name, description: tool.description, dangerous: tool.dangerous, subjectKind: tool.subjectKind });
 
 /** Text shortened to `max` characters, an ellipsis marking the cut. */
 export function clip(text: string, max: number): string {

@@ -15,6 +15,7 @@ export const shellTool = defineTool({
   }),
   subject: (input) => input.command,
   preview: (input) => ({ type: "command", command: input.command, ...(input.cwd ? { cwd: input.cwd } : {}) }),
+  workingFolder: (input) => input.cwd ?? ".",
   alwaysOptions: (input) => commandAlwaysOptions(input.command, input.cwd ?? "."),
   prompt: (input) => `Run \`${clip(input.command.replace(/\s+/g, " "), 200)}\`?`,
 });

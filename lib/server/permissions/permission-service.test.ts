@@ -4,9 +4,9 @@ import { startFakeParley, type FakeParley } from "../../../tests/helpers/fakes";
 import { createPermissionService, MAX_SESSION_RULES, type PermissionService } from "./permission-service";
 
 const TOOLS = [
-  { name: "shell", description: "Runs a command.", dangerous: true },
-  { name: "write_file", description: "Writes a file.", dangerous: true },
-  { name: "read_file", description: "Reads a file.", dangerous: false },
+  { name: "shell", description: "Runs a command.", dangerous: true, subjectKind: "command" as const },
+  { name: "write_file", description: "Writes a file.", dangerous: true, subjectKind: "path" as const },
+  { name: "read_file", description: "Reads a file.", dangerous: false, subjectKind: "path" as const },
 ];
 const PROJECT: PermissionRuleInput[] = [
   { tool: "read_file", pattern: "**", decision: "allow" },
@@ -14,17 +14,22 @@ const PROJECT: PermissionRuleInput[] = [
   { tool: "browser", pattern: "*", decision: "ask" },
 ];
 
-function shellCall(command: string): ApprovalSpec {
+function shellCall(command: string, cwd = "."): ApprovalSpec {
   return {
     tool: "shell",
     input: { command },
     preview: { type: "command", command },
     subject: command,
     subjectKind: "command",
+    cwd,
     always: [],
     dangerous: true,
     fallback: "deny",
   };
+}
+
+function fileCall(tool: "write_file" | "read_file", path: string): ApprovalSpec {
+  return { tool, input: { path }, preview: { type: "text", text: path }, subject: path, subjectKind: "path", cwd: null, always: [], dangerous: tool === "write_file", fallback: "deny" };
 }
 
 let app: FakeParley;
@@ -46,29 +51,67 @@ const add = (rule: PermissionRuleInput, source: "always" | "manual" = "manual", 
   app.parley.db.$transaction((tx) => permissions.addRule(tx, session, rule, source));
 
 describe("the permission service", () => {
-  it("applies the project's rules first, then the session's by age: the last match wins", async () => {
+  it("lets a matching deny rule beat every ask and allow rule, and an ask rule every allow rule, whatever their age or source", async () => {
     expect(await permissions.decide(sessionId, shellCall("rm -rf /tmp/x"))).toMatchObject({ decision: "deny", rule: { id: "project:1", source: "project", sessionId: null } });
     expect(await permissions.decide(sessionId, shellCall("npm test"))).toEqual({ decision: "ask", rule: null });
 
+    // A newer session allow rule does not beat the project's older deny.
     const everything = await add({ tool: "shell", pattern: "*", decision: "allow" });
-    // A session rule comes after the project's: it wins over the project's deny.
-    expect(await permissions.decide(sessionId, shellCall("rm -rf /tmp/x"))).toEqual({ decision: "allow", rule: everything });
-    const noRm = await add({ tool: "shell", pattern: "rm*", decision: "deny" }, "always");
-    expect(await permissions.decide(sessionId, shellCall("rm -rf /tmp/x"))).toEqual({ decision: "deny", rule: noRm });
+    expect(await permissions.decide(sessionId, shellCall("rm -rf /tmp/x"))).toMatchObject({ decision: "deny", rule: { id: "project:1" } });
     expect(await permissions.decide(sessionId, shellCall("ls"))).toEqual({ decision: "allow", rule: everything });
+    // An ask rule beats the allow rule, older or newer.
+    const askGit = await add({ tool: "shell", pattern: "git push*", decision: "ask" }, "always");
+    const pushes = await add({ tool: "shell", pattern: "git push *", decision: "allow" });
+    expect(await permissions.decide(sessionId, shellCall("git push origin main"))).toEqual({ decision: "ask", rule: askGit });
+    // A deny rule beats the ask rule and both allow rules.
+    const noForce = await add({ tool: "shell", pattern: "git push*--force*", decision: "deny" });
+    expect(await permissions.decide(sessionId, shellCall("git push origin main --force"))).toEqual({ decision: "deny", rule: noForce });
 
-    // Another session has only the project's rules.
+    // The builtin rules beat a session's allow rule for a path tool.
+    await add({ tool: "write_file", pattern: "**", decision: "allow" });
+    expect(await permissions.decide(sessionId, fileCall("write_file", ".git/hooks/pre-commit"))).toMatchObject({ decision: "deny", rule: { source: "builtin", pattern: "**/.git/**" } });
+    expect(await permissions.decide(sessionId, fileCall("write_file", "README.md"))).toMatchObject({ decision: "allow" });
+    expect(await permissions.decide(sessionId, fileCall("read_file", "config/.ENV.local"))).toMatchObject({ decision: "deny", rule: { source: "builtin", pattern: "**/.env*" } });
+
+    // Another session has only the builtin and project rules.
     expect((await permissions.decide(otherSessionId, shellCall("ls"))).decision).toBe("ask");
 
     const listed = await permissions.list(sessionId);
+    expect(listed.builtin.map((r) => [r.id, r.tool, r.pattern, r.decision, r.source])).toEqual([
+      ["builtin:0", "write_file", "**/.git/**", "deny", "builtin"],
+      ["builtin:1", "write_file", "**/.env*", "deny", "builtin"],
+      ["builtin:2", "read_file", "**/.git/**", "deny", "builtin"],
+      ["builtin:3", "read_file", "**/.env*", "deny", "builtin"],
+    ]);
     expect(listed.project.map((r) => [r.id, r.tool, r.pattern, r.decision, r.source])).toEqual([
       ["project:0", "read_file", "**", "allow", "project"],
       ["project:1", "shell", "rm -rf*", "deny", "project"],
       ["project:2", "browser", "*", "ask", "project"],
     ]);
-    expect(listed.session).toEqual([everything, noRm]);
-    expect(listed.session.map((r) => r.source)).toEqual(["manual", "always"]);
-    expect(Date.parse(noRm.createdAt!)).toBeGreaterThan(Date.parse(everything.createdAt!));
+    expect(listed.session.slice(0, 4)).toEqual([everything, askGit, pushes, noForce]);
+    expect(listed.session.map((r) => r.source).slice(0, 2)).toEqual(["manual", "always"]);
+  });
+
+  it("matches a rule with a working folder only in exactly that folder", async () => {
+    const here = await add({ tool: "shell", pattern: "npm test", decision: "allow", cwd: "./packages/app/" }, "always");
+    expect(here.cwd).toBe("packages/app");
+    expect((await permissions.decide(sessionId, shellCall("npm test", "packages/app"))).decision).toBe("allow");
+    expect((await permissions.decide(sessionId, shellCall("npm test", "."))).decision).toBe("ask");
+    expect((await permissions.decide(sessionId, shellCall("npm test", "packages"))).decision).toBe("ask");
+    expect((await permissions.decide(sessionId, shellCall("npm test", "packages/app/sub"))).decision).toBe("ask");
+    // The same rule in another folder is another rule; without a folder it matches in every one.
+    const top = await add({ tool: "shell", pattern: "npm test", decision: "allow", cwd: "." }, "always");
+    expect((await permissions.list(sessionId)).session).toEqual([here, top]);
+    await add({ tool: "shell", pattern: "make *", decision: "allow" });
+    expect((await permissions.decide(sessionId, shellCall("make build", "anywhere/at/all"))).decision).toBe("allow");
+  });
+
+  it("refuses an allow rule for a command that is neither an exact command nor words then *", async () => {
+    await expect(add({ tool: "shell", pattern: "git * status", decision: "allow" })).rejects.toMatchObject({ code: "bad_request", message: expect.stringContaining("git * status") });
+    await expect(add({ tool: "shell", pattern: "npm test; *", decision: "allow" })).rejects.toMatchObject({ code: "bad_request" });
+    // Deny and ask rules keep text matching: * anywhere.
+    await expect(add({ tool: "shell", pattern: "git * --force", decision: "deny" })).resolves.toMatchObject({ decision: "deny" });
+    expect(() => createPermissionService({ db: app.parley.db, events: app.parley.events, projectRules: [{ tool: "shell", pattern: "git * status", decision: "allow" }], tools: TOOLS })).toThrow(/project permission rule 0 \(shell\).*git \* status/);
   });
 
   it("decides inside a transaction it is given", async () => {
@@ -84,7 +127,7 @@ describe("the permission service", () => {
     expect((await permissions.list(sessionId)).session.map((r) => r.id)).toEqual(rules.map((r) => r.id));
   });
 
-  it("moves a rule added again to the end instead of keeping two", async () => {
+  it("moves a rule added again to the end instead of keeping two; a deny rule still beats it", async () => {
     const first = await add({ tool: "shell", pattern: "npm*", decision: "allow" });
     await add({ tool: "shell", pattern: "npm publish*", decision: "deny" });
     expect((await permissions.decide(sessionId, shellCall("npm publish"))).decision).toBe("deny");
@@ -94,7 +137,8 @@ describe("the permission service", () => {
       ["npm*", "always"],
     ]);
     expect(again.id).not.toBe(first.id);
-    expect((await permissions.decide(sessionId, shellCall("npm publish"))).decision).toBe("allow");
+    expect((await permissions.decide(sessionId, shellCall("npm publish"))).decision).toBe("deny");
+    expect((await permissions.decide(sessionId, shellCall("npm install"))).decision).toBe("allow");
   });
 
   it("flags rules of tools the catalogue does not have, and keeps them", async () => {
@@ -135,6 +179,7 @@ describe("the permission service", () => {
     await expect(permissions.removeRule(sessionId, theirs.id)).rejects.toMatchObject({ code: "not_found:rule", status: 404 });
     await expect(permissions.removeRule(sessionId, "no-such-rule")).rejects.toMatchObject({ code: "not_found:rule" });
     await expect(permissions.removeRule(sessionId, "project:0")).rejects.toMatchObject({ code: "bad_request", message: expect.stringContaining("project default") });
+    await expect(permissions.removeRule(sessionId, "builtin:0")).rejects.toMatchObject({ code: "bad_request", message: expect.stringContaining("built into Parley") });
     expect((await permissions.list(otherSessionId)).session).toEqual([theirs]);
     await permissions.removeRule(sessionId, mine.id);
     expect((await permissions.list(sessionId)).session).toEqual([]);
@@ -146,6 +191,27 @@ describe("the permission service", () => {
     expect(permissions.covers({ tool: "shell", pattern: "npm test*", decision: "allow" }, shellCall("npm test; rm -rf ~"))).toBe(false);
     expect(permissions.covers({ tool: "shell", pattern: "npm test*", decision: "allow" }, shellCall("npm run build"))).toBe(false);
     expect(permissions.covers({ tool: "write_file", pattern: "*", decision: "allow" }, shellCall("ls"))).toBe(false);
+    expect(permissions.covers({ tool: "shell", pattern: "npm test", decision: "allow", cwd: "." }, shellCall("npm test", "."))).toBe(true);
+    expect(permissions.covers({ tool: "shell", pattern: "npm test", decision: "allow", cwd: "." }, shellCall("npm test", "sub"))).toBe(false);
+  });
+
+  it("offers a wider Allow always option only when no deny or ask rule would stop every call it allows", async () => {
+    const withOptions = (command: string, wide: string) => ({
+      ...shellCall(command),
+      always: [
+        { pattern: command, cwd: ".", label: "exactly" },
+        { pattern: wide, cwd: ".", label: "wider" },
+      ],
+    });
+    expect((await permissions.offered(sessionId, withOptions("git push origin main", "git push *"))).map((o) => o.pattern)).toEqual(["git push origin main", "git push *"]);
+    await add({ tool: "shell", pattern: "git push*", decision: "ask" });
+    expect((await permissions.offered(sessionId, withOptions("git push origin main", "git push *"))).map((o) => o.pattern)).toEqual(["git push origin main"]);
+    // Another session's rules do not count; a rule stopping only some of the calls does not either.
+    expect(await permissions.offered(otherSessionId, withOptions("git push origin main", "git push *"))).toHaveLength(2);
+    expect(await permissions.offered(sessionId, withOptions("rm a", "rm *"))).toHaveLength(2);
+    // An option that does not allow the call itself is never offered (a function offering something else than it says).
+    expect((await permissions.offered(sessionId, withOptions("make build", "npm test *"))).map((o) => o.pattern)).toEqual(["make build"]);
+    expect(await permissions.offered(sessionId, { ...shellCall("make build"), always: [{ pattern: "*", cwd: "elsewhere", label: "exactly" }] })).toEqual([]);
   });
 
   it("announces a change to the session's tabs as rules.updated", () => {

@@ -3,6 +3,7 @@ import { quoteId } from "../../protocol/bounded-text";
 import { AppError, zodAppError } from "../../protocol/errors";
 import {
   PermissionRuleInputSchema,
+  type AlwaysOption,
   type ApprovalSpec,
   type PermissionDecision,
   type PermissionRule,
@@ -12,8 +13,12 @@ import {
 } from "../../protocol/permissions";
 import type { Db, Tx } from "../db/client";
 import type { DomainEvents } from "../events";
-import { checkPattern, decide as decideByRules, matches } from "./rule-match";
+import { normaliseFolder } from "../../permissions/working-folder";
+import { builtinRules } from "./builtin-rules";
+import { checkCommandAllow, decide as decideByRules, matches, type ToolCall } from "./rule-decide";
+import { checkPattern } from "./rule-match";
 import { createRuleStore, type RuleRow } from "./rule-store";
+import { wideCovered } from "./wide-covered";
 
 /** Enough for any person's settings; a script adding rules in a loop stops here. */
 export const MAX_SESSION_RULES = 200;
@@ -21,20 +26,26 @@ export const MAX_SESSION_RULES = 200;
 export interface PermissionServiceDeps {
   db: Db;
   events: DomainEvents;
-  /** The project's default file's rules, in its order: they apply before a session's. */
+  /** The project's default file's rules, in its order. An allow rule for a command that is not word-based throws (start-up stops). */
   projectRules: readonly PermissionRuleInput[];
   /** The tool catalogue: a rule for a tool not in it is kept, flagged `unknownTool`. */
   tools: readonly ToolInfo[];
 }
 
 export interface PermissionService {
-  /** What the rules say about an approval's tool call: the last matching rule wins (project rules first, then the session's by age); none → `ask` for a dangerous tool, else `allow`. */
+  /** What the rules (builtin, project, the session's) say about an approval's tool call: deny beats ask beats allow; none → `ask` for a dangerous tool, else `allow`. */
   decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
-  /** Adds a session rule at the end (it wins over every older one); an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the transaction commits. */
+  /** Adds a session rule at the end; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the transaction commits. */
   addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
-  /** Whether a rule (just added, so applying last) decides this approval: the same tool and a matching pattern. */
+  /**
+   * The approval's "Allow always" options the card may offer: none when the first does not allow
+   * the call itself (exactly this call is always first), and a wider one only when it allows the
+   * call and no deny or ask rule would stop every call it allows.
+   */
+  offered(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<ApprovalSpec["always"]>;
+  /** Whether a rule matches this approval's call (the same tool, its folder, a matching pattern): an "Allow always" rule must cover the call approved. */
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
-  /** The project's rules and the session's, each in the order they apply. */
+  /** The builtin rules, the project's and the session's. */
   list(sessionId: string): Promise<SessionRules>;
   /** Removes a rule of this session; `not_found:rule` for an id of no rule of it. Call `announce` afterwards. */
   removeRule(sessionId: string, ruleId: string): Promise<void>;
@@ -45,16 +56,27 @@ export interface PermissionService {
 export function createPermissionService({ db, events, projectRules, tools }: PermissionServiceDeps): PermissionService {
   const store = createRuleStore(db);
   const known = new Set(tools.map((t) => t.name));
-  const project: PermissionRule[] = projectRules.map((r, i) => ({
-    id: `project:${i}`,
-    sessionId: null,
-    tool: r.tool,
-    pattern: r.pattern,
-    decision: r.decision,
-    source: "project",
-    createdAt: null,
-    unknownTool: !known.has(r.tool),
-  }));
+  const kindOf = new Map(tools.map((t) => [t.name, t.subjectKind]));
+  const builtin = builtinRules(tools);
+  const project: PermissionRule[] = projectRules.map((r, i) => {
+    try {
+      checkCommandAllow(r, kindOf.get(r.tool));
+    } catch (err) {
+      throw new Error(`Invalid project permission rule ${i} (${r.tool}): ${(err as Error).message}`);
+    }
+    return {
+      id: `project:${i}`,
+      sessionId: null,
+      tool: r.tool,
+      pattern: r.pattern,
+      decision: r.decision,
+      cwd: r.cwd == null ? null : normaliseFolder(r.cwd),
+      source: "project",
+      createdAt: null,
+      unknownTool: !known.has(r.tool),
+      subjectKind: kindOf.get(r.tool) ?? null,
+    };
+  });
 
   const toRule = (row: RuleRow): PermissionRule => ({
     id: row.id,
@@ -62,35 +84,48 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     tool: row.tool,
     pattern: row.pattern,
     decision: row.decision as PermissionDecision,
+    cwd: row.cwd,
     source: row.source as PermissionRule["source"],
     createdAt: row.createdAt.toISOString(),
     unknownTool: !known.has(row.tool),
+    subjectKind: kindOf.get(row.tool) ?? null,
   });
 
-  const callOf = (approval: ApprovalSpec) => ({ tool: approval.tool, subject: approval.subject, subjectKind: approval.subjectKind });
+  const callOf = (approval: ApprovalSpec): ToolCall => ({ tool: approval.tool, subject: approval.subject, subjectKind: approval.subjectKind, cwd: approval.cwd ?? null });
 
   return {
     async decide(sessionId, approval, tx) {
       const session = (await store.listForSession(sessionId, tx ?? db)).map(toRule);
-      return decideByRules([...project, ...session], callOf(approval), approval.dangerous);
+      return decideByRules([...builtin, ...project, ...session], callOf(approval), approval.dangerous);
     },
 
     async addRule(tx, sessionId, input, source) {
       checkPattern(typeof input?.pattern === "string" ? input.pattern.trim() : "");
       const parsed = PermissionRuleInputSchema.safeParse(input);
       if (!parsed.success) throw zodAppError(parsed.error, { prefix: "Invalid rule" });
-      const rule = parsed.data;
+      const rule = { ...parsed.data, cwd: parsed.data.cwd == null ? null : normaliseFolder(parsed.data.cwd) };
+      checkCommandAllow(rule, kindOf.get(rule.tool));
       if (!(await store.sessionExists(tx, sessionId))) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
-      await store.deleteSame(tx, { sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision });
+      await store.deleteSame(tx, { sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd });
       if ((await store.count(tx, sessionId)) >= MAX_SESSION_RULES) {
         throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
       }
-      // Strictly after the newest rule, so "the last one wins" never depends on two rules made in one millisecond.
+      // Strictly after the newest rule, so the panel lists rules in the order they were added even when two share a millisecond.
       const latest = await store.latestCreatedAt(tx, sessionId);
       const now = Date.now();
       const createdAt = new Date(latest && latest.getTime() >= now ? latest.getTime() + 1 : now);
-      const row = await store.insert(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, source, createdAt });
+      const row = await store.insert(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd, source, createdAt });
       return toRule(row);
+    },
+
+    async offered(sessionId, approval, tx) {
+      const call = callOf(approval);
+      const allowsCall = (o: AlwaysOption) => matches({ tool: approval.tool, pattern: o.pattern, decision: "allow", cwd: o.cwd }, call);
+      const [exact, wider] = approval.always;
+      if (!exact || !allowsCall(exact)) return [];
+      if (!wider || !allowsCall(wider)) return [exact];
+      const rules = [...builtin, ...project, ...(await store.listForSession(sessionId, tx ?? db)).map(toRule)];
+      return rules.some((rule) => rule.tool === approval.tool && wideCovered(wider, approval.subjectKind, rule)) ? [exact] : [exact, wider];
     },
 
     covers(rule, approval) {
@@ -98,10 +133,13 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     },
 
     async list(sessionId) {
-      return { builtin: [], project, session: (await store.listForSession(sessionId)).map(toRule) };
+      return { builtin, project, session: (await store.listForSession(sessionId)).map(toRule) };
     },
 
     async removeRule(sessionId, ruleId) {
+      if (ruleId.startsWith("builtin:") && builtin.some((r) => r.id === ruleId)) {
+        throw new AppError("bad_request", "That rule is built into Parley (no tool that takes a path may touch .git or .env files) and cannot be removed.");
+      }
       if (ruleId.startsWith("project:") && project.some((r) => r.id === ruleId)) {
         throw new AppError("bad_request", "That rule is a project default: change it in the project's permission rules file (parley.permissions.json).");
       }

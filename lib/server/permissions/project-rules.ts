@@ -10,7 +10,7 @@ export const PROJECT_RULES_FILE = "parley.permissions.json";
 const MAX_PROJECT_RULES = 500;
 
 export const ProjectRulesFileSchema = z.strictObject({
-  /** In the order they apply: the last matching rule wins (and a session's rules come after these). */
+  /** A matching deny rule beats every ask and allow rule, an ask rule every allow rule, whatever their order (docs/permissions.md). */
   rules: z.array(PermissionRuleInputSchema).max(MAX_PROJECT_RULES),
 });
 
@@ -42,7 +42,7 @@ export function parseProjectRules(text: string, file: string): PermissionRuleInp
     throw fail(`not valid JSON (${(err as Error).message})`);
   }
   const parsed = ProjectRulesFileSchema.safeParse(data);
-  if (!parsed.success) throw fail(`${describeZodError(parsed.error)}. Expected { "rules": [{ "tool": "shell", "pattern": "npm test*", "decision": "allow" | "deny" | "ask" }] }`);
+  if (!parsed.success) throw fail(`${describeZodError(parsed.error)}. Expected { "rules": [{ "tool": "shell", "pattern": "npm test *", "decision": "allow" | "deny" | "ask" }] }`);
   parsed.data.rules.forEach((rule, i) => {
     try {
       checkPattern(rule.pattern);

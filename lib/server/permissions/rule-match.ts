@@ -2,7 +2,6 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { clip } from "../../protocol/bounded-text";
 import { AppError } from "../../protocol/errors";
-import type { PermissionDecision, SubjectKind } from "../../protocol/permissions";
 import { compileGlob, compileGlobSet, type CompiledGlob, type CompiledGlobSet, type MatchMode } from "./glob-engine";
 
 /**
@@ -13,11 +12,9 @@ import { compileGlob, compileGlobSet, type CompiledGlob, type CompiledGlobSet, t
  *   `[!x]` are classes, `{a,b}` alternatives; dot files match. No extglobs or `!` negation: those
  *   characters are themselves. The path is normalised first (`./a` is `a`, `docs/../x` is `x`), so
  *   `..` cannot climb out of a matching folder.
- * - `command` and `text` (`npm test*`, `rm -rf*`): `*` matches anything (spaces, `/`, `..`); every
- *   other character is itself. One exception keeps allow rules from allowing more than they say:
- *   in an `allow` rule for a command, `*` stops at shell operators (`;` `&` `|` `<` `>` a newline,
- *   a backtick, `$(`), so `ls*` allows `ls -la` but not `ls; rm -rf ~` (that call falls through to
- *   the other rules and the tool's default). `deny` and `ask` rules match across them.
+ * - `command` and `text` (`rm -rf*`): `*` matches anything (spaces, `/`, `..`); every other
+ *   character is itself. (An allow rule for a command is word-based instead:
+ *   lib/permissions/command-allow.ts, through ./rule-decide.ts.)
  * In both, `\` makes the next character literal, and the pattern `*` alone matches every call of
  * its tool, whatever the subject. A pattern must be a valid glob either way (`checkPattern`,
  * picomatch with strict brackets): brackets balanced, or escaped.
@@ -26,22 +23,6 @@ import { compileGlob, compileGlobSet, type CompiledGlob, type CompiledGlobSet, t
  * bit-parallel automaton of at most MAX_PATTERN_STATES states for path patterns.
  */
 
-export interface RuleLike {
-  tool: string;
-  pattern: string;
-  /** An allow rule's `*` does not cross shell operators in a command. */
-  decision?: PermissionDecision;
-}
-
-export interface RuleWithDecision extends RuleLike {
-  decision: PermissionDecision;
-}
-
-export interface ToolCall {
-  tool: string;
-  subject: string;
-  subjectKind: SubjectKind;
-}
 
 /** Throws a 400 naming the pattern when it is not a valid pattern (empty, unbalanced brackets, too many alternatives). */
 export function checkPattern(pattern: string): void {
@@ -138,27 +119,6 @@ export function matchingGlobs(patterns: readonly string[], subject: string, { ki
   compiledSets.set(key, set);
   const normal = mode === "path" ? normalisePath(subject) : subject;
   return set.matching(ignoreCase ? normal.toLowerCase() : normal);
-}
-
-/** Whether a rule applies to a tool call: the same tool, and the pattern matches its subject. A pattern that does not compile matches nothing. */
-export function matches(rule: RuleLike, call: ToolCall): boolean {
-  if (rule.tool !== call.tool) return false;
-  const pattern = rule.pattern.trim();
-  if (pattern === "*") return true;
-  const mode: MatchMode = call.subjectKind === "path" ? "path" : call.subjectKind === "command" && rule.decision === "allow" ? "one-command" : "anything";
-  return compiledOf(pattern, mode).test(mode === "path" ? normalisePath(call.subject) : call.subject);
-}
-
-/**
- * What the rules (in the order they apply) say about a call: the last matching rule wins; with
- * none, a dangerous tool needs a person (`ask`) and any other is allowed.
- */
-export function decide<R extends RuleWithDecision>(rules: readonly R[], call: ToolCall, dangerous: boolean): { decision: PermissionDecision; rule: R | null } {
-  for (let i = rules.length - 1; i >= 0; i--) {
-    const rule = rules[i]!;
-    if (matches(rule, call)) return { decision: rule.decision, rule };
-  }
-  return { decision: dangerous ? "ask" : "allow", rule: null };
 }
 
 /** Text as a pattern that matches exactly it (glob characters escaped): `escapePattern("npm test") + "*"`. */

@@ -9,6 +9,7 @@ export interface NewRuleRow {
   tool: string;
   pattern: string;
   decision: string;
+  cwd: string | null;
   source: string;
   createdAt: Date;
 }
@@ -28,8 +29,8 @@ export function createRuleStore(db: Db) {
     sessionExists: async (tx: Tx, sessionId: string): Promise<boolean> =>
       (await tx.chatSession.findUnique({ where: { id: sessionId }, select: { id: true } })) !== null,
 
-    /** Removes the session's rules equal to this one (a rule added again moves to the end). */
-    deleteSame: (tx: Tx, rule: { sessionId: string; tool: string; pattern: string; decision: string }): Promise<{ count: number }> =>
+    /** Removes the session's rules equal to this one, its folder included (a rule added again moves to the end). */
+    deleteSame: (tx: Tx, rule: { sessionId: string; tool: string; pattern: string; decision: string; cwd: string | null }): Promise<{ count: number }> =>
       tx.permissionRule.deleteMany({ where: rule }),
 
     insert: (tx: Tx, data: NewRuleRow): Promise<RuleRow> => tx.permissionRule.create({ data }),

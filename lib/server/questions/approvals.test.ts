@@ -45,6 +45,7 @@ const approval = (subject: string, over: Partial<ApprovalSpec> = {}): ApprovalSp
   preview: { type: "diff", path: subject, diff: "+hello" },
   subject,
   subjectKind: "path",
+  cwd: null,
   always: [{ pattern: "docs/**", cwd: null, label: "any file under `docs/`" }],
   dangerous: true,
   fallback: "deny",

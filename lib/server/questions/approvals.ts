@@ -11,6 +11,8 @@ export interface ApprovalJudge {
   decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
   addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
+  /** The "Allow always" options the card offers (a wider one the rules would stop anyway dropped); absent: all of them. */
+  offered?(sessionId: string, approval: ApprovalSpec): Promise<ApprovalSpec["always"]>;
   /** Tells tabs the session's rules changed (after the transaction has committed). */
   announce(sessionId: string): void;
 }
@@ -25,7 +27,7 @@ export const defaultJudge: ApprovalJudge = {
   announce: () => {},
 };
 
-const describeRule = (rule: { tool: string; pattern: string }) => `${rule.tool} ${rule.pattern}`;
+const describeRule = (rule: { tool: string; pattern: string; cwd?: string | null }) => `${rule.tool} ${rule.pattern}${rule.cwd != null ? ` in ${rule.cwd}` : ""}`;
 
 /**
  * How an approval is settled when it is asked (its denials worded with SERVER_DENIAL_PREFIXES), or null when a person must answer: a rule's
@@ -68,11 +70,21 @@ export function alwaysOption(approval: ApprovalSpec, answer: unknown): AlwaysOpt
   return option;
 }
 
-/** The session rule an "Allow always" (or "always_wider") answer adds for this approval. */
-export function alwaysRule(approval: ApprovalSpec, answer: unknown): PermissionRuleInput {
+/**
+ * The session rule an "Allow always" (or "always_wider") answer adds for this approval: exactly
+ * the option the card offered. One that would not allow the very call approved (a function
+ * offering something else than it says) is refused rather than stored.
+ */
+export function alwaysRule(judge: ApprovalJudge, approval: ApprovalSpec, answer: unknown): PermissionRuleInput {
   const option = alwaysOption(approval, answer);
   if (!option) throw new AppError("invalid_answer", "Only an \"Allow always\" answer adds a rule.");
-  return { tool: approval.tool, pattern: option.pattern, decision: "allow", ...(option.cwd !== null ? { cwd: option.cwd } : {}) };
+  const rule: PermissionRuleInput = { tool: approval.tool, pattern: option.pattern, decision: "allow", ...(option.cwd !== null ? { cwd: option.cwd } : {}) };
+  if (!judge.covers(rule, approval)) {
+    throw new AppError("invalid_answer", `The rule "${describeRule(rule)}" this approval offers does not allow the call it asks about, so it is not added: allow it once or reject it.`, {
+      details: { allowed: ["once", "reject"] },
+    });
+  }
+  return rule;
 }
 
 /** Of a session's pending approvals, those the new rule covers (the answered one excluded). */

@@ -234,7 +234,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
    * settled in the answer's transaction (nothing half-applied); returns the ids it closed.
    */
   async function allowAlways(question: Question, tx: Tx): Promise<AlsoChanged> {
-    const rule = alwaysRule(question.approval!, question.answer);
+    const rule = alwaysRule(judge, question.approval!, question.answer);
     await judge.addRule(tx, question.sessionId, rule, "always");
     const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
     const closedIds: string[] = [];
@@ -294,6 +294,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       if (asked >= run.policy.maxRequests) {
         throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
       }
+      if (spec.approval && judge.offered) spec = { ...spec, approval: { ...spec.approval, always: await judge.offered(run.sessionId, spec.approval) } };
       const createdAt = now();
       // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
       const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;

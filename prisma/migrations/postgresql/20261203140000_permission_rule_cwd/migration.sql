@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "PermissionRule" ADD COLUMN "cwd" TEXT;
