@@ -45,10 +45,12 @@ async function until(check: () => boolean, ms = 5_000): Promise<void> {
 describe("shell", () => {
   it("runs a command in the workspace and returns its exit code and output, after the approval", async () => {
     const h = toolRuntime(ws);
-    const result = await h.rt.tool("shell", { command: "cat a.txt; echo err >&2; pwd; exit 3" });
-    expect(result).toMatchObject({ command: "cat a.txt; echo err >&2; pwd; exit 3", cwd: ".", exitCode: 3, signal: null, timedOut: false, stopped: false, cutChars: 0 });
+    // stdout and stderr are two pipes: the pauses keep their order certain.
+    const command = "cat a.txt; sleep 0.2; echo err >&2; sleep 0.2; pwd; exit 3";
+    const result = await h.rt.tool("shell", { command });
+    expect(result).toMatchObject({ command, cwd: ".", exitCode: 3, signal: null, timedOut: false, stopped: false, cutChars: 0 });
     expect(result.output).toBe(`alpha\nerr\n${ws}\n`);
-    expect(h.asks()[0]!.spec.approval).toMatchObject({ tool: "shell", subject: "cat a.txt; echo err >&2; pwd; exit 3", dangerous: true });
+    expect(h.asks()[0]!.spec.approval).toMatchObject({ tool: "shell", subject: command, dangerous: true });
   });
 
   it("runs in cwd, a folder inside the workspace", async () => {
