@@ -39,7 +39,8 @@ async function drive(fn: AgentFunction, answer: (ask: Ask, all: Ask[]) => Answer
   const running = fn.run(controller.rt, {}).finally(() => (done = true));
   while (!done) {
     await new Promise((r) => setTimeout(r, 5));
-    const asks = sent.filter((m): m is Ask => m.type === "question.ask");
+    // In journal order: calls made together claim their positions in order, but each is sent after its checks on disk.
+    const asks = sent.filter((m): m is Ask => m.type === "question.ask").sort((a, b) => a.seq - b.seq);
     const pending = asks.filter((a) => !settled.has(a.questionId));
     // `together`: nothing is answered before that many approvals wait (a function asking them at once; one after another would hang).
     const busy = asks.length < together || (newestFirst && sent.filter((m) => m.type === "step.record").length < settled.size);
@@ -58,7 +59,7 @@ async function drive(fn: AgentFunction, answer: (ask: Ask, all: Ask[]) => Answer
     if (m.type === "run.say") return [{ kind: "say", seq: m.seq, digest: m.digest }];
     return [];
   });
-  const asks = sent.filter((m): m is Ask => m.type === "question.ask");
+  const asks = sent.filter((m): m is Ask => m.type === "question.ask").sort((a, b) => a.seq - b.seq);
   return { result, sent, says, asks, approvals: asks.filter((a) => a.spec.approval?.tool !== "read_file"), journal: journalAfter, controller };
 }
 
