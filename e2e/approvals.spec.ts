@@ -137,7 +137,9 @@ test.describe("approvals shared by the tabs of one session", () => {
 
     for (const tab of tabs) {
       await tab.expectNoCard();
-      const record = approvalRecords(tab);
+      // The demo read the changelog first (read_file, allowed by default): its write is the record that was rejected.
+      await expect(approvalRecords(tab).filter({ hasText: "read_file docs/changelog.md" })).toHaveAttribute("data-status", "answered");
+      const record = approvalRecords(tab).filter({ hasText: "write_file docs/changelog.md" });
       await expect(record).toHaveAttribute("data-status", "declined");
       await expect(record.getByTestId("question-record-outcome")).toHaveText(`Rejected: ${feedback}`);
       await expect(record.getByTestId("question-record-via")).toHaveText("in a browser tab");
