@@ -66,6 +66,26 @@ export interface CommandResult {
   durationMs: number;
 }
 
+/** The process groups of the commands running now: killed if this process exits while they run. */
+const running = new Set<number>();
+let exitHook = false;
+
+function track(pid: number): void {
+  running.add(pid);
+  if (exitHook) return;
+  exitHook = true;
+  // A command runs in its own group, so it would outlive the worker: it goes with it instead.
+  process.once("exit", () => {
+    for (const group of running) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+  });
+}
+
 /** Output kept within HEAD_CHARS + TAIL_CHARS: the head as it came, then a sliding tail. */
 class BoundedOutput {
   private head = "";
@@ -111,6 +131,8 @@ export function runCommand({ command, cwd, timeoutMs, signal, onOutput, env = co
       return;
     }
     const child = spawn("/bin/sh", ["-c", command], { cwd, env: env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const group = child.pid;
+    if (group) track(group);
     const output = new BoundedOutput();
     let timedOut = false;
     let stopped = false;
@@ -151,12 +173,14 @@ export function runCommand({ command, cwd, timeoutMs, signal, onOutput, env = co
       killGroup("SIGKILL");
     });
     child.on("error", (err) => {
+      if (group) running.delete(group);
       clearTimeout(timer);
       clearTimeout(graceTimer);
       signal.removeEventListener("abort", onAbort);
       reject(err);
     });
     child.on("close", (code, sig) => {
+      if (group) running.delete(group);
       clearTimeout(timer);
       clearTimeout(graceTimer);
       signal.removeEventListener("abort", onAbort);

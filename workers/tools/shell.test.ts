@@ -158,3 +158,19 @@ describe("shell", () => {
     expect(existsSync(path.join(ws, "made.txt"))).toBe(false);
   });
 });
+
+describe("a worker that exits while a command runs", () => {
+  it("takes the command's process group with it", async () => {
+    const { spawn } = await import("node:child_process");
+    const pidFile = path.join(ws, "child.pid");
+    const script = `
+      import { runCommand } from ${JSON.stringify(path.join(import.meta.dirname, "run-command.ts"))};
+      void runCommand({ command: "sleep 30 & echo $! > child.pid; sleep 30", cwd: ${JSON.stringify(ws)}, timeoutMs: 60_000, signal: new AbortController().signal });
+      setTimeout(() => process.exit(0), 800);
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "ignore" });
+    await new Promise((r) => child.once("exit", r));
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    await until(() => !alive(pid));
+  });
+});
