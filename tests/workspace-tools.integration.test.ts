@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
 import { SAMPLE_PROJECT } from "../lib/server/workspace/sample-project";
 import { isFinalStatus, poll, restClient } from "./helpers/remote";
-import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 
 /** The real tools over the production build: a server, its workers and the workspace they act in. */
 
@@ -69,5 +69,32 @@ describe("real tools in PARLEY_WORKSPACE", () => {
       return isFinalStatus(r.status) ? r : undefined;
     });
     expect(done).toMatchObject({ status: "succeeded", result: { ran: true, exitCode: 0, passed: 2, failed: 0 } });
+  });
+
+  it("a command in the real worker gets none of the server's secrets, and a path out of the workspace never reaches a card", { timeout: TIMEOUT }, async () => {
+    const rest = restClient(server.url);
+    const session = await rest.ok(rest.post("/api/sessions", {}));
+    const finished = async (id: string) =>
+      poll("the run's end", async () => {
+        const r = (await rest.get(`/api/runs/${id}`)).body;
+        return isFinalStatus(r.status) ? r : undefined;
+      });
+    const env = await rest.ok(rest.post(`/api/sessions/${session.id}/runs`, { function: "test.tool", input: { tool: "shell", input: { command: "env" } } }));
+    const approval = await poll("the approval", async () => (await rest.get<Question[]>(`/api/questions?session_id=${session.id}`)).body[0]);
+    await rest.ok(rest.post(`/api/questions/${approval.id}/reply`, { value: "once" }));
+    const output = (await finished(env.id)).result.result.output as string;
+    expect(output).toMatch(/^TERM=dumb$/m);
+    // The test server runs with PARLEY_TOKEN, DATABASE_URL and PARLEY_* settings: none reaches the command.
+    expect(output).not.toMatch(/PARLEY_|DATABASE_URL|TOKEN/i);
+    expect(output).not.toContain(TEST_TOKEN);
+    expect(output).not.toContain(path.join(dir, "p.db"));
+
+    const escape = await rest.ok(rest.post(`/api/sessions/${session.id}/runs`, { function: "test.tool", input: { tool: "write_file", input: { path: "../escaped.txt", content: "x" } } }));
+    expect((await finished(escape.id)).result).toMatchObject({ refused: "ToolInputInvalid" });
+    const outside = await rest.ok(rest.post(`/api/sessions/${session.id}/runs`, { function: "test.tool", input: { tool: "shell", input: { command: `touch ${path.join(dir, "escaped.txt")}` } } }));
+    expect((await finished(outside.id)).result).toMatchObject({ refused: "ToolInputInvalid", message: expect.stringContaining("commands run only inside the workspace") });
+    expect(existsSync(path.join(dir, "escaped.txt"))).toBe(false);
+    // Neither refused call asked anything: no approval in their journals.
+    for (const run of [escape, outside]) expect((await rest.get(`/api/runs/${run.id}`)).body.journal.filter((e: { kind: string }) => e.kind === "question")).toEqual([]);
   });
 });

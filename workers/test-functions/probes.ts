@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AgentError, AskRefused, AskTimeout, RunCancelled, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
+import { AgentError, AskRefused, AskTimeout, RunCancelled, ToolDenied, ToolFailed, ToolInputInvalid, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
 
 /**
  * Functions for the test suites only, registered when PARLEY_TEST_FUNCTIONS=1
@@ -236,3 +236,18 @@ export const stream = defineAgentFunction({
 });
 
 export const testFunctions = [probeAsk, probeForm, stubborn, journal, diverge, parent, many, stamp, work, busy, crash, stray, timerThrows, fail, finishAnyway, stream];
+
+/** Uses the catalogue tool its input names, for real in the workspace, and returns its result (or how it was refused). */
+export const probeTool = defineAgentFunction({
+  name: "test.tool",
+  description: "Test: calls the real tool in its input ({ tool, input }) and returns its result.",
+  async run(rt, input) {
+    const { tool, input: toolInput } = (input ?? {}) as { tool: string; input: unknown };
+    try {
+      return { result: await rt.tool(tool, toolInput as never) };
+    } catch (err) {
+      if (err instanceof ToolDenied || err instanceof ToolFailed || err instanceof ToolInputInvalid) return { refused: err.name, message: err.message };
+      throw err;
+    }
+  },
+});
