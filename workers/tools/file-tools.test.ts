@@ -131,6 +131,14 @@ describe("search_files", () => {
     expect((await h.rt.tool("search_files", { query: "STEP", ignoreCase: true, limit: 2 })).matches).toHaveLength(2);
     expect(await h.rt.tool("search_files", { query: "STEP", ignoreCase: true, limit: 2 })).toMatchObject({ truncated: true });
     expect(h.asks()[1]!.spec.approval).toMatchObject({ tool: "search_files", subject: "docs", subjectKind: "path" });
+    // One file, named as the path.
+    expect((await h.rt.tool("search_files", { query: "two", path: "docs/guide.md" })).matches).toEqual(["docs/guide.md:4: Step two."]);
+  });
+
+  it("list_files on a file, or a folder that does not exist, says so", async () => {
+    const h = toolRuntime(ws);
+    await expect(h.rt.tool("list_files", { path: "README.md" })).rejects.toMatchObject({ name: "ToolFailed", message: "`README.md` is a file, not a folder (read it with read_file)." });
+    await expect(h.rt.tool("list_files", { path: "nope" })).rejects.toMatchObject({ name: "ToolFailed", message: "`nope` does not exist." });
   });
 });
 

@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { clip, defineTool, ToolFailure, type ToolContext } from "./define";
@@ -5,7 +6,6 @@ import { commandPathProblem, relativePathWords } from "./command-paths";
 import { commandAlwaysOptions } from "./patterns";
 import { runCommand, type CommandResult } from "./run-command";
 import { FolderPathSchema, PathRefused, resolveInside } from "./workspace-paths";
-import { stat } from "node:fs/promises";
 
 export const DEFAULT_COMMAND_TIMEOUT_S = 120;
 export const MAX_COMMAND_TIMEOUT_S = 600;
