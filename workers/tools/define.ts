@@ -65,7 +65,7 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, F = undefined, 
 }
 
 /** A tool of the catalogue (its input type erased). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool's facts are its own
+// Each tool's facts (what `inspect` hands `preview` and `run`) are its own.
 export type Tool = ToolDefinition<z.ZodType, any>;
 
 export function defineTool<S extends z.ZodType, R extends JsonValue, F = undefined>(tool: ToolDefinition<S, F, R>): ToolDefinition<S, F, R> {

@@ -24,13 +24,17 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-/** Whether a process is alive (signal 0 probes it). */
+/** Whether a process is alive (signal 0 probes it); a zombie waiting to be reaped is not. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
   }
 }
 
