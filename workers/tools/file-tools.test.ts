@@ -79,6 +79,14 @@ describe("write_file", () => {
     expect(read("README.md")).toBe("changed meanwhile\n");
   });
 
+  it("a system error is the call's failure, named without the host's path", async () => {
+    const h = toolRuntime(ws);
+    const err = await h.rt.tool("write_file", { path: `${"n".repeat(300)}.md`, content: "x" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolFailed);
+    expect((err as Error).message).toMatch(/: ENAMETOOLONG: name too long\.$/);
+    expect((err as Error).message).not.toContain(ws);
+  });
+
   it("does nothing when rejected", async () => {
     const h = toolRuntime(ws, () => ({ outcome: "declined", feedback: "not now" }));
     await expect(h.rt.tool("write_file", { path: "new.md", content: "x" })).rejects.toBeInstanceOf(ToolDenied);

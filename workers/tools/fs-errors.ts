@@ -20,6 +20,8 @@ export function fsFailure(err: unknown, rel: string): Error {
     case "ENOSPC":
       return new ToolFailure(`\`${rel}\`: no space left on the disk.`);
     default:
+      // Another error of the system (ENAMETOOLONG, EROFS …): its kind, without the host's real path.
+      if (typeof code === "string" && err instanceof Error) return new ToolFailure(`\`${rel}\`: ${err.message.split(",")[0]}.`);
       return err instanceof Error ? err : new Error(String(err));
   }
 }
