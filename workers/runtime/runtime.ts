@@ -361,11 +361,17 @@ export function createRuntime(host: RuntimeHost): RunController {
     const fallback = options.fallback ?? "deny";
     const prompt = t.prompt?.(value) ?? `Use ${t.name} on ${clip(subject.replace(/\s+/g, " "), 200)}?`;
     const spec = { kind: "approval" as const, prompt, timeoutMs, owner: options.owner };
+    const real = !impl;
+    // A real tool whose approval stands on what it found (a file's content) journals that first, so
+    // the tool can refuse to act on something changed since, even in a run resumed after a park.
+    const stampDigest = digestOf("tool-stamp", t.name, value);
+    const stampClaim = real && t.stamp ? claim("step", stampDigest, `the checks of the tool call ${t.name}`) : null;
     const question = claimQuestion(spec, [t.name, value]);
     const step = claim("step", digestOf("tool", t.name, value), `the tool call ${t.name}`);
     let facts: unknown;
+    let approved: JsonValue | undefined = stampClaim?.record?.output;
     // A caller that brings its own implementation works elsewhere: the workspace's checks do not apply.
-    if (!question.record && t.inspect && !impl) {
+    if (!question.record && t.inspect && real) {
       stepsInFlight++;
       try {
         facts = await t.inspect(value, toolContext);
@@ -377,6 +383,15 @@ export function createRuntime(host: RuntimeHost): RunController {
       }
       if (parked) throw own(new RunParked());
       if (abort.signal.aborted) throw cancelledError();
+      if (stampClaim) {
+        const stamp = t.stamp!(facts) ?? null;
+        // Recorded before a crash cut the run off before its approval: asked now, it must be on the same.
+        if (stampClaim.record && canonicalJson(stampClaim.record.output) !== canonicalJson(stamp)) {
+          throw own(new ToolFailed(t.name, subject, `\`${clip(subject, 200)}\` changed while the run was interrupted: nothing was done. Call the tool again.`));
+        }
+        if (!stampClaim.record) await runStep(stampClaim.seq, stampDigest, clip(`${t.name} ${subject.replace(/\s+/g, " ")}: as found before asking`, 200), undefined, () => stamp);
+        approved = stamp;
+      }
     }
     const settled = askClaimed(question, () => ({
       ...spec,
@@ -407,7 +422,7 @@ export function createRuntime(host: RuntimeHost): RunController {
     if (parked) throw own(new RunParked());
     if (abort.signal.aborted) throw cancelledError();
     const stepName = clip(`${t.name} ${subject.replace(/\s+/g, " ")}`, 200);
-    const run = impl ? (ctx: StepContext) => impl(value as never, ctx) : () => runRealTool(t, value, toolContext, facts) as Promise<T>;
+    const run = impl ? (ctx: StepContext) => impl(value as never, ctx) : () => runRealTool(t, value, toolContext, approved) as Promise<T>;
     const output = await runStep(step.seq, digestOf("tool", t.name, value), stepName, step.record, run);
     if (!impl) {
       // A Stop while the tool ran: it was killed, the run ends.

@@ -77,9 +77,9 @@ export function inspectionError(tool: string, subject: string, err: unknown): Er
  * Runs a catalogue tool's real implementation. A failure the caller can act on becomes the result
  * `{ error }` (journaled like any result, so a replay fails the same way); anything else throws.
  */
-export async function runRealTool(tool: Tool, input: unknown, ctx: ToolContext, facts: unknown): Promise<JsonValue> {
+export async function runRealTool(tool: Tool, input: unknown, ctx: ToolContext, approved: JsonValue | undefined): Promise<JsonValue> {
   try {
-    return await tool.run(input, ctx, facts);
+    return await tool.run(input, ctx, approved);
   } catch (err) {
     const failure = fsFailure(err, "the path");
     if (failure instanceof PathRefused) return { error: `Denied: ${failure.message}` };

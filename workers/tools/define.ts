@@ -51,13 +51,18 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, F = undefined, 
   /** A readable preview of the call for the approval card, from the input and what `inspect` found. */
   preview(input: z.output<S>, facts: F): ToolPreview;
   /**
-   * Does it for real, once approved: what `rt.tool(name, input)` runs when the caller brings no
-   * implementation. Checks its paths again right before acting. `facts` is what `inspect` found
-   * before the approval (undefined when a resumed run's approval was answered before): a change
-   * since is refused rather than acted on. Throws ToolFailure or PathRefused for a failure the
-   * caller should read.
+   * What of `inspect`'s facts the approval stands on, kept in the run's journal so that the tool,
+   * when it runs (even in a run resumed after a park), can refuse to act on something that changed
+   * since the card was shown: write_file's file hash. None: nothing to compare.
    */
-  run(input: z.output<S>, ctx: ToolContext, facts: F | undefined): Promise<R>;
+  stamp?(facts: F): JsonValue;
+  /**
+   * Does it for real, once approved: what `rt.tool(name, input)` runs when the caller brings no
+   * implementation. Checks its paths again right before acting. `approved` is the `stamp` of what
+   * the approval was asked on (undefined for a tool without one): a change since is refused rather
+   * than acted on. Throws ToolFailure or PathRefused for a failure the caller should read.
+   */
+  run(input: z.output<S>, ctx: ToolContext, approved: JsonValue | undefined): Promise<R>;
   /** The rules an "Allow always" answer may add: exactly this call first, then at most one wider rule the person may choose. */
   alwaysOptions(input: z.output<S>): AlwaysOptionInput[];
   /** The approval's prompt, one line: "Run `npm test`?". By default "Use <tool> on <subject>?". */
@@ -65,7 +70,7 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, F = undefined, 
 }
 
 /** A tool of the catalogue (its input type erased). */
-// Each tool's facts (what `inspect` hands `preview` and `run`) are its own.
+// Each tool's facts (what `inspect` hands `preview` and `stamp`) are its own.
 export type Tool = ToolDefinition<z.ZodType, any>;
 
 export function defineTool<S extends z.ZodType, R extends JsonValue, F = undefined>(tool: ToolDefinition<S, F, R>): ToolDefinition<S, F, R> {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { clip, defineTool, ToolFailure } from "./define";
-import { currentFile, lineCount, MAX_FILE_CHARS, sameAsApproved, writeAtomically, type CurrentFile } from "./file-text";
+import { currentFile, fileStamp, lineCount, MAX_FILE_CHARS, sameAsApproved, writeAtomically, type CurrentFile } from "./file-text";
 import { pathAlwaysOptions, ProjectPathSchema } from "./patterns";
 import { changePreview } from "./write-file";
 
@@ -48,6 +48,7 @@ export const editFileTool = defineTool({
     current
       ? changePreview(input.path, current, replaced(input, current).after)
       : { type: "text", text: `In ${clip(input.path, 1_000)}, replace:\n${clip(input.old, 4_000)}\n\nby:\n${clip(input.new, 4_000)}` },
+  stamp: fileStamp,
   alwaysOptions: (input) => pathAlwaysOptions(input.path),
   prompt: (input) => `Edit ${clip(input.path, 200)}?`,
   async run(input, ctx, approved): Promise<EditFileResult> {

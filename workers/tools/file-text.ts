@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
+import type { JsonValue } from "../../lib/protocol/question";
 import { ToolFailure } from "./define";
 import { fsFailure, looksBinary } from "./fs-errors";
 import { confirmOpenedInside, resolveInside } from "./workspace-paths";
@@ -42,11 +43,15 @@ export async function currentFile(workspace: string, rel: string): Promise<Curre
   }
 }
 
-/** The same state as `currentFile` found before the approval: refuses to act on a file that changed since. */
-export function sameAsApproved(rel: string, approved: CurrentFile | undefined, now: CurrentFile): void {
-  if (!approved) return;
-  const key = (f: CurrentFile) => (f.kind === "missing" ? "missing" : f.hash);
-  if (key(approved) !== key(now)) {
+/** What a write's approval stands on: the file's kind and hash when the card was shown (its stamp, journaled). */
+export function fileStamp(file: CurrentFile): JsonValue {
+  return file.kind === "missing" ? { kind: "missing" } : { kind: file.kind, hash: file.hash };
+}
+
+/** Refuses to act on a file that is not as it was when the approval was asked (`approved`: its stamp). */
+export function sameAsApproved(rel: string, approved: JsonValue | undefined, now: CurrentFile): void {
+  if (approved === undefined) return;
+  if (JSON.stringify(approved) !== JSON.stringify(fileStamp(now))) {
     throw new ToolFailure(`\`${rel}\` changed after the approval was asked (the person approved a change to what it was then): nothing was written. Read it again and ask anew.`);
   }
 }

@@ -1,7 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ToolDenied, ToolFailed, ToolInputInvalid } from "../runtime";
+import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
+import { createRuntime, ToolDenied, ToolFailed, ToolInputInvalid } from "../runtime";
 import { MAX_READ_BYTES } from "./read-file";
 import { tempFolder, toolRuntime } from "./tool-harness";
 
@@ -25,6 +26,14 @@ afterEach(() => {
 });
 
 const read = (rel: string) => readFileSync(path.join(ws, rel), "utf8");
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 describe("read_file", () => {
   it("reads a text file of the workspace", async () => {
@@ -77,6 +86,39 @@ describe("write_file", () => {
     expect(err).toBeInstanceOf(ToolFailed);
     expect((err as Error).message).toMatch(/^`README\.md` changed after the approval was asked/);
     expect(read("README.md")).toBe("changed meanwhile\n");
+  });
+
+  it("a run parked while the card waited, resumed from its journal, still refuses a file changed since the card was shown", async () => {
+    // The live run: the checks' stamp is journaled, then the approval is asked; nobody answers yet.
+    const sent: ChildToParent[] = [];
+    const live = createRuntime({ runId: "r-park", sessionId: "s", canAsk: true, workspace: ws, send: (m) => sent.push(m), newId: () => "q-1" });
+    void live.rt.tool("write_file", { path: "README.md", content: "mine\n" }).catch(() => {});
+    await until(() => sent.some((m) => m.type === "question.ask"));
+    expect(live.park()).toBe(true);
+    const stamp = sent.find((m): m is Extract<ChildToParent, { type: "step.record" }> => m.type === "step.record")!;
+    const ask = sent.find((m): m is Extract<ChildToParent, { type: "question.ask" }> => m.type === "question.ask")!;
+    expect([stamp.seq, ask.seq]).toEqual([0, 1]);
+    expect(stamp.output).toMatchObject({ kind: "text", hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const journal: JournalRecord[] = [
+      { kind: "step", seq: stamp.seq, digest: stamp.digest, output: stamp.output },
+      { kind: "question", seq: ask.seq, digest: ask.digest, questionId: ask.questionId, settlement: { outcome: "answered", value: "once", feedback: null } },
+    ];
+    const resume = async () => {
+      const resent: ChildToParent[] = [];
+      const rt = createRuntime({ runId: "r-park", sessionId: "s", canAsk: true, workspace: ws, journal, send: (m) => resent.push(m) }).rt;
+      return { result: await rt.tool("write_file", { path: "README.md", content: "mine\n" }).catch((e: unknown) => e), resent };
+    };
+    // Changed meanwhile: the resumed run refuses, without asking again.
+    writeFileSync(path.join(ws, "README.md"), "changed while parked\n");
+    const refused = await resume();
+    expect(refused.result).toBeInstanceOf(ToolFailed);
+    expect((refused.result as Error).message).toMatch(/^`README\.md` changed after the approval was asked/);
+    expect(refused.resent.filter((m) => m.type === "question.ask")).toEqual([]);
+    expect(read("README.md")).toBe("changed while parked\n");
+    // As it was: the resumed run writes.
+    writeFileSync(path.join(ws, "README.md"), "# Sample\n\nHello there.\n");
+    expect((await resume()).result).toMatchObject({ path: "README.md", written: true });
+    expect(read("README.md")).toBe("mine\n");
   });
 
   it("a system error is the call's failure, named without the host's path", async () => {

@@ -2,7 +2,7 @@ import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatchHu
 import { z } from "zod";
 import { MAX_PREVIEW_CHARS, type ToolPreview } from "../../lib/protocol/permissions";
 import { clip, defineTool } from "./define";
-import { currentFile, lineCount, MAX_FILE_CHARS, sameAsApproved, writeAtomically, type CurrentFile } from "./file-text";
+import { currentFile, fileStamp, lineCount, MAX_FILE_CHARS, sameAsApproved, writeAtomically, type CurrentFile } from "./file-text";
 import { pathAlwaysOptions, ProjectPathSchema } from "./patterns";
 
 /**
@@ -70,6 +70,7 @@ export const writeFileTool = defineTool({
   inspect: (input, ctx) => currentFile(ctx.workspace, input.path),
   // Without `current` (a caller's own implementation, not the workspace's file): the diff of a new file.
   preview: (input, current: CurrentFile | undefined) => changePreview(input.path, current, input.content),
+  stamp: fileStamp,
   alwaysOptions: (input) => pathAlwaysOptions(input.path),
   prompt: (input) => `Write ${clip(input.path, 200)}?`,
   async run(input, ctx, approved): Promise<WriteFileResult> {
