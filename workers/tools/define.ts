@@ -48,8 +48,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, F = undefined, 
    * from it (write_file: the file's real current content).
    */
   inspect?(input: z.output<S>, ctx: ToolContext): Promise<F>;
-  /** A readable preview of the call for the approval card, from the input and what `inspect` found. */
-  preview(input: z.output<S>, facts: F): ToolPreview;
+  /**
+   * A readable preview of the call for the approval card, from the input and what `inspect` found
+   * (undefined when the caller of `rt.tool` brings its own implementation: no checks on disk then).
+   */
+  preview(input: z.output<S>, facts: F | undefined): ToolPreview;
   /**
    * What of `inspect`'s facts the approval stands on, kept in the run's journal so that the tool,
    * when it runs (even in a run resumed after a park), can refuse to act on something that changed

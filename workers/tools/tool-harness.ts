@@ -4,6 +4,8 @@ import path from "node:path";
 import type { ChildToParent } from "../../lib/protocol/ipc";
 import { createRuntime, type Settlement } from "../runtime";
 
+/* For the tools' and the demos' tests: a temporary workspace, and a runtime that answers approvals. */
+
 type Ask = Extract<ChildToParent, { type: "question.ask" }>;
 
 /** A temporary folder (real path), removed by `cleanup`. */
