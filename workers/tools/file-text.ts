@@ -23,7 +23,7 @@ export async function currentFile(workspace: string, rel: string): Promise<Curre
   const { real, root, exists } = await resolveInside(workspace, rel);
   if (!exists) return { kind: "missing" };
   try {
-    const file = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const file = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       await confirmOpenedInside(file.fd, root, rel);
       const s = await file.stat();

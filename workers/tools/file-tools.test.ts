@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
@@ -52,6 +53,18 @@ describe("read_file", () => {
     expect(await failure("logo.png")).toMatchObject({ message: "`logo.png` is a binary file (8 bytes): not read." });
     expect(await failure("big.txt")).toMatchObject({ message: expect.stringMatching(/^`big\.txt` is 100001 bytes, more than read_file's limit of 100000: not read/) });
     for (const e of [await failure("nope.md")]) expect(e).toBeInstanceOf(ToolFailed);
+  });
+});
+
+describe("a named pipe in the workspace", () => {
+  it("is refused, not waited on: read_file, write_file and edit_file do not hang", async () => {
+    execFileSync("mkfifo", [path.join(ws, "pipe")]);
+    const h = toolRuntime(ws);
+    await expect(h.rt.tool("read_file", { path: "pipe" })).rejects.toMatchObject({ name: "ToolFailed", message: "`pipe` is not a regular file." });
+    await expect(h.rt.tool("write_file", { path: "pipe", content: "x" })).rejects.toMatchObject({ name: "ToolFailed", message: "`pipe` is not a regular file." });
+    await expect(h.rt.tool("edit_file", { path: "pipe", old: "a", new: "b" })).rejects.toMatchObject({ name: "ToolFailed" });
+    // The writes are refused before asking (their diff needs the content); the read, when it runs.
+    expect(h.asks().map((a) => a.spec.approval!.tool)).toEqual(["read_file"]);
   });
 });
 

@@ -34,7 +34,7 @@ export const readFileTool = defineTool({
   async run(input, ctx): Promise<ReadFileResult> {
     const { real, root } = await resolveInside(ctx.workspace, input.path);
     try {
-      const file = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+      const file = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       try {
         await confirmOpenedInside(file.fd, root, input.path);
         const stat = await file.stat();
