@@ -12,6 +12,8 @@ export const MAX_SEARCH_RESULTS = 200;
 export const MAX_SEARCH_FILE_BYTES = 1_000_000;
 /** Files a search looks at, at most. */
 export const MAX_SEARCH_FILES = 5_000;
+/** Bytes a search reads, at most: past it the search stops, saying it is truncated. */
+export const MAX_SEARCH_TOTAL_BYTES = 50_000_000;
 const MAX_LINE_CHARS = 300;
 
 /** Files a search never opens: what rules deny reading by default. */
@@ -23,7 +25,7 @@ export interface SearchFilesResult {
   query: string;
   /** `file:line: text`, the line clipped. */
   matches: string[];
-  /** More matches than the limit, or more files than a search looks at. */
+  /** More matches than the limit, or more files (or bytes) than a search looks at. */
   truncated: boolean;
   filesSearched: number;
   /** Files not searched: binary, larger than MAX_SEARCH_FILE_BYTES, or .env*. */
@@ -59,6 +61,7 @@ export const searchFilesTool = defineTool({
     let filesSearched = 0;
     let filesSkipped = 0;
     let truncated = false;
+    let bytesRead = 0;
     try {
       const isFile = (await stat(real)).isFile();
       const files = isFile
@@ -79,6 +82,11 @@ export const searchFilesTool = defineTool({
           filesSkipped++;
           continue;
         }
+        if (bytesRead + size > MAX_SEARCH_TOTAL_BYTES) {
+          truncated = true;
+          break;
+        }
+        bytesRead += size;
         const bytes = await readFile(file);
         if (looksBinary(bytes)) {
           filesSkipped++;
