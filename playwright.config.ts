@@ -10,6 +10,8 @@ const baseURL = `http://127.0.0.1:${PORT}`;
 const chromium = process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
 // One fresh database per test run (the config is loaded again in workers: keep the first choice).
 process.env.PARLEY_E2E_DB ??= path.join(tmpdir(), `parley-e2e-${Date.now()}.db`);
+// And one fresh workspace for the tools (the server seeds it with the sample project).
+process.env.PARLEY_E2E_WORKSPACE ??= `${process.env.PARLEY_E2E_DB}.workspace`;
 // The signed-in browser state (globalSetup writes it; test-results/ is emptied before globalSetup runs).
 const storageState = path.join(import.meta.dirname, "test-results/.auth/signed-in.json");
 
@@ -60,6 +62,7 @@ export default defineConfig({
       PORT: String(PORT),
       HOST: "127.0.0.1",
       DATABASE_URL: `file:${process.env.PARLEY_E2E_DB}`,
+      PARLEY_WORKSPACE: process.env.PARLEY_E2E_WORKSPACE,
       PARLEY_TEST_FUNCTIONS: "1",
       PARLEY_STOP_GRACE_MS: "1000",
       PARLEY_TOKEN: TEST_TOKEN,

@@ -20,6 +20,7 @@ import { setParley } from "./lib/server/registry";
 import { describeFunctions } from "./lib/server/workers/function-report";
 import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { toolCatalogue } from "./workers/tools";
+import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
 
 /** Connections the kernel queues before the server accepts them (see the listen below). */
 const LISTEN_BACKLOG = 4096;
@@ -55,13 +56,16 @@ async function main() {
   const started = Date.now();
   const refusal = bindRefusal(env.HOST, env.PARLEY_TOKEN);
   if (refusal) throw new Error(refusal);
+  const workspace = prepareWorkspace(env.PARLEY_WORKSPACE);
+  if (workspace.seeded.length > 0) console.log(`> The workspace ${workspace.path} was empty: seeded it with a sample project (${workspace.seeded.length} files)`);
   const parley = await openParley({
     tools: toolCatalogue,
     permissionsFile: env.PARLEY_PERMISSIONS_FILE,
     databaseUrl: env.DATABASE_URL,
     database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS, poolSize: env.PARLEY_DB_POOL },
     migrationsDir: path.join(root, "prisma/migrations"),
-    worker: { ...workerEntry(), maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS, runsPerWorker: env.PARLEY_RUNS_PER_WORKER },
+    // The workers' tools work in the workspace: its real path reaches them in their environment.
+    worker: { ...workerEntry(), env: { ...process.env, PARLEY_WORKSPACE: workspace.path }, maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS, runsPerWorker: env.PARLEY_RUNS_PER_WORKER },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
@@ -117,6 +121,7 @@ async function main() {
   const appUrl = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST}:${port}`;
   console.log(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
   console.log(`> ${describeModel(modelSettings(process.env))}`);
+  console.log(`> The agent's tools work in ${workspace.path} (PARLEY_WORKSPACE)`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
   if (!env.PARLEY_TOKEN) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
   else console.log(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);

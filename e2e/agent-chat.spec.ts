@@ -80,7 +80,7 @@ test.describe("agent chat", () => {
     await expect(shell.getByTestId("tool-call-toggle")).toHaveAttribute("aria-expanded", "true");
     await expect(shell.getByTestId("tool-call-input")).toContainText("command: npm test");
     await expect(shell.getByTestId("tool-call-result")).toHaveAttribute("data-state", "done");
-    await expect(shell.getByTestId("tool-call-result")).toContainText("Tests 148 passed");
+    await expect(shell.getByTestId("tool-call-result")).toContainText("greets a person by name");
     await write.getByTestId("tool-call-toggle").click();
     await expect(write.getByTestId("tool-call-input")).toContainText("path: docs/changelog.md");
     await expect(write.getByTestId("tool-call-result")).toHaveAttribute("data-state", "not_run");
@@ -94,7 +94,7 @@ test.describe("agent chat", () => {
     const phone = await ChatPage.open(phoneContext, session.id);
     const phoneShell = phone.page.locator('[data-testid="question-record"][data-kind="approval"]').first();
     await phoneShell.getByTestId("tool-call-toggle").click();
-    await expect(phoneShell.getByTestId("tool-call-result")).toContainText("Tests 148 passed");
+    await expect(phoneShell.getByTestId("tool-call-result")).toContainText("greets a person by name");
     await phone.page.screenshot({ path: "test-results/agent-chat-tool-rows-phone.png" });
     await phoneContext.close();
   });

@@ -1,6 +1,7 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import type { SessionRules } from "../lib/protocol/permissions";
 import { Api, ChatPage } from "./chat-page";
+import { restoreSampleFile } from "./workspace";
 
 /** Approvals are questions of kind "approval": answered Allow once / Allow always, or rejected with feedback. */
 
@@ -48,7 +49,7 @@ test.describe("approvals shared by the tabs of one session", () => {
       await expect(record.getByTestId("question-record-outcome")).toHaveText("Allowed once");
       await expect(record.getByTestId("question-record-via")).toHaveText("in a browser tab");
       await expect(record.getByTestId("question-record-when")).toHaveText(/\d/);
-      // The tool ran: the simulated test output comes back.
+      // The tool ran: the workspace's real tests.
       await expect(tab.messages("agent").filter({ hasText: "tests passed" })).toBeVisible();
     }
     expect(await api.pending(session.id)).toEqual([]);
@@ -116,10 +117,11 @@ test.describe("approvals shared by the tabs of one session", () => {
     await tabs[1]!.page.keyboard.press("Escape");
 
     // The rule answers the next write in docs/ without a card.
+    restoreSampleFile("docs/changelog.md");
     await tabs[0]!.send("/changelog");
     await expect(tabs[0]!.messages("agent").filter({ hasText: "Wrote docs/changelog.md" })).toBeVisible();
     await expect(approvalCard(tabs[0]!)).toHaveCount(0);
-    const byRule = approvalRecords(tabs[1]!).filter({ hasText: "docs/changelog.md" });
+    const byRule = approvalRecords(tabs[1]!).filter({ hasText: "write_file docs/changelog.md" });
     await expect(byRule.getByTestId("question-record-outcome")).toHaveText(/^Allowed by rule “write_file docs\/\*\*”/);
   });
 
@@ -129,6 +131,7 @@ test.describe("approvals shared by the tabs of one session", () => {
     const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, session.id)));
     const feedback = "Put it under 0.1.1 and keep 0.2.0 for the release";
 
+    restoreSampleFile("docs/changelog.md");
     await tabs[0]!.send("/changelog");
     for (const tab of tabs) {
       await expect(approvalCard(tab)).toBeVisible();
@@ -155,7 +158,9 @@ test.describe("approvals shared by the tabs of one session", () => {
 
     for (const tab of tabs) {
       await tab.expectNoCard();
-      const record = approvalRecords(tab);
+      // The demo read the changelog first (read_file, allowed by default): its write is the record that was rejected.
+      await expect(approvalRecords(tab).filter({ hasText: "read_file docs/changelog.md" })).toHaveAttribute("data-status", "answered");
+      const record = approvalRecords(tab).filter({ hasText: "write_file docs/changelog.md" });
       await expect(record).toHaveAttribute("data-status", "declined");
       await expect(record.getByTestId("question-record-outcome")).toHaveText(`Rejected: ${feedback}`);
       await expect(record.getByTestId("question-record-via")).toHaveText("in a browser tab");

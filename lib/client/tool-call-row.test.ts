@@ -37,6 +37,11 @@ describe("a tool call's row, expanded", () => {
     expect(summariseResult({ path: "README.md", content: "a\nb" })).toBe("2 lines read");
     expect(summariseResult({ written: true, lines: 1 })).toBe("1 line written");
     expect(summariseResult("done")).toBe("done");
+    expect(summariseResult({ error: "`docs/x.md` does not exist." })).toBe("failed: `docs/x.md` does not exist.");
+    expect(summariseResult({ exitCode: null, timedOut: true, stopped: false })).toBe("timed out");
+    expect(summariseResult({ exitCode: null, timedOut: false, stopped: true })).toBe("stopped");
+    expect(summariseResult({ path: ".", entries: ["a/", "b.md"], truncated: false })).toBe("2 entries");
+    expect(summariseResult({ path: ".", query: "x", matches: ["a.md:1: x"], truncated: true })).toBe("1 match (more not shown)");
     expect(summariseResult({ other: "x".repeat(100) }).length).toBeLessThanOrEqual(60);
   });
 });

@@ -44,17 +44,24 @@ export function toolCallResult(q: Question, journal: ReadonlyArray<JournalEntry>
   return { state: "done", summary: summariseResult(step.output), detail: bounded(pretty(step.output), max) };
 }
 
-/** One short line for a result: an exit code, a written file, lines read, else the value clipped. */
+/** One short line for a result: a failure, an exit code (or a timeout), a written file, lines read, entries or matches found, else the value clipped. */
 export function summariseResult(output: unknown): string {
   if (typeof output === "string") return clip(output, 60) || "(empty)";
   if (output && typeof output === "object" && !Array.isArray(output)) {
     const o = output as Record<string, unknown>;
+    // A real tool's failure is recorded as its only field, `error` (workers/runtime/tool-call.ts).
+    if (typeof o.error === "string" && Object.keys(o).length === 1) return clip(`failed: ${o.error}`, 60);
+    if (o.timedOut === true) return "timed out";
+    if (o.stopped === true) return "stopped";
     if (typeof o.exitCode === "number") return `exit code ${o.exitCode}`;
     if (o.written === true) return typeof o.lines === "number" ? `${o.lines} ${o.lines === 1 ? "line" : "lines"} written` : "written";
     if (typeof o.content === "string") {
       const lines = o.content.split("\n").length;
       return `${lines} ${lines === 1 ? "line" : "lines"} read`;
     }
+    const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}${o.truncated === true ? " (more not shown)" : ""}`;
+    if (Array.isArray(o.entries)) return count(o.entries.length, "entry", "entries");
+    if (Array.isArray(o.matches)) return count(o.matches.length, "match", "matches");
   }
   return clip(JSON.stringify(output) ?? "null", 60);
 }

@@ -79,6 +79,11 @@ const EnvSchema = z.object({
   PARLEY_DB_POOL: z.coerce.number().int().min(1).max(200).default(10),
   /** Longest a database statement waits for a lock held by another process before the request fails with 503 database_busy. */
   PARLEY_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /**
+   * The folder the agent's tools work in (read, write, run commands), relative to the server's
+   * working directory; created at start, and a new or empty one seeded with a small sample project.
+   */
+  PARLEY_WORKSPACE: z.string().trim().min(1, "PARLEY_WORKSPACE may not be empty; unset it for ./workspace").default("workspace"),
   /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
   PARLEY_PERMISSIONS_FILE: z.string().trim().min(1, "PARLEY_PERMISSIONS_FILE may not be empty; unset it for parley.permissions.json").optional(),
 });

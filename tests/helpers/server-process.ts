@@ -73,7 +73,7 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
   };
 }
 
-/** The environment of a production server for tests: loopback, its own database, test functions on. */
+/** The environment of a production server for tests: loopback, its own database and workspace (beside the database), test functions on. */
 export function productionServerEnv({ port, databaseFile, env = {} }: { port: number; databaseFile: string; env?: ServerEnv }): NodeJS.ProcessEnv {
   const merged: NodeJS.ProcessEnv = {
     ...process.env,
@@ -85,6 +85,7 @@ export function productionServerEnv({ port, databaseFile, env = {} }: { port: nu
     NEXT_TELEMETRY_DISABLED: "1",
     PARLEY_TOKEN: TEST_TOKEN,
     PARLEY_RATE_LIMITS: "off",
+    PARLEY_WORKSPACE: `${databaseFile}.workspace`,
     ...env,
   };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];

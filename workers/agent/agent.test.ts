@@ -1,4 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { prepareWorkspace } from "../../lib/server/workspace/prepare-workspace";
+import { SAMPLE_PROJECT } from "../../lib/server/workspace/sample-project";
+import { tempFolder } from "../tools/tool-harness";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { createRuntime, RunCancelled, type CallSettlement, type Settlement } from "../runtime";
 import { runAgentLoop, type ReplyWriter } from "./loop";
@@ -12,6 +17,15 @@ import { isAgentFunction } from "../runtime";
 const COMMANDS = toolFunctionsOf({ functions: Object.values(demoFunctions).filter(isAgentFunction), failures: [] });
 
 type Ask = Extract<ChildToParent, { type: "question.ask" }>;
+
+/** The workspace the tools work in: a new one, seeded with the sample project, for each test. */
+let ws: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir: ws, cleanup } = tempFolder("parley-agent-ws-"));
+  prepareWorkspace(ws);
+});
+afterEach(() => cleanup());
 type RunCall = Extract<ChildToParent, { type: "run.call" }>;
 type Answerer = (ask: Ask) => Omit<Settlement, "feedback" | "value"> & Partial<Settlement>;
 
@@ -26,6 +40,7 @@ function harness({ answer, journal = [], canAsk = true, child }: { answer: Answe
     sessionId: "s-1",
     canAsk,
     journal,
+    workspace: ws,
     newId: () => `q${++n}`,
     send(m) {
       sent.push(m);
@@ -81,7 +96,7 @@ describe("the agent loop with the scripted model", () => {
     expect(h.says()).toEqual([hello.reply, what.reply]);
   });
 
-  it("drives a multi-step turn: read_file, shell (approved) and a clarify answered on a card", async () => {
+  it("drives a multi-step turn: read_file, shell (approved) and a clarify answered on a card; the tools really run in the workspace", async () => {
     const { choice, calls } = scripted();
     const h = harness({ answer: allowAndAnswer({ outcome: "answered", value: "Large", feedback: null }) });
     const deltas: string[] = [];
@@ -97,9 +112,14 @@ describe("the agent loop with the scripted model", () => {
     expect(h.asks()[1]!.spec.approval).toMatchObject({ tool: "read_file", dangerous: false });
     expect(h.asks()[2]!.spec).toMatchObject({ options: ["Small", "Medium", "Large"], multi: false });
     expect(calls).toHaveLength(4);
-    expect(calls[0]).toEqual(["shell", "write_file", "read_file", "clarify"]);
+    expect(calls[0]).toEqual(["shell", "write_file", "edit_file", "read_file", "list_files", "search_files", "clarify"]);
     expect(result).toMatchObject({ steps: 4, toolCalls: 3 });
-    expect(result.reply).toMatch(/tests ran: all passed[^]*Ordering a large coffee/);
+    expect(result.reply).toMatch(/tests ran: all passed[^]*Here is README\.md:[^]*Ordering a large coffee/);
+    expect(result.reply).toContain(SAMPLE_PROJECT["README.md"]!.slice(0, 200));
+    // The real results are in the journal: the test run's exit code and output, the file's content.
+    const steps = h.sent.flatMap((m) => (m.type === "step.record" && m.name !== "model" ? [m.output] : []));
+    expect(steps[0]).toMatchObject({ command: "npm test", exitCode: 0, output: expect.stringContaining("greets a person by name") });
+    expect(steps[1]).toMatchObject({ path: "README.md", content: SAMPLE_PROJECT["README.md"] });
     // Streamed in small chunks, one writer per model step.
     expect(deltas.length).toBeGreaterThan(10);
     expect(deltas.every((d) => d.length <= 6)).toBe(true);
@@ -114,6 +134,29 @@ describe("the agent loop with the scripted model", () => {
     const timedOut = harness({ answer: () => ({ outcome: "timed_out" }) });
     const b = await runAgentLoop(timedOut.rt, { choice: scripted().choice, text: "order a coffee" });
     expect(b.reply).toContain("no answer within 30 minutes");
+  });
+
+  it("writes the changelog in the workspace once approved, and nothing when rejected", async () => {
+    const changelog = path.join(ws, "docs/changelog.md");
+    const rejected = harness({ answer: () => ({ outcome: "declined", feedback: "later" }) });
+    const no = await runAgentLoop(rejected.rt, { choice: scripted().choice, text: "write the changelog" });
+    expect(no.reply).toMatch(/I left the changelog as it was: The user rejected write_file `docs\/changelog\.md`: later/);
+    expect(readFileSync(changelog, "utf8")).toBe(SAMPLE_PROJECT["docs/changelog.md"]);
+    const h = harness({ answer: () => ({ outcome: "answered", value: "once" }) });
+    const yes = await runAgentLoop(h.rt, { choice: scripted().choice, text: "write the changelog" });
+    expect(yes.reply).toMatch(/I wrote docs\/changelog\.md/);
+    expect(readFileSync(changelog, "utf8")).toBe("# Changelog\n\n## 0.2.0\n\n- A model-driven chat with tools and clarifying questions.\n");
+    expect(h.asks()[0]!.spec.approval!.preview).toMatchObject({ type: "diff", diff: expect.stringContaining("\n-## 0.1.0\n") });
+  });
+
+  it("a path out of the workspace (nothing asked) or a missing file reaches the model as text", async () => {
+    const h = harness({ answer: () => ({ outcome: "answered", value: "once" }) });
+    const out = await runAgentLoop(h.rt, { choice: scripted().choice, text: "read ../secret.txt" });
+    expect(out.reply).toMatch(/I could not read the file: Invalid input for read_file: path: a path inside the project \(it may not climb out with \.\.\)/);
+    const missing = await runAgentLoop(h.rt, { choice: scripted().choice, text: "read nothing-here.md" });
+    expect(missing.reply).toMatch(/^Let me read that\.\n\nI could not read the file: `nothing-here\.md` does not exist\.$/);
+    expect(h.asks().map((a) => a.spec.approval!.subject)).toEqual(["nothing-here.md"]);
+    expect(existsSync(path.join(ws, "nothing-here.md"))).toBe(false);
   });
 
   it("hands a rejected approval's message to the model as the tool result", async () => {

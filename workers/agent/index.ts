@@ -5,4 +5,4 @@ export type { ModelChoice } from "./provider";
 export { createScriptedModel, CAPABILITIES } from "./scripted-model";
 export { providerError, redact } from "./errors";
 export { modelTools, ClarifyInputSchema } from "./tools";
-export { runToolCall, simulateTool } from "./tool-calls";
+export { runToolCall } from "./tool-calls";

@@ -3,7 +3,7 @@ import type { JsonValue } from "../../lib/protocol/question";
 import { RunCancelled, type Runtime } from "../runtime";
 import { providerError, redact } from "./errors";
 import type { ModelChoice } from "./provider";
-import { runToolCall, type RecordedToolCall, type ToolImpl } from "./tool-calls";
+import { runToolCall, type RecordedToolCall } from "./tool-calls";
 import { modelTools, type DemoCommand } from "./tools";
 
 export const MAX_STEPS = 8;
@@ -31,7 +31,7 @@ type RuntimeWithReply = Runtime & { reply?: () => ReplyWriter };
 
 export const SYSTEM_PROMPT = [
   "You are Parley's assistant, chatting with a person in a web app.",
-  "Use the tools when the person asks for something they do: shell runs a command, write_file writes a file, read_file reads one; the person approves dangerous tools first.",
+  "Use the tools when the person asks for something they do; they work in the workspace folder: shell runs a command there, read_file, list_files and search_files read, write_file and edit_file change files; the person approves dangerous tools first.",
   "When a request is ambiguous, call clarify with a short question and options instead of guessing.",
   "If a tool result says the user declined or rejected something, respect it. Keep replies short.",
 ].join(" ");
@@ -46,7 +46,6 @@ export interface AgentLoopOptions {
   maxSteps?: number;
   /** Streams each step's text; without one, `rt.reply()` if the runtime has it, else the text is said when the step ends. */
   reply?: () => ReplyWriter;
-  toolImpl?: ToolImpl;
   /** Demo functions the model may start with `start_demo` (the slash-command table); none: the tool is not offered. */
   demos?: ReadonlyArray<DemoCommand>;
 }
@@ -107,7 +106,7 @@ export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Prom
     });
     if (step.toolCalls.length === 0) return { reply: replies.join("\n\n"), steps: n, toolCalls };
     for (const call of step.toolCalls) {
-      const output = await runToolCall(rt, call, options.toolImpl, options.demos);
+      const output = await runToolCall(rt, call, options.demos);
       toolCalls++;
       messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output }] });
     }

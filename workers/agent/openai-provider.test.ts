@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { prepareWorkspace } from "../../lib/server/workspace/prepare-workspace";
 import { AgentError, createRuntime, type Settlement } from "../runtime";
+import { tempFolder } from "../tools/tool-harness";
 import { providerError, redact } from "./errors";
 import { runAgentLoop } from "./loop";
 import { selectModel } from "./provider";
@@ -44,12 +46,22 @@ function sse(res: ServerResponse, events: string[]) {
 
 const textReply = (text: string): Handler => (_b, _r, res) => sse(res, [chunk({ role: "assistant", content: "" }), ...text.match(/.{1,4}/g)!.map((t) => chunk({ content: t })), chunk({}, "stop")]);
 
+/** The workspace the tools run in: seeded with the sample project for each test. */
+let ws: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir: ws, cleanup } = tempFolder("parley-openai-ws-"));
+  prepareWorkspace(ws);
+});
+afterEach(() => cleanup());
+
 function harness(answer: Partial<Settlement> & Pick<Settlement, "outcome"> = { outcome: "answered", value: "once" }) {
-  const sent: Array<{ type: string; text?: string; spec?: { kind: string } }> = [];
+  const sent: Array<{ type: string; text?: string; spec?: { kind: string }; name?: string; output?: unknown }> = [];
   const controller = createRuntime({
     runId: "r",
     sessionId: "s",
     canAsk: true,
+    workspace: ws,
     send(m) {
       sent.push(m as never);
       if (m.type === "question.ask") setTimeout(() => controller.settle(m.questionId, { value: null, feedback: null, ...answer }), 0);
@@ -95,11 +107,13 @@ describe("the OpenAI-compatible provider", () => {
     expect(requests[0]!.body).toMatchObject({ model: "test-model", stream: true });
     const first = requests[0]!.body.messages as Array<{ role: string; content: unknown }>;
     expect(first.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
-    expect((requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(["shell", "write_file", "read_file", "clarify"]);
+    expect((requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(["shell", "write_file", "edit_file", "read_file", "list_files", "search_files", "clarify"]);
     const second = requests[1]!.body.messages as Array<{ role: string; content: string; tool_call_id?: string }>;
     const toolMessage = second.find((m) => m.role === "tool")!;
     expect(toolMessage.tool_call_id).toBe("call_1");
     expect(toolMessage.content).toContain("npm test");
+    // The real tests of the workspace ran: their result is what the model got back.
+    expect(JSON.parse(toolMessage.content)).toMatchObject({ command: "npm test", exitCode: 0, output: expect.stringContaining("greets a person by name") });
   });
 
   it("an error midway ends the turn with a readable AgentError; the streamed part was shown and ended", async () => {

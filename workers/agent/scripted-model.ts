@@ -129,12 +129,23 @@ function plan(original: string, offered: Set<string>, demos: string[] = []): Cal
 function summary(toolName: string, text: string): string {
   const refused = /^(the user declined|no answer within|the user rejected|denied|no answer in)/i.test(text) || /rejected|denied/i.test(text.slice(0, 80));
   switch (toolName) {
-    case "shell":
-      return refused ? `I did not run the tests: ${text}` : "The tests ran: all passed. ✅";
+    case "shell": {
+      if (refused) return `I did not run the tests: ${text}`;
+      const exit = /"exitCode":(-?\d+|null)/.exec(text)?.[1];
+      return exit === "0" ? "The tests ran: all passed. ✅" : `The tests ran and failed (exit code ${exit ?? "unknown"}):\n${text.slice(0, 500)}`;
+    }
     case "write_file":
-      return refused ? `I left the changelog as it was: ${text}` : "I wrote docs/changelog.md with a 0.2.0 section. 📝";
-    case "read_file":
-      return refused ? `I could not read the file: ${text}` : `Here is what I read:\n${text.slice(0, 500)}`;
+      return refused ? `I left the changelog as it was: ${text}` : /"written":true/.test(text) ? "I wrote docs/changelog.md with a 0.2.0 section. 📝" : `I could not write the changelog: ${text}`;
+    case "read_file": {
+      if (refused) return `I could not read the file: ${text}`;
+      try {
+        const read = JSON.parse(text) as { path?: string; content?: string };
+        if (typeof read.content === "string") return `Here is ${read.path ?? "the file"}:\n\n${read.content.slice(0, 1_500)}`;
+      } catch {
+        // Not a result: the tool's failure, as text.
+      }
+      return `I could not read the file: ${text}`;
+    }
     case "clarify":
       if (/^the user declined/i.test(text)) return `OK, no coffee then (${text}).`;
       if (/^no answer within/i.test(text)) return `I'll hold the coffee order: ${text}.`;

@@ -1,5 +1,5 @@
 import type { JsonValue } from "../../lib/protocol/question";
-import { AskTimeout, CannotAsk, ChildRunFailed, DEFAULT_TIMEOUT_MS, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined, type Runtime } from "../runtime";
+import { AskTimeout, CannotAsk, ChildRunFailed, DEFAULT_TIMEOUT_MS, ToolDenied, ToolFailed, ToolInputInvalid, UnknownTool, UserDeclined, type Runtime } from "../runtime";
 import { describeWait } from "../runtime/tool-call";
 import { ClarifyInputSchema, startDemoInputSchema, type DemoCommand } from "./tools";
 
@@ -15,41 +15,23 @@ export interface RecordedToolCall {
 /** What the model sees as a call's output: text, or JSON. */
 export type ToolOutput = { type: "text"; value: string } | { type: "json"; value: JsonValue };
 
-/** Simulated implementations of the catalogue's tools: the offline demo changes nothing real. */
-export async function simulateTool(rt: Runtime, name: string, input: Record<string, unknown>): Promise<JsonValue> {
-  switch (name) {
-    case "shell":
-      rt.progress(`${String(input.command)}…`);
-      await rt.sleep(150);
-      rt.progress(null);
-      return { exitCode: 0, output: `$ ${String(input.command)}\n(simulated) Test Files 12 passed (12)\nTests 148 passed (148)` };
-    case "write_file":
-      return { path: String(input.path), written: true, lines: String(input.content ?? "").split("\n").length, simulated: true };
-    case "read_file":
-      return { path: String(input.path), content: `(simulated) the first lines of ${String(input.path)}`, simulated: true };
-    default:
-      return { simulated: true };
-  }
-}
-
-export type ToolImpl = (rt: Runtime, name: string, input: Record<string, unknown>) => Promise<JsonValue>;
-
 /**
- * Runs one tool call of the model through the runtime and returns what the model sees. Every way
- * a call can end without a result becomes text the model can act on: a denied or rejected
- * approval (ToolDenied's message), a declined or unanswered `clarify`, an invalid input.
- * Stopping, parking and journal divergence are not results: they propagate.
+ * Runs one tool call of the model through the runtime (the catalogue's real tools, in the
+ * workspace) and returns what the model sees. Every way a call can end without a result becomes
+ * text the model can act on: a denied or rejected approval (ToolDenied's message), a tool that
+ * failed (a missing file …), a declined or unanswered `clarify`, an invalid input. Stopping,
+ * parking and journal divergence are not results: they propagate.
  */
-export async function runToolCall(rt: Runtime, call: RecordedToolCall, impl: ToolImpl = simulateTool, demos: ReadonlyArray<DemoCommand> = []): Promise<ToolOutput> {
+export async function runToolCall(rt: Runtime, call: RecordedToolCall, demos: ReadonlyArray<DemoCommand> = []): Promise<ToolOutput> {
   const text = (value: string): ToolOutput => ({ type: "text", value });
   if (call.error) return text(call.error);
   if (call.toolName === "clarify") return text(await clarify(rt, call.input));
   if (call.toolName === "start_demo" && demos.length > 0) return text(await startDemo(rt, call.input, demos));
   try {
-    const result = await rt.tool(call.toolName, call.input as never, (input) => impl(rt, call.toolName, input as Record<string, unknown>));
-    return { type: "json", value: result };
+    const result = await rt.tool(call.toolName, call.input as never);
+    return { type: "json", value: result as JsonValue };
   } catch (err) {
-    if (err instanceof ToolDenied || err instanceof ToolInputInvalid || err instanceof UnknownTool) return text(err.message);
+    if (err instanceof ToolDenied || err instanceof ToolFailed || err instanceof ToolInputInvalid || err instanceof UnknownTool) return text(err.message);
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { AskTimeout, ToolDenied, UserDeclined, defineAgentFunction, type Runtime } from "../runtime";
+import { AskTimeout, ToolDenied, ToolFailed, UserDeclined, defineAgentFunction, type Runtime } from "../runtime";
 
 /** Deterministic demo functions: together they exercise every kind of question, offline. */
 
@@ -283,9 +283,10 @@ export const writeReport = defineAgentFunction({
 });
 
 /*
- * Tools that need approval. Each asks through rt.tool and changes nothing real: the tool's
- * implementation is simulated. Chat messages are said after the tool call, never inside it: a
- * tool's step is skipped on replay, and what it said would go missing from the journal.
+ * Tools that need approval. Each asks through rt.tool and, once allowed, does it for real in the
+ * workspace (PARLEY_WORKSPACE; the server seeds a new one with a small sample project). Chat
+ * messages are said after the tool call, never inside it: a tool's step is skipped on replay, and
+ * what it said would go missing from the journal.
  */
 
 /** What to say when a tool may not run: what happened, and the person's own words if they wrote any. */
@@ -300,36 +301,35 @@ function deniedLine(err: ToolDenied, what: string): string {
   }
 }
 
-const TEST_FILES = [
-  ["lib/protocol/question.test.ts", 14],
-  ["lib/server/questions/question-service.test.ts", 31],
-  ["workers/runtime/runtime.test.ts", 48],
-  ["workers/tools/tools.test.ts", 28],
-] as const;
+/** The passed and failed counts of `node --test`'s summary (TAP `# pass 3` or the spec reporter's `ℹ pass 3`). */
+export function testCounts(output: string): { passed: number; failed: number } | null {
+  const count = (word: string) => Number(new RegExp(`^[#ℹ] ${word} (\\d+)$`, "m").exec(output)?.[1] ?? NaN);
+  const passed = count("pass");
+  const failed = count("fail");
+  return Number.isNaN(passed) || Number.isNaN(failed) ? null : { passed, failed };
+}
 
 export const runTests = defineAgentFunction({
   name: "run-tests",
   command: "tests",
   tool: true,
-  description: "Runs the tests: asks to run `npm test` in a shell (simulated), then streams its output.",
+  description: "Runs the workspace's tests: asks to run `npm test` in a shell, its output live while it runs, then reports.",
   async run(rt) {
     try {
-      const result = await rt.tool("shell", { command: "npm test" }, async (input) => {
-        // Simulated: nothing runs. The lines stream as progress; the summary is said afterwards.
-        const lines: string[] = [`$ ${input.command}`];
-        for (const [file, count] of TEST_FILES) {
-          rt.progress(`${input.command}: ${file}…`);
-          await rt.sleep(300);
-          lines.push(` ✓ ${file} (${count} tests)`);
-        }
-        rt.progress(null);
-        const passed = TEST_FILES.reduce((n, [, count]) => n + count, 0);
-        lines.push("", ` Test Files  ${TEST_FILES.length} passed (${TEST_FILES.length})`, `      Tests  ${passed} passed (${passed})`);
-        return { exitCode: 0, passed, output: lines.join("\n") };
-      });
-      rt.say(`${result.output}\n\nAll ${result.passed} tests passed. ✅`);
-      return { ran: true, exitCode: result.exitCode, passed: result.passed };
+      const result = await rt.tool("shell", { command: "npm test" });
+      const counts = testCounts(result.output);
+      const outcome = result.timedOut
+        ? `The tests did not finish in time (killed after ${Math.round(result.durationMs / 1000)} s).`
+        : result.exitCode === 0
+          ? `The tests passed${counts ? `: ${counts.passed} of ${counts.passed + counts.failed}` : ""}. ✅`
+          : `The tests failed (exit code ${result.exitCode ?? result.signal})${counts ? `: ${counts.failed} of ${counts.passed + counts.failed} failed` : ""}. ❌`;
+      rt.say(`\`\`\`\n$ npm test\n${result.output.trimEnd().slice(-4_000)}\n\`\`\`\n\n${outcome}`);
+      return { ran: true, exitCode: result.exitCode, passed: counts?.passed ?? null, failed: counts?.failed ?? null };
     } catch (err) {
+      if (err instanceof ToolFailed) {
+        rt.say(`I could not run the tests: ${err.message}`);
+        return { ran: false, reason: "failed", feedback: null };
+      }
       if (!(err instanceof ToolDenied)) throw err;
       rt.say(deniedLine(err, "I did not run the tests."));
       return { ran: false, reason: err.reason, feedback: err.feedback };
@@ -337,37 +337,44 @@ export const runTests = defineAgentFunction({
   },
 });
 
-const CHANGELOG_BEFORE = ["# Changelog", "", "## 0.1.0", "- Questions with options, free text and JSON answers", "- Runs that survive a restart", ""].join("\n");
-const CHANGELOG_AFTER = [
-  "# Changelog",
-  "",
-  "## 0.2.0",
-  "- Approvals: tools ask before they run (allow once, allow always, reject)",
-  "- Permission rules per session",
-  "",
-  "## 0.1.0",
-  "- Questions with options, free text and JSON answers",
-  "- Runs that survive a restart",
-  "",
-].join("\n");
+/** The release the changelog demo adds (once: it leaves a changelog that has it as it is). */
+const RELEASE = ["## 0.2.0", "- Approvals: tools ask before they run (allow once, allow always, reject)", "- Permission rules per session", ""].join("\n");
+
+/** The changelog with the release section before the first existing one (after the title), or a new changelog. */
+export function withRelease(current: string | null): string {
+  if (current === null || !current.trim()) return `# Changelog\n\n${RELEASE}`;
+  const at = current.search(/^## /m);
+  if (at < 0) return `${current.trimEnd()}\n\n${RELEASE}`;
+  return `${current.slice(0, at)}${RELEASE}\n${current.slice(at)}`;
+}
 
 export const writeChangelog = defineAgentFunction({
   name: "write-changelog",
   command: "changelog",
   tool: true,
-  description: "Updates docs/changelog.md: asks to write the file (simulated), with a diff preview.",
+  description: "Adds a 0.2.0 section to the workspace's docs/changelog.md: asks to write the file, with the diff from what it holds now.",
   async run(rt) {
     const path = "docs/changelog.md";
     try {
-      const written = await rt.tool("write_file", { path, previous: CHANGELOG_BEFORE, content: CHANGELOG_AFTER }, async (input) => {
-        rt.progress(`Writing ${input.path}…`);
-        await rt.sleep(300);
-        rt.progress(null);
-        return { path: input.path, lines: input.content.split("\n").length - 1 };
-      });
+      const current = await rt.tool("read_file", { path }).then(
+        (r) => r.content,
+        (err: unknown) => {
+          if (err instanceof ToolFailed && /does not exist/.test(err.message)) return null;
+          throw err;
+        },
+      );
+      if (current?.includes(RELEASE)) {
+        rt.say(`${path} has the 0.2.0 section already: nothing to change.`);
+        return { written: false, reason: "up_to_date", feedback: null };
+      }
+      const written = await rt.tool("write_file", { path, content: withRelease(current) });
       rt.say(`Wrote ${written.path}: a 0.2.0 section at the top (${written.lines} lines now). 📝`);
       return { written: true, path: written.path };
     } catch (err) {
+      if (err instanceof ToolFailed) {
+        rt.say(`I could not update ${path}: ${err.message}`);
+        return { written: false, reason: "failed", feedback: null };
+      }
       if (!(err instanceof ToolDenied)) throw err;
       rt.say(deniedLine(err, `I left ${path} as it was.`));
       return { written: false, reason: err.reason, feedback: err.feedback };
@@ -384,30 +391,29 @@ export const updateDocs = defineAgentFunction({
   name: "update-docs",
   command: "approvals",
   tool: true,
-  description: "Writes two files in docs/ at once: two approvals, and \"Allow always\" (docs/**) on one settles both.",
+  description: "Writes two files in the workspace's docs/ at once: two approvals, and \"Allow always\" (docs/**) on one settles both.",
   async run(rt) {
     rt.say(`I'd like to write two files in docs/. Answer one card with "Allow always" (docs/**) and the other is settled with it.`);
     // Both approvals are asked at once; each outcome is kept, and reported after both ended.
     const outcomes = await Promise.all(
       DOCS_FILES.map(async (file) => {
         try {
-          await rt.tool("write_file", file, async (input) => {
-            await rt.sleep(200);
-            return { path: input.path };
-          });
+          await rt.tool("write_file", file);
           return { path: file.path, written: true as const };
         } catch (err) {
-          if (!(err instanceof ToolDenied)) throw err;
+          if (!(err instanceof ToolDenied || err instanceof ToolFailed)) throw err;
           return { path: file.path, written: false as const, error: err };
         }
       }),
     );
     const written = outcomes.filter((o) => o.written).map((o) => o.path);
-    for (const o of outcomes) if (!o.written) rt.say(deniedLine(o.error, `I did not write ${o.path}.`));
+    for (const o of outcomes) {
+      if (!o.written) rt.say(o.error instanceof ToolDenied ? deniedLine(o.error, `I did not write ${o.path}.`) : `I could not write ${o.path}: ${o.error.message}`);
+    }
     rt.say(written.length ? `Wrote ${written.join(" and ")}. 📚` : "No file written.");
     return {
       written,
-      denied: outcomes.flatMap((o) => (o.written ? [] : [{ path: o.path, reason: o.error.reason, feedback: o.error.feedback }])),
+      denied: outcomes.flatMap((o) => (o.written ? [] : [{ path: o.path, reason: o.error instanceof ToolDenied ? o.error.reason : "failed", feedback: o.error instanceof ToolDenied ? o.error.feedback : null }])),
     };
   },
 });

@@ -153,6 +153,23 @@ export class ToolDenied extends RuntimeError {
   }
 }
 
+/**
+ * Thrown by `tool` when a catalogue tool's real implementation ran and failed in a way the caller
+ * can act on: a file that does not exist, an `old` text found twice, a path that became a symlink
+ * out of the workspace after the approval. The message says what, for the function or a model.
+ */
+export class ToolFailed extends RuntimeError {
+  readonly code = "tool_failed";
+  constructor(
+    readonly tool: string,
+    readonly subject: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ToolFailed";
+  }
+}
+
 /** Thrown by `form` when its schema is not a flat form (or its default does not fit it): nothing was asked. */
 export class FormSchemaInvalid extends RuntimeError {
   readonly code = "form_schema_invalid";

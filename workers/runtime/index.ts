@@ -1,5 +1,5 @@
 export { createRuntime, DEFAULT_TIMEOUT_MS, digestOf } from "./runtime";
-export type { AskJsonOptions, AskOptions, FormOptions, FormResult, CallSettlement, ConfirmOptions, Runtime, RunController, Settlement, StepContext, ToolInputOf, ToolOptions, ToolParsedInputOf } from "./runtime";
+export type { AskJsonOptions, AskOptions, FormOptions, FormResult, CallSettlement, ConfirmOptions, Runtime, RunController, Settlement, StepContext, ToolInputOf, ToolOptions, ToolParsedInputOf, ToolResultOf } from "./runtime";
 export {
   AgentError,
   AskRefused,
@@ -12,6 +12,7 @@ export {
   RunParked,
   RuntimeError,
   ToolDenied,
+  ToolFailed,
   ToolInputInvalid,
   UnknownTool,
   UserDeclined,

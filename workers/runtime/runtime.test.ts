@@ -413,9 +413,9 @@ describe("tool", () => {
     expect(QuestionSpecSchema.safeParse(ask.spec).success).toBe(true);
   });
 
-  it("sends a write's diff preview, its path pattern and the options given", async () => {
+  it("sends a write's diff preview (a caller's own implementation: from nothing), its path pattern and the options given", async () => {
     const { rt, asks, settleLast } = setup();
-    const result = rt.withOwner("write-changelog").tool("write_file", { path: "docs/changelog.md", previous: "a\n", content: "a\nb\n" }, () => "ok", { timeoutMs: 60_000, fallback: "allow" });
+    const result = rt.withOwner("write-changelog").tool("write_file", { path: "docs/changelog.md", content: "a\nb\n" }, () => "ok", { timeoutMs: 60_000, fallback: "allow" });
     await settleLast({ outcome: "answered", value: "once" });
     await result;
     expect(asks()[0]!.spec).toMatchObject({
@@ -432,7 +432,7 @@ describe("tool", () => {
           { pattern: "docs/**", label: "any file under `docs/`" },
         ],
         fallback: "allow",
-        preview: { type: "diff", path: "docs/changelog.md", diff: "--- a/docs/changelog.md\n+++ b/docs/changelog.md\n@@ -1,1 +1,2 @@\n a\n+b\n" },
+        preview: { type: "diff", path: "docs/changelog.md", diff: "--- /dev/null\n+++ b/docs/changelog.md\n@@ -0,0 +1,2 @@\n+a\n+b\n" },
       },
     });
   });
@@ -454,12 +454,12 @@ describe("tool", () => {
   it("a rejection throws ToolDenied carrying the feedback, and the tool does not run", async () => {
     const { rt, sent, settleLast } = setup();
     const { calls, impl } = fakeShell();
-    const result = rt.tool("shell", { command: "rm -rf /" }, impl);
+    const result = rt.tool("shell", { command: "rm -rf build" }, impl);
     await settleLast({ outcome: "declined", feedback: "never on this machine" });
     const err = await result.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolDenied);
-    expect(err).toMatchObject({ code: "tool_denied", tool: "shell", subject: "rm -rf /", reason: "rejected", feedback: "never on this machine", runId: "run-1" });
-    expect((err as Error).message).toBe("The user rejected shell `rm -rf /`: never on this machine");
+    expect(err).toMatchObject({ code: "tool_denied", tool: "shell", subject: "rm -rf build", reason: "rejected", feedback: "never on this machine", runId: "run-1" });
+    expect((err as Error).message).toBe("The user rejected shell `rm -rf build`: never on this machine");
     expect(calls).toEqual([]);
     expect(stepRecords(sent)).toEqual([]);
   });
@@ -538,7 +538,7 @@ describe("tool", () => {
     const bad = rt.tool("shell", { cmd: "ls" }, impl);
     await expect(bad).rejects.toSatisfy((e) => e instanceof ToolInputInvalid && e.code === "tool_input_invalid" && e.tool === "shell" && /command/.test(e.message));
     await expect(rt.tool("write_file", { path: "../outside.md", content: "" }, impl)).rejects.toThrow(/Invalid input for write_file: .*path inside the project/);
-    await expect(rt.tool("launch_rockets", {}, impl)).rejects.toSatisfy((e) => e instanceof UnknownTool && /shell, write_file, read_file/.test(e.message));
+    await expect(rt.tool("launch_rockets", {}, impl)).rejects.toSatisfy((e) => e instanceof UnknownTool && /shell, write_file, edit_file, read_file, list_files, search_files/.test(e.message));
     expect(sent).toEqual([]);
     // Nothing took a journal position.
     rt.say("next");
@@ -639,7 +639,7 @@ describe("tool", () => {
 
   it("a declined call leaves its step position unused: what follows keeps its place on replay", async () => {
     const first = setup();
-    const denied = first.rt.tool("shell", { command: "rm -rf /" }, () => "ok").catch((e: unknown) => e);
+    const denied = first.rt.tool("shell", { command: "rm -rf build" }, () => "ok").catch((e: unknown) => e);
     await first.settleLast({ outcome: "declined", feedback: "no" });
     expect(await denied).toBeInstanceOf(ToolDenied);
     first.rt.say("Understood.");

@@ -6,9 +6,9 @@ import { describeFormErrors, parseFormSchema, validateForm, type FormContent } f
 import type { ApprovalSpecInput } from "../../lib/protocol/permissions";
 import { normaliseFolder } from "../../lib/permissions/working-folder";
 import type { JsonValue, QuestionOutcome, QuestionSpecInput } from "../../lib/protocol/question";
-import { clip, findTool, tools as catalogue, type Tool, type ToolInputs, type ToolParsedInputs } from "../tools";
-import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolInputInvalid, UnknownTool, UserDeclined, type RuntimeError } from "./errors";
-import { boundedInput, declinedError, timedOutError } from "./tool-call";
+import { clip, findTool, tools as catalogue, workspaceFolder, type Tool, type ToolContext, type ToolInputs, type ToolParsedInputs, type ToolResults } from "../tools";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolDenied, ToolFailed, ToolInputInvalid, UnknownTool, UserDeclined, type RuntimeError } from "./errors";
+import { boundedInput, declinedError, inspectionError, runRealTool, timedOutError, toolFailureOf } from "./tool-call";
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
@@ -89,6 +89,8 @@ export interface ToolOptions {
 export type ToolInputOf<N extends string> = N extends keyof ToolInputs ? ToolInputs[N] : unknown;
 /** The checked, normalised input a tool's implementation gets. */
 export type ToolParsedInputOf<N extends string> = N extends keyof ToolParsedInputs ? ToolParsedInputs[N] : unknown;
+/** What a catalogue tool's real implementation returns. */
+export type ToolResultOf<N extends string> = N extends keyof ToolResults ? ToolResults[N] : JsonValue;
 
 /** How a question ended, as the runtime hands it to `ask`. */
 export interface Settlement {
@@ -154,15 +156,19 @@ export interface Runtime {
   step<T>(name: string, fn: (ctx: StepContext) => Promise<T> | T): Promise<T>;
   /**
    * Uses a tool of the catalogue (workers/tools): checks `input` against the tool's schema (a bad
-   * one throws ToolInputInvalid, an unknown name UnknownTool, before anything is asked), then asks
-   * for approval as a question of kind "approval" — always, even when `canAsk()` is false: the
-   * server's permission rules may allow or deny it at once, and a run nobody can answer gets it
-   * declined. Allowed ("once" or "always") → runs `impl(input, { idempotencyKey })` as a journaled
-   * step and returns its (JSON) result; a replayed run returns the recorded result without asking
-   * or running the tool again. Rejected or denied → throws ToolDenied (its message says why, with
-   * the person's feedback); no answer in time → the approval's fallback: "deny" (default) throws
-   * ToolDenied ("No answer in 30 minutes: denied."), "allow" runs the tool. Approvals count against
-   * the run's question policy like questions (a refused one throws AskRefused).
+   * one throws ToolInputInvalid, an unknown name UnknownTool, before anything is asked), then its
+   * checks on disk (a path leading out of the workspace throws ToolDenied, a file that cannot be
+   * edited ToolFailed, still before anything is asked), then asks for approval as a question of
+   * kind "approval" — always, even when `canAsk()` is false: the server's permission rules may
+   * allow or deny it at once, and a run nobody can answer gets it declined. Allowed ("once" or
+   * "always") → runs the tool as a journaled step and returns its (JSON) result: the tool's real
+   * implementation in the workspace, or `impl(input, { idempotencyKey })` when the caller brings
+   * its own. A replayed run returns the recorded result without asking or running the tool again.
+   * The real implementation's failure (a missing file …) is recorded and thrown as ToolFailed.
+   * Rejected or denied → throws ToolDenied (its message says why, with the person's feedback); no
+   * answer in time → the approval's fallback: "deny" (default) throws ToolDenied ("No answer in 30
+   * minutes: denied."), "allow" runs the tool. Approvals count against the run's question policy
+   * like questions (a refused one throws AskRefused).
    */
   tool<N extends string, T>(
     name: N,
@@ -170,6 +176,7 @@ export interface Runtime {
     impl: (input: ToolParsedInputOf<N>, ctx: StepContext) => Promise<T> | T,
     options?: ToolOptions,
   ): Promise<T>;
+  tool<N extends string>(name: N, input: ToolInputOf<N>, impl?: undefined, options?: ToolOptions): Promise<ToolResultOf<N>>;
   /** Starts a child run of another agent function and waits for its result. */
   call<T extends JsonValue = JsonValue>(functionName: string, input?: JsonValue): Promise<T>;
   /** Adds an agent message to the chat (once, even when the run is replayed). */
@@ -198,6 +205,8 @@ export interface RuntimeHost {
   newId?: () => string;
   /** Finds a tool by name: the catalogue of workers/tools by default. */
   findTool?: (name: string) => Tool | undefined;
+  /** The folder the real tools work in: PARLEY_WORKSPACE (or ./workspace) by default. */
+  workspace?: string;
 }
 
 /** The runtime of one run, plus the entry points its host drives. */
@@ -283,18 +292,27 @@ export function createRuntime(host: RuntimeHost): RunController {
   }
 
   /**
-   * Claims the question's journal position and asks it (unless the journal has it), at once: a
-   * claim that fails throws here. `digestExtra` joins the digest (an approval's tool and input).
+   * Claims the question's journal position (at once: a claim that fails throws here). `digestExtra`
+   * joins the digest (an approval's tool and input).
    */
-  function startQuestion(spec: QuestionSpecInput, digestExtra: unknown[] = []): Promise<Settlement> {
+  function claimQuestion(spec: Omit<QuestionSpecInput, "approval">, digestExtra: unknown[] = []) {
     const digest = digestOf("question", spec.kind, spec.prompt, spec.options ?? [], spec.multi ?? false, spec.allowCustom ?? false, spec.replySchema ?? null, ...digestExtra);
-    const { seq, record } = claim("question", digest, `the question "${spec.prompt}"`);
+    return { digest, ...claim("question", digest, `the question "${spec.prompt}"`) };
+  }
+
+  /** Asks a claimed question, unless the journal has it: then its recorded settlement, or the wait for it. */
+  function askClaimed(claimed: ReturnType<typeof claimQuestion>, spec: () => QuestionSpecInput): Promise<Settlement> {
+    const { seq, digest, record } = claimed;
     if (record?.settlement) return Promise.resolve(record.settlement);
     if (record) return waitForQuestion(record.questionId);
     const questionId = newId();
     const waiting = waitForQuestion(questionId);
-    send({ type: "question.ask", runId: host.runId, seq, digest, questionId, spec: spec as never });
+    send({ type: "question.ask", runId: host.runId, seq, digest, questionId, spec: spec() as never });
     return waiting;
+  }
+
+  function startQuestion(spec: QuestionSpecInput, digestExtra: unknown[] = []): Promise<Settlement> {
+    return askClaimed(claimQuestion(spec, digestExtra), () => spec);
   }
 
   async function settlementFor(spec: QuestionSpecInput): Promise<Settlement> {
@@ -317,13 +335,23 @@ export function createRuntime(host: RuntimeHost): RunController {
   }
 
   const lookUpTool = host.findTool ?? findTool;
+  const workspace = host.workspace ?? workspaceFolder();
+  const toolContext: ToolContext = {
+    workspace,
+    signal: abort.signal,
+    progress(text) {
+      if (!parked) send({ type: "run.progress", runId: host.runId, text });
+    },
+  };
 
   /**
    * A tool call: two journal positions, claimed together before anything is awaited — the
    * approval, then the tool's step — so that concurrent calls keep their positions on replay
-   * whichever approval is answered first. A declined call leaves its step position unused.
+   * whichever approval is answered first. Then the real tool's checks on disk (not for an
+   * approval the journal has: it was asked already), which build the preview. A declined call leaves its step
+   * position unused; so does a call its checks refuse (and its approval's position).
    */
-  async function tool<T>(name: string, input: unknown, impl: (input: never, ctx: StepContext) => Promise<T> | T, options: ToolOptions = {}): Promise<T> {
+  async function tool<T>(name: string, input: unknown, impl: ((input: never, ctx: StepContext) => Promise<T> | T) | undefined, options: ToolOptions = {}): Promise<T> {
     const t = lookUpTool(name);
     if (!t) throw own(new UnknownTool(name, host.findTool ? [] : catalogue.map((c) => c.name)));
     const checked = t.inputSchema.safeParse(input);
@@ -332,27 +360,54 @@ export function createRuntime(host: RuntimeHost): RunController {
     const subject = t.subject(value);
     const timeoutMs = timeoutOf(options.timeoutMs);
     const fallback = options.fallback ?? "deny";
-    const approval: ApprovalSpecInput = {
-      tool: t.name,
-      input: boundedInput(value),
-      preview: t.preview(value),
-      subject,
-      subjectKind: t.subjectKind,
-      cwd: t.workingFolder ? normaliseFolder(t.workingFolder(value)) : null,
-      always: t.alwaysOptions(value),
-      dangerous: t.dangerous,
-      fallback,
-    };
     const prompt = t.prompt?.(value) ?? `Use ${t.name} on ${clip(subject.replace(/\s+/g, " "), 200)}?`;
-    const settled = startQuestion({ kind: "approval", prompt, approval, timeoutMs, owner: options.owner }, [t.name, value]);
-    const stepDigest = digestOf("tool", t.name, value);
-    let step: ReturnType<typeof claim<"step">>;
-    try {
-      step = claim("step", stepDigest, `the tool call ${t.name}`);
-    } catch (err) {
-      settled.catch(() => {});
-      throw err;
+    const spec = { kind: "approval" as const, prompt, timeoutMs, owner: options.owner };
+    const real = !impl;
+    // A real tool whose approval stands on what it found (a file's content) journals that first, so
+    // the tool can refuse to act on something changed since, even in a run resumed after a park.
+    const stampDigest = digestOf("tool-stamp", t.name, value);
+    const stampClaim = real && t.stamp ? claim("step", stampDigest, `the checks of the tool call ${t.name}`) : null;
+    const question = claimQuestion(spec, [t.name, value]);
+    const step = claim("step", digestOf("tool", t.name, value), `the tool call ${t.name}`);
+    let facts: unknown;
+    let approved: JsonValue | undefined = stampClaim?.record?.output;
+    // A caller that brings its own implementation works elsewhere: the workspace's checks do not apply.
+    if (!question.record && t.inspect && real) {
+      stepsInFlight++;
+      try {
+        facts = await t.inspect(value, toolContext);
+      } catch (err) {
+        const refused = inspectionError(t.name, subject, err);
+        throw refused instanceof ToolDenied || refused instanceof ToolFailed ? own(refused) : refused;
+      } finally {
+        stepsInFlight--;
+      }
+      if (parked) throw own(new RunParked());
+      if (abort.signal.aborted) throw cancelledError();
+      if (stampClaim) {
+        const stamp = t.stamp!(facts) ?? null;
+        // Recorded before a crash cut the run off before its approval: asked now, it must be on the same.
+        if (stampClaim.record && canonicalJson(stampClaim.record.output) !== canonicalJson(stamp)) {
+          throw own(new ToolFailed(t.name, subject, `\`${clip(subject, 200)}\` changed while the run was interrupted: nothing was done. Call the tool again.`));
+        }
+        if (!stampClaim.record) await runStep(stampClaim.seq, stampDigest, clip(`${t.name} ${subject.replace(/\s+/g, " ")}: as found before asking`, 200), undefined, () => stamp);
+        approved = stamp;
+      }
     }
+    const settled = askClaimed(question, () => ({
+      ...spec,
+      approval: {
+        tool: t.name,
+        input: boundedInput(value),
+        preview: t.preview(value, facts),
+        subject,
+        subjectKind: t.subjectKind,
+        cwd: t.workingFolder ? normaliseFolder(t.workingFolder(value)) : null,
+        always: t.alwaysOptions(value),
+        dangerous: t.dangerous,
+        fallback,
+      } satisfies ApprovalSpecInput,
+    }));
     const s = await settled;
     switch (s.outcome) {
       case "answered":
@@ -369,7 +424,15 @@ export function createRuntime(host: RuntimeHost): RunController {
     if (parked) throw own(new RunParked());
     if (abort.signal.aborted) throw cancelledError();
     const stepName = clip(`${t.name} ${subject.replace(/\s+/g, " ")}`, 200);
-    return runStep(step.seq, stepDigest, stepName, step.record, (ctx) => impl(value as never, ctx));
+    const run = impl ? (ctx: StepContext) => impl(value as never, ctx) : () => runRealTool(t, value, toolContext, approved) as Promise<T>;
+    const output = await runStep(step.seq, digestOf("tool", t.name, value), stepName, step.record, run);
+    if (!impl) {
+      // A Stop while the tool ran: it was killed, the run ends.
+      if (abort.signal.aborted) throw cancelledError();
+      const failure = toolFailureOf(output);
+      if (failure !== null) throw own(new ToolFailed(t.name, subject, failure));
+    }
+    return output as T;
   }
 
   const timeoutOf = (t: number | null | undefined) => (t === undefined ? DEFAULT_TIMEOUT_MS : t);

@@ -1,7 +1,9 @@
 import { isServerDenial } from "../../lib/protocol/permissions";
 import type { JsonValue } from "../../lib/protocol/question";
-import { clip } from "../tools/define";
-import { ToolDenied } from "./errors";
+import { clip, ToolFailure, type Tool, type ToolContext } from "../tools/define";
+import { fsFailure } from "../tools/fs-errors";
+import { PathRefused } from "../tools/workspace-paths";
+import { ToolDenied, ToolFailed } from "./errors";
 import type { Settlement } from "./runtime";
 
 /**
@@ -58,4 +60,39 @@ export function declinedError(tool: string, subject: string, s: Pick<Settlement,
 /** The ToolDenied of an approval nobody answered in time, its fallback "deny". */
 export function timedOutError(tool: string, subject: string, timeoutMs: number | null): ToolDenied {
   return new ToolDenied(tool, subject, "timed_out", null, `No answer in ${timeoutMs === null ? "time" : describeWait(timeoutMs)}: denied.`);
+}
+
+/**
+ * What a tool's checks before the approval threw, as the error `rt.tool` throws: a path leading
+ * out of the workspace is denied (nothing is asked); a file that cannot be used fails the call.
+ */
+export function inspectionError(tool: string, subject: string, err: unknown): Error {
+  const failure = fsFailure(err, subject);
+  if (failure instanceof PathRefused) return new ToolDenied(tool, subject, "denied", null, `Denied: ${failure.message}`);
+  if (failure instanceof ToolFailure) return new ToolFailed(tool, subject, failure.message);
+  return failure;
+}
+
+/**
+ * Runs a catalogue tool's real implementation. A failure the caller can act on becomes the result
+ * `{ error }` (journaled like any result, so a replay fails the same way); anything else throws.
+ */
+export async function runRealTool(tool: Tool, input: unknown, ctx: ToolContext, approved: JsonValue | undefined): Promise<JsonValue> {
+  try {
+    return await tool.run(input, ctx, approved);
+  } catch (err) {
+    const failure = fsFailure(err, "the path");
+    if (failure instanceof PathRefused) return { error: `Denied: ${failure.message}` };
+    if (failure instanceof ToolFailure) return { error: failure.message };
+    throw failure;
+  }
+}
+
+/** The message of a real tool's recorded failure, or null for a result. */
+export function toolFailureOf(output: unknown): string | null {
+  if (output && typeof output === "object" && !Array.isArray(output)) {
+    const error = (output as Record<string, unknown>).error;
+    if (typeof error === "string" && Object.keys(output).length === 1) return error;
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AgentError, AskRefused, AskTimeout, RunCancelled, ToolDenied, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
+import { AgentError, AskRefused, AskTimeout, RunCancelled, ToolDenied, ToolFailed, ToolInputInvalid, UserDeclined, defineAgentFunction, type AskOptions } from "../runtime";
 
 /**
  * Functions for the test suites only, registered when PARLEY_TEST_FUNCTIONS=1
@@ -235,18 +235,25 @@ export const stream = defineAgentFunction({
   },
 });
 
-/** Asks to use the tool in its input (`tool`, `input`) and reports the answer; nothing runs, the tool's work is a stand-in. */
+/**
+ * Asks to use the catalogue tool its input names (`tool`, `input`) and reports how it went: with
+ * `real: true` the tool runs for real in the workspace (`result` is what it returned), else a
+ * stand-in runs nothing. Refusals come back as `outcome` (a ToolDenied's reason, or "refused"),
+ * the error's name and message.
+ */
 export const probeTool = defineAgentFunction({
   name: "test.tool",
-  description: "Test: asks approval for the tool call in its input; runs nothing.",
+  description: "Test: asks approval for the tool call in its input ({ tool, input, real? }); runs it for real only when real is true.",
   async run(rt, input) {
-    const { tool, input: toolInput } = (input ?? {}) as { tool: string; input: Record<string, unknown> };
+    const { tool, input: toolInput, real = false } = (input ?? {}) as { tool: string; input: unknown; real?: boolean };
     try {
+      if (real) return { outcome: "allowed", result: await rt.tool(tool, toolInput as never) };
       const result = await rt.tool(tool, toolInput as never, () => ({ ran: "nothing (test stand-in)" }));
       rt.say(`Allowed: ${JSON.stringify(result)}`);
       return { outcome: "allowed" };
     } catch (err) {
-      if (err instanceof ToolDenied) return { outcome: err.reason, message: err.message, feedback: err.feedback ?? null };
+      if (err instanceof ToolDenied) return { outcome: err.reason, refused: err.name, message: err.message, feedback: err.feedback ?? null };
+      if (err instanceof ToolFailed || err instanceof ToolInputInvalid) return { outcome: "refused", refused: err.name, message: err.message };
       throw err;
     }
   },

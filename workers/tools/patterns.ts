@@ -22,6 +22,7 @@ export const ProjectPathSchema = z
   .trim()
   .min(1, "A path may not be empty")
   .max(1_000)
+  .refine((p) => !p.includes("\0"), "a path may not contain a NUL character")
   .transform((p) => {
     const normal = path.posix.normalize(p.replaceAll("\\", "/"));
     return normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal;

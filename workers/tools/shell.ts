@@ -1,21 +1,102 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
-import { clip, defineTool } from "./define";
+import { clip, defineTool, ToolFailure, type ToolContext } from "./define";
+import { commandPathProblem, relativePathWords } from "./command-paths";
 import { commandAlwaysOptions } from "./patterns";
+import { runCommand, type CommandResult } from "./run-command";
+import { FolderPathSchema, PathRefused, resolveInside } from "./workspace-paths";
 
-/** Runs a shell command. In the offline demo the function simulates it: nothing real runs. */
+export const DEFAULT_COMMAND_TIMEOUT_S = 120;
+export const MAX_COMMAND_TIMEOUT_S = 600;
+/** How often the running command's latest output line is shown (ms). */
+const PROGRESS_EVERY_MS = 250;
+
+/**
+ * The real folder a command runs in, and every relative word of it that exists on disk, resolved:
+ * a symlink among them leading out of the workspace refuses the command.
+ */
+async function checkOnDisk(input: { command: string; cwd?: string }, ctx: ToolContext): Promise<string> {
+  const cwd = input.cwd ?? ".";
+  const folder = await resolveInside(ctx.workspace, cwd);
+  if (!folder.exists || !(await stat(folder.real)).isDirectory()) throw new ToolFailure(`The folder \`${cwd}\` does not exist in the workspace.`);
+  for (const word of relativePathWords(input.command)) {
+    const rel = path.posix.normalize(path.posix.join(cwd, word));
+    try {
+      await resolveInside(ctx.workspace, rel);
+    } catch (err) {
+      if (err instanceof PathRefused) throw new PathRefused(word, `\`${clip(word, 200)}\` leads outside the workspace (through a symbolic link): commands run only inside the workspace.`);
+      throw err;
+    }
+  }
+  return folder.real;
+}
+
+/** The latest non-empty line of a command's output, for the progress line. */
+function lastLine(text: string): string {
+  const lines = text.split(/\r?\n|\r/).filter((l) => l.trim());
+  return lines.at(-1)?.trim() ?? "";
+}
+
+export interface ShellResult extends CommandResult {
+  command: string;
+  cwd: string;
+}
+
+/** Runs a shell command in the workspace: dangerous, asks by default. */
 export const shellTool = defineTool({
   name: "shell",
-  description: "Runs a shell command in the project folder.",
+  description: `Runs a command with /bin/sh in the workspace (or cwd, a folder inside it), with a clean environment and a timeout (default ${DEFAULT_COMMAND_TIMEOUT_S} s). Paths in it must stay inside the workspace. Returns the exit code and the output (stdout and stderr; a long output keeps its beginning and end).`,
   dangerous: true,
   subjectKind: "command",
-  inputSchema: z.strictObject({
-    command: z.string().trim().min(1, "A command may not be empty").max(10_000),
-    /** The folder it runs in, relative to the project; the project's folder when absent. */
-    cwd: z.string().trim().min(1).max(1_000).optional(),
-  }),
+  inputSchema: z
+    .strictObject({
+      command: z.string().trim().min(1, "A command may not be empty").max(10_000),
+      /** The folder it runs in, relative to the workspace; the workspace's folder when absent. */
+      cwd: FolderPathSchema.optional(),
+      timeoutSeconds: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_S).optional(),
+    })
+    .superRefine((input, ctx) => {
+      const problem = commandPathProblem(input.command, input.cwd ?? ".");
+      if (problem) ctx.addIssue({ code: "custom", path: ["command"], message: problem });
+    }),
   subject: (input) => input.command,
+  inspect: async (input, ctx) => {
+    await checkOnDisk(input, ctx);
+  },
   preview: (input) => ({ type: "command", command: input.command, ...(input.cwd ? { cwd: input.cwd } : {}) }),
   workingFolder: (input) => input.cwd ?? ".",
   alwaysOptions: (input) => commandAlwaysOptions(input.command, input.cwd ?? "."),
   prompt: (input) => `Run \`${clip(input.command.replace(/\s+/g, " "), 200)}\`?`,
+  async run(input, ctx): Promise<ShellResult> {
+    const cwd = await checkOnDisk(input, ctx);
+    const head = `$ ${clip(input.command.replace(/\s+/g, " "), 100)}`;
+    let recent = "";
+    let shown = 0;
+    let pending: NodeJS.Timeout | undefined;
+    const show = () => {
+      pending = undefined;
+      shown = Date.now();
+      const line = lastLine(recent);
+      ctx.progress(clip(line ? `${head} · ${line}` : `${head} …`, 500));
+    };
+    show();
+    try {
+      const result = await runCommand({
+        command: input.command,
+        cwd,
+        timeoutMs: (input.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_S) * 1_000,
+        signal: ctx.signal,
+        onOutput(text) {
+          recent = (recent + text).slice(-2_000);
+          if (pending) return;
+          pending = setTimeout(show, Math.max(0, PROGRESS_EVERY_MS - (Date.now() - shown)));
+        },
+      });
+      return { command: input.command, cwd: input.cwd ?? ".", ...result };
+    } finally {
+      clearTimeout(pending);
+      ctx.progress(null);
+    }
+  },
 });

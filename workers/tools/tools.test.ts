@@ -5,23 +5,33 @@ import { escapePattern, fileDiff, findTool, readFileTool, shellTool, toolCatalog
 
 describe("the tool catalogue", () => {
   it("lists every tool once with its public info", () => {
-    expect(toolCatalogue.map((t) => t.name)).toEqual(["shell", "write_file", "read_file"]);
+    expect(toolCatalogue.map((t) => t.name)).toEqual(["shell", "write_file", "edit_file", "read_file", "list_files", "search_files"]);
     for (const info of toolCatalogue) expect(ToolInfoSchema.parse(info)).toEqual(info);
     expect(toolCatalogue.find((t) => t.name === "shell")?.dangerous).toBe(true);
     expect(toolCatalogue.find((t) => t.name === "write_file")?.dangerous).toBe(true);
-    expect(toolCatalogue.find((t) => t.name === "read_file")?.dangerous).toBe(false);
+    expect(toolCatalogue.find((t) => t.name === "edit_file")?.dangerous).toBe(true);
+    for (const name of ["read_file", "list_files", "search_files"]) expect(toolCatalogue.find((t) => t.name === name)?.dangerous).toBe(false);
+    // Every path tool is matched as a path: the built-in deny rules (.git/**, **/.env*) apply to it.
+    expect(tools.filter((t) => t.subjectKind === "path").map((t) => t.name)).toEqual(["write_file", "edit_file", "read_file", "list_files", "search_files"]);
     expect(findTool("shell")).toBe(shellTool);
     expect(findTool("nope")).toBeUndefined();
   });
 
   it("builds a valid approval spec for every tool", () => {
-    const inputs = { shell: { command: "npm test" }, write_file: { path: "docs/a.md", content: "x\n" }, read_file: { path: "docs/a.md" } };
+    const inputs = {
+      shell: { command: "npm test" },
+      write_file: { path: "docs/a.md", content: "x\n" },
+      edit_file: { path: "docs/a.md", old: "x", new: "y" },
+      read_file: { path: "docs/a.md" },
+      list_files: { path: "docs" },
+      search_files: { query: "TODO" },
+    };
     for (const tool of tools) {
       const input = tool.inputSchema.parse(inputs[tool.name as keyof typeof inputs]);
       const spec = {
         tool: tool.name,
         input,
-        preview: tool.preview(input),
+        preview: tool.preview(input, tool.name === "edit_file" ? { kind: "text", content: "x\n", hash: "h" } : undefined),
         subject: tool.subject(input),
         subjectKind: tool.subjectKind,
         always: tool.alwaysOptions(input),
@@ -39,8 +49,8 @@ describe("shell", () => {
     const input = parse("  npm test -- --run  ");
     expect(shellTool.subject(input)).toBe("npm test -- --run");
     expect(shellTool.subjectKind).toBe("command");
-    expect(shellTool.preview(input)).toEqual({ type: "command", command: "npm test -- --run" });
-    expect(shellTool.preview(shellTool.inputSchema.parse({ command: "ls", cwd: "docs" }))).toEqual({ type: "command", command: "ls", cwd: "docs" });
+    expect(shellTool.preview(input, undefined)).toEqual({ type: "command", command: "npm test -- --run" });
+    expect(shellTool.preview(shellTool.inputSchema.parse({ command: "ls", cwd: "docs/" }), undefined)).toEqual({ type: "command", command: "ls", cwd: "docs" });
     expect(shellTool.prompt!(input)).toBe("Run `npm test -- --run`?");
   });
 
@@ -84,9 +94,13 @@ describe("write_file", () => {
     expect(writeFileTool.inputSchema.safeParse({ path, content: "" }).success).toBe(false);
   });
 
-  it("previews a unified diff from the previous content to the new one", () => {
-    const input = writeFileTool.inputSchema.parse({ path: "docs/changelog.md", previous: "# Changelog\n\n## 0.1.0\n- First\n", content: "# Changelog\n\n## 0.2.0\n- Approvals\n\n## 0.1.0\n- First\n" });
-    const preview = writeFileTool.preview(input);
+  it("refuses a `previous` from the caller: the diff is against the file as it is", () => {
+    expect(writeFileTool.inputSchema.safeParse({ path: "a.md", previous: "x", content: "y" }).success).toBe(false);
+  });
+
+  it("previews a unified diff from the file's current content to the new one", () => {
+    const input = writeFileTool.inputSchema.parse({ path: "docs/changelog.md", content: "# Changelog\n\n## 0.2.0\n- Approvals\n\n## 0.1.0\n- First\n" });
+    const preview = writeFileTool.preview(input, { kind: "text", content: "# Changelog\n\n## 0.1.0\n- First\n", hash: "h" });
     expect(ToolPreviewSchema.parse(preview)).toEqual(preview);
     expect(preview).toEqual({
       type: "diff",
@@ -118,7 +132,7 @@ describe("read_file", () => {
     expect(readFileTool.dangerous).toBe(false);
     expect(readFileTool.subject(input)).toBe("docs/a.md");
     expect(readFileTool.alwaysOptions(input).map((o) => o.pattern)).toEqual(["docs/a.md", "docs/**"]);
-    expect(readFileTool.preview(input)).toEqual({ type: "text", text: "Read docs/a.md" });
+    expect(readFileTool.preview(input, undefined)).toEqual({ type: "text", text: "Read docs/a.md" });
   });
 });
 

@@ -1,10 +1,9 @@
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatchHunk } from "diff";
 import { z } from "zod";
-import { MAX_PREVIEW_CHARS } from "../../lib/protocol/permissions";
+import { MAX_PREVIEW_CHARS, type ToolPreview } from "../../lib/protocol/permissions";
 import { clip, defineTool } from "./define";
+import { currentFile, fileStamp, lineCount, MAX_FILE_CHARS, sameAsApproved, writeAtomically, type CurrentFile } from "./file-text";
 import { pathAlwaysOptions, ProjectPathSchema } from "./patterns";
-
-const MAX_FILE_CHARS = 1_000_000;
 
 /**
  * A unified diff of a file from `previous` to `content` (a new file when there is no previous),
@@ -39,20 +38,44 @@ export function fileDiff(filePath: string, previous: string | undefined, content
   return `${formatPatch({ ...patch, hunks: kept }, FILE_HEADERS_ONLY)}\\ … ${rest} more line${rest === 1 ? "" : "s"} not shown\n`;
 }
 
-/** Writes a file of the project. In the offline demo the function simulates it: nothing is written. */
+/** A write's preview: the diff from the file's real current content (read before asking). */
+export function changePreview(filePath: string, current: CurrentFile | undefined, content: string): ToolPreview {
+  if (current?.kind === "binary" || current?.kind === "too_big") {
+    const what = current.kind === "binary" ? "a binary file" : "a file too big to compare";
+    return { type: "text", text: `Replace ${clip(filePath, 1_000)} (now ${what} of ${current.bytes} bytes) with ${lineCount(content)} lines of text:\n\n${clip(content, 8_000)}` };
+  }
+  return { type: "diff", path: clip(filePath, 1_000), diff: fileDiff(filePath, current?.kind === "text" ? current.content : undefined, content) };
+}
+
+export interface WriteFileResult {
+  [key: string]: string | number | boolean;
+  path: string;
+  written: true;
+  created: boolean;
+  bytes: number;
+  lines: number;
+}
+
+/** Writes a whole file of the workspace (atomically, its folders made): dangerous, asks by default. */
 export const writeFileTool = defineTool({
   name: "write_file",
-  description: "Writes a file of the project (its whole new content).",
+  description: "Writes a file of the workspace: its whole new content (folders are created). The approval shows the diff from what the file holds now.",
   dangerous: true,
   subjectKind: "path",
   inputSchema: z.strictObject({
     path: ProjectPathSchema,
     content: z.string().max(MAX_FILE_CHARS),
-    /** The file's content now, for the diff; absent for a new file. */
-    previous: z.string().max(MAX_FILE_CHARS).optional(),
   }),
   subject: (input) => input.path,
-  preview: (input) => ({ type: "diff", path: clip(input.path, 1_000), diff: fileDiff(input.path, input.previous, input.content) }),
+  inspect: (input, ctx) => currentFile(ctx.workspace, input.path),
+  // Without `current` (a caller's own implementation, not the workspace's file): the diff of a new file.
+  preview: (input, current: CurrentFile | undefined) => changePreview(input.path, current, input.content),
+  stamp: fileStamp,
   alwaysOptions: (input) => pathAlwaysOptions(input.path),
   prompt: (input) => `Write ${clip(input.path, 200)}?`,
+  async run(input, ctx, approved): Promise<WriteFileResult> {
+    sameAsApproved(input.path, approved, await currentFile(ctx.workspace, input.path));
+    const { created, bytes } = await writeAtomically(ctx.workspace, input.path, input.content);
+    return { path: input.path, written: true, created, bytes, lines: lineCount(input.content) };
+  },
 });

@@ -27,7 +27,7 @@ function approvalOf({ tool, input }: Call): ApprovalSpec {
   return ApprovalSpecSchema.parse({
     tool: t.name,
     input: value,
-    preview: t.preview(value),
+    preview: t.preview(value, undefined),
     subject: t.subject(value),
     subjectKind: t.subjectKind,
     cwd: t.workingFolder ? normaliseFolder(t.workingFolder(value)) : null,

@@ -1,0 +1,44 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ChildToParent } from "../../lib/protocol/ipc";
+import { createRuntime, type Settlement } from "../runtime";
+
+/* For the tools' and the demos' tests: a temporary workspace, and a runtime that answers approvals. */
+
+type Ask = Extract<ChildToParent, { type: "question.ask" }>;
+
+/** A temporary folder (real path), removed by `cleanup`. */
+export function tempFolder(prefix = "parley-tools-"): { dir: string; cleanup: () => void } {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A runtime whose tools work in `workspace`, on a fake host: each approval is answered by
+ * `answer` (which may change the disk first: a race), "allow once" by default.
+ */
+export function toolRuntime(workspace: string, answer: (ask: Ask) => Promise<Partial<Settlement>> | Partial<Settlement> = () => ({})) {
+  const sent: ChildToParent[] = [];
+  let n = 0;
+  const controller = createRuntime({
+    runId: "run-t",
+    sessionId: "s-t",
+    canAsk: true,
+    workspace,
+    newId: () => `q${++n}`,
+    send(m) {
+      sent.push(m);
+      if (m.type === "question.ask") {
+        void Promise.resolve(answer(m)).then((s) => controller.settle(m.questionId, { outcome: "answered", value: "once", feedback: null, ...s }));
+      }
+    },
+  });
+  return {
+    rt: controller.rt,
+    controller,
+    sent,
+    asks: () => sent.filter((m): m is Ask => m.type === "question.ask"),
+    progress: () => sent.flatMap((m) => (m.type === "run.progress" ? [m.text] : [])),
+  };
+}
