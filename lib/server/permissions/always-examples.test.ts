@@ -20,10 +20,15 @@ const sh = (command: string, cwd?: string): Call => ({ tool: "shell", input: cwd
 const write = (p: string): Call => ({ tool: "write_file", input: { path: p, content: "x\n" } });
 const read = (p: string): Call => ({ tool: "read_file", input: { path: p } });
 
-/** The approval the runtime builds for a call (workers/runtime/runtime.ts). */
+/**
+ * The approval the runtime builds for a call (workers/runtime/runtime.ts). A later call the tool
+ * itself refuses (an absolute path in a command: the workspace's own check) is judged by the rules
+ * as written too, so each layer is held to the example on its own.
+ */
 function approvalOf({ tool, input }: Call): ApprovalSpec {
   const t = findTool(tool)!;
-  const value = t.inputSchema.parse(input);
+  const parsed = t.inputSchema.safeParse(input);
+  const value = parsed.success ? parsed.data : (input as never);
   return ApprovalSpecSchema.parse({
     tool: t.name,
     input: value,

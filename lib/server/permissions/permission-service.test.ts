@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalSpec, PermissionRuleInput } from "../../protocol/permissions";
 import { startFakeParley, type FakeParley } from "../../../tests/helpers/fakes";
+import { matchWork } from "./glob-engine";
 import { createPermissionService, MAX_SESSION_RULES, type PermissionService } from "./permission-service";
+import { MAX_SESSION_RULE_STATES, patternCost } from "./rule-match";
 
 const TOOLS = [
   { name: "shell", description: "Runs a command.", dangerous: true, subjectKind: "command" as const },
@@ -171,6 +173,26 @@ describe("the permission service", () => {
     await expect(add({ tool: "shell", pattern: "one more", decision: "allow" })).rejects.toMatchObject({ code: "bad_request", message: expect.stringContaining(`${MAX_SESSION_RULES}`) });
     // Adding one it already has only moves it.
     await expect(add({ tool: "shell", pattern: "c0", decision: "allow" })).resolves.toMatchObject({ pattern: "c0" });
+  });
+
+  it("holds at most MAX_SESSION_RULE_STATES matching states of rules per session: what keeps a call's matching fast", async () => {
+    // 16 path rules of about 250 states each fill the budget; a 17th is refused, a small one still fits.
+    const heavy = (i: number) => `{a,b}/**/${"*a".repeat(56)}*b${i}`.slice(0, 200);
+    expect(patternCost(heavy(0))).toBeGreaterThan(MAX_SESSION_RULE_STATES / 17);
+    let added = 0;
+    for (; added < 40; added++) {
+      const refused = await add({ tool: "read_file", pattern: heavy(added), decision: "deny" }).catch((err: unknown) => err);
+      if (refused instanceof Error) {
+        expect(refused).toMatchObject({ code: "bad_request", message: expect.stringContaining(`at most ${MAX_SESSION_RULE_STATES}`) });
+        break;
+      }
+    }
+    expect(added).toBe(Math.floor(MAX_SESSION_RULE_STATES / patternCost(heavy(0))));
+    await expect(add({ tool: "read_file", pattern: "a", decision: "deny" })).resolves.toMatchObject({ pattern: "a" });
+    // The call's decision over them all stays well inside a few milliseconds of work: one pass.
+    const before = matchWork.steps;
+    expect(await permissions.decide(sessionId, fileCall("read_file", `a/${"a".repeat(998)}`))).toMatchObject({ decision: "allow" });
+    expect(matchWork.steps - before).toBeLessThan(1_000 * (MAX_SESSION_RULE_STATES / 32) * 4);
   });
 
   it("removes a session's rule; an id of another session's rule or of none is not found and removes nothing", async () => {

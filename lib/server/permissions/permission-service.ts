@@ -16,7 +16,7 @@ import type { DomainEvents } from "../events";
 import { normaliseFolder } from "../../permissions/working-folder";
 import { builtinRules } from "./builtin-rules";
 import { checkCommandAllow, decide as decideByRules, matches, type ToolCall } from "./rule-decide";
-import { checkPattern } from "./rule-match";
+import { checkPattern, MAX_SESSION_RULE_STATES, patternCost } from "./rule-match";
 import { createRuleStore, type RuleRow } from "./rule-store";
 import { wideCovered } from "./wide-covered";
 
@@ -109,6 +109,10 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       await store.deleteSame(tx, { sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd });
       if ((await store.count(tx, sessionId)) >= MAX_SESSION_RULES) {
         throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
+      }
+      const states = (await store.listForSession(sessionId, tx)).reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
+      if (states > MAX_SESSION_RULE_STATES) {
+        throw new AppError("bad_request", `This session's rules would be too complex to check quickly (${states} matching states, at most ${MAX_SESSION_RULE_STATES}): remove some, or use simpler patterns.`);
       }
       // Strictly after the newest rule, so the panel lists rules in the order they were added even when two share a millisecond.
       const latest = await store.latestCreatedAt(tx, sessionId);

@@ -2,7 +2,7 @@ import { allowsCommand, readCommandAllow } from "../../permissions/command-allow
 import { normaliseFolder } from "../../permissions/working-folder";
 import { AppError } from "../../protocol/errors";
 import type { PermissionDecision, SubjectKind } from "../../protocol/permissions";
-import { matchGlob } from "./rule-match";
+import { matchGlob, matchingGlobs } from "./rule-match";
 
 /**
  * Whether a rule matches a tool call, and what a set of rules decides about it.
@@ -35,15 +35,50 @@ export interface ToolCall {
   cwd?: string | null;
 }
 
-export function matches(rule: RuleLike, call: ToolCall): boolean {
-  if (rule.tool !== call.tool) return false;
-  if (rule.cwd != null && (call.cwd == null || normaliseFolder(rule.cwd) !== normaliseFolder(call.cwd))) return false;
-  const pattern = rule.pattern.trim();
+/** How a rule's pattern is read for a call: word-based (a command allow rule), every call (`*`), or a glob of some kind. */
+function readingOf(rule: RuleLike, call: ToolCall): "command-allow" | "all" | { kind: "path" | "text"; ignoreCase: boolean } {
   const decision = rule.decision ?? "allow";
-  if (call.subjectKind === "command" && decision === "allow") return allowsCommand(pattern, call.subject);
-  if (pattern === "*") return true;
-  if (call.subjectKind === "path") return matchGlob(pattern, call.subject, { kind: "path", ignoreCase: decision !== "allow" });
-  return matchGlob(pattern, call.subject, { kind: "text" });
+  if (call.subjectKind === "command" && decision === "allow") return "command-allow";
+  if (rule.pattern.trim() === "*") return "all";
+  return call.subjectKind === "path" ? { kind: "path", ignoreCase: decision !== "allow" } : { kind: "text", ignoreCase: false };
+}
+
+/** Whether the rule is for this call's tool and folder (a rule with a `cwd` applies only there). */
+function appliesTo(rule: RuleLike, call: ToolCall): boolean {
+  if (rule.tool !== call.tool) return false;
+  return rule.cwd == null || (call.cwd != null && normaliseFolder(rule.cwd) === normaliseFolder(call.cwd));
+}
+
+export function matches(rule: RuleLike, call: ToolCall): boolean {
+  if (!appliesTo(rule, call)) return false;
+  const reading = readingOf(rule, call);
+  if (reading === "command-allow") return allowsCommand(rule.pattern.trim(), call.subject);
+  if (reading === "all") return true;
+  return matchGlob(rule.pattern.trim(), call.subject, reading);
+}
+
+/**
+ * Which of `rules` match a call, all at once: the glob rules of each reading in one pass over the
+ * subject (matchingGlobs), so a call's time stays bounded by the rules' total size.
+ */
+export function matchingRules<R extends RuleLike>(rules: readonly R[], call: ToolCall): boolean[] {
+  const matched = rules.map(() => false);
+  const globs = new Map<string, { reading: { kind: "path" | "text"; ignoreCase: boolean }; at: number[]; patterns: string[] }>();
+  rules.forEach((rule, i) => {
+    if (!appliesTo(rule, call)) return;
+    const reading = readingOf(rule, call);
+    if (reading === "command-allow") matched[i] = allowsCommand(rule.pattern.trim(), call.subject);
+    else if (reading === "all") matched[i] = true;
+    else {
+      const key = `${reading.kind}:${reading.ignoreCase}`;
+      const group = globs.get(key) ?? { reading, at: [], patterns: [] };
+      group.at.push(i);
+      group.patterns.push(rule.pattern.trim());
+      globs.set(key, group);
+    }
+  });
+  for (const { reading, at, patterns } of globs.values()) for (const k of matchingGlobs(patterns, call.subject, reading)) matched[at[k]!] = true;
+  return matched;
 }
 
 const STRENGTH: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny: 2 };
@@ -54,12 +89,13 @@ const STRENGTH: Record<PermissionDecision, number> = { allow: 0, ask: 1, deny: 2
  * first in `rules`' order is named. With none, a dangerous tool asks and any other is allowed.
  */
 export function decide<R extends RuleWithDecision>(rules: readonly R[], call: ToolCall, dangerous: boolean): { decision: PermissionDecision; rule: R | null } {
+  const matched = matchingRules(rules, call);
   let found: R | null = null;
-  for (const rule of rules) {
-    if ((found === null || STRENGTH[rule.decision] > STRENGTH[found.decision]) && matches(rule, call)) found = rule;
-    if (found?.decision === "deny") break;
-  }
-  return found ? { decision: found.decision, rule: found } : { decision: dangerous ? "ask" : "allow", rule: null };
+  rules.forEach((rule, i) => {
+    if (matched[i] && (found === null || STRENGTH[rule.decision] > STRENGTH[found.decision])) found = rule;
+  });
+  const winner = found as R | null;
+  return winner ? { decision: winner.decision, rule: winner } : { decision: dangerous ? "ask" : "allow", rule: null };
 }
 
 /** Throws a 400 naming the pattern when an allow rule for a command is neither an exact command nor words then ` *`. */
