@@ -395,8 +395,9 @@ describe("tool", () => {
       owner: undefined,
       approval: {
         tool: "shell",
-        input: { command: "npm test", cwd: "./packages/app/" },
-        preview: { type: "command", command: "npm test", cwd: "./packages/app/" },
+        // The input as checked: its folder normalised.
+        input: { command: "npm test", cwd: "packages/app" },
+        preview: { type: "command", command: "npm test", cwd: "packages/app" },
         subject: "npm test",
         subjectKind: "command",
         // The folder it runs in, normalised: rules match it exactly.
