@@ -22,7 +22,8 @@ it("a fresh server makes its data folder 0700 and the database, its WAL, SHM and
   const data = path.join(root, "data");
   const db = path.join(data, "p.db");
   // No PARLEY_TOKEN: the server keeps a token of its own beside the database, in the same folder.
-  server = await startServerProcess({ port: await freePort(), databaseFile: db, env: { PARLEY_TOKEN: undefined } });
+  // The workspace beside the data folder, as by default (the helper's would be made inside it, 0755, first).
+  server = await startServerProcess({ port: await freePort(), databaseFile: db, env: { PARLEY_TOKEN: undefined, PARLEY_WORKSPACE: path.join(root, "workspace") } });
   expect(modeOf(data)).toBe(0o700);
   for (const file of [db, `${db}-wal`, `${db}-shm`, `${db}.token`, `${db}.server.json`]) {
     expect(existsSync(file), file).toBe(true);

@@ -200,7 +200,7 @@ describe("Allow always over the real server", () => {
       ["git push --force", undefined, "denied"],
       ["git push -f", undefined, "asks"],
       ["git push origin +main", undefined, "asks"],
-      ["git push origin main; rm -rf ~", undefined, "asks"],
+      ["git push origin main; rm -rf build", undefined, "asks"],
       ["git push origin main", "elsewhere", "asks"],
       ["npm test", undefined, "asks"],
       ["npm test -- --watch", "packages/app", "asks"],
