@@ -29,7 +29,7 @@ test.describe("approvals shared by the tabs of one session", () => {
       await expect(tab.page.getByTestId("approval-title")).toHaveText(/Run tests\s*wants to run\s*shell/);
       await expect(tab.page.getByTestId("question-prompt")).toHaveText("Run npm test?");
       await expect(tab.page.getByTestId("approval-command")).toHaveText("npm test");
-      await expect(tab.page.getByTestId("approval-always-hint")).toContainText("Allow shell: npm test exactly, in the workspace's top folder, in this chat");
+      await expect(tab.page.getByTestId("approval-always-hint")).toContainText("you choose npm test exactly, in the workspace's top folder, or npm test with any further arguments, in the workspace's top folder");
       await expect(tab.composer()).toHaveCount(0);
       // The card has the focus, never its Allow button.
       await expect(approvalCard(tab)).toBeFocused();
