@@ -121,11 +121,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
         </span>
         {dangerous && (
           <span data-testid="approval-dangerous" className="inline-flex items-center gap-1 font-medium text-amber-800" title="This tool can change things outside the chat">
-            <svg aria-hidden viewBox="0 0 16 16" className="h-3.5 w-3.5 fill-none stroke-current" strokeWidth="1.6">
-              <path d="M8 1.8 15 14H1z" strokeLinejoin="round" />
-              <path d="M8 6.2v3.6" strokeLinecap="round" />
-              <circle cx="8" cy="11.8" r=".5" className="fill-current" />
-            </svg>
+            <WarningIcon className="h-3.5 w-3.5 stroke-current" />
             {/* On a phone the icon alone (the header's colour says the rest): the countdown and position keep one line. */}
             <span className="sr-only sm:not-sr-only">can change things</span>
           </span>
@@ -156,11 +152,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
 
         {hidden && (
           <p data-testid="approval-hidden-warning" role="note" className="flex items-start gap-2 rounded-lg border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">
-            <svg aria-hidden viewBox="0 0 16 16" className="mt-0.5 h-4 w-4 shrink-0 fill-none stroke-amber-700" strokeWidth="1.6">
-              <path d="M8 1.8 15 14H1z" strokeLinejoin="round" />
-              <path d="M8 6.2v3.6" strokeLinecap="round" />
-              <circle cx="8" cy="11.8" r=".5" className="fill-current" />
-            </svg>
+            <WarningIcon className="mt-0.5 h-4 w-4 shrink-0 stroke-amber-700" />
             <span>
               <span className="block font-medium">{hidden}</span>
               <span className="block text-xs text-amber-900/80">Characters that reorder text or do not show are labelled here, not applied.</span>
@@ -392,5 +384,16 @@ function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: A
         </button>
       </div>
     </div>
+  );
+}
+
+/** The warning triangle of a dangerous tool and of hidden characters. */
+function WarningIcon({ className }: { className: string }) {
+  return (
+    <svg aria-hidden viewBox="0 0 16 16" className={`fill-none ${className}`} strokeWidth="1.6">
+      <path d="M8 1.8 15 14H1z" strokeLinejoin="round" />
+      <path d="M8 6.2v3.6" strokeLinecap="round" />
+      <circle cx="8" cy="11.8" r=".5" className="fill-current" />
+    </svg>
   );
 }

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { prepareWorkspace } from "../../lib/server/workspace/prepare-workspace";
+import { describe, expect, it } from "vitest";
 import { SAMPLE_PROJECT } from "../../lib/server/workspace/sample-project";
-import { tempFolder } from "../tools/tool-harness";
+import { workspaceEachTest } from "../tools/tool-harness";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { createRuntime, RunCancelled, type CallSettlement, type Settlement } from "../runtime";
 import { runAgentLoop, type ReplyWriter } from "./loop";
@@ -19,13 +18,7 @@ const COMMANDS = toolFunctionsOf({ functions: Object.values(demoFunctions).filte
 type Ask = Extract<ChildToParent, { type: "question.ask" }>;
 
 /** The workspace the tools work in: a new one, seeded with the sample project, for each test. */
-let ws: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir: ws, cleanup } = tempFolder("parley-agent-ws-"));
-  prepareWorkspace(ws);
-});
-afterEach(() => cleanup());
+const workspace = workspaceEachTest("parley-agent-");
 type RunCall = Extract<ChildToParent, { type: "run.call" }>;
 type Answerer = (ask: Ask) => Omit<Settlement, "feedback" | "value"> & Partial<Settlement>;
 
@@ -40,7 +33,7 @@ function harness({ answer, journal = [], canAsk = true, child }: { answer: Answe
     sessionId: "s-1",
     canAsk,
     journal,
-    workspace: ws,
+    workspace: workspace.ws(),
     newId: () => `q${++n}`,
     send(m) {
       sent.push(m);
@@ -137,7 +130,7 @@ describe("the agent loop with the scripted model", () => {
   });
 
   it("writes the changelog in the workspace once approved, and nothing when rejected", async () => {
-    const changelog = path.join(ws, "docs/changelog.md");
+    const changelog = path.join(workspace.ws(), "docs/changelog.md");
     const rejected = harness({ answer: () => ({ outcome: "declined", feedback: "later" }) });
     const no = await runAgentLoop(rejected.rt, { choice: scripted().choice, text: "write the changelog" });
     expect(no.reply).toMatch(/I left the changelog as it was: The user rejected write_file `docs\/changelog\.md`: later/);
@@ -152,11 +145,11 @@ describe("the agent loop with the scripted model", () => {
   it("a path out of the workspace (nothing asked) or a missing file reaches the model as text", async () => {
     const h = harness({ answer: () => ({ outcome: "answered", value: "once" }) });
     const out = await runAgentLoop(h.rt, { choice: scripted().choice, text: "read ../secret.txt" });
-    expect(out.reply).toMatch(/I could not read the file: Invalid input for read_file: path: a path inside the project \(it may not climb out with \.\.\)/);
+    expect(out.reply).toMatch(/I could not read the file: Invalid input for read_file: path: a path inside the workspace \(it may not climb out with \.\.\)/);
     const missing = await runAgentLoop(h.rt, { choice: scripted().choice, text: "read nothing-here.md" });
     expect(missing.reply).toMatch(/^Let me read that\.\n\nI could not read the file: `nothing-here\.md` does not exist\.$/);
     expect(h.asks().map((a) => a.spec.approval!.subject)).toEqual(["nothing-here.md"]);
-    expect(existsSync(path.join(ws, "nothing-here.md"))).toBe(false);
+    expect(existsSync(path.join(workspace.ws(), "nothing-here.md"))).toBe(false);
   });
 
   it("hands a rejected approval's message to the model as the tool result", async () => {

@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { prepareWorkspace } from "../../lib/server/workspace/prepare-workspace";
 import { AgentError, createRuntime, type Settlement } from "../runtime";
-import { tempFolder } from "../tools/tool-harness";
+import { workspaceEachTest } from "../tools/tool-harness";
 import { providerError, redact } from "./errors";
 import { runAgentLoop } from "./loop";
 import { selectModel } from "./provider";
@@ -46,14 +45,8 @@ function sse(res: ServerResponse, events: string[]) {
 
 const textReply = (text: string): Handler => (_b, _r, res) => sse(res, [chunk({ role: "assistant", content: "" }), ...text.match(/.{1,4}/g)!.map((t) => chunk({ content: t })), chunk({}, "stop")]);
 
-/** The workspace the tools run in: seeded with the sample project for each test. */
-let ws: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir: ws, cleanup } = tempFolder("parley-openai-ws-"));
-  prepareWorkspace(ws);
-});
-afterEach(() => cleanup());
+/** The workspace the tools work in: a new one, seeded with the sample project, for each test. */
+const workspace = workspaceEachTest("parley-openai-");
 
 function harness(answer: Partial<Settlement> & Pick<Settlement, "outcome"> = { outcome: "answered", value: "once" }) {
   const sent: Array<{ type: string; text?: string; spec?: { kind: string }; name?: string; output?: unknown }> = [];
@@ -61,7 +54,7 @@ function harness(answer: Partial<Settlement> & Pick<Settlement, "outcome"> = { o
     runId: "r",
     sessionId: "s",
     canAsk: true,
-    workspace: ws,
+    workspace: workspace.ws(),
     send(m) {
       sent.push(m as never);
       if (m.type === "question.ask") setTimeout(() => controller.settle(m.questionId, { value: null, feedback: null, ...answer }), 0);

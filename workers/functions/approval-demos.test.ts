@@ -1,12 +1,11 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
-import { prepareWorkspace } from "../../lib/server/workspace/prepare-workspace";
 import { SAMPLE_PROJECT } from "../../lib/server/workspace/sample-project";
 import { createRuntime, type Settlement } from "../runtime";
 import type { AgentFunction } from "../runtime";
-import { tempFolder } from "../tools/tool-harness";
+import { workspaceEachTest } from "../tools/tool-harness";
 import { runTests, testCounts, updateDocs, withRelease, writeChangelog } from "./demo-functions";
 
 type Ask = Extract<ChildToParent, { type: "question.ask" }>;
@@ -16,15 +15,10 @@ type StepRecord = Extract<ChildToParent, { type: "step.record" }>;
 const toolSteps = (sent: ChildToParent[]) => sent.filter((m): m is StepRecord => m.type === "step.record" && !m.name.endsWith(": as found before asking"));
 type Answer = Partial<Settlement> & Pick<Settlement, "outcome">;
 
-let ws: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir: ws, cleanup } = tempFolder("parley-demo-ws-"));
-  prepareWorkspace(ws);
-});
-afterEach(() => cleanup());
+/** The workspace the tools work in: a new one, seeded with the sample project, for each test. */
+const workspace = workspaceEachTest("parley-demo-");
 
-const file = (rel: string) => readFileSync(path.join(ws, rel), "utf8");
+const file = (rel: string) => readFileSync(path.join(workspace.ws(), rel), "utf8");
 
 /** The server allows read_file by default (not dangerous): only the other approvals get `answer`. */
 const readsAllowed = (answer: (ask: Ask, all: Ask[]) => Answer) => (ask: Ask, all: Ask[]): Answer =>
@@ -38,7 +32,7 @@ const readsAllowed = (answer: (ask: Ask, all: Ask[]) => Answer) => (ask: Ask, al
 async function drive(fn: AgentFunction, answer: (ask: Ask, all: Ask[]) => Answer, { journal = [] as JournalRecord[], newestFirst = false, together = 1 } = {}) {
   const sent: ChildToParent[] = [];
   const settled = new Map<string, Settlement>();
-  const controller = createRuntime({ runId: "run-9", sessionId: "s-1", canAsk: true, journal, workspace: ws, send: (m) => sent.push(m), newId: () => `q${sent.length}` });
+  const controller = createRuntime({ runId: "run-9", sessionId: "s-1", canAsk: true, journal, workspace: workspace.ws(), send: (m) => sent.push(m), newId: () => `q${sent.length}` });
   let done = false;
   const running = fn.run(controller.rt, {}).finally(() => (done = true));
   while (!done) {
@@ -83,7 +77,7 @@ describe("run-tests", () => {
   });
 
   it("reports failing tests with their count and the exit code", async () => {
-    writeFileSync(path.join(ws, "src/greet.js"), SAMPLE_PROJECT["src/greet.js"]!.replace("Hello", "Bye"));
+    writeFileSync(path.join(workspace.ws(), "src/greet.js"), SAMPLE_PROJECT["src/greet.js"]!.replace("Hello", "Bye"));
     const run = await drive(runTests, () => ({ outcome: "answered", value: "once" }));
     expect(run.result).toEqual({ ran: true, exitCode: 1, passed: 0, failed: 2 });
     expect(run.says[0]).toMatch(/The tests failed \(exit code 1\): 2 of 2 failed\. ❌$/);
@@ -132,7 +126,7 @@ describe("write-changelog", () => {
   });
 
   it("makes the changelog when there is none", async () => {
-    rmSync(path.join(ws, "docs/changelog.md"));
+    rmSync(path.join(workspace.ws(), "docs/changelog.md"));
     const run = await drive(writeChangelog, () => ({ outcome: "answered", value: "once" }));
     expect(run.result).toEqual({ written: true, path: "docs/changelog.md" });
     expect(file("docs/changelog.md")).toMatch(/^# Changelog\n\n## 0\.2\.0\n/);
@@ -176,8 +170,8 @@ describe("update-docs", () => {
       ask.spec.approval!.subject === "docs/approvals.md" ? { outcome: "declined", feedback: "that page is not ready" } : { outcome: "answered", value: "once" },
     );
     expect(run.says.slice(1)).toEqual(['I did not write docs/approvals.md. You said: "that page is not ready".', "Wrote docs/getting-started.md. 📚"]);
-    expect(existsSync(path.join(ws, "docs/approvals.md"))).toBe(false);
-    expect(existsSync(path.join(ws, "docs/getting-started.md"))).toBe(true);
+    expect(existsSync(path.join(workspace.ws(), "docs/approvals.md"))).toBe(false);
+    expect(existsSync(path.join(workspace.ws(), "docs/getting-started.md"))).toBe(true);
   });
 
   it("replays from its journal without asking, writing or saying anything again, whichever card was answered first", async () => {
@@ -185,8 +179,8 @@ describe("update-docs", () => {
     const live = await drive(updateDocs, () => ({ outcome: "answered", value: "once" }), { newestFirst: true, together: 2 });
     // Positions: the say (0); then for each file, the stamp of what it was, the approval, the write.
     expect(toolSteps(live.sent).map((m) => m.seq)).toEqual([6, 3]);
-    rmSync(path.join(ws, "docs/getting-started.md"));
-    rmSync(path.join(ws, "docs/approvals.md"));
+    rmSync(path.join(workspace.ws(), "docs/getting-started.md"));
+    rmSync(path.join(workspace.ws(), "docs/approvals.md"));
     const replay = await drive(
       updateDocs,
       () => {
@@ -197,6 +191,6 @@ describe("update-docs", () => {
     expect(replay.sent).toEqual([]);
     expect(replay.result).toEqual(live.result);
     expect(replay.controller.divergence()).toBeNull();
-    expect(existsSync(path.join(ws, "docs/getting-started.md"))).toBe(false);
+    expect(existsSync(path.join(workspace.ws(), "docs/getting-started.md"))).toBe(false);
   });
 });

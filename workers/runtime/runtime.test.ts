@@ -538,7 +538,7 @@ describe("tool", () => {
     // @ts-expect-error the shell tool needs a command
     const bad = rt.tool("shell", { cmd: "ls" }, impl);
     await expect(bad).rejects.toSatisfy((e) => e instanceof ToolInputInvalid && e.code === "tool_input_invalid" && e.tool === "shell" && /command/.test(e.message));
-    await expect(rt.tool("write_file", { path: "../outside.md", content: "" }, impl)).rejects.toThrow(/Invalid input for write_file: .*path inside the project/);
+    await expect(rt.tool("write_file", { path: "../outside.md", content: "" }, impl)).rejects.toThrow(/Invalid input for write_file: .*path inside the workspace/);
     await expect(rt.tool("launch_rockets", {}, impl)).rejects.toSatisfy((e) => e instanceof UnknownTool && /shell, write_file, edit_file, read_file, list_files, search_files/.test(e.message));
     expect(sent).toEqual([]);
     // Nothing took a journal position.

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { z } from "zod";
 import { MAX_PATTERN_CHARS } from "../../lib/protocol/permissions";
 import { commandText, exactCommandPattern, wideCommandPattern } from "../../lib/permissions/command-allow";
 import { widerWords } from "../../lib/permissions/command-risks";
@@ -16,20 +15,7 @@ import type { AlwaysOptionInput } from "./define";
 
 export { escapePattern };
 
-/** A path inside the project, normalised (`./docs//a.md` → `docs/a.md`): not absolute, not climbing out with `..`. */
-export const ProjectPathSchema = z
-  .string()
-  .trim()
-  .min(1, "A path may not be empty")
-  .max(1_000)
-  .refine((p) => !p.includes("\0"), "a path may not contain a NUL character")
-  .transform((p) => {
-    const normal = path.posix.normalize(p.replaceAll("\\", "/"));
-    return normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal;
-  })
-  .refine((p) => !p.startsWith("/") && !/^[A-Za-z]:/.test(p), "a path inside the project, not an absolute one")
-  .refine((p) => p !== ".." && !p.startsWith("../"), "a path inside the project (it may not climb out with ..)")
-  .refine((p) => p !== ".", "a file's path, not the project's folder");
+export { ProjectPathSchema } from "./workspace-paths";
 
 /** A folder whose every file a builtin rule denies to path tools (`.git`, `.env*`): never offered as "any file under". */
 const deniedFolder = (dir: string) => dir.split("/").some((part) => /^\.git$/i.test(part)) || /(^|\/)\.env[^/]*$/i.test(dir);

@@ -1,28 +1,15 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { RunCancelled, ToolDenied, ToolInputInvalid } from "../runtime";
 import { HEAD_CHARS, TAIL_CHARS } from "./run-command";
-import { tempFolder, toolRuntime } from "./tool-harness";
+import { toolRuntime, workspaceEachTest } from "./tool-harness";
 
-let ws: string;
-let outside: string;
-const cleanups: Array<() => void> = [];
-
-beforeEach(() => {
-  const a = tempFolder("parley-ws-");
-  const b = tempFolder("parley-outside-");
-  cleanups.push(a.cleanup, b.cleanup);
-  ws = a.dir;
-  outside = b.dir;
-  mkdirSync(path.join(ws, "src"));
-  writeFileSync(path.join(ws, "a.txt"), "alpha\n");
-  writeFileSync(path.join(outside, "secret.txt"), "TOP SECRET\n");
-});
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const workspace = workspaceEachTest("parley-shell-", { "a.txt": "alpha\n" });
+beforeEach(() => mkdirSync(path.join(workspace.ws(), "src")));
+const ws = () => workspace.ws();
+const outside = () => workspace.outside();
 
 /** Whether a process is alive (signal 0 probes it); a zombie waiting to be reaped is not. */
 function alive(pid: number): boolean {
@@ -48,24 +35,24 @@ async function until(check: () => boolean, ms = 5_000): Promise<void> {
 
 describe("shell", () => {
   it("runs a command in the workspace and returns its exit code and output, after the approval", async () => {
-    const h = toolRuntime(ws);
+    const h = toolRuntime(ws());
     // stdout and stderr are two pipes: the pauses keep their order certain.
     const command = "cat a.txt; sleep 0.2; echo err >&2; sleep 0.2; pwd; exit 3";
     const result = await h.rt.tool("shell", { command });
     expect(result).toMatchObject({ command, cwd: ".", exitCode: 3, signal: null, timedOut: false, stopped: false, cutChars: 0 });
-    expect(result.output).toBe(`alpha\nerr\n${ws}\n`);
+    expect(result.output).toBe(`alpha\nerr\n${ws()}\n`);
     expect(h.asks()[0]!.spec.approval).toMatchObject({ tool: "shell", subject: command, dangerous: true });
   });
 
   it("runs in cwd, a folder inside the workspace", async () => {
-    const h = toolRuntime(ws);
-    expect((await h.rt.tool("shell", { command: "pwd && cat ../a.txt", cwd: "src" })).output).toBe(`${path.join(ws, "src")}\nalpha\n`);
+    const h = toolRuntime(ws());
+    expect((await h.rt.tool("shell", { command: "pwd && cat ../a.txt", cwd: "src" })).output).toBe(`${path.join(ws(), "src")}\nalpha\n`);
     expect(h.asks()[0]!.spec.approval!.preview).toEqual({ type: "command", command: "pwd && cat ../a.txt", cwd: "src" });
   });
 
   it("refuses, without asking, a cwd outside, a cwd through a symlink out, and arguments naming paths outside", async () => {
-    symlinkSync(outside, path.join(ws, "out"));
-    const h = toolRuntime(ws);
+    symlinkSync(outside(), path.join(ws(), "out"));
+    const h = toolRuntime(ws());
     const refused = (input: { command: string; cwd?: string }) => h.rt.tool("shell", input).catch((e: unknown) => e);
     expect(await refused({ command: "ls", cwd: ".." })).toBeInstanceOf(ToolInputInvalid);
     expect(await refused({ command: "ls", cwd: "/tmp" })).toBeInstanceOf(ToolInputInvalid);
@@ -77,7 +64,7 @@ describe("shell", () => {
     expect(await refused({ command: "cp a.txt out/copied.txt" })).toBeInstanceOf(ToolDenied);
     expect(h.asks()).toEqual([]);
     expect(existsSync("/tmp/x") && readFileSync("/tmp/x", "utf8") === "").toBe(false);
-    expect(existsSync(path.join(outside, "copied.txt"))).toBe(false);
+    expect(existsSync(path.join(outside(), "copied.txt"))).toBe(false);
   });
 
   it("runs with a clean environment: none of Parley's secrets, a HOME that is not the real one, TERM=dumb", async () => {
@@ -85,7 +72,7 @@ describe("shell", () => {
     const before = { ...process.env };
     Object.assign(process.env, secrets, { LANG: "C.UTF-8" });
     try {
-      const h = toolRuntime(ws);
+      const h = toolRuntime(ws());
       const { output } = await h.rt.tool("shell", { command: "env" });
       for (const value of Object.values(secrets)) expect(output).not.toContain(value);
       const vars = Object.fromEntries(output.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
@@ -101,7 +88,7 @@ describe("shell", () => {
   });
 
   it("streams its output as progress while it runs, and clears it at the end", async () => {
-    const h = toolRuntime(ws);
+    const h = toolRuntime(ws());
     await h.rt.tool("shell", { command: "echo first; sleep 0.6; echo second; sleep 0.4" });
     const progress = h.progress();
     expect(progress[0]).toBe("$ echo first; sleep 0.6; echo second; sleep 0.4 …");
@@ -111,41 +98,41 @@ describe("shell", () => {
   });
 
   it("a timeout kills the whole process group: a background child does not survive", async () => {
-    const h = toolRuntime(ws);
+    const h = toolRuntime(ws());
     const started = Date.now();
     const result = await h.rt.tool("shell", { command: "sleep 30 & echo $! > child.pid; sleep 30", timeoutSeconds: 1 });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGTERM" });
-    const child = Number(readFileSync(path.join(ws, "child.pid"), "utf8"));
+    const child = Number(readFileSync(path.join(ws(), "child.pid"), "utf8"));
     await until(() => !alive(child));
   });
 
   it("a command that ignores SIGTERM is killed with SIGKILL after the grace", async () => {
-    const h = toolRuntime(ws);
+    const h = toolRuntime(ws());
     const result = await h.rt.tool("shell", { command: "trap '' TERM; echo $$ > sh.pid; while :; do sleep 0.1; done", timeoutSeconds: 1 });
     expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL" });
-    expect(alive(Number(readFileSync(path.join(ws, "sh.pid"), "utf8")))).toBe(false);
+    expect(alive(Number(readFileSync(path.join(ws(), "sh.pid"), "utf8")))).toBe(false);
   });
 
   it("what a command leaves running in the background is ended when it exits", async () => {
-    const h = toolRuntime(ws);
+    const h = toolRuntime(ws());
     const result = await h.rt.tool("shell", { command: "sleep 30 > /dev/null 2>&1 & echo $!" });
     expect(result.exitCode).toBe(0);
     await until(() => !alive(Number(result.output.trim())));
   });
 
   it("Stop (the run's abort) kills the command and its children; the call ends as cancelled", async () => {
-    const h = toolRuntime(ws);
+    const h = toolRuntime(ws());
     const call = h.rt.tool("shell", { command: "sleep 30 & echo $! > child.pid; sleep 30" }).catch((e: unknown) => e);
-    await until(() => existsSync(path.join(ws, "child.pid")) && readFileSync(path.join(ws, "child.pid"), "utf8").endsWith("\n"));
-    const child = Number(readFileSync(path.join(ws, "child.pid"), "utf8"));
+    await until(() => existsSync(path.join(ws(), "child.pid")) && readFileSync(path.join(ws(), "child.pid"), "utf8").endsWith("\n"));
+    const child = Number(readFileSync(path.join(ws(), "child.pid"), "utf8"));
     h.controller.cancel("Stopped by the person.");
     expect(await call).toBeInstanceOf(RunCancelled);
     await until(() => !alive(child));
   });
 
   it("keeps the head and the tail of a long output, saying how much was cut", async () => {
-    const h = toolRuntime(ws);
+    const h = toolRuntime(ws());
     const result = await h.rt.tool("shell", { command: "echo START; i=0; while [ $i -lt 2000 ]; do echo 'line of output number'\" $i\"; i=$((i+1)); done; echo END" });
     expect(result.exitCode).toBe(0);
     const total = "START\n".length + Array.from({ length: 2000 }, (_, i) => `line of output number ${i}\n`.length).reduce((a, b) => a + b, 0) + "END\n".length;
@@ -157,19 +144,19 @@ describe("shell", () => {
   });
 
   it("does nothing when rejected", async () => {
-    const h = toolRuntime(ws, () => ({ outcome: "declined", feedback: null }));
+    const h = toolRuntime(ws(), () => ({ outcome: "declined", feedback: null }));
     await expect(h.rt.tool("shell", { command: "touch made.txt" })).rejects.toBeInstanceOf(ToolDenied);
-    expect(existsSync(path.join(ws, "made.txt"))).toBe(false);
+    expect(existsSync(path.join(ws(), "made.txt"))).toBe(false);
   });
 });
 
 describe("a worker that exits while a command runs", () => {
   it("takes the command's process group with it", async () => {
     const { spawn } = await import("node:child_process");
-    const pidFile = path.join(ws, "child.pid");
+    const pidFile = path.join(ws(), "child.pid");
     const script = `
       import { runCommand } from ${JSON.stringify(path.join(import.meta.dirname, "run-command.ts"))};
-      void runCommand({ command: "sleep 30 & echo $! > child.pid; sleep 30", cwd: ${JSON.stringify(ws)}, timeoutMs: 60_000, signal: new AbortController().signal });
+      void runCommand({ command: "sleep 30 & echo $! > child.pid; sleep 30", cwd: ${JSON.stringify(ws())}, timeoutMs: 60_000, signal: new AbortController().signal });
       setTimeout(() => process.exit(0), 800);
     `;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "ignore" });

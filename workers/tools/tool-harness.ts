@@ -1,7 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ChildToParent } from "../../lib/protocol/ipc";
+import { afterEach, beforeEach } from "vitest";
+import { prepareWorkspace } from "../../lib/server/workspace/prepare-workspace";
 import { createRuntime, type Settlement } from "../runtime";
 
 /* For the tools' and the demos' tests: a temporary workspace, and a runtime that answers approvals. */
@@ -12,6 +14,30 @@ type Ask = Extract<ChildToParent, { type: "question.ask" }>;
 export function tempFolder(prefix = "parley-tools-"): { dir: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * For a test file: before each test a new temporary workspace seeded with the sample project
+ * (`files` instead, when given) and a folder outside it holding `secret.txt`; both removed after.
+ * Read them through the returned getters.
+ */
+export function workspaceEachTest(prefix: string, files?: Readonly<Record<string, string>>): { ws: () => string; outside: () => string } {
+  let ws = "";
+  let outside = "";
+  const cleanups: Array<() => void> = [];
+  beforeEach(() => {
+    const a = tempFolder(`${prefix}ws-`);
+    const b = tempFolder(`${prefix}outside-`);
+    cleanups.push(a.cleanup, b.cleanup);
+    ws = a.dir;
+    outside = b.dir;
+    prepareWorkspace(ws, files);
+    writeFileSync(path.join(outside, "secret.txt"), "TOP SECRET\n");
+  });
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
+  return { ws: () => ws, outside: () => outside };
 }
 
 /**

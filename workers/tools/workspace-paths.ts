@@ -25,19 +25,27 @@ export function workspaceFolder(env: Record<string, string | undefined> = proces
   return path.resolve(env.PARLEY_WORKSPACE?.trim() || "workspace");
 }
 
+/** A path relative to the workspace, normalised (`./docs//a.md` → `docs/a.md`): not absolute, not climbing out with `..`; `what` names it in errors. */
+function relativePathSchema(what: "path" | "folder") {
+  return z
+    .string()
+    .trim()
+    .min(1, `A ${what} may not be empty`)
+    .max(1_000)
+    .refine((p) => !p.includes("\0"), `a ${what} may not contain a NUL character`)
+    .transform((p) => {
+      const normal = path.posix.normalize(p.replaceAll("\\", "/"));
+      return normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal;
+    })
+    .refine((p) => !p.startsWith("/") && !/^[A-Za-z]:/.test(p), `a ${what} inside the workspace, not an absolute one`)
+    .refine((p) => p !== ".." && !p.startsWith("../"), `a ${what} inside the workspace (it may not climb out with ..)`);
+}
+
 /** A folder inside the workspace, relative to it ("." is the workspace itself), normalised. */
-export const FolderPathSchema = z
-  .string()
-  .trim()
-  .min(1, "A folder may not be empty")
-  .max(1_000)
-  .refine((p) => !p.includes("\0"), "a path may not contain a NUL character")
-  .transform((p) => {
-    const normal = path.posix.normalize(p.replaceAll("\\", "/"));
-    return normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal;
-  })
-  .refine((p) => !p.startsWith("/") && !/^[A-Za-z]:/.test(p), "a folder inside the workspace, not an absolute path")
-  .refine((p) => p !== ".." && !p.startsWith("../"), "a folder inside the workspace (it may not climb out with ..)");
+export const FolderPathSchema = relativePathSchema("folder");
+
+/** A file's path inside the workspace, normalised. */
+export const ProjectPathSchema = relativePathSchema("path").refine((p) => p !== ".", "a file's path, not the workspace's folder");
 
 export function isInside(root: string, candidate: string): boolean {
   return candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
