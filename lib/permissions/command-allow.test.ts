@@ -71,6 +71,11 @@ describe("what an allow pattern allows", () => {
 describe("what a wide rule never spans", () => {
   it.each([
     ["FOO=1 npm test", "environment assignment"],
+    ["cat .env", "may never touch"],
+    ["cat config/.ENV.local", "may never touch"],
+    ["cat --file=.env", "may never touch"],
+    ["ls .git/hooks", "may never touch"],
+    ["cp a.txt .git/hooks/pre-commit", "may never touch"],
     ["bash -c 'echo hi'", "inline"],
     ["bash -xc 'echo hi'", "inline"],
     ["sh -c ls", "inline"],

@@ -125,6 +125,9 @@ export const programName = (word: string) => word.slice(word.lastIndexOf("/") + 
 const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** Why a wide rule may not span this command (its words), or null when one may. */
+/** What the built-in rules deny to the path tools (a `.git` folder, `.env` files, any case): a wide command rule never spans it either. */
+const PROTECTED_PATH = /(^|\/)(\.git(\/|$)|\.env)/i;
+
 export function wideRisk(words: readonly string[]): string | null {
   if (words.length === 0) return "no command";
   if (ENV_ASSIGNMENT.test(words[0]!)) return "an environment assignment";
@@ -138,6 +141,7 @@ export function wideRisk(words: readonly string[]): string | null {
   for (const word of words.slice(1)) {
     const value = word.startsWith("-") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
     if (value.startsWith("/") || /(^|\/)\.\.(\/|$)/.test(value)) return `the argument \`${word}\`, which reaches outside the folder`;
+    if (PROTECTED_PATH.test(value)) return `the argument \`${word}\`, a file the path tools may never touch (\`.git\`, \`.env\`)`;
     if (interpreter && INLINE_CODE_WORDS.has(word)) return `\`${program} ${word}\` runs code given inline`;
     if (word.startsWith("--") && word !== "--") {
       const name = word.split("=")[0]!;
