@@ -3,7 +3,7 @@ import type { JsonValue } from "../../lib/protocol/question";
 import { RunCancelled, type Runtime } from "../runtime";
 import { providerError, redact } from "./errors";
 import type { ModelChoice } from "./provider";
-import { runToolCall, type RecordedToolCall } from "./tool-calls";
+import { askAloneRefusals, runToolCall, type RecordedToolCall } from "./tool-calls";
 import { modelTools, type DemoCommand } from "./tools";
 
 export const MAX_STEPS = 8;
@@ -105,8 +105,10 @@ export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Prom
       ],
     });
     if (step.toolCalls.length === 0) return { reply: replies.join("\n\n"), steps: n, toolCalls };
+    const refused = askAloneRefusals(step.toolCalls);
     for (const call of step.toolCalls) {
-      const output = await runToolCall(rt, call, options.demos);
+      const refusal = refused?.get(call.toolCallId);
+      const output = refusal !== undefined ? ({ type: "text", value: refusal } as const) : await runToolCall(rt, call, options.demos);
       toolCalls++;
       messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output }] });
     }

@@ -1,49 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AgentError, createRuntime, type Settlement } from "../runtime";
+import { chunk, closeFakeServer, fakeServer, sse, textReply } from "./fake-openai";
 import { workspaceEachTest } from "../tools/tool-harness";
 import { providerError, redact } from "./errors";
 import { runAgentLoop } from "./loop";
 import { selectModel } from "./provider";
 
 const KEY = "sk-test-SECRET-0123456789abcdef";
-
-type Handler = (body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse) => void;
-
-let server: Server | null = null;
-afterEach(async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = null;
-});
-
-/** A fake OpenAI-compatible server on 127.0.0.1: each request is answered by the next handler. */
-async function fakeServer(handlers: Handler[]) {
-  const requests: Array<{ body: Record<string, unknown>; auth: string | undefined }> = [];
-  server = createServer(async (req, res) => {
-    let raw = "";
-    for await (const c of req) raw += c;
-    const body = JSON.parse(raw) as Record<string, unknown>;
-    requests.push({ body, auth: req.headers.authorization });
-    const h = handlers[requests.length - 1];
-    if (!h) return res.writeHead(500).end("no handler");
-    h(body, req, res);
-  });
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  const { port } = server!.address() as AddressInfo;
-  return { baseURL: `http://127.0.0.1:${port}/v1`, requests };
-}
-
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-
-function sse(res: ServerResponse, events: string[]) {
-  res.writeHead(200, { "content-type": "text/event-stream" });
-  for (const e of events) res.write(e);
-  res.end("data: [DONE]\n\n");
-}
-
-const textReply = (text: string): Handler => (_b, _r, res) => sse(res, [chunk({ role: "assistant", content: "" }), ...text.match(/.{1,4}/g)!.map((t) => chunk({ content: t })), chunk({}, "stop")]);
 
 /** The workspace the tools work in: a new one, seeded with the sample project, for each test. */
 const workspace = workspaceEachTest("parley-openai-");
@@ -149,8 +112,7 @@ describe("the OpenAI-compatible provider", () => {
 
   it("an unreachable server is named as such", async () => {
     const { baseURL } = await fakeServer([]);
-    await new Promise<void>((resolve) => server!.close(() => resolve()));
-    server = null;
+    await closeFakeServer();
     const choice = selectModel({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: KEY, PARLEY_MODEL_RETRIES: "0" });
     const err = (await runAgentLoop(harness().rt, { choice, text: "hi", reply: () => ({ append() {}, end() {} }) }).catch((e: unknown) => e)) as AgentError;
     expect(err.message).toMatch(/Could not reach the model provider/);

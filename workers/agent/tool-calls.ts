@@ -1,7 +1,7 @@
 import type { JsonValue } from "../../lib/protocol/question";
-import { AskTimeout, CannotAsk, ChildRunFailed, DEFAULT_TIMEOUT_MS, ToolDenied, ToolFailed, ToolInputInvalid, UnknownTool, UserDeclined, type Runtime } from "../runtime";
+import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, DEFAULT_TIMEOUT_MS, ToolDenied, ToolFailed, ToolInputInvalid, UnknownTool, UserDeclined, type Runtime } from "../runtime";
 import { describeWait } from "../runtime/tool-call";
-import { ClarifyInputSchema, startDemoInputSchema, type DemoCommand } from "./tools";
+import { CLARIFY, ClarifyInputSchema, startDemoInputSchema, type DemoCommand } from "./tools";
 
 /** A tool call as a model step recorded it. */
 export interface RecordedToolCall {
@@ -25,7 +25,7 @@ export type ToolOutput = { type: "text"; value: string } | { type: "json"; value
 export async function runToolCall(rt: Runtime, call: RecordedToolCall, demos: ReadonlyArray<DemoCommand> = []): Promise<ToolOutput> {
   const text = (value: string): ToolOutput => ({ type: "text", value });
   if (call.error) return text(call.error);
-  if (call.toolName === "clarify") return text(await clarify(rt, call.input));
+  if (call.toolName === CLARIFY) return text(await clarify(rt, call.input));
   if (call.toolName === "start_demo" && demos.length > 0) return text(await startDemo(rt, call.input, demos));
   try {
     const result = await rt.tool(call.toolName, call.input as never);
@@ -34,6 +34,29 @@ export async function runToolCall(rt: Runtime, call: RecordedToolCall, demos: Re
     if (err instanceof ToolDenied || err instanceof ToolFailed || err instanceof ToolInputInvalid || err instanceof UnknownTool) return text(err.message);
     throw err;
   }
+}
+
+/**
+ * A question to the person is a decision of its own: a step that calls `clarify` together with any
+ * other tool (or `clarify` twice) asks nothing and runs nothing. Returns, for such a step, the text
+ * each of its calls gets back instead (by toolCallId), telling the model how to go on; null for a
+ * step whose calls may run. Decided from the journaled step alone, so a replay decides the same.
+ */
+export function askAloneRefusals(calls: readonly RecordedToolCall[]): Map<string, string> | null {
+  const asks = calls.filter((c) => c.toolName === CLARIFY);
+  if (asks.length === 0 || calls.length === 1) return null;
+  const others = [...new Set(calls.filter((c) => c.toolName !== CLARIFY).map((c) => c.toolName))];
+  const also = others.length > 0 ? `this step also called ${others.join(", ")}` : `this step called clarify ${asks.length} times`;
+  const refusals = new Map<string, string>();
+  for (const call of calls) {
+    refusals.set(
+      call.toolCallId,
+      call.toolName === CLARIFY
+        ? `Nothing was asked: clarify must be the only tool call of its step, and ${also}. Call clarify alone, once, in your next step and wait for the answer, or act without asking.`
+        : `Not run: this step also called clarify, and a question to the person must be a step of its own. Ask alone first (clarify only, once), or call ${call.toolName} again in a step without clarify.`,
+    );
+  }
+  return refusals;
 }
 
 /** The `clarify` tool: a question through `rt.ask`; every outcome as text, never an empty one. */
@@ -51,6 +74,7 @@ async function clarify(rt: Runtime, rawInput: JsonValue): Promise<string> {
     if (err instanceof UserDeclined) return `the user declined: ${err.feedback?.trim() || "(no reason given)"}`;
     if (err instanceof AskTimeout) return `no answer within ${describeWait(timeoutMs)}`;
     if (err instanceof CannotAsk) return "clarify is not available: nobody can answer questions in this run.";
+    if (err instanceof AskRefused) return `clarify was refused: ${err.message} Go on without asking.`;
     throw err;
   }
 }

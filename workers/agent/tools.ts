@@ -1,6 +1,11 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
 import { z } from "zod";
-import { tools as catalogue } from "../tools";
+import { tools as catalogue, type Tool } from "../tools";
+
+/** The built-in ask: the only tool name that asks the person, and only as the runtime's own tool. */
+export const CLARIFY = "clarify";
+/** Names the loop gives meaning to: no catalogue tool may take one (asking is the runtime's, not a name's). */
+export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([CLARIFY, "start_demo"]);
 
 /** The arguments of the `clarify` tool: a question for the person, answered on a card. */
 export const ClarifyInputSchema = z.strictObject({
@@ -41,12 +46,13 @@ function startDemoDescription(demos: ReadonlyArray<DemoCommand>): string {
  * approvals and the journal apply. The schemas are plain JSON Schema: the runtime checks inputs
  * and a bad one goes back to the model as the call's result.
  */
-export function modelTools({ canAsk, demos = [] }: { canAsk: boolean; demos?: ReadonlyArray<DemoCommand> }): ToolSet {
+export function modelTools({ canAsk, demos = [], tools = catalogue }: { canAsk: boolean; demos?: ReadonlyArray<DemoCommand>; tools?: readonly Tool[] }): ToolSet {
   const set: ToolSet = {};
-  for (const t of catalogue) {
+  for (const t of tools) {
+    if (RESERVED_TOOL_NAMES.has(t.name.toLowerCase())) throw new Error(`A tool may not be named "${t.name}": the agent's own ${[...RESERVED_TOOL_NAMES].join(" and ")} use that name.`);
     set[t.name] = tool({ description: t.description, inputSchema: jsonSchema(z.toJSONSchema(t.inputSchema, { io: "input" }) as never) });
   }
-  if (canAsk) set.clarify = tool({ description: CLARIFY_DESCRIPTION, inputSchema: jsonSchema(z.toJSONSchema(ClarifyInputSchema, { io: "input" }) as never) });
+  if (canAsk) set[CLARIFY] = tool({ description: CLARIFY_DESCRIPTION, inputSchema: jsonSchema(z.toJSONSchema(ClarifyInputSchema, { io: "input" }) as never) });
   if (demos.length > 0) {
     set.start_demo = tool({ description: startDemoDescription(demos), inputSchema: jsonSchema(z.toJSONSchema(startDemoInputSchema(demos), { io: "input" }) as never) });
   }
