@@ -360,7 +360,12 @@ export function createRunService(deps: RunServiceDeps) {
     async stopSessionRuns({ sessionId, reason }: { sessionId: string; reason: string }): Promise<void> {
       for (let round = 0; round < 10; round++) {
         const active = await store.listActiveInSession(sessionId);
-        if (active.length === 0) return;
+        if (active.length === 0) {
+          // Ended in the database, a run's supervisor may still be finishing (its announcement, its
+          // end's messages): what follows (deleting the chat) waits until it has let go.
+          await Promise.all([...live.values()].filter((s) => s.sessionId === sessionId && s.finishing).map((s) => s.ended));
+          return;
+        }
         const ids = new Set(active.map((r) => r.id));
         // The roots of what is active: stopping a run stops its children after it.
         const roots = active.filter((r) => !r.parentRunId || !ids.has(r.parentRunId));

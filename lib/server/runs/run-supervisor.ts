@@ -152,6 +152,16 @@ export class RunSupervisor {
     });
   }
 
+  /** The run's session, once the run is loaded. */
+  get sessionId(): string | null {
+    return this.run?.sessionId ?? null;
+  }
+
+  /** Its end is decided and being recorded: it lets go once that is done. */
+  get finishing(): boolean {
+    return this.state === "finished";
+  }
+
   /** Ends the run (cancelled, or failed for a reason of the server's); resolves when it has ended or parked first. */
   stop(reason: string, status: StopIntent["status"] = "cancelled"): Promise<RunEnd> {
     this.enqueue(() => this.interrupt({ status, reason, byStop: status === "cancelled" }));

@@ -165,6 +165,33 @@ describe("deleting a session", () => {
     expect(parley.runs.liveCount()).toBe(0);
   });
 
+  it("a delete waits for a run that has ended in the database but is still recording its end (its failure message), then removes the chat", async () => {
+    const { parley } = fx;
+    const s = await parley.sessions.createSession();
+    const run = await parley.runs.startRun({ sessionId: s.id, functionName: "f" });
+    const worker = await workerOf(run.id);
+    await until(() => parley.runs.liveStates()[run.id] === "working");
+    // The run's failure message waits at a gate: its end is in the database, its supervisor not done.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const addMessage = parley.sessions.addMessage.bind(parley.sessions);
+    const blocked = vi.spyOn(parley.sessions, "addMessage").mockImplementation(async (input) => {
+      if (input.role === "system") await gate;
+      return addMessage(input);
+    });
+    worker.say({ type: "run.finished", runId: run.id, status: "failed", error: { code: "boom", message: "boom" } });
+    await until(async () => (await parley.runs.getRun({ id: run.id })).status === "failed");
+    let deleted = false;
+    const deleting = parley.deleteSession({ id: s.id }).then(() => (deleted = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(deleted).toBe(false);
+    open();
+    await deleting;
+    blocked.mockRestore();
+    expect(parley.runs.liveCount()).toBe(0);
+    expect(await parley.db.chatSession.count({ where: { id: s.id } })).toBe(0);
+  });
+
   it("a delete the server stopped in the middle of is finished at the next start, before any run resumes", async () => {
     const { parley } = fx;
     const s = await parley.sessions.createSession();
