@@ -25,6 +25,7 @@ import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
 import { createRunService } from "./runs/run-service";
 import { loadChatHistory } from "./sessions/chat-history";
+import { sessionWaitingError } from "./sessions/session-busy";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
 
@@ -82,12 +83,6 @@ export interface ParleyConfig extends ParleyOptions {
 
 type FunctionInfoInput = Pick<AgentFunctionInfo, "name" | "description"> & Partial<AgentFunctionInfo>;
 export type FunctionList = readonly FunctionInfoInput[] | (() => readonly FunctionInfoInput[]);
-
-/** A chat turn refused because a question of the session waits. */
-const sessionWaiting = (waiting: { id: string; runId: string; prompt: string }) =>
-  new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {
-    details: { questionId: waiting.id, runId: waiting.runId },
-  });
 
 /** Opens the real parts (migrated SQLite or PostgreSQL database, forked worker pool) and builds Parley from them. */
 export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, log, ...options }: ParleyConfig) {
@@ -189,7 +184,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   /** A new chat turn is refused while a question of the session waits, a run's beside the turns too: its card is the answer box. */
   async function refuseWhileWaiting(tx: Tx, sessionId: string): Promise<void> {
     const waiting = await questions.firstPendingIn(tx, { sessionId });
-    if (waiting) throw sessionWaiting(waiting);
+    if (waiting) throw sessionWaitingError(waiting);
   }
 
   return {
@@ -258,7 +253,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
           questions.firstPendingNow && sessions.recordMessageNow
             ? (runId) => {
                 const waiting = questions.firstPendingNow!({ sessionId });
-                if (waiting) throw sessionWaiting(waiting);
+                if (waiting) throw sessionWaitingError(waiting);
                 message = sessions.recordMessageNow!({ sessionId, role: "user", text, runId, sender });
               }
             : undefined,

@@ -1,4 +1,5 @@
 import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type Run, type RunStarter, type RunStatus } from "../../protocol/entities";
+import { sessionWaitingError, sessionWorkingError } from "../sessions/session-busy";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { JsonValue } from "../../protocol/question";
@@ -79,12 +80,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
   async function sessionBusy(sessionId: string, runId: string): Promise<AppError> {
     const waiting = await db.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: OLDEST_FIRST, select: { id: true, prompt: true, runId: true } });
-    if (waiting) {
-      return new AppError("session_busy", `This session is waiting for an answer to "${waiting.prompt}". Answer it, or stop its run, before starting a new turn.`, {
-        details: { questionId: waiting.id, runId: waiting.runId },
-      });
-    }
-    return new AppError("session_busy", "This session is still working on its last message. Wait for it, or stop it, before starting a new turn.", { details: { runId } });
+    return waiting ? sessionWaitingError(waiting) : sessionWorkingError(runId);
   }
 
   /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`); `status` as stored when the read gives it. */
