@@ -1,7 +1,8 @@
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
 import type { PermissionDecision, SubjectKind } from "../../protocol/permissions";
-import { checkPattern, escapePattern, matchGlob, normalisePath } from "./rule-match";
+import { escapePattern } from "../../permissions/pattern-text";
+import { checkPattern, matchGlob, normalisePath } from "./rule-match";
 
 // The glob engine alone; rules (precedence, word-based command allow rules, cwd) are rule-decide.test.ts's.
 const hit = (pattern: string, subject: string, subjectKind: SubjectKind, decision?: PermissionDecision) =>

@@ -120,8 +120,3 @@ export function matchingGlobs(patterns: readonly string[], subject: string, { ki
   const normal = mode === "path" ? normalisePath(subject) : subject;
   return set.matching(ignoreCase ? normal.toLowerCase() : normal);
 }
-
-/** Text as a pattern that matches exactly it (glob characters escaped): `escapePattern("npm test") + "*"`. */
-export function escapePattern(text: string): string {
-  return text.replace(/[\\*?[\]{}()!+@|]/g, "\\$&");
-}
