@@ -196,15 +196,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
             />
             <div className="flex items-center justify-end gap-2">
               <span className="mr-auto hidden text-xs text-stone-500 sm:inline pointer-coarse:hidden">Enter to reject · Esc to go back</span>
-              <button
-                type="button"
-                data-testid="approval-reject-cancel"
-                onClick={closeReject}
-                disabled={busy}
-                className="rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-              >
-                Back
-              </button>
+              <BackButton testId="approval-reject-cancel" onClick={closeReject} disabled={busy} />
               <button
                 type="button"
                 data-testid="approval-reject-confirm"
@@ -364,15 +356,7 @@ function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: A
         );
       })}
       <div className="flex items-center justify-end gap-2 pt-1">
-        <button
-          type="button"
-          data-testid="approval-always-back"
-          onClick={onBack}
-          disabled={busy}
-          className="rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-        >
-          Back
-        </button>
+        <BackButton testId="approval-always-back" onClick={onBack} disabled={busy} />
         <button
           type="button"
           data-testid="approval-always-confirm"
@@ -395,5 +379,14 @@ function WarningIcon({ className }: { className: string }) {
       <path d="M8 6.2v3.6" strokeLinecap="round" />
       <circle cx="8" cy="11.8" r=".5" className="fill-current" />
     </svg>
+  );
+}
+
+/** "Back" out of the reject panel or the Allow always choice, to the card's buttons. */
+function BackButton({ testId, onClick, disabled }: { testId: string; onClick: () => void; disabled: boolean }) {
+  return (
+    <button type="button" data-testid={testId} onClick={onClick} disabled={disabled} className="rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
+      Back
+    </button>
   );
 }
