@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../tools";
+import { PathRefused } from "../tools/workspace-paths";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { QuestionSpecSchema } from "../../lib/protocol/question";
 import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined } from "./errors";
@@ -662,5 +665,58 @@ describe("tool", () => {
     void other.rt.tool("shell", { command: "npm test" }, () => "ok");
     await Promise.resolve();
     expect(other.controller.park()).toBe(true);
+  });
+});
+
+describe("questions go out in the order they were claimed", () => {
+  /** A tool whose checks on disk wait at a gate the test opens; `refuse` makes them fail instead. */
+  function gatedTool(name: string) {
+    let open!: (refuse: boolean) => void;
+    const gate = new Promise<boolean>((resolve) => (open = resolve));
+    const tool = defineTool({
+      name,
+      description: "a test tool",
+      dangerous: true,
+      subjectKind: "text",
+      inputSchema: z.strictObject({ x: z.string() }),
+      subject: (input) => input.x,
+      inspect: async () => {
+        if (await gate) throw new PathRefused("x", "refused on disk");
+        return null;
+      },
+      preview: (input) => ({ type: "text", text: input.x }),
+      alwaysOptions: () => [],
+      run: async () => ({ ran: name }),
+    });
+    return { tool, open };
+  }
+
+  function gatedSetup() {
+    const slow = gatedTool("slow");
+    const sent: ChildToParent[] = [];
+    let n = 0;
+    const controller = createRuntime({ runId: "run-o", sessionId: "s", canAsk: true, send: (m) => sent.push(m), newId: () => `q${++n}`, findTool: (name) => (name === "slow" ? slow.tool : undefined) });
+    const asks = () => sent.filter((m): m is Extract<ChildToParent, { type: "question.ask" }> => m.type === "question.ask").map((m) => m.spec.prompt);
+    return { rt: controller.rt, slow, asks };
+  }
+
+  it("a question claimed after a tool that is still checking the disk waits for that tool's approval", async () => {
+    const { rt, slow, asks } = gatedSetup();
+    void rt.tool("slow", { x: "first" }).catch(() => {});
+    void rt.ask("Second?").catch(() => {});
+    await new Promise((r) => setTimeout(r, 10));
+    expect(asks()).toEqual([]);
+    slow.open(false);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(asks()).toEqual(["Use slow on first?", "Second?"]);
+  });
+
+  it("a tool refused by its checks lets the questions after it go out", async () => {
+    const { rt, slow, asks } = gatedSetup();
+    const refused = rt.tool("slow", { x: "first" }).catch((e: unknown) => e);
+    void rt.ask("Second?").catch(() => {});
+    slow.open(true);
+    expect(await refused).toBeInstanceOf(ToolDenied);
+    expect(asks()).toEqual(["Second?"]);
   });
 });

@@ -297,17 +297,38 @@ export function createRuntime(host: RuntimeHost): RunController {
    */
   function claimQuestion(spec: Omit<QuestionSpecInput, "approval">, digestExtra: unknown[] = []) {
     const digest = digestOf("question", spec.kind, spec.prompt, spec.options ?? [], spec.multi ?? false, spec.allowCustom ?? false, spec.replySchema ?? null, ...digestExtra);
-    return { digest, ...claim("question", digest, `the question "${spec.prompt}"`) };
+    const claimed = claim("question", digest, `the question "${spec.prompt}"`);
+    return { digest, ...claimed, turn: takeSendTurn() };
+  }
+
+  /**
+   * Questions go out in the order their positions were claimed: a tool's approval waits for the
+   * tool's checks on disk, and a question claimed after it does not overtake it (the cards show
+   * in the order the function asked). A turn is taken at the claim and ends when its question is
+   * sent, or when it will not be (recorded already, or refused before asking).
+   */
+  const sendTurns: Array<{ send: (() => void) | null; over: boolean }> = [];
+  function takeSendTurn() {
+    const turn = { send: null as (() => void) | null, over: false };
+    sendTurns.push(turn);
+    return turn;
+  }
+  function endSendTurn(turn: (typeof sendTurns)[number], send?: () => void): void {
+    if (send) turn.send = send;
+    else turn.over = true;
+    while (sendTurns.length > 0 && (sendTurns[0]!.over || sendTurns[0]!.send)) sendTurns.shift()!.send?.();
   }
 
   /** Asks a claimed question, unless the journal has it: then its recorded settlement, or the wait for it. */
   function askClaimed(claimed: ReturnType<typeof claimQuestion>, spec: () => QuestionSpecInput): Promise<Settlement> {
-    const { seq, digest, record } = claimed;
-    if (record?.settlement) return Promise.resolve(record.settlement);
-    if (record) return waitForQuestion(record.questionId);
+    const { seq, digest, record, turn } = claimed;
+    if (record) {
+      endSendTurn(turn);
+      return record.settlement ? Promise.resolve(record.settlement) : waitForQuestion(record.questionId);
+    }
     const questionId = newId();
     const waiting = waitForQuestion(questionId);
-    send({ type: "question.ask", runId: host.runId, seq, digest, questionId, spec: spec() as never });
+    endSendTurn(turn, () => send({ type: "question.ask", runId: host.runId, seq, digest, questionId, spec: spec() as never }));
     return waiting;
   }
 
@@ -368,31 +389,38 @@ export function createRuntime(host: RuntimeHost): RunController {
     const stampDigest = digestOf("tool-stamp", t.name, value);
     const stampClaim = real && t.stamp ? claim("step", stampDigest, `the checks of the tool call ${t.name}`) : null;
     const question = claimQuestion(spec, [t.name, value]);
-    const step = claim("step", digestOf("tool", t.name, value), `the tool call ${t.name}`);
     let facts: unknown;
     let approved: JsonValue | undefined = stampClaim?.record?.output;
-    // A caller that brings its own implementation works elsewhere: the workspace's checks do not apply.
-    if (!question.record && t.inspect && real) {
-      stepsInFlight++;
-      try {
-        facts = await t.inspect(value, toolContext);
-      } catch (err) {
-        const refused = inspectionError(t.name, subject, err);
-        throw refused instanceof ToolDenied || refused instanceof ToolFailed ? own(refused) : refused;
-      } finally {
-        stepsInFlight--;
-      }
-      if (parked) throw own(new RunParked());
-      if (abort.signal.aborted) throw cancelledError();
-      if (stampClaim) {
-        const stamp = t.stamp!(facts) ?? null;
-        // Recorded before a crash cut the run off before its approval: asked now, it must be on the same.
-        if (stampClaim.record && canonicalJson(stampClaim.record.output) !== canonicalJson(stamp)) {
-          throw own(new ToolFailed(t.name, subject, `\`${clip(subject, 200)}\` changed while the run was interrupted: nothing was done. Call the tool again.`));
+    let step: ReturnType<typeof claim<"step">>;
+    try {
+      step = claim("step", digestOf("tool", t.name, value), `the tool call ${t.name}`);
+      // A caller that brings its own implementation works elsewhere: the workspace's checks do not apply.
+      if (!question.record && t.inspect && real) {
+        stepsInFlight++;
+        try {
+          facts = await t.inspect(value, toolContext);
+        } catch (err) {
+          const refused = inspectionError(t.name, subject, err);
+          throw refused instanceof ToolDenied || refused instanceof ToolFailed ? own(refused) : refused;
+        } finally {
+          stepsInFlight--;
         }
-        if (!stampClaim.record) await runStep(stampClaim.seq, stampDigest, clip(`${t.name} ${subject.replace(/\s+/g, " ")}: as found before asking`, 200), undefined, () => stamp);
-        approved = stamp;
+        if (parked) throw own(new RunParked());
+        if (abort.signal.aborted) throw cancelledError();
+        if (stampClaim) {
+          const stamp = t.stamp!(facts) ?? null;
+          // Recorded before a crash cut the run off before its approval: asked now, it must be on the same.
+          if (stampClaim.record && canonicalJson(stampClaim.record.output) !== canonicalJson(stamp)) {
+            throw own(new ToolFailed(t.name, subject, `\`${clip(subject, 200)}\` changed while the run was interrupted: nothing was done. Call the tool again.`));
+          }
+          if (!stampClaim.record) await runStep(stampClaim.seq, stampDigest, clip(`${t.name} ${subject.replace(/\s+/g, " ")}: as found before asking`, 200), undefined, () => stamp);
+          approved = stamp;
+        }
       }
+    } catch (err) {
+      // Not asked after all: the questions claimed after it go out without waiting for it.
+      endSendTurn(question.turn);
+      throw err;
     }
     const settled = askClaimed(question, () => ({
       ...spec,
