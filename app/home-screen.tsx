@@ -25,7 +25,7 @@ export function HomeScreen() {
           answer wins; the others step aside.
         </p>
         <div className="mt-8">
-          <NewChatButton size="large" onClick={createSession} busy={creating} />
+          <NewChatButton size="large" onClick={() => void createSession()} busy={creating} />
         </div>
         {error && <p className="mt-4 text-sm text-red-600">{error.message}</p>}
         <h2 className="mb-3 mt-14 text-sm font-medium uppercase tracking-wide text-stone-400">Recent chats</h2>

@@ -29,7 +29,7 @@ const components: Components = {
     <pre {...rest} className="my-2 overflow-x-auto rounded-lg bg-stone-900 px-3 py-2 font-mono text-[13px] leading-snug text-stone-100 first:mt-0 last:mb-0" />
   ),
   code: ({ node: _node, className, ...rest }) =>
-    className?.includes("language-") || String(rest.children ?? "").includes("\n") ? (
+    className?.includes("language-") || (typeof rest.children === "string" && rest.children.includes("\n")) ? (
       <code {...rest} className={className} />
     ) : (
       <code {...rest} className="rounded bg-stone-100 px-1 py-0.5 font-mono text-[13px] text-stone-800" />

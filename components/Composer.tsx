@@ -74,7 +74,7 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
   }
 
   return (
-    <form data-testid="composer" onSubmit={send} className="mx-auto w-full max-w-3xl">
+    <form data-testid="composer" onSubmit={(e) => void send(e)} className="mx-auto w-full max-w-3xl">
       <div className="flex items-end gap-2 rounded-2xl border border-stone-300 bg-white p-2 shadow-sm focus-within:border-indigo-400 focus-within:ring-2 focus-within:ring-indigo-100">
         <label htmlFor="composer-input" className="sr-only">
           Message

@@ -125,10 +125,10 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
 
         {kind === "confirm" && (
           <div className="flex flex-wrap gap-2">
-            <ActionButton testId="confirm-yes" primary hint="1" disabled={busy} onClick={() => reply(true)}>
+            <ActionButton testId="confirm-yes" primary hint="1" disabled={busy} onClick={() => void reply(true)}>
               Yes
             </ActionButton>
-            <ActionButton testId="confirm-no" hint="2" disabled={busy} onClick={() => reply(false)}>
+            <ActionButton testId="confirm-no" hint="2" disabled={busy} onClick={() => void reply(false)}>
               No
             </ActionButton>
           </div>
@@ -143,7 +143,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
                 option={option}
                 hint={i < 9 ? String(i + 1) : undefined}
                 disabled={busy}
-                onClick={() => reply(option)}
+                onClick={() => void reply(option)}
               >
                 {option}
               </ActionButton>

@@ -34,7 +34,7 @@ export function SignInForm({ next, initialError }: { next: string; initialError:
   }
 
   return (
-    <form onSubmit={submit} className="mt-6 space-y-4" noValidate>
+    <form onSubmit={(e) => void submit(e)} className="mt-6 space-y-4" noValidate>
       <div>
         <label htmlFor="token" className="block text-sm font-medium text-stone-800">
           Server token

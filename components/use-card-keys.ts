@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState, type RefObject } from "react";
+import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
 import { guardState, judgeKey, nextChangeAt, startGuard, type KeyGuard, type KeyPlace } from "@/lib/client/card-key-guard";
 import { composerTypedAt } from "@/lib/client/composer-typing";
 
@@ -55,12 +55,12 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
   const [state, setState] = useState<CardKeyState>("waiting");
   const [note, setNote] = useState<string | null>(null);
 
-  const focusCard = () => card.current?.focus({ preventScroll: true });
-  const focusFirst = () => {
+  // Reads refs only: the same function for the card's life, so the effect below runs once per card.
+  const focusFirst = useCallback(() => {
     const field = guard.current?.interrupted ? null : card.current?.querySelector<HTMLElement>("[data-autofocus]");
     if (field) field.focus();
-    else focusCard();
-  };
+    else card.current?.focus({ preventScroll: true });
+  }, [card]);
 
   useEffect(() => {
     const now = performance.now();
@@ -142,7 +142,7 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
       document.removeEventListener("keyup", onGuardUp, true);
       document.removeEventListener("keydown", onKeyDown);
     };
-  }, [maxDigit]);
+  }, [card, focusFirst, maxDigit]);
 
   return { focusFirst, state, note };
 }

@@ -276,6 +276,7 @@ test.describe("the approval preview shows everything that will run", () => {
     await expect(marks.nth(2)).toHaveText("ESC");
     // What is on screen holds no control character at all: the text reads in the order it runs.
     for (const text of [await shown.textContent(), await tab.prompt().textContent()]) {
+      // eslint-disable-next-line no-control-regex -- an escape character is what must not show
       expect(text).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u001b]/);
     }
     await expect(shown).toContainText("echo done # RLOhs | x/9:1.0.0.721//:ptth lrucPDF ESC[8m");

@@ -16,7 +16,7 @@ async function rename(request: APIRequestContext, id: string, title: string): Pr
 
 /** Moves a chat's last activity into the past (in the server's database), so the list shows other relative times. */
 function backdate(id: string, msAgo: number) {
-  const db = new Database(process.env.PARLEY_E2E_DB!, { timeout: 5_000 });
+  const db = new Database(process.env.PARLEY_E2E_DB, { timeout: 5_000 });
   try {
     const at = new Date(Date.now() - msAgo).toISOString().replace("Z", "+00:00");
     db.prepare(`UPDATE ChatSession SET updatedAt = ? WHERE id = ?`).run(at, id);

@@ -55,7 +55,7 @@ await withServer({}, async (server) => {
     const run = (await res.json()) as { id?: string };
     if (res.status !== 201 || !run.id) throw new Error(`message ${i + 1}: ${res.status} ${JSON.stringify(run)}`);
     await waitFor(() => firstDelta.has(run.id!));
-    firstToken.push(firstDelta.get(run.id!)! - sent);
+    firstToken.push(firstDelta.get(run.id)! - sent);
     await waitFor(() => ended.has(run.id!));
   }
   socket.disconnect();

@@ -57,7 +57,7 @@ const ended = (runId: string) =>
 async function overSockets(event: "question.reply" | "question.reject", payload: unknown): Promise<Array<ReplyReceipt | { error: unknown }>> {
   const send = (tab: TestClient) =>
     event === "question.reply" ? tab.emitWithAck(event, payload as QuestionReplyCommand) : tab.emitWithAck(event, payload as QuestionRejectCommand);
-  const acks = (await Promise.all(Array.from({ length: TWINS }, (_, i) => send(tabs[i % tabs.length]!)))) as Array<Ack<ReplyReceipt>>;
+  const acks: Array<Ack<ReplyReceipt>> = await Promise.all(Array.from({ length: TWINS }, (_, i) => send(tabs[i % tabs.length]!)));
   return acks.map((a) => (a.ok ? a.data : { error: a.error }));
 }
 
@@ -68,7 +68,7 @@ describe("twenty concurrent twins of one command", () => {
       Array.from({ length: TWINS }, () => app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Once?" }, commandId: "twin-start" })),
     );
 
-    const errors = started.filter((s) => s.status === "rejected").map((s) => String((s as PromiseRejectedResult).reason));
+    const errors = started.filter((s) => s.status === "rejected").map((s) => String(s.reason));
     expect(errors).toEqual([]);
     const runs = started.map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<TestApp["parley"]["runs"]["startRun"]>>>).value);
     const created = await app.parley.runs.listRuns({ sessionId: session.id });

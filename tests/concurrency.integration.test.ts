@@ -75,7 +75,7 @@ async function stopQuietly(runId: string) {
 async function socketCommand(tab: Tab, event: "question.reply" | "question.reject", payload: unknown): Promise<ReplyReceipt | { error: unknown }> {
   const ack = (event === "question.reply"
     ? await tab.emitWithAck(event, payload as QuestionReplyCommand)
-    : await tab.emitWithAck(event, payload as QuestionRejectCommand)) as Ack<ReplyReceipt>;
+    : await tab.emitWithAck(event, payload as QuestionRejectCommand));
   return ack.ok ? ack.data : { error: ack.error };
 }
 
@@ -109,7 +109,7 @@ describe("twenty concurrent twins of one command (same commandId, same payload)"
 
     const runs = await api.ok(api.get(`/api/sessions/${sessionId}/runs`));
     expect(runs.map((r: { id: string }) => r.id)).toEqual([...runIds]);
-    await stopQuietly([...runIds][0]!);
+    await stopQuietly([...runIds][0]);
   });
 
   it("replying (sockets and REST mixed) answers once, and all twenty get the same answered receipt", { timeout: 60_000 }, async () => {

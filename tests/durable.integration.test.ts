@@ -204,7 +204,7 @@ describe("policy and busy sessions", () => {
     const session = await a.parley.sessions.createSession();
     const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => a.parley.postMessage({ sessionId: session.id, text: `help ${i}` })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    for (const r of results.filter((r) => r.status === "rejected")) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "session_busy" });
+    for (const r of results.filter((r) => r.status === "rejected")) expect(r.reason).toMatchObject({ code: "session_busy" });
     expect(await a.parley.runs.listRuns({ sessionId: session.id })).toHaveLength(1);
     const snapshot = await a.parley.sessions.getSnapshot({ id: session.id });
     expect(snapshot.messages.filter((m) => m.role === "user")).toHaveLength(1);

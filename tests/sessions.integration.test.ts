@@ -30,7 +30,7 @@ const call = async (method: string, p: string, body?: unknown) => {
     headers: { authorization: `Bearer ${"test-token-0123456789abcdef"}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+  return { status: res.status, body: (await res.json().catch(() => null)) as unknown as any };
 };
 
 beforeAll(async () => {
@@ -109,7 +109,7 @@ describe("deleting a chat", () => {
     expect((await join(b, s.id)).ok).toBe(true);
     const asked = eventOn(a, "question.asked");
     const run = await rest.ok(rest.post<Run>(`/api/sessions/${s.id}/runs`, { function: "test.ask", input: { prompt: "Size?", options: ["S", "M"] } }));
-    const question = (await asked) as Question;
+    const question = await asked;
 
     // What each tab hears, in order.
     const heard = [a, b].map((t) => {

@@ -27,7 +27,7 @@ async function questionOf(runId: string, ms = 15_000) {
 
 async function start(functionName: string, input: unknown = null) {
   const session = await app!.parley.sessions.createSession();
-  return app!.parley.runs.startRun({ sessionId: session.id, functionName, input: input as never });
+  return app!.parley.runs.startRun({ sessionId: session.id, functionName, input });
 }
 
 describe("a worker process shared by several runs", () => {

@@ -27,7 +27,7 @@ describe("three tabs of one session over real sockets", () => {
     expect(questions[0]).toMatchObject({ sessionId: session.id, runId: run.id, kind: "question", prompt: "Env?", multi: false, allowCustom: false, status: "pending" });
 
     const retractions = tabs.map((t) => nextEvent(t, "question.replied"));
-    const [first, second] = await Promise.all([reply(tabs[0]!, { id, value: "staging" }), reply(tabs[1]!, { id, value: "production" })]);
+    const [first, second] = await Promise.all([reply(tabs[0], { id, value: "staging" }), reply(tabs[1], { id, value: "production" })]);
     const receipts = [first, second].map((a) => (a.ok ? a.data.outcome : a.error.code)).sort();
     expect(receipts).toEqual(["already_answered", "answered"]);
 
@@ -35,7 +35,7 @@ describe("three tabs of one session over real sockets", () => {
     const winner = [first, second].find((a) => a.ok && a.data.outcome === "answered") as { ok: true; data: ReplyReceipt };
     for (const q of retracted) expect(q).toMatchObject({ id, status: "answered", answer: winner.data.question.answer });
 
-    const late = await reply(tabs[2]!, { id, value: "production" });
+    const late = await reply(tabs[2], { id, value: "production" });
     expect(late).toMatchObject({ ok: true, data: { outcome: "already_answered", question: { status: "answered" } } });
 
     const done = await waitFor(async () => {
@@ -93,7 +93,7 @@ describe("three tabs of one session over real sockets", () => {
     const session = await app.parley.sessions.createSession();
     const tabs = await Promise.all([app.client(), app.client()]);
     for (const tab of tabs) await join(tab, session.id);
-    const asked = nextEvent(tabs[0]!, "question.asked");
+    const asked = nextEvent(tabs[0], "question.asked");
     const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: {} });
     const { id } = await asked;
     const closed = tabs.map((t) => nextEvent(t, "question.rejected"));
@@ -105,7 +105,7 @@ describe("three tabs of one session over real sockets", () => {
     const session = await app.parley.sessions.createSession();
     const tabs = await Promise.all([app.client(), app.client()]);
     for (const tab of tabs) await join(tab, session.id);
-    const asked = nextEvent(tabs[0]!, "question.asked");
+    const asked = nextEvent(tabs[0], "question.asked");
     await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { timeoutMs: 300 } });
     const { id } = await asked;
     const retracted = tabs.map((t) => nextEvent(t, "question.rejected"));

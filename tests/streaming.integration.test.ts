@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 const join = async (c: TestClient, sessionId: string) => {
-  const ack = (await c.emitWithAck("session.join", { sessionId })) as Ack<SessionSnapshot>;
+  const ack: Ack<SessionSnapshot> = await c.emitWithAck("session.join", { sessionId });
   if (!ack.ok) throw new Error(ack.error.message);
   return ack.data;
 };

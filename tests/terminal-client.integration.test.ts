@@ -100,7 +100,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
 
     const asked = eventOn(browser, "question.asked");
     const run = await ask(session.id, { prompt: "Ship it?", confirm: true });
-    const question = (await asked) as Question;
+    const question = await asked;
     await term.waitFor("Ship it?");
 
     const ack = await browser.timeout(10_000).emitWithAck("question.reply", { id: question.id, value: false });

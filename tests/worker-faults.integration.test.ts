@@ -22,7 +22,7 @@ async function finished(runId: string) {
 
 async function start(functionName: string, input: unknown = null) {
   const session = await app!.parley.sessions.createSession();
-  return app!.parley.runs.startRun({ sessionId: session.id, functionName, input: input as never });
+  return app!.parley.runs.startRun({ sessionId: session.id, functionName, input });
 }
 
 async function healthBody() {

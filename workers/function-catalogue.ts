@@ -54,7 +54,7 @@ export async function loadFunctionFiles(dirs: readonly string[], { root = proces
     try {
       const url = pathToFileURL(file);
       if (version) url.search = `v=${version}`;
-      exports = await import(url.href);
+      exports = (await import(url.href)) as Record<string, unknown>;
     } catch (err) {
       failures.push({ file: shown, message: summary(err) });
       continue;

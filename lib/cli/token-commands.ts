@@ -10,7 +10,7 @@ const formatToken = (t: ApiTokenInfo) =>
 /** `parley token create|list`: API tokens are kept in the database, so these work with or without a server (`revoke`: revoke-token-command.ts). */
 export async function tokenCommand(
   db: Db,
-  [sub, ...args]: string[],
+  [sub]: string[],
   options: { name?: string; owner?: string },
   print: (data: unknown, text: string) => void,
   usage: (message: string) => Error,

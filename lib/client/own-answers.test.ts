@@ -22,7 +22,7 @@ describe("own answers: a two-question card answered by two fast keys", () => {
   });
 
   it("a failed answer keeps the question", () => {
-    const own = afterAck(new Set(), "color", { ok: false, error: { code: "internal", message: "boom" } } as Ack<ReplyReceipt>);
+    const own = afterAck(new Set(), "color", { ok: false, error: { code: "internal", message: "boom" } });
     expect(stillOpen([color, size], own).map((q) => q.id)).toEqual(["color", "size"]);
     expect(afterAck(own, "color", ack("stale_target")).size).toBe(0);
   });

@@ -3,6 +3,7 @@
  * parser drops tabs and newlines and reads `\` as `/`, so `/<tab>/host` would leave: none may appear.
  */
 export function safeNext(next: string | null | undefined): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
   return next && next.startsWith("/") && !next.startsWith("//") && !/[\u0000-\u001f\u007f\\]/.test(next) ? next : "/";
 }
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "../protocol/entities";
 import type { TranscriptItem } from "./session-store";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,7 +6,7 @@ import { formatWhen } from "./question-audit";
 import { clockTime, dayLabel, fullTime, withDays } from "./timestamps";
 
 const local = (y: number, m: number, d: number, h = 12) => new Date(y, m - 1, d, h).toISOString();
-const msg = (id: string, createdAt: string): TranscriptItem => ({ type: "message", message: { id, sessionId: "s", runId: null, role: "user", text: id, createdAt } as Message });
+const msg = (id: string, createdAt: string): TranscriptItem => ({ type: "message", message: { id, sessionId: "s", runId: null, role: "user", text: id, createdAt } });
 
 describe("timestamps", () => {
   const now = new Date(2026, 11, 1, 9).getTime();

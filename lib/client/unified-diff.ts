@@ -41,8 +41,14 @@ export function parseUnifiedDiff(text: string): ParsedDiff {
   let newNo = 0;
   const push = (kind: "context" | "add" | "del", body: string) => {
     out.lines.push({ kind, text: body, oldNo: hasHunks && kind !== "add" ? oldNo : null, newNo: hasHunks && kind !== "del" ? newNo : null });
-    if (kind !== "add") oldNo++, oldLeft--;
-    if (kind !== "del") newNo++, newLeft--;
+    if (kind !== "add") {
+      oldNo++;
+      oldLeft--;
+    }
+    if (kind !== "del") {
+      newNo++;
+      newLeft--;
+    }
     if (kind === "add") out.added++;
     if (kind === "del") out.removed++;
   };

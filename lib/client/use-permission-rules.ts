@@ -45,6 +45,7 @@ export function usePermissionRules(sessionId: string, open: boolean) {
       socket.off("rules.updated", onUpdated);
       socket.off("connect", onConnect);
       // An answer still on its way is for a panel that has closed.
+      // eslint-disable-next-line react-hooks/exhaustive-deps -- `latest` counts fetches, it is no element: the bump must see its value now.
       latest.current++;
       setLoading(false);
     };

@@ -122,7 +122,7 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     socket.on("connect", join);
     socket.on("disconnect", onDisconnect);
     // Back in touch with the other servers after an outage: what happened there meanwhile comes with a fresh snapshot.
-    const crossNode = crossNodeStore(socket as never);
+    const crossNode = crossNodeStore(socket);
     let lastCrossNode = crossNode.get();
     const offCrossNode = crossNode.subscribe(() => {
       const now = crossNode.get();

@@ -92,7 +92,7 @@ export function parseCommand<K extends CommandKind>(kind: K, data: unknown): Com
 /** The payload a commandId stands for: the parsed command without the id, absent options as null. */
 export function commandPayload<K extends CommandKind>(kind: K, command: CommandInputOf<K>): CommandPayload<K> {
   const { commandId: _id, ...payload } = parseCommand(kind, command);
-  return payload as CommandPayload<K>;
+  return payload;
 }
 
 // Transports (strict, as the commands are). REST bodies: the command without its target, which the path names.

@@ -324,7 +324,7 @@ export function initialDraft(schema: FormSchema, preset?: unknown): FormDraft {
     if (field.kind === "boolean") draft[field.name] = v === true;
     else if (field.kind === "choice") draft[field.name] = typeof v === "string" ? v : "";
     else if (field.format === "date-time" && typeof v === "string") draft[field.name] = toLocalInput(v);
-    else draft[field.name] = v === undefined || v === null || typeof v === "boolean" ? "" : String(v);
+    else draft[field.name] = typeof v === "string" || typeof v === "number" ? String(v) : "";
   }
   return draft;
 }

@@ -63,7 +63,7 @@ export function findPlainJsonProblem(value: unknown, { maxBytes, maxDepth, subje
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: frame.depth + 1, key: i, parent: frame });
       continue;
     }
-    const proto = Object.getPrototypeOf(v);
+    const proto: unknown = Object.getPrototypeOf(v);
     if (proto !== Object.prototype && proto !== null) return problem("not_json", `${name} has a non-plain object at ${pathOf(frame)}.`);
     const entries = Object.entries(v);
     for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], depth: frame.depth + 1, key: entries[i]![0], parent: frame });

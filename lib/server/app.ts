@@ -309,7 +309,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       const started = await this.postMessage({ sessionId, text, sender: channelSender(from) });
       if (!("status" in started)) throw new Error("a chat message started no run");
       const deadline = Date.now() + waitMs;
-      let pending: Question[] = [];
+      let pending: Question[];
       for (;;) {
         pending = await questions.listPending({ sessionId });
         const run = await runs.getRun({ id: started.id });

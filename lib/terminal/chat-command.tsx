@@ -38,7 +38,8 @@ export async function chat({ server, session: arg, latest }: ChatOptions): Promi
   const choice = pickSession(sessions, { arg, latest });
   const session = choice.type === "existing" ? choice.session : unwrap(await request<Session>("/api/sessions", { method: "POST", body: {} }));
 
-  let fatal: string | null = null;
+  // Set by the callbacks below: the cast keeps TypeScript from taking it for null ever after.
+  let fatal = null as string | null;
   const socketAuth = (): Record<string, string> => ({ ...(token.current ? { token: token.current } : {}), surface: "terminal" });
   const socket = connectSocket({
     url: server.url,

@@ -123,7 +123,7 @@ function chooseKey(q: Q, state: PromptState, key: PromptKey): Step {
       if (/^[1-9]$/.test(char)) {
         // Number n is the n-th row: Yes/No, an approval's answers, an option or "Other…".
         const n = Number(char) - 1;
-        return rows[n] ? act(q, state, rows[n]!, n) : stay(state);
+        return rows[n] ? act(q, state, rows[n], n) : stay(state);
       }
       if (q.kind === "confirm" && (char === "y" || char === "n")) return act(q, state, rows[char === "y" ? 0 : 1]!, char === "y" ? 0 : 1);
       if (q.kind === "approval") {

@@ -96,14 +96,15 @@ export function createRoutedApi(
 
 export const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    // An abort's reason: the AbortError, or the Error the aborter gave.
+    if (signal?.aborted) return reject(signal.reason as Error);
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal!.reason);
+      reject(signal!.reason as Error);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
   });

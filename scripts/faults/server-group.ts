@@ -140,8 +140,8 @@ export async function startServerGroup({ databaseFile, env, startTimeoutMs }: { 
   const pgid = child.pid!;
   liveGroups.set(pgid, serverEnv.DATABASE_URL!);
   let log = "";
-  child.stdout!.on("data", (d) => (log += d));
-  child.stderr!.on("data", (d) => (log += d));
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
   const group: ServerGroup = { url: `http://127.0.0.1:${port}`, pgid, output: () => log, kill: () => killGroup(pgid) };
 
   const until = Date.now() + startTimeoutMs;

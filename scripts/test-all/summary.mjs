@@ -2,6 +2,7 @@
 
 /** Counts from a Vitest or Playwright summary in `output` ("12 passed | 1 failed", "3 skipped"), or null when there is none. */
 export function countsFrom(output) {
+  // eslint-disable-next-line no-control-regex -- strips the colours' escape sequences
   const text = output.replace(/\x1b\[[0-9;]*m/g, "");
   // Vitest: "      Tests  120 passed | 2 skipped (122)"; Playwright: "  51 passed (3.2m)" and "  1 failed" on lines of their own.
   const vitest = [...text.matchAll(/^\s*Tests\s+(.+?)\s*\(\d+\)\s*$/gm)].at(-1);

@@ -86,7 +86,7 @@ function arbitraryOfType(type: string, schema: JsonSchema): fc.Arbitrary<unknown
 function objectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
   const properties = schema.properties ?? {};
   const model = Object.fromEntries(Object.entries(properties).map(([key, prop]) => [key, arbitraryOf(prop)]));
-  return fc.record(model, { requiredKeys: (schema.required ?? []).filter((k) => k in properties) }) as fc.Arbitrary<Record<string, unknown>>;
+  return fc.record(model, { requiredKeys: (schema.required ?? []).filter((k) => k in properties) });
 }
 
 /** The JSON types a schema admits (every type for an empty schema). */

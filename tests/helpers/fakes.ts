@@ -1,5 +1,4 @@
 import { EventEmitter } from "node:events";
-import path from "node:path";
 import type { ChildToParent, ParentToChild } from "../../lib/protocol/ipc";
 import type { Clock, ClockTimer } from "../../lib/server/clock";
 import type { AccessOptions } from "../../lib/server/access/access";

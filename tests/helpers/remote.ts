@@ -9,11 +9,11 @@ import { authHeaders, TEST_TOKEN } from "./server-process";
 export type Tab = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 /** A tab's `session.join`, answered with its ack (the snapshot, or an error). */
-export const joinSession = (tab: Tab, sessionId: string) => tab.emitWithAck("session.join", { sessionId }) as Promise<Ack<SessionSnapshot>>;
+export const joinSession = (tab: Tab, sessionId: string): Promise<Ack<SessionSnapshot>> => tab.emitWithAck("session.join", { sessionId });
 /** A tab's `question.reply`; typed as unknown so a test may send what a well-behaved client would not. */
-export const sendReply = (tab: Tab, payload: unknown) => tab.emitWithAck("question.reply", payload as QuestionReplyCommand) as Promise<Ack<ReplyReceipt>>;
+export const sendReply = (tab: Tab, payload: unknown): Promise<Ack<ReplyReceipt>> => tab.emitWithAck("question.reply", payload as QuestionReplyCommand);
 /** A tab's `question.reject`, as `sendReply`. */
-export const sendReject = (tab: Tab, payload: unknown) => tab.emitWithAck("question.reject", payload as QuestionRejectCommand) as Promise<Ack<ReplyReceipt>>;
+export const sendReject = (tab: Tab, payload: unknown): Promise<Ack<ReplyReceipt>> => tab.emitWithAck("question.reject", payload as QuestionRejectCommand);
 
 export interface RestResponse<T = any> {
   status: number;
@@ -95,7 +95,7 @@ export function eventOn<E extends keyof ServerToClientEvents>(
     const listener = ((payload: Parameters<ServerToClientEvents[E]>[0]) => {
       if (!match(payload)) return;
       clearTimeout(timer);
-      tab.off(event, listener as never);
+      tab.off(event, listener);
       resolve(payload);
     }) as never;
     const timer = setTimeout(() => {

@@ -39,8 +39,8 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
     detached: true,
   });
   let log = "";
-  child.stdout!.on("data", (d) => (log += d));
-  child.stderr!.on("data", (d) => (log += d));
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   /** A server killed with SIGKILL cannot withdraw its announcement (a PostgreSQL one lies in the project's ./data): the test does. */

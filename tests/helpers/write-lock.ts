@@ -10,8 +10,8 @@ export async function holdWriteLock(file: string, ms: number) {
   let out = "";
   let releasedAt = NaN;
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d;
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
       if (out.includes("locked")) resolve();
       if (Number.isNaN(releasedAt) && out.includes("released")) releasedAt = Date.now();
     });

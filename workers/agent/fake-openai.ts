@@ -16,7 +16,7 @@ afterEach(async () => {
 /** Starts the server (closed after the test): each request is answered by the next handler; one too many is a 500. */
 export async function fakeServer(handlers: Handler[]) {
   const requests: Array<{ body: Record<string, unknown>; auth: string | undefined }> = [];
-  server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     let raw = "";
     for await (const c of req) raw += c;
     const body = JSON.parse(raw) as Record<string, unknown>;
@@ -24,9 +24,11 @@ export async function fakeServer(handlers: Handler[]) {
     const h = handlers[requests.length - 1];
     if (!h) return res.writeHead(500).end("no handler");
     h(body, req, res);
-  });
+  };
+  // A body that does not parse ends the connection, as a broken server would: the client sees the failure.
+  server = createServer((req, res) => void answer(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err)))));
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  const { port } = server!.address() as AddressInfo;
+  const { port } = server.address() as AddressInfo;
   return { baseURL: `http://127.0.0.1:${port}/v1`, requests };
 }
 

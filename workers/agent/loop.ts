@@ -158,6 +158,9 @@ async function callModel(choice: ModelChoice, system: string, messages: ModelMes
       case "finish":
         finishReason = part.finishReason;
         break;
+      default:
+        // Reasoning, sources, files, the step and text markers: nothing a step keeps.
+        break;
     }
   }
   return { text, toolCalls: [...calls.values()], finishReason };
@@ -172,5 +175,16 @@ function toJson(value: unknown): JsonValue {
 }
 
 function errorText(err: unknown, apiKey?: string): string {
-  return redact(err instanceof Error ? err.message : String(err ?? "unknown error"), [apiKey]).slice(0, 300);
+  return redact(describeError(err), [apiKey]).slice(0, 300);
+}
+
+/** An error part's error as text: a provider may fail with a plain object rather than an Error. */
+function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === "string") return err;
+  try {
+    return JSON.stringify(err) ?? "unknown error";
+  } catch {
+    return "unknown error";
+  }
 }

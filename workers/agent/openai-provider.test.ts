@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AgentError, createRuntime, type Settlement } from "../runtime";
 import { chunk, closeFakeServer, fakeServer, sse, textReply } from "./fake-openai";
 import { workspaceEachTest } from "../tools/tool-harness";

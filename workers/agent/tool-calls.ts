@@ -29,7 +29,7 @@ export async function runToolCall(rt: Runtime, call: RecordedToolCall, demos: Re
   if (call.toolName === "start_demo" && demos.length > 0) return text(await startDemo(rt, call.input, demos));
   try {
     const result = await rt.tool(call.toolName, call.input as never);
-    return { type: "json", value: result as JsonValue };
+    return { type: "json", value: result };
   } catch (err) {
     if (err instanceof ToolDenied || err instanceof ToolFailed || err instanceof ToolInputInvalid || err instanceof UnknownTool) return text(err.message);
     throw err;

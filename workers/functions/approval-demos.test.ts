@@ -49,7 +49,7 @@ async function drive(fn: AgentFunction, answer: (ask: Ask, all: Ask[]) => Answer
     }
   }
   const result = await running;
-  const says = sent.filter((m) => m.type === "run.say").map((m) => (m as Extract<ChildToParent, { type: "run.say" }>).text);
+  const says = sent.filter((m) => m.type === "run.say").map((m) => m.text);
   /** The journal the server would hand a replay of this run. */
   const journalAfter: JournalRecord[] = sent.flatMap((m): JournalRecord[] => {
     if (m.type === "question.ask") return [{ kind: "question", seq: m.seq, digest: m.digest, questionId: m.questionId, settlement: settled.get(m.questionId)! }];

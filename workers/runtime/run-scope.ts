@@ -67,15 +67,17 @@ export function installRunScopes(handler: FaultHandler): void {
 }
 
 type Scheduler = (callback: (...args: unknown[]) => unknown, ...rest: unknown[]) => object;
+/** Any of the timer functions (setTimeout, clearInterval, …). */
+type TimerFunction = (...args: never[]) => unknown;
 
-function tracked(original: Function, kind: TimerKind): Function {
+function tracked(original: TimerFunction, kind: TimerKind): TimerFunction {
   const schedule = original as Scheduler;
   const wrapped = function (this: unknown, callback: unknown, ...rest: unknown[]) {
     const scope = storage.getStore();
     if (!scope || typeof callback !== "function") return schedule.call(this, callback as never, ...rest);
-    let handle: object | undefined;
     const guarded = function (this: unknown, ...args: unknown[]) {
-      if (kind !== "interval" && handle) scope.timers.delete(handle);
+      // Timers never call back synchronously: `handle` is set by then.
+      if (kind !== "interval") scope.timers.delete(handle);
       try {
         const out = (callback as (...a: unknown[]) => unknown).apply(this, args);
         if (out instanceof Promise) out.catch((err: unknown) => onFault?.(err, scope, "rejection"));
@@ -84,7 +86,7 @@ function tracked(original: Function, kind: TimerKind): Function {
         onFault?.(err, scope, "exception");
       }
     };
-    handle = schedule.call(this, guarded, ...rest);
+    const handle = schedule.call(this, guarded, ...rest);
     if (scope.left) clearers[kind](handle as never);
     else {
       scope.timers.set(handle, kind);
@@ -97,7 +99,7 @@ function tracked(original: Function, kind: TimerKind): Function {
   return wrapped;
 }
 
-function untracked(original: Function): Function {
+function untracked(original: TimerFunction): TimerFunction {
   return function (this: unknown, handle: unknown) {
     if (typeof handle === "object" && handle !== null) owners.get(handle)?.timers.delete(handle);
     return (original as (h: unknown) => void).call(this, handle);

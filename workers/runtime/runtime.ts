@@ -262,7 +262,7 @@ export function createRuntime(host: RuntimeHost): RunController {
   }
 
   function cancelledError(): RunCancelled {
-    const reason = abort.signal.reason;
+    const reason: unknown = abort.signal.reason;
     return own(new RunCancelled(typeof reason === "string" ? reason : "The run was stopped."));
   }
 
@@ -460,7 +460,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       const failure = toolFailureOf(output);
       if (failure !== null) throw own(new ToolFailed(t.name, subject, failure));
     }
-    return output as T;
+    return output;
   }
 
   const timeoutOf = (t: number | null | undefined) => (t === undefined ? DEFAULT_TIMEOUT_MS : t);
@@ -491,7 +491,7 @@ export function createRuntime(host: RuntimeHost): RunController {
   function outcomeOf(prompt: string, s: Settlement, hasDefault: boolean, fallback: JsonValue | undefined): JsonValue {
     switch (s.outcome) {
       case "answered":
-        return s.value as JsonValue;
+        return s.value;
       case "declined":
         throw own(new UserDeclined(s.feedback));
       case "timed_out":
@@ -586,7 +586,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       const { seq, record } = claim("step", digest, `the step "${name}"`);
       return runStep(seq, digest, name, record, fn);
     },
-    tool: tool as Runtime["tool"],
+    tool,
     async call<T extends JsonValue>(functionName: string, input: JsonValue = null): Promise<T> {
       const digest = digestOf("call", functionName, input);
       const { seq, record } = claim("call", digest, `a call of ${functionName}`);
@@ -666,9 +666,9 @@ export function createRuntime(host: RuntimeHost): RunController {
       ask: ((prompt: string, options: AskOptions = {}) => rt.ask(prompt, { owner, ...options })) as Runtime["ask"],
       askJson: (prompt, options) => rt.askJson(prompt, { owner, ...options }),
       confirm: (prompt, options = {}) => rt.confirm(prompt, { owner, ...options }),
-      form: ((message: string, schema: Record<string, unknown>, options: FormOptions = {}) => rt.form(message, schema, { owner, ...options } as never)) as Runtime["form"],
+      form: (message: string, schema: Record<string, unknown>, options: FormOptions = {}) => rt.form(message, schema, { owner, ...options } as never),
       askUser: (prompt, options = {}) => rt.askUser(prompt, { owner, ...options }),
-      tool: ((name: string, input: unknown, impl: never, options: ToolOptions = {}) => rt.tool(name, input as never, impl, { owner, ...options })) as Runtime["tool"],
+      tool: (name: string, input: unknown, impl: never, options: ToolOptions = {}) => rt.tool(name, input as never, impl, { owner, ...options }),
     };
   }
 

@@ -165,6 +165,7 @@ export const stray = defineAgentFunction({
     const { delayMs = 500 } = (input ?? {}) as { delayMs?: number };
     setTimeout(() => rt.progress("A stray timer fired."), delayMs);
     setInterval(() => rt.say("A stray interval fired."), delayMs);
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the probe: an async timer whose promise nobody holds.
     setTimeout(async () => rt.progress("A stray async timer fired."), delayMs);
     return { value: await rt.ask("Stray?", { timeoutMs: null }) };
   },

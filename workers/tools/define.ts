@@ -76,6 +76,7 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, F = undefined, 
 
 /** A tool of the catalogue (its input type erased). */
 // Each tool's facts (what `inspect` hands `preview` and `stamp`) are its own.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the facts type sits in parameters and results alike: only any erases it.
 export type Tool = ToolDefinition<z.ZodType, any>;
 
 export function defineTool<S extends z.ZodType, R extends JsonValue, F = undefined>(tool: ToolDefinition<S, F, R>): ToolDefinition<S, F, R> {

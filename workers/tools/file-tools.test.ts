@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { createRuntime, ToolDenied, ToolFailed, ToolInputInvalid } from "../runtime";
 import { MAX_READ_BYTES } from "./read-file";

@@ -60,14 +60,13 @@ export const searchFilesTool = defineTool({
     const matches: string[] = [];
     let filesSearched = 0;
     let filesSkipped = 0;
-    let truncated = false;
     let bytesRead = 0;
     try {
       const isFile = (await stat(real)).isFile();
       const files = isFile
         ? { entries: [{ rel: path.basename(real), kind: "file" as const }], more: false }
         : await walk(real, { recursive: true, limit: MAX_SEARCH_FILES * 4, signal: ctx.signal });
-      truncated = files.more;
+      let truncated = files.more;
       const prefix = isFile ? path.posix.dirname(input.path) : input.path;
       for (const entry of files.entries) {
         if (entry.kind !== "file") continue;

@@ -107,7 +107,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <EditableTitle title={title} onRename={(t) => list.renameSession(sessionId, t)} />
           <ConnectionDot status={connection} />
           <span className="flex-1" />
-          <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => stop(headerStops)} />
+          <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => void stop(headerStops)} />
           <NotifyToggle />
           <PermissionsButton sessionId={sessionId} />
         </header>
@@ -133,7 +133,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           {pending.length > 0 ? (
             <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} />
           ) : (
-            <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={() => turn && stop([turn])} stopping={stopping} />
+            <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={() => turn && void stop([turn])} stopping={stopping} />
           )}
         </div>
       </main>

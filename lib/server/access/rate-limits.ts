@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { RateBucket } from "../../protocol/routes";
 import { AppError } from "../../protocol/errors";
@@ -17,8 +18,8 @@ export const DEFAULT_RATE_LIMITS: Record<LimitedAction, { points: number; second
   badTokens: { points: 10, seconds: 60 },
 };
 
-/** A Redis connection rate-limiter-flexible can count in (ioredis). */
-export type RateLimitStore = ConstructorParameters<typeof RateLimiterRedis>[0]["storeClient"];
+/** A Redis connection rate-limiter-flexible can count in. */
+export type RateLimitStore = Redis;
 
 /**
  * Per-client limits on replies, runs, messages, sessions, sign-ins and socket handshakes: in

@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 /** Questions whose replies count their effects; `failFirst` throws that error on the first call. */
-function fakeQuestions({ failFirst }: { failFirst?: unknown } = {}) {
+function fakeQuestions({ failFirst }: { failFirst?: Error } = {}) {
   const effects: string[] = [];
   let calls = 0;
   const reply = async ({ id, commandId, value, digest }: { id: string; commandId: string; value: unknown; digest: string | null }): Promise<Receipt> => {

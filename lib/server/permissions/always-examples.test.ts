@@ -38,7 +38,7 @@ function approvalOf({ tool, input }: Call): ApprovalSpec {
     cwd: t.workingFolder ? normaliseFolder(t.workingFolder(value)) : null,
     always: t.alwaysOptions(value),
     dangerous: t.dangerous,
-  }) as ApprovalSpec;
+  });
 }
 
 interface Example {

@@ -332,7 +332,7 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false, maxState
   /** Per character: the states it advances (`lit`, `one`) and the loops it stays in, side by side. */
   const masksByChar = new Map<string, Uint32Array>();
   /** Latin-1 characters by code (operators from 256 on): no hashing on the common path. */
-  const masksByCode: Array<Uint32Array | undefined> = new Array(512);
+  const masksByCode = new Array<Uint32Array | undefined>(512);
   const masksOf = (ch: string, operator: boolean): Uint32Array => {
     const code = ch.length === 1 ? ch.charCodeAt(0) : 0x10000;
     const slot = code < 256 ? code + (operator ? 256 : 0) : -1;
@@ -344,8 +344,8 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false, maxState
       if (!t) return;
       const advances = (t.k === "lit" && t.ch === ch) || (t.k === "one" && t.test(ch));
       const stays = t.k === "loop" && !(stopAtOperators && operator) && t.allowed(ch);
-      if (advances) masks![i >>> 5]! |= 1 << (i & 31);
-      if (stays) masks![words + (i >>> 5)]! |= 1 << (i & 31);
+      if (advances) masks[i >>> 5]! |= 1 << (i & 31);
+      if (stays) masks[words + (i >>> 5)]! |= 1 << (i & 31);
     });
     if (slot >= 0) masksByCode[slot] = masks;
     else if (masksByChar.size < MAX_CACHED_CHARS) masksByChar.set(key, masks);
@@ -437,7 +437,7 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false, maxState
 function pathAutomaton(alternatives: Token[][]): CompiledGlob {
   // A literal pattern (the common "exactly this file") needs no automaton.
   if (alternatives.length === 1 && alternatives[0]!.every((t) => t.k === "lit")) {
-    const literal = alternatives[0]!.map((t) => (t as { ch: string }).ch).join("");
+    const literal = alternatives[0].map((t) => (t as { ch: string }).ch).join("");
     return {
       states: literal.length + 1,
       test: (subject) => {
@@ -475,7 +475,7 @@ export function compileGlobSet(patterns: readonly string[], mode: MatchMode): Co
       const tokenLists = expandBraces(pattern).map((alternative) => pathTokens(Array.from(alternative)));
       if (tokenLists.reduce((n, t) => n + t.length + 1, 0) > MAX_PATTERN_STATES) return;
       if (tokenLists.length === 1 && tokenLists[0]!.every((t) => t.k === "lit")) {
-        const text = tokenLists[0]!.map((t) => (t as { ch: string }).ch).join("");
+        const text = tokenLists[0].map((t) => (t as { ch: string }).ch).join("");
         literal.set(text, [...(literal.get(text) ?? []), index]);
         return;
       }

@@ -62,7 +62,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     try {
       checkCommandAllow(r, kindOf.get(r.tool));
     } catch (err) {
-      throw new Error(`Invalid project permission rule ${i} (${r.tool}): ${(err as Error).message}`);
+      throw new Error(`Invalid project permission rule ${i} (${r.tool}): ${(err as Error).message}`, { cause: err });
     }
     return {
       id: `project:${i}`,

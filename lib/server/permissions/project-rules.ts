@@ -27,7 +27,7 @@ export function loadProjectRules(name: string = PROJECT_RULES_FILE): PermissionR
     text = readFileSync(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new Error(`Cannot read the permission rules file ${file}: ${(err as Error).message}`);
+    throw new Error(`Cannot read the permission rules file ${file}: ${(err as Error).message}`, { cause: err });
   }
   return parseProjectRules(text, file);
 }

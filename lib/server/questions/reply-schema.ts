@@ -81,7 +81,7 @@ export function checkReplySchema(schema: unknown): void {
     if (typeof node !== "object" || node === null || Array.isArray(node)) {
       throw new AppError("invalid_schema", `The reply schema at ${clip(path, 200)} is not a schema object.`);
     }
-    for (const [key, value] of Object.entries(node)) {
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       const at = clip(`${path}/${key}`, 200);
       if (key === "$schema") {
         if (path !== "#") throw new AppError("invalid_schema", `The reply schema names $schema at ${at}; only its top level may name a draft.`);

@@ -4,7 +4,7 @@ import { describeFormErrors, parseFormSchema, validateForm } from "../../protoco
 import { MAX_REPLY_DEPTH } from "../../protocol/json-input";
 import type { RunPolicy } from "../../protocol/policy";
 import { checkPlainJson } from "../../protocol/plain-json";
-import type { AnswerValue, JsonValue, Question } from "../../protocol/question";
+import type { JsonValue, Question } from "../../protocol/question";
 import { alwaysOption, approvalAnswer } from "./approvals";
 import { validateAgainstSchema } from "./reply-schema";
 
@@ -36,7 +36,7 @@ export function validateReply(question: Question, policy: RunPolicy, value: unkn
   const isClassic =
     typeof value === "string" || typeof value === "boolean" || (Array.isArray(value) && value.every((v) => typeof v === "string"));
   if (!isClassic) throw new AppError("invalid_answer", "This question takes text, a list of choices, or true/false.");
-  return normalizeAnswer(question, value as AnswerValue);
+  return normalizeAnswer(question, value);
 }
 
 /**

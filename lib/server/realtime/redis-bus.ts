@@ -104,7 +104,7 @@ export function createRedisBus({ url, key = "parley", log = console }: RedisBusO
       if (closed) return;
       closed = true;
       listeners.clear();
-      await Promise.all([pub, sub].map((c) => (c.status === "ready" ? c.quit().then(() => undefined, () => c.disconnect()) : c.disconnect())));
+      await Promise.all([pub, sub].map(async (c) => (c.status === "ready" ? c.quit().then(() => undefined, () => c.disconnect()) : c.disconnect())));
     },
   };
 }

@@ -132,7 +132,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     socket.emit("server.status", { crossNode: crossNode() });
     // The arguments as sent, whatever the event's declared signature: `command` finds the payload and the ack.
     const on = (event: keyof ClientToServerEvents, work: (payload: unknown) => Promise<unknown>) =>
-      socket.on(event, ((...args: unknown[]) => command(args, work)) as never);
+      socket.on(event, (...args: unknown[]) => command(args, work));
 
     on("session.join", async (payload) => {
       const { sessionId } = parseOrThrow(SessionJoinCommandSchema, payload);

@@ -74,7 +74,7 @@ export function journalRecordOf(e: JournalRow, runId: string): JournalRecord {
       };
     }
     case "call": {
-      const done = e.childStatus !== null && isFinalRunStatus(e.childStatus as FinalRunStatus);
+      const done = e.childStatus !== null && isFinalRunStatus(e.childStatus);
       return {
         kind: "call",
         seq: e.seq,

@@ -232,6 +232,11 @@ export function createRunService(deps: RunServiceDeps) {
       case "run.stop":
         stopNow(message.runId, message.reason).catch(failed);
         return;
+      // Not about runs: the access and question services listen for these.
+      case "api-token.revoked":
+      case "cookies.revoked":
+      case "question.expiring":
+        return;
     }
   });
 
@@ -254,9 +259,9 @@ export function createRunService(deps: RunServiceDeps) {
         (err) => console.error("[runs] lease renewal failed:", err),
       );
     const sweep = () => takeOver().catch((err) => console.error("[runs] takeover sweep failed:", err));
-    loops.push(setInterval(renew, Math.max(50, leaseMs / 3)));
+    loops.push(setInterval(() => void renew(), Math.max(50, leaseMs / 3)));
     // Nodes sweep at slightly different rhythms; the take decides anyway.
-    loops.push(setInterval(sweep, Math.max(100, leaseMs / 2 + Math.random() * (leaseMs / 4))));
+    loops.push(setInterval(() => void sweep(), Math.max(100, leaseMs / 2 + Math.random() * (leaseMs / 4))));
     for (const loop of loops) loop.unref();
   }
 

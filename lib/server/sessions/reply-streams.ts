@@ -18,7 +18,7 @@ export function createReplyStreams() {
     /** Adds a piece to a reply (opening it): the length of the text before it, or null when the reply is already at its longest and the piece is dropped. */
     append({ sessionId, runId, seq, delta }: { sessionId: string; runId: string; seq: number; delta: string }): number | null {
       let replies = bySession.get(sessionId);
-      if (!replies) bySession.set(sessionId, (replies = new Map()));
+      if (!replies) bySession.set(sessionId, (replies = new Map<string, StreamingReply>()));
       sessionOfRun.set(runId, sessionId);
       const key = keyOf(runId, seq);
       const reply = replies.get(key) ?? { runId, seq, text: "" };

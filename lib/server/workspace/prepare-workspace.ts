@@ -19,7 +19,7 @@ export function prepareWorkspace(folder: string, files: Readonly<Record<string, 
   try {
     mkdirSync(wanted, { recursive: true });
   } catch (err) {
-    throw new Error(`PARLEY_WORKSPACE: cannot make the workspace folder ${wanted}: ${(err as Error).message}`);
+    throw new Error(`PARLEY_WORKSPACE: cannot make the workspace folder ${wanted}: ${(err as Error).message}`, { cause: err });
   }
   const real = realpathSync(wanted);
   if (!statSync(real).isDirectory()) throw new Error(`PARLEY_WORKSPACE: ${wanted} is a file, not a folder.`);
