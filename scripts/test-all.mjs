@@ -13,6 +13,7 @@ const node = (...args) => [process.execPath, ...args];
 
 const PARTS = [
   { name: "typecheck", command: node(path.join(root, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", ".") },
+  { name: "lint", command: node(path.join(root, "node_modules/eslint/bin/eslint.js"), ".", "--max-warnings", "0") },
   { name: "build", command: ["npm", "run", "build"] },
   { name: "unit", command: node(vitest, "run", "lib/", "workers/", "components/", "app/", "scripts/") },
   { name: "integration", command: node(vitest, "run", "tests/"), needsBuild: true },
