@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const standIn = path.resolve(root, "../shared/tools/prisma-schema-engine/schema-engine");
 const env = { ...process.env, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" };
+// Generators named by their command (prisma-kysely) are found as under `npm run`.
+env.PATH = [path.join(root, "node_modules/.bin"), env.PATH].filter(Boolean).join(path.delimiter);
 if (!env.PRISMA_SCHEMA_ENGINE_BINARY && existsSync(standIn)) env.PRISMA_SCHEMA_ENGINE_BINARY = standIn;
 
 const cli = createRequire(import.meta.url).resolve("prisma/build/index.js");

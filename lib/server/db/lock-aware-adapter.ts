@@ -56,6 +56,8 @@ export interface DirectStatement {
   run(...params: unknown[]): BetterSqlite3.RunResult;
   get<Row = Record<string, unknown>>(...params: unknown[]): Row | undefined;
   all<Row = Record<string, unknown>>(...params: unknown[]): Row[];
+  /** The result's columns with their declared types (none for a statement that returns no rows). */
+  columns(): Array<{ name: string; type: string | null }>;
 }
 
 /**
@@ -150,6 +152,7 @@ class LockAwareAdapter implements SqlDriverAdapter {
           run: (...params) => (observer.query(kind, "direct"), prepared.run(...params)),
           get: <Row>(...params: unknown[]) => (observer.query(kind, "direct"), prepared.get(...params) as Row | undefined),
           all: <Row>(...params: unknown[]) => (observer.query(kind, "direct"), prepared.all(...params) as Row[]),
+          columns: () => (prepared.reader ? prepared.columns() : []),
         };
         statements.set(text, statement);
       }

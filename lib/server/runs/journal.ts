@@ -1,7 +1,6 @@
 import { isFinalRunStatus, type FinalRunStatus } from "../../protocol/entities";
 import type { JournalRecord } from "../../protocol/ipc";
 import type { JsonValue, QuestionOutcome } from "../../protocol/question";
-import type { Db } from "../db/client";
 import { parseJson } from "../db/mappers";
 
 
@@ -19,38 +18,6 @@ export interface JournalRow {
   childStatus: string | null;
   childResult: string | null;
   childError: string | null;
-}
-
-/**
- * A run's journal as its worker replays it: steps and messages with what they produced,
- * questions and child runs with how they ended (or null while they are still open).
- */
-export async function loadJournal(db: Db, runId: string): Promise<JournalRecord[]> {
-  const entries = await db.journalEntry.findMany({ where: { runId }, orderBy: { seq: "asc" } });
-  const questionIds = entries.flatMap((e) => (e.questionId ? [e.questionId] : []));
-  const childIds = entries.flatMap((e) => (e.childRunId ? [e.childRunId] : []));
-  const [questions, children] = await Promise.all([
-    db.question.findMany({ where: { id: { in: questionIds } } }),
-    db.run.findMany({ where: { id: { in: childIds } } }),
-  ]);
-  const questionById = new Map(questions.map((q) => [q.id, q]));
-  const childById = new Map(children.map((r) => [r.id, r]));
-  return entries.map((e) => {
-    const q = e.questionId ? questionById.get(e.questionId) : undefined;
-    const c = e.childRunId ? childById.get(e.childRunId) : undefined;
-    return journalRecordOf(
-      {
-        ...e,
-        questionStatus: q?.status ?? null,
-        questionAnswer: q?.answer ?? null,
-        questionFeedback: q?.feedback ?? null,
-        childStatus: c?.status ?? null,
-        childResult: c?.result ?? null,
-        childError: c?.error ?? null,
-      },
-      runId,
-    );
-  });
 }
 
 /** One entry as the worker replays it. */

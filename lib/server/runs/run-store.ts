@@ -7,12 +7,18 @@ import type { RunPolicy } from "../../protocol/policy";
 import { directPg, directSqlite, isUniqueViolation, type Db, type Tx } from "../db/client";
 import { toRun } from "../db/mappers";
 import { OLDEST_FIRST } from "../ids";
-import { loadJournal } from "./journal";
+import type { JournalRecord } from "../../protocol/ipc";
+import { journalRecordOf } from "./journal";
 import { createDirectRunStore } from "./run-store-direct";
 import { createPgRunStore } from "./run-store-pg";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
-import { fenced, holdEpoch, holdingEpoch, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
+import { fenced, holdEpoch, noRunOrLeaseLost, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import { rawSql } from "../db/raw-sql";
+import { pgExecutor, sqliteExecutor, sqliteNow, type SqlExecutor } from "../store/sql-executor";
+import * as S from "../store/runs/run-statements";
+
+/** A boolean read from an expression (EXISTS): SQLite gives 0 or 1. */
+const truthy = (value: unknown): boolean => value === true || value === 1;
 
 // Prisma filters take a mutable list.
 const ACTIVE: RunStatus[] = [...ACTIVE_RUN_STATUSES];
@@ -51,30 +57,28 @@ async function assertSessionLive(tx: Tx, sessionId: string): Promise<void> {
  * the epoch is null and nothing is checked.
  */
 export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
-  // Leased runs (several nodes on one database) are not written on SQLite's direct lane, whose statements know no epoch.
-  const direct = leases.enabled ? null : directSqlite(db);
-  /** The question loop's queries on SQLite's direct lane, when it is there. */
-  const fast = direct ? createDirectRunStore(direct) : null;
+  const direct = directSqlite(db);
   const pg = directPg(db);
-  /** The loop's reads and status moves on either engine's lane (PostgreSQL's fenced by the epoch). */
+  /** SQLite's statements inside a direct transaction (null on PostgreSQL). */
+  const sqlite = direct ? sqliteNow(direct) : null;
+  if (!direct && !pg) throw new Error("The run store needs SQLite's direct lane or PostgreSQL's pool.");
+  const exec: SqlExecutor = direct ? sqliteExecutor(direct, sqlite!) : pgExecutor(pg!);
+  /** The run statements that must run inside SQLite's direct transactions (a message's, an answer's, a run's start). */
+  const now = sqlite && createDirectRunStore(sqlite);
   const pgRuns = pg ? createPgRunStore(pg) : null;
-  const lane = fast ?? pgRuns;
   const sql = rawSql(db);
+  const epochOf = (epoch: HeldEpoch) => (fenced(epoch) ? epoch : null);
 
   /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
   async function refusedUnlessHeld(id: string, epoch: HeldEpoch): Promise<void> {
     if (!fenced(epoch)) return;
-    const row = await db.run.findUnique({ where: { id }, select: { leaseEpoch: true } });
+    const [row] = await exec.read(S.leaseEpochOf, { id });
     if (row?.leaseEpoch !== epoch) throw new RunLeaseLost(id);
   }
-  /** Adds active time: fenced, or (unfenced) failing for a missing run as before. */
-  async function addActiveMsPrisma(id: string, ms: number, epoch: HeldEpoch): Promise<void> {
-    if (!fenced(epoch)) {
-      await db.run.update({ where: { id }, data: { activeMs: { increment: ms } } });
-      return;
-    }
-    const { count } = await db.run.updateMany({ where: { id, leaseEpoch: epoch }, data: { activeMs: { increment: ms } } });
-    if (count === 0) await refusedUnlessHeld(id, epoch);
+
+  async function addActiveMs(id: string, ms: number, epoch?: HeldEpoch): Promise<void> {
+    const added = await exec.write(S.addActiveMs, { id, ms: Math.round(ms), at: new Date(), epoch: epochOf(epoch) });
+    if (added.length === 0) await refusedUnlessHeld(id, epoch);
   }
 
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
@@ -83,19 +87,15 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     return waiting ? sessionWaitingError(waiting) : sessionWorkingError(runId);
   }
 
-  /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`); `status` as stored when the read gives it. */
-  async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean; status?: string | null }> {
-    if (lane) return lane.waitingOn(id);
-    if ((await db.question.count({ where: { runId: id, status: "pending" } })) > 0) return { questions: true, blocked: true };
-    const openCalls = await db.journalEntry.findMany({ where: { runId: id, kind: "call" }, select: { childRunId: true } });
-    if (openCalls.length === 0) return { questions: false, blocked: false };
-    const activeChildren = await db.run.count({ where: { id: { in: openCalls.map((c) => c.childRunId!) }, status: { in: ACTIVE } } });
-    return { questions: false, blocked: activeChildren > 0 };
+  /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`); `status` as stored (null: no such run). */
+  async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean; status: string | null }> {
+    const [row] = await exec.read(S.waitingOn, { id });
+    const questions = truthy(row?.questions);
+    return { questions, blocked: questions || truthy(row?.children), status: row?.status ?? null };
   }
 
   async function find(id: string): Promise<Run | null> {
-    if (lane) return lane.find(id);
-    const row = await db.run.findUnique({ where: { id } });
+    const [row] = await exec.read(S.findRun, { id });
     return row ? toRun(row) : null;
   }
 
@@ -117,8 +117,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     startedSince: async (tx: Tx, { sessionId, functionName, since, except }: { sessionId: string; functionName: string; since: string; except: string[] }): Promise<boolean> =>
       (await tx.run.findFirst({ where: { sessionId, functionName, id: { notIn: except }, createdAt: { gte: new Date(since) } }, select: { id: true } })) !== null,
     listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
-    activeChildIds: async (parentRunId: string): Promise<string[]> =>
-      fast ? fast.activeChildIds(parentRunId) : (await db.run.findMany({ where: { parentRunId, status: { in: ACTIVE } }, select: { id: true } })).map((r) => r.id),
+    activeChildIds: async (parentRunId: string): Promise<string[]> => (await exec.read(S.activeChildIds, { parentRunId })).map((r) => r.id),
 
     /**
      * Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what
@@ -127,9 +126,9 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>, alongWithNow?: () => void): Promise<Run> {
       try {
         // On the direct lane when what goes with it can be written there too.
-        if (fast && direct && (alongWith === undefined || alongWithNow !== undefined)) {
+        if (now && direct && !leases.enabled && (alongWith === undefined || alongWithNow !== undefined)) {
           return await direct.transaction(() => {
-            const created = fast.createNow(run);
+            const created = now.createNow(run);
             alongWithNow?.();
             return created;
           });
@@ -205,88 +204,55 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
      * ends a run so) are ended only while no other node holds their lease.
      */
     async finish(id: string, outcome: FinalOutcome, activeMs = 0, epoch?: HeldEpoch): Promise<boolean> {
-      if (fast) return fast.finish(id, outcome, activeMs);
-      const { count } = await db.run.updateMany({
-        where: { id, status: { in: ACTIVE }, ...(!fenced(epoch) && leases.enabled ? { OR: [{ leaseOwner: null }, { leaseOwner: leases.nodeId }] } : holdingEpoch(epoch)) },
-        data: {
-          ...(leases.enabled ? { leaseOwner: null, leaseUntil: null } : {}),
-          ...(activeMs > 0 ? { activeMs: { increment: activeMs } } : {}),
-          status: outcome.status,
-          result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
-          error: outcome.error ?? null,
-          progress: null,
-          finishedAt: new Date(),
-          turnOf: null,
-        },
+      const ended = await exec.write(S.finish, {
+        id,
+        status: outcome.status,
+        result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
+        error: outcome.error ?? null,
+        activeMs: Math.round(activeMs),
+        at: new Date(),
+        epoch: epochOf(epoch),
+        node: !fenced(epoch) && leases.enabled ? leases.nodeId : null,
       });
-      if (count === 1) {
+      if (ended.length === 1) {
         leases.forget(id);
         return true;
       }
       await refusedUnlessHeld(id, epoch);
       // It had ended already: the time it spent is kept all the same.
-      if (activeMs > 0) await addActiveMsPrisma(id, activeMs, epoch);
+      if (activeMs > 0) await addActiveMs(id, activeMs, epoch);
       return false;
     },
 
     /** Moves an active run between running and waiting_input (adding `activeMs` it spent): the run as it is now, or null when it did not move. */
     async setWaiting(id: string, waiting: boolean, activeMs = 0, epoch?: HeldEpoch): Promise<Run | null> {
-      if (fast) return fast.setWaiting(id, waiting, activeMs);
-      let moved: Run | null;
-      if (pgRuns) moved = await pgRuns.setWaiting(id, waiting, activeMs, epoch);
-      else {
-        const { count } = await db.run.updateMany({
-          where: { id, status: waiting ? "running" : "waiting_input", ...holdingEpoch(epoch) },
-          data: { status: waiting ? "waiting_input" : "running", ...(activeMs > 0 ? { activeMs: { increment: activeMs } } : {}) },
-        });
-        moved = count === 1 ? await get(id) : null;
-      }
-      if (moved) return moved;
+      const [from, to] = waiting ? (["running", "waiting_input"] as const) : (["waiting_input", "running"] as const);
+      const [moved] = await exec.write(S.moveWaiting, { id, from, to, activeMs: Math.round(activeMs), at: new Date(), epoch: epochOf(epoch) });
+      if (moved) return toRun(moved);
       await refusedUnlessHeld(id, epoch);
-      // It did not move; the time it spent is kept all the same (PostgreSQL's lane kept it already).
-      if (!pgRuns && activeMs > 0) await addActiveMsPrisma(id, activeMs, epoch);
+      // It did not move; the time it spent is kept all the same.
+      if (activeMs > 0) await addActiveMs(id, activeMs, epoch);
       return null;
     },
 
-    /** Sets a run's progress line; true when it changed (clearing one that is already clear writes nothing; on the direct lane, the same text neither). */
+    /** Sets a run's progress line; true when it changed (the same text, or clearing a clear one, writes nothing). */
     async setProgress(id: string, progress: string | null, epoch?: HeldEpoch): Promise<boolean> {
-      if (fast) return fast.setProgress(id, progress);
-      const { count } = await db.run.updateMany({
-        where: { id, status: { in: ACTIVE }, ...(progress === null ? { progress: { not: null } } : {}), ...holdingEpoch(epoch) },
-        data: { progress },
-      });
-      if (count === 0) await refusedUnlessHeld(id, epoch);
-      return count === 1;
+      const changed = await exec.write(S.setProgress, { id, progress, at: new Date(), epoch: epochOf(epoch) });
+      if (changed.length === 0) await refusedUnlessHeld(id, epoch);
+      return changed.length === 1;
     },
 
-    async addActiveMs(id: string, ms: number, epoch?: HeldEpoch): Promise<void> {
-      if (fast) return fast.addActiveMs(id, ms);
-      if (!pgRuns) return addActiveMsPrisma(id, ms, epoch);
-      if (!(await pgRuns.addActiveMs(id, ms, epoch))) await refusedUnlessHeld(id, epoch);
-    },
+    addActiveMs,
 
     async markAttempt(id: string, epoch?: HeldEpoch): Promise<void> {
-      if (fast) return fast.markAttempt(id);
-      if (pgRuns) {
-        if (!(await pgRuns.markAttempt(id, epoch))) await refusedUnlessHeld(id, epoch);
-        return;
-      }
-      const { count } = await db.run.updateMany({ where: { id, ...holdingEpoch(epoch) }, data: { attempts: { increment: 1 }, progress: null } });
-      if (count === 0) await refusedUnlessHeld(id, epoch);
+      const marked = await exec.write(S.markAttempt, { id, at: new Date(), epoch: epochOf(epoch) });
+      if (marked.length === 0) await refusedUnlessHeld(id, epoch);
     },
 
-    /** A step's journal entry, fenced by `epoch`. */
-    async recordStep(entry: { runId: string; seq: number; name: string; digest: string; output: JsonValue }, epoch?: HeldEpoch): Promise<void> {
-      const { runId, seq, name, digest, output } = entry;
-      const data = { runId, seq, kind: "step", name, digest, output: JSON.stringify(output) };
-      if (!fenced(epoch)) await db.journalEntry.create({ data });
-      else if (pgRuns) await pgRuns.recordStep(entry, epoch);
-      else {
-        await db.$transaction(async (tx: Tx) => {
-          await holdEpoch(sql, tx, runId, epoch);
-          await tx.journalEntry.create({ data });
-        });
-      }
+    /** A step's journal entry, fenced by `epoch` (RunLeaseLost, or an error for a run that is gone). */
+    async recordStep({ runId, seq, name, digest, output }: { runId: string; seq: number; name: string; digest: string; output: JsonValue }, epoch?: HeldEpoch): Promise<void> {
+      const stored = await exec.write(S.insertStep, { runId, seq, name, digest, output: JSON.stringify(output), at: new Date(), epoch: epochOf(epoch) });
+      if (stored.length === 0) throw noRunOrLeaseLost(runId, epoch);
     },
 
     /** The journal entry of a chat message, written in the message's transaction (which `epoch` fences). */
@@ -307,7 +273,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     sayWithMessage: pgRuns?.sayWithMessage ?? null,
 
     /** The question loop's statements on SQLite's direct lane (null elsewhere), for work inside a direct transaction. */
-    now: fast,
+    now,
 
     /** Whether a run can only wait: a pending question of its own, or a child run still active. */
     isBlocked: async (id: string): Promise<boolean> => (await waitingOn(id)).blocked,
@@ -315,7 +281,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     parentSeqOf: async (childId: string): Promise<number | null> =>
       (await db.run.findUnique({ where: { id: childId }, select: { parentSeq: true } }))?.parentSeq ?? null,
 
-    loadJournal: (id: string) => (lane ? lane.loadJournal(id) : loadJournal(db, id)),
+    loadJournal: async (runId: string): Promise<JournalRecord[]> => (await exec.read(S.journal, { runId })).map((row) => journalRecordOf(row, runId)),
   };
 }
 

@@ -1,0 +1,207 @@
+import { sql, type ExpressionBuilder, type Selectable } from "kysely";
+import { ACTIVE_RUN_STATUSES } from "../../../protocol/entities";
+import type { DB } from "../typed-sql";
+import { statement, typedParam } from "../typed-sql";
+
+/** A run's row as stored. */
+export type RunRow = Selectable<DB["Run"]>;
+
+const ACTIVE = [...ACTIVE_RUN_STATUSES];
+
+/**
+ * The fence of a write made by the node that executes a run (see cluster/lease-fence.ts): the run
+ * still holds `epoch`, or `epoch` is null (runs are not leased: nothing is checked).
+ */
+const holds = (eb: ExpressionBuilder<DB, "Run">, epoch: number | null) =>
+  eb.or([eb(sql<number | null>`CAST(${epoch} AS INTEGER)`, "is", null), eb("Run.leaseEpoch", "=", epoch as number)]);
+
+/** A run's own pending question (`runId` its id). */
+const ownPending = (eb: ExpressionBuilder<DB, "Run">, runId: string) =>
+  eb.exists(eb.selectFrom("Question").select(sql.lit(1).as("one")).where("Question.runId", "=", runId).where("Question.status", "=", "pending"));
+
+/** An active child run it called and waits for. */
+const activeChild = (eb: ExpressionBuilder<DB, "Run">, runId: string) =>
+  eb.exists(
+    eb
+      .selectFrom("JournalEntry as j")
+      .innerJoin("Run as c", "c.id", "j.childRunId")
+      .select(sql.lit(1).as("one"))
+      .where("j.runId", "=", runId)
+      .where("j.kind", "=", "call")
+      .where("c.status", "in", ACTIVE),
+  );
+
+export const findRun = statement((q, p: { id: string }) => q.selectFrom("Run").selectAll().where("id", "=", p.id));
+
+/** What a run waits on, and its stored status (no row status: the run is gone). */
+export const waitingOn = statement((q, p: { id: string }) =>
+  q
+    .selectFrom("Run")
+    .select((eb) => [ownPending(eb, p.id).as("questions"), activeChild(eb, p.id).as("children"), "status"])
+    .where("id", "=", p.id),
+);
+
+/** Moves an active run between running and waiting_input with the active time it spent: the run as it is now, when it moved. */
+export const moveWaiting = statement((q, p: { id: string; from: string; to: string; activeMs: number; at: Date; epoch: number | null }) =>
+  q
+    .updateTable("Run")
+    .set((eb) => ({ status: p.to, activeMs: eb("activeMs", "+", p.activeMs), updatedAt: p.at }))
+    .where("id", "=", p.id)
+    .where("status", "=", p.from)
+    .where((eb) => holds(eb, p.epoch))
+    .returningAll(),
+);
+
+export const addActiveMs = statement((q, p: { id: string; ms: number; at: Date; epoch: number | null }) =>
+  q
+    .updateTable("Run")
+    .set((eb) => ({ activeMs: eb("activeMs", "+", p.ms), updatedAt: p.at }))
+    .where("id", "=", p.id)
+    .where((eb) => holds(eb, p.epoch))
+    .returning("id"),
+);
+
+/** Counts a worker start (its progress line starts over). */
+export const markAttempt = statement((q, p: { id: string; at: Date; epoch: number | null }) =>
+  q
+    .updateTable("Run")
+    .set((eb) => ({ attempts: eb("attempts", "+", 1), progress: null, updatedAt: p.at }))
+    .where("id", "=", p.id)
+    .where((eb) => holds(eb, p.epoch))
+    .returning("id"),
+);
+
+/**
+ * Ends a run if it is still active, with the active time it spent last, and lets go of its lease.
+ * `node`: unfenced on leased runs, only while no other node holds the lease (null: not checked).
+ */
+export const finish = statement(
+  (q, p: { id: string; status: string; result: string | null; error: string | null; activeMs: number; at: Date; epoch: number | null; node: string | null }) =>
+    q
+      .updateTable("Run")
+      .set((eb) => ({
+        status: p.status,
+        result: p.result,
+        error: p.error,
+        progress: null,
+        finishedAt: p.at,
+        turnOf: null,
+        leaseOwner: null,
+        leaseUntil: null,
+        activeMs: eb("activeMs", "+", p.activeMs),
+        updatedAt: p.at,
+      }))
+      .where("id", "=", p.id)
+      .where("status", "in", ACTIVE)
+      .where((eb) => holds(eb, p.epoch))
+      .where((eb) => eb.or([eb(sql<string | null>`CAST(${p.node} AS TEXT)`, "is", null), eb("leaseOwner", "is", null), eb("leaseOwner", "=", p.node as string)]))
+      .returning("id"),
+);
+
+/** Sets an active run's progress line when it differs. */
+export const setProgress = statement((q, p: { id: string; progress: string | null; at: Date; epoch: number | null }) =>
+  q
+    .updateTable("Run")
+    .set({ progress: p.progress, updatedAt: p.at })
+    .where("id", "=", p.id)
+    .where("status", "in", ACTIVE)
+    .where("progress", "is distinct from", p.progress)
+    .where((eb) => holds(eb, p.epoch))
+    .returning("id"),
+);
+
+export const activeChildIds = statement((q, p: { parentRunId: string }) =>
+  q.selectFrom("Run").select("id").where("parentRunId", "=", p.parentRunId).where("status", "in", ACTIVE),
+);
+
+export const leaseEpochOf = statement((q, p: { id: string }) => q.selectFrom("Run").select("leaseEpoch").where("id", "=", p.id));
+
+/** A run's journal with what each question and call came to. */
+export const journal = statement((q, p: { runId: string }) =>
+  q
+    .selectFrom("JournalEntry as j")
+    .leftJoin("Question as q", "q.id", "j.questionId")
+    .leftJoin("Run as c", "c.id", "j.childRunId")
+    .select([
+      "j.seq",
+      "j.kind",
+      "j.digest",
+      "j.output",
+      "j.questionId",
+      "j.childRunId",
+      "q.status as questionStatus",
+      "q.answer as questionAnswer",
+      "q.feedback as questionFeedback",
+      "c.status as childStatus",
+      "c.result as childResult",
+      "c.error as childError",
+    ])
+    .where("j.runId", "=", p.runId)
+    .orderBy("j.seq"),
+);
+
+/** The journal entry of a chat message (inside the message's transaction). */
+export const insertSay = statement((q, p: { runId: string; seq: number; name: string; digest: string; output: string; at: Date }) =>
+  q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "say", name: p.name, digest: p.digest, output: p.output, createdAt: p.at }),
+);
+
+/** A run whose question was answered works again when it waits on nothing else (inside the answer's transaction). */
+export const resumeIfUnblocked = statement((q, p: { id: string; at: Date }) =>
+  q
+    .updateTable("Run")
+    .set({ status: "running", updatedAt: p.at })
+    .where("id", "=", p.id)
+    .where("status", "=", "waiting_input")
+    .where((eb) => eb.not(ownPending(eb, p.id)))
+    .where((eb) => eb.not(activeChild(eb, p.id)))
+    .returningAll(),
+);
+
+export const liveSession = statement((q, p: { id: string }) => q.selectFrom("ChatSession").select("id").where("id", "=", p.id).where("deletedAt", "is", null));
+
+/** A new top-level run, handed to a worker at once (its first attempt). */
+export const insertRun = statement(
+  (q, p: { id: string; sessionId: string; ownerId: string; functionName: string; input: string; policy: string; canAsk: boolean; turnOf: string | null; startedBy: string | null; at: Date }) =>
+    q
+      .insertInto("Run")
+      .values({
+        id: p.id,
+        sessionId: p.sessionId,
+        ownerId: p.ownerId,
+        functionName: p.functionName,
+        input: p.input,
+        status: "running",
+        policy: p.policy,
+        canAsk: p.canAsk,
+        rootRunId: p.id,
+        turnOf: p.turnOf,
+        startedBy: p.startedBy,
+        attempts: 1,
+        activeMs: 0,
+        createdAt: p.at,
+        updatedAt: p.at,
+      })
+      .returningAll(),
+);
+
+/** A step's journal entry, written only while the run holds `epoch` (on PostgreSQL, the run's row is locked until it commits, so a take waits for it). */
+export const insertStep = statement((q, p: { runId: string; seq: number; name: string; digest: string; output: string; at: Date; epoch: number | null }, engine) => {
+  const held = q
+    .selectFrom("Run")
+    .select([
+      "id as runId",
+      typedParam(engine, p.seq, "integer").as("seq"),
+      sql.lit("step").as("kind"),
+      typedParam(engine, p.name, "text").as("name"),
+      typedParam(engine, p.digest, "text").as("digest"),
+      typedParam(engine, p.output, "text").as("output"),
+      typedParam(engine, p.at, "timestamp(3)").as("createdAt"),
+    ])
+    .where("id", "=", p.runId)
+    .where((eb) => holds(eb, p.epoch));
+  return q
+    .insertInto("JournalEntry")
+    .columns(["runId", "seq", "kind", "name", "digest", "output", "createdAt"])
+    .expression(engine === "postgresql" ? held.forShare() : held)
+    .returning("seq");
+});

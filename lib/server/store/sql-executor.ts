@@ -1,0 +1,82 @@
+import type { DirectSqlite, PgLane } from "../db/client";
+import { sqliteTime } from "../db/direct-rows";
+import type { Engine } from "../db/engine";
+import { pgTime } from "../db/pg-lane";
+import type { Params, Statement } from "./typed-sql";
+
+/**
+ * Runs statements written once (typed-sql.ts) on an engine's own handle. Rows come back in the
+ * schema's types on both engines: DateTime as Date, Boolean as boolean, integers as numbers.
+ */
+export interface SqlExecutor {
+  readonly engine: Engine;
+  /** One read statement, seeing only what is committed. */
+  read<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
+  /** One write statement, atomic on its own: the rows it returned (RETURNING). */
+  write<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
+}
+
+/** SQLite's statements run synchronously, inside a direct transaction or read (see DirectSqlite). */
+export interface SqliteNow {
+  rows<P extends Params, R>(statement: Statement<P, R>, params: P): R[];
+  /** How many rows a statement without RETURNING changed. */
+  changes<P extends Params>(statement: Statement<P, unknown>, params: P): number;
+}
+
+const sqliteValue = (value: unknown): unknown =>
+  value instanceof Date ? sqliteTime(value) : typeof value === "boolean" ? (value ? 1 : 0) : value === undefined ? null : value;
+
+type Decode = (row: Record<string, unknown>) => Record<string, unknown>;
+
+/** A decoder built from the columns' declared types (Prisma declares DATETIME and BOOLEAN). */
+function decoderOf(columns: Array<{ name: string; type: string | null }>): Decode {
+  const dates = columns.filter((c) => c.type === "DATETIME").map((c) => c.name);
+  const booleans = columns.filter((c) => c.type === "BOOLEAN").map((c) => c.name);
+  if (dates.length === 0 && booleans.length === 0) return (row) => row;
+  return (row) => {
+    for (const name of dates) if (row[name] !== null && row[name] !== undefined) row[name] = new Date(row[name] as string | number);
+    for (const name of booleans) if (row[name] !== null && row[name] !== undefined) row[name] = row[name] === 1 || row[name] === true;
+    return row;
+  };
+}
+
+export function sqliteNow(direct: DirectSqlite): SqliteNow {
+  const decoders = new Map<string, Decode>();
+  const decoderFor = (sql: string) => {
+    let decode = decoders.get(sql);
+    if (!decode) decoders.set(sql, (decode = decoderOf(direct.prepare(sql).columns())));
+    return decode;
+  };
+  return {
+    rows<P extends Params, R>(statement: Statement<P, R>, params: P): R[] {
+      const { sql, bind } = statement.compiled("sqlite");
+      const decode = decoderFor(sql);
+      return direct
+        .prepare(sql)
+        .all<Record<string, unknown>>(...bind(params).map(sqliteValue))
+        .map(decode) as R[];
+    },
+    changes<P extends Params>(statement: Statement<P, unknown>, params: P): number {
+      const { sql, bind } = statement.compiled("sqlite");
+      return direct.prepare(sql).run(...bind(params).map(sqliteValue)).changes;
+    },
+  };
+}
+
+export function sqliteExecutor(direct: DirectSqlite, now: SqliteNow = sqliteNow(direct)): SqlExecutor {
+  return {
+    engine: "sqlite",
+    read: (statement, params) => direct.read(() => now.rows(statement, params)),
+    write: (statement, params) => direct.transaction(() => now.rows(statement, params)),
+  };
+}
+
+const pgValue = (value: unknown): unknown => (value instanceof Date ? pgTime(value) : value === undefined ? null : value);
+
+export function pgExecutor(lane: PgLane): SqlExecutor {
+  const run = <P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]> => {
+    const { sql, bind } = statement.compiled("postgresql");
+    return lane.query<R>(sql, bind(params).map(pgValue));
+  };
+  return { engine: "postgresql", read: run, write: run };
+}

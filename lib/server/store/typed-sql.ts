@@ -1,0 +1,96 @@
+import {
+  sql,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type Compilable,
+} from "kysely";
+import type { DB } from "../../generated/kysely/types";
+import type { Engine } from "../db/engine";
+
+export type { DB };
+export type SqlEngine = Engine;
+
+/** Builders that only compile: statements run on each engine's own handle, not through Kysely. */
+const BUILDERS: Record<Engine, Kysely<DB>> = {
+  sqlite: new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  }),
+  postgresql: new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  }),
+};
+
+/** Where a statement's parameter goes: the builder sees it as a value, the compiled statement as a slot to fill at each run. */
+class Slot {
+  constructor(readonly name: string) {}
+}
+
+export type Params = Record<string, unknown>;
+
+/** A statement compiled for one engine: its text, and how each run's parameters fill its slots. */
+export interface CompiledStatement<P extends Params> {
+  readonly sql: string;
+  bind(params: P): unknown[];
+}
+
+/**
+ * One SQL statement written once, typed against the schema's tables, compiled once per engine.
+ * `build` receives the parameters as placeholders: it must use them as values only (not to
+ * choose the statement's shape, which is fixed at the first compile).
+ */
+export interface Statement<P extends Params, R> {
+  compiled(engine: Engine): CompiledStatement<P>;
+  /** Only a type carrier for the rows it returns. */
+  readonly rowType?: R;
+}
+
+type Built<R> = Compilable<R> | { compile(): { sql: string; parameters: readonly unknown[] } };
+
+export function statement<P extends Params = Record<never, never>, R = unknown>(build: (q: Kysely<DB>, params: P, engine: Engine) => Built<R>): Statement<P, R> {
+  const byEngine = new Map<Engine, CompiledStatement<P>>();
+  return {
+    compiled(engine) {
+      let compiled = byEngine.get(engine);
+      if (!compiled) byEngine.set(engine, (compiled = compile(engine, build)));
+      return compiled;
+    },
+  };
+}
+
+function compile<P extends Params>(engine: Engine, build: (q: Kysely<DB>, params: P, engine: Engine) => Built<unknown>): CompiledStatement<P> {
+  const params = new Proxy({} as P, { get: (_, name) => new Slot(String(name)) });
+  const { sql, parameters } = build(BUILDERS[engine], params, engine).compile();
+  const fills = parameters.map((value) => (value instanceof Slot ? value.name : { constant: value }));
+  return {
+    sql,
+    bind: (given) => fills.map((fill) => (typeof fill === "string" ? given[fill] : fill.constant)),
+  };
+}
+
+/** The rows a statement returns. */
+export type RowOf<S> = S extends Statement<Params, infer R> ? R : never;
+/** The parameters a statement takes. */
+export type ParamsOf<S> = S extends Statement<infer P, unknown> ? P : never;
+
+/**
+ * A parameter PostgreSQL cannot type from where it stands (a SELECT list feeding an INSERT): cast
+ * there to `type`; SQLite stores it as given (a CAST would change a date's text).
+ */
+export const typedParam = <T>(engine: Engine, value: T, type: "timestamp(3)" | "text" | "integer") =>
+  engine === "postgresql" ? sql<T>`CAST(${value} AS ${sql.raw(type)})` : sql<T>`${value}`;
