@@ -10,7 +10,7 @@ import { directSqlite, type Db, type Tx } from "../db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
-import { closedAs, createDirectQuestionStore, createQuestionStore, type Closing, type NewQuestion, type ReplyTarget } from "./question-store";
+import { closedAs, createQuestionStore, type Closing, type NewQuestion, type ReplyTarget } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
@@ -64,7 +64,7 @@ const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
 export function createQuestionService({ db, events, commands, now = () => new Date(), metrics = UNTIMED }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
   const direct = directSqlite(db);
-  const directStore = direct ? createDirectQuestionStore(direct) : null;
+  const directStore = store.now;
   const timers = new Map<string, NodeJS.Timeout>();
   /** The answer queue: where a settled question goes (its run). */
   let deliver: (question: Question) => void = () => {};
@@ -299,28 +299,26 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
       const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
       const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
-      const rootRunId = run.rootRunId;
-      const { insertWithRoot } = store;
-      const insert =
-        directStore && rootRunId
-          ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }, decided ? undefined : alongWithNow, epoch)
-          : insertWithRoot && rootRunId
-            ? (q: NewQuestion) => insertWithRoot({ ...q, rootRunId }, epoch)
-            : (q: NewQuestion) => store.insert(q, epoch);
-      const question = await insert({
-        id,
-        runId: run.id,
-        sessionId: run.sessionId,
-        owner: spec.owner ?? run.functionName,
-        seq,
-        journalDigest: digest,
-        pendingId: newPendingId(),
-        targetDigest: targetDigestOf(run.id, id, spec),
-        spec,
-        createdAt,
-        expiresAt,
-        closing: decided ? closing(decided.status, "rule", decided.answer, decided.feedback) : undefined,
-      });
+      const rootRunId = run.rootRunId ?? (await store.rootRunIdOf(run.id)) ?? run.id;
+      const question = await store.insert(
+        {
+          id,
+          runId: run.id,
+          rootRunId,
+          sessionId: run.sessionId,
+          owner: spec.owner ?? run.functionName,
+          seq,
+          journalDigest: digest,
+          pendingId: newPendingId(),
+          targetDigest: targetDigestOf(run.id, id, spec),
+          spec,
+          createdAt,
+          expiresAt,
+          closing: decided ? closing(decided.status, "rule", decided.answer, decided.feedback) : undefined,
+        },
+        epoch,
+        decided ? undefined : alongWithNow,
+      );
       if (decided) {
         events.emit("question.closed", question);
         deliver(question);
