@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { WorkerHandle } from "../workers/worker-port";
-import { canMove, checkMove, IllegalTransition, RUN_STATES, TRANSITIONS, type RunState, type RunStateKind } from "./run-lifecycle";
+import { canMove, checkMove, IllegalTransition, RUN_STATES, TRANSITIONS, type RunStateKind, type StateOf } from "./run-lifecycle";
 
 const worker = { handle: {} as WorkerHandle, left: false };
 /** One state of each kind, with the data it carries. */
-const SAMPLE: { [K in RunStateKind]: Extract<RunState, { kind: K }> } = {
+const SAMPLE: { [K in RunStateKind]: StateOf<K> } = {
   starting: { kind: "starting", missed: [] },
   working: { kind: "working", worker },
   waiting: { kind: "waiting", worker, since: 0 },

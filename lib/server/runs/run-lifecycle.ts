@@ -13,7 +13,7 @@ import type { FinalOutcome } from "./run-store";
  *      ▲            │          │          │
  *      └── worker lost (replay in a new worker)
  *   working, waiting, parking ──▶ stopping ──▶ finished;  any live state ──▶ finished (the run ended itself)
- *   any state but parked ──▶ elsewhere (another node holds the run's lease)
+ *   any state but parked ──▶ elsewhere: another node holds the run's lease (found at the load, or by a write it fenced)
  */
 export type RunState =
   /** Waiting for a worker, or for the worker to take the run; `missed`: settlements its journal read has, unless another node executes it. */
@@ -31,7 +31,7 @@ export type RunState =
   | { kind: "elsewhere" };
 
 export type RunStateKind = RunState["kind"];
-export const RUN_STATES = ["starting", "working", "waiting", "parking", "stopping", "finished", "parked", "elsewhere"] as const satisfies readonly RunStateKind[];
+export type StateOf<K extends RunStateKind> = Extract<RunState, { kind: K }>;
 
 /** The worker a run is in, as its supervisor listens to it. */
 export interface WorkerLink {
@@ -77,6 +77,8 @@ export const TRANSITIONS: Readonly<Record<RunStateKind, readonly RunStateKind[]>
   parked: [],
   elsewhere: [],
 };
+
+export const RUN_STATES = Object.keys(TRANSITIONS) as RunStateKind[];
 
 export function canMove(from: RunStateKind, to: RunStateKind): boolean {
   return TRANSITIONS[from].includes(to);

@@ -9,7 +9,7 @@ import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker-port";
 import { ActiveClock } from "./active-clock";
-import { checkMove, holdsWorker, isGone, type EndHow, type RunState, type RunStateKind, type StopIntent, type WorkerLink, type WorkerState } from "./run-lifecycle";
+import { checkMove, holdsWorker, isGone, type EndHow, type RunState, type RunStateKind, type StateOf, type StopIntent, type WorkerLink, type WorkerState } from "./run-lifecycle";
 import type { FinalOutcome, RunStore } from "./run-store";
 import type { LeaseTake, RunLeases } from "../cluster/run-leases";
 import { isRunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
@@ -324,7 +324,7 @@ export class RunSupervisor {
   }
 
   /** Reads the run and its journal, and hands them to the worker: it starts, or replays up to where it was. */
-  private async load(worker: WorkerHandle, starting: Extract<RunState, { kind: "starting" }>): Promise<void> {
+  private async load(worker: WorkerHandle, starting: StateOf<"starting">): Promise<void> {
     const loaded = this.ctx.metrics.time("run.load");
     const fresh = this.fresh;
     this.fresh = undefined;
@@ -533,13 +533,13 @@ export class RunSupervisor {
     }
   }
 
-  private moveToWaiting(worker: WorkerLink): Extract<RunState, { kind: "waiting" }> {
-    const waiting = { kind: "waiting", worker, since: this.ctx.clock.now() } as const satisfies RunState;
+  private moveToWaiting(worker: WorkerLink): StateOf<"waiting"> {
+    const waiting: StateOf<"waiting"> = { kind: "waiting", worker, since: this.ctx.clock.now() };
     this.move(waiting);
     return waiting;
   }
 
-  private schedulePark(waiting: Extract<RunState, { kind: "waiting" }>): void {
+  private schedulePark(waiting: StateOf<"waiting">): void {
     this.ctx.clock.clearTimeout(waiting.park);
     waiting.park = undefined;
     if (this.ctx.workersWanted()) return this.parkNow();
@@ -645,7 +645,7 @@ export class RunSupervisor {
       return this.finalize({ status: intent.status, error: intent.reason }, endOf(intent.byStop));
     }
     if (state.kind !== "working" && state.kind !== "waiting" && state.kind !== "parking") return;
-    const stopping = { kind: "stopping", worker: state.worker, intent } as Extract<RunState, { kind: "stopping" }>;
+    const stopping: StateOf<"stopping"> = { kind: "stopping", worker: state.worker, intent };
     this.move(stopping);
     await this.pauseClock();
     // Closing the questions is not fenced in the same statement: checked just before, at least.
@@ -661,7 +661,7 @@ export class RunSupervisor {
     }, this.ctx.stopGraceMs);
   }
 
-  private async finishWithoutWorker({ worker, intent }: Extract<RunState, { kind: "stopping" }>): Promise<void> {
+  private async finishWithoutWorker({ worker, intent }: StateOf<"stopping">): Promise<void> {
     await this.finalize({ status: intent.status, error: intent.reason }, endOf(intent.byStop));
     if (worker.handle.alive) this.ctx.pool.release(worker.handle);
   }
