@@ -5,6 +5,7 @@ import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type RunStarter, type St
 import { buildReceipt, buildStopReceipt, commandPayload, type StartRunReceipt, type StopOutcome, type StopReceipt, type StoppedRun } from "../../protocol/commands";
 import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
 import type { Question } from "../../protocol/question";
+import type { SettlementMessage } from "../../protocol/ipc";
 import type { Clock } from "../clock";
 import type { CommandService } from "../commands/command-service";
 import type { Db, Tx } from "../db/client";
@@ -17,7 +18,7 @@ import { startChildRun, notifyParent } from "./child-runs";
 import { loadRunDetail } from "./run-detail";
 import { recoverRuns } from "./run-recovery";
 import { createRunStore } from "./run-store";
-import { RunSupervisor, type RunEnd, type Settlement, type SupervisorContext } from "./run-supervisor";
+import { RunSupervisor, type RunEnd, type SupervisorContext } from "./run-supervisor";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import type { ClusterLink } from "../cluster/cluster-link";
 import type { ClusterMessage } from "../../protocol/cluster";
@@ -50,7 +51,7 @@ export interface RunServiceDeps {
 type ForOwner = (owner: string) => ClusterMessage;
 
 /** A settlement that reached this node, for the node that executes its run. */
-const settlementFor = (owner: string, s: Settlement): ClusterMessage =>
+const settlementFor = (owner: string, s: SettlementMessage): ClusterMessage =>
   s.type === "question.settled"
     ? { type: "run.deliver", to: owner, runId: s.runId, questionId: s.questionId }
     : { type: "run.child_ended", to: owner, runId: s.runId, childRunId: s.childRunId };
