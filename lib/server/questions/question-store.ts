@@ -1,12 +1,12 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import { directPg, directSqlite, type Db, type DirectSqlite, type PgLane, type Tx } from "../db/client";
-import { pgTime } from "../db/pg-lane";
 import type { CommandRow } from "../commands/command-service";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 import { OLDEST_FIRST } from "../ids";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import { pgExecutor, sqliteNow } from "../store/sql-executor";
+import { pgExecutor, sqliteNow, txExecutor } from "../store/sql-executor";
+import type { Engine } from "../db/engine";
 import type { RowOf } from "../store/typed-sql";
 import * as Q from "../store/questions/question-statements";
 
@@ -138,15 +138,6 @@ export const closedAs = (question: Question, { status, closedBy, closedAt, answe
   feedback,
 });
 
-/** The claim and its receipt in one statement: only a claim that moved the question inserts the receipt, and a twin's receipt (the unique id) fails the whole. */
-const PG_CLAIM_RECORDING_SQL = `WITH claimed AS (
-    UPDATE "Question" SET "status" = $1, "closedBy" = $2, "closedAt" = $3::timestamp(3), "answer" = $4, "feedback" = $5 WHERE "id" = $6 AND "status" = 'pending' RETURNING "id"
-  ), recorded AS (
-    INSERT INTO "Command" ("id", "kind", "payloadDigest", "payload", "applyState", "receipt", "createdAt", "appliedAt")
-    SELECT $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::timestamp(3), $13::timestamp(3) FROM claimed RETURNING "id"
-  )
-  SELECT COUNT(*)::int AS "n" FROM recorded`;
-
 /** The question loop's statements on PostgreSQL's lane: one each, where Prisma sends two to five. */
 function createPgQuestionStore(lane: PgLane) {
   const exec = pgExecutor(lane);
@@ -164,12 +155,8 @@ function createPgQuestionStore(lane: PgLane) {
 
     /** Claims the question and inserts `command` with it: whether this claim won. */
     async claimRecording(id: string, closing: Closing, command: CommandRow): Promise<boolean> {
-      const { status, closedBy, closedAt, answer, feedback } = closingData(closing);
-      const [row] = await lane.query<{ n: number }>(PG_CLAIM_RECORDING_SQL, [
-        status, closedBy, pgTime(closedAt), answer, feedback, id,
-        command.id, command.kind, command.payloadDigest, command.payload, command.applyState, command.receipt, pgTime(command.at),
-      ]);
-      return row!.n === 1;
+      const { id: commandId, ...receipt } = command;
+      return (await exec.write(Q.claimRecording, { id, ...closingData(closing), command: commandId, ...receipt })).length === 1;
     },
   };
 }
@@ -182,6 +169,7 @@ export function createQuestionStore(db: Db) {
   /** The statements that run inside SQLite's direct transactions (null on PostgreSQL). */
   const now = direct ? createDirectQuestionStore(direct) : null;
   if (!pgStore && !now) throw new Error("The question store needs SQLite's direct lane or PostgreSQL's pool.");
+  const engine: Engine = pgStore ? "postgresql" : "sqlite";
   return {
     now,
     /** PostgreSQL's lane: the claim with its receipt in one statement (null on SQLite, whose direct lane does more). */
@@ -211,14 +199,12 @@ export function createQuestionStore(db: Db) {
     target: pgStore?.target ?? ((id: string): Promise<ReplyTarget | null> => direct!.read(() => now!.target(id))),
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
-    claim: async (id: string, closing: Closing, tx: Tx | Db = db): Promise<boolean> =>
-      (await tx.question.updateMany({ where: { id, status: "pending" }, data: closingData(closing) })).count === 1,
+    claim: async (id: string, closing: Closing, tx: Tx | Db = db): Promise<boolean> => (await txExecutor(tx, engine).changes(Q.claim, { id, ...closingData(closing) })) === 1,
 
     /** Claims a pending question read before (`question`) in one transaction; `alongWith` records what belongs with the claim. */
     claimWith: <T>(question: Question, closing: Closing, alongWith: (tx: Tx, question: Question) => Promise<T>): Promise<T | null> =>
       db.$transaction(async (tx: Tx) => {
-        const { count } = await tx.question.updateMany({ where: { id: question.id, status: "pending" }, data: closingData(closing) });
-        if (count !== 1) return null;
+        if ((await txExecutor(tx, engine).changes(Q.claim, { id: question.id, ...closingData(closing) })) !== 1) return null;
         return alongWith(tx, closedAs(question, closing));
       }),
 

@@ -53,7 +53,8 @@ export interface CompiledStatement<P extends Params> {
 /**
  * One SQL statement written once, typed against the schema's tables, compiled once per engine.
  * `build` receives the parameters as placeholders: it must use them as values only (not to
- * choose the statement's shape, which is fixed at the first compile).
+ * choose the statement's shape, which is fixed at the first compile), so they are flat: a
+ * placeholder has no fields.
  */
 export interface Statement<P extends Params, R> {
   compiled(engine: Engine): CompiledStatement<P>;
