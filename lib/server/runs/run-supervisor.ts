@@ -12,6 +12,7 @@ import { canMove, IllegalTransition, type RunState } from "./run-lifecycle";
 import type { FinalOutcome, RunStore } from "./run-store";
 import type { LeaseTake, RunLeases } from "../cluster/run-leases";
 import { isRunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
+import { log } from "../log";
 
 /** What a run waited for, as its worker hears it: a question's settlement or a child run's end. */
 export type Settlement = Extract<ParentToChild, { type: "question.settled" | "call.settled" }>;
@@ -196,7 +197,7 @@ export class RunSupervisor {
       .catch((err) => {
         // A write the lease's epoch refused: another node executes the run now.
         if (isRunLeaseLost(err)) return this.state === "parked" ? undefined : this.giveUp();
-        console.error(`[runs] ${this.runId}: ${this.state}:`, err);
+        log.error({ runId: this.runId, err }, `[runs] ${this.runId}: ${this.state}`);
       });
   }
 
@@ -292,7 +293,7 @@ export class RunSupervisor {
       if (isRunLeaseLost(err)) throw err;
       // The database failed before the worker had the run: give the worker back and try again later.
       const delay = Math.min(30_000, 500 * 2 ** tries);
-      console.error(`[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
+      log.error({ runId: this.runId, err }, `[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms`);
       this.ctx.clock.setTimeout(() => this.begin(tries + 1), delay);
     }
   }
@@ -378,7 +379,7 @@ export class RunSupervisor {
   private async noWorker(err: unknown): Promise<void> {
     if (this.state !== "starting") return;
     const detail = (err as { detail?: string }).detail;
-    console.error(`[runs] no worker for run ${this.runId}:`, detail ?? err);
+    log.error({ runId: this.runId, ...(detail ? { detail } : { err }) }, `[runs] no worker for run ${this.runId}`);
     const message = err instanceof Error && err.name === "WorkerStartError" ? err.message : "No worker process could be started.";
     await this.finalize({ status: "failed", error: message }, { by: "run_end" });
   }
@@ -422,7 +423,7 @@ export class RunSupervisor {
           // Rolled back: the run still works, and its clock runs on.
           if (stoppedClock !== null) this.restartClock(stoppedClock);
           const error = AppError.from(err);
-          if (error.code === "internal") console.error(`[runs] could not store a question of ${this.runId}`, err);
+          if (error.code === "internal") log.error({ runId: this.runId, sessionId: this.run.sessionId, questionId: message.questionId, err }, `[runs] could not store a question of ${this.runId}`);
           this.send({ type: "question.refused", runId: this.runId, questionId: message.questionId, error: error.toWire() });
           return;
         }
@@ -461,7 +462,7 @@ export class RunSupervisor {
         } catch (err) {
           if (isRunLeaseLost(err)) throw err;
           // The call must not wait for a child that was never stored: it fails, and the function hears why.
-          console.error(`[runs] could not start a child run of ${this.runId}`, err);
+          log.error({ runId: this.runId, sessionId: this.run.sessionId, err }, `[runs] could not start a child run of ${this.runId}`);
           const error = `${message.functionName} could not be started: ${AppError.from(err).message}`;
           this.send({ type: "call.settled", runId: this.runId, seq: message.seq, childRunId: "", status: "failed", result: null, error });
           return;
@@ -549,7 +550,7 @@ export class RunSupervisor {
     const worker = this.unlisten()!;
     const { error } = message;
     if (error && message.status === "failed") {
-      console.error(`[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`);
+      log.error({ runId: this.runId, sessionId: this.run.sessionId, fn: this.run.functionName }, `[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`);
     }
     const intent = this.stopIntent;
     let outcome: FinalOutcome;
@@ -592,7 +593,7 @@ export class RunSupervisor {
         { by: "worker_exit", questionStatus: "expired" },
       );
     }
-    console.error(`[runs] run ${this.runId} lost its worker (${how}) while ${this.state}; resuming it from its journal`);
+    log.warn({ runId: this.runId, sessionId: this.run.sessionId }, `[runs] run ${this.runId} lost its worker (${how}) while ${this.state}; resuming it from its journal`);
     if (this.state !== "working" && (await this.ctx.store.isBlocked(this.runId))) {
       // It only waited: nothing was lost, and it stays parked until its answer arrives.
       this.move("parked");
@@ -681,7 +682,7 @@ export class RunSupervisor {
       // Another node took the run over: it decides the end.
       if (isRunLeaseLost(err)) return this.giveUp();
       const delay = Math.min(30_000, 500 * 2 ** tries);
-      console.error(`[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
+      log.error({ runId: this.runId, err }, `[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms`);
       this.ctx.clock.setTimeout(() => this.enqueue(() => this.recordEnd(outcome, { by, byStop, questionStatus }, tries + 1)), delay);
     }
   }
@@ -706,14 +707,14 @@ export class RunSupervisor {
         });
       } catch (err) {
         if (isRunLeaseLost(err)) throw err;
-        console.error(`[runs] could not keep the open reply of ${this.runId}`, err);
+        log.error({ runId: this.runId, sessionId: this.run.sessionId, err }, `[runs] could not keep the open reply of ${this.runId}`);
       }
     }
   }
 
   /** A parked run is nobody's: the node its answer reaches takes it. A failed release lapses with the lease. */
   private async letGo(): Promise<void> {
-    await this.ctx.leases.release(this.runId, this.epoch).catch((err) => console.error(`[runs] could not release the lease of ${this.runId}:`, err));
+    await this.ctx.leases.release(this.runId, this.epoch).catch((err) => log.error({ runId: this.runId, err }, `[runs] could not release the lease of ${this.runId}`));
   }
 
   private end(end: RunEnd): void {
