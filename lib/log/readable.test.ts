@@ -8,6 +8,10 @@ describe("a log line for a person", () => {
     expect(readableLine(line)).toBe("03:04:05.678 ERROR [runs] run r1 failed  (runId=r1 fn=chat)\n    Error: boom\n        at x\n");
   });
 
+  it("puts the ids beside a long message's first line", () => {
+    expect(readableLine(JSON.stringify({ level: 30, time: 0, runId: "r1", msg: "first\nsecond" }))).toBe("00:00:00.000 INFO first  (runId=r1)\n    second\n");
+  });
+
   it("passes a line that is not JSON through", () => {
     expect(readableLine("plain\n")).toBe("plain\n");
   });

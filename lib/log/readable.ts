@@ -15,6 +15,8 @@ export function readableLine(json: string): string {
     .filter(([key]) => !UNSHOWN.has(key))
     .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`);
   const err = entry.err as { stack?: string; message?: string } | undefined;
-  const trace = err ? `\n    ${(err.stack ?? err.message ?? JSON.stringify(err)).replace(/\n/g, "\n    ")}` : "";
-  return `${time} ${LABELS[entry.level as number] ?? "LOG"} ${String(entry.msg ?? "")}${fields.length > 0 ? `  (${fields.join(" ")})` : ""}${trace}\n`;
+  // The ids beside the message's first line; what follows it, and the error's stack, below.
+  const [head, ...rest] = String(entry.msg ?? "").split("\n");
+  const below = [...rest, ...(err ? (err.stack ?? err.message ?? JSON.stringify(err)).split("\n") : [])];
+  return `${time} ${LABELS[entry.level as number] ?? "LOG"} ${head}${fields.length > 0 ? `  (${fields.join(" ")})` : ""}${below.map((l) => `\n    ${l}`).join("")}\n`;
 }
