@@ -35,7 +35,7 @@ export interface LogOptions {
 export function createLog({ destination, level = "info", secrets = () => [], mixin }: LogOptions): Logger {
   const scrub = (line: string): string => {
     const known = [...envSecrets(), ...secrets()].filter((s): s is string => Boolean(s));
-    return redact(line, [...known, ...known.map((s) => JSON.stringify(s).slice(1, -1))]);
+    return redact(line, [...new Set([...known, ...known.map((s) => JSON.stringify(s).slice(1, -1))])]);
   };
   return pino({ level, mixin, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, hooks: { streamWrite: scrub } }, destination);
 }
