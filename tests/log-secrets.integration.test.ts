@@ -39,7 +39,7 @@ async function call<T>(route: string, body?: unknown): Promise<T> {
 const logLines = (output: string) => output.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("the production server's log", () => {
-  it("says a failed model call as a JSON line of its run, with neither the model's key nor the server token in any line", { timeout: 120_000 }, async () => {
+  it("says a failed model call and a function's fault as JSON lines of their runs, with neither the model's key nor the server token in any line", { timeout: 120_000 }, async () => {
     dir = mkdtempSync(path.join(tmpdir(), "parley-log-"));
     const baseURL = await failingProvider();
     server = await startServerProcess({
@@ -58,6 +58,16 @@ describe("the production server's log", () => {
     }
     expect((await call<Run>(`/api/runs/${run.id}`)).status).toBe("failed");
     expect(failure).toMatchObject({ sessionId: session.id, fn: "chat", node: expect.any(String), msg: expect.stringMatching(/failed/) });
+
+    // A function's own error, thrown with the secrets in it: the worker says it, and so does the server.
+    const exploded = await call<{ id: string }>(`/api/sessions/${session.id}/runs`, { function: "test.timer-throws", input: { delayMs: 10, message: `exploded near ${MODEL_KEY} and ${TEST_TOKEN}` } });
+    let worker: Record<string, unknown> | undefined;
+    while (!worker) {
+      if (Date.now() > deadline) throw new Error(`no log line of the worker's fault:\n${server.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+      worker = logLines(server.output()).find((l) => l.runId === exploded.id && typeof l.worker === "number");
+    }
+    expect(worker).toMatchObject({ level: 50, fn: "test.timer-throws", msg: expect.stringMatching(/fails because of an uncaught exception/), err: { message: "exploded near [redacted] and [redacted]" } });
     const output = server.output();
     expect(output).not.toContain(MODEL_KEY);
     expect(output).not.toContain(TEST_TOKEN);
