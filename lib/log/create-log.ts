@@ -14,7 +14,7 @@ export function levelFrom(env: Record<string, string | undefined>): LogLevel {
 
 /** Fields whose value never reaches a line, at the top or one level down (`req.headers.cookie` too). */
 const SECRET_FIELDS = ["authorization", "cookie", "token", "serverToken", "apiKey", "password", "secret"];
-const REDACT_PATHS = SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `headers.${f}`, `*.headers.${f}`]);
+const REDACT_PATHS = SECRET_FIELDS.flatMap((f) => [f, `*.${f}`, `*.headers.${f}`]);
 
 /** The secrets every process knows from its environment: the server token and the model's API key. */
 const envSecrets = () => [process.env.PARLEY_TOKEN, process.env.OPENAI_API_KEY];
