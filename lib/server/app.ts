@@ -28,6 +28,7 @@ import { loadChatHistory } from "./sessions/chat-history";
 import { sessionWaitingError } from "./sessions/session-busy";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
+import { log } from "./log";
 
 /** The parts Parley is built from: real ones in server.ts, fakes in tests. */
 export interface ParleyParts {
@@ -79,13 +80,15 @@ export interface ParleyConfig extends ParleyOptions {
   permissionsFile?: string;
   /** Where start-up says what it migrates and where the backup went. */
   log?: (line: string) => void;
+  /** This node's id among several, in its log lines too (a new one by default). */
+  nodeId?: string;
 }
 
 type FunctionInfoInput = Pick<AgentFunctionInfo, "name" | "description"> & Partial<AgentFunctionInfo>;
 export type FunctionList = readonly FunctionInfoInput[] | (() => readonly FunctionInfoInput[]);
 
 /** Opens the real parts (migrated SQLite or PostgreSQL database, forked worker pool) and builds Parley from them. */
-export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, log, ...options }: ParleyConfig) {
+export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, log, nodeId, ...options }: ParleyConfig) {
   // An invalid rules file stops start-up before anything opens.
   const projectRules = options.projectRules ?? loadProjectRules(permissionsFile);
   await migrateDatabase(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"), { log });
@@ -95,7 +98,8 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
   const runLeaseMs = engineOf(databaseUrl) === "postgresql" ? (options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS) : 0;
   const pool = new WorkerPool(worker);
   if (!functions) await pool.catalogueReady();
-  const parley = await createParley({ db, pool, functions: functions ?? (() => pool.catalogue.functions), tools, metrics }, { ...options, projectRules, runLeaseMs });
+  const cluster = createClusterLink(nodeId);
+  const parley = await createParley({ db, pool, functions: functions ?? (() => pool.catalogue.functions), tools, metrics, cluster }, { ...options, projectRules, runLeaseMs });
   /** The real pool: what the workers loaded, and `reload` for new code (development). */
   return Object.assign(parley, { workerPool: pool });
 }
@@ -135,7 +139,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
 
   // Several nodes: one of them keeps the expiry timers; the others hand it theirs.
-  const scheduleSoon = () => void questions.rescheduleExpiries(new Date(clock.now() + leaseMs)).catch((err) => console.error("[questions] could not schedule expiries", err));
+  const scheduleSoon = () => void questions.rescheduleExpiries(new Date(clock.now() + leaseMs)).catch((err) => log.error({ err }, "[questions] could not schedule expiries"));
   const expiryTimers = leases
     ? createNodeLease(db, {
         name: "expiry-timers",
@@ -163,7 +167,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 
   // Keep session lists' pending counts true.
   // A burst of questions (many runs asking at once) is one read and one announcement per session.
-  const publishSoon = coalescePerKey(sessions.publish, (_, err) => console.error("[sessions] publish failed", err));
+  const publishSoon = coalescePerKey(sessions.publish, (sessionId, err) => log.error({ sessionId, err }, "[sessions] publish failed"));
   const publishSession = (q: { sessionId: string }) => publishSoon(q.sessionId);
   events.on("question.asked", publishSession);
   events.on("question.closed", publishSession);

@@ -14,6 +14,7 @@ import { closedAs, createQuestionStore, type Closing, type NewQuestion, type Rep
 import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
+import { log } from "../log";
 
 /** Who or what settled a question; stored as `closedBy`. */
 export type Closer = "socket" | "terminal" | "rest" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
@@ -98,7 +99,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     const timer = setTimeout(() => {
       timers.delete(id);
       if (delay > MAX_TIMER_MS) return scheduleExpiry(id, expiresAt);
-      void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => console.error(`[questions] could not time out ${id}`, err));
+      void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => log.error({ questionId: id, err }, `[questions] could not time out ${id}`));
     }, Math.min(delay, MAX_TIMER_MS));
     timer.unref();
     timers.set(id, timer);

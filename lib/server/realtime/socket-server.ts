@@ -20,6 +20,7 @@ import { subscribe, type DomainHandlers } from "../events";
 import type { Principal } from "../access/authenticator";
 import { clientAddress } from "../access/client-address";
 import type { OriginPolicy } from "../access/origin-policy";
+import { log } from "../log";
 
 interface SocketData {
   principal: Principal;
@@ -60,7 +61,7 @@ function command<T>(args: unknown[], work: (payload: unknown) => Promise<T>): vo
     (data) => reply({ ok: true, data }),
     (err) => {
       const error = AppError.from(err);
-      if (error.code === "internal") console.error("[realtime] command failed", err);
+      if (error.code === "internal") log.error({ err }, "[realtime] command failed");
       reply({ ok: false, error: error.toWire() });
     },
   );
@@ -197,7 +198,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       if (!(await authenticator.authenticate({ cookie: s.handshake.headers.cookie }))) s.disconnect(true);
     }
   };
-  const checkRevocations = (what: string, check: () => Promise<void>) => check().catch((err) => console.error(`[realtime] ${what} check failed`, err));
+  const checkRevocations = (what: string, check: () => Promise<void>) => check().catch((err) => log.error({ err }, `[realtime] ${what} check failed`));
   const revocations = setInterval(() => {
     void checkRevocations("API token revocation", dropRevokedTokens);
     // A sign-out everywhere this node was not told about (the CLI wrote the database, Redis was away).

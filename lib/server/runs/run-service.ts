@@ -22,6 +22,7 @@ import { RunSupervisor, type RunEnd, type SupervisorContext } from "./run-superv
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import type { ClusterLink } from "../cluster/cluster-link";
 import type { ClusterMessage } from "../../protocol/cluster";
+import { log } from "../log";
 
 export interface RunServiceDeps {
   db: Db;
@@ -215,7 +216,7 @@ export function createRunService(deps: RunServiceDeps) {
 
   /** What other nodes send about the runs this node executes. */
   const offCluster = deps.cluster?.on((message) => {
-    const failed = (err: unknown) => console.error(`[runs] could not handle ${message.type} from another node:`, err);
+    const failed = (err: unknown) => log.error({ runId: "runId" in message ? message.runId : undefined, err }, `[runs] could not handle ${message.type} from another node`);
     switch (message.type) {
       case "run.deliver": {
         const supervisor = live.get(message.runId);
@@ -252,9 +253,9 @@ export function createRunService(deps: RunServiceDeps) {
     const renew = () =>
       leases.renew().then(
         (lost) => lost.forEach((id) => live.get(id)?.abandon()),
-        (err) => console.error("[runs] lease renewal failed:", err),
+        (err) => log.error({ err }, "[runs] lease renewal failed"),
       );
-    const sweep = () => takeOver().catch((err) => console.error("[runs] takeover sweep failed:", err));
+    const sweep = () => takeOver().catch((err) => log.error({ err }, "[runs] takeover sweep failed"));
     loops.push(setInterval(renew, Math.max(50, leaseMs / 3)));
     // Nodes sweep at slightly different rhythms; the take decides anyway.
     loops.push(setInterval(sweep, Math.max(100, leaseMs / 2 + Math.random() * (leaseMs / 4))));
@@ -392,7 +393,7 @@ export function createRunService(deps: RunServiceDeps) {
     },
 
     /** After detachAll and once the workers are gone: the leases held lapse now, so other nodes take those runs over at once. */
-    handOver: (): Promise<void> => leases.lapseAll().catch((err) => console.error("[runs] could not hand the leases over:", err)),
+    handOver: (): Promise<void> => leases.lapseAll().catch((err) => log.error({ err }, "[runs] could not hand the leases over")),
   };
 }
 

@@ -13,6 +13,7 @@ import { checkMove, holdsWorker, isGone, type EndHow, type RunState, type RunSta
 import type { FinalOutcome, RunStore } from "./run-store";
 import type { LeaseTake, RunLeases } from "../cluster/run-leases";
 import { isRunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
+import { log } from "../log";
 
 /**
  * How a live run ended its turn here: it reached its final state, it was parked to wait without a
@@ -198,7 +199,7 @@ export class RunSupervisor {
       .catch((err) => {
         // A write the lease's epoch refused: another node executes the run now.
         if (isRunLeaseLost(err)) return isGone(this.current) ? undefined : this.giveUp();
-        console.error(`[runs] ${this.runId}: ${this.current.kind}:`, err);
+        log.error({ runId: this.runId, err }, `[runs] ${this.runId}: ${this.current.kind}`);
       });
   }
 
@@ -318,7 +319,7 @@ export class RunSupervisor {
       if (isRunLeaseLost(err)) throw err;
       // The database failed before the worker had the run: give the worker back and try again later.
       const delay = Math.min(30_000, 500 * 2 ** tries);
-      console.error(`[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
+      log.error({ runId: this.runId, err }, `[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms`);
       this.ctx.clock.setTimeout(() => this.begin(tries + 1), delay);
     }
   }
@@ -403,7 +404,7 @@ export class RunSupervisor {
   private async noWorker(err: unknown): Promise<void> {
     if (this.current.kind !== "starting") return;
     const detail = (err as { detail?: string }).detail;
-    console.error(`[runs] no worker for run ${this.runId}:`, detail ?? err);
+    log.error({ runId: this.runId, ...(detail ? { detail } : { err }) }, `[runs] no worker for run ${this.runId}`);
     const message = err instanceof Error && err.name === "WorkerStartError" ? err.message : "No worker process could be started.";
     await this.finalize({ status: "failed", error: message }, { by: "run_end" });
   }
@@ -465,7 +466,7 @@ export class RunSupervisor {
       // Rolled back: the run still works, and its clock runs on.
       if (stoppedClock !== null) this.active.undoStop(stoppedClock);
       const error = AppError.from(err);
-      if (error.code === "internal") console.error(`[runs] could not store a question of ${this.runId}`, err);
+      if (error.code === "internal") log.error({ runId: this.runId, sessionId: this.run.sessionId, questionId: message.questionId, err }, `[runs] could not store a question of ${this.runId}`);
       this.send({ type: "question.refused", runId: this.runId, questionId: message.questionId, error: error.toWire() });
       return;
     }
@@ -499,7 +500,7 @@ export class RunSupervisor {
     } catch (err) {
       if (isRunLeaseLost(err)) throw err;
       // The call must not wait for a child that was never stored: it fails, and the function hears why.
-      console.error(`[runs] could not start a child run of ${this.runId}`, err);
+      log.error({ runId: this.runId, sessionId: this.run.sessionId, err }, `[runs] could not start a child run of ${this.runId}`);
       const error = `${message.functionName} could not be started: ${AppError.from(err).message}`;
       this.send({ type: "call.settled", runId: this.runId, seq: message.seq, childRunId: "", status: "failed", result: null, error });
       return;
@@ -581,7 +582,7 @@ export class RunSupervisor {
   private async workerFinished(message: RunFinishedMessage, state: WorkerState): Promise<void> {
     const { error } = message;
     if (error && message.status === "failed") {
-      console.error(`[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`);
+      log.error({ runId: this.runId, sessionId: this.run.sessionId, fn: this.run.functionName }, `[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`);
     }
     const intent = state.kind === "stopping" ? state.intent : null;
     let outcome: FinalOutcome;
@@ -623,7 +624,7 @@ export class RunSupervisor {
         { by: "worker_exit", questionStatus: "expired" },
       );
     }
-    console.error(`[runs] run ${this.runId} lost its worker (${how}) while ${state.kind}; resuming it from its journal`);
+    log.warn({ runId: this.runId, sessionId: this.run.sessionId }, `[runs] run ${this.runId} lost its worker (${how}) while ${state.kind}; resuming it from its journal`);
     if (state.kind !== "working" && (await this.ctx.store.isBlocked(this.runId))) {
       // It only waited: nothing was lost, and it stays parked until its answer arrives.
       this.move({ kind: "parked" });
@@ -715,7 +716,7 @@ export class RunSupervisor {
       // Another node took the run over: it decides the end.
       if (isRunLeaseLost(err)) return this.giveUp();
       const delay = Math.min(30_000, 500 * 2 ** tries);
-      console.error(`[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
+      log.error({ runId: this.runId, err }, `[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms`);
       this.ctx.clock.setTimeout(() => this.enqueue(() => this.recordEnd(tries + 1)), delay);
     }
   }
@@ -740,14 +741,14 @@ export class RunSupervisor {
         });
       } catch (err) {
         if (isRunLeaseLost(err)) throw err;
-        console.error(`[runs] could not keep the open reply of ${this.runId}`, err);
+        log.error({ runId: this.runId, sessionId: this.run.sessionId, err }, `[runs] could not keep the open reply of ${this.runId}`);
       }
     }
   }
 
   /** A parked run is nobody's: the node its answer reaches takes it. A failed release lapses with the lease. */
   private async letGo(): Promise<void> {
-    await this.ctx.leases.release(this.runId, this.epoch).catch((err) => console.error(`[runs] could not release the lease of ${this.runId}:`, err));
+    await this.ctx.leases.release(this.runId, this.epoch).catch((err) => log.error({ runId: this.runId, err }, `[runs] could not release the lease of ${this.runId}`));
   }
 
   private end(end: RunEnd): void {
