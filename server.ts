@@ -2,6 +2,7 @@
  * Parley's entry: one HTTP server carrying Next.js (pages and /api routes) and Socket.IO,
  * with the domain services built once and shared with route handlers through globalThis.
  */
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
@@ -21,6 +22,7 @@ import { describeFunctions } from "./lib/server/workers/function-report";
 import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { toolCatalogue } from "./workers/tools";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
+import { configureLog, hideInLogs, log } from "./lib/server/log";
 
 /** Connections the kernel queues before the server accepts them (see the listen below). */
 const LISTEN_BACKLOG = 4096;
@@ -36,6 +38,11 @@ process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 (process.env as Record<string, string | undefined>).NODE_ENV ??= here === root ? "development" : "production";
 const env = loadEnv();
 const dev = env.NODE_ENV !== "production";
+const nodeId = randomUUID();
+configureLog(nodeId);
+
+/** What the person who started the server reads (its log is apart, on stderr): plain lines, in production too. */
+const say = (line: string) => void process.stdout.write(`${line}\n`);
 
 /** The worker entry: compiled beside this file in production, TypeScript through tsx otherwise. */
 function workerEntry() {
@@ -57,7 +64,7 @@ async function main() {
   const refusal = bindRefusal(env.HOST, env.PARLEY_TOKEN);
   if (refusal) throw new Error(refusal);
   const workspace = prepareWorkspace(env.PARLEY_WORKSPACE);
-  if (workspace.seeded.length > 0) console.log(`> The workspace ${workspace.path} was empty: seeded it with a sample project (${workspace.seeded.length} files)`);
+  if (workspace.seeded.length > 0) say(`> The workspace ${workspace.path} was empty: seeded it with a sample project (${workspace.seeded.length} files)`);
   const parley = await openParley({
     tools: toolCatalogue,
     permissionsFile: env.PARLEY_PERMISSIONS_FILE,
@@ -70,24 +77,26 @@ async function main() {
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
     access: { token: env.PARLEY_TOKEN ?? keptToken(), tokenFile: tokenFile ?? undefined, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
-    log: (line) => console.log(line),
+    log: say,
+    nodeId,
   });
   setParley(parley);
+  hideInLogs(() => parley.access.serverToken);
   const pool = parley.workerPool;
-  for (const line of describeFunctions(pool.catalogue)) console.log(line);
+  for (const line of describeFunctions(pool.catalogue)) say(line);
   pool.on("catalogue", (catalogue) => {
-    for (const line of describeFunctions(catalogue)) console.log(line);
+    for (const line of describeFunctions(catalogue)) say(line);
   });
   // Development: a saved function reloads the workers, not the server (tsx watch restarts it for its own files).
   const devReload = dev
     ? reloadWorkersOnChange([path.join(root, "workers")], (files) => {
-        console.log(`> ${files.map((f) => path.relative(root, f)).join(", ")} changed: reloading the workers (new runs use the new code)`);
+        say(`> ${files.map((f) => path.relative(root, f)).join(", ")} changed: reloading the workers (new runs use the new code)`);
         pool.reload();
       })
     : null;
   const { resumed, parked, questions, inbox } = parley.recovered;
   if (resumed + parked + inbox > 0) {
-    console.log(`> Picked up from the previous server: ${resumed} run(s) resumed, ${parked} parked with ${questions} pending question(s), ${inbox} queued command(s) applied`);
+    say(`> Picked up from the previous server: ${resumed} run(s) resumed, ${parked} parked with ${questions} pending question(s), ${inbox} queued command(s) applied`);
   }
 
   const httpServer = createServer();
@@ -119,18 +128,18 @@ async function main() {
   const address = httpServer.address();
   port = typeof address === "object" && address ? address.port : env.PORT;
   const appUrl = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST}:${port}`;
-  console.log(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
-  console.log(`> ${describeModel(modelSettings(process.env))}`);
-  console.log(`> The agent's tools work in ${workspace.path} (PARLEY_WORKSPACE)`);
+  say(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
+  say(`> ${describeModel(modelSettings(process.env))}`);
+  say(`> The agent's tools work in ${workspace.path} (PARLEY_WORKSPACE)`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
-  if (!env.PARLEY_TOKEN) console.log(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
-  else console.log(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);
+  if (!env.PARLEY_TOKEN) say(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
+  else say(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);
   // The CLI finds this server beside the database and sends its commands here instead of writing the database.
   const announce = () => announceServer(env.DATABASE_URL, localUrl(env.HOST, port), parley.access.serverToken);
   announce();
   parley.events.on("server-token.rotated", () => {
     announce();
-    console.log(`> The server token was rotated: open ${appUrl}/?token=${parley.access.serverToken}`);
+    say(`> The server token was rotated: open ${appUrl}/?token=${parley.access.serverToken}`);
   });
   process.once("exit", () => withdrawServer(env.DATABASE_URL));
 
@@ -141,7 +150,7 @@ async function main() {
     // First: a CLI must not find a server that is going away, and a forced exit leaves no file behind.
     withdrawServer(env.DATABASE_URL);
     devReload?.close();
-    console.log(`> ${signal}: shutting down`);
+    say(`> ${signal}: shutting down`);
     const force = setTimeout(() => process.exit(1), FORCE_EXIT_MS);
     force.unref();
     // parley.close() first lets go of live runs synchronously, before any worker exit is seen.
@@ -159,9 +168,10 @@ async function main() {
 }
 
 // A stray rejection is a bug to log, not a reason to drop every open session.
-process.on("unhandledRejection", (err) => console.error("[server] unhandled rejection", err));
+process.on("unhandledRejection", (err) => log.error({ err }, "[server] unhandled rejection"));
 
+// Why it did not start is for the person who started it: a plain line.
 main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

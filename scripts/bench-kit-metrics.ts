@@ -1,18 +1,45 @@
-/** Reads the server's Prometheus metrics (GET /api/metrics): statement counts and timed phases. */
+/** Reads the server's Prometheus metrics (GET /api/metrics): statement counts, and timed phases (p50 and p99 estimated from their histograms). */
 import { authHeaders, type ServerProcess } from "../tests/helpers/server-process";
 
 export type Metrics = { reads: number; writes: number; prisma: number; transactions: number; parked: number; phases: Map<string, { p50: number; p99: number; count: number }> };
 
 const value = (text: string, series: string) => Number(text.match(new RegExp(`^${series.replace(/[{}"]/g, "\\$&")} (\\S+)$`, "m"))?.[1] ?? 0);
 
+/** Each phase's histogram buckets (upper bound in seconds → observations at or under it), from one or more nodes' metrics added up. */
+export function phaseBuckets(...texts: string[]): Map<string, Map<number, number>> {
+  const phases = new Map<string, Map<number, number>>();
+  for (const text of texts) {
+    for (const [, le, phase, count] of text.matchAll(/^parley_phase_seconds_bucket\{le="([^"]+)",phase="([^"]+)"\} (\S+)$/gm)) {
+      const buckets = phases.get(phase!) ?? new Map<number, number>();
+      const bound = le === "+Inf" ? Infinity : Number(le);
+      buckets.set(bound, (buckets.get(bound) ?? 0) + Number(count));
+      phases.set(phase!, buckets);
+    }
+  }
+  return phases;
+}
+
+/** The q-quantile of a histogram as Prometheus' histogram_quantile estimates it: linear within the bucket it falls in. */
+export function histogramQuantile(q: number, buckets: Map<number, number>): number {
+  const sorted = [...buckets].sort(([a], [b]) => a - b);
+  const total = sorted.at(-1)?.[1] ?? 0;
+  if (total === 0) return NaN;
+  const rank = q * total;
+  let [lower, below] = [0, 0];
+  for (const [bound, count] of sorted) {
+    if (count >= rank) return bound === Infinity ? lower : lower + ((bound - lower) * (rank - below)) / (count - below || 1);
+    [lower, below] = [bound, count];
+  }
+  return lower;
+}
+
 export async function readMetrics(server: ServerProcess): Promise<Metrics> {
   const res = await fetch(`${server.url}/api/metrics`, { headers: authHeaders() });
   if (!res.ok) throw new Error(`/api/metrics: ${res.status}`);
   const text = await res.text();
   const phases = new Map<string, { p50: number; p99: number; count: number }>();
-  for (const [, phase] of text.matchAll(/^parley_phase_seconds_count\{phase="([^"]+)"\}/gm)) {
-    const q = (quantile: string) => value(text, `parley_phase_seconds{quantile="${quantile}",phase="${phase}"}`) * 1000;
-    phases.set(phase!, { p50: q("0.5"), p99: q("0.99"), count: value(text, `parley_phase_seconds_count{phase="${phase}"}`) });
+  for (const [phase, buckets] of phaseBuckets(text)) {
+    phases.set(phase, { p50: histogramQuantile(0.5, buckets) * 1000, p99: histogramQuantile(0.99, buckets) * 1000, count: buckets.get(Infinity) ?? 0 });
   }
   return {
     reads: value(text, 'parley_db_queries_total{kind="read",lane="prisma"}') + value(text, 'parley_db_queries_total{kind="read",lane="direct"}'),

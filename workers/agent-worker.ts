@@ -12,11 +12,7 @@ import { describeCatalogue, findAgentFunction, loadFunctionFiles, useCatalogue }
 import { createRuntime, RunCancelled, RunParked, RuntimeError, type RunController } from "./runtime";
 import { runErrorOf } from "./runtime/run-error";
 import { createRunScope, currentScope, installRunScopes, leaveScope, runInScope, type RunScope } from "./runtime/run-scope";
-
-if (!process.send) {
-  console.error("agent-worker must be started by the Parley server (fork with IPC).");
-  process.exit(1);
-}
+import { captureOutput, createWorkerLog } from "./worker-log";
 
 /** A run in this worker now. It leaves when it finishes, is parked, or fails. */
 interface ActiveRun {
@@ -28,6 +24,13 @@ interface ActiveRun {
 
 const runs = new Map<string, ActiveRun>();
 let retiring = false;
+const log = createWorkerLog((runId) => runs.get(runId)?.functionName);
+captureOutput(log);
+
+if (!process.send) {
+  log.fatal("agent-worker must be started by the Parley server (fork with IPC).");
+  process.exit(1);
+}
 
 function send(message: ChildToParent): void {
   const checked = ChildToParentSchema.safeParse(message);
@@ -46,7 +49,7 @@ function finish(run: ActiveRun, outcome: Extract<ChildToParent, { type: "run.fin
   try {
     send(outcome);
   } catch (err) {
-    console.error(`agent-worker: run ${run.runId} ended, but its outcome cannot be sent`, err);
+    log.error({ runId: run.runId, fn: run.functionName, err }, `agent-worker: run ${run.runId} ended, but its outcome cannot be sent`);
     send({ type: "run.finished", runId: run.runId, status: "failed", error: runErrorOf(err, run.functionName) });
   }
 }
@@ -103,15 +106,15 @@ function onFault(error: unknown, scope: RunScope | undefined, kind: "exception" 
     // Say so before the run's end, so the pool knows by the time the run gives the worker back.
     if (kind === "exception" && !interruption) retire(`${what} in ${runId ? `run ${runId}` : "no known run"}`);
     if (!active) {
-      console.error(`agent-worker: ignoring ${what} ${runId ? `from run ${runId}, which has left this worker` : "that belongs to no run"}:`, error);
+      log.error({ runId, err: error }, `agent-worker: ignoring ${what} ${runId ? `from run ${runId}, which has left this worker` : "that belongs to no run"}`);
       return;
     }
-    console.error(`agent-worker: run ${run.runId} fails because of ${what}:`, error);
+    log.error({ runId: run.runId, fn: run.functionName, err: error }, `agent-worker: run ${run.runId} fails because of ${what}`);
     const status = run.controller.rt.signal.aborted ? "cancelled" : "failed";
     finish(run, { type: "run.finished", runId: run.runId, status, error: runErrorOf(error, run.functionName) });
     run.controller.cancel("The run failed.");
   } catch (err) {
-    console.error("agent-worker: could not handle a stray error", err);
+    log.error({ err }, "agent-worker: could not handle a stray error");
   }
 }
 
@@ -128,7 +131,7 @@ process.on("unhandledRejection", (reason) => onFault(reason, currentScope(), "re
 process.on("message", (raw) => {
   const parsed = ParentToChildSchema.safeParse(raw);
   if (!parsed.success) {
-    console.error(`agent-worker: ignoring an invalid message: ${describeZodError(parsed.error)}`);
+    log.error(`agent-worker: ignoring an invalid message: ${describeZodError(parsed.error)}`);
     return;
   }
   const msg = parsed.data;

@@ -13,6 +13,13 @@ import { JsonValueSchema, QuestionOutcomeSchema, QuestionSpecSchema } from "./qu
  * started with its journal and replays it: recorded results return at once.
  */
 
+/** How a question ended, as its run hears it (from the answer queue, or from its journal on replay). */
+export const QuestionSettlementSchema = z.object({ outcome: QuestionOutcomeSchema, value: JsonValueSchema.nullable(), feedback: z.string().nullable() });
+export type QuestionSettlement = z.infer<typeof QuestionSettlementSchema>;
+/** How a child run ended, as the run that called it hears it. */
+export const CallSettlementSchema = z.object({ status: z.enum(FINAL_RUN_STATUSES), result: JsonValueSchema.nullable(), error: z.string().nullable() });
+export type CallSettlement = z.infer<typeof CallSettlementSchema>;
+
 /** How a journaled operation ended, as the worker replays it. */
 export const JournalRecordSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("step"), seq: z.number().int(), digest: z.string(), output: JsonValueSchema }),
@@ -24,9 +31,7 @@ export const JournalRecordSchema = z.discriminatedUnion("kind", [
     digest: z.string(),
     questionId: z.string(),
     /** null while the question is still pending */
-    settlement: z
-      .object({ outcome: QuestionOutcomeSchema, value: JsonValueSchema.nullable(), feedback: z.string().nullable() })
-      .nullable(),
+    settlement: QuestionSettlementSchema.nullable(),
   }),
   z.object({
     kind: z.literal("call"),
@@ -34,9 +39,7 @@ export const JournalRecordSchema = z.discriminatedUnion("kind", [
     digest: z.string(),
     childRunId: z.string(),
     /** null while the child run is still active */
-    settlement: z
-      .object({ status: z.enum(FINAL_RUN_STATUSES), result: JsonValueSchema.nullable(), error: z.string().nullable() })
-      .nullable(),
+    settlement: CallSettlementSchema.nullable(),
   }),
 ]);
 export type JournalRecord = z.infer<typeof JournalRecordSchema>;
@@ -56,9 +59,7 @@ export const QuestionSettledMessageSchema = z.object({
   type: z.literal("question.settled"),
   runId: z.string(),
   questionId: z.string(),
-  outcome: QuestionOutcomeSchema,
-  value: JsonValueSchema.nullable(),
-  feedback: z.string().nullable(),
+  ...QuestionSettlementSchema.shape,
 });
 /** The server would not ask the question (policy, invalid schema): `ask` throws a typed error. */
 export const QuestionRefusedMessageSchema = z.object({
@@ -72,9 +73,7 @@ export const CallSettledMessageSchema = z.object({
   runId: z.string(),
   seq: z.number().int(),
   childRunId: z.string(),
-  status: z.enum(FINAL_RUN_STATUSES),
-  result: JsonValueSchema.nullable(),
-  error: z.string().nullable(),
+  ...CallSettlementSchema.shape,
 });
 export const RunCancelMessageSchema = z.object({
   type: z.literal("run.cancel"),
@@ -92,6 +91,8 @@ export const ParentToChildSchema = z.discriminatedUnion("type", [
   RunParkMessageSchema,
 ]);
 export type ParentToChild = z.infer<typeof ParentToChildSchema>;
+/** What a run waited for, as its worker hears it: a question's settlement or a child run's end. */
+export type SettlementMessage = z.infer<typeof QuestionSettledMessageSchema> | z.infer<typeof CallSettledMessageSchema>;
 
 // child → parent
 /** The worker is ready, with the functions it loaded from its function folders and the files it could not load. */

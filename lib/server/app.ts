@@ -1,14 +1,11 @@
 import path from "node:path";
-import type { AgentFunctionInfo, Run } from "../protocol/entities";
+import type { AgentFunctionInfo } from "../protocol/entities";
 import { AppError } from "../protocol/errors";
-import { CHANNEL_WAIT_MS, MAX_OUTBOX_PAGE, channelSender, formatChannelReply, type ChannelOutbox, type ChannelReply } from "../protocol/channels";
-import type { Question } from "../protocol/question";
-import { helpText } from "../protocol/text-commands";
 import { systemClock, type Clock } from "./clock";
 import { createInbox } from "./commands/inbox";
 import { createResume } from "./commands/resume";
-import { createTextCommands, type TextCommandResult } from "./commands/text-commands";
-import { createDb, type Db, type DbOptions, type Tx } from "./db/client";
+import { createTextCommands } from "./commands/text-commands";
+import { createDb, type Db, type DbOptions } from "./db/client";
 import { migrateDatabase } from "./db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
 import { createRevokeApiToken } from "./access/revoke-api-token";
@@ -24,10 +21,11 @@ import { createPermissionService } from "./permissions/permission-service";
 import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
 import { createRunService } from "./runs/run-service";
-import { loadChatHistory } from "./sessions/chat-history";
-import { sessionWaitingError } from "./sessions/session-busy";
+import { createChatTurns } from "./sessions/chat-turns";
+import { createTextChannel } from "./commands/text-channel";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
+import { log } from "./log";
 
 /** The parts Parley is built from: real ones in server.ts, fakes in tests. */
 export interface ParleyParts {
@@ -79,13 +77,15 @@ export interface ParleyConfig extends ParleyOptions {
   permissionsFile?: string;
   /** Where start-up says what it migrates and where the backup went. */
   log?: (line: string) => void;
+  /** This node's id among several, in its log lines too (a new one by default). */
+  nodeId?: string;
 }
 
 type FunctionInfoInput = Pick<AgentFunctionInfo, "name" | "description"> & Partial<AgentFunctionInfo>;
 export type FunctionList = readonly FunctionInfoInput[] | (() => readonly FunctionInfoInput[]);
 
 /** Opens the real parts (migrated SQLite or PostgreSQL database, forked worker pool) and builds Parley from them. */
-export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, log, ...options }: ParleyConfig) {
+export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, log, nodeId, ...options }: ParleyConfig) {
   // An invalid rules file stops start-up before anything opens.
   const projectRules = options.projectRules ?? loadProjectRules(permissionsFile);
   await migrateDatabase(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"), { log });
@@ -95,7 +95,8 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
   const runLeaseMs = engineOf(databaseUrl) === "postgresql" ? (options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS) : 0;
   const pool = new WorkerPool(worker);
   if (!functions) await pool.catalogueReady();
-  const parley = await createParley({ db, pool, functions: functions ?? (() => pool.catalogue.functions), tools, metrics }, { ...options, projectRules, runLeaseMs });
+  const cluster = createClusterLink(nodeId);
+  const parley = await createParley({ db, pool, functions: functions ?? (() => pool.catalogue.functions), tools, metrics, cluster }, { ...options, projectRules, runLeaseMs });
   /** The real pool: what the workers loaded, and `reload` for new code (development). */
   return Object.assign(parley, { workerPool: pool });
 }
@@ -135,7 +136,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
 
   // Several nodes: one of them keeps the expiry timers; the others hand it theirs.
-  const scheduleSoon = () => void questions.rescheduleExpiries(new Date(clock.now() + leaseMs)).catch((err) => console.error("[questions] could not schedule expiries", err));
+  const scheduleSoon = () => void questions.rescheduleExpiries(new Date(clock.now() + leaseMs)).catch((err) => log.error({ err }, "[questions] could not schedule expiries"));
   const expiryTimers = leases
     ? createNodeLease(db, {
         name: "expiry-timers",
@@ -163,7 +164,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 
   // Keep session lists' pending counts true.
   // A burst of questions (many runs asking at once) is one read and one announcement per session.
-  const publishSoon = coalescePerKey(sessions.publish, (_, err) => console.error("[sessions] publish failed", err));
+  const publishSoon = coalescePerKey(sessions.publish, (sessionId, err) => log.error({ sessionId, err }, "[sessions] publish failed"));
   const publishSession = (q: { sessionId: string }) => publishSoon(q.sessionId);
   events.on("question.asked", publishSession);
   events.on("question.closed", publishSession);
@@ -181,11 +182,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   pool.warm();
   inbox.start();
 
-  /** A new chat turn is refused while a question of the session waits, a run's beside the turns too: its card is the answer box. */
-  async function refuseWhileWaiting(tx: Tx, sessionId: string): Promise<void> {
-    const waiting = await questions.firstPendingIn(tx, { sessionId });
-    if (waiting) throw sessionWaitingError(waiting);
-  }
+  const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
+  const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage });
 
   return {
     db,
@@ -226,128 +224,10 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       return listed().map(({ name, description, command = null, tool = false }) => ({ name, description, command, tool }));
     },
 
-    /**
-     * A chat message: stored with the run of the chat agent that answers it, in one transaction.
-     * A session runs one turn at a time: while a turn is active, or a question waits, it is busy.
-     * A text command (`/answer`, `/decline`, `/approve`) is applied instead, busy or not: it answers
-     * a pending question as its card would, and starts no run.
-     */
-    async postMessage({ sessionId, text, sender }: { sessionId: string; text: string; sender?: string }): Promise<Run | TextCommandResult> {
-      await sessions.getSession({ id: sessionId });
-      const command = await textCommands.apply({ sessionId, text });
-      if (command) return command;
-      // The model's context: the session's earlier messages, bounded (this one is stored below).
-      const history = await loadChatHistory(db, sessionId);
-      let message: Awaited<ReturnType<typeof sessions.recordMessage>> | undefined;
-      const run = await runs.startRun({
-        sessionId,
-        functionName: chatFunction,
-        input: { text, history },
-        turnOf: sessionId,
-        alongWith: async (tx, runId) => {
-          await refuseWhileWaiting(tx, sessionId);
-          // The message belongs to the turn it starts: the transcript keeps them together.
-          message = await sessions.recordMessage(tx, { sessionId, role: "user", text, runId, sender });
-        },
-        alongWithNow:
-          questions.firstPendingNow && sessions.recordMessageNow
-            ? (runId) => {
-                const waiting = questions.firstPendingNow!({ sessionId });
-                if (waiting) throw sessionWaitingError(waiting);
-                message = sessions.recordMessageNow!({ sessionId, role: "user", text, runId, sender });
-              }
-            : undefined,
-        // Tabs see the message before the run that answers it.
-        committed: () => sessions.announceMessage(message!),
-      });
-      await sessions.titleFromMessage({ id: sessionId, text });
-      return run;
-    },
-
-    /**
-     * Runs a failed chat turn again: the same message and context, in a new turn and without a
-     * second user message. Only the session's latest turn, and only once: not_retryable otherwise
-     * (checked again in the new run's transaction, so two tabs' Retry start one turn).
-     */
-    async retryTurn({ runId }: { runId: string }): Promise<Run> {
-      const failed = await runs.getRun({ id: runId });
-      const notRetryable = (why: string) => new AppError("not_retryable", `Run ${runId} cannot be retried: ${why}.`);
-      if (failed.functionName !== chatFunction) throw notRetryable("only a chat turn can be");
-      if (failed.status !== "failed") throw notRetryable(`it ${failed.status === "succeeded" ? "succeeded" : `is ${failed.status.replace("_", " ")}`}`);
-      const input = typeof failed.input === "object" && failed.input !== null ? (failed.input as Record<string, unknown>) : {};
-      const { sessionId } = failed;
-      return runs.startRun({
-        sessionId,
-        functionName: chatFunction,
-        input: { ...input, retryOf: runId },
-        turnOf: sessionId,
-        alongWith: async (tx, newRunId) => {
-          await refuseWhileWaiting(tx, sessionId);
-          if (await runs.store.startedSince(tx, { sessionId, functionName: chatFunction, since: failed.createdAt, except: [runId, newRunId] })) {
-            throw notRetryable("a later turn was started (a Retry, or a new message)");
-          }
-        },
-      });
-    },
-
-    /**
-     * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
-     * one question pending, plain text answers it (closed by "channel", the sender in the reply);
-     * else it starts a chat turn, and the reply says what the agent said within CHANNEL_WAIT_MS
-     * and the question it asks, if any. The request is never held open for an answer.
-     */
-    async channelText({ sessionId, from, text, waitMs = CHANNEL_WAIT_MS }: { sessionId: string; from: string; text: string; waitMs?: number }): Promise<ChannelReply> {
-      await sessions.getSession({ id: sessionId });
-      const command = await textCommands.apply({ sessionId, text, by: "channel", from, plainAnswer: true });
-      if (command) {
-        return { reply: command.reply.text, from, outcome: command.outcome, questionId: command.question?.id ?? null, runId: command.question?.runId ?? null, cursor: command.reply.id };
-      }
-      const waiting = await questions.listPending({ sessionId });
-      if (waiting.length > 1) {
-        return { reply: helpText("Several questions are waiting: say which one you answer.", waiting), from, outcome: "refused", questionId: null, runId: null, cursor: null };
-      }
-      const started = await this.postMessage({ sessionId, text, sender: channelSender(from) });
-      if (!("status" in started)) throw new Error("a chat message started no run");
-      const deadline = Date.now() + waitMs;
-      let pending: Question[];
-      for (;;) {
-        pending = await questions.listPending({ sessionId });
-        const run = await runs.getRun({ id: started.id });
-        if (pending.length > 0 || (run.status !== "running" && run.status !== "waiting_input") || Date.now() >= deadline) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const said = await db.message.findMany({ where: { sessionId, runId: started.id, role: { in: ["agent", "system"] } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-      const last = await db.message.findFirst({ where: { sessionId, role: { in: ["agent", "system"] } }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
-      return {
-        reply: formatChannelReply({ said: said.map((m) => m.text), pending }),
-        from,
-        outcome: "started",
-        questionId: pending[0]?.id ?? null,
-        runId: started.id,
-        cursor: last?.id ?? null,
-      };
-    },
-
-    /** A session's agent and system messages after a cursor (a message id), oldest first, for a channel adapter to relay. */
-    async channelOutbox({ sessionId, after }: { sessionId: string; after?: string }): Promise<ChannelOutbox> {
-      await sessions.getSession({ id: sessionId });
-      let since: { createdAt: Date; id: string } | null = null;
-      if (after !== undefined) {
-        since = await db.message.findFirst({ where: { id: after, sessionId }, select: { createdAt: true, id: true } });
-        if (!since) throw new AppError("bad_request", "after is not a message of this session: pass the cursor of an earlier outbox answer.");
-      }
-      const rows = await db.message.findMany({
-        where: {
-          sessionId,
-          role: { in: ["agent", "system"] },
-          ...(since ? { OR: [{ createdAt: { gt: since.createdAt } }, { createdAt: since.createdAt, id: { gt: since.id } }] } : {}),
-        },
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        take: MAX_OUTBOX_PAGE,
-      });
-      const messages = rows.map((m) => ({ id: m.id, role: m.role as "agent" | "system", text: m.text, createdAt: m.createdAt.toISOString() }));
-      return { messages, cursor: messages.at(-1)?.id ?? after ?? null };
-    },
+    postMessage: turns.postMessage,
+    retryTurn: turns.retryTurn,
+    channelText: channel.receive,
+    channelOutbox: channel.outbox,
 
     /**
      * Deletes a chat. In this order: the session is marked deleted (from then on it is not found,

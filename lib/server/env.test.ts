@@ -16,6 +16,14 @@ describe("the environment", () => {
   });
 });
 
+describe("the log level", () => {
+  it("is one of pino's levels when PARLEY_LOG_LEVEL is set; a typo stops start-up", () => {
+    expect(loadEnv({}).PARLEY_LOG_LEVEL).toBeUndefined();
+    expect(loadEnv({ PARLEY_LOG_LEVEL: " Debug " }).PARLEY_LOG_LEVEL).toBe("debug");
+    expect(() => loadEnv({ PARLEY_LOG_LEVEL: "verbose" })).toThrow(/PARLEY_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/);
+  });
+});
+
 describe("the permission rules file", () => {
   it("is parley.permissions.json unless PARLEY_PERMISSIONS_FILE names another", () => {
     expect(loadEnv({}).PARLEY_PERMISSIONS_FILE).toBeUndefined();

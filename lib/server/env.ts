@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseProxyTrust } from "./access/client-address";
 import { DEFAULT_RUNS_PER_WORKER } from "./workers/worker-pool";
+import { LOG_LEVELS } from "../log/create-log";
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -84,6 +85,13 @@ const EnvSchema = z.object({
    * working directory; created at start, and a new or empty one seeded with a small sample project.
    */
   PARLEY_WORKSPACE: z.string().trim().min(1, "PARLEY_WORKSPACE may not be empty; unset it for ./workspace").default("workspace"),
+  /** How much the server logs: fatal, error, warn, info (the default), debug, trace or silent. */
+  PARLEY_LOG_LEVEL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`))
+    .optional(),
   /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
   PARLEY_PERMISSIONS_FILE: z.string().trim().min(1, "PARLEY_PERMISSIONS_FILE may not be empty; unset it for parley.permissions.json").optional(),
 });

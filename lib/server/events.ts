@@ -31,3 +31,15 @@ export class DomainEvents extends EventEmitter<DomainEventMap> {
     this.setMaxListeners(0);
   }
 }
+
+/** What a subscriber does with each event it takes (events it leaves out it does not hear). */
+export type DomainHandlers = { [K in keyof DomainEventMap]?: (...args: DomainEventMap[K]) => void };
+
+/** Subscribes every handler of a table at once; the function returned unsubscribes them all. */
+export function subscribe(events: DomainEvents, handlers: DomainHandlers): () => void {
+  const entries = Object.entries(handlers) as Array<[keyof DomainEventMap, (...args: unknown[]) => void]>;
+  for (const [event, handler] of entries) events.on(event, handler as never);
+  return () => {
+    for (const [event, handler] of entries) events.off(event, handler as never);
+  };
+}

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry, Summary } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** The stretches of the question loop timed on the server (seconds, in `parley_phase_seconds`). */
 export type Phase =
@@ -21,9 +21,13 @@ export type Phase =
 
 export type QueryKind = "read" | "write";
 
+/** From a claim's half millisecond to a model's first words: seconds. */
+const PHASE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
 /**
  * Process metrics in Prometheus' format (GET /api/metrics): database statements by kind, the
- * timed phases of the question loop (p50 and p99 over the last minutes), and runs parked.
+ * timed phases of the question loop, and runs parked. Timings are histograms (counts per bucket,
+ * a sum and a count), which add up across nodes: a percentile of all of them comes from the sum.
  * The benchmarks read them to print queries per reply and per run start beside their figures.
  */
 export function createMetrics({ processMetrics = false }: { processMetrics?: boolean } = {}) {
@@ -32,13 +36,11 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
   if (processMetrics) collectDefaultMetrics({ register: registry });
   const queries = new Counter({ name: "parley_db_queries_total", help: "Database statements sent, by kind (transaction control included as writes) and lane (Prisma, or the direct lane's prepared statements).", labelNames: ["kind", "lane"] as const, registers: [registry] });
   const transactions = new Counter({ name: "parley_db_transactions_total", help: "Database transactions begun.", registers: [registry] });
-  const phases = new Summary({
+  const phases = new Histogram({
     name: "parley_phase_seconds",
     help: "Time spent in each timed phase of the question loop.",
     labelNames: ["phase"] as const,
-    percentiles: [0.5, 0.99],
-    maxAgeSeconds: 300,
-    ageBuckets: 5,
+    buckets: PHASE_BUCKETS,
     registers: [registry],
   });
   const parked = new Counter({ name: "parley_runs_parked_total", help: "Runs that let go of their worker to wait for an answer.", registers: [registry] });

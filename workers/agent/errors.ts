@@ -1,18 +1,13 @@
 import { APICallError, RetryError } from "ai";
 import { AgentError } from "../runtime";
+import { redact } from "../../lib/log/redact";
+
+export { redact };
 
 /**
  * Provider failures as messages for the transcript. The API key never appears in one: every text
  * that leaves here passes through `redact`, which also masks `Bearer …` headers and `sk-…` keys.
  */
-
-export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
-  }
-  return out.replace(/(Bearer\s+)[^\s"',]+/gi, "$1[redacted]").replace(/\bsk-[A-Za-z0-9_-]{8,}/g, "[redacted]");
-}
 
 /** What kind of failure a provider error is. */
 export type ProviderFailure = "auth" | "rate_limit" | "unreachable" | "context_length" | "malformed" | "server" | "other";

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import { MAX_SAY_CHARS, type ChildToParent, type JournalRecord } from "../../lib/protocol/ipc";
+import { MAX_SAY_CHARS, type CallSettlement, type ChildToParent, type JournalRecord, type QuestionSettlement } from "../../lib/protocol/ipc";
 import { canonicalJson } from "../../lib/protocol/plain-json";
 import { describeZodError } from "../../lib/protocol/errors";
 import { describeFormErrors, parseFormSchema, validateForm, type FormContent } from "../../lib/protocol/forms";
 import type { ApprovalSpecInput } from "../../lib/protocol/permissions";
 import { normaliseFolder } from "../../lib/permissions/working-folder";
-import type { JsonValue, QuestionOutcome, QuestionSpecInput } from "../../lib/protocol/question";
+import type { JsonValue, QuestionSpecInput } from "../../lib/protocol/question";
 import { clip, findTool, tools as catalogue, workspaceFolder, type Tool, type ToolContext, type ToolInputs, type ToolParsedInputs, type ToolResults } from "../tools";
 import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolDenied, ToolFailed, ToolInputInvalid, UnknownTool, UserDeclined, type RuntimeError } from "./errors";
 import { boundedInput, declinedError, inspectionError, runRealTool, timedOutError, toolFailureOf } from "./tool-call";
@@ -93,17 +93,8 @@ export type ToolParsedInputOf<N extends string> = N extends keyof ToolParsedInpu
 export type ToolResultOf<N extends string> = N extends keyof ToolResults ? ToolResults[N] : JsonValue;
 
 /** How a question ended, as the runtime hands it to `ask`. */
-export interface Settlement {
-  outcome: QuestionOutcome;
-  value: JsonValue | null;
-  feedback: string | null;
-}
-
-export interface CallSettlement {
-  status: "succeeded" | "failed" | "cancelled";
-  result: JsonValue | null;
-  error: string | null;
-}
+export type Settlement = QuestionSettlement;
+export type { CallSettlement };
 
 /**
  * An agent message written while it is made (`rt.reply()`): every tab of the session sees each

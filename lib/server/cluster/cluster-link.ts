@@ -8,6 +8,7 @@ import {
   type ClusterQuery,
   type CrossNodeStatus,
 } from "../../protocol/cluster";
+import { log } from "../log";
 
 /** How messages leave this node (Socket.IO's serverSideEmit through the Redis adapter). */
 export interface ClusterTransport {
@@ -44,7 +45,7 @@ export function createClusterLink(nodeId: string = randomUUID()) {
     /** A message from another node, as the transport received it: checked, and dropped unless it is for this node (or all). */
     receive(raw: unknown): void {
       const parsed = ClusterMessageSchema.safeParse(raw);
-      if (!parsed.success) return void console.error("[cluster] dropped a malformed message", parsed.error.issues[0]);
+      if (!parsed.success) return void log.error({ issue: parsed.error.issues[0] }, "[cluster] dropped a malformed message");
       const { to } = parsed.data;
       if (to !== null && to !== nodeId) return;
       for (const handler of handlers) handler(parsed.data);
@@ -57,7 +58,7 @@ export function createClusterLink(nodeId: string = randomUUID()) {
       for (const raw of await transport.ask(query)) {
         const parsed = schema.safeParse(raw);
         if (parsed.success) answers.push(parsed.data as ClusterAnswer<Q["type"]>);
-        else console.error(`[cluster] dropped a malformed answer to ${query.type}`, parsed.error.issues[0]);
+        else log.error({ issue: parsed.error.issues[0] }, `[cluster] dropped a malformed answer to ${query.type}`);
       }
       return answers;
     },

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db/client";
 import { rawSql } from "../db/raw-sql";
+import { log } from "../log";
 
 export interface NodeLeaseOptions {
   /** The job, e.g. "expiry-timers". */
@@ -56,7 +57,7 @@ export function createNodeLease(db: Db, { name, nodeId, leaseMs, clock, onGain, 
       if (held) renewedAt = started;
       set(held);
     } catch (err) {
-      console.error(`[cluster] could not renew the ${name} lease:`, err instanceof Error ? err.message : err);
+      log.error({ reason: err instanceof Error ? err.message : err }, `[cluster] could not renew the ${name} lease`);
     }
     // Unrenewed for most of a lease: let go before another node may take it.
     if (holding && clock.now() - renewedAt > (leaseMs * 2) / 3) set(false);

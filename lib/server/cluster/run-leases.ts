@@ -2,6 +2,7 @@ import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/client";
 import { rawSql } from "../db/raw-sql";
 import { holdingEpoch } from "./lease-fence";
+import { log } from "../log";
 
 /** Whether this node may execute a run: taken (with the epoch its take set; null where runs are not leased), or held by another node (named) whose lease has not lapsed. */
 export type LeaseTake = { ok: true; epoch: number | null } | { ok: false; owner: string };
@@ -159,7 +160,7 @@ export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOpti
         for (const id of lost) held.delete(id);
         return lost;
       } catch (err) {
-        console.error("[leases] could not renew run leases:", err instanceof Error ? err.message : err);
+        log.error({ reason: err instanceof Error ? err.message : err }, "[leases] could not renew run leases");
         if (clock.now() - lastRenewed < leaseMs) return [];
         // Unreachable for longer than a lease: other nodes may have taken these runs already.
         const lost = [...held];

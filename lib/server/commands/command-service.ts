@@ -3,7 +3,10 @@ import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/com
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
 import { directSqlite, isUniqueViolation, type Db, type DirectSqlite, type Tx } from "../db/client";
-import { sqliteTime } from "../db/direct-rows";
+import type { Engine } from "../db/engine";
+import { sqliteNow, txExecutor } from "../store/sql-executor";
+import * as C from "../store/commands/command-statements";
+import type { ReceiptParams } from "../store/commands/command-statements";
 
 export interface CommandInput {
   commandId?: string;
@@ -36,15 +39,7 @@ export interface ApplyContext<R extends Receipt> {
 }
 
 /** A settled command's row as it is inserted. */
-export interface CommandRow {
-  id: string;
-  kind: CommandKind;
-  payloadDigest: string;
-  payload: string;
-  applyState: string;
-  receipt: string;
-  at: Date;
-}
+export type CommandRow = ReceiptParams;
 
 /** Applies a command and returns its receipt, stored through `record` or `commit`. */
 export type Apply<R extends Receipt> = (ctx: ApplyContext<R>) => Promise<R>;
@@ -74,6 +69,8 @@ type Stored<R> = { state: "queued" | "done"; receipt: R };
  */
 export function createCommandService({ db }: { db: Db }) {
   const direct = directSqlite(db);
+  const sqlite = direct ? sqliteNow(direct) : null;
+  const engine: Engine = direct ? "sqlite" : "postgresql";
   async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
     const row = await db.command.findUnique({ where: { id } });
     if (!row) return null;
@@ -97,35 +94,26 @@ export function createCommandService({ db }: { db: Db }) {
         const found = commandId ? await stored<R>(id, digest, kind) : null;
         if (found?.state === "done") return found.receipt;
         const claimQueued = found?.state === "queued";
+        const row = (receipt: R): ReceiptParams => ({
+          id,
+          kind,
+          payloadDigest: digest,
+          payload: SETTLED_PAYLOAD,
+          applyState: receipt.apply_state,
+          receipt: JSON.stringify(receipt),
+          at: new Date(),
+        });
         const record = async (tx: Tx, receipt: R) => {
-          const data = { applyState: receipt.apply_state, receipt: JSON.stringify(receipt), appliedAt: new Date(), payload: SETTLED_PAYLOAD };
-          if (claimQueued) {
-            const { count } = await tx.command.updateMany({ where: { id, applyState: "queued" }, data });
-            if (count !== 1) throw new ClaimedByTwin();
-          } else {
-            await tx.command.create({ data: { id, kind, payloadDigest: digest, ...data } });
-          }
+          const changed = await txExecutor(tx, engine).changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt));
+          if (changed !== 1) throw new ClaimedByTwin();
         };
         const commit = (receipt: R) => db.$transaction((tx: Tx) => record(tx, receipt));
-        const recordNow = direct
+        const recordNow = sqlite
           ? (receipt: R) => {
-              const now = sqliteTime(new Date());
-              const json = JSON.stringify(receipt);
-              if (claimQueued) {
-                const { changes } = direct
-                  .prepare(`UPDATE "Command" SET "applyState" = ?, "receipt" = ?, "appliedAt" = ?, "payload" = ? WHERE "id" = ? AND "applyState" = 'queued'`)
-                  .run(receipt.apply_state, json, now, SETTLED_PAYLOAD, id);
-                if (changes !== 1) throw new ClaimedByTwin();
-              } else {
-                direct
-                  .prepare(`INSERT INTO "Command" ("id", "kind", "payloadDigest", "payload", "applyState", "receipt", "createdAt", "appliedAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-                  .run(id, kind, digest, SETTLED_PAYLOAD, receipt.apply_state, json, now, now);
-              }
+              if (sqlite.changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt)) !== 1) throw new ClaimedByTwin();
             }
           : null;
-        const receiptRow = claimQueued
-          ? null
-          : (receipt: R): CommandRow => ({ id, kind, payloadDigest: digest, payload: SETTLED_PAYLOAD, applyState: receipt.apply_state, receipt: JSON.stringify(receipt), at: new Date() });
+        const receiptRow = claimQueued ? null : row;
         try {
           return await apply({ commandId: id, record, commit, recordNow, direct, receiptRow });
         } catch (err) {

@@ -1,6 +1,7 @@
 import { isQueueable, parseCommand, type CommandKind, type QueueableCommand, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import type { CommandService } from "./command-service";
+import { log as serverLog, type Logger } from "../log";
 
 /** What the inbox applies queued commands through: the same services every transport calls. */
 export interface InboxTargets {
@@ -13,7 +14,7 @@ export interface InboxTargets {
   stop?(args: { id: string; commandId: string; by: "cli" }): Promise<unknown>;
   /** How often to look for commands the CLI recorded. */
   pollMs?: number;
-  log?: Pick<Console, "error">;
+  log?: Pick<Logger, "error">;
 }
 
 /**
@@ -31,7 +32,7 @@ export function isPermanent(err: unknown): boolean {
  * so two appliers (an overlapping poll, a second server) apply each command once; a transient
  * failure leaves the command queued for the next poll.
  */
-export function createInbox({ commands, questions, resume, stop, pollMs = 1_000, log = console }: InboxTargets) {
+export function createInbox({ commands, questions, resume, stop, pollMs = 1_000, log = serverLog }: InboxTargets) {
   /** Commands whose transient failure was logged, so a lasting fault logs once, not every poll. */
   const failing = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
@@ -61,7 +62,7 @@ export function createInbox({ commands, questions, resume, stop, pollMs = 1_000,
   function noteTransient(id: string, kind: CommandKind, err: unknown) {
     if (failing.has(id)) return;
     failing.add(id);
-    log.error(`[inbox] command ${id} (${kind}) failed; it stays queued and is retried`, err);
+    log.error({ commandId: id, err }, `[inbox] command ${id} (${kind}) failed; it stays queued and is retried`);
   }
 
   async function reject(id: string, kind: CommandKind, error: AppError): Promise<boolean> {
@@ -96,7 +97,7 @@ export function createInbox({ commands, questions, resume, stop, pollMs = 1_000,
     if (polling) return;
     polling = applyOnce()
       .catch((err) => {
-        log.error("[inbox] could not read queued commands; retrying", err);
+        log.error({ err }, "[inbox] could not read queued commands; retrying");
         return 0;
       })
       .finally(() => (polling = null));

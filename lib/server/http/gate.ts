@@ -12,6 +12,7 @@ import { settleForwardedHeaders, type GatedClient } from "./forwarded-headers";
 import { PRINCIPAL_HEADERS } from "./principal-headers";
 import { API_CSP, newNonce, pageCsp, setBaseSecurityHeaders } from "./security-headers";
 import { clearSessionCookie, sessionCookie } from "./session-cookie-header";
+import { log } from "../log";
 
 
 const PUBLIC_PAGES = new Set(["/sign-in", "/icon.svg", "/favicon.ico", "/robots.txt"]);
@@ -178,7 +179,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       return await page(req, res, url, client);
     } catch (err) {
       const error = AppError.from(err);
-      if (error.code === "internal") console.error(`[http] ${req.method} ${req.url} failed in the gate`, err);
+      if (error.code === "internal") log.error({ err }, `[http] ${req.method} ${req.url} failed in the gate`);
       sendAppError(res, error);
       return true;
     }

@@ -5,6 +5,7 @@ import type { WhoAmI } from "../../protocol/access";
 import { getParley } from "../registry";
 import { PRINCIPAL_HEADERS } from "./principal-headers";
 import type { Parley } from "../app";
+import { log } from "../log";
 
 type Params = Record<string, string | string[] | undefined>;
 
@@ -66,7 +67,7 @@ export function publicJsonRoute<P extends Params = Params>(handler: PublicHandle
       return Response.json(data, { status, headers: headers?.(data) });
     } catch (err) {
       const error = AppError.from(err);
-      if (error.code === "internal") console.error(`[http] ${req.method} ${new URL(req.url).pathname} failed`, err);
+      if (error.code === "internal") log.error({ err }, `[http] ${req.method} ${new URL(req.url).pathname} failed`);
       return errorResponse(error.toWire(), error.status);
     }
   };

@@ -10,10 +10,11 @@ import { directSqlite, type Db, type Tx } from "../db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
-import { closedAs, createDirectQuestionStore, createQuestionStore, type Closing, type NewQuestion, type ReplyTarget } from "./question-store";
+import { closedAs, createQuestionStore, type Closing, type NewQuestion, type ReplyTarget } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
+import { log } from "../log";
 
 /** Who or what settled a question; stored as `closedBy`. */
 export type Closer = "socket" | "terminal" | "rest" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
@@ -64,7 +65,7 @@ const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
 export function createQuestionService({ db, events, commands, now = () => new Date(), metrics = UNTIMED }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
   const direct = directSqlite(db);
-  const directStore = direct ? createDirectQuestionStore(direct) : null;
+  const directStore = store.now;
   const timers = new Map<string, NodeJS.Timeout>();
   /** The answer queue: where a settled question goes (its run). */
   let deliver: (question: Question) => void = () => {};
@@ -98,7 +99,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     const timer = setTimeout(() => {
       timers.delete(id);
       if (delay > MAX_TIMER_MS) return scheduleExpiry(id, expiresAt);
-      void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => console.error(`[questions] could not time out ${id}`, err));
+      void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => log.error({ questionId: id, err }, `[questions] could not time out ${id}`));
     }, Math.min(delay, MAX_TIMER_MS));
     timer.unref();
     timers.set(id, timer);
@@ -299,28 +300,26 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
       const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
       const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
-      const rootRunId = run.rootRunId;
-      const { insertWithRoot } = store;
-      const insert =
-        directStore && rootRunId
-          ? (q: NewQuestion) => directStore.insert({ ...q, rootRunId }, decided ? undefined : alongWithNow, epoch)
-          : insertWithRoot && rootRunId
-            ? (q: NewQuestion) => insertWithRoot({ ...q, rootRunId }, epoch)
-            : (q: NewQuestion) => store.insert(q, epoch);
-      const question = await insert({
-        id,
-        runId: run.id,
-        sessionId: run.sessionId,
-        owner: spec.owner ?? run.functionName,
-        seq,
-        journalDigest: digest,
-        pendingId: newPendingId(),
-        targetDigest: targetDigestOf(run.id, id, spec),
-        spec,
-        createdAt,
-        expiresAt,
-        closing: decided ? closing(decided.status, "rule", decided.answer, decided.feedback) : undefined,
-      });
+      const rootRunId = run.rootRunId ?? (await store.rootRunIdOf(run.id)) ?? run.id;
+      const question = await store.insert(
+        {
+          id,
+          runId: run.id,
+          rootRunId,
+          sessionId: run.sessionId,
+          owner: spec.owner ?? run.functionName,
+          seq,
+          journalDigest: digest,
+          pendingId: newPendingId(),
+          targetDigest: targetDigestOf(run.id, id, spec),
+          spec,
+          createdAt,
+          expiresAt,
+          closing: decided ? closing(decided.status, "rule", decided.answer, decided.feedback) : undefined,
+        },
+        epoch,
+        decided ? undefined : alongWithNow,
+      );
       if (decided) {
         events.emit("question.closed", question);
         deliver(question);

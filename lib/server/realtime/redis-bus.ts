@@ -1,5 +1,6 @@
 import { createAdapter } from "@socket.io/redis-adapter";
 import { Redis } from "ioredis";
+import { log } from "../log";
 
 /** Whether both Redis connections are up: `connected`, or `lost` (down, reconnecting, or not yet connected). */
 export type RedisBusStatus = "connected" | "lost";
@@ -8,8 +9,6 @@ export interface RedisBusOptions {
   url: string;
   /** The adapter's channel prefix: nodes of one deployment share it; tests use their own so parallel runs do not hear each other. */
   key?: string;
-  /** Where outages are reported (once per outage); console by default. */
-  log?: Pick<Console, "warn" | "error">;
 }
 
 /** The Redis commands the adapter calls without handling their promise: a rejection is caught here. */
@@ -24,7 +23,7 @@ const UNHANDLED = ["publish", "psubscribe", "punsubscribe", "subscribe", "unsubs
  * - ioredis reconnects by itself (backoff up to 2 s); the status flips to `lost` when either connection drops
  *   and back to `connected` when both are ready; each outage is logged once.
  */
-export function createRedisBus({ url, key = "parley", log = console }: RedisBusOptions) {
+export function createRedisBus({ url, key = "parley" }: RedisBusOptions) {
   const common = {
     retryStrategy: (times: number) => Math.min(100 * 2 ** Math.min(times, 5), 2_000),
     connectTimeout: 2_000,
@@ -43,8 +42,7 @@ export function createRedisBus({ url, key = "parley", log = console }: RedisBusO
   const reportOnce = (what: string, err: unknown) => {
     if (closed || outageLogged) return;
     outageLogged = true;
-    const message = err instanceof Error ? err.message : String(err);
-    log.warn(`[redis] ${what}: ${message}; this node serves its own tabs until Redis is back (reconnecting by itself)`);
+    log.warn({ reason: err instanceof Error ? err.message : String(err) }, `[redis] ${what}; this node serves its own tabs until Redis is back (reconnecting by itself)`);
   };
 
   for (const client of [pub, sub]) {
@@ -65,7 +63,7 @@ export function createRedisBus({ url, key = "parley", log = console }: RedisBusO
     const wasLost = status === "lost" && outageLogged;
     status = next;
     if (next === "connected") {
-      if (wasLost) log.warn("[redis] connected again: updates from other nodes resume");
+      if (wasLost) log.info("[redis] connected again: updates from other nodes resume");
       outageLogged = false;
     } else {
       reportOnce("connection lost", new Error(`publisher ${pub.status}, subscriber ${sub.status}`));

@@ -2,7 +2,6 @@ import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { AppError, parseOrThrow } from "../../protocol/errors";
 import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../../protocol/commands";
-import type { Question } from "../../protocol/question";
 import type { ClusterMessage, ClusterQuery, CrossNodeStatus } from "../../protocol/cluster";
 import type { ClusterTransport } from "../cluster/cluster-link";
 import { createRedisBus, type RedisBus } from "./redis-bus";
@@ -17,9 +16,11 @@ import {
   type ServerToClientEvents,
 } from "../../protocol/socket";
 import type { Parley } from "../app";
+import { subscribe, type DomainHandlers } from "../events";
 import type { Principal } from "../access/authenticator";
 import { clientAddress } from "../access/client-address";
 import type { OriginPolicy } from "../access/origin-policy";
+import { log } from "../log";
 
 interface SocketData {
   principal: Principal;
@@ -60,7 +61,7 @@ function command<T>(args: unknown[], work: (payload: unknown) => Promise<T>): vo
     (data) => reply({ ok: true, data }),
     (err) => {
       const error = AppError.from(err);
-      if (error.code === "internal") console.error("[realtime] command failed", err);
+      if (error.code === "internal") log.error({ err }, "[realtime] command failed");
       reply({ ok: false, error: error.toWire() });
     },
   );
@@ -162,32 +163,24 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     });
   });
 
-  const { events } = parley;
   const toRoom = (sessionId: string) => io.to(sessionRoom(sessionId));
-  const onAsked = (q: Question) => toRoom(q.sessionId).emit("question.asked", q);
-  const onClosed = (q: Question) => {
+  const toOwner = (ownerId: string) => io.to(ownerRoom(ownerId));
+  // Which room hears each domain event; the revocations below drop sockets instead.
+  const relays: DomainHandlers = {
+    "question.asked": (q) => toRoom(q.sessionId).emit("question.asked", q),
     // The seed's contract has two retractions: a person's answer, and every other end (its status says which).
-    const event = q.status === "answered" ? "question.replied" : "question.rejected";
-    toRoom(q.sessionId).emit(event, q);
+    "question.closed": (q) => toRoom(q.sessionId).emit(q.status === "answered" ? "question.replied" : "question.rejected", q),
+    "message.created": (m) => toRoom(m.sessionId).emit("message.created", m),
+    "message.delta": (d) => toRoom(d.sessionId).emit("message.delta", d),
+    "run.updated": (r) => toRoom(r.sessionId).emit("run.updated", r),
+    "session.updated": (s) => toOwner(s.ownerId).emit("session.updated", s),
+    "session.deleted": ({ id, ownerId }) => {
+      toOwner(ownerId).emit("session.deleted", { id });
+      // Nothing more is said in its room.
+      io.in(sessionRoom(id)).socketsLeave(sessionRoom(id));
+    },
+    "rules.updated": ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId }),
   };
-  const onMessage: Parameters<typeof events.on<"message.created">>[1] = (m) => toRoom(m.sessionId).emit("message.created", m);
-  const onRun: Parameters<typeof events.on<"run.updated">>[1] = (r) => toRoom(r.sessionId).emit("run.updated", r);
-  const onSession: Parameters<typeof events.on<"session.updated">>[1] = (s) => io.to(ownerRoom(s.ownerId)).emit("session.updated", s);
-  events.on("question.asked", onAsked);
-  events.on("question.closed", onClosed);
-  events.on("message.created", onMessage);
-  const onDelta: Parameters<typeof events.on<"message.delta">>[1] = (d) => toRoom(d.sessionId).emit("message.delta", d);
-  events.on("message.delta", onDelta);
-  events.on("run.updated", onRun);
-  events.on("session.updated", onSession);
-  const onDeleted: Parameters<typeof events.on<"session.deleted">>[1] = ({ id, ownerId }) => {
-    io.to(ownerRoom(ownerId)).emit("session.deleted", { id });
-    // Nothing more is said in its room.
-    io.in(sessionRoom(id)).socketsLeave(sessionRoom(id));
-  };
-  events.on("session.deleted", onDeleted);
-  const onRules: Parameters<typeof events.on<"rules.updated">>[1] = ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId });
-  events.on("rules.updated", onRules);
 
   // Revocations this node was not told about: sockets of a revoked API token, or of a cookie refused
   // since (sign out everywhere), are disconnected (their own commands would be refused by nothing
@@ -205,24 +198,23 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       if (!(await authenticator.authenticate({ cookie: s.handshake.headers.cookie }))) s.disconnect(true);
     }
   };
-  const checkRevocations = (what: string, check: () => Promise<void>) => check().catch((err) => console.error(`[realtime] ${what} check failed`, err));
+  const checkRevocations = (what: string, check: () => Promise<void>) => check().catch((err) => log.error({ err }, `[realtime] ${what} check failed`));
   const revocations = setInterval(() => {
     void checkRevocations("API token revocation", dropRevokedTokens);
     // A sign-out everywhere this node was not told about (the CLI wrote the database, Redis was away).
     void checkRevocations("cookie revocation", dropRevokedCookies);
   }, revocationCheckMs);
   revocations.unref();
-  const onCookiesRevoked = () => void checkRevocations("cookie revocation", dropRevokedCookies);
-  events.on("cookies.revoked", onCookiesRevoked);
-  // Synchronous, so a revocation has dropped this node's sockets of the token by the time it answers.
-  const onApiTokenRevoked = ({ id }: { id: string }) => {
-    for (const s of io.sockets.sockets.values()) if (s.data.principal?.apiTokenId === id) s.disconnect(true);
+  const dropSockets = (which: (principal: ParleySocket["data"]["principal"]) => boolean) => {
+    for (const s of io.sockets.sockets.values()) if (s.data.principal && which(s.data.principal)) s.disconnect(true);
   };
-  events.on("api-token.revoked", onApiTokenRevoked);
-  const onServerTokenRotated = () => {
-    for (const s of io.sockets.sockets.values()) if (s.data.principal?.via === "server_token") s.disconnect(true);
-  };
-  events.on("server-token.rotated", onServerTokenRotated);
+  const unsubscribe = subscribe(parley.events, {
+    ...relays,
+    "cookies.revoked": () => void checkRevocations("cookie revocation", dropRevokedCookies),
+    // Synchronous, so a revocation has dropped this node's sockets of the token by the time it answers.
+    "api-token.revoked": ({ id }) => dropSockets((p) => p.apiTokenId === id),
+    "server-token.rotated": () => dropSockets((p) => p.via === "server_token"),
+  });
 
   return {
     io,
@@ -232,17 +224,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       offStatus?.();
       parley.cluster.attach(null);
       clearInterval(revocations);
-      events.off("question.asked", onAsked);
-      events.off("question.closed", onClosed);
-      events.off("message.created", onMessage);
-      events.off("message.delta", onDelta);
-      events.off("run.updated", onRun);
-      events.off("session.updated", onSession);
-      events.off("session.deleted", onDeleted);
-      events.off("rules.updated", onRules);
-      events.off("cookies.revoked", onCookiesRevoked);
-      events.off("api-token.revoked", onApiTokenRevoked);
-      events.off("server-token.rotated", onServerTokenRotated);
+      unsubscribe();
       await io.close();
       await bus?.close();
     },

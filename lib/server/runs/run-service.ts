@@ -5,6 +5,7 @@ import { ACTIVE_RUN_STATUSES, type Run, type RunDetail, type RunStarter, type St
 import { buildReceipt, buildStopReceipt, commandPayload, type StartRunReceipt, type StopOutcome, type StopReceipt, type StoppedRun } from "../../protocol/commands";
 import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
 import type { Question } from "../../protocol/question";
+import type { SettlementMessage } from "../../protocol/ipc";
 import type { Clock } from "../clock";
 import type { CommandService } from "../commands/command-service";
 import type { Db, Tx } from "../db/client";
@@ -17,10 +18,11 @@ import { startChildRun, notifyParent } from "./child-runs";
 import { loadRunDetail } from "./run-detail";
 import { recoverRuns } from "./run-recovery";
 import { createRunStore } from "./run-store";
-import { RunSupervisor, type RunEnd, type Settlement, type SupervisorContext } from "./run-supervisor";
+import { RunSupervisor, type RunEnd, type SupervisorContext } from "./run-supervisor";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import type { ClusterLink } from "../cluster/cluster-link";
 import type { ClusterMessage } from "../../protocol/cluster";
+import { log } from "../log";
 
 export interface RunServiceDeps {
   db: Db;
@@ -50,7 +52,7 @@ export interface RunServiceDeps {
 type ForOwner = (owner: string) => ClusterMessage;
 
 /** A settlement that reached this node, for the node that executes its run. */
-const settlementFor = (owner: string, s: Settlement): ClusterMessage =>
+const settlementFor = (owner: string, s: SettlementMessage): ClusterMessage =>
   s.type === "question.settled"
     ? { type: "run.deliver", to: owner, runId: s.runId, questionId: s.questionId }
     : { type: "run.child_ended", to: owner, runId: s.runId, childRunId: s.childRunId };
@@ -214,7 +216,7 @@ export function createRunService(deps: RunServiceDeps) {
 
   /** What other nodes send about the runs this node executes. */
   const offCluster = deps.cluster?.on((message) => {
-    const failed = (err: unknown) => console.error(`[runs] could not handle ${message.type} from another node:`, err);
+    const failed = (err: unknown) => log.error({ runId: "runId" in message ? message.runId : undefined, err }, `[runs] could not handle ${message.type} from another node`);
     switch (message.type) {
       case "run.deliver": {
         const supervisor = live.get(message.runId);
@@ -256,9 +258,9 @@ export function createRunService(deps: RunServiceDeps) {
     const renew = () =>
       leases.renew().then(
         (lost) => lost.forEach((id) => live.get(id)?.abandon()),
-        (err) => console.error("[runs] lease renewal failed:", err),
+        (err) => log.error({ err }, "[runs] lease renewal failed"),
       );
-    const sweep = () => takeOver().catch((err) => console.error("[runs] takeover sweep failed:", err));
+    const sweep = () => takeOver().catch((err) => log.error({ err }, "[runs] takeover sweep failed"));
     loops.push(setInterval(() => void renew(), Math.max(50, leaseMs / 3)));
     // Nodes sweep at slightly different rhythms; the take decides anyway.
     loops.push(setInterval(() => void sweep(), Math.max(100, leaseMs / 2 + Math.random() * (leaseMs / 4))));
@@ -396,7 +398,7 @@ export function createRunService(deps: RunServiceDeps) {
     },
 
     /** After detachAll and once the workers are gone: the leases held lapse now, so other nodes take those runs over at once. */
-    handOver: (): Promise<void> => leases.lapseAll().catch((err) => console.error("[runs] could not hand the leases over:", err)),
+    handOver: (): Promise<void> => leases.lapseAll().catch((err) => log.error({ err }, "[runs] could not hand the leases over")),
   };
 }
 

@@ -1,16 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { QuestionSpecSchema } from "../../protocol/question";
 import { FakeWorker, startFakeParley, until } from "../../../tests/helpers/fakes";
+import { RunLeaseLost } from "../cluster/lease-fence";
 import { canMove, IllegalTransition, RUN_STATES, TRANSITIONS } from "./run-lifecycle";
 
 type Fx = Awaited<ReturnType<typeof startFakeParley>>;
 let fx: Fx;
+let logged: MockInstance<typeof console.error>;
 beforeEach(async () => {
+  logged = vi.spyOn(console, "error");
   fx = await startFakeParley({ maxWorkers: 2, parkAfterMs: 3_000, stopGraceMs: 1_000 });
 });
 afterEach(async () => {
   await fx.close();
+  // The chain logs what a handler threw: a move the table refuses must never happen.
+  expect(logged.mock.calls.flat().filter((arg) => arg instanceof IllegalTransition)).toEqual([]);
+  logged.mockRestore();
 });
 
 const stateOf = (runId: string) => fx.parley.runs.liveStates()[runId];
@@ -49,11 +55,12 @@ const finished = (worker: FakeWorker, runId: string, status: "succeeded" | "fail
   worker.say({ type: "run.finished", runId, status, result, ...(status === "succeeded" ? {} : { error: { code: "run_cancelled", message: "Stopped by the person." } }) });
 
 describe("the run lifecycle table", () => {
-  it("names the moves of every state; finished and parked move nowhere; an unlisted move is refused", () => {
+  it("names the moves of every state; parked and elsewhere move nowhere, finished only elsewhere; an unlisted move is refused", () => {
     for (const from of RUN_STATES) for (const to of RUN_STATES) expect(canMove(from, to)).toBe(TRANSITIONS[from].includes(to));
-    expect(TRANSITIONS.finished).toEqual([]);
+    expect(TRANSITIONS.finished).toEqual(["elsewhere"]);
     expect(TRANSITIONS.parked).toEqual([]);
-    expect(TRANSITIONS.stopping).toEqual(["finished"]);
+    expect(TRANSITIONS.elsewhere).toEqual([]);
+    expect(TRANSITIONS.stopping).toEqual(["finished", "elsewhere"]);
     expect(new IllegalTransition("r", "finished", "working").message).toMatch(/cannot move from finished to working/);
   });
 });
@@ -431,6 +438,73 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
       expect(b.worker.sentOf("run.park")).toHaveLength(0);
       a.worker.say({ type: "run.parked", runId: a.run.id, parked: true });
       expect(await workerOf(c.id)).toBe(a.worker);
+    });
+  });
+
+  describe("races", () => {
+    it("the worker says the run finished just as the stop's grace runs out: it is not killed, nor the runs beside it", async () => {
+      const { run, worker } = await start();
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      fx.clock.advance(999);
+      // Heard before the chain handles it: the grace timer fires in the same tick.
+      finished(worker, run.id, "cancelled");
+      fx.clock.advance(1);
+      expect(await stopping).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
+      expect(worker.killed).toEqual([]);
+    });
+
+    it("stopping, the worker says the run finished and exits at once: the run ends once, by the stop, and its worker is given back once", async () => {
+      const { run, worker } = await start();
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      await until(() => worker.sentOf("run.cancel").length === 1);
+      finished(worker, run.id, "cancelled");
+      worker.exit({ code: 0, signal: null });
+      expect(await stopping).toMatchObject({ status: "cancelled", error: "Stopped by you.", receipt: { outcome: "stopped" } });
+      expect(fx.pool.released.filter((w) => w === worker)).toHaveLength(1);
+      expect(fx.parley.runs.liveCount()).toBe(0);
+    });
+
+    it("a stop and the worker's exit arrive together while it works: the run ends cancelled and is never replayed", async () => {
+      const { run, worker } = await start();
+      const stopping = fx.parley.runs.stopRun({ id: run.id });
+      worker.exit({ code: 1, signal: null });
+      // Whichever the chain handles first, a replayed worker (if any) is cancelled and ends the run.
+      const endOnCancel = setInterval(() => {
+        for (const w of fx.pool.created) if (w !== worker && w.sentOf("run.cancel").length === 1 && w.alive) finished(w, run.id, "cancelled");
+      }, 2);
+      const stopped = await stopping.finally(() => clearInterval(endOnCancel));
+      expect(stopped).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
+      expect(fx.parley.runs.liveCount()).toBe(0);
+    });
+
+    it("an answer arrives while parking and the worker is busy: the worker has the answer and the run works on in it", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      await parkInFlight(worker, run.id);
+      await fx.parley.questions.reply({ id: questionId, value: "blue", by: "rest" });
+      await until(() => worker.sentOf("question.settled").length === 1);
+      expect(stateOf(run.id)).toBe("parking");
+      worker.say({ type: "run.parked", runId: run.id, parked: false });
+      await until(() => stateOf(run.id) === "working");
+      expect(worker.sentOf("question.settled")).toMatchObject([{ questionId, outcome: "answered", value: "blue" }]);
+      expect(await statusOf(run.id)).toBe("running");
+      expect(fx.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(1);
+      // Working again: its park timer is gone with its waiting.
+      fx.clock.advance(10_000);
+      expect(worker.sentOf("run.park")).toHaveLength(1);
+    });
+
+    it("another node takes the run over while this one records its end: it lets go without writing, and leaves the live set", async () => {
+      const { run, worker } = await start();
+      const { store } = fx.parley.runs;
+      store.finish = async () => {
+        throw new RunLeaseLost(run.id);
+      };
+      finished(worker, run.id, "succeeded", { done: true });
+      await until(() => fx.parley.runs.liveCount() === 0);
+      expect(await statusOf(run.id)).toBe("running");
+      expect(fx.pool.released).toContain(worker);
     });
   });
 });

@@ -1,20 +1,19 @@
 import { AppError } from "../../protocol/errors";
 import type { FinalRunStatus, Run } from "../../protocol/entities";
-import type { ChildToParent, JournalRecord, ParentToChild, RunFinishedMessage } from "../../protocol/ipc";
+import type { ChildToParent, JournalRecord, ParentToChild, RunFinishedMessage, SettlementMessage } from "../../protocol/ipc";
 import type { JsonValue, Question } from "../../protocol/question";
-import type { Clock, ClockTimer } from "../clock";
+import type { Clock } from "../clock";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
-import type { Closer, QuestionService } from "../questions/question-service";
+import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker-port";
-import { canMove, IllegalTransition, type RunState } from "./run-lifecycle";
+import { ActiveClock } from "./active-clock";
+import { checkMove, holdsWorker, isGone, type EndHow, type RunState, type RunStateKind, type StateOf, type StopIntent, type WorkerLink, type WorkerState } from "./run-lifecycle";
 import type { FinalOutcome, RunStore } from "./run-store";
 import type { LeaseTake, RunLeases } from "../cluster/run-leases";
 import { isRunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-
-/** What a run waited for, as its worker hears it: a question's settlement or a child run's end. */
-export type Settlement = Extract<ParentToChild, { type: "question.settled" | "call.settled" }>;
+import { log } from "../log";
 
 /**
  * How a live run ended its turn here: it reached its final state, it was parked to wait without a
@@ -24,7 +23,7 @@ export type Settlement = Extract<ParentToChild, { type: "question.settled" | "ca
 export type RunEnd =
   | { how: "finished"; status: FinalRunStatus; byStop: boolean }
   | { how: "parked" }
-  | { how: "elsewhere"; owner: string | null; missed: Settlement[] };
+  | { how: "elsewhere"; owner: string | null; missed: SettlementMessage[] };
 
 /** What a supervisor needs from the rest of the server. */
 export interface SupervisorContext {
@@ -55,55 +54,36 @@ export interface SupervisorContext {
   metrics: Pick<Metrics, "time">;
 }
 
-interface EndHow {
-  by: Closer;
-  byStop?: boolean;
-  questionStatus?: "cancelled" | "expired";
-}
-
 /** An end that a stop decided, or the run's (or the server's) own. */
 const endOf = (byStop: boolean): EndHow => ({ by: byStop ? "stop" : "run_end", byStop });
 
-interface StopIntent {
-  status: "cancelled" | "failed";
-  reason: string;
-  byStop: boolean;
+/** A worker message of one kind. */
+type MessageOf = { [M in ChildToParent as M["type"]]: M };
+/** One handler per kind of worker message: a kind without one does not compile. */
+type MessageHandlers = { [K in keyof MessageOf]: (message: MessageOf[K], state: WorkerState) => Promise<void> | void };
+
+function dispatch<K extends keyof MessageOf>(handlers: MessageHandlers, message: MessageOf[K] & { type: K }, state: WorkerState): Promise<void> | void {
+  return handlers[message.type](message, state);
 }
 
 /**
- * One live run: its worker, the IPC it speaks, its timers, and one explicit state. Every event
- * (a worker message, an answer, a stop, a park, a timer, the worker's exit) is handled in order on
- * one chain, as a move from a named state; the run's final state is decided once.
+ * One live run: its worker, the IPC it speaks, its timers, and one explicit state that carries its
+ * data. Every event (a worker message, an answer, a stop, a park, a timer, the worker's exit) is
+ * handled in order on one chain, as a move from a named state; the run's final state is decided once.
  */
 export class RunSupervisor {
-  state: RunState = "starting";
-  private worker: WorkerHandle | undefined;
+  private current: RunState = { kind: "starting", missed: [] };
   private chain: Promise<void> = Promise.resolve();
   private run!: Run;
-  private stopIntent: StopIntent | null = null;
   private losses = 0;
-  /** Active time stopped while the run ended, not stored yet. */
-  private unsavedActiveMs = 0;
-  /** Times the worker's answer to run.start (its first question, message or end). */
-  private firstReply: (() => void) | undefined;
-  /** The worker said the run left it (finished or parked), though the chain may not have handled it yet. */
-  private leftWorker = false;
-  private timers: { park?: ClockTimer; grace?: ClockTimer; budget?: ClockTimer } = {};
-  /** Settlements that arrived before the run was loaded: its journal read has them, unless another node executes it. */
-  private missed: Settlement[] = [];
-  private activeSince: number | null = null;
-  private activeBase = 0;
-  /** When the run last began to wait (the oldest waiting run is parked first). */
-  waitingSince = 0;
-  private closed = false;
+  private readonly active: ActiveClock;
+  /** The server shut down: whatever arrives later is not handled (the next start resumes the run). */
+  private detached = false;
   /**
    * The lease epoch this node's take set (or the insert of a fresh run): every write for the run
    * holds only while the run's epoch is still this one. Null until taken, and where runs are not leased.
    */
   private epoch: number | null;
-  /** The final state's write: null until it ran, then whether this run's update decided it. */
-  private endWritten: boolean | null = null;
-  private endAnnounced = false;
   private resolveEnd!: (end: RunEnd) => void;
   readonly ended: Promise<RunEnd> = new Promise((resolve) => (this.resolveEnd = resolve));
 
@@ -116,6 +96,16 @@ export class RunSupervisor {
     held: number | null = null,
   ) {
     this.epoch = fresh ? ctx.leases.freshEpoch : held;
+    this.active = new ActiveClock(
+      ctx.clock,
+      () => this.run.policy.maxActiveMs,
+      () => {
+        const seconds = Math.round(this.run.policy.maxActiveMs / 100) / 10;
+        this.enqueue(() =>
+          this.interrupt({ status: "failed", byStop: false, reason: `It ran for more than its execution time limit of ${seconds} s (time waiting for a person is not counted).` }),
+        );
+      },
+    );
   }
 
   // ---- events from outside -------------------------------------------------------------------
@@ -152,6 +142,16 @@ export class RunSupervisor {
     });
   }
 
+  /** The kind of state the run is in (health checks, tests, and which run parks first). */
+  get state(): RunStateKind {
+    return this.current.kind;
+  }
+
+  /** When the run began to wait, while it waits (the oldest waiting run is parked first). */
+  get waitingSince(): number {
+    return this.current.kind === "waiting" ? this.current.since : 0;
+  }
+
   /** The run's session, once the run is loaded. */
   get sessionId(): string | null {
     return this.run?.sessionId ?? null;
@@ -159,7 +159,7 @@ export class RunSupervisor {
 
   /** Its end is decided and being recorded: it lets go once that is done. */
   get finishing(): boolean {
-    return this.state === "finished";
+    return this.current.kind === "finished";
   }
 
   /** Ends the run (cancelled, or failed for a reason of the server's); resolves when it has ended or parked first. */
@@ -176,28 +176,48 @@ export class RunSupervisor {
   /** This node lost the run's lease (its renewal found another node took it over). */
   abandon(): void {
     this.enqueue(() => {
-      if (this.state === "finished" || this.state === "parked") return;
+      if (this.current.kind === "finished" || isGone(this.current)) return;
       this.giveUp();
     });
   }
 
   /** Server shutdown: let go of everything without ending the run; the next start resumes it. */
   detach(): void {
-    this.closed = true;
-    this.clearTimers();
-    this.unlisten();
+    this.detached = true;
+    const state = this.current;
+    if (state.kind === "waiting") this.ctx.clock.clearTimeout(state.park);
+    if (state.kind === "stopping") this.ctx.clock.clearTimeout(state.grace);
+    this.active.disarm();
+    if (holdsWorker(state)) this.unlisten(state.worker.handle);
   }
 
   // ---- the chain -----------------------------------------------------------------------------
 
   private enqueue(work: () => Promise<void> | void): void {
     this.chain = this.chain
-      .then(() => (this.closed ? undefined : work()))
+      .then(() => (this.detached ? undefined : work()))
       .catch((err) => {
         // A write the lease's epoch refused: another node executes the run now.
-        if (isRunLeaseLost(err)) return this.state === "parked" ? undefined : this.giveUp();
-        console.error(`[runs] ${this.runId}: ${this.state}:`, err);
+        if (isRunLeaseLost(err)) return isGone(this.current) ? undefined : this.giveUp();
+        log.error({ runId: this.runId, err }, `[runs] ${this.runId}: ${this.current.kind}`);
       });
+  }
+
+  /**
+   * The only way the state changes: checked against the table. A state that holds a worker listens
+   * to it, and the timers a state owns end with it.
+   */
+  private move(next: RunState): void {
+    const from = this.current;
+    this.current = checkMove(this.runId, from, next);
+    const before = holdsWorker(from) ? from.worker : undefined;
+    const after = holdsWorker(next) ? next.worker : undefined;
+    if (before !== after) {
+      if (before) this.unlisten(before.handle);
+      if (after) this.listen(after.handle);
+    }
+    if (from.kind === "waiting") this.ctx.clock.clearTimeout(from.park);
+    if (from.kind === "stopping") this.ctx.clock.clearTimeout(from.grace);
   }
 
   /**
@@ -205,16 +225,15 @@ export class RunSupervisor {
    * its worker is told to cancel what it still does.
    */
   private giveUp(): void {
-    this.clearTimers();
-    this.stopClock();
-    const worker = this.unlisten();
+    this.active.stop();
+    const worker = this.worker?.handle;
+    // Not live here any more: a worker that arrives for it is given back.
+    this.move({ kind: "elsewhere" });
     if (worker) {
       worker.send({ type: "run.cancel", runId: this.runId, reason: "Another server took this run over." });
       this.ctx.pool.release(worker);
     }
     this.ctx.sessions.endStreams(this.runId);
-    // Not live here any more: a worker that arrives for it is given back.
-    this.state = "parked";
     this.end({ how: "elsewhere", owner: null, missed: [] });
   }
 
@@ -227,78 +246,86 @@ export class RunSupervisor {
   }
 
   /** The answer queue's last leg: what the run waited for goes to its worker (or wakes a parked run). */
-  private deliver(message: Settlement): void {
+  private deliver(message: SettlementMessage): void {
     this.enqueue(async () => {
-      if (this.state === "parked") return this.ctx.activate(this.runId);
-      if (this.state === "starting") return void this.missed.push(message);
-      if (!this.holdsWorker() || this.state === "stopping") return;
-      this.send(message);
-      if (this.state !== "parking") await this.syncWaiting();
+      const state = this.current;
+      switch (state.kind) {
+        case "starting":
+          state.missed.push(message);
+          return;
+        case "working":
+        case "waiting":
+          this.send(message);
+          return this.syncWaiting();
+        case "parking":
+          this.send(message);
+          return;
+        case "parked":
+        case "elsewhere":
+          return this.ctx.activate(this.runId);
+        case "stopping":
+        case "finished":
+          return;
+        default:
+          return state satisfies never;
+      }
     });
   }
 
-  private move(to: RunState): void {
-    if (this.state === to) return;
-    if (!canMove(this.state, to)) throw new IllegalTransition(this.runId, this.state, to);
-    this.state = to;
-    if (to === "waiting") this.waitingSince = this.ctx.clock.now();
-  }
-
-  private holdsWorker(): boolean {
-    return this.worker !== undefined && (this.state === "working" || this.state === "waiting" || this.state === "parking" || this.state === "stopping");
+  /** The worker the run is in, if it is in one. */
+  private get worker(): WorkerLink | undefined {
+    return holdsWorker(this.current) ? this.current.worker : undefined;
   }
 
   private send(message: ParentToChild): boolean {
-    return this.worker?.send(message) ?? false;
+    return this.worker?.handle.send(message) ?? false;
   }
 
   private readonly onMessage = (message: ChildToParent) => {
     if ("runId" in message && message.runId !== this.runId) return;
-    if (this.firstReply && (message.type === "question.ask" || message.type === "run.say" || message.type === "run.finished")) {
-      this.firstReply();
-      this.firstReply = undefined;
+    const link = this.worker;
+    if (link?.firstReply && (message.type === "question.ask" || message.type === "run.say" || message.type === "run.finished")) {
+      link.firstReply();
+      link.firstReply = undefined;
     }
     // The run has left its worker: a stop's grace need not kill it (nor the runs beside it).
-    if (message.type === "run.finished" || (message.type === "run.parked" && message.parked)) this.leftWorker = true;
+    if (link && (message.type === "run.finished" || (message.type === "run.parked" && message.parked))) link.left = true;
     this.enqueue(() => this.handleMessage(message));
   };
 
   private readonly onExit = (exit: WorkerExit) => this.enqueue(() => this.workerLost(exit));
 
   private listen(worker: WorkerHandle) {
-    this.worker = worker;
-    this.leftWorker = false;
     worker.on("message", this.onMessage);
     worker.on("exit", this.onExit);
   }
 
-  private unlisten(): WorkerHandle | undefined {
-    const worker = this.worker;
-    worker?.off("message", this.onMessage);
-    worker?.off("exit", this.onExit);
-    this.worker = undefined;
-    return worker;
+  private unlisten(worker: WorkerHandle) {
+    worker.off("message", this.onMessage);
+    worker.off("exit", this.onExit);
   }
 
   // ---- starting ------------------------------------------------------------------------------
 
   private async attach(worker: WorkerHandle, tries = 0): Promise<void> {
-    if (this.state !== "starting") return this.ctx.pool.release(worker);
+    const state = this.current;
+    if (state.kind !== "starting") return this.ctx.pool.release(worker);
     try {
-      await this.load(worker);
+      await this.load(worker, state);
     } catch (err) {
-      if (this.worker === worker || this.state !== "starting") throw err;
+      // The worker has the run already: its loss is handled as such.
+      if (this.current.kind !== "starting") throw err;
       this.ctx.pool.release(worker);
       if (isRunLeaseLost(err)) throw err;
       // The database failed before the worker had the run: give the worker back and try again later.
       const delay = Math.min(30_000, 500 * 2 ** tries);
-      console.error(`[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
+      log.error({ runId: this.runId, err }, `[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms`);
       this.ctx.clock.setTimeout(() => this.begin(tries + 1), delay);
     }
   }
 
   /** Reads the run and its journal, and hands them to the worker: it starts, or replays up to where it was. */
-  private async load(worker: WorkerHandle): Promise<void> {
+  private async load(worker: WorkerHandle, starting: StateOf<"starting">): Promise<void> {
     const loaded = this.ctx.metrics.time("run.load");
     const fresh = this.fresh;
     this.fresh = undefined;
@@ -307,21 +334,22 @@ export class RunSupervisor {
       const took = await this.ctx.leases.take(this.runId);
       if (!took.ok) {
         this.ctx.pool.release(worker);
-        this.state = "parked";
-        return this.end({ how: "elsewhere", owner: took.owner, missed: this.missed });
+        this.move({ kind: "elsewhere" });
+        return this.end({ how: "elsewhere", owner: took.owner, missed: starting.missed });
       }
       this.epoch = took.epoch;
     }
-    this.missed = [];
+    starting.missed = [];
     const run = fresh ?? (await this.ctx.store.find(this.runId));
     if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
       this.ctx.pool.release(worker);
       // It ended before this node took it: nothing to hold.
       if (!fresh) await this.letGo();
+      this.move({ kind: "finished", record: null });
       return this.end({ how: "finished", status: (run?.status as FinalRunStatus | undefined) ?? "cancelled", byStop: false });
     }
     this.run = run;
-    this.activeBase = run.activeMs;
+    this.active.resetTo(run.activeMs);
     if (!this.ctx.hasFunction(run.functionName)) {
       this.ctx.pool.release(worker);
       return this.finalize(
@@ -331,9 +359,9 @@ export class RunSupervisor {
     }
     const journal = fresh ? [] : await this.ctx.store.loadJournal(this.runId);
     if (!fresh) await this.ctx.store.markAttempt(this.runId, this.epoch);
-    this.listen(worker);
-    this.move("working");
-    this.startClock();
+    const link: WorkerLink = { handle: worker, left: false };
+    this.move({ kind: "working", worker: link });
+    this.active.start();
     const sent = this.send({
       type: "run.start",
       runId: run.id,
@@ -344,7 +372,7 @@ export class RunSupervisor {
       journal,
     });
     loaded();
-    this.firstReply = this.ctx.metrics.time("worker.first");
+    link.firstReply = this.ctx.metrics.time("worker.first");
     if (!sent) return this.workerLost(worker.exitInfo ?? { code: null, signal: null });
     // A replayed run may wait already; a fresh one has asked nothing yet.
     if (!fresh) {
@@ -366,119 +394,121 @@ export class RunSupervisor {
     for (const e of await this.ctx.store.loadJournal(this.runId)) {
       if (!open.has(e.seq)) continue;
       if (e.kind === "question" && e.settlement) {
-        const { outcome, value, feedback } = e.settlement;
-        this.deliver({ type: "question.settled", runId: this.runId, questionId: e.questionId, outcome, value, feedback });
+        this.deliver({ type: "question.settled", runId: this.runId, questionId: e.questionId, ...e.settlement });
       } else if (e.kind === "call" && e.settlement) {
-        const { status, result, error } = e.settlement;
-        this.deliver({ type: "call.settled", runId: this.runId, seq: e.seq, childRunId: e.childRunId, status, result, error });
+        this.deliver({ type: "call.settled", runId: this.runId, seq: e.seq, childRunId: e.childRunId, ...e.settlement });
       }
     }
   }
 
   private async noWorker(err: unknown): Promise<void> {
-    if (this.state !== "starting") return;
+    if (this.current.kind !== "starting") return;
     const detail = (err as { detail?: string }).detail;
-    console.error(`[runs] no worker for run ${this.runId}:`, detail ?? err);
+    log.error({ runId: this.runId, ...(detail ? { detail } : { err }) }, `[runs] no worker for run ${this.runId}`);
     const message = err instanceof Error && err.name === "WorkerStartError" ? err.message : "No worker process could be started.";
     await this.finalize({ status: "failed", error: message }, { by: "run_end" });
   }
 
-  // ---- working and waiting -------------------------------------------------------------------
+  // ---- worker messages -----------------------------------------------------------------------
+
+  private readonly handlers: MessageHandlers = {
+    "question.ask": (message, state) => this.asked(message, state),
+    "run.say": (message) => this.said(message),
+    "run.say.delta": (message) =>
+      void this.ctx.sessions.streamReply({ sessionId: this.run.sessionId, runId: this.runId, seq: message.seq, delta: message.delta }),
+    "step.record": (message) =>
+      this.ctx.store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output }, this.epoch),
+    "run.call": (message, state) => this.called(message, state),
+    "run.progress": async (message) => {
+      if (await this.ctx.store.setProgress(this.runId, message.text, this.epoch)) await this.publish();
+    },
+    "run.parked": (message, state) => this.parked(message.parked, state),
+    "run.finished": (message, state) => this.workerFinished(message, state),
+    "worker.ready": () => undefined,
+    "worker.retiring": () => undefined,
+  };
 
   private async handleMessage(message: ChildToParent): Promise<void> {
-    if (!this.holdsWorker()) return;
-    const { store, questions, sessions } = this.ctx;
-    switch (message.type) {
-      case "question.ask": {
-        if (this.state === "stopping") {
-          this.send({ type: "question.settled", runId: this.runId, questionId: message.questionId, outcome: "cancelled", value: null, feedback: "The run is stopping." });
-          return;
-        }
-        const stored = this.ctx.metrics.time("question.create");
-        const { now } = this.ctx.store;
-        // The run starts to wait in the question's own transaction (one commit, not two), when it works here.
-        const foldable = now !== null && (this.state === "working" || this.state === "waiting");
-        let stoppedClock: number | null = null;
-        let waiting: { moved: Run | null } | undefined;
-        let asked: Question;
-        try {
-          asked = await questions.create({
-            id: message.questionId,
-            run: { id: this.runId, sessionId: this.run.sessionId, functionName: this.run.functionName, policy: this.run.policy, canAsk: this.run.canAsk, rootRunId: this.run.rootRunId },
-            seq: message.seq,
-            digest: message.digest,
-            spec: message.spec,
-            epoch: this.epoch,
-            alongWithNow: foldable
-              ? () => {
-                  // Run again whole if the commit is retried (a lock held by another process): the clock stops once.
-                  stoppedClock ??= this.stopClock();
-                  waiting = { moved: now!.setWaitingNow(this.runId, true, stoppedClock ?? 0) };
-                }
-              : undefined,
-          });
-        } catch (err) {
-          if (isRunLeaseLost(err)) throw err;
-          // Rolled back: the run still works, and its clock runs on.
-          if (stoppedClock !== null) this.restartClock(stoppedClock);
-          const error = AppError.from(err);
-          if (error.code === "internal") console.error(`[runs] could not store a question of ${this.runId}`, err);
-          this.send({ type: "question.refused", runId: this.runId, questionId: message.questionId, error: error.toWire() });
-          return;
-        }
-        stored();
-        if (waiting?.moved) this.ctx.events.emit("run.updated", waiting.moved);
-        // A pending question is what the run waits on now (stored as waiting already when folded); one a rule settled at once needs a look.
-        const known = asked.status === "pending" ? { questions: true, blocked: true, ...(waiting && { status: "waiting_input" }) } : undefined;
-        if (this.state !== "parking") await this.syncWaiting(known);
-        return;
-      }
-      case "run.say": {
-        const say = { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest };
-        const { sayWithMessage } = store;
-        await sessions.addMessage({
-          sessionId: this.run.sessionId,
-          runId: this.runId,
-          role: "agent",
-          text: message.text,
-          stopped: message.stopped ?? false,
-          streamSeq: message.seq,
-          alongWith: (tx) => store.recordSay(tx, say, this.epoch),
-          alongWithNow: store.now ? () => store.now!.recordSayNow(say) : undefined,
-          storeWith: sayWithMessage ? (row) => sayWithMessage(say, row, this.epoch) : undefined,
-        });
-        return;
-      }
-      case "run.say.delta":
-        sessions.streamReply({ sessionId: this.run.sessionId, runId: this.runId, seq: message.seq, delta: message.delta });
-        return;
-      case "step.record":
-        await store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output }, this.epoch);
-        return;
-      case "run.call":
-        try {
-          await this.ctx.startChild(this.run, message, this.epoch);
-        } catch (err) {
-          if (isRunLeaseLost(err)) throw err;
-          // The call must not wait for a child that was never stored: it fails, and the function hears why.
-          console.error(`[runs] could not start a child run of ${this.runId}`, err);
-          const error = `${message.functionName} could not be started: ${AppError.from(err).message}`;
-          this.send({ type: "call.settled", runId: this.runId, seq: message.seq, childRunId: "", status: "failed", result: null, error });
-          return;
-        }
-        if (this.state !== "parking" && this.state !== "stopping") await this.syncWaiting();
-        return;
-      case "run.progress":
-        if (await store.setProgress(this.runId, message.text, this.epoch)) await this.publish();
-        return;
-      case "run.parked":
-        return this.parked(message.parked);
-      case "run.finished":
-        return this.workerFinished(message);
-      case "worker.ready":
-        return;
-    }
+    const state = this.current;
+    if (holdsWorker(state)) await dispatch(this.handlers, message, state);
   }
+
+  private async asked(message: MessageOf["question.ask"], state: WorkerState): Promise<void> {
+    if (state.kind === "stopping") {
+      this.send({ type: "question.settled", runId: this.runId, questionId: message.questionId, outcome: "cancelled", value: null, feedback: "The run is stopping." });
+      return;
+    }
+    const stored = this.ctx.metrics.time("question.create");
+    const { now } = this.ctx.store;
+    // The run starts to wait in the question's own transaction (one commit, not two), when it works here.
+    const foldable = now !== null && (state.kind === "working" || state.kind === "waiting");
+    let stoppedClock: number | null = null;
+    let waiting: { moved: Run | null } | undefined;
+    let asked: Question;
+    try {
+      asked = await this.ctx.questions.create({
+        id: message.questionId,
+        run: { id: this.runId, sessionId: this.run.sessionId, functionName: this.run.functionName, policy: this.run.policy, canAsk: this.run.canAsk, rootRunId: this.run.rootRunId },
+        seq: message.seq,
+        digest: message.digest,
+        spec: message.spec,
+        epoch: this.epoch,
+        alongWithNow: foldable
+          ? () => {
+              // Run again whole if the commit is retried (a lock held by another process): the clock stops once.
+              stoppedClock ??= this.active.stop();
+              waiting = { moved: now!.setWaitingNow(this.runId, true, stoppedClock ?? 0) };
+            }
+          : undefined,
+      });
+    } catch (err) {
+      if (isRunLeaseLost(err)) throw err;
+      // Rolled back: the run still works, and its clock runs on.
+      if (stoppedClock !== null) this.active.undoStop(stoppedClock);
+      const error = AppError.from(err);
+      if (error.code === "internal") log.error({ runId: this.runId, sessionId: this.run.sessionId, questionId: message.questionId, err }, `[runs] could not store a question of ${this.runId}`);
+      this.send({ type: "question.refused", runId: this.runId, questionId: message.questionId, error: error.toWire() });
+      return;
+    }
+    stored();
+    if (waiting?.moved) this.ctx.events.emit("run.updated", waiting.moved);
+    // A pending question is what the run waits on now (stored as waiting already when folded); one a rule settled at once needs a look.
+    const known = asked.status === "pending" ? { questions: true, blocked: true, ...(waiting && { status: "waiting_input" }) } : undefined;
+    if (state.kind !== "parking") await this.syncWaiting(known);
+  }
+
+  private async said(message: MessageOf["run.say"]): Promise<void> {
+    const { store } = this.ctx;
+    const say = { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest };
+    const { sayWithMessage } = store;
+    await this.ctx.sessions.addMessage({
+      sessionId: this.run.sessionId,
+      runId: this.runId,
+      role: "agent",
+      text: message.text,
+      stopped: message.stopped ?? false,
+      streamSeq: message.seq,
+      alongWith: (tx) => store.recordSay(tx, say, this.epoch),
+      alongWithNow: store.now ? () => store.now!.recordSayNow(say) : undefined,
+      storeWith: sayWithMessage ? (row) => sayWithMessage(say, row, this.epoch) : undefined,
+    });
+  }
+
+  private async called(message: MessageOf["run.call"], state: WorkerState): Promise<void> {
+    try {
+      await this.ctx.startChild(this.run, message, this.epoch);
+    } catch (err) {
+      if (isRunLeaseLost(err)) throw err;
+      // The call must not wait for a child that was never stored: it fails, and the function hears why.
+      log.error({ runId: this.runId, sessionId: this.run.sessionId, err }, `[runs] could not start a child run of ${this.runId}`);
+      const error = `${message.functionName} could not be started: ${AppError.from(err).message}`;
+      this.send({ type: "call.settled", runId: this.runId, seq: message.seq, childRunId: "", status: "failed", result: null, error });
+      return;
+    }
+    if (state.kind !== "parking" && state.kind !== "stopping") await this.syncWaiting();
+  }
+
+  // ---- working and waiting -------------------------------------------------------------------
 
   /**
    * Matches the state (and the stored status) to what the run waits for; `known` when the caller
@@ -487,71 +517,74 @@ export class RunSupervisor {
    */
   private async syncWaiting(known?: { questions: boolean; blocked: boolean; status?: string | null }): Promise<void> {
     const { questions: ownQuestions, blocked, status } = known ?? (await this.ctx.store.waitingOn(this.runId));
-    const active = this.state === "working" || this.state === "waiting" || this.state === "parking";
-    const pausing = active && blocked && this.state !== "waiting";
-    const elapsed = pausing ? this.stopClock() : null;
+    const elapsed = blocked && this.current.kind === "working" ? this.active.stop() : null;
     // Nothing to write when the stored status is already right (an answer moved it in its own transaction) and no time was spent.
     const stored = ownQuestions ? "waiting_input" : "running";
     if (elapsed !== null || status === undefined || status !== stored) {
       const moved = await this.ctx.store.setWaiting(this.runId, ownQuestions, elapsed ?? 0, this.epoch);
       if (moved) this.ctx.events.emit("run.updated", moved);
     }
-    if (!active) return;
+    const state = this.current;
     if (blocked) {
-      if (this.state !== "waiting") this.move("waiting");
-      this.schedulePark();
-    } else if (this.state !== "working") {
-      this.move("working");
-      this.ctx.clock.clearTimeout(this.timers.park);
-      this.startClock();
+      if (state.kind === "working") this.schedulePark(this.moveToWaiting(state.worker));
+      else if (state.kind === "waiting") this.schedulePark(state);
+    } else if (state.kind === "waiting") {
+      this.move({ kind: "working", worker: state.worker });
+      this.active.start();
     }
   }
 
-  private schedulePark(): void {
-    this.ctx.clock.clearTimeout(this.timers.park);
+  private moveToWaiting(worker: WorkerLink): StateOf<"waiting"> {
+    const waiting: StateOf<"waiting"> = { kind: "waiting", worker, since: this.ctx.clock.now() };
+    this.move(waiting);
+    return waiting;
+  }
+
+  private schedulePark(waiting: StateOf<"waiting">): void {
+    this.ctx.clock.clearTimeout(waiting.park);
+    waiting.park = undefined;
     if (this.ctx.workersWanted()) return this.parkNow();
-    this.timers.park = this.ctx.clock.setTimeout(() => this.parkNow(), this.ctx.parkAfterMs);
+    waiting.park = this.ctx.clock.setTimeout(() => this.parkNow(), this.ctx.parkAfterMs);
   }
 
   private park(): void {
-    if (this.state !== "waiting") return;
-    this.ctx.clock.clearTimeout(this.timers.park);
-    this.move("parking");
-    if (!this.send({ type: "run.park", runId: this.runId })) this.enqueue(() => this.workerLost(this.worker?.exitInfo ?? { code: null, signal: null }));
+    const state = this.current;
+    if (state.kind !== "waiting") return;
+    this.move({ kind: "parking", worker: state.worker });
+    if (!this.send({ type: "run.park", runId: this.runId })) this.enqueue(() => this.workerLost(state.worker.handle.exitInfo ?? { code: null, signal: null }));
   }
 
-  private async parked(parked: boolean): Promise<void> {
-    if (this.state === "stopping") {
+  private async parked(parked: boolean, state: WorkerState): Promise<void> {
+    if (state.kind === "stopping") {
       // The worker let go of the run before it saw the cancel: nothing runs it now.
-      if (parked) await this.finishWithoutWorker();
+      if (parked) await this.finishWithoutWorker(state);
       return;
     }
-    if (this.state !== "parking") return;
+    if (state.kind !== "parking") return;
     if (!parked) {
       // A step was in flight: it stays, and parks when it next only waits.
-      this.move("working");
+      this.move({ kind: "working", worker: state.worker });
       return this.syncWaiting();
     }
-    const worker = this.unlisten()!;
+    const worker = state.worker.handle;
     await this.ctx.store.setProgress(this.runId, null, this.epoch);
     if (await this.ctx.store.isBlocked(this.runId)) {
-      this.move("parked");
+      this.move({ kind: "parked" });
       this.ctx.pool.release(worker);
       await this.letGo();
       return this.end({ how: "parked" });
     }
     // An answer landed while the worker let go: replay at once, in the same worker.
-    this.move("starting");
+    this.move({ kind: "starting", missed: [] });
     return this.attach(worker);
   }
 
-  private async workerFinished(message: RunFinishedMessage): Promise<void> {
-    const worker = this.unlisten()!;
+  private async workerFinished(message: RunFinishedMessage, state: WorkerState): Promise<void> {
     const { error } = message;
     if (error && message.status === "failed") {
-      console.error(`[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`);
+      log.error({ runId: this.runId, sessionId: this.run.sessionId, fn: this.run.functionName }, `[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`);
     }
-    const intent = this.stopIntent;
+    const intent = state.kind === "stopping" ? state.intent : null;
     let outcome: FinalOutcome;
     let byStop = false;
     if (message.status === "succeeded") {
@@ -567,122 +600,124 @@ export class RunSupervisor {
       outcome = { status: message.status, error: error?.message ?? (message.status === "cancelled" ? "Stopped." : "Unknown error") };
     }
     await this.finalize(outcome, endOf(byStop));
-    this.ctx.pool.release(worker);
+    this.ctx.pool.release(state.worker.handle);
   }
 
   private async workerLost(exit: WorkerExit): Promise<void> {
-    if (this.closed || this.state === "finished" || this.state === "parked" || this.state === "starting") return;
-    this.unlisten();
+    const state = this.current;
+    if (this.detached || !holdsWorker(state)) return;
     // Killed because another run in the same worker ignored its stop: not this run's loss.
     const neighbour = exit.killedFor !== undefined && exit.killedFor !== this.runId ? exit.killedFor : null;
     const how = `${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}${neighbour ? `, killed because run ${neighbour} did not stop in time` : ""}`;
-    if (this.state === "stopping") {
-      const intent = this.stopIntent!;
+    if (state.kind === "stopping") {
+      const { intent } = state;
       return this.finalize(
         { status: intent.status, error: neighbour ? intent.reason : `${intent.reason} The worker did not end in time and was killed (${how}).` },
         endOf(intent.byStop),
       );
     }
     await this.pauseClock();
-    this.ctx.clock.clearTimeout(this.timers.park);
-    if (this.state === "working" && !neighbour) this.losses++;
+    if (state.kind === "working" && !neighbour) this.losses++;
     if (this.losses > this.ctx.maxWorkerLosses) {
       return this.finalize(
         { status: "failed", error: `Its worker process ended unexpectedly ${this.losses} times (last: ${how}); it was not tried again.` },
         { by: "worker_exit", questionStatus: "expired" },
       );
     }
-    console.error(`[runs] run ${this.runId} lost its worker (${how}) while ${this.state}; resuming it from its journal`);
-    if (this.state !== "working" && (await this.ctx.store.isBlocked(this.runId))) {
+    log.warn({ runId: this.runId, sessionId: this.run.sessionId }, `[runs] run ${this.runId} lost its worker (${how}) while ${state.kind}; resuming it from its journal`);
+    if (state.kind !== "working" && (await this.ctx.store.isBlocked(this.runId))) {
       // It only waited: nothing was lost, and it stays parked until its answer arrives.
-      this.move("parked");
+      this.move({ kind: "parked" });
       await this.letGo();
       return this.end({ how: "parked" });
     }
     // A reply cut off with its worker streams again from its start when the run is replayed.
     this.ctx.sessions.endStreams(this.runId);
-    this.move("starting");
+    this.move({ kind: "starting", missed: [] });
     this.begin();
   }
 
   // ---- stopping and ending -------------------------------------------------------------------
 
   private async interrupt(intent: StopIntent): Promise<void> {
-    if (this.state === "finished" || this.state === "parked" || this.state === "stopping") return;
-    if (this.state === "starting") {
+    const state = this.current;
+    if (state.kind === "starting") {
       // No worker has the run: it ends here (a worker that arrives later is released).
       return this.finalize({ status: intent.status, error: intent.reason }, endOf(intent.byStop));
     }
-    this.stopIntent = intent;
-    this.move("stopping");
-    this.ctx.clock.clearTimeout(this.timers.park);
+    if (state.kind !== "working" && state.kind !== "waiting" && state.kind !== "parking") return;
+    const stopping: StateOf<"stopping"> = { kind: "stopping", worker: state.worker, intent };
+    this.move(stopping);
     await this.pauseClock();
     // Closing the questions is not fenced in the same statement: checked just before, at least.
     await this.ctx.store.assertHeld(this.runId, this.epoch);
     await this.ctx.questions.closeForRun({ runId: this.runId, status: "cancelled", by: "stop", feedback: intent.reason });
     if (!this.send({ type: "run.cancel", runId: this.runId, reason: intent.reason })) {
-      return this.finishWithoutWorker();
+      return this.finishWithoutWorker(stopping);
     }
-    const worker = this.worker!;
+    const { worker } = stopping;
     // The worker may host other runs: it is killed on this run's behalf, and only if the run is still in it.
-    this.timers.grace = this.ctx.clock.setTimeout(() => {
-      if (!this.leftWorker) worker.kill("SIGKILL", this.runId);
+    stopping.grace = this.ctx.clock.setTimeout(() => {
+      if (!worker.left) worker.handle.kill("SIGKILL", this.runId);
     }, this.ctx.stopGraceMs);
   }
 
-  private async finishWithoutWorker(): Promise<void> {
-    const intent = this.stopIntent!;
-    const worker = this.unlisten();
+  private async finishWithoutWorker({ worker, intent }: StateOf<"stopping">): Promise<void> {
     await this.finalize({ status: intent.status, error: intent.reason }, endOf(intent.byStop));
-    if (worker?.alive) this.ctx.pool.release(worker);
+    if (worker.handle.alive) this.ctx.pool.release(worker.handle);
   }
 
   /** Decides the run's final state, once (a supervisor that never loaded the run takes its lease first). */
   private async finalize(outcome: FinalOutcome, how: EndHow): Promise<void> {
-    if (this.state === "finished" || this.state === "parked") return;
+    if (this.current.kind === "finished" || isGone(this.current)) return;
     const held = await this.holdLease();
     if (!held.ok) {
       // Another node executes it: that node decides its end.
-      this.state = "parked";
-      return this.end({ how: "elsewhere", owner: held.owner, missed: this.missed });
+      const missed = this.current.kind === "starting" ? this.current.missed : [];
+      this.move({ kind: "elsewhere" });
+      return this.end({ how: "elsewhere", owner: held.owner, missed });
     }
-    this.move("finished");
-    this.clearTimers();
+    this.move({ kind: "finished", record: { outcome, how, written: null, announced: false, unsavedActiveMs: 0 } });
     await this.keepOpenReplies();
-    await this.recordEnd(outcome, how, 0);
+    await this.recordEnd(0);
   }
 
   /**
    * Writes the decided end. A database that fails it (locked past its wait, say) does not leave the
    * run active with nobody to end it: the write is tried again, with backoff, until it lands.
    */
-  private async recordEnd(outcome: FinalOutcome, { by, byStop = false, questionStatus = "cancelled" }: EndHow, tries: number): Promise<void> {
+  private async recordEnd(tries: number): Promise<void> {
+    const state = this.current;
+    if (state.kind !== "finished" || !state.record) return;
+    const { record } = state;
+    const { outcome } = record;
+    const { by, byStop = false, questionStatus = "cancelled" } = record.how;
     const { store, questions } = this.ctx;
     try {
       // Its last active time goes with the end, in one commit (kept until it lands, if a try fails).
-      this.unsavedActiveMs += this.stopClock() ?? 0;
-      if (this.endWritten === null) {
+      record.unsavedActiveMs += this.active.stop() ?? 0;
+      if (record.written === null) {
         // Closing the questions is not fenced in the same statement: checked just before, at least.
         await store.assertHeld(this.runId, this.epoch);
         await questions.closeForRun({ runId: this.runId, status: questionStatus, by, feedback: outcome.error ?? null });
-        this.endWritten = await store.finish(this.runId, outcome, this.unsavedActiveMs, this.epoch);
+        record.written = await store.finish(this.runId, outcome, record.unsavedActiveMs, this.epoch);
         // It had ended already: whatever lease this supervisor took on it is let go.
-        if (!this.endWritten) await this.letGo();
-      } else if (this.unsavedActiveMs > 0) await store.addActiveMs(this.runId, this.unsavedActiveMs, this.epoch);
-      this.unsavedActiveMs = 0;
+        if (!record.written) await this.letGo();
+      } else if (record.unsavedActiveMs > 0) await store.addActiveMs(this.runId, record.unsavedActiveMs, this.epoch);
+      record.unsavedActiveMs = 0;
       const run = await store.get(this.runId);
-      if (this.endWritten && !this.endAnnounced) {
+      if (record.written && !record.announced) {
         this.ctx.events.emit("run.updated", run);
         await this.ctx.finished(run, byStop);
-        this.endAnnounced = true;
+        record.announced = true;
       }
-      this.end({ how: "finished", status: run.status as FinalRunStatus, byStop: this.endWritten && byStop });
+      this.end({ how: "finished", status: run.status as FinalRunStatus, byStop: record.written && byStop });
     } catch (err) {
       // Another node took the run over: it decides the end.
       if (isRunLeaseLost(err)) return this.giveUp();
       const delay = Math.min(30_000, 500 * 2 ** tries);
-      console.error(`[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms:`, err);
-      this.ctx.clock.setTimeout(() => this.enqueue(() => this.recordEnd(outcome, { by, byStop, questionStatus }, tries + 1)), delay);
+      log.error({ runId: this.runId, err }, `[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms`);
+      this.ctx.clock.setTimeout(() => this.enqueue(() => this.recordEnd(tries + 1)), delay);
     }
   }
 
@@ -706,62 +741,24 @@ export class RunSupervisor {
         });
       } catch (err) {
         if (isRunLeaseLost(err)) throw err;
-        console.error(`[runs] could not keep the open reply of ${this.runId}`, err);
+        log.error({ runId: this.runId, sessionId: this.run.sessionId, err }, `[runs] could not keep the open reply of ${this.runId}`);
       }
     }
   }
 
   /** A parked run is nobody's: the node its answer reaches takes it. A failed release lapses with the lease. */
   private async letGo(): Promise<void> {
-    await this.ctx.leases.release(this.runId, this.epoch).catch((err) => console.error(`[runs] could not release the lease of ${this.runId}:`, err));
+    await this.ctx.leases.release(this.runId, this.epoch).catch((err) => log.error({ runId: this.runId, err }, `[runs] could not release the lease of ${this.runId}`));
   }
 
   private end(end: RunEnd): void {
-    if (end.how === "finished") this.state = "finished";
-    this.clearTimers();
     this.ctx.left(this);
     this.resolveEnd(end);
   }
 
-  // ---- execution time ------------------------------------------------------------------------
-
-  /** Starts the execution-time clock (`ranFor`: time already run since the last stored total). */
-  private startClock(ranFor = 0): void {
-    if (this.activeSince !== null || !this.run) return;
-    this.activeSince = this.ctx.clock.now() - ranFor;
-    const left = this.run.policy.maxActiveMs - this.activeBase - ranFor;
-    this.timers.budget = this.ctx.clock.setTimeout(() => {
-      const seconds = Math.round(this.run.policy.maxActiveMs / 100) / 10;
-      this.enqueue(() =>
-        this.interrupt({ status: "failed", byStop: false, reason: `It ran for more than its execution time limit of ${seconds} s (time waiting for a person is not counted).` }),
-      );
-    }, Math.max(0, left));
-  }
-
-  /** Stops the execution-time clock: the time it ran (not yet stored), or null when it was not running. */
-  private stopClock(): number | null {
-    if (this.activeSince === null) return null;
-    this.ctx.clock.clearTimeout(this.timers.budget);
-    const elapsed = this.ctx.clock.now() - this.activeSince;
-    this.activeSince = null;
-    this.activeBase += elapsed;
-    return elapsed;
-  }
-
-  /** Undoes a `stopClock` whose time was never stored. */
-  private restartClock(elapsed: number): void {
-    this.activeBase -= elapsed;
-    this.startClock(elapsed);
-  }
-
   private async pauseClock(): Promise<void> {
-    const elapsed = this.stopClock();
+    const elapsed = this.active.stop();
     if (elapsed !== null) await this.ctx.store.addActiveMs(this.runId, elapsed, this.epoch);
-  }
-
-  private clearTimers(): void {
-    for (const timer of Object.values(this.timers)) this.ctx.clock.clearTimeout(timer);
-    this.timers = {};
   }
 
   private async publish(): Promise<void> {

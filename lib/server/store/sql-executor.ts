@@ -1,4 +1,4 @@
-import type { DirectSqlite, PgLane } from "../db/client";
+import type { DirectSqlite, PgLane, Tx } from "../db/client";
 import { sqliteTime } from "../db/direct-rows";
 import type { Engine } from "../db/engine";
 import { pgTime } from "../db/pg-lane";
@@ -79,4 +79,19 @@ export function pgExecutor(lane: PgLane): SqlExecutor {
     return lane.query<R>(sql, bind(params).map(pgValue));
   };
   return { engine: "postgresql", read: run, write: run };
+}
+
+/** Statements run inside a Prisma interactive transaction (`tx`), for writes that belong with Prisma's in one commit. */
+export interface TxExecutor {
+  changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
+}
+
+export function txExecutor(tx: Tx, engine: Engine): TxExecutor {
+  const encode = engine === "sqlite" ? sqliteValue : pgValue;
+  return {
+    changes: (statement, params) => {
+      const { sql, bind } = statement.compiled(engine);
+      return tx.$executeRawUnsafe(sql, ...bind(params).map(encode));
+    },
+  };
 }

@@ -9,6 +9,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
   type Compilable,
+  type QueryCreator,
 } from "kysely";
 import type { DB } from "../../generated/kysely/types";
 import type { Engine } from "../db/engine";
@@ -41,7 +42,7 @@ class Slot {
   constructor(readonly name: string) {}
 }
 
-export type Params = Record<string, unknown>;
+export type Params = object;
 
 /** A statement compiled for one engine: its text, and how each run's parameters fill its slots. */
 export interface CompiledStatement<P extends Params> {
@@ -52,7 +53,8 @@ export interface CompiledStatement<P extends Params> {
 /**
  * One SQL statement written once, typed against the schema's tables, compiled once per engine.
  * `build` receives the parameters as placeholders: it must use them as values only (not to
- * choose the statement's shape, which is fixed at the first compile).
+ * choose the statement's shape, which is fixed at the first compile), so they are flat: a
+ * placeholder has no fields.
  */
 export interface Statement<P extends Params, R> {
   compiled(engine: Engine): CompiledStatement<P>;
@@ -62,7 +64,7 @@ export interface Statement<P extends Params, R> {
 
 type Built<R> = Compilable<R> | { compile(): { sql: string; parameters: readonly unknown[] } };
 
-export function statement<P extends Params = Record<never, never>, R = unknown>(build: (q: Kysely<DB>, params: P, engine: Engine) => Built<R>): Statement<P, R> {
+export function statement<P extends Params = Record<never, never>, R = unknown>(build: (q: QueryCreator<DB>, params: P, engine: Engine) => Built<R>): Statement<P, R> {
   const byEngine = new Map<Engine, CompiledStatement<P>>();
   return {
     compiled(engine) {
@@ -73,13 +75,13 @@ export function statement<P extends Params = Record<never, never>, R = unknown>(
   };
 }
 
-function compile<P extends Params>(engine: Engine, build: (q: Kysely<DB>, params: P, engine: Engine) => Built<unknown>): CompiledStatement<P> {
-  const params = new Proxy({} as P, { get: (_, name) => new Slot(String(name)) });
+function compile<P extends Params>(engine: Engine, build: (q: QueryCreator<DB>, params: P, engine: Engine) => Built<unknown>): CompiledStatement<P> {
+  const params = new Proxy({} as P & object, { get: (_, name) => new Slot(String(name)) });
   const { sql, parameters } = build(BUILDERS[engine], params, engine).compile();
   const fills = parameters.map((value) => (value instanceof Slot ? value.name : { constant: value }));
   return {
     sql,
-    bind: (given) => fills.map((fill) => (typeof fill === "string" ? given[fill] : fill.constant)),
+    bind: (given) => fills.map((fill) => (typeof fill === "string" ? (given as Record<string, unknown>)[fill] : fill.constant)),
   };
 }
 

@@ -4,6 +4,8 @@ import { describeZodError } from "../../protocol/errors";
 import { ChildToParentSchema, ParentToChildSchema, type ChildToParent, type ParentToChild } from "../../protocol/ipc";
 import type { AgentFunctionInfo, FunctionLoadFailure } from "../../protocol/entities";
 import type { WorkerExit } from "./worker-port";
+import { logWorkerOutput } from "./worker-output";
+import { log } from "../log";
 
 /** What a worker loaded from its function folders, as it said when it became ready. */
 export interface WorkerCatalogue {
@@ -17,8 +19,9 @@ export type { WorkerExit };
 const STDERR_TAIL_CHARS = 8_192;
 
 /**
- * One agent worker child process, speaking only validated IPC. Its stderr is forwarded to the
- * server's and the last few kilobytes are kept, so a worker that dies at start-up can say why.
+ * One agent worker child process, speaking only validated IPC. Its output goes to the server's
+ * log (each line with the run it belongs to) and the last few kilobytes of its stderr are kept,
+ * so a worker that dies at start-up can say why.
  */
 export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: [WorkerExit]; retiring: [string] }> {
   readonly ready: Promise<void>;
@@ -44,11 +47,9 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
     readyTimeoutMs: number,
   ) {
     super();
-    child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (chunk: string) => {
-      process.stderr.write(chunk);
-      this.tail = (this.tail + chunk).slice(-STDERR_TAIL_CHARS);
-    });
+    const out = log.child({ worker: child.pid });
+    if (child.stdout) logWorkerOutput(child.stdout, "stdout", out);
+    if (child.stderr) logWorkerOutput(child.stderr, "stderr", out, (text) => (this.tail = `${this.tail}${text}\n`.slice(-STDERR_TAIL_CHARS)));
     this.closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -63,7 +64,7 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
       child.on("message", (raw) => {
         const parsed = ChildToParentSchema.safeParse(raw);
         if (!parsed.success) {
-          console.error(`[workers] ignoring an invalid message from worker ${child.pid}: ${describeZodError(parsed.error)}`);
+          out.error(`[workers] ignoring an invalid message from worker ${child.pid}: ${describeZodError(parsed.error)}`);
           return;
         }
         const message = parsed.data;
@@ -89,7 +90,7 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
       this.emit("exit", this.exitInfo);
     });
     child.on("error", (err) => {
-      console.error(`[workers] worker ${child.pid} error`, err);
+      out.error({ err }, `[workers] worker ${child.pid} error`);
       // A fork that never spawned emits no exit: report one, so nobody waits for it.
       if (child.pid === undefined && !this.exited) {
         this.exited = true;

@@ -1,5 +1,6 @@
 import { watch, type FSWatcher } from "node:fs";
 import path from "node:path";
+import { log } from "../log";
 
 /**
  * Development: a saved file under the workers' folders reloads the workers only (the server,
@@ -23,7 +24,7 @@ export function reloadWorkersOnChange(dirs: readonly string[], reload: (changed:
           reload(files);
         }, settleMs);
       });
-      watcher.on("error", (err) => console.error(`[dev] stopped watching ${dir}:`, err));
+      watcher.on("error", (err) => log.error({ err }, `[dev] stopped watching ${dir}`));
       watchers.push(watcher);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;

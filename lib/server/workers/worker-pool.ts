@@ -2,6 +2,7 @@ import { fork } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { AgentWorker, type WorkerCatalogue, type WorkerExit } from "./agent-worker-process";
 import { summarizeStartFailure, WorkerStartError } from "./worker-start-error";
+import { log } from "../log";
 
 export { AgentWorker, WorkerStartError, type WorkerCatalogue, type WorkerExit };
 
@@ -189,7 +190,7 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
     const child = fork(this.options.script, [], {
       execArgv: this.options.execArgv ?? [],
       env: this.options.env ?? process.env,
-      stdio: ["ignore", "inherit", "pipe", "ipc"],
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
       serialization: "json",
     });
     const worker = new AgentWorker(child, this.options.readyTimeoutMs ?? 15_000);
@@ -227,7 +228,7 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
     try {
       this.emit("catalogue", catalogue);
     } catch (err) {
-      console.error("[workers] a catalogue listener failed", err);
+      log.error({ err }, "[workers] a catalogue listener failed");
     }
   }
 
@@ -254,7 +255,7 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
     this.lastFailure = { reason: `Worker ${how}.`, summary: summarizeStartFailure(`Worker ${how}`, tail), at: Date.now() };
     if (!this.coolingDown()) {
       this.failuresInRound++;
-      console.error(`[workers] a worker failed to start (${this.failuresInRound} of ${this.maxStartAttempts}): ${this.lastFailure.summary}`);
+      log.error(`[workers] a worker failed to start (${this.failuresInRound} of ${this.maxStartAttempts}): ${this.lastFailure.summary}`);
       if (this.failuresInRound >= this.maxStartAttempts) this.giveUp(new WorkerStartError(this.failuresInRound, detail));
       else this.nextStartAt = Date.now() + (this.options.startBackoffMs ?? 200) * 2 ** (this.failuresInRound - 1);
     }
@@ -263,7 +264,7 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
 
   private giveUp(error: WorkerStartError): void {
     const until = Date.now() + (this.options.startCooldownMs ?? 5_000);
-    console.error(`[workers] giving up on starting workers until ${new Date(until).toISOString()}: ${this.lastFailure?.summary}`);
+    log.error(`[workers] giving up on starting workers until ${new Date(until).toISOString()}: ${this.lastFailure?.summary}`);
     this.gaveUp = { error, until };
     this.failuresInRound = 0;
     this.nextStartAt = until;
@@ -389,7 +390,7 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
         try {
           this.emit("pressure");
         } catch (err) {
-          console.error("[workers] a pressure listener failed", err);
+          log.error({ err }, "[workers] a pressure listener failed");
         }
       }
     });

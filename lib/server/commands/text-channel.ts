@@ -1,0 +1,84 @@
+import type { Run } from "../../protocol/entities";
+import { AppError } from "../../protocol/errors";
+import { CHANNEL_WAIT_MS, MAX_OUTBOX_PAGE, channelSender, formatChannelReply, type ChannelOutbox, type ChannelReply } from "../../protocol/channels";
+import type { Question } from "../../protocol/question";
+import { helpText } from "../../protocol/text-commands";
+import type { Db } from "../db/client";
+import type { QuestionService } from "../questions/question-service";
+import type { RunService } from "../runs/run-service";
+import type { SessionService } from "../sessions/session-service";
+import type { TextCommandResult, TextCommands } from "./text-commands";
+
+export interface TextChannelDeps {
+  db: Db;
+  sessions: SessionService;
+  questions: QuestionService;
+  runs: RunService;
+  textCommands: TextCommands;
+  /** Starts a chat turn (or applies a text command) as a message typed in the app would. */
+  postMessage(message: { sessionId: string; text: string; sender?: string }): Promise<Run | TextCommandResult>;
+}
+
+/** A plain-text channel (SMS, chat bridges): its messages in, and what the session said out. */
+export function createTextChannel({ db, sessions, questions, runs, textCommands, postMessage }: TextChannelDeps) {
+  /**
+   * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
+   * one question pending, plain text answers it (closed by "channel", the sender in the reply);
+   * else it starts a chat turn, and the reply says what the agent said within CHANNEL_WAIT_MS
+   * and the question it asks, if any. The request is never held open for an answer.
+   */
+  async function receive({ sessionId, from, text, waitMs = CHANNEL_WAIT_MS }: { sessionId: string; from: string; text: string; waitMs?: number }): Promise<ChannelReply> {
+    await sessions.getSession({ id: sessionId });
+    const command = await textCommands.apply({ sessionId, text, by: "channel", from, plainAnswer: true });
+    if (command) {
+      return { reply: command.reply.text, from, outcome: command.outcome, questionId: command.question?.id ?? null, runId: command.question?.runId ?? null, cursor: command.reply.id };
+    }
+    const waiting = await questions.listPending({ sessionId });
+    if (waiting.length > 1) {
+      return { reply: helpText("Several questions are waiting: say which one you answer.", waiting), from, outcome: "refused", questionId: null, runId: null, cursor: null };
+    }
+    const started = await postMessage({ sessionId, text, sender: channelSender(from) });
+    if (!("status" in started)) throw new Error("a chat message started no run");
+    const deadline = Date.now() + waitMs;
+    let pending: Question[] = [];
+    for (;;) {
+      pending = await questions.listPending({ sessionId });
+      const run = await runs.getRun({ id: started.id });
+      if (pending.length > 0 || (run.status !== "running" && run.status !== "waiting_input") || Date.now() >= deadline) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const said = await db.message.findMany({ where: { sessionId, runId: started.id, role: { in: ["agent", "system"] } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const last = await db.message.findFirst({ where: { sessionId, role: { in: ["agent", "system"] } }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+    return {
+      reply: formatChannelReply({ said: said.map((m) => m.text), pending }),
+      from,
+      outcome: "started",
+      questionId: pending[0]?.id ?? null,
+      runId: started.id,
+      cursor: last?.id ?? null,
+    };
+  }
+
+  /** A session's agent and system messages after a cursor (a message id), oldest first, for a channel adapter to relay. */
+  async function outbox({ sessionId, after }: { sessionId: string; after?: string }): Promise<ChannelOutbox> {
+    await sessions.getSession({ id: sessionId });
+    let since: { createdAt: Date; id: string } | null = null;
+    if (after !== undefined) {
+      since = await db.message.findFirst({ where: { id: after, sessionId }, select: { createdAt: true, id: true } });
+      if (!since) throw new AppError("bad_request", "after is not a message of this session: pass the cursor of an earlier outbox answer.");
+    }
+    const rows = await db.message.findMany({
+      where: {
+        sessionId,
+        role: { in: ["agent", "system"] },
+        ...(since ? { OR: [{ createdAt: { gt: since.createdAt } }, { createdAt: since.createdAt, id: { gt: since.id } }] } : {}),
+      },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: MAX_OUTBOX_PAGE,
+    });
+    const messages = rows.map((m) => ({ id: m.id, role: m.role as "agent" | "system", text: m.text, createdAt: m.createdAt.toISOString() }));
+    return { messages, cursor: messages.at(-1)?.id ?? after ?? null };
+  }
+
+  return { receive, outbox };
+}

@@ -1,0 +1,51 @@
+import type { Clock, ClockTimer } from "../clock";
+
+/**
+ * A run's execution clock: the time it works (time waiting for a person is not counted), and the
+ * timer that fires when its budget is spent.
+ */
+export class ActiveClock {
+  private since: number | null = null;
+  /** Time run before `since`, stored or not. */
+  private base = 0;
+  private budget: ClockTimer | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly limitMs: () => number,
+    private readonly onOver: () => void,
+  ) {}
+
+  /** The time the run had spent when it was loaded. */
+  resetTo(storedMs: number): void {
+    this.base = storedMs;
+  }
+
+  /** Starts the clock (`ranFor`: time already run since the last stored total). */
+  start(ranFor = 0): void {
+    if (this.since !== null) return;
+    this.since = this.clock.now() - ranFor;
+    this.budget = this.clock.setTimeout(this.onOver, Math.max(0, this.limitMs() - this.base - ranFor));
+  }
+
+  /** Stops the clock: the time it ran (not yet stored), or null when it was not running. */
+  stop(): number | null {
+    if (this.since === null) return null;
+    this.clock.clearTimeout(this.budget);
+    const elapsed = this.clock.now() - this.since;
+    this.since = null;
+    this.base += elapsed;
+    return elapsed;
+  }
+
+  /** Undoes a `stop` whose time was never stored. */
+  undoStop(elapsed: number): void {
+    this.base -= elapsed;
+    this.start(elapsed);
+  }
+
+  /** The budget no longer fires (the server shuts down); the time keeps counting. */
+  disarm(): void {
+    this.clock.clearTimeout(this.budget);
+  }
+}
