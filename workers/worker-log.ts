@@ -29,6 +29,6 @@ export function captureOutput(log: Logger): void {
       const done = rest.find((arg) => typeof arg === "function") as (() => void) | undefined;
       if (done) process.nextTick(done);
       return true;
-    }) as typeof stream.write;
+    });
   }
 }

@@ -16,7 +16,8 @@ export function readableLine(json: string): string {
     .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`);
   const err = entry.err as { stack?: string; message?: string } | undefined;
   // The ids beside the message's first line; what follows it, and the error's stack, below.
-  const [head, ...rest] = String(entry.msg ?? "").split("\n");
+  const msg = entry.msg == null ? "" : typeof entry.msg === "string" ? entry.msg : JSON.stringify(entry.msg);
+  const [head, ...rest] = msg.split("\n");
   const below = [...rest, ...(err ? (err.stack ?? err.message ?? JSON.stringify(err)).split("\n") : [])];
   return `${time} ${LABELS[entry.level as number] ?? "LOG"} ${head}${fields.length > 0 ? `  (${fields.join(" ")})` : ""}${below.map((l) => `\n    ${l}`).join("")}\n`;
 }

@@ -38,8 +38,8 @@ export type DomainHandlers = { [K in keyof DomainEventMap]?: (...args: DomainEve
 /** Subscribes every handler of a table at once; the function returned unsubscribes them all. */
 export function subscribe(events: DomainEvents, handlers: DomainHandlers): () => void {
   const entries = Object.entries(handlers) as Array<[keyof DomainEventMap, (...args: unknown[]) => void]>;
-  for (const [event, handler] of entries) events.on(event, handler as never);
+  for (const [event, handler] of entries) events.on(event, handler);
   return () => {
-    for (const [event, handler] of entries) events.off(event, handler as never);
+    for (const [event, handler] of entries) events.off(event, handler);
   };
 }

@@ -142,7 +142,7 @@ export function createCommandService({ db }: { db: Db }) {
 
     async listQueued(): Promise<Array<{ id: string; kind: CommandKind; payload: unknown }>> {
       const rows = await db.command.findMany({ where: { applyState: "queued" }, orderBy: { createdAt: "asc" }, take: 100 });
-      return rows.map((r) => ({ id: r.id, kind: r.kind as CommandKind, payload: JSON.parse(r.payload) }));
+      return rows.map((r) => ({ id: r.id, kind: r.kind as CommandKind, payload: JSON.parse(r.payload) as unknown }));
     },
 
     /**

@@ -40,7 +40,7 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
     const started = await postMessage({ sessionId, text, sender: channelSender(from) });
     if (!("status" in started)) throw new Error("a chat message started no run");
     const deadline = Date.now() + waitMs;
-    let pending: Question[] = [];
+    let pending: Question[];
     for (;;) {
       pending = await questions.listPending({ sessionId });
       const run = await runs.getRun({ id: started.id });

@@ -97,9 +97,9 @@ export function directPg(db: Db): PgLane | null {
 function markTransactionCallbacks(db: Db): Db {
   const $transaction = ((first: unknown, ...rest: unknown[]) =>
     typeof first === "function"
-      ? (db.$transaction as (...args: unknown[]) => unknown)((tx: unknown) => transactionCallback.run(true, () => first(tx)), ...rest)
+      ? (db.$transaction as (...args: unknown[]) => unknown)((tx: unknown) => transactionCallback.run(true, () => (first as (tx: unknown) => unknown)(tx)), ...rest)
       : (db.$transaction as (...args: unknown[]) => unknown)(first, ...rest)) as Db["$transaction"];
-  return new Proxy(db, { get: (target, prop) => (prop === "$transaction" ? $transaction : Reflect.get(target, prop)) });
+  return new Proxy(db, { get: (target, prop) => (prop === "$transaction" ? $transaction : (Reflect.get(target, prop) as unknown)) });
 }
 
 /**
@@ -111,7 +111,7 @@ function withTypedErrors(client: PrismaClient): Db {
     query: {
       async $allOperations({ args, query }) {
         try {
-          return await query(args);
+          return (await query(args)) as unknown;
         } catch (err) {
           throw isBusyRejection(err) ? databaseBusy(err) : err;
         }

@@ -231,7 +231,7 @@ class LockAwareAdapter implements SqlDriverAdapter {
     if (this.openTransaction && !transactionCallback.getStore()) {
       this.statementsWaiting++;
       try {
-        while (this.openTransaction) await this.openTransaction;
+        while (this.openTransaction !== undefined) await this.openTransaction;
       } finally {
         this.statementsWaiting--;
       }

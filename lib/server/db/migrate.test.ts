@@ -61,7 +61,7 @@ describe("migrating a SQLite database", () => {
     const lines: string[] = [];
     const result = await migrateSqlite(url(), migrationsRoot(ALL.length), { log: (line) => lines.push(line) });
     expect(result.backup).toMatch(new RegExp(`data/backups/parley-\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z-before-${ALL[2]}\\.db$`));
-    const copy = new Database(result.backup!, { readonly: true });
+    const copy = new Database(result.backup, { readonly: true });
     expect(copy.prepare(`SELECT count(*) AS n FROM Message`).get()).toEqual({ n: 1 });
     expect(copy.prepare(`SELECT migration_name FROM _prisma_migrations ORDER BY migration_name`).all()).toEqual(ALL.slice(0, 2).map((migration_name) => ({ migration_name })));
     copy.close();

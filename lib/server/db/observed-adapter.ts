@@ -12,25 +12,26 @@ export function observedAdapterFactory(inner: SqlDriverAdapterFactory, observer:
   const counted = <T extends object>(target: T, extra: (prop: string | symbol, value: unknown) => unknown = () => undefined): T =>
     new Proxy(target, {
       get(obj, prop) {
-        const value = Reflect.get(obj, prop, obj);
+        const value: unknown = Reflect.get(obj, prop, obj);
         if (typeof value !== "function") return value;
+        const method = value as (...args: unknown[]) => unknown;
         if (prop === "queryRaw" || prop === "executeRaw") {
           return (query: SqlQuery) => {
             observer.query(isRead(query) ? "read" : "write", "prisma");
-            return value.call(obj, query);
+            return method.call(obj, query);
           };
         }
-        return extra(prop, value) ?? value.bind(obj);
+        return extra(prop, value) ?? method.bind(obj);
       },
     });
   return counted(inner, (prop, connect) =>
     prop === "connect"
       ? async () => {
-          const adapter = (await (connect as () => Promise<SqlDriverAdapter>).call(inner)) as SqlDriverAdapter;
+          const adapter = await (connect as () => Promise<SqlDriverAdapter>).call(inner);
           return counted(adapter, (name, startTransaction) =>
             name === "startTransaction"
               ? async (...args: unknown[]) => {
-                  const tx = (await (startTransaction as (...a: unknown[]) => Promise<Transaction>).apply(adapter, args)) as Transaction;
+                  const tx = await (startTransaction as (...a: unknown[]) => Promise<Transaction>).apply(adapter, args);
                   observer.transaction();
                   observer.query("write", "prisma");
                   return counted(tx);

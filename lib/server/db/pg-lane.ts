@@ -9,7 +9,7 @@ const utcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
 
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+    oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 /**

@@ -6,11 +6,11 @@ import { canonicalJson } from "../../protocol/plain-json";
 import { buildReceipt, commandPayload, type ReplyReceipt } from "../../protocol/commands";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import type { CommandService } from "../commands/command-service";
-import { directSqlite, type Db, type Tx } from "../db/client";
+import type { Db, Tx } from "../db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
-import { closedAs, createQuestionStore, type Closing, type NewQuestion, type ReplyTarget } from "./question-store";
+import { closedAs, createQuestionStore, type Closing, type ReplyTarget } from "./question-store";
 import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
@@ -64,7 +64,6 @@ const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
  */
 export function createQuestionService({ db, events, commands, now = () => new Date(), metrics = UNTIMED }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
-  const direct = directSqlite(db);
   const directStore = store.now;
   const timers = new Map<string, NodeJS.Timeout>();
   /** The answer queue: where a settled question goes (its run). */

@@ -16,7 +16,7 @@ export function createDirectRunStore(now: SqliteNow) {
     setWaitingNow(id: string, waiting: boolean, activeMs: number): Run | null {
       const at = new Date();
       const [from, to] = waiting ? ["running", "waiting_input"] : ["waiting_input", "running"];
-      const [moved] = now.rows(S.moveWaiting, { id, from: from!, to: to!, activeMs: Math.round(activeMs), at, epoch: null });
+      const [moved] = now.rows(S.moveWaiting, { id, from, to, activeMs: Math.round(activeMs), at, epoch: null });
       if (moved) return toRun(moved);
       if (activeMs > 0) now.rows(S.addActiveMs, { id, ms: Math.round(activeMs), at, epoch: null });
       return null;

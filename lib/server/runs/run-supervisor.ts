@@ -114,7 +114,7 @@ export class RunSupervisor {
   begin(tries = 0): void {
     const acquired = this.ctx.metrics.time("run.acquire");
     this.ctx.pool.acquire().then(
-      (w) => (acquired(), this.enqueue(() => this.attach(w as WorkerHandle, tries))),
+      (w) => (acquired(), this.enqueue(() => this.attach(w, tries))),
       (err) => this.enqueue(() => this.noWorker(err)),
     );
   }
@@ -457,7 +457,7 @@ export class RunSupervisor {
           ? () => {
               // Run again whole if the commit is retried (a lock held by another process): the clock stops once.
               stoppedClock ??= this.active.stop();
-              waiting = { moved: now!.setWaitingNow(this.runId, true, stoppedClock ?? 0) };
+              waiting = { moved: now.setWaitingNow(this.runId, true, stoppedClock ?? 0) };
             }
           : undefined,
       });
