@@ -5,7 +5,7 @@ import { AppError } from "../protocol/errors";
 import { engineOf } from "../server/db/engine";
 import { sqliteFilePath } from "../server/db/engine";
 import { backupFile, backupSqlite, restoreSqlite } from "../server/db/sqlite-backup";
-import { readAnnouncement } from "../server/commands/server-file";
+import { readAnnouncement } from "../server/db/server-file";
 import { isProcessAlive } from "./server-client";
 
 const POSTGRES = "Parley backs up SQLite databases only: for PostgreSQL use pg_dump and pg_restore (README: Upgrading).";

@@ -12,7 +12,7 @@ import { AppError, parseOrThrow } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import type { Db } from "../server/db/client";
 import type { DomainServices } from "../server/domain-services";
-import { describeDatabase } from "../server/commands/server-file";
+import { describeDatabase } from "../server/db/server-file";
 import { parseCommandLine, USAGE, UsageError } from "./arguments";
 import { findServer, ServerUnreachable, type ServerClient } from "./server-client";
 

@@ -10,7 +10,7 @@ import {
 } from "../protocol/commands";
 import { AppError } from "../protocol/errors";
 import type { Question } from "../protocol/question";
-import type { CommandService } from "../server/commands/command-service";
+import type { CommandService } from "../server/ledger/command-ledger";
 import type { Db } from "../server/db/client";
 import type { QuestionService } from "../server/questions/question-service";
 

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from "./clock";
-import { createCommandService } from "./commands/command-service";
+import { createCommandService } from "./ledger/command-ledger";
 import type { Db } from "./db/client";
 import { DomainEvents } from "./events";
 import type { Metrics } from "./metrics";

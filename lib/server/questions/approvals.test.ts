@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalSpec, PermissionDecision, PermissionRule, PermissionRuleInput } from "../../protocol/permissions";
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
-import { createCommandService } from "../commands/command-service";
+import { createCommandService } from "../ledger/command-ledger";
 import { createDb, type Db, type Tx } from "../db/client";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { DomainEvents } from "../events";

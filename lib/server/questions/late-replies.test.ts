@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_JSON_BYTES } from "../../protocol/json-input";
 import { DEFAULT_POLICY, type RunPolicy } from "../../protocol/policy";
 import type { QuestionSpec } from "../../protocol/question";
-import { createCommandService, SETTLED_PAYLOAD } from "../commands/command-service";
+import { createCommandService, SETTLED_PAYLOAD } from "../ledger/command-ledger";
 import { createDb, type Db } from "../db/client";
 import { migrateSqlite } from "../db/migrate";
 import { DomainEvents } from "../events";

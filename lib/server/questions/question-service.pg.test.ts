@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../../protocol/question";
 import { DEFAULT_POLICY } from "../../protocol/policy";
-import { createCommandService } from "../commands/command-service";
+import { createCommandService } from "../ledger/command-ledger";
 import { createDb, type Db } from "../db/client";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type RunPolicy } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
-import { createCommandService } from "../commands/command-service";
+import { createCommandService } from "../ledger/command-ledger";
 import { createDb, type Db } from "../db/client";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";

@@ -5,7 +5,7 @@ import type { RunPolicy } from "../../protocol/policy";
 import { canonicalJson } from "../../protocol/plain-json";
 import { buildReceipt, commandPayload, type ReplyReceipt } from "../../protocol/commands";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
-import type { CommandService } from "../commands/command-service";
+import type { CommandService } from "../ledger/command-ledger";
 import type { Db, Tx } from "../db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";

@@ -1,7 +1,7 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import { directPg, directSqlite, type Db, type DirectSqlite, type PgLane, type Tx } from "../db/client";
-import type { CommandRow } from "../commands/command-service";
+import type { CommandRow } from "../ledger/command-ledger";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 import { OLDEST_FIRST } from "../ids";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";

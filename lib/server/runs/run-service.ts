@@ -7,7 +7,7 @@ import { RunPolicySchema, type RunPolicyInput } from "../../protocol/policy";
 import type { Question } from "../../protocol/question";
 import type { SettlementMessage } from "../../protocol/ipc";
 import type { Clock } from "../clock";
-import type { CommandService } from "../commands/command-service";
+import type { CommandService } from "../ledger/command-ledger";
 import type { Db, Tx } from "../db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";

@@ -1,6 +1,6 @@
 import { buildReceipt, type ResumeReceipt } from "../../protocol/commands";
 import { ACTIVE_RUN_STATUSES, type Run } from "../../protocol/entities";
-import type { CommandService } from "./command-service";
+import type { CommandService } from "./command-ledger";
 
 export interface ResumeDeps {
   commands: Pick<CommandService, "run">;

@@ -1,6 +1,6 @@
 import { isQueueable, parseCommand, type CommandKind, type QueueableCommand, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
-import type { CommandService } from "./command-service";
+import type { CommandService } from "./command-ledger";
 import { log as serverLog, type Logger } from "../log";
 
 /** What the inbox applies queued commands through: the same services every transport calls. */

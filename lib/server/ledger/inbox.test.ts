@@ -3,7 +3,7 @@ import { buildReceipt, commandPayload, type Receipt } from "../../protocol/comma
 import { AppError } from "../../protocol/errors";
 import { createDb, type Db } from "../db/client";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
-import { createCommandService, type CommandService } from "./command-service";
+import { createCommandService, type CommandService } from "./command-ledger";
 import { createInbox, isPermanent } from "./inbox";
 
 let testDb: TestDatabase;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReceipt, type Receipt } from "../../protocol/commands";
 import { createDb, type Db } from "../db/client";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
-import { createCommandService, SETTLED_PAYLOAD, type CommandService } from "./command-service";
+import { createCommandService, SETTLED_PAYLOAD, type CommandService } from "./command-ledger";
 
 let testDb: TestDatabase;
 let url: string;
