@@ -72,7 +72,13 @@ async function main() {
     database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS, poolSize: env.PARLEY_DB_POOL },
     migrationsDir: path.join(root, "prisma/migrations"),
     // The workers' tools work in the workspace: its real path reaches them in their environment.
-    worker: { ...workerEntry(), env: { ...process.env, PARLEY_WORKSPACE: workspace.path }, maxIdle: env.PARLEY_IDLE_WORKERS, maxWorkers: env.PARLEY_MAX_WORKERS, runsPerWorker: env.PARLEY_RUNS_PER_WORKER },
+    worker: {
+      ...workerEntry(),
+      env: { ...process.env, PARLEY_WORKSPACE: workspace.path },
+      maxIdle: env.PARLEY_IDLE_WORKERS,
+      maxWorkers: env.PARLEY_MAX_WORKERS,
+      runsPerWorker: env.PARLEY_RUNS_PER_WORKER,
+    },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,

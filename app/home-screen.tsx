@@ -17,13 +17,8 @@ export function HomeScreen() {
           </div>
           <SignOutControls className="-mr-2.5" />
         </div>
-        <h1 className="mt-8 text-3xl font-semibold tracking-tight text-stone-900 sm:text-4xl">
-          Agents that ask before they act.
-        </h1>
-        <p className="mt-3 max-w-xl text-stone-600">
-          When an agent needs a decision, a question card takes the place of the input — in every open tab. The first
-          answer wins; the others step aside.
-        </p>
+        <h1 className="mt-8 text-3xl font-semibold tracking-tight text-stone-900 sm:text-4xl">Agents that ask before they act.</h1>
+        <p className="mt-3 max-w-xl text-stone-600">When an agent needs a decision, a question card takes the place of the input — in every open tab. The first answer wins; the others step aside.</p>
         <div className="mt-8">
           <NewChatButton size="large" onClick={() => void createSession()} busy={creating} />
         </div>

@@ -25,9 +25,7 @@ const components: Components = {
   h2: ({ node: _node, ...rest }) => <h3 {...rest} className="mb-1 mt-3 text-base font-semibold first:mt-0" />,
   h3: ({ node: _node, ...rest }) => <h4 {...rest} className="mb-1 mt-3 font-semibold first:mt-0" />,
   blockquote: ({ node: _node, ...rest }) => <blockquote {...rest} className="my-2 border-l-2 border-stone-300 pl-3 text-stone-600" />,
-  pre: ({ node: _node, ...rest }) => (
-    <pre {...rest} className="my-2 overflow-x-auto rounded-lg bg-stone-900 px-3 py-2 font-mono text-[13px] leading-snug text-stone-100 first:mt-0 last:mb-0" />
-  ),
+  pre: ({ node: _node, ...rest }) => <pre {...rest} className="my-2 overflow-x-auto rounded-lg bg-stone-900 px-3 py-2 font-mono text-[13px] leading-snug text-stone-100 first:mt-0 last:mb-0" />,
   code: ({ node: _node, className, ...rest }) =>
     className?.includes("language-") || (typeof rest.children === "string" && rest.children.includes("\n")) ? (
       <code {...rest} className={className} />

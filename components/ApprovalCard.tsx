@@ -11,7 +11,6 @@ import { InlineCodeText, VisibleText } from "@/components/VisibleText";
 import { useCardKeys } from "@/components/use-card-keys";
 import { useSettle, type Settle } from "@/components/use-settle";
 
-
 interface ApprovalBodyProps {
   question: Question;
   position: { at: number; total: number; go: (delta: number) => void } | null;
@@ -39,7 +38,6 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
   const hintId = useId();
   const feedbackId = useId();
   const promptId = useId();
-
 
   const allow = (value: "once" | "always" | "always_wider") => settle(() => onReply(question, value));
   const offered = approval.always.length;
@@ -209,14 +207,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
             </div>
           </div>
         ) : alwaysChoice !== null ? (
-          <AlwaysChoice
-            approval={approval}
-            choice={alwaysChoice}
-            onChoose={setAlwaysChoice}
-            onConfirm={() => void allow(alwaysAnswer(alwaysChoice))}
-            onBack={closeAlways}
-            busy={busy}
-          />
+          <AlwaysChoice approval={approval} choice={alwaysChoice} onChoose={setAlwaysChoice} onConfirm={() => void allow(alwaysAnswer(alwaysChoice))} onBack={closeAlways} busy={busy} />
         ) : (
           <div>
             <div role="group" aria-label="Answers" className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
@@ -295,7 +286,6 @@ function AnswerButton({ testId, children, onClick, disabled, primary, danger, hi
   );
 }
 
-
 const CODE = "rounded bg-stone-100 px-1 py-0.5 font-mono text-[0.9em] text-stone-800";
 const CODE_SMALL = "rounded bg-stone-100 px-1 font-mono text-[0.95em] text-stone-700";
 
@@ -349,7 +339,15 @@ function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: A
             />
             <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
               <InlineCodeText parts={inlineCode(option.label)} codeClass={CODE} />
-              <span className="mt-0.5 block text-xs text-stone-500">{which === 0 ? "Only this exact call" : "A wider rule"}{option.cwd && option.cwd !== "." ? <> · in <VisibleText text={option.cwd} /></> : null}</span>
+              <span className="mt-0.5 block text-xs text-stone-500">
+                {which === 0 ? "Only this exact call" : "A wider rule"}
+                {option.cwd && option.cwd !== "." ? (
+                  <>
+                    {" "}
+                    · in <VisibleText text={option.cwd} />
+                  </>
+                ) : null}
+              </span>
             </span>
             <Kbd>{which + 1}</Kbd>
           </label>
@@ -385,7 +383,13 @@ function WarningIcon({ className }: { className: string }) {
 /** "Back" out of the reject panel or the Allow always choice, to the card's buttons. */
 function BackButton({ testId, onClick, disabled }: { testId: string; onClick: () => void; disabled: boolean }) {
   return (
-    <button type="button" data-testid={testId} onClick={onClick} disabled={disabled} className="rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600">
+    <button
+      type="button"
+      data-testid={testId}
+      onClick={onClick}
+      disabled={disabled}
+      className="rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+    >
       Back
     </button>
   );

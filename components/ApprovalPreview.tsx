@@ -20,7 +20,9 @@ export function ApprovalPreview({ preview }: { preview: ToolPreview }) {
           {preview.items.length === 0 && <li className="px-3 py-1.5 italic text-stone-400">(nothing)</li>}
           {preview.items.map((item, i) => (
             <li key={i} className="flex gap-2 px-3 py-1.5 font-mono text-stone-700 [overflow-wrap:anywhere]">
-              <span aria-hidden className="select-none text-stone-300">•</span>
+              <span aria-hidden className="select-none text-stone-300">
+                •
+              </span>
               <VisibleText text={item} />
             </li>
           ))}
@@ -28,7 +30,13 @@ export function ApprovalPreview({ preview }: { preview: ToolPreview }) {
       );
     case "text":
       return (
-        <pre data-testid="approval-preview" data-preview-type="text" tabIndex={0} aria-label="Text" className={`${box} whitespace-pre-wrap border-stone-200 bg-stone-50 px-3 py-2 font-sans text-sm text-stone-700 [overflow-wrap:anywhere]`}>
+        <pre
+          data-testid="approval-preview"
+          data-preview-type="text"
+          tabIndex={0}
+          aria-label="Text"
+          className={`${box} whitespace-pre-wrap border-stone-200 bg-stone-50 px-3 py-2 font-sans text-sm text-stone-700 [overflow-wrap:anywhere]`}
+        >
           <VisibleText text={preview.text} />
         </pre>
       );

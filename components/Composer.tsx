@@ -105,7 +105,9 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
       </div>
       <p className="mt-1.5 px-2 text-xs text-stone-400">
         {error ? (
-          <span data-testid="composer-error" role="alert" className="text-red-600">{error}</span>
+          <span data-testid="composer-error" role="alert" className="text-red-600">
+            {error}
+          </span>
         ) : busy ? (
           "Parley is still working on your last message · Stop it to send a new one"
         ) : (

@@ -16,7 +16,6 @@ interface ConfirmDialogProps {
   testId?: string;
 }
 
-
 /**
  * A confirmation for something that cannot be undone (role="alertdialog"): labelled by its title,
  * described by its text; focus moves to Cancel when it opens, stays inside while it is open (Tab

@@ -17,11 +17,7 @@ export function CrossNodeBanner({ store: given }: { store?: CrossNodeStore | nul
   const text = useCrossNodeNotice(given === undefined ? found : given);
   if (!text) return null;
   return (
-    <div
-      role="status"
-      data-testid="cross-node-banner"
-      className="flex items-start justify-center gap-2 border-b border-sky-200 bg-sky-50 px-4 py-1.5 text-sm text-sky-900 sm:items-center"
-    >
+    <div role="status" data-testid="cross-node-banner" className="flex items-start justify-center gap-2 border-b border-sky-200 bg-sky-50 px-4 py-1.5 text-sm text-sky-900 sm:items-center">
       <svg aria-hidden viewBox="0 0 16 16" className="mt-0.5 h-4 w-4 shrink-0 text-sky-600 sm:mt-0" fill="none" stroke="currentColor" strokeWidth="1.5">
         <circle cx="8" cy="8" r="6.25" />
         <path d="M8 4.75v3.5" strokeLinecap="round" />

@@ -2,17 +2,7 @@
 
 import { useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from "react";
 import type { JsonValue, Question } from "@/lib/protocol/question";
-import {
-  draftToContent,
-  fieldErrorsOf,
-  formFields,
-  initialDraft,
-  parseFormSchema,
-  type FormDraft,
-  type FormErrors,
-  type FormField,
-  type FormSchema,
-} from "@/lib/protocol/forms";
+import { draftToContent, fieldErrorsOf, formFields, initialDraft, parseFormSchema, type FormDraft, type FormErrors, type FormField, type FormSchema } from "@/lib/protocol/forms";
 import { ActionButton, CardHeader, CardMessages, DeclineBar, Kbd, KeyGuardNote } from "@/components/QuestionCardParts";
 import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
@@ -103,7 +93,12 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
     });
   };
 
-  const { open: declineOpen, setOpen: setDeclineOpen, bar: declineBar, keys } = useDecline({
+  const {
+    open: declineOpen,
+    setOpen: setDeclineOpen,
+    bar: declineBar,
+    keys,
+  } = useDecline({
     card,
     pick: () => {},
     maxDigit: 0,
@@ -174,7 +169,10 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
             <p className="w-full text-xs text-stone-500 sm:mr-auto sm:w-auto">
               {fields.some((f) => f.required) && (
                 <>
-                  <span aria-hidden className="text-red-600">*</span> required
+                  <span aria-hidden className="text-red-600">
+                    *
+                  </span>{" "}
+                  required
                 </>
               )}
               <span data-testid="question-key-hint" className="hidden sm:inline pointer-coarse:hidden">

@@ -18,7 +18,9 @@ export function NewChatButton({ onClick, busy, size = "small" }: NewChatButtonPr
         large ? "px-6 py-3 text-base" : "w-full px-3 py-2 text-sm",
       ].join(" ")}
     >
-      <span aria-hidden className="text-lg leading-none">+</span>
+      <span aria-hidden className="text-lg leading-none">
+        +
+      </span>
       {busy ? "Creating…" : "New chat"}
     </button>
   );

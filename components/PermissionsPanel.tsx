@@ -120,11 +120,7 @@ function PermissionsPanel({ sessionId, onClose }: { sessionId: string; onClose: 
                 )}
               </Section>
               <Section title="Project defaults" note="parley.permissions.json" testId="permissions-project">
-                {rules.project.length === 0 ? (
-                  <Empty>None. Dangerous tools ask; the rest run.</Empty>
-                ) : (
-                  rules.project.map((rule) => <RuleRow key={rule.id} rule={rule} compact />)
-                )}
+                {rules.project.length === 0 ? <Empty>None. Dangerous tools ask; the rest run.</Empty> : rules.project.map((rule) => <RuleRow key={rule.id} rule={rule} compact />)}
               </Section>
               {rules.builtin.length > 0 && (
                 <Section title="Built in" note="not removable" testId="permissions-builtin">
@@ -219,7 +215,10 @@ function RuleRow({ rule, removing = false, onRemove, compact = false }: { rule: 
               title={UNKNOWN_TOOL_HINT}
               className="inline-flex shrink-0 items-center gap-1 rounded bg-orange-50 px-1.5 text-[11px] font-medium leading-5 text-orange-800 ring-1 ring-orange-200"
             >
-              <span aria-hidden className="font-bold">!</span> unknown tool
+              <span aria-hidden className="font-bold">
+                !
+              </span>{" "}
+              unknown tool
             </span>
           )}
         </div>

@@ -9,7 +9,6 @@ import { FormBody } from "@/components/FormCard";
 import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
 
-
 interface QuestionCardProps {
   /** Pending questions, oldest first. */
   questions: Question[];
@@ -33,16 +32,7 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
   };
 
   const Body = question.kind === "approval" && question.approval ? ApprovalBody : isFormQuestion(question) ? FormBody : QuestionBody;
-  return (
-    <Body
-      key={question.id}
-      question={question}
-      position={questions.length > 1 ? { at, total: questions.length, go } : null}
-      onReply={onReply}
-      onReject={onReject}
-      notice={notice ?? null}
-    />
-  );
+  return <Body key={question.id} question={question} position={questions.length > 1 ? { at, total: questions.length, go } : null} onReply={onReply} onReject={onReject} notice={notice ?? null} />;
 }
 
 interface BodyProps {
@@ -64,7 +54,6 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
   const { kind, options, multi, allowCustom } = question;
   const isChoice = kind === "question" && options.length > 0;
 
-
   const reply = (value: JsonValue) => settle(() => onReply(question, value));
   const replyText = () => {
     const answer = textAnswer(question, text);
@@ -72,8 +61,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
     else setError(answer.error);
   };
 
-  const toggle = (option: string) =>
-    setChecked((list) => (list.includes(option) ? list.filter((o) => o !== option) : [...list, option]));
+  const toggle = (option: string) => setChecked((list) => (list.includes(option) ? list.filter((o) => o !== option) : [...list, option]));
   const multiValue = multiAnswer(options, checked, other);
 
   /** Submit sends the ticked options, the free text, or the "Other" text. */
@@ -137,14 +125,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
         {isChoice && !multi && (
           <div role="group" aria-label="Options" className="flex flex-wrap gap-2">
             {options.map((option, i) => (
-              <ActionButton
-                key={option}
-                testId="question-option"
-                option={option}
-                hint={i < 9 ? String(i + 1) : undefined}
-                disabled={busy}
-                onClick={() => void reply(option)}
-              >
+              <ActionButton key={option} testId="question-option" option={option} hint={i < 9 ? String(i + 1) : undefined} disabled={busy} onClick={() => void reply(option)}>
                 {option}
               </ActionButton>
             ))}
@@ -165,18 +146,11 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
           />
         )}
 
-        {kind === "question" && options.length === 0 && (
-          <FreeTextInput value={text} onChange={setText} onEnter={submit} disabled={busy} replySchema={question.replySchema} />
-        )}
+        {kind === "question" && options.length === 0 && <FreeTextInput value={text} onChange={setText} onEnter={submit} disabled={busy} replySchema={question.replySchema} />}
 
         {needsSubmit(question) && (
           <div className="flex justify-end">
-            <ActionButton
-              testId="question-submit"
-              primary
-              disabled={busy || !canSubmit}
-              onClick={submit}
-            >
+            <ActionButton testId="question-submit" primary disabled={busy || !canSubmit} onClick={submit}>
               {busy ? "Sending…" : "Submit"}
             </ActionButton>
           </div>
@@ -190,4 +164,3 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
     </section>
   );
 }
-

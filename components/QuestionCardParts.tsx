@@ -106,11 +106,7 @@ export function Countdown({ question, after }: { question: Question; after?: str
       <span data-testid="question-countdown" className="font-mono font-semibold tabular-nums" aria-label={`${left} seconds left`}>
         {formatCountdown(left)}
       </span>
-      {after ? (
-        <span className="text-stone-500">{after}</span>
-      ) : (
-        question.hasDefault && <span className="text-stone-500">default: {defaultText(question)}</span>
-      )}
+      {after ? <span className="text-stone-500">{after}</span> : question.hasDefault && <span className="text-stone-500">default: {defaultText(question)}</span>}
     </span>
   );
 }
@@ -185,9 +181,7 @@ export function ActionButton({ testId, children, onClick, submit, disabled, prim
       className={[
         "inline-flex min-h-10 items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
         "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
-        primary
-          ? "bg-indigo-600 text-white hover:bg-indigo-500 disabled:hover:bg-indigo-600"
-          : "border border-stone-300 bg-white text-stone-800 hover:border-indigo-300 hover:bg-indigo-50",
+        primary ? "bg-indigo-600 text-white hover:bg-indigo-500 disabled:hover:bg-indigo-600" : "border border-stone-300 bg-white text-stone-800 hover:border-indigo-300 hover:bg-indigo-50",
       ].join(" ")}
     >
       {children}
@@ -201,9 +195,7 @@ export function Kbd({ children, inverted }: { children: ReactNode; inverted?: bo
     <kbd
       aria-hidden
       data-key-hint=""
-      className={`rounded border px-1 font-sans text-[10px] leading-4 pointer-coarse:hidden ${
-        inverted ? "border-indigo-400 text-indigo-100" : "border-stone-300 text-stone-500"
-      }`}
+      className={`rounded border px-1 font-sans text-[10px] leading-4 pointer-coarse:hidden ${inverted ? "border-indigo-400 text-indigo-100" : "border-stone-300 text-stone-500"}`}
     >
       {children}
     </kbd>

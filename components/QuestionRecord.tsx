@@ -34,8 +34,7 @@ export function QuestionRecord({ question }: { question: Question }) {
       <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
         {approval ? (
           <span data-testid="question-record-asked" className="text-stone-700">
-            <span className="text-stone-500">{audit.owner}:</span>{" "}
-            <code className="rounded bg-white/80 px-1 font-mono text-[13px] font-medium text-stone-800">{audit.tool}</code>{" "}
+            <span className="text-stone-500">{audit.owner}:</span> <code className="rounded bg-white/80 px-1 font-mono text-[13px] font-medium text-stone-800">{audit.tool}</code>{" "}
             <code className="font-mono text-[13px] text-stone-700">
               <VisibleText text={audit.subject ?? ""} />
             </code>
@@ -45,13 +44,18 @@ export function QuestionRecord({ question }: { question: Question }) {
             {question.prompt}
           </span>
         )}{" "}
-        <span aria-hidden className="text-stone-400">→</span>{" "}
+        <span aria-hidden className="text-stone-400">
+          →
+        </span>{" "}
         <span data-testid="question-record-outcome" className={`font-medium ${TONE_STYLE[audit.tone]}`}>
           {audit.outcome}
         </span>
         {audit.via && (
           <>
-            <span aria-hidden className="text-stone-300"> · </span>
+            <span aria-hidden className="text-stone-300">
+              {" "}
+              ·{" "}
+            </span>
             <span data-testid="question-record-via" className="text-stone-500">
               {audit.via}
             </span>
@@ -59,7 +63,10 @@ export function QuestionRecord({ question }: { question: Question }) {
         )}
         {audit.when && (
           <>
-            <span aria-hidden className="text-stone-300"> · </span>
+            <span aria-hidden className="text-stone-300">
+              {" "}
+              ·{" "}
+            </span>
             <time data-testid="question-record-when" dateTime={question.closedAt ?? undefined} title={audit.whenFull ?? undefined} className="whitespace-nowrap text-xs text-stone-500">
               {audit.when}
             </time>

@@ -75,8 +75,7 @@ export function SessionList({ sessions, activeId, variant = "compact", onRename,
           <p>The chat and its messages are deleted for good.</p>
           {deleting.pendingCount > 0 ? (
             <p className="mt-2 font-medium text-amber-800">
-              {deleting.pendingCount === 1 ? "A question is" : `${deleting.pendingCount} questions are`} still waiting for an answer: its work is
-              stopped and the question withdrawn in every tab.
+              {deleting.pendingCount === 1 ? "A question is" : `${deleting.pendingCount} questions are`} still waiting for an answer: its work is stopped and the question withdrawn in every tab.
             </p>
           ) : (
             <p className="mt-2">Anything it is still working on is stopped.</p>

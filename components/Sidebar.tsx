@@ -53,7 +53,6 @@ function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRena
   );
 }
 
-
 /**
  * On a phone the chat list is a drawer: the header's menu button opens it over the chat, with a
  * backdrop. Esc, the backdrop, the close button or choosing a chat closes it; focus moves into it

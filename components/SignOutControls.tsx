@@ -34,7 +34,14 @@ export function SignOutControls({ className = "" }: { className?: string }) {
       <div className="flex flex-wrap items-center gap-1">
         <button type="button" data-testid="sign-out" className={BUTTON} disabled={busy !== null} onClick={() => void signOutWith("this")}>
           <svg viewBox="0 0 20 20" aria-hidden className="h-4 w-4">
-            <path d="M8 4H5.5A1.5 1.5 0 0 0 4 5.5v9A1.5 1.5 0 0 0 5.5 16H8M12.5 13.5 16 10l-3.5-3.5M16 10H8" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
+            <path
+              d="M8 4H5.5A1.5 1.5 0 0 0 4 5.5v9A1.5 1.5 0 0 0 5.5 16H8M12.5 13.5 16 10l-3.5-3.5M16 10H8"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="1.6"
+              strokeLinecap="round"
+              strokeLinejoin="round"
+            />
           </svg>
           {busy === "this" ? "Signing out…" : "Sign out"}
         </button>

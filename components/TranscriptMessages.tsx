@@ -138,4 +138,3 @@ function AgentBubble({ text, stopped = false, streaming = false, at }: { text: s
     </li>
   );
 }
-

@@ -6,10 +6,7 @@ import { visibleParts } from "@/lib/client/visible-text";
  * applied (lib/client/visible-text.ts). Isolated left-to-right, so nothing around it reorders it.
  */
 export function VisibleText({ text, tone = "light", markNewlines = false }: { text: string; tone?: "light" | "dark"; markNewlines?: boolean }) {
-  const chip =
-    tone === "dark"
-      ? "border-amber-400/70 bg-amber-400/20 text-amber-200"
-      : "border-amber-400 bg-amber-100 text-amber-900";
+  const chip = tone === "dark" ? "border-amber-400/70 bg-amber-400/20 text-amber-200" : "border-amber-400 bg-amber-100 text-amber-900";
   return (
     <bdi dir="ltr">
       {visibleParts(text).map((part, i) =>
@@ -30,7 +27,13 @@ export function VisibleText({ text, tone = "light", markNewlines = false }: { te
           <Fragment key={i}>
             {part.text.split(/(\n+)/).map((piece, j) =>
               j % 2 === 1 ? (
-                <span key={j} data-testid="newline-mark" role="img" aria-label={piece.length === 1 ? "new line" : `${piece.length} new lines`} className={`mx-px inline-block rounded border px-0.5 align-baseline text-[0.75em] leading-tight ${chip}`}>
+                <span
+                  key={j}
+                  data-testid="newline-mark"
+                  role="img"
+                  aria-label={piece.length === 1 ? "new line" : `${piece.length} new lines`}
+                  className={`mx-px inline-block rounded border px-0.5 align-baseline text-[0.75em] leading-tight ${chip}`}
+                >
                   ↵{piece.length > 1 ? `×${piece.length}` : ""}
                 </span>
               ) : (

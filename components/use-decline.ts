@@ -6,7 +6,19 @@ import { useCardKeys } from "./use-card-keys";
  * closes it and gives the focus back to the card; number keys 1…`maxDigit` pick; Enter submits. Returns the props
  * a `DeclineBar` takes (with `busy` and `hint` added by the card), and the keyboard's state for the card to show.
  */
-export function useDecline({ card, pick, submit, maxDigit, onDecline }: { card: RefObject<HTMLElement | null>; pick: (n: number) => void; submit?: () => void; maxDigit: number; onDecline: (message: string | undefined) => unknown }) {
+export function useDecline({
+  card,
+  pick,
+  submit,
+  maxDigit,
+  onDecline,
+}: {
+  card: RefObject<HTMLElement | null>;
+  pick: (n: number) => void;
+  submit?: () => void;
+  maxDigit: number;
+  onDecline: (message: string | undefined) => unknown;
+}) {
   const [open, setOpen] = useState(false);
   const [text, setText] = useState("");
   const inputRef = useRef<HTMLInputElement>(null);

@@ -29,7 +29,9 @@ test.describe("approvals shared by the tabs of one session", () => {
       await expect(tab.page.getByTestId("approval-title")).toHaveText(/Run tests\s*wants to run\s*shell/);
       await expect(tab.page.getByTestId("question-prompt")).toHaveText("Run npm test?");
       await expect(tab.page.getByTestId("approval-command")).toHaveText("npm test");
-      await expect(tab.page.getByTestId("approval-always-hint")).toContainText("you choose npm test exactly, in the workspace's top folder, or npm test with any further arguments, in the workspace's top folder");
+      await expect(tab.page.getByTestId("approval-always-hint")).toContainText(
+        "you choose npm test exactly, in the workspace's top folder, or npm test with any further arguments, in the workspace's top folder",
+      );
       await expect(tab.composer()).toHaveCount(0);
       // The card has the focus, never its Allow button.
       await expect(approvalCard(tab)).toBeFocused();
@@ -177,7 +179,10 @@ test.describe("approvals shared by the tabs of one session", () => {
 async function typeUntilCard(tab: ChatPage) {
   await tab.page.getByTestId("composer-input").click();
   let seen = false;
-  const appeared = tab.card().waitFor({ timeout: 20_000 }).then(() => (seen = true));
+  const appeared = tab
+    .card()
+    .waitFor({ timeout: 20_000 })
+    .then(() => (seen = true));
   while (!seen) await tab.page.keyboard.type("a");
   await appeared;
   for (const key of ["Enter", " ", "1"]) await tab.page.keyboard.press(key);

@@ -21,8 +21,7 @@ export class ChatPage {
   composer = () => this.page.getByTestId("composer");
   prompt = () => this.page.getByTestId("question-prompt");
   option = (text: string) => this.page.locator(`[data-testid="question-option"][data-option="${text}"]`);
-  messages = (role?: "user" | "agent" | "system") =>
-    role ? this.page.locator(`[data-testid="message"][data-role="${role}"]`) : this.page.getByTestId("message");
+  messages = (role?: "user" | "agent" | "system") => (role ? this.page.locator(`[data-testid="message"][data-role="${role}"]`) : this.page.getByTestId("message"));
 
   async send(text: string) {
     await this.page.getByTestId("composer-input").fill(text);

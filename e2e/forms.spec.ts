@@ -11,7 +11,14 @@ const EVERY_KIND = {
     nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14 },
     budget: { type: "number", title: "Budget per night", minimum: 0 },
     currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound sterling"] },
-    seat: { type: "string", title: "Seat", oneOf: [{ const: "aisle", title: "Aisle" }, { const: "window", title: "Window" }] },
+    seat: {
+      type: "string",
+      title: "Seat",
+      oneOf: [
+        { const: "aisle", title: "Aisle" },
+        { const: "window", title: "Window" },
+      ],
+    },
     email: { type: "string", title: "Email", format: "email" },
     website: { type: "string", title: "Hotel website", format: "uri" },
     departure: { type: "string", title: "Departure", format: "date" },
@@ -28,9 +35,7 @@ const fieldError = (page: Page, name: string) => page.locator(`[data-testid="for
 /** axe's serious and critical findings on the open card (none expected). */
 async function axeOnCard(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).include('[data-testid="question-card"]').analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
 }
 
 async function shot(target: Page | Locator, kind: string) {

@@ -51,7 +51,6 @@ test.describe("the permissions panel", () => {
     await expect(one.page.getByTestId("permissions-panel")).toHaveCount(0);
     await expect(one.page.getByTestId("permissions-button")).toBeFocused();
   });
-
 });
 
 test.describe("the permissions panel on a phone", () => {

@@ -55,7 +55,12 @@ test.describe("a question shared by three tabs of one session", () => {
     await tab.page.reload();
     await tab.expectCard("Type the launch code within 20 seconds.");
     const shown = await tab.page.getByTestId("question-countdown").innerText();
-    const secondsLeft = Number(shown.match(/(\d+):(\d+)/)!.slice(1).reduce((m, s) => String(Number(m) * 60 + Number(s))));
+    const secondsLeft = Number(
+      shown
+        .match(/(\d+):(\d+)/)!
+        .slice(1)
+        .reduce((m, s) => String(Number(m) * 60 + Number(s))),
+    );
     const expected = (Date.parse(question!.expiresAt!) - Date.now()) / 1000;
     expect(secondsLeft).toBeLessThanOrEqual(18);
     expect(Math.abs(secondsLeft - expected)).toBeLessThanOrEqual(2);

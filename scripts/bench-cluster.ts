@@ -86,7 +86,11 @@ compare("Two nodes and Redis against one node, PostgreSQL (ratios: two nodes ÷ 
 console.log(`  (ratios are p50 ÷ p50 / p99 ÷ p99 of the set-up named, measured in this run)`);
 
 console.log("\n Each set-up against the floor sampled between its own samples (a bare relay claiming in SQLite → retraction in 9)");
-for (const [name, figures] of [["SQLite", sqlite], ["PostgreSQL", pg], ["two nodes", two]] as const) {
+for (const [name, figures] of [
+  ["SQLite", sqlite],
+  ["PostgreSQL", pg],
+  ["two nodes", two],
+] as const) {
   console.log(row(`${name}: floor`, figures.live.floor));
   console.log(row(`${name}: reply → retraction seen by the 9 other tabs`, figures.live.retraction, figures.live.floor));
   console.log(row(`${name}: reply → next line, live worker`, figures.live.nextLine, figures.live.floor));

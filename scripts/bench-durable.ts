@@ -43,10 +43,16 @@ await withServer({ PARLEY_PARK_AFTER_MS: "0", PARLEY_MAX_WORKERS: "4", NODE_OPTI
   console.log(`  no pending questions                 ${w(idle.serverMb)} ${w(idle.workersMb)} ${w(idle.totalMb)}   (${idle.workers} worker processes)`);
   console.log(`  ${`${QUESTIONS} parked questions`.padEnd(36)} ${w(parked.serverMb)} ${w(parked.workersMb)} ${w(parked.totalMb)}   (${parked.workers} worker processes)`);
   console.log(`  over idle                            ${w(parked.serverMb - idle.serverMb)} ${w(parked.workersMb - idle.workersMb)} ${w(parked.totalMb - idle.totalMb)}`);
-  console.log(`  over idle per parked question, KB    ${w(((parked.serverMb - idle.serverMb) * 1024) / QUESTIONS)} ${w(((parked.workersMb - idle.workersMb) * 1024) / QUESTIONS)} ${w(((parked.totalMb - idle.totalMb) * 1024) / QUESTIONS)}`);
+  console.log(
+    `  over idle per parked question, KB    ${w(((parked.serverMb - idle.serverMb) * 1024) / QUESTIONS)} ${w(((parked.workersMb - idle.workersMb) * 1024) / QUESTIONS)} ${w(((parked.totalMb - idle.totalMb) * 1024) / QUESTIONS)}`,
+  );
   console.log(`  ${`${2 * QUESTIONS} parked questions`.padEnd(36)} ${w(twice.serverMb)} ${w(twice.workersMb)} ${w(twice.totalMb)}   (${twice.workers} worker processes)`);
-  console.log(`  the second ${QUESTIONS} over the first, per question, KB ${w(((twice.serverMb - parked.serverMb) * 1024) / QUESTIONS)} ${w(((twice.workersMb - parked.workersMb) * 1024) / QUESTIONS)} ${w(((twice.totalMb - parked.totalMb) * 1024) / QUESTIONS)}`);
+  console.log(
+    `  the second ${QUESTIONS} over the first, per question, KB ${w(((twice.serverMb - parked.serverMb) * 1024) / QUESTIONS)} ${w(((twice.workersMb - parked.workersMb) * 1024) / QUESTIONS)} ${w(((twice.totalMb - parked.totalMb) * 1024) / QUESTIONS)}`,
+  );
   console.log(`  server JS heap in use after a full GC: ${fmt(idleHeap)} MB idle, ${fmt(heap)} MB with ${QUESTIONS} parked, ${fmt(heapTwice)} MB with ${2 * QUESTIONS}`);
-  console.log(`  → kept per parked question: ${fmt(((heap - idleHeap) * 1024) / QUESTIONS)} KB for the first ${QUESTIONS}, ${fmt(((heapTwice - heap) * 1024) / QUESTIONS)} KB for the next ${QUESTIONS}`);
+  console.log(
+    `  → kept per parked question: ${fmt(((heap - idleHeap) * 1024) / QUESTIONS)} KB for the first ${QUESTIONS}, ${fmt(((heapTwice - heap) * 1024) / QUESTIONS)} KB for the next ${QUESTIONS}`,
+  );
   console.log(`  (${QUESTIONS} runs started, asked and parked by ${CLIENTS} clients in ${fmt(seconds)} s${refused ? `; ${refused} start requests refused` : ""})`);
 });

@@ -56,5 +56,7 @@ await withServer({ PARLEY_PARK_AFTER_MS: "600000" }, async (server) => {
   }
   console.log(row(`floor: bare relay → retraction in ${TABS - 1}`, floorMs));
   console.log(row(`reply → retraction seen by the ${TABS - 1} other tabs`, retraction, floorMs));
-  console.log(`  (${TABS} tabs opened and joined in ${fmt(openedMs / 1000, 2)} s; server RSS ${fmt(before.serverMb)} → ${fmt(after.serverMb)} MB with them, ${fmt(((after.serverMb - before.serverMb) * 1024) / TABS)} KB a tab)`);
+  console.log(
+    `  (${TABS} tabs opened and joined in ${fmt(openedMs / 1000, 2)} s; server RSS ${fmt(before.serverMb)} → ${fmt(after.serverMb)} MB with them, ${fmt(((after.serverMb - before.serverMb) * 1024) / TABS)} KB a tab)`,
+  );
 });

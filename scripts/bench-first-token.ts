@@ -62,5 +62,7 @@ await withServer({}, async (server) => {
 
   const p = (xs: number[], q: number) => fmt(percentile(xs, q), 2).padStart(7);
   console.log(`  Socket.IO round trip (floor)        p50 ${p(roundTrip, 50)} ms   p99 ${p(roundTrip, 99)} ms`);
-  console.log(`  message → first streamed token      p50 ${p(firstToken, 50)} ms   p99 ${p(firstToken, 99)} ms   (×${fmt(percentile(firstToken, 50) / percentile(roundTrip, 50), 1)} the floor at p50)`);
+  console.log(
+    `  message → first streamed token      p50 ${p(firstToken, 50)} ms   p99 ${p(firstToken, 99)} ms   (×${fmt(percentile(firstToken, 50) / percentile(roundTrip, 50), 1)} the floor at p50)`,
+  );
 });

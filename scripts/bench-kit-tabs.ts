@@ -137,7 +137,15 @@ export const questionLoopLog = (tabs: Tab[]) =>
  * One sample of the question loop: a run of `test.ask` started over REST on `home`, its card seen
  * in every tab, (`parked`: once the run has let go of its worker) answered from tab 0 over the socket.
  */
-export async function sampleQuestionLoop({ home, sessionId, tabs, log, i, parked, liveRuns }: {
+export async function sampleQuestionLoop({
+  home,
+  sessionId,
+  tabs,
+  log,
+  i,
+  parked,
+  liveRuns,
+}: {
   home: ServerProcess;
   sessionId: string;
   tabs: Tab[];
@@ -170,7 +178,14 @@ export type LoopFigures = { floor: number[]; retraction: number[]; nextLine: num
  * sample of the floor relay (a bare relay to as many clients, claiming in SQLite) taken just
  * before it; closes the tabs.
  */
-export async function sampleQuestionLoops({ samples, warmup, home, sessionId, tabs, parked }: {
+export async function sampleQuestionLoops({
+  samples,
+  warmup,
+  home,
+  sessionId,
+  tabs,
+  parked,
+}: {
   samples: number;
   warmup: number;
   home: ServerProcess;

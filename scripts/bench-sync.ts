@@ -65,10 +65,19 @@ for (const m of order) app[m].push(await appFigures(m));
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const figures = (m: Mode) => ({
-  rawP50: percentile(raw[m].flatMap((r) => r.latencies), 50),
+  rawP50: percentile(
+    raw[m].flatMap((r) => r.latencies),
+    50,
+  ),
   rawPerSecond: mean(raw[m].map((r) => r.perSecond)),
-  p50: percentile(app[m].flatMap((a) => a.latencies), 50),
-  p95: percentile(app[m].flatMap((a) => a.latencies), 95),
+  p50: percentile(
+    app[m].flatMap((a) => a.latencies),
+    50,
+  ),
+  p95: percentile(
+    app[m].flatMap((a) => a.latencies),
+    95,
+  ),
   repliesPerSecond: mean(app[m].map((a) => a.repliesPerSecond)),
   questionsPerSecond: mean(app[m].map((a) => a.questionsPerSecond)),
 });

@@ -50,7 +50,16 @@ const ONLY = values.only !== undefined ? Number(values.only) : undefined;
 const START_TIMEOUT_MS = 120_000;
 const FINISH_TIMEOUT_MS = 60_000;
 checkWholeNumbers(
-  { trials: TRIALS, seed: SEED, runs: RUNS, "lease-ms": LEASE_MS, "max-delay": MAX_DELAY_MS, "settle-ms": SETTLE_MS, ...(NODES !== undefined && { nodes: NODES }), ...(ONLY !== undefined && { only: ONLY }) },
+  {
+    trials: TRIALS,
+    seed: SEED,
+    runs: RUNS,
+    "lease-ms": LEASE_MS,
+    "max-delay": MAX_DELAY_MS,
+    "settle-ms": SETTLE_MS,
+    ...(NODES !== undefined && { nodes: NODES }),
+    ...(ONLY !== undefined && { only: ONLY }),
+  },
   ["trials", "runs", "nodes", "lease-ms"],
 );
 if (NODES !== undefined && NODES < 2) {
@@ -75,7 +84,6 @@ async function releaseHeld(): Promise<void> {
 }
 
 const progress = { phase: "starting" };
-
 
 interface Node {
   name: string;
@@ -215,7 +223,11 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
     }
     if (watch) await watch.stop().then(() => held.watches.delete(watch!));
     if (redis) await redis.stop().then(() => held.redis.delete(redis!));
-    if (db) await db.drop().then(() => held.dbs.delete(db!), (err) => result.problems.push(`could not drop the database: ${err.message}`));
+    if (db)
+      await db.drop().then(
+        () => held.dbs.delete(db!),
+        (err) => result.problems.push(`could not drop the database: ${err.message}`),
+      );
     result.seconds = (Date.now() - began) / 1000;
   }
   return result;

@@ -49,7 +49,6 @@ interface TrialResult extends TrialOutcome {
 /** Where the script is, for the report if it ends unexpectedly. */
 const progress = { phase: "starting" };
 
-
 async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<TrialResult> {
   const began = Date.now();
   const rng = rngFor(SEED, trial);
@@ -133,9 +132,7 @@ async function runTrial(trial: number, flowEstimate: { ms: number }): Promise<Tr
     servers.push(second);
     const after = createApi(second.url);
     progress.phase = `trial ${trial}: checking after the restart`;
-    result.problems.push(
-      ...(await checkAfterFaults({ api: after, sessionId, traces, tag: `t${trial}-after`, pick: rng, settleMs: SETTLE_MS, finishMs: FINISH_TIMEOUT_MS, idle: [{ api: after }] })),
-    );
+    result.problems.push(...(await checkAfterFaults({ api: after, sessionId, traces, tag: `t${trial}-after`, pick: rng, settleMs: SETTLE_MS, finishMs: FINISH_TIMEOUT_MS, idle: [{ api: after }] })));
     result.logs.push(second.output());
   } catch (err) {
     result.problems.push(`the trial could not go on: ${(err as Error).message}`);

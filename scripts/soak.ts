@@ -208,7 +208,9 @@ await withServer({ PARLEY_PARK_AFTER_MS: "0" }, async (server) => {
   console.log(
     `  ${order.length} replies sent in ${fmt(sendSeconds, 1)} s (${fmt(order.length / sendSeconds)}/s), ${totals.retried} sent again; ${totals.acked} acked, ${totals.refused} refused, ${totals.timeouts} timed out (ack within ${ACK_MS / 1000} s); ${totals.disconnects} disconnects, ${totals.failedReconnects} failed reconnects${reasons.size ? ` (${[...reasons].join(", ")})` : ""}; ${lineSeen.size} next lines seen on the socket`,
   );
-  console.log(`  lost: ${lost === 0 ? "nothing" : `${lost} acknowledged replies whose run did not succeed with the answer, e.g. ${lostIds.join(", ")}`}; not delivered (never acknowledged): ${undelivered}; still pending ${h.pendingQuestions}, live runs ${h.liveRuns}`);
+  console.log(
+    `  lost: ${lost === 0 ? "nothing" : `${lost} acknowledged replies whose run did not succeed with the answer, e.g. ${lostIds.join(", ")}`}; not delivered (never acknowledged): ${undelivered}; still pending ${h.pendingQuestions}, live runs ${h.liveRuns}`,
+  );
   console.log(
     `  memory ${SETTLE_MS / 1000} s after the end: server ${fmt(endMemory.serverMb)} MB, workers ${fmt(endMemory.workersMb)} MB (${endMemory.workers}), total ${fmt(endMemory.totalMb)} MB: ${growth >= 0 ? "+" : ""}${fmt(growth)} MB over the start → ${near ? "returned near its start" : "did NOT return near its start"} (near: within 20 MB or 10%); ${overIdle >= 0 ? "+" : ""}${fmt(overIdle)} MB over idle before any question (${fmt(idleMemory.totalMb)} MB)`,
   );

@@ -14,6 +14,8 @@ const node = (...args) => [process.execPath, ...args];
 const PARTS = [
   { name: "typecheck", command: node(path.join(root, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", ".") },
   { name: "lint", command: node(path.join(root, "node_modules/eslint/bin/eslint.js"), ".", "--max-warnings", "0") },
+  // The code as Prettier writes it (`npm run format` fixes it).
+  { name: "format", command: node(path.join(root, "node_modules/prettier/bin/prettier.cjs"), "--check", ".") },
   { name: "build", command: ["npm", "run", "build"] },
   { name: "unit", command: node(vitest, "run", "lib/", "workers/", "components/", "app/", "scripts/") },
   { name: "integration", command: node(vitest, "run", "tests/"), needsBuild: true },
@@ -33,7 +35,11 @@ const chosen = named.length ? PARTS.filter((p) => named.includes(p.name)) : PART
 /** Runs a part with its output shown as it comes; keeps the end of it for the counts. */
 function run(part) {
   return new Promise((resolve) => {
-    const child = spawn(part.command[0], part.command.slice(1), { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stdout.isTTY ? "1" : "0") } });
+    const child = spawn(part.command[0], part.command.slice(1), {
+      cwd: root,
+      stdio: ["inherit", "pipe", "pipe"],
+      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stdout.isTTY ? "1" : "0") },
+    });
     let tail = "";
     const keep = (chunk) => (tail = (tail + chunk).slice(-20_000));
     child.stdout.on("data", (d) => (process.stdout.write(d), keep(d)));

@@ -18,9 +18,7 @@ describe("the chat agent in a real worker", () => {
     await waitFor(async () => (await a.parley.runs.getRun({ id: first.id })).status === "succeeded");
 
     const run = (await a.parley.postMessage({ sessionId: session.id, text: "order a coffee" })) as Run;
-    expect((run as unknown as { input: { history: unknown[] } }).input?.history ?? null).toEqual(
-      expect.arrayContaining([{ role: "user", text: "hello" }, expect.objectContaining({ role: "agent" })]),
-    );
+    expect((run as unknown as { input: { history: unknown[] } }).input?.history ?? null).toEqual(expect.arrayContaining([{ role: "user", text: "hello" }, expect.objectContaining({ role: "agent" })]));
     const [q] = await waitFor(async () => {
       const list = await a.parley.questions.listPending({ sessionId: session.id });
       return list.length === 1 && list;
@@ -45,7 +43,12 @@ describe("the chat agent in a real worker", () => {
     await waitFor(async () => (await a.parley.runs.getRun({ id: retried.id })).status === "succeeded");
     const snapshot = await a.parley.sessions.getSnapshot({ id: session.id });
     expect(snapshot.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual(["Please simulate a provider error"]);
-    expect(snapshot.messages.filter((m) => m.role === "agent" && m.runId === retried.id).map((m) => m.text).join("")).toMatch(/retry went through/);
+    expect(
+      snapshot.messages
+        .filter((m) => m.role === "agent" && m.runId === retried.id)
+        .map((m) => m.text)
+        .join(""),
+    ).toMatch(/retry went through/);
 
     // Once: a second Retry of the same turn (another tab's) starts nothing; nor does a Retry of a turn that worked.
     await expect(a.parley.retryTurn({ runId: failed.id })).rejects.toMatchObject({ code: "not_retryable" });

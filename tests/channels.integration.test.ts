@@ -46,7 +46,9 @@ describe("POST /api/channels/text", { timeout: 60_000 }, () => {
     expect(answered).toMatchObject({ outcome: "answered", questionId: started.questionId });
 
     const outbox = await poll("the agent's answer in the outbox", async () => {
-      const box = await rest.ok(rest.get<{ messages: Array<{ text: string }>; cursor: string | null }>(`/api/channels/text/outbox?sessionId=${session.id}${started.cursor ? `&after=${started.cursor}` : ""}`));
+      const box = await rest.ok(
+        rest.get<{ messages: Array<{ text: string }>; cursor: string | null }>(`/api/channels/text/outbox?sessionId=${session.id}${started.cursor ? `&after=${started.cursor}` : ""}`),
+      );
       return box.messages.some((m) => m.text.includes("One Flat white coming up")) ? box : undefined;
     });
     expect(outbox.cursor).not.toBeNull();
@@ -67,9 +69,13 @@ describe("POST /api/channels/text", { timeout: 60_000 }, () => {
 
   it("treats another owner's session as one that does not exist", async () => {
     const session = await rest.ok(rest.post<Session>("/api/sessions", {}));
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "pager", "--owner", "bob", "--json", "--database", `file:${path.join(dir, "p.db")}`], {
-      env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "pager", "--owner", "bob", "--json", "--database", `file:${path.join(dir, "p.db")}`],
+      {
+        env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
+      },
+    );
     const bob = restClient(server.url, { token: (JSON.parse(stdout) as { token: string }).token });
     const res = await bob.post("/api/channels/text", { sessionId: session.id, from: "Bob", text: "hello" });
     expect(res.status).toBe(404);

@@ -161,14 +161,16 @@ describe.skipIf(!sharedRedis)("two nodes on one Redis", () => {
     const { a, b } = await twoNodes(SHARED_REDIS);
     apps = [a, b];
     // Sent in the connection handler, right after the handshake: caught here by listening before the connect resolves.
-    const [sa, sb] = await Promise.all([a, b].map(async (app) => {
-      const tab = await app.client();
-      const seen = statuses(tab);
-      // A reconnect-free way to hear it again: a second connect of the same socket.
-      tab.disconnect().connect();
-      await waitFor(() => seen.length > 0);
-      return seen;
-    }));
+    const [sa, sb] = await Promise.all(
+      [a, b].map(async (app) => {
+        const tab = await app.client();
+        const seen = statuses(tab);
+        // A reconnect-free way to hear it again: a second connect of the same socket.
+        tab.disconnect().connect();
+        await waitFor(() => seen.length > 0);
+        return seen;
+      }),
+    );
     expect([sa![0], sb![0]]).toEqual([{ crossNode: "connected" }, { crossNode: "connected" }]);
   });
 });
@@ -196,7 +198,9 @@ describe.skipIf(!ownRedis)("when Redis goes away", () => {
     expect(b.parley.cluster.status()).toBe("lost");
     expect(await readyNow()).toEqual({ status: 503, body: { ready: false } });
     // Signed in, /api/health says why.
-    const res = await health(new Request("http://127.0.0.1/api/health", { headers: { [PRINCIPAL_HEADERS.owner]: LOCAL_OWNER, [PRINCIPAL_HEADERS.via]: "server_token" } }), { params: Promise.resolve({}) });
+    const res = await health(new Request("http://127.0.0.1/api/health", { headers: { [PRINCIPAL_HEADERS.owner]: LOCAL_OWNER, [PRINCIPAL_HEADERS.via]: "server_token" } }), {
+      params: Promise.resolve({}),
+    });
     expect(await res.json()).toMatchObject({ redis: "lost", database: { ok: true, engine: "sqlite" } });
 
     // Node A still serves its own tab: the publish fails quietly, the local delivery goes on.

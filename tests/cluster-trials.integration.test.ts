@@ -27,9 +27,13 @@ function runTrials(args: string[]): Promise<{ code: number | null; output: strin
 }
 
 describe.skipIf(!prerequisites.ok)("cluster fault trials", () => {
-  it(`a random node of a cluster killed with SIGKILL (sometimes Redis too) at ${TRIALS} random points: no acknowledged answer lost, no question answered twice, no journal position rewritten, every run ends once`, { timeout: 60_000 + TRIALS * 60_000 }, async () => {
-    const { code, output } = await runTrials(["--trials", String(TRIALS)]);
-    expect(output).toContain(`${TRIALS} passed, 0 failed`);
-    expect(code, output).toBe(0);
-  });
+  it(
+    `a random node of a cluster killed with SIGKILL (sometimes Redis too) at ${TRIALS} random points: no acknowledged answer lost, no question answered twice, no journal position rewritten, every run ends once`,
+    { timeout: 60_000 + TRIALS * 60_000 },
+    async () => {
+      const { code, output } = await runTrials(["--trials", String(TRIALS)]);
+      expect(output).toContain(`${TRIALS} passed, 0 failed`);
+      expect(code, output).toBe(0);
+    },
+  );
 });

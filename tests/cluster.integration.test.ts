@@ -45,7 +45,7 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
   }, 60_000);
 
   it("a question asked on node A shows in a tab on node B; B's answer resumes the run on A; the retraction and the next line reach both", async () => {
-    const [a, b] = cluster.nodes as [typeof cluster.nodes[0], typeof cluster.nodes[0]];
+    const [a, b] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
     const sessionId = await newSession(0);
     const onA = await tab(a.url, sessionId);
     const onB = await tab(b.url, sessionId);
@@ -68,7 +68,9 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
   });
 
   it("each node reports its database, Redis and itself; exactly one keeps the expiry timers", async () => {
-    const healths = await Promise.all([0, 1].map((i) => rest(i).ok(rest(i).get<{ database: { ok: boolean; engine: string }; redis: string; node: { id: string; expiryTimers: boolean } }>("/api/health"))));
+    const healths = await Promise.all(
+      [0, 1].map((i) => rest(i).ok(rest(i).get<{ database: { ok: boolean; engine: string }; redis: string; node: { id: string; expiryTimers: boolean } }>("/api/health"))),
+    );
     expect(healths.map((h) => [h.database.ok, h.database.engine, h.redis])).toEqual([
       [true, "postgresql", "connected"],
       [true, "postgresql", "connected"],
@@ -79,7 +81,7 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
   });
 
   it("signing out everywhere on node A refuses a cookie on node B and disconnects its tab there, told over Redis", async () => {
-    const [a, b] = cluster.nodes as [typeof cluster.nodes[0], typeof cluster.nodes[0]];
+    const [a, b] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
     const signIn = await fetch(`${a.url}/?token=${TEST_TOKEN}`, { redirect: "manual" });
     const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
     expect((await fetch(`${b.url}/api/sessions`, { headers: { cookie } })).status).toBe(200);
@@ -103,7 +105,9 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
     const sessions = await Promise.all(Array.from({ length: Math.ceil(RACES / 50) }, (_, i) => newSession(i % 2)));
     const runIds: string[] = [];
     for (let i = 0; i < RACES; i += 50) {
-      runIds.push(...(await Promise.all(Array.from({ length: Math.min(50, RACES - i) }, (_, j) => startRun((i + j) % 2, sessions[Math.floor((i + j) / 50)]!, "test.ask", { prompt: `Race ${i + j}?` })))));
+      runIds.push(
+        ...(await Promise.all(Array.from({ length: Math.min(50, RACES - i) }, (_, j) => startRun((i + j) % 2, sessions[Math.floor((i + j) / 50)]!, "test.ask", { prompt: `Race ${i + j}?` })))),
+      );
     }
     const questions = await poll(
       `${RACES} questions pending`,
@@ -125,12 +129,22 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
     const winners = [...byQuestion.values()].map((outcomes) => outcomes.filter((o) => o === "200:answered").length);
     expect(winners.filter((w) => w !== 1)).toEqual([]);
     // The loser hears why, never silence.
-    expect([...byQuestion.values()].flat().filter((o) => o !== "200:answered").every((o) => /already|late|closed|409/.test(o))).toBe(true);
+    expect(
+      [...byQuestion.values()]
+        .flat()
+        .filter((o) => o !== "200:answered")
+        .every((o) => /already|late|closed|409/.test(o)),
+    ).toBe(true);
     // Every run goes on with the answer that won, on whichever node.
-    await poll("every raced run finished", async () => {
-      const done = await Promise.all(runIds.slice(0, 50).map((id) => getRun(0, id)));
-      return done.every((r) => r.status === "succeeded");
-    }, 120_000, 500);
+    await poll(
+      "every raced run finished",
+      async () => {
+        const done = await Promise.all(runIds.slice(0, 50).map((id) => getRun(0, id)));
+        return done.every((r) => r.status === "succeeded");
+      },
+      120_000,
+      500,
+    );
   }, 400_000);
 
   it("SIGKILL of a node with a live and a parked run: the other node resumes the parked run when it is answered, and takes the live one over when its lease lapses", async () => {
@@ -160,15 +174,20 @@ describe.skipIf(!prerequisites.ok)("several nodes on PostgreSQL and Redis", () =
     expect((await line).text).toContain('"resumed"');
     await poll("the parked run finished on the survivor", async () => (await getRun(survivor, parked)).status === "succeeded", 20_000);
 
-    const taken = await poll("the live run taken over", async () => {
-      const run = await getRun(survivor, live);
-      return run.status === "succeeded" && run;
-    }, LEASE_MS * 4 + 15_000, 200);
+    const taken = await poll(
+      "the live run taken over",
+      async () => {
+        const run = await getRun(survivor, live);
+        return run.status === "succeeded" && run;
+      },
+      LEASE_MS * 4 + 15_000,
+      200,
+    );
     expect(taken.attempts).toBe(2);
   }, 90_000);
 
   it("Redis restarted mid-run: both nodes say so, keep serving their own tabs, and a run asked on one and answered on the other still goes on", async () => {
-    const [a, b] = cluster.nodes as [typeof cluster.nodes[0], typeof cluster.nodes[0]];
+    const [a, b] = cluster.nodes as [(typeof cluster.nodes)[0], (typeof cluster.nodes)[0]];
     const sessionId = await newSession(0);
     const onA = await tab(a.url, sessionId);
     const onB = await tab(b.url, sessionId);

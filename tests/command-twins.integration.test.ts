@@ -55,8 +55,7 @@ const ended = (runId: string) =>
   });
 
 async function overSockets(event: "question.reply" | "question.reject", payload: unknown): Promise<Array<ReplyReceipt | { error: unknown }>> {
-  const send = (tab: TestClient) =>
-    event === "question.reply" ? tab.emitWithAck(event, payload as QuestionReplyCommand) : tab.emitWithAck(event, payload as QuestionRejectCommand);
+  const send = (tab: TestClient) => (event === "question.reply" ? tab.emitWithAck(event, payload as QuestionReplyCommand) : tab.emitWithAck(event, payload as QuestionRejectCommand));
   const acks: Array<Ack<ReplyReceipt>> = await Promise.all(Array.from({ length: TWINS }, (_, i) => send(tabs[i % tabs.length]!)));
   return acks.map((a) => (a.ok ? a.data : { error: a.error }));
 }

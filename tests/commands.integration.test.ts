@@ -26,9 +26,7 @@ describe("idempotent commands under concurrency", () => {
     app = await startTestApp();
     const { question } = await askOne(app);
     const closed = closedEvents(app, question.id);
-    const receipts = await Promise.all(
-      Array.from({ length: 20 }, () => app!.parley.questions.reply({ id: question.id, value: "eu", commandId: "twin-reply", by: "rest" })),
-    );
+    const receipts = await Promise.all(Array.from({ length: 20 }, () => app!.parley.questions.reply({ id: question.id, value: "eu", commandId: "twin-reply", by: "rest" })));
     expect(receipts[0]).toMatchObject({ commandId: "twin-reply", apply_state: "applied", outcome: "answered" });
     for (const r of receipts) expect(r).toEqual(receipts[0]);
     expect(await app.parley.commands.getReceipt({ commandId: "twin-reply" })).toEqual(receipts[0]);
@@ -39,9 +37,7 @@ describe("idempotent commands under concurrency", () => {
     app = await startTestApp();
     const session = await app.parley.sessions.createSession();
     const started = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        app!.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Once?" }, commandId: "twin-start" }),
-      ),
+      Array.from({ length: 20 }, () => app!.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Once?" }, commandId: "twin-start" })),
     );
     const runs = await app.parley.runs.listRuns({ sessionId: session.id });
     expect(runs).toHaveLength(1);
@@ -59,10 +55,14 @@ describe("idempotent commands under concurrency", () => {
 
 describe("the inbox of queued CLI commands", () => {
   async function enqueueReply(a: TestApp, question: Question, commandId: string, value: unknown) {
-    await a.parley.commands.enqueue(
-      { commandId, kind: "send_input", payload: { questionId: question.id, digest: null, value } },
-      { commandId, kind: "send_input", record_state: "durably_recorded", apply_state: "queued", outcome: "queued", question } as never,
-    );
+    await a.parley.commands.enqueue({ commandId, kind: "send_input", payload: { questionId: question.id, digest: null, value } }, {
+      commandId,
+      kind: "send_input",
+      record_state: "durably_recorded",
+      apply_state: "queued",
+      outcome: "queued",
+      question,
+    } as never);
   }
 
   it("a transient error leaves a queued command queued, and a later poll applies it", async () => {

@@ -61,10 +61,14 @@ async function pendingQuestionOf(runId: string): Promise<Question> {
 }
 
 async function finishedRun(runId: string, ms = 20_000) {
-  return poll(`run ${runId} to end`, async () => {
-    const run = await api.ok(api.get(`/api/runs/${runId}`));
-    return isFinalStatus(run.status) && run;
-  }, ms);
+  return poll(
+    `run ${runId} to end`,
+    async () => {
+      const run = await api.ok(api.get(`/api/runs/${runId}`));
+      return isFinalStatus(run.status) && run;
+    },
+    ms,
+  );
 }
 
 async function stopQuietly(runId: string) {
@@ -73,9 +77,7 @@ async function stopQuietly(runId: string) {
 
 /** A reply or reject over a socket, as a receipt or the ack's error. */
 async function socketCommand(tab: Tab, event: "question.reply" | "question.reject", payload: unknown): Promise<ReplyReceipt | { error: unknown }> {
-  const ack = (event === "question.reply"
-    ? await tab.emitWithAck(event, payload as QuestionReplyCommand)
-    : await tab.emitWithAck(event, payload as QuestionRejectCommand));
+  const ack = event === "question.reply" ? await tab.emitWithAck(event, payload as QuestionReplyCommand) : await tab.emitWithAck(event, payload as QuestionRejectCommand);
   return ack.ok ? ack.data : { error: ack.error };
 }
 
@@ -143,9 +145,7 @@ describe("twenty concurrent twins of one command (same commandId, same payload)"
     await warmConnections(TWINS);
 
     const receipts = await Promise.all(
-      Array.from({ length: TWINS }, (_, i) =>
-        i % 2 === 0 ? restCommand(`/api/questions/${question.id}/reject`, payload) : socketCommand(a!, "question.reject", { id: question.id, ...payload }),
-      ),
+      Array.from({ length: TWINS }, (_, i) => (i % 2 === 0 ? restCommand(`/api/questions/${question.id}/reject`, payload) : socketCommand(a!, "question.reject", { id: question.id, ...payload }))),
     );
 
     expect(receipts[0]).toMatchObject({ commandId: "twin-reject", kind: "reject_input", apply_state: "applied", outcome: "declined", question: { status: "declined", feedback: "not now" } });
@@ -228,16 +228,17 @@ describe("fifty concurrent replies to one question, sockets and REST mixed", () 
       const receipts = await Promise.all(
         Array.from({ length: REPLIES }, (_, i) => {
           const payload = { value: `round ${round} reply ${i}`, commandId: `round-${round}-reply-${i}` };
-          return i % 2 === 0
-            ? restCommand(`/api/questions/${question.id}/reply`, payload)
-            : socketCommand(room[(i >> 1) % TABS]!, "question.reply", { id: question.id, ...payload });
+          return i % 2 === 0 ? restCommand(`/api/questions/${question.id}/reply`, payload) : socketCommand(room[(i >> 1) % TABS]!, "question.reply", { id: question.id, ...payload });
         }),
       );
 
       const outcomes = receipts.map((r) => ("outcome" in r ? r.outcome : JSON.stringify(r.error)));
       const winners = receipts.filter((r): r is ReplyReceipt => "outcome" in r && r.outcome === "answered");
       expect(winners, `round ${round}: ${outcomes.join(", ")}`).toHaveLength(1);
-      expect(outcomes.filter((o) => o === "already_answered"), `round ${round}`).toHaveLength(REPLIES - 1);
+      expect(
+        outcomes.filter((o) => o === "already_answered"),
+        `round ${round}`,
+      ).toHaveLength(REPLIES - 1);
       const value = winners[0]!.question.answer;
       for (const r of receipts as ReplyReceipt[]) expect(r.question).toMatchObject({ id: question.id, status: "answered", answer: value });
 

@@ -76,9 +76,13 @@ describe("a write lock held by another process (the CLI, a backup, a sqlite3 she
     dir = mkdtempSync(path.join(tmpdir(), "parley-lock-"));
     const databaseFile = path.join(dir, "lock.db");
     server = await startServerProcess({ port: await freePort(), databaseFile, env: { PARLEY_DB_BUSY_TIMEOUT_MS: "3000" } });
-    const created = await promisify(execFile)(process.execPath, [path.resolve(import.meta.dirname, "../bin/parley.mjs"), "token", "create", "--name", "lock test", "--database", `file:${databaseFile}`], {
-      env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
-    });
+    const created = await promisify(execFile)(
+      process.execPath,
+      [path.resolve(import.meta.dirname, "../bin/parley.mjs"), "token", "create", "--name", "lock test", "--database", `file:${databaseFile}`],
+      {
+        env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
+      },
+    );
     const token = created.stdout.split("\n")[0]!;
     expect(token).toMatch(/^pat_/);
 

@@ -23,9 +23,13 @@ function runTrials(args: string[]): Promise<{ code: number | null; output: strin
 }
 
 describe("fault trials", () => {
-  it(`the server killed with SIGKILL at ${TRIALS} random points of the run flow loses no acknowledged answer, answers no question twice and leaves nothing without an owner`, { timeout: 120_000 + TRIALS * 90_000 }, async () => {
-    const { code, output } = await runTrials(["--trials", String(TRIALS)]);
-    expect(output).toContain(`${TRIALS} passed, 0 failed`);
-    expect(code, output).toBe(0);
-  });
+  it(
+    `the server killed with SIGKILL at ${TRIALS} random points of the run flow loses no acknowledged answer, answers no question twice and leaves nothing without an owner`,
+    { timeout: 120_000 + TRIALS * 90_000 },
+    async () => {
+      const { code, output } = await runTrials(["--trials", String(TRIALS)]);
+      expect(output).toContain(`${TRIALS} passed, 0 failed`);
+      expect(code, output).toBe(0);
+    },
+  );
 });

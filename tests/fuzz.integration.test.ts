@@ -172,7 +172,17 @@ describe("fuzz: REST", () => {
   });
 
   for (const { route, target } of restRoutes()) {
-    const wrong = [...STANDARD_METHODS.filter((m) => !route.methods.includes(m)), ...(route.methods.includes("GET") ? [] : ["HEAD"]), "PROPFIND", "SEARCH", "PURGE", "REPORT", "MKCOL", "LOCK", "TRACE"];
+    const wrong = [
+      ...STANDARD_METHODS.filter((m) => !route.methods.includes(m)),
+      ...(route.methods.includes("GET") ? [] : ["HEAD"]),
+      "PROPFIND",
+      "SEARCH",
+      "PURGE",
+      "REPORT",
+      "MKCOL",
+      "LOCK",
+      "TRACE",
+    ];
 
     it(`${route.path}: wrong methods get 405 with Allow`, { timeout: PROPERTY_TIMEOUT }, async () => {
       const name = `${route.path} wrong methods`;
@@ -295,8 +305,7 @@ describe("fuzz: REST", () => {
         });
         await runProperty(`GET ${route.path} reads`, arb, async (c) => {
           const id = target ? (c.atSentinel ? sentinel.ids[TARGET_KEY[target]] : c.missing) : "";
-          const resolve = (v: string) =>
-            v === "sentinel-session" ? sentinel.ids.sessionId : v === "sentinel-run" ? sentinel.ids.runId : v === "sentinel-pending" ? sentinel.ids.pendingId : v;
+          const resolve = (v: string) => (v === "sentinel-session" ? sentinel.ids.sessionId : v === "sentinel-run" ? sentinel.ids.runId : v === "sentinel-pending" ? sentinel.ids.pendingId : v);
           const query = c.query.map(([k, v]) => `${k}=${resolve(v)}`).join("&");
           const req: ProbeRequest = { method: c.method, path: `${pathWith(route, id)}${query ? `?${query}` : ""}`, headers: headersOf([c.credential]) };
           const res = await probe(req);
@@ -329,7 +338,12 @@ describe("fuzz: REST", () => {
       await runProperty(`${key} stale digest`, arb, async (c) => {
         const body = { ...(c.body as object), digest: `stale-${c.digest}`, ...(c.big ? { [field]: "s".repeat(c.big) } : {}) };
         if (!isValid(spec.schema, body)) return;
-        const req: ProbeRequest = { method: "POST", path: pathWith(route, sentinel.ids.questionId), headers: headersOf([GOOD_CREDENTIAL], "application/json"), body: Buffer.from(JSON.stringify(body)) };
+        const req: ProbeRequest = {
+          method: "POST",
+          path: pathWith(route, sentinel.ids.questionId),
+          headers: headersOf([GOOD_CREDENTIAL], "application/json"),
+          body: Buffer.from(JSON.stringify(body)),
+        };
         const what = describeReq(req, `stale digest, ${req.body!.length} bytes`);
         const res = await probe(req);
         if (res.status < 300) {
@@ -492,12 +506,32 @@ describe("fuzz: Socket.IO", () => {
 
   it("handshakes without the right token get a typed connect_error; with it, extra keys or not, they connect", { timeout: PROPERTY_TIMEOUT }, async () => {
     const token = fc.oneof(
-      fc.constantFrom<unknown>("", "wrong", TEST_TOKEN.toUpperCase(), `${TEST_TOKEN}x`, ` ${TEST_TOKEN}`, TEST_TOKEN.slice(0, -1), "pat_abcdefgh12345678_abcdefghijklmnopqrstuvwxyz", 0, null, true, [TEST_TOKEN], { token: TEST_TOKEN }),
+      fc.constantFrom<unknown>(
+        "",
+        "wrong",
+        TEST_TOKEN.toUpperCase(),
+        `${TEST_TOKEN}x`,
+        ` ${TEST_TOKEN}`,
+        TEST_TOKEN.slice(0, -1),
+        "pat_abcdefgh12345678_abcdefghijklmnopqrstuvwxyz",
+        0,
+        null,
+        true,
+        [TEST_TOKEN],
+        { token: TEST_TOKEN },
+      ),
       fc.jsonValue({ maxDepth: 2 }),
       fc.integer({ min: 201, max: 1_000_000 }).map((n) => "t".repeat(n)),
       fc.constant(TEST_TOKEN),
     );
-    const arb = fc.record({ token: fc.option(token, { nil: undefined }), extra: fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }).filter((k) => k !== "token"), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }) });
+    const arb = fc.record({
+      token: fc.option(token, { nil: undefined }),
+      extra: fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 10 }).filter((k) => k !== "token"),
+        fc.jsonValue({ maxDepth: 1 }),
+        { maxKeys: 3 },
+      ),
+    });
     await runProperty(
       "socket handshake",
       arb,
@@ -509,7 +543,8 @@ describe("fuzz: Socket.IO", () => {
         if (c.token === TEST_TOKEN) {
           if (!result.connected) throw new Error(`${what}: refused (${result.message})`);
         } else if (result.connected) throw new Error(`${what}: connected`);
-        else if ((result.data as { code?: string } | undefined)?.code !== "unauthorized") throw new Error(`${what}: connect_error without the unauthorized code: ${result.message} ${clipped(result.data, 200)}`);
+        else if ((result.data as { code?: string } | undefined)?.code !== "unauthorized")
+          throw new Error(`${what}: connect_error without the unauthorized code: ${result.message} ${clipped(result.data, 200)}`);
       },
       { runs: Math.max(5, Math.round(FUZZ_RUNS / 2)) },
     );
@@ -538,7 +573,12 @@ describe("fuzz: inputs of the right shape that their target must refuse", () => 
         await ensureTab();
         checkErrorAck(what, await emitCase("question.reply", { what, args: [{ ...body, id: sentinel.ids.questionId }] }));
       } else {
-        const req: ProbeRequest = { method: "POST", path: `/api/questions/${sentinel.ids.questionId}/reply`, headers: headersOf([GOOD_CREDENTIAL], "application/json"), body: Buffer.from(JSON.stringify(body)) };
+        const req: ProbeRequest = {
+          method: "POST",
+          path: `/api/questions/${sentinel.ids.questionId}/reply`,
+          headers: headersOf([GOOD_CREDENTIAL], "application/json"),
+          body: Buffer.from(JSON.stringify(body)),
+        };
         expectStatus(await probe(req), is4xx, what);
       }
       await sentinel.assertUnchanged(what);
@@ -550,7 +590,12 @@ describe("fuzz: inputs of the right shape that their target must refuse", () => 
     const arb = fc.tuple(arbitraryOf(jsonSchemaOf(spec.schema)), fc.string({ minLength: 1, maxLength: 60 }));
     await runProperty("start run unknown function", arb, async ([v, fn]) => {
       const body = { ...(v as object), function: `fuzz.${fn}` };
-      const req: ProbeRequest = { method: "POST", path: `/api/sessions/${sentinel.ids.sessionId}/runs`, headers: headersOf([GOOD_CREDENTIAL], "application/json"), body: Buffer.from(JSON.stringify(body)) };
+      const req: ProbeRequest = {
+        method: "POST",
+        path: `/api/sessions/${sentinel.ids.sessionId}/runs`,
+        headers: headersOf([GOOD_CREDENTIAL], "application/json"),
+        body: Buffer.from(JSON.stringify(body)),
+      };
       const what = describeReq(req, `function ${clipped(body.function, 80)}`);
       const res = await probe(req);
       if (isValid(spec.schema, body)) expectStatus(res, [404], what);

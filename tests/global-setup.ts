@@ -33,7 +33,9 @@ export default function setup() {
     if (left.length) {
       // Vitest reports an error thrown here but still exits 0: set the exit code too.
       process.exitCode = 1;
-      throw new Error(`Tests left the announcements of servers that are gone in ${DATA}: ${left.join(", ")}. A test that kills a server with SIGKILL must withdraw its announcement (tests/helpers/server-process.ts does).`);
+      throw new Error(
+        `Tests left the announcements of servers that are gone in ${DATA}: ${left.join(", ")}. A test that kills a server with SIGKILL must withdraw its announcement (tests/helpers/server-process.ts does).`,
+      );
     }
   };
 }

@@ -30,13 +30,20 @@ async function failingProvider(): Promise<string> {
 }
 
 async function call<T>(route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server!.url}${route}`, body === undefined ? { headers: authHeaders() } : { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(
+    `${server!.url}${route}`,
+    body === undefined ? { headers: authHeaders() } : { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) },
+  );
   if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
 
 /** The server's log lines (JSON in production), beside the plain lines it says to a person. */
-const logLines = (output: string) => output.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+const logLines = (output: string) =>
+  output
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("the production server's log", () => {
   it("says a failed model call and a function's fault as JSON lines of their runs, with neither the model's key nor the server token in any line", { timeout: 120_000 }, async () => {
@@ -67,7 +74,12 @@ describe("the production server's log", () => {
       await new Promise((r) => setTimeout(r, 100));
       worker = logLines(server.output()).find((l) => l.runId === exploded.id && typeof l.worker === "number");
     }
-    expect(worker).toMatchObject({ level: 50, fn: "test.timer-throws", msg: expect.stringMatching(/fails because of an uncaught exception/), err: { message: "exploded near [redacted] and [redacted]" } });
+    expect(worker).toMatchObject({
+      level: 50,
+      fn: "test.timer-throws",
+      msg: expect.stringMatching(/fails because of an uncaught exception/),
+      err: { message: "exploded near [redacted] and [redacted]" },
+    });
     const output = server.output();
     expect(output).not.toContain(MODEL_KEY);
     expect(output).not.toContain(TEST_TOKEN);

@@ -63,7 +63,8 @@ describe("from the CLI, against the production build", () => {
   const tabs: Tab[] = [];
   const databaseFile = () => path.join(dir, "p.db");
   const cli = async (...args: string[]) =>
-    (await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), ...args, "--database", `file:${databaseFile()}`], { env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" } })).stdout;
+    (await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), ...args, "--database", `file:${databaseFile()}`], { env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" } }))
+      .stdout;
   const serverToken = () => readFileSync(`${databaseFile()}.token`, "utf8").trim();
   const tab = async (token: string) => {
     const t = await openTab(server.url, { token });

@@ -139,9 +139,13 @@ describe("permission rules over REST", () => {
     const session = await owner.ok(owner.post("/api/sessions", {}));
     const rule = await owner.ok(owner.post<PermissionRule>(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "ls*", decision: "allow" }));
 
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "ann", "--owner", "ann", "--database", `file:${path.join(dir, "p.db")}`], {
-      env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "ann", "--owner", "ann", "--database", `file:${path.join(dir, "p.db")}`],
+      {
+        env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
+      },
+    );
     const ann = restClient(server.url, { token: stdout.split("\n")[0]! });
     for (const res of [
       await ann.get(`/api/sessions/${session.id}/rules`),

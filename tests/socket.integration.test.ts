@@ -12,7 +12,6 @@ afterEach(async () => {
   await app.close();
 });
 
-
 describe("three tabs of one session over real sockets", () => {
   it("all see the question, the first answer wins, the others retract, a late reply is told already_answered", async () => {
     const session = await app.parley.sessions.createSession();

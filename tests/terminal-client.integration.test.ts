@@ -88,7 +88,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     await term.press("2");
     expect(await retracted).toMatchObject({ status: "answered", answer: "green", closedBy: "terminal" });
     await term.waitFor('Answered "green", in a terminal');
-    await term.waitFor("You answered: \"green\"");
+    await term.waitFor('You answered: "green"');
     expect(await finished(run.id)).toMatchObject({ status: "succeeded", result: { outcome: "answered", value: "green" } });
   });
 
@@ -201,7 +201,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     await poll("the client to exit", () => term.exited());
   });
 
-    it("says why it cannot open a chat that does not exist, or with a wrong token, and exits", async () => {
+  it("says why it cannot open a chat that does not exist, or with a wrong token, and exits", async () => {
     const missingChat = terminal("no-such-chat");
     await missingChat.waitFor('No chat "no-such-chat"');
     await poll("the client to exit", () => missingChat.exited());

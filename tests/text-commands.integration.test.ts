@@ -12,7 +12,6 @@ afterEach(async () => {
   await app.close();
 });
 
-
 describe("text commands over real sockets", () => {
   it("a card button and a typed /answer race: exactly one wins, the other is told already answered", async () => {
     for (let round = 0; round < 4; round++) {

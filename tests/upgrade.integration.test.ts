@@ -126,8 +126,7 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
       const runs = await rest.ok(rest.get<Array<{ status: string }>>(`/api/sessions/${sessionId}/runs`));
       return runs.length > 0 && runs.every((run) => isFinalStatus(run.status));
     });
-  const pendingOf = (sessionId: string) =>
-    poll(`a question in ${sessionId}`, async () => (await rest.ok(rest.get<Facts["pending"][]>(`/api/questions?session_id=${sessionId}`)))[0], 20_000);
+  const pendingOf = (sessionId: string) => poll(`a question in ${sessionId}`, async () => (await rest.ok(rest.get<Facts["pending"][]>(`/api/questions?session_id=${sessionId}`)))[0], 20_000);
 
   const first = await rest.ok(rest.post<{ id: string }>("/api/sessions", { title: "Before the upgrade" }));
   await rest.ok(rest.post(`/api/sessions/${first.id}/messages`, { text: "hello" }));
@@ -170,7 +169,9 @@ for (const { engine, skip } of engines) {
 
     it("the scenario leaves rows in every table of the current schema but the node leases of several nodes", async () => {
       const { dataset } = await written();
-      const empty = Object.entries(dataset).filter(([table, rows]) => rows.length === 0 && table !== "NodeLease").map(([table]) => table);
+      const empty = Object.entries(dataset)
+        .filter(([table, rows]) => rows.length === 0 && table !== "NodeLease")
+        .map(([table]) => table);
       expect(empty).toEqual([]);
     });
 
@@ -225,10 +226,14 @@ for (const { engine, skip } of engines) {
       expect(joined.ok && joined.data.pendingQuestions.map((q) => q.id)).toEqual([facts.pending.id]);
       const receipt = await sendReply(tab, { id: facts.pending.id, value: "red", digest: facts.pending.targetDigest, commandId: `upgrade-answer-${count}` });
       expect(receipt).toMatchObject({ ok: true, data: { outcome: "answered", apply_state: "applied" } });
-      const run = await poll("the upgraded run to finish", async () => {
-        const r = await rest.ok(rest.get<{ status: string; result: unknown }>(`/api/runs/${facts.pending.runId}`));
-        return isFinalStatus(r.status) && r;
-      }, 30_000);
+      const run = await poll(
+        "the upgraded run to finish",
+        async () => {
+          const r = await rest.ok(rest.get<{ status: string; result: unknown }>(`/api/runs/${facts.pending.runId}`));
+          return isFinalStatus(r.status) && r;
+        },
+        30_000,
+      );
       expect(run).toMatchObject({ status: "succeeded", result: { color: "red" } });
       tab.close();
       await server.kill();

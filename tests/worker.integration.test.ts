@@ -167,7 +167,10 @@ async function workerPids(): Promise<number[]> {
   const { execSync } = await import("node:child_process");
   const out = execSync(`ps -o pid= --ppid ${process.pid}`).toString();
   // Only our forked workers (tsx may add a loader child per worker: kill the whole tree).
-  const direct = out.split("\n").map((s) => Number(s.trim())).filter(Boolean);
+  const direct = out
+    .split("\n")
+    .map((s) => Number(s.trim()))
+    .filter(Boolean);
   return direct.filter((pid) => {
     try {
       return execSync(`ps -o args= -p ${pid}`).toString().includes("agent-worker");

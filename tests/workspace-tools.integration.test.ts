@@ -91,7 +91,9 @@ describe("real tools in PARLEY_WORKSPACE", () => {
 
     const escape = await rest.ok(rest.post(`/api/sessions/${session.id}/runs`, { function: "test.tool", input: { tool: "write_file", input: { path: "../escaped.txt", content: "x" }, real: true } }));
     expect((await finished(escape.id)).result).toMatchObject({ refused: "ToolInputInvalid" });
-    const outside = await rest.ok(rest.post(`/api/sessions/${session.id}/runs`, { function: "test.tool", input: { tool: "shell", input: { command: `touch ${path.join(dir, "escaped.txt")}` }, real: true } }));
+    const outside = await rest.ok(
+      rest.post(`/api/sessions/${session.id}/runs`, { function: "test.tool", input: { tool: "shell", input: { command: `touch ${path.join(dir, "escaped.txt")}` }, real: true } }),
+    );
     expect((await finished(outside.id)).result).toMatchObject({ refused: "ToolInputInvalid", message: expect.stringContaining("commands run only inside the workspace") });
     expect(existsSync(path.join(dir, "escaped.txt"))).toBe(false);
     // Neither refused call asked anything: no approval in their journals.

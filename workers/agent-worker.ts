@@ -175,7 +175,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const functionDirs = [
   path.join(here, "functions"),
   ...(process.env.PARLEY_TEST_FUNCTIONS === "1" ? [path.join(here, "test-functions")] : []),
-  ...(process.env.PARLEY_FUNCTION_DIRS ?? "").split(path.delimiter).filter(Boolean).map((d) => path.resolve(d)),
+  ...(process.env.PARLEY_FUNCTION_DIRS ?? "")
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((d) => path.resolve(d)),
 ];
 const catalogue = await loadFunctionFiles(functionDirs, { root: process.cwd() });
 useCatalogue(catalogue);

@@ -27,13 +27,19 @@ export function functionFiles(dir: string): string[] {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw err;
   }
-  return names.filter(isFunctionFile).sort().map((name) => path.join(dir, name));
+  return names
+    .filter(isFunctionFile)
+    .sort()
+    .map((name) => path.join(dir, name));
 }
 
 /** The error's first lines, on one line: enough to say what and where (a syntax error's message names file:line:column). */
 function summary(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.slice(0, 3).join(" ").slice(0, 400);
 }
 

@@ -24,7 +24,10 @@ describe("a worker's log", () => {
   it("is JSON on stderr, and what a run's code prints names that run and its function", async () => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", SCRIPT], { cwd: root, env: { ...process.env, PARLEY_LOG_LEVEL: "info" } });
     expect(stdout).toBe("");
-    const lines = stderr.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = stderr
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map(({ level, runId, fn, stream, msg }) => ({ level, runId, fn, stream, msg }))).toEqual([
       { level: 30, runId: "r1", fn: "test.one", stream: "stdout", msg: "said by r1" },
       { level: 40, runId: "r2", fn: "test.two", stream: "stderr", msg: "complained by r2" },

@@ -23,12 +23,12 @@ export function captureOutput(log: Logger): void {
     [process.stdout, "stdout", "info"],
     [process.stderr, "stderr", "warn"],
   ] as const) {
-    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    stream.write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
       const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
       for (const line of text.split("\n")) if (line.trim()) log[level]({ stream: name }, line);
       const done = rest.find((arg) => typeof arg === "function") as (() => void) | undefined;
       if (done) process.nextTick(done);
       return true;
-    });
+    };
   }
 }

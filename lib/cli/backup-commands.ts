@@ -49,6 +49,9 @@ export async function restoreCommand(databaseUrl: string, source: string | undef
     throw new AppError("bad_request", (err as Error).message);
   }
   const previous = restored.previous ? `\nThe database it replaced is kept as ${restored.previous}.` : "";
-  print({ database: file, restored: backup, previous: restored.previous, bytes: statSync(file).size }, `Restored ${file} from ${backup}.${previous}\nStart the server: it migrates the restored database if it is older.`);
+  print(
+    { database: file, restored: backup, previous: restored.previous, bytes: statSync(file).size },
+    `Restored ${file} from ${backup}.${previous}\nStart the server: it migrates the restored database if it is older.`,
+  );
   return 0;
 }

@@ -23,10 +23,7 @@ export function answerCommand(q: Question): string {
 }
 
 function describeQuestion(q: Question): string[] {
-  const lines = [
-    `${q.pendingId}  ${q.kind}: ${q.prompt}`,
-    `    run ${q.runId}${q.rootRunId !== q.runId ? ` (child of ${q.rootRunId})` : ""}, asked by ${q.owner}`,
-  ];
+  const lines = [`${q.pendingId}  ${q.kind}: ${q.prompt}`, `    run ${q.runId}${q.rootRunId !== q.runId ? ` (child of ${q.rootRunId})` : ""}, asked by ${q.owner}`];
   if (q.options.length) lines.push(`    options: ${q.options.join(" | ")}${q.multi ? " (several)" : ""}${q.allowCustom ? " or free text" : ""}`);
   if (q.detail) lines.push(...q.detail.split("\n").map((l) => `    > ${l}`));
   if (q.replySchema) lines.push(`    reply schema: ${JSON.stringify(q.replySchema)}`);
@@ -41,7 +38,19 @@ export function formatPending(questions: Question[]): string {
   return questions.flatMap(describeQuestion).join("\n");
 }
 
-export function formatInspect({ run, journal, pendingQuestions, questions = [], messages }: { run: Run; journal: Array<{ seq: number; kind: string; name: string }>; pendingQuestions: Question[]; questions?: Question[]; messages: Message[] }): string {
+export function formatInspect({
+  run,
+  journal,
+  pendingQuestions,
+  questions = [],
+  messages,
+}: {
+  run: Run;
+  journal: Array<{ seq: number; kind: string; name: string }>;
+  pendingQuestions: Question[];
+  questions?: Question[];
+  messages: Message[];
+}): string {
   const lines = [
     `run ${run.id}  ${run.functionName}  ${run.status}`,
     `  session ${run.sessionId}${run.parentRunId ? `, child of ${run.parentRunId}` : ""}`,
@@ -53,8 +62,14 @@ export function formatInspect({ run, journal, pendingQuestions, questions = [], 
   lines.push(`journal (${journal.length}):`, ...journal.map((e) => `  ${String(e.seq).padStart(3)}  ${e.kind.padEnd(8)} ${e.name}`));
   if (messages.length) lines.push(`messages (${messages.length}):`, ...messages.map((m) => `  ${m.role}: ${m.text.split("\n")[0]}`));
   const asked = questions.filter((q) => q.status !== "pending");
-  if (asked.length) lines.push(`answered (${asked.length}):`, ...asked.map((q) => `  ${String(q.seq).padStart(3)}  ${askedLine(q)}
-       ${outcomeLine(q)}${q.closedAt ? ` (${q.closedAt})` : ""}`));
+  if (asked.length)
+    lines.push(
+      `answered (${asked.length}):`,
+      ...asked.map(
+        (q) => `  ${String(q.seq).padStart(3)}  ${askedLine(q)}
+       ${outcomeLine(q)}${q.closedAt ? ` (${q.closedAt})` : ""}`,
+      ),
+    );
   lines.push(pendingQuestions.length ? `pending questions (${pendingQuestions.length}):` : "no pending questions");
   lines.push(...pendingQuestions.flatMap(describeQuestion).map((l) => `  ${l}`));
   return lines.join("\n");

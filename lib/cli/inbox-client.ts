@@ -1,13 +1,4 @@
-import {
-  buildReceipt,
-  buildStopReceipt,
-  commandPayload,
-  type CommandKind,
-  type Receipt,
-  type ReplyReceipt,
-  type ResumeReceipt,
-  type StopReceipt,
-} from "../protocol/commands";
+import { buildReceipt, buildStopReceipt, commandPayload, type CommandKind, type Receipt, type ReplyReceipt, type ResumeReceipt, type StopReceipt } from "../protocol/commands";
 import { AppError } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import type { CommandService } from "../server/ledger/command-ledger";

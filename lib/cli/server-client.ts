@@ -96,7 +96,10 @@ export function createServerClient(server: FoundServer) {
     }
   }
   async function call<T>(method: "GET" | "POST", pathname: string, body?: unknown): Promise<T> {
-    const res = await token.renewing(() => send(method, pathname, body), (r) => r.status === 401);
+    const res = await token.renewing(
+      () => send(method, pathname, body),
+      (r) => r.status === 401,
+    );
     const data: unknown = await res.json().catch(() => null);
     if (!res.ok) {
       const wire = WireErrorSchema.safeParse((data as { error?: unknown } | null)?.error);
@@ -113,10 +116,8 @@ export function createServerClient(server: FoundServer) {
       if (!question) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
       return question;
     },
-    reply: (questionId: string, body: { value: unknown; digest: string | null; commandId: string }) =>
-      call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reply`, body),
-    reject: (questionId: string, body: { message: string | null; digest: string | null; commandId: string }) =>
-      call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reject`, body),
+    reply: (questionId: string, body: { value: unknown; digest: string | null; commandId: string }) => call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reply`, body),
+    reject: (questionId: string, body: { message: string | null; digest: string | null; commandId: string }) => call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reject`, body),
     resume: (runId: string, body: { commandId: string }) => call<ResumeReceipt>("POST", `/api/runs/${enc(runId)}/resume`, body),
     stop: (runId: string, body: { commandId: string }) => call<StoppedRun>("POST", `/api/runs/${enc(runId)}/stop`, body),
     signOutEverywhere: () => call<SignOutEverywhereResult>("POST", "/api/auth/sign-out-everywhere", {}),

@@ -21,7 +21,10 @@ export async function tokenCommand(
       const name = parseOrThrow(ApiTokenNameSchema, options.name ?? "API token");
       const ownerId = parseOrThrow(OwnerIdSchema, options.owner ?? LOCAL_OWNER);
       const { token, info } = await tokens.create({ ownerId, name });
-      print({ token, ...info }, `${token}\n\nThis is the only time the token is shown. Send it as "Authorization: Bearer <token>" (REST) or auth: { token } (Socket.IO).\nRevoke it with: parley token revoke ${info.id}`);
+      print(
+        { token, ...info },
+        `${token}\n\nThis is the only time the token is shown. Send it as "Authorization: Bearer <token>" (REST) or auth: { token } (Socket.IO).\nRevoke it with: parley token revoke ${info.id}`,
+      );
       return 0;
     }
     case "list": {

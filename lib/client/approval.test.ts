@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { alwaysAnswer, alwaysChoiceHint, alwaysHint, approvalTitle, clip, fallbackText, hiddenCharactersWarning, inlineCode, ownerLabel, previewShowsSubject, promptShortened, subjectLabel } from "./approval";
+import {
+  alwaysAnswer,
+  alwaysChoiceHint,
+  alwaysHint,
+  approvalTitle,
+  clip,
+  fallbackText,
+  hiddenCharactersWarning,
+  inlineCode,
+  ownerLabel,
+  previewShowsSubject,
+  promptShortened,
+  subjectLabel,
+} from "./approval";
 import { HOSTILE_COMMAND, approvalSpec, hostileShellSpec, shellSpec } from "./fixtures/approvals";
 
 describe("approval wording", () => {
@@ -73,7 +86,9 @@ describe("what the card warns about", () => {
   });
 
   it("counts the prompt when the rest shows nothing", () => {
-    expect(hiddenCharactersWarning(approvalSpec({ preview: { type: "text", text: "plain" }, subject: "plain" }), "Do \u202Eit")).toBe("This request contains 1 hidden or control character, shown marked.");
+    expect(hiddenCharactersWarning(approvalSpec({ preview: { type: "text", text: "plain" }, subject: "plain" }), "Do \u202Eit")).toBe(
+      "This request contains 1 hidden or control character, shown marked.",
+    );
   });
 
   it("says when the prompt shows the subject shortened or on one line", () => {

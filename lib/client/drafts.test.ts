@@ -25,7 +25,15 @@ describe("drafts", () => {
 
   it("works without storage, or with storage that refuses", () => {
     expect(readDraft(null, "a")).toBe("");
-    const refusing = { getItem: () => { throw new Error("denied"); }, setItem: () => { throw new Error("quota"); }, removeItem: () => {} };
+    const refusing = {
+      getItem: () => {
+        throw new Error("denied");
+      },
+      setItem: () => {
+        throw new Error("quota");
+      },
+      removeItem: () => {},
+    };
     expect(() => writeDraft(refusing, "a", "x")).not.toThrow();
     expect(readDraft(refusing, "a")).toBe("");
   });

@@ -74,7 +74,8 @@ export const ruleWords = (rule: PermissionRule) => `${rule.tool}: ${matchWords(r
 export const UNKNOWN_TOOL_HINT = "No tool of this name is in the catalogue: the rule is kept, but matches nothing today.";
 
 /** How the panel says which rule wins. */
-export const PRECEDENCE_NOTE = "Rules decide whether a tool runs, is refused or asks you first. A matching Deny beats every Ask and Allow, and Ask beats Allow, whatever their order or where they came from.";
+export const PRECEDENCE_NOTE =
+  "Rules decide whether a tool runs, is refused or asks you first. A matching Deny beats every Ask and Allow, and Ask beats Allow, whatever their order or where they came from.";
 
 /** The rules without one the person removed (or that another tab removed first). */
 export function withoutRule(rules: SessionRules | null, ruleId: string): SessionRules | null {
@@ -82,5 +83,4 @@ export function withoutRule(rules: SessionRules | null, ruleId: string): Session
 }
 
 /** The rules' API paths for a session (ids encoded: a path segment each). */
-export const rulesPath = (sessionId: string, ruleId?: string) =>
-  `/api/sessions/${encodeURIComponent(sessionId)}/rules${ruleId === undefined ? "" : `/${encodeURIComponent(ruleId)}`}`;
+export const rulesPath = (sessionId: string, ruleId?: string) => `/api/sessions/${encodeURIComponent(sessionId)}/rules${ruleId === undefined ? "" : `/${encodeURIComponent(ruleId)}`}`;

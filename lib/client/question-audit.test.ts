@@ -4,8 +4,7 @@ import { approvalQuestion, shellSpec } from "./fixtures/approvals";
 import { auditOf, describeVia, formatDuration, formatWhen, ruleOf } from "./question-audit";
 
 const opts = { now: new Date("2025-01-01T18:00:00Z"), locale: "en-GB", timeZone: "UTC" };
-const closed = (over: Partial<Question>, spec = approvalQuestion().approval!) =>
-  auditOf(approvalQuestion({ closedAt: "2025-01-01T12:05:00.000Z", ...over }, spec), opts);
+const closed = (over: Partial<Question>, spec = approvalQuestion().approval!) => auditOf(approvalQuestion({ closedAt: "2025-01-01T12:05:00.000Z", ...over }, spec), opts);
 
 describe("the audit line of a closed approval", () => {
   it("says what was asked: the tool and its subject, and who asked", () => {
@@ -109,14 +108,7 @@ describe("audit pieces", () => {
   });
 
   it("durations read in the unit a person would say", () => {
-    expect([20_000, 90_000, 30 * 60_000, 60 * 60_000, 90 * 60_000, 3 * 3_600_000].map(formatDuration)).toEqual([
-      "20 seconds",
-      "90 seconds",
-      "30 minutes",
-      "1 hour",
-      "90 minutes",
-      "3 hours",
-    ]);
+    expect([20_000, 90_000, 30 * 60_000, 60 * 60_000, 90 * 60_000, 3 * 3_600_000].map(formatDuration)).toEqual(["20 seconds", "90 seconds", "30 minutes", "1 hour", "90 minutes", "3 hours"]);
   });
 
   it("the time alone today, with the date another day; nothing for no time", () => {

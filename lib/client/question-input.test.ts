@@ -24,11 +24,7 @@ describe("question input", () => {
   });
 
   it("a multi answer keeps the options' order and adds the Other text", () => {
-    expect(multiAnswer(["Mozzarella", "Olives", "Basil"], ["Basil", "Mozzarella"], " Pineapple ")).toEqual([
-      "Mozzarella",
-      "Basil",
-      "Pineapple",
-    ]);
+    expect(multiAnswer(["Mozzarella", "Olives", "Basil"], ["Basil", "Mozzarella"], " Pineapple ")).toEqual(["Mozzarella", "Basil", "Pineapple"]);
   });
 
   it("an Other text equal to a listed option is not added twice", () => {

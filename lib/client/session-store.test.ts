@@ -3,18 +3,7 @@ import { aQuestion } from "../../tests/helpers/questions";
 import type { Message, Run, Session, SessionSnapshot } from "../protocol/entities";
 import { DEFAULT_POLICY } from "../protocol/policy";
 import type { Question } from "../protocol/question";
-import {
-  activeRuns,
-  activeTurn,
-  describeClosed,
-  initialSessionState,
-  latestRun,
-  MAX_CLOSED_RECORDS,
-  sessionReducer,
-  transcript,
-  type SessionAction,
-  type SessionState,
-} from "./session-store";
+import { activeRuns, activeTurn, describeClosed, initialSessionState, latestRun, MAX_CLOSED_RECORDS, sessionReducer, transcript, type SessionAction, type SessionState } from "./session-store";
 
 const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 12, 0, second)).toISOString();
 
@@ -131,11 +120,7 @@ describe("session store", () => {
   });
 
   it("a run update replaces the run with the same id", () => {
-    const state = apply(
-      joined({ runs: [run("r1", 1)] }),
-      { type: "run.updated", run: run("r1", 1, { status: "waiting_input", updatedAt: at(2) }) },
-      { type: "run.updated", run: run("r2", 3) },
-    );
+    const state = apply(joined({ runs: [run("r1", 1)] }), { type: "run.updated", run: run("r1", 1, { status: "waiting_input", updatedAt: at(2) }) }, { type: "run.updated", run: run("r2", 3) });
     expect(state.runs.map((r) => [r.id, r.status])).toEqual([
       ["r1", "waiting_input"],
       ["r2", "running"],
@@ -171,30 +156,18 @@ describe("session store", () => {
 
   it("stopping targets the outermost active runs, since a stop ends the nested ones too", () => {
     const state = joined({
-      runs: [
-        run("r1", 1),
-        run("child", 2, { parentRunId: "r1", rootRunId: "r1" }),
-        run("r2", 3, { status: "succeeded" }),
-        run("orphan", 4, { parentRunId: "r2", rootRunId: "r2" }),
-      ],
+      runs: [run("r1", 1), run("child", 2, { parentRunId: "r1", rootRunId: "r1" }), run("r2", 3, { status: "succeeded" }), run("orphan", 4, { parentRunId: "r2", rootRunId: "r2" })],
     });
     expect(activeRuns(state).map((r) => r.id)).toEqual(["r1", "orphan"]);
   });
 
   it("a new pending question becomes a card, in creation order", () => {
-    const state = apply(
-      joined(),
-      { type: "question.asked", question: question("q2", 2) },
-      { type: "question.asked", question: question("q1", 1) },
-    );
+    const state = apply(joined(), { type: "question.asked", question: question("q2", 2) }, { type: "question.asked", question: question("q1", 1) });
     expect(state.pending.map((q) => q.id)).toEqual(["q1", "q2"]);
   });
 
   it("a question asked twice shows one card", () => {
-    const state = apply(
-      joined({ pendingQuestions: [question("q1", 1)] }),
-      { type: "question.asked", question: question("q1", 1) },
-    );
+    const state = apply(joined({ pendingQuestions: [question("q1", 1)] }), { type: "question.asked", question: question("q1", 1) });
     expect(state.pending).toHaveLength(1);
   });
 
@@ -235,21 +208,13 @@ describe("session store", () => {
   });
 
   it("a late asked event cannot resurrect a question that already closed", () => {
-    const state = apply(
-      joined(),
-      { type: "question.replied", question: question("q1", 1, { status: "answered", answer: "staging" }) },
-      { type: "question.asked", question: question("q1", 1) },
-    );
+    const state = apply(joined(), { type: "question.replied", question: question("q1", 1, { status: "answered", answer: "staging" }) }, { type: "question.asked", question: question("q1", 1) });
     expect(state.pending).toEqual([]);
   });
 
   it("a retraction that arrives twice records the question once", () => {
     const answered = question("q1", 1, { status: "answered", answer: "staging" });
-    const state = apply(
-      joined({ pendingQuestions: [question("q1", 1)] }),
-      { type: "question.replied", question: answered },
-      { type: "question.replied", question: answered },
-    );
+    const state = apply(joined({ pendingQuestions: [question("q1", 1)] }), { type: "question.replied", question: answered }, { type: "question.replied", question: answered });
     expect(state.closed).toHaveLength(1);
   });
 
@@ -266,15 +231,11 @@ describe("session store", () => {
   it("a confirm's answer reads as Yes or No and a multi answer as a list", () => {
     expect(describeClosed(question("q1", 1, { kind: "confirm", status: "answered", answer: true }))).toBe("answered: Yes");
     expect(describeClosed(question("q2", 1, { kind: "confirm", status: "answered", answer: false }))).toBe("answered: No");
-    expect(describeClosed(question("q3", 1, { multi: true, status: "answered", answer: ["Basil", "Olives"] }))).toBe(
-      "answered: Basil, Olives",
-    );
+    expect(describeClosed(question("q3", 1, { multi: true, status: "answered", answer: ["Basil", "Olives"] }))).toBe("answered: Basil, Olives");
   });
 
   it("an answer that is other JSON reads as JSON", () => {
-    expect(describeClosed(question("q1", 1, { status: "answered", answer: { name: "Moonbeam", year: 2025 } }))).toBe(
-      'answered: {"name":"Moonbeam","year":2025}',
-    );
+    expect(describeClosed(question("q1", 1, { status: "answered", answer: { name: "Moonbeam", year: 2025 } }))).toBe('answered: {"name":"Moonbeam","year":2025}');
   });
 
   it("a session update changes the title of the joined session only", () => {
@@ -283,10 +244,10 @@ describe("session store", () => {
   });
 
   it("the transcript interleaves messages and question records by time", () => {
-    const state = apply(
-      joined({ messages: [message("m1", 1), message("m2", 5, { role: "agent" })] }),
-      { type: "question.replied", question: question("q1", 3, { status: "answered", answer: "staging" }) },
-    );
+    const state = apply(joined({ messages: [message("m1", 1), message("m2", 5, { role: "agent" })] }), {
+      type: "question.replied",
+      question: question("q1", 3, { status: "answered", answer: "staging" }),
+    });
     expect(transcript(state).map(idOf)).toEqual(["m1", "q1", "m2"]);
   });
 
@@ -299,11 +260,7 @@ describe("session store", () => {
         message("a2", 4, { role: "agent", runId: "ra-child" }),
         message("b2", 5, { role: "system", runId: "rb" }),
       ],
-      runs: [
-        run("ra", 1, { status: "succeeded" }),
-        run("ra-child", 2, { parentRunId: "ra", rootRunId: "ra", functionName: "order-coffee", status: "succeeded" }),
-        run("rb", 2, { status: "running" }),
-      ],
+      runs: [run("ra", 1, { status: "succeeded" }), run("ra-child", 2, { parentRunId: "ra", rootRunId: "ra", functionName: "order-coffee", status: "succeeded" }), run("rb", 2, { status: "running" })],
     });
     expect(transcript(state).map(idOf)).toEqual(["you-a", "a1", "run:ra-child", "a2", "run:rb", "b1", "b2"]);
   });
@@ -350,12 +307,10 @@ describe("streaming replies", () => {
   });
 
   it("the stored message replaces its stream, a stopped one keeps its mark", () => {
-    const state = apply(
-      joined(),
-      delta("r1", 0, 0, "partial"),
-      delta("r1", 3, 0, "second"),
-      { type: "message.created", message: message("m9", 9, { role: "agent", runId: "r1", text: "partial", stopped: true }) },
-    );
+    const state = apply(joined(), delta("r1", 0, 0, "partial"), delta("r1", 3, 0, "second"), {
+      type: "message.created",
+      message: message("m9", 9, { role: "agent", runId: "r1", text: "partial", stopped: true }),
+    });
     expect(textOf(state)).toEqual(["r1:3=second"]);
     expect(transcript(state).map((i) => (i.type === "message" ? `${i.message.text}${i.message.stopped ? " (stopped)" : ""}` : i.type))).toEqual(["partial (stopped)", "stream"]);
   });

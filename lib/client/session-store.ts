@@ -36,8 +36,10 @@ function applyDelta(streams: StreamingReply[], { runId, seq, at, delta }: Messag
   if (!current) return at === 0 ? [...streams, { runId, seq, text: delta }] : streams;
   let text: string;
   if (at === current.text.length) text = current.text + delta;
-  else if (at === 0) text = delta; // the reply started again (its run was replayed)
-  else if (at + delta.length <= current.text.length) return streams; // already here (the snapshot had it)
+  else if (at === 0)
+    text = delta; // the reply started again (its run was replayed)
+  else if (at + delta.length <= current.text.length)
+    return streams; // already here (the snapshot had it)
   else if (at < current.text.length) text = current.text.slice(0, at) + delta;
   else return streams; // a gap: the stored message will bring the whole
   return streams.map((s) => (s === current ? { ...s, text } : s));
@@ -117,7 +119,14 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
     }
     case "run.updated": {
       const run = action.run;
-      if (!belongs(state, run.sessionId) || isOlder(run, state.runs.find((r) => r.id === run.id))) return state;
+      if (
+        !belongs(state, run.sessionId) ||
+        isOlder(
+          run,
+          state.runs.find((r) => r.id === run.id),
+        )
+      )
+        return state;
       // A run that ended streams no more: what it kept is in its messages.
       const streams = isFinalRunStatus(run.status) && state.streams.some((s) => s.runId === run.id) ? state.streams.filter((s) => s.runId !== run.id) : state.streams;
       return { ...state, runs: upsert(state.runs, run), streams };
@@ -183,11 +192,7 @@ export function describeClosed(q: Question): string {
  * stream) stays together, in a block placed where the run started, so parallel runs don't
  * interleave; a block's items are in time order.
  */
-export type TranscriptItem =
-  | { type: "message"; message: Message }
-  | { type: "question"; question: Question }
-  | { type: "run"; run: Run }
-  | { type: "stream"; stream: StreamingReply };
+export type TranscriptItem = { type: "message"; message: Message } | { type: "question"; question: Question } | { type: "run"; run: Run } | { type: "stream"; stream: StreamingReply };
 
 /** Whether a run shows its own line: while it works or waits, and a child run once it finished or failed (a root's end is told by its messages). */
 export function showsRunLine(run: Run): boolean {
@@ -202,7 +207,8 @@ export function transcript(state: SessionState): TranscriptItem[] {
   const placed: Placed[] = [];
   const place = (item: TranscriptItem, group: string, time: number, order = 0) => placed.push({ item, group, at: time, order });
   // A person's message opens the block of the turn it started.
-  for (const message of state.messages) place({ type: "message", message }, message.runId ? (rootOf.get(message.runId) ?? message.runId) : `message:${message.id}`, at(message.createdAt), message.role === "user" ? -1 : 0);
+  for (const message of state.messages)
+    place({ type: "message", message }, message.runId ? (rootOf.get(message.runId) ?? message.runId) : `message:${message.id}`, at(message.createdAt), message.role === "user" ? -1 : 0);
   for (const question of state.closed) place({ type: "question", question }, question.rootRunId, at(question.createdAt));
   for (const run of state.runs) if (showsRunLine(run)) place({ type: "run", run }, run.rootRunId, at(run.createdAt));
   // A stream is the newest thing of its run: after the run's settled items.
@@ -216,7 +222,5 @@ export function transcript(state: SessionState): TranscriptItem[] {
   // A run's block starts no later than the run itself (its first item may come after it started).
   for (const run of state.runs) if (run.parentRunId === null) groupStart.set(run.id, Math.min(groupStart.get(run.id) ?? at(run.createdAt), at(run.createdAt)));
   // The sort is stable: items equal in all of these keep the order they were placed in.
-  return placed
-    .sort((a, b) => groupStart.get(a.group)! - groupStart.get(b.group)! || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) || a.order - b.order || a.at - b.at)
-    .map((p) => p.item);
+  return placed.sort((a, b) => groupStart.get(a.group)! - groupStart.get(b.group)! || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) || a.order - b.order || a.at - b.at).map((p) => p.item);
 }

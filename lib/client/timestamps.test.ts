@@ -18,7 +18,12 @@ describe("timestamps", () => {
   });
 
   it("puts a separator before the first item of each day, and none before a stream", () => {
-    const items: TranscriptItem[] = [msg("a", local(2026, 11, 30, 10)), msg("b", local(2026, 11, 30, 11)), msg("c", local(2026, 12, 1, 8)), { type: "stream", stream: { runId: "r", seq: 0, text: "…" } }];
+    const items: TranscriptItem[] = [
+      msg("a", local(2026, 11, 30, 10)),
+      msg("b", local(2026, 11, 30, 11)),
+      msg("c", local(2026, 12, 1, 8)),
+      { type: "stream", stream: { runId: "r", seq: 0, text: "…" } },
+    ];
     expect(withDays(items).map((i) => (i.type === "day" ? "day" : i.type === "message" ? i.message.id : i.type))).toEqual(["day", "a", "b", "day", "c", "stream"]);
   });
 });

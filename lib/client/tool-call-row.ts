@@ -37,9 +37,7 @@ export function toolCallResult(q: Question, journal: ReadonlyArray<JournalEntry>
   if (!allowed) return { state: "not_run", summary: null, detail: "Not run: the call was not allowed." };
   const step = toolStepOf(q, journal);
   if (!step || step.output === null || step.output === undefined) {
-    return runFinished
-      ? { state: "not_run", summary: null, detail: "No result: the run ended before the tool finished." }
-      : { state: "running", summary: null, detail: "Running: no result yet." };
+    return runFinished ? { state: "not_run", summary: null, detail: "No result: the run ended before the tool finished." } : { state: "running", summary: null, detail: "Running: no result yet." };
   }
   return { state: "done", summary: summariseResult(step.output), detail: bounded(pretty(step.output), max) };
 }

@@ -84,8 +84,7 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     const closing = closings.current!;
     // An "Allow always" that settles two approvals arrives as two events: held together, neither card is drawn alone.
     // Anything arriving while closings wait queues behind them, keeping the order.
-    const apply = (action: SessionAction) =>
-      action.type === "question.replied" || action.type === "question.rejected" || closing.waiting ? closing.hold(action) : dispatch(action);
+    const apply = (action: SessionAction) => (action.type === "question.replied" || action.type === "question.rejected" || closing.waiting ? closing.hold(action) : dispatch(action));
     const handle = (action: SessionAction) => (buffer ? buffer.push(action) : apply(action));
 
     const join = async () => {

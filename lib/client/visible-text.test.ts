@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { hiddenCount, hiddenWarning, sizeLabel, visibleParts, visibleString } from "./visible-text";
 
-const marks = (text: string) => visibleParts(text).filter((p) => p.mark).map((p) => (p.mark ? p.label : ""));
-const rejoin = (text: string) => visibleParts(text).map((p) => (p.mark ? p.char : p.text)).join("");
+const marks = (text: string) =>
+  visibleParts(text)
+    .filter((p) => p.mark)
+    .map((p) => (p.mark ? p.label : ""));
+const rejoin = (text: string) =>
+  visibleParts(text)
+    .map((p) => (p.mark ? p.char : p.text))
+    .join("");
 
 describe("visibleParts", () => {
   it("leaves ordinary text, newlines and tabs alone", () => {
@@ -34,7 +40,9 @@ describe("visibleParts", () => {
   });
 
   it("marks invisible and look-alike space characters", () => {
-    const invisible = [0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 0x180e, 0x2028, 0x2029, 0x2061, 0x2064, 0x206a, 0x206f, 0x3164, 0xffa0, 0x115f, 0x00a0, 0x2002, 0x200a, 0x202f, 0x3000, 0xe0041, 0xfff9];
+    const invisible = [
+      0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 0x180e, 0x2028, 0x2029, 0x2061, 0x2064, 0x206a, 0x206f, 0x3164, 0xffa0, 0x115f, 0x00a0, 0x2002, 0x200a, 0x202f, 0x3000, 0xe0041, 0xfff9,
+    ];
     for (const cp of invisible) expect(hiddenCount(String.fromCodePoint(cp)), cp.toString(16)).toBe(1);
     expect(marks("rm\u00a0-rf")).toEqual(["NBSP"]);
     expect(marks("cu\u200brl")).toEqual(["ZWSP"]);

@@ -8,7 +8,18 @@ const MADE_TOKEN = "made-for-this-database_Q9w8e7r6t5y4";
 const MODEL_KEY = "model-key-ABCDEF0123456789";
 const API_TOKEN = "pat_0a1b2c3d4e5f6a7b_S3cr3tS3cr3tS3cr3tS3cr3tS3cr3t";
 const QUOTED = 'odd"secret\\with-escapes';
-const SECRETS = [SERVER_TOKEN, MADE_TOKEN, MODEL_KEY, "S3cr3tS3cr3tS3cr3tS3cr3tS3cr3t", "odd", "with-escapes", "cookie-hmac-value", "b3BhcXVlLWNyZWRlbnRpYWw=", "opaque-cookie-value", "opaque-password"];
+const SECRETS = [
+  SERVER_TOKEN,
+  MADE_TOKEN,
+  MODEL_KEY,
+  "S3cr3tS3cr3tS3cr3tS3cr3tS3cr3t",
+  "odd",
+  "with-escapes",
+  "cookie-hmac-value",
+  "b3BhcXVlLWNyZWRlbnRpYWw=",
+  "opaque-cookie-value",
+  "opaque-password",
+];
 
 let lines: string[];
 const logTo = () => createLog({ destination: { write: (line: string) => void lines.push(line) }, level: "trace", secrets: () => [MADE_TOKEN, QUOTED] });

@@ -150,7 +150,21 @@ describe("what a wide rule never spans", () => {
     expect(wideRisk(words(command))).toContain(why);
   });
 
-  it.each(["npm test", "npm test -- --watch", "npm test -- --format=json", "git log --oneline", "go test ./...", "cat docs/a..b.md", "git push origin main", "git push -u origin main", "ls -la", "git status --short", "python3 script.py", "node app.js", "make test"])("spans %j", (command) => {
+  it.each([
+    "npm test",
+    "npm test -- --watch",
+    "npm test -- --format=json",
+    "git log --oneline",
+    "go test ./...",
+    "cat docs/a..b.md",
+    "git push origin main",
+    "git push -u origin main",
+    "ls -la",
+    "git status --short",
+    "python3 script.py",
+    "node app.js",
+    "make test",
+  ])("spans %j", (command) => {
     expect(wideRisk(words(command))).toBeNull();
   });
 });

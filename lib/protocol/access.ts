@@ -30,7 +30,10 @@ export const WhoAmISchema = z.object({ ownerId: z.string(), via: z.enum(["cookie
 export type WhoAmI = z.infer<typeof WhoAmISchema>;
 
 export const ApiTokenNameSchema = z.string().trim().min(1).max(100);
-export const OwnerIdSchema = z.string().trim().regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, dot, dash and underscore, at most 64");
+export const OwnerIdSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, "letters, digits, dot, dash and underscore, at most 64");
 
 /** An API token as listed (its secret is shown once, at creation). */
 export const ApiTokenInfoSchema = z.object({

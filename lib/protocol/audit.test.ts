@@ -25,7 +25,9 @@ describe("the audit of a question", () => {
     expect(outcomeLine(base)).toBe("");
     expect(outcomeLine(q({ status: "answered", answer: "once", closedBy: "socket" }))).toBe("Allowed once, in a browser tab");
     expect(outcomeLine(q({ status: "answered", answer: "always", closedBy: "cli" }))).toBe("Allowed always, from the CLI");
-    expect(outcomeLine(q({ status: "answered", answer: "always", closedBy: "rule", feedback: 'Allowed by "Allow always" (write_file docs/**).' }))).toBe('Allowed by "Allow always" (write_file docs/**).');
+    expect(outcomeLine(q({ status: "answered", answer: "always", closedBy: "rule", feedback: 'Allowed by "Allow always" (write_file docs/**).' }))).toBe(
+      'Allowed by "Allow always" (write_file docs/**).',
+    );
     expect(outcomeLine(q({ status: "declined", closedBy: "rest", feedback: "not there" }))).toBe("Rejected, over REST: not there");
     expect(outcomeLine(q({ status: "timed_out", closedBy: "timeout" }))).toBe("No answer in 30 minutes: denied");
   });

@@ -32,7 +32,9 @@ describe("channel reply formatting", () => {
   });
 
   it("puts what the agent said first, then the question; several questions list their ids", () => {
-    expect(formatChannelReply({ said: ["Let me check.", "  "], pending: [question({})] })).toBe("Let me check.\n\nwaiting for your answer: Which region?\n1. us\n2. eu\nReply with a number or a label, or /decline [feedback].");
+    expect(formatChannelReply({ said: ["Let me check.", "  "], pending: [question({})] })).toBe(
+      "Let me check.\n\nwaiting for your answer: Which region?\n1. us\n2. eu\nReply with a number or a label, or /decline [feedback].",
+    );
     expect(formatChannelReply({ said: ["Done."], pending: [] })).toBe("Done.");
     expect(formatChannelReply({ said: [], pending: [] })).toMatch(/outbox/);
     const two = formatChannelReply({ said: [], pending: [question({}), question({ id: "ffffeeee-0000-4000-8000-000000000002", prompt: "Size?" })] });

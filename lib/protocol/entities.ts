@@ -84,9 +84,7 @@ export type Run = z.infer<typeof RunSchema>;
 
 /** `GET /api/runs/{id}`: the run, its journal, and the pending questions of its whole tree. */
 export const RunDetailSchema = RunSchema.extend({
-  journal: z.array(
-    z.object({ seq: z.number().int(), kind: z.string(), name: z.string(), questionId: z.string().nullable(), childRunId: z.string().nullable(), output: z.unknown().nullable() }),
-  ),
+  journal: z.array(z.object({ seq: z.number().int(), kind: z.string(), name: z.string(), questionId: z.string().nullable(), childRunId: z.string().nullable(), output: z.unknown().nullable() })),
   pendingQuestions: z.array(QuestionSchema),
   /** The audit trail: every question and approval this run asked, in order, with who answered, from where, and how. */
   questions: z.array(QuestionSchema),
@@ -123,9 +121,15 @@ export const SessionSnapshotSchema = z.object({
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 
 /** An agent function's name: lower case words joined by `-` or `.` (`deploy`, `order-coffee`, `test.ask`). */
-export const FunctionNameSchema = z.string().regex(/^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$/, "lower-case words joined by - or . (e.g. order-coffee)").max(64);
+export const FunctionNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*$/, "lower-case words joined by - or . (e.g. order-coffee)")
+  .max(64);
 /** A chat slash command's word: `/coffee`. */
-export const CommandNameSchema = z.string().regex(/^[a-z][a-z0-9-]*$/, "a lower-case word, - allowed (e.g. coffee)").max(32);
+export const CommandNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*$/, "a lower-case word, - allowed (e.g. coffee)")
+  .max(32);
 
 /** What the server knows of an agent function: the workers report it for every function file they loaded. */
 export const AgentFunctionInfoSchema = z.object({

@@ -51,7 +51,12 @@ describe("describeZodError", () => {
 
   it("bounds many issues and long messages", () => {
     const schema = z.array(z.string().refine(() => false, "m".repeat(3_000)));
-    const message = describeZodError(failure(schema, Array.from({ length: 1_000 }, () => "x")));
+    const message = describeZodError(
+      failure(
+        schema,
+        Array.from({ length: 1_000 }, () => "x"),
+      ),
+    );
     expect(message.length).toBeLessThanOrEqual(1_000);
     expect(message).toMatch(/… and \d+ more$/);
   });

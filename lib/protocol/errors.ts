@@ -84,9 +84,7 @@ export class AppError extends Error {
   }
 
   toWire(): WireError {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 
   static from(err: unknown): AppError {

@@ -22,7 +22,13 @@ const trip = {
     nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14, default: 3 },
     budget: { type: "number", minimum: 0 },
     currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound sterling"] },
-    seat: { type: "string", oneOf: [{ const: "aisle", title: "Aisle" }, { const: "window", title: "Window" }] },
+    seat: {
+      type: "string",
+      oneOf: [
+        { const: "aisle", title: "Aisle" },
+        { const: "window", title: "Window" },
+      ],
+    },
     email: { type: "string", format: "email" },
     website: { type: "string", format: "uri" },
     departure: { type: "string", format: "date" },

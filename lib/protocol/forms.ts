@@ -39,7 +39,11 @@ export const FormFieldSchema = z
     maximum: z.number().optional(),
     enum: z.array(text(200).min(1)).min(1).max(MAX_ENUM_VALUES).optional(),
     enumNames: z.array(text(200)).max(MAX_ENUM_VALUES).optional(),
-    oneOf: z.array(z.strictObject({ const: text(200).min(1), title: text(200).optional() })).min(1).max(MAX_ENUM_VALUES).optional(),
+    oneOf: z
+      .array(z.strictObject({ const: text(200).min(1), title: text(200).optional() }))
+      .min(1)
+      .max(MAX_ENUM_VALUES)
+      .optional(),
     default: z.union([z.string(), z.number(), z.boolean()]).optional(),
   })
   .superRefine((field, ctx) => {
@@ -55,7 +59,14 @@ export const FormSchemaSchema = z
     title: text(200).optional(),
     description: text(2_000).optional(),
     properties: z
-      .record(z.string().min(1).max(100).refine((name) => name !== "__proto__", "a field may not be named __proto__"), FormFieldSchema)
+      .record(
+        z
+          .string()
+          .min(1)
+          .max(100)
+          .refine((name) => name !== "__proto__", "a field may not be named __proto__"),
+        FormFieldSchema,
+      )
       .refine((p) => Object.keys(p).length >= 1, "a form needs at least one field")
       .refine((p) => Object.keys(p).length <= MAX_FORM_FIELDS, `a form has at most ${MAX_FORM_FIELDS} fields`),
     required: z.array(z.string()).optional(),
@@ -257,9 +268,7 @@ function checkValue(field: FormField, value: unknown): string | null {
       if (typeof value !== "string") return "text";
       const length = [...value].length;
       if (field.minLength !== null && length < field.minLength) {
-        return field.maxLength !== null && field.maxLength !== field.minLength
-          ? `${field.minLength} to ${plural(field.maxLength, "character")}`
-          : `at least ${plural(field.minLength, "character")}`;
+        return field.maxLength !== null && field.maxLength !== field.minLength ? `${field.minLength} to ${plural(field.maxLength, "character")}` : `at least ${plural(field.minLength, "character")}`;
       }
       if (field.maxLength !== null && length > field.maxLength) return `at most ${plural(field.maxLength, "character")}`;
       if (field.format && !FORMAT_CHECKS[field.format](value)) return FORMAT_NAMES[field.format];
@@ -385,8 +394,7 @@ export function describeFormAnswer(schema: FormSchema, content: unknown): string
     .filter((f) => Object.hasOwn(given, f.name))
     .map((f) => {
       const v = given[f.name];
-      const shown =
-        f.kind === "boolean" ? (v === true ? "Yes" : "No") : f.kind === "choice" ? (f.choices.find((c) => c.value === v)?.title ?? String(v)) : String(v);
+      const shown = f.kind === "boolean" ? (v === true ? "Yes" : "No") : f.kind === "choice" ? (f.choices.find((c) => c.value === v)?.title ?? String(v)) : String(v);
       return `${f.label}: ${shown}`;
     })
     .join(" · ");

@@ -19,14 +19,15 @@ const parse = (schema: typeof ChildToParentSchema | typeof ParentToChildSchema, 
 /** JSON a run produces crosses IPC bounded in nesting, so no recursive reader overflows on it. */
 describe("IPC messages bound the nesting of the JSON they carry", () => {
   const spec = (replySchema: unknown) => ({ kind: "question", prompt: "Which?", timeoutMs: null, replySchema });
-  const messages = (value: unknown) => [
-    [ChildToParentSchema, { type: "step.record", runId: "r", seq: 1, digest: "d", name: "s", output: value }],
-    [ChildToParentSchema, { type: "run.call", runId: "r", seq: 1, digest: "d", functionName: "f", input: value }],
-    [ChildToParentSchema, { type: "run.finished", runId: "r", status: "succeeded", result: value }],
-    [ChildToParentSchema, { type: "question.ask", runId: "r", seq: 0, digest: "d", questionId: "q", spec: spec({ properties: value }) }],
-    [ParentToChildSchema, { type: "run.start", runId: "r", sessionId: "s", functionName: "f", input: value, canAsk: true }],
-    [ParentToChildSchema, { type: "question.settled", runId: "r", questionId: "q", outcome: "answered", value, feedback: null }],
-  ] as const;
+  const messages = (value: unknown) =>
+    [
+      [ChildToParentSchema, { type: "step.record", runId: "r", seq: 1, digest: "d", name: "s", output: value }],
+      [ChildToParentSchema, { type: "run.call", runId: "r", seq: 1, digest: "d", functionName: "f", input: value }],
+      [ChildToParentSchema, { type: "run.finished", runId: "r", status: "succeeded", result: value }],
+      [ChildToParentSchema, { type: "question.ask", runId: "r", seq: 0, digest: "d", questionId: "q", spec: spec({ properties: value }) }],
+      [ParentToChildSchema, { type: "run.start", runId: "r", sessionId: "s", functionName: "f", input: value, canAsk: true }],
+      [ParentToChildSchema, { type: "question.settled", runId: "r", questionId: "q", outcome: "answered", value, feedback: null }],
+    ] as const;
 
   it("refuses (without throwing) values nested thousands deep", () => {
     for (const [schema, message] of messages(nested(5_000))) expect(parse(schema, message)).toBe(false);

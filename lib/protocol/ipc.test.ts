@@ -45,7 +45,12 @@ describe("IPC, parent to child", () => {
   it.each([
     { type: "run.start", runId: "r", sessionId: "s", functionName: "deploy", input: { text: "hi" }, canAsk: true },
     {
-      type: "run.start", runId: "r", sessionId: "s", functionName: "deploy", input: null, canAsk: true,
+      type: "run.start",
+      runId: "r",
+      sessionId: "s",
+      functionName: "deploy",
+      input: null,
+      canAsk: true,
       journal: [
         { kind: "step", seq: 0, digest: "a", output: 1 },
         { kind: "question", seq: 1, digest: "b", questionId: "q", settlement: { outcome: "answered", value: "x", feedback: null } },

@@ -15,7 +15,10 @@ export const SubjectKindSchema = z.enum(["path", "command", "text"]);
 export type SubjectKind = z.infer<typeof SubjectKindSchema>;
 
 export const MAX_PATTERN_CHARS = 200;
-export const ToolNameSchema = z.string().trim().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, "a tool name: a letter, then letters, digits, _ . -, at most 64");
+export const ToolNameSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, "a tool name: a letter, then letters, digits, _ . -, at most 64");
 export const RulePatternSchema = z.string().trim().min(1, "A pattern may not be empty").max(MAX_PATTERN_CHARS);
 
 /** A rule as written: in the project's default file or added to a session. */

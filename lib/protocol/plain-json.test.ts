@@ -12,9 +12,7 @@ function nested(depth: number, kind: "array" | "object" = "array"): unknown {
 /** The implementation canonicalJson replaced (recursive): the text must stay the same, so stored digests stay valid. */
 const recursiveCanonicalJson = (value: unknown): string =>
   JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
   );
 
 const limits = { maxBytes: 1_000_000, maxDepth: 32 };
@@ -101,7 +99,7 @@ describe("canonicalJson", () => {
       when: new Date(0),
       custom: { toJSON: (key: string) => ({ key, z: 1, a: 2 }) },
       boxed: [new Number(1), new String("ab")],
-      "__proto__": 1,
+      __proto__: 1,
     };
     expect(canonicalJson(odd)).toBe(recursiveCanonicalJson(odd));
     expect(canonicalJson(undefined)).toBe(recursiveCanonicalJson(undefined));

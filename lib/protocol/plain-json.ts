@@ -99,9 +99,7 @@ export function nestingDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
-type Container =
-  | { kind: "array"; source: object; items: unknown[]; next: number }
-  | { kind: "object"; source: object; sorted: Record<string, unknown>; keys: string[]; next: number; wrote: boolean };
+type Container = { kind: "array"; source: object; items: unknown[]; next: number } | { kind: "object"; source: object; sorted: Record<string, unknown>; keys: string[]; next: number; wrote: boolean };
 
 /** Omitted from objects, `null` in arrays, as JSON.stringify does. */
 const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";

@@ -101,11 +101,4 @@ export const QuestionSchema = z.object({
 export type Question = z.infer<typeof QuestionSchema>;
 
 // Commands and receipts live in ./commands (the one command contract); these names stay importable from here.
-export type {
-  CommandKind,
-  QuestionRejectCommand,
-  QuestionReplyCommand,
-  Receipt,
-  ReplyOutcome,
-  ReplyReceipt,
-} from "./commands";
+export type { CommandKind, QuestionRejectCommand, QuestionReplyCommand, Receipt, ReplyOutcome, ReplyReceipt } from "./commands";

@@ -15,7 +15,10 @@ function routeFiles(dir = apiDir, prefix = "/api"): Map<string, string[]> {
       for (const [p, m] of routeFiles(path.join(dir, entry.name), `${prefix}/${segment}`)) found.set(p, m);
     } else if (entry.name === "route.ts") {
       const source = readFileSync(path.join(dir, entry.name), "utf8");
-      found.set(prefix, [...source.matchAll(/export const (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]!));
+      found.set(
+        prefix,
+        [...source.matchAll(/export const (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]!),
+      );
     }
   }
   return found;

@@ -44,7 +44,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
 
 /** The route a path belongs to and its decoded parameters; undefined for no route. Throws URIError on malformed percent-encoding. */
 export function matchRoute(pathname: string): { route: ApiRoute; params: Record<string, string> } | undefined {
-  const segments = pathname.split("/").filter(Boolean).map((s) => decodeURIComponent(s));
+  const segments = pathname
+    .split("/")
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s));
   for (const route of API_ROUTES) {
     const parts = route.path.split("/").filter(Boolean);
     if (parts.length !== segments.length) continue;

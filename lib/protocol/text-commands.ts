@@ -63,14 +63,12 @@ export function parseTextCommand(text: string): ParseResult | null {
   const name = TextCommandNameSchema.safeParse(match[1]!.toLowerCase());
   if (!name.success) return null;
   const tokens = tokenize(text.slice(match[0].length));
-  if (!tokens) return { ok: false, error: "A quote is not closed: put the words between two \" marks." };
+  if (!tokens) return { ok: false, error: 'A quote is not closed: put the words between two " marks.' };
   return { ok: true, parsed: { command: name.data, ...tokens } };
 }
 
 /** What applying a command does: the same service calls as the card's buttons. */
-export type TextAction =
-  | { type: "reply"; question: Question; value: AnswerValue | JsonValue }
-  | { type: "reject"; question: Question; message: string | null };
+export type TextAction = { type: "reply"; question: Question; value: AnswerValue | JsonValue } | { type: "reject"; question: Question; message: string | null };
 
 export type Resolution = { ok: true; action: TextAction } | { ok: false; error: string };
 
@@ -98,11 +96,7 @@ export function describePending(q: Question): string {
   }
   if (q.kind === "confirm") return `• ${id} — ${q.prompt} Reply: /answer ${id} yes|no, or /decline ${id} [feedback]`;
   const options = q.options.map((o, i) => `${i + 1}. ${o}`).join("  ");
-  const how = q.options.length
-    ? q.multi
-      ? `/answer ${id} <numbers or "labels" …>`
-      : `/answer ${id} <number or label>${q.allowCustom ? " (or your own text)" : ""}`
-    : `/answer ${id} <your answer>`;
+  const how = q.options.length ? (q.multi ? `/answer ${id} <numbers or "labels" …>` : `/answer ${id} <number or label>${q.allowCustom ? " (or your own text)" : ""}`) : `/answer ${id} <your answer>`;
   return `• ${id} — ${q.prompt}${options ? ` Options: ${options}.` : ""} Reply: ${how}, or /decline ${id} [feedback]`;
 }
 
@@ -115,11 +109,7 @@ export function helpText(problem: string, pending: readonly Question[]): string 
 }
 
 /** Picks the target: the first argument as an id (prefix), or the only pending question. */
-function target(
-  pending: readonly Question[],
-  args: string[],
-  idRequired: (first: string) => boolean,
-): { ok: true; question: Question; from: number } | { ok: false; error: string } {
+function target(pending: readonly Question[], args: string[], idRequired: (first: string) => boolean): { ok: true; question: Question; from: number } | { ok: false; error: string } {
   const first = args[0];
   if (first !== undefined) {
     const found = matching(pending, first);

@@ -6,7 +6,10 @@ const tick = () => new Promise((r) => setImmediate(r));
 describe("coalescePerKey", () => {
   it("runs a burst of asks for one key once, and each key apart", async () => {
     const ran: string[] = [];
-    const ask = coalescePerKey(async (key) => void ran.push(key), () => {});
+    const ask = coalescePerKey(
+      async (key) => void ran.push(key),
+      () => {},
+    );
     for (let i = 0; i < 5; i++) ask("a");
     ask("b");
     await tick();
@@ -19,13 +22,16 @@ describe("coalescePerKey", () => {
     let inFlight = 0;
     let most = 0;
     let release!: () => void;
-    const ask = coalescePerKey(async (key) => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      ran.push(key);
-      if (ran.length === 1) await new Promise<void>((r) => (release = r));
-      inFlight--;
-    }, () => {});
+    const ask = coalescePerKey(
+      async (key) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        ran.push(key);
+        if (ran.length === 1) await new Promise<void>((r) => (release = r));
+        inFlight--;
+      },
+      () => {},
+    );
     ask("a");
     await tick();
     ask("a");
@@ -39,9 +45,12 @@ describe("coalescePerKey", () => {
   it("reports a failure and keeps working for the next ask", async () => {
     const errors: string[] = [];
     let calls = 0;
-    const ask = coalescePerKey(async () => {
-      if (++calls === 1) throw new Error("boom");
-    }, (key, err) => errors.push(`${key}: ${(err as Error).message}`));
+    const ask = coalescePerKey(
+      async () => {
+        if (++calls === 1) throw new Error("boom");
+      },
+      (key, err) => errors.push(`${key}: ${(err as Error).message}`),
+    );
     ask("a");
     for (let i = 0; i < 3; i++) await tick();
     ask("a");
@@ -52,7 +61,10 @@ describe("coalescePerKey", () => {
 
   it("once stopped, runs nothing asked for before or after (the database is closing)", async () => {
     const ran: string[] = [];
-    const ask = coalescePerKey(async (key) => void ran.push(key), () => {});
+    const ask = coalescePerKey(
+      async (key) => void ran.push(key),
+      () => {},
+    );
     ask("a");
     ask.stop();
     ask("b");

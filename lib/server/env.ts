@@ -22,7 +22,12 @@ const EnvSchema = z.object({
   PARLEY_ALLOWED_ORIGINS: z
     .string()
     .default("")
-    .transform((s) => s.split(",").map((o) => o.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(",")
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL such as https://chat.example.com" }).transform((u) => new URL(u).origin))),
   /**
    * Which proxies in front of the server are believed about the client's address (X-Forwarded-For)
@@ -49,7 +54,10 @@ const EnvSchema = z.object({
     .transform((s, ctx) => {
       if (s.trim() === "off") return "off" as const;
       const limits: Record<string, { points: number; seconds: number }> = {};
-      for (const part of s.split(",").map((p) => p.trim()).filter(Boolean)) {
+      for (const part of s
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean)) {
         const m = /^(replies|runs|messages|sessions|signIn|handshakes|badTokens)=(\d+)\/(\d+)$/.exec(part);
         if (!m || Number(m[2]) < 1 || Number(m[3]) < 1) {
           ctx.addIssue({ code: "custom", message: `"${part}" is not NAME=COUNT/SECONDS with NAME one of replies, runs, messages, sessions, signIn, handshakes` });

@@ -34,7 +34,12 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
   const registry = new Registry();
   // The process's CPU, memory, heap and event-loop lag: once per server (they watch process-wide hooks).
   if (processMetrics) collectDefaultMetrics({ register: registry });
-  const queries = new Counter({ name: "parley_db_queries_total", help: "Database statements sent, by kind (transaction control included as writes) and lane (Prisma, or the direct lane's prepared statements).", labelNames: ["kind", "lane"] as const, registers: [registry] });
+  const queries = new Counter({
+    name: "parley_db_queries_total",
+    help: "Database statements sent, by kind (transaction control included as writes) and lane (Prisma, or the direct lane's prepared statements).",
+    labelNames: ["kind", "lane"] as const,
+    registers: [registry],
+  });
   const transactions = new Counter({ name: "parley_db_transactions_total", help: "Database transactions begun.", registers: [registry] });
   const phases = new Histogram({
     name: "parley_phase_seconds",
@@ -44,7 +49,11 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
     registers: [registry],
   });
   const parked = new Counter({ name: "parley_runs_parked_total", help: "Runs that let go of their worker to wait for an answer.", registers: [registry] });
-  const takeovers = new Counter({ name: "parley_runs_taken_over_total", help: "Runs this node woke because no live node executed them (their node's lease lapsed, or it died after waking them); the lease decides which node wins.", registers: [registry] });
+  const takeovers = new Counter({
+    name: "parley_runs_taken_over_total",
+    help: "Runs this node woke because no live node executed them (their node's lease lapsed, or it died after waking them); the lease decides which node wins.",
+    registers: [registry],
+  });
   const clusterIn = new Counter({ name: "parley_cluster_messages_total", help: "Messages this node received from other nodes, by type.", labelNames: ["type"] as const, registers: [registry] });
   let leasesHeld: () => number = () => 0;
   new Gauge({

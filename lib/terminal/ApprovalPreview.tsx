@@ -47,7 +47,13 @@ function PreviewBody({ approval }: { approval: ApprovalSpec }) {
         <Box flexDirection="column">
           {subject}
           <Text dimColor>
-            {preview.cwd ? <>in <VisibleText text={preview.cwd} /> · </> : ""}
+            {preview.cwd ? (
+              <>
+                in <VisibleText text={preview.cwd} /> ·{" "}
+              </>
+            ) : (
+              ""
+            )}
             {sizeLabel(preview.command)}
           </Text>
           {lines.map((line, i) => (
@@ -85,14 +91,28 @@ function PreviewBody({ approval }: { approval: ApprovalSpec }) {
       return (
         <Box flexDirection="column">
           {subject}
-          <Clipped lines={preview.items} render={(item, i) => <Text key={i}>• <VisibleText text={item} /></Text>} />
+          <Clipped
+            lines={preview.items}
+            render={(item, i) => (
+              <Text key={i}>
+                • <VisibleText text={item} />
+              </Text>
+            )}
+          />
         </Box>
       );
     case "text":
       return (
         <Box flexDirection="column">
           {subject}
-          <Clipped lines={preview.text.split("\n")} render={(line, i) => <Text key={i}><VisibleText text={line} /></Text>} />
+          <Clipped
+            lines={preview.text.split("\n")}
+            render={(line, i) => (
+              <Text key={i}>
+                <VisibleText text={line} />
+              </Text>
+            )}
+          />
         </Box>
       );
   }

@@ -9,7 +9,14 @@ describe("FormPrompt (rendered by ink)", () => {
   it("fills the fields with keys and sends the content", async () => {
     const onReply = vi.fn(async () => ({ ok: true }));
     const { stdin, lastFrame } = render(
-      <QuestionPrompt question={aQuestion({ options: [], prompt: "Book a trip", replySchema: schema })} position={{ index: 0, count: 1 }} onReply={onReply} onReject={vi.fn()} onNext={() => {}} notice={null} />,
+      <QuestionPrompt
+        question={aQuestion({ options: [], prompt: "Book a trip", replySchema: schema })}
+        position={{ index: 0, count: 1 }}
+        onReply={onReply}
+        onReject={vi.fn()}
+        onNext={() => {}}
+        notice={null}
+      />,
     );
     expect(lastFrame()).toMatch(/❯ Destination\*:/);
     stdin.write("Lisbon");

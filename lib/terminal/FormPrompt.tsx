@@ -41,7 +41,11 @@ export function FormPrompt(props: PromptProps & { schema: FormSchema }) {
               {field.kind === "boolean" ? (
                 <Text>{value === true ? "[x] Yes" : "[ ] No"}</Text>
               ) : field.kind === "choice" ? (
-                <Text>{here ? "‹ " : ""}{field.choices.find((c) => c.value === value)?.title ?? <Text dimColor>choose</Text>}{here ? " ›" : ""}</Text>
+                <Text>
+                  {here ? "‹ " : ""}
+                  {field.choices.find((c) => c.value === value)?.title ?? <Text dimColor>choose</Text>}
+                  {here ? " ›" : ""}
+                </Text>
               ) : (
                 <Text>
                   {String(value ?? "")}
@@ -49,11 +53,7 @@ export function FormPrompt(props: PromptProps & { schema: FormSchema }) {
                 </Text>
               )}
             </Box>
-            {error ? (
-              <Text color="red">    ✗ {error}</Text>
-            ) : here && fieldHint(field) ? (
-              <Text dimColor>    {[field.description, fieldHint(field)].filter(Boolean).join(" · ")}</Text>
-            ) : null}
+            {error ? <Text color="red"> ✗ {error}</Text> : here && fieldHint(field) ? <Text dimColor> {[field.description, fieldHint(field)].filter(Boolean).join(" · ")}</Text> : null}
           </Box>
         );
       })}

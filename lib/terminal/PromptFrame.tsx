@@ -63,7 +63,14 @@ export function usePromptMachine<S, K, E extends { type: "reply"; value: JsonVal
 }
 
 /** The box around a prompt: who asks, the question, its detail; then the body, errors and the key hint. */
-export function PromptFrame({ question, position, notice, failure, hint, children }: Pick<PromptProps, "question" | "position" | "notice"> & { failure: string | null; hint: string; children: ReactNode }) {
+export function PromptFrame({
+  question,
+  position,
+  notice,
+  failure,
+  hint,
+  children,
+}: Pick<PromptProps, "question" | "position" | "notice"> & { failure: string | null; hint: string; children: ReactNode }) {
   const seconds = useCountdown(question.expiresAt);
   const title = question.approval ? approvalTitle(question.owner, question.approval.tool) : `${ownerLabel(question.owner)} asks`;
   return (

@@ -60,4 +60,3 @@ describe("QuestionPrompt (rendered by ink)", () => {
     expect(frame).not.toContain("\u001b[8m");
   });
 });
-

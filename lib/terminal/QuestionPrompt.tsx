@@ -14,7 +14,11 @@ export function QuestionPrompt(props: PromptProps) {
 
 function ChoicePrompt(props: PromptProps) {
   const { question, onNext } = props;
-  const { state, press, sending, failure } = usePromptMachine(() => initialPrompt(question), (s, key: PromptKey) => pressKey(question, s, key), props);
+  const { state, press, sending, failure } = usePromptMachine(
+    () => initialPrompt(question),
+    (s, key: PromptKey) => pressKey(question, s, key),
+    props,
+  );
   const rows = promptRows(question);
 
   useInput((input, key) => {
@@ -50,10 +54,17 @@ function ChoicePrompt(props: PromptProps) {
       {state.mode === "text" ? (
         <Box>
           <Text color="cyan">{"❯ "}</Text>
-          <LineInput value={state.text} onChange={(value) => press({ type: "edit", value })} onSubmit={() => press({ type: "enter" })} placeholder={rows.length > 0 ? "Your answer" : "Type your answer"} />
+          <LineInput
+            value={state.text}
+            onChange={(value) => press({ type: "edit", value })}
+            onSubmit={() => press({ type: "enter" })}
+            placeholder={rows.length > 0 ? "Your answer" : "Type your answer"}
+          />
         </Box>
       ) : null}
-      {state.mode === "reason" ? <ReasonLine approval={question.kind === "approval"} value={state.reason} onChange={(value) => press({ type: "edit", value })} onSubmit={() => press({ type: "enter" })} /> : null}
+      {state.mode === "reason" ? (
+        <ReasonLine approval={question.kind === "approval"} value={state.reason} onChange={(value) => press({ type: "edit", value })} onSubmit={() => press({ type: "enter" })} />
+      ) : null}
     </PromptFrame>
   );
 }

@@ -12,7 +12,10 @@ const CONNECTION: Record<ConnectionStatus, { mark: string; color: string; text: 
 /** What the session is doing, one line: the connection, the newest run, the keys. */
 export function StatusLine({ connection, run, waiting, canStop, error }: { connection: ConnectionStatus; run: Run | null; waiting: boolean; canStop: boolean; error: string | null }) {
   const c = CONNECTION[connection];
-  const work = run && (run.status === "running" || run.status === "waiting_input") ? `${ownerLabel(run.functionName)} ${waiting ? "is waiting for your answer" : `is working${run.progress ? `: ${run.progress}` : "…"}`}` : null;
+  const work =
+    run && (run.status === "running" || run.status === "waiting_input")
+      ? `${ownerLabel(run.functionName)} ${waiting ? "is waiting for your answer" : `is working${run.progress ? `: ${run.progress}` : "…"}`}`
+      : null;
   return (
     <Box justifyContent="space-between">
       <Text>

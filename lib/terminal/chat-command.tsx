@@ -16,7 +16,6 @@ export interface ChatOptions {
   latest: boolean;
 }
 
-
 /** `parley chat`: opens a session in this terminal until Ctrl+C; resolves with the exit code. */
 export async function chat({ server, session: arg, latest }: ChatOptions): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw new AppError("bad_request", "parley chat needs a terminal: run it in a terminal, not with its input or output redirected.");
@@ -28,7 +27,11 @@ export async function chat({ server, session: arg, latest }: ChatOptions): Promi
     onUnauthorized: () => {},
   });
   // Refused after a rotation: the same request again with the token the server announces now.
-  const request: RequestJson = <T,>(path: string, init?: RequestOptions) => token.renewing(() => once<T>(path, init), (ack) => !ack.ok && ack.error.code === "unauthorized");
+  const request: RequestJson = <T,>(path: string, init?: RequestOptions) =>
+    token.renewing(
+      () => once<T>(path, init),
+      (ack) => !ack.ok && ack.error.code === "unauthorized",
+    );
   const unwrap = <T,>(ack: Ack<T>): T => {
     if (!ack.ok) throw new AppError(ack.error.code, ack.error.code === "unauthorized" ? refused : ack.error.message);
     return ack.data;

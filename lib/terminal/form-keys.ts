@@ -115,7 +115,22 @@ export function pressFormKey(schema: FormSchema, state: FormState, key: FormKey)
  * What arrived from the terminal as form keys, in order: text and line breaks can come in one
  * chunk ("Lisbon⏎4"), each break an Enter.
  */
-export function formKeysOf(input: string, key: { upArrow?: boolean; downArrow?: boolean; leftArrow?: boolean; rightArrow?: boolean; return?: boolean; escape?: boolean; backspace?: boolean; delete?: boolean; ctrl?: boolean; meta?: boolean; tab?: boolean }): FormKey[] {
+export function formKeysOf(
+  input: string,
+  key: {
+    upArrow?: boolean;
+    downArrow?: boolean;
+    leftArrow?: boolean;
+    rightArrow?: boolean;
+    return?: boolean;
+    escape?: boolean;
+    backspace?: boolean;
+    delete?: boolean;
+    ctrl?: boolean;
+    meta?: boolean;
+    tab?: boolean;
+  },
+): FormKey[] {
   if (key.upArrow) return [{ type: "up" }];
   if (key.downArrow) return [{ type: "down" }];
   if (key.leftArrow) return [{ type: "left" }];

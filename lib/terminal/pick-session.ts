@@ -19,7 +19,11 @@ export function pickSession(sessions: Session[], { arg, latest }: { arg: string 
   const byTitle = sessions.filter((s) => s.title.toLowerCase() === wanted.toLowerCase());
   const found = byPrefix.length > 0 ? byPrefix : byTitle;
   if (found.length === 1) return { type: "existing", session: found[0]! };
-  const list = (some: Session[]) => some.slice(0, 10).map((s) => `  ${s.id}  ${s.title}`).join("\n");
+  const list = (some: Session[]) =>
+    some
+      .slice(0, 10)
+      .map((s) => `  ${s.id}  ${s.title}`)
+      .join("\n");
   if (found.length > 1) throw new AppError("bad_request", `"${wanted}" matches ${found.length} chats; give more of the id:\n${list(found)}`);
   throw new AppError("not_found:session", sessions.length > 0 ? `No chat "${wanted}". Your chats:\n${list(sessions)}` : `No chat "${wanted}": there are none yet. Run \`parley chat\` to start one.`);
 }

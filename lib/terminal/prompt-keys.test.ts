@@ -160,4 +160,3 @@ describe("an approval's Allow always in the terminal", () => {
     expect(promptRows(sneaky)[1]!.hint).toBe("Allow write_file: `rm⟨RLO⟩-rf` exactly, in this chat");
   });
 });
-

@@ -9,9 +9,7 @@ import { transcript, type SessionState } from "../client/session-store";
  * once, when it first arrives (a reconnect's snapshot adds only what was missed).
  */
 export type LogEntry =
-  | { key: string; type: "message"; message: Message }
-  | { key: string; type: "question"; question: Question }
-  | { key: string; type: "notice"; text: string; tone: "info" | "error" };
+  { key: string; type: "message"; message: Message } | { key: string; type: "question"; question: Question } | { key: string; type: "notice"; text: string; tone: "info" | "error" };
 
 /** How many earlier entries the first screen shows; the rest are counted. */
 export const BACKLOG = 40;

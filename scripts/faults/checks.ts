@@ -19,7 +19,6 @@ interface RunRow {
 
 const short = (id: string) => id.slice(0, 8);
 
-
 /** Problems with owners: a pending question of an ended run, an active run that nothing will move on. */
 async function ownershipProblems(api: Api, sessionId: string): Promise<string[]> {
   const [runs, pending, health] = await Promise.all([
@@ -105,7 +104,9 @@ export async function checkTwins(api: Api, sessionId: string, traces: RunTrace[]
       if (twin.status !== 200) {
         problems.push(`run #${t.k}: repeating the reply to "${r.prompt}" answered ${twin.status}: ${JSON.stringify(twin.body)}`);
       } else if (r.receipt ? !isDeepStrictEqual(twin.body, r.receipt) : twin.body.outcome !== "answered" || !isDeepStrictEqual(twin.body.question.answer, r.value)) {
-        problems.push(`run #${t.k}: repeating the reply to "${r.prompt}" gave ${twin.body.outcome} (${JSON.stringify(twin.body.question?.answer)}); ${r.receipt ? `first receipt: ${r.receipt.outcome}` : "it was cut off by the kill"}`);
+        problems.push(
+          `run #${t.k}: repeating the reply to "${r.prompt}" gave ${twin.body.outcome} (${JSON.stringify(twin.body.question?.answer)}); ${r.receipt ? `first receipt: ${r.receipt.outcome}` : "it was cut off by the kill"}`,
+        );
       }
     }
     if (t.resumeReceipt) {
@@ -120,7 +121,9 @@ export async function checkTwins(api: Api, sessionId: string, traces: RunTrace[]
       if (twin.status !== 200) {
         problems.push(`run #${t.k}: repeating its stop answered ${twin.status}: ${JSON.stringify(twin.body)}`);
       } else if (t.stop.receipt ? !isDeepStrictEqual(twin.body.receipt, t.stop.receipt) : !["stopped", "finished_first"].includes(twin.body.receipt?.outcome)) {
-        problems.push(`run #${t.k}: repeating its stop gave ${JSON.stringify(twin.body.receipt)}; ${t.stop.receipt ? `first receipt: ${JSON.stringify(t.stop.receipt)}` : "it was cut off by the kill"}`);
+        problems.push(
+          `run #${t.k}: repeating its stop gave ${JSON.stringify(twin.body.receipt)}; ${t.stop.receipt ? `first receipt: ${JSON.stringify(t.stop.receipt)}` : "it was cut off by the kill"}`,
+        );
       } else if (!t.stop.receipt) {
         t.stop.receipt = twin.body.receipt;
       }
@@ -154,7 +157,10 @@ export async function finishAll(api: Api, sessionId: string, tag: string, pick: 
 /** Every run succeeded with the answers its questions hold; each question was answered once and a replayed step was not redone. */
 export async function checkOutcomes(api: Api, sessionId: string, traces: RunTrace[]): Promise<string[]> {
   const problems: string[] = [];
-  const [runs, snapshot] = await Promise.all([api.get<RunRow[]>(`/api/sessions/${sessionId}/runs`), api.get<{ messages: Array<{ runId: string | null; text: string }> }>(`/api/sessions/${sessionId}`)]);
+  const [runs, snapshot] = await Promise.all([
+    api.get<RunRow[]>(`/api/sessions/${sessionId}/runs`),
+    api.get<{ messages: Array<{ runId: string | null; text: string }> }>(`/api/sessions/${sessionId}`),
+  ]);
   const details = new Map<string, RunDetailView>();
   for (const r of runs) details.set(r.id, await api.get<RunDetailView>(`/api/runs/${r.id}`));
   const questionOf = async (runId: string, prompt?: string) => {
@@ -199,7 +205,10 @@ export async function checkOutcomes(api: Api, sessionId: string, traces: RunTrac
         problems.push(`run #${t.k}: its step's token ${run.result?.token} vs messages ${JSON.stringify(tokens.map((m) => m.text))} (a replay redid a journaled step or message)`);
       }
     } else if (t.kind === "parent") {
-      for (const [key, prompt] of [["a", "Child A?"], ["b", "Child B?"]] as const) {
+      for (const [key, prompt] of [
+        ["a", "Child A?"],
+        ["b", "Child B?"],
+      ] as const) {
         const childQuestions = (await Promise.all(runs.filter((r) => r.parentRunId === run.id).map((c) => questionOf(c.id, prompt)))).flat();
         if (childQuestions.length !== 1) {
           problems.push(`run #${t.k}: ${childQuestions.length} questions "${prompt}" in its children`);
@@ -238,7 +247,16 @@ export async function checkIdle(api: Api, timeoutMs: number): Promise<string[]> 
  * acknowledged answer was lost, twins got their first receipts, and once the rest is answered
  * every run ends as it should, each server (`idle`, named) left with nothing live or pending.
  */
-export async function checkAfterFaults({ api, sessionId, traces, tag, pick, settleMs, finishMs, idle }: {
+export async function checkAfterFaults({
+  api,
+  sessionId,
+  traces,
+  tag,
+  pick,
+  settleMs,
+  finishMs,
+  idle,
+}: {
   api: Api;
   sessionId: string;
   traces: RunTrace[];

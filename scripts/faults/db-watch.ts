@@ -59,8 +59,12 @@ export async function watchDatabase(url: string, everyMs = 60): Promise<DbWatch>
 
   async function read(): Promise<void> {
     const [runRows, entryRows] = await Promise.all([
-      client.query<{ id: string; status: string; attempts: number; parentRunId: string | null; functionName: string; leaseOwner: string | null }>(`SELECT "id", "status", "attempts", "parentRunId", "functionName", "leaseOwner" FROM "Run"`),
-      client.query<{ runId: string; seq: number } & EntrySeen>(`SELECT "runId", "seq", "kind", "name", "digest", "output", "questionId", "childRunId", "createdAt"::text AS "createdAt" FROM "JournalEntry"`),
+      client.query<{ id: string; status: string; attempts: number; parentRunId: string | null; functionName: string; leaseOwner: string | null }>(
+        `SELECT "id", "status", "attempts", "parentRunId", "functionName", "leaseOwner" FROM "Run"`,
+      ),
+      client.query<{ runId: string; seq: number } & EntrySeen>(
+        `SELECT "runId", "seq", "kind", "name", "digest", "output", "questionId", "childRunId", "createdAt"::text AS "createdAt" FROM "JournalEntry"`,
+      ),
     ]);
     for (const r of runRows.rows) {
       const before = runs.get(r.id);
@@ -113,7 +117,8 @@ export async function watchDatabase(url: string, everyMs = 60): Promise<DbWatch>
       for (const [id, r] of runs) {
         // Loaded once at its start, once more after each wait it parked in (at most), and after each fault (a takeover, a lost worker, a lease lost with Redis or the database) at most twice.
         const most = 1 + (waits.get(id) ?? 0) + 2 * faults;
-        if (r.attempts < 1 || r.attempts > most) problems.push(`run ${short(id)} (${r.functionName}, ${r.status}) has attempts ${r.attempts}: expected 1..${most} (${waits.get(id) ?? 0} waits, ${faults} faults)`);
+        if (r.attempts < 1 || r.attempts > most)
+          problems.push(`run ${short(id)} (${r.functionName}, ${r.status}) has attempts ${r.attempts}: expected 1..${most} (${waits.get(id) ?? 0} waits, ${faults} faults)`);
       }
       return problems;
     },

@@ -49,7 +49,6 @@ export interface RunTrace {
   error?: string;
 }
 
-
 export interface RunDetailView {
   id: string;
   status: string;

@@ -35,7 +35,6 @@ export function assertBuilt(): void {
   }
 }
 
-
 /** Members of a process group that are still running (zombies excluded), read from /proc. */
 export function groupMembers(pgid: number): number[] {
   const members: number[] = [];
@@ -84,7 +83,10 @@ export async function cleanLeftovers(): Promise<{ groups: number; dirs: number }
       const ownerPid = Number(owner.slice(OWNER_VAR.length + 1));
       if (ownerPid === process.pid || isProcessAlive(ownerPid)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const databaseUrl = environ.split("\0").find((v) => v.startsWith("DATABASE_URL="))?.slice("DATABASE_URL=".length);
+      const databaseUrl = environ
+        .split("\0")
+        .find((v) => v.startsWith("DATABASE_URL="))
+        ?.slice("DATABASE_URL=".length);
       groups.set(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]), databaseUrl);
     } catch {
       // not ours to read, or gone
@@ -120,7 +122,6 @@ export async function cleanupAll(): Promise<void> {
   for (const pgid of [...liveGroups.keys()]) await killGroup(pgid).catch(() => undefined);
   for (const dir of [...tempDirs]) removeTempDir(dir);
 }
-
 
 /**
  * Starts dist/server.js on `databaseFile` (SQLite), or on the database `env.DATABASE_URL` names

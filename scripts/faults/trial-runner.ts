@@ -20,8 +20,7 @@ export type KillPlan = { kind: "delay"; fraction: number } | { kind: "after"; ru
 export const chooseKillPlan = (rng: () => number, runs: number): KillPlan =>
   rng() < 0.5 ? { kind: "delay", fraction: rng() } : { kind: "after", run: 1 + Math.floor(rng() * runs), step: choose(rng, KILL_STEPS), extraMs: Math.floor(rng() * 25) };
 
-export const describePlan = (p: KillPlan, flowMs: number) =>
-  p.kind === "delay" ? `${Math.round(p.fraction * flowMs)} ms into the flow` : `${p.extraMs} ms after run #${p.run} ${p.step}`;
+export const describePlan = (p: KillPlan, flowMs: number) => (p.kind === "delay" ? `${Math.round(p.fraction * flowMs)} ms into the flow` : `${p.extraMs} ms after run #${p.run} ${p.step}`);
 
 /** Where a run's flow was (at the kill). */
 export const stateOf = (t: RunTrace) => `#${t.k} ${t.steps.at(-1) ?? "not started"}`;
@@ -75,7 +74,11 @@ export function runTrialSeries<R extends TrialOutcome>(series: TrialSeries<R>): 
     assertBuilt();
     const left = await cleanLeftovers();
     if (left.groups + left.dirs > 0) console.log(`removed ${left.groups} server group(s) and ${left.dirs} temp folder(s) left by an earlier run`);
-    console.log(`${series.header} (functions ${Object.values(RUN_KINDS).map((k) => k.fn).join(", ")})`);
+    console.log(
+      `${series.header} (functions ${Object.values(RUN_KINDS)
+        .map((k) => k.fn)
+        .join(", ")})`,
+    );
     const failed: R[] = [];
     const flowEstimate = { ms: series.flowMs };
     for (let trial = series.only ?? 1; trial <= (series.only ?? series.trials); trial++) {

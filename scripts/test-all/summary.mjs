@@ -30,11 +30,23 @@ export function summarize(parts, totalMs) {
     p.name,
     RESULT_TEXT[p.result] ?? p.result,
     p.ms === undefined ? "" : formatDuration(p.ms),
-    [p.counts && Object.entries(p.counts).map(([what, n]) => `${n} ${what}`).join(", "), p.note].filter(Boolean).join("; "),
+    [
+      p.counts &&
+        Object.entries(p.counts)
+          .map(([what, n]) => `${n} ${what}`)
+          .join(", "),
+      p.note,
+    ]
+      .filter(Boolean)
+      .join("; "),
   ]);
   const header = ["part", "result", "time", "details"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ").trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join("  ")
+      .trimEnd();
   const bad = parts.filter((p) => p.result === "failed" || p.result === "not run");
   const ok = bad.length === 0;
   const verdict = ok ? "all parts passed" : `${bad.length} of ${parts.length} part(s) did not pass: ${bad.map((p) => p.name).join(", ")}`;

@@ -3,11 +3,16 @@ import { countsFrom, formatDuration, summarize } from "./summary.mjs";
 
 describe("countsFrom", () => {
   it("reads Vitest's Tests line (colours and all), not the Test Files line", () => {
-    const out = "\x1b[2m Test Files \x1b[22m 1 failed | 40 passed (41)\n\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[31m2 failed\x1b[39m\x1b[22m | \x1b[1m\x1b[32m310 passed\x1b[39m\x1b[22m | 3 skipped (315)\n";
+    const out =
+      "\x1b[2m Test Files \x1b[22m 1 failed | 40 passed (41)\n\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[31m2 failed\x1b[39m\x1b[22m | \x1b[1m\x1b[32m310 passed\x1b[39m\x1b[22m | 3 skipped (315)\n";
     expect(countsFrom(out)).toEqual({ failed: 2, passed: 310, skipped: 3 });
   });
   it("reads Playwright's closing lines", () => {
-    expect(countsFrom("  ✓  51 [chromium] › e2e/x.spec.ts:3:1 › y (2.1s)\n\n  1 failed\n    [chromium] › e2e/x.spec.ts:9:1 › z\n  2 flaky\n  48 passed (6.1m)\n")).toEqual({ failed: 1, flaky: 2, passed: 48 });
+    expect(countsFrom("  ✓  51 [chromium] › e2e/x.spec.ts:3:1 › y (2.1s)\n\n  1 failed\n    [chromium] › e2e/x.spec.ts:9:1 › z\n  2 flaky\n  48 passed (6.1m)\n")).toEqual({
+      failed: 1,
+      flaky: 2,
+      passed: 48,
+    });
   });
   it("is null for output with no test summary (tsc, next build)", () => {
     expect(countsFrom("✓ Compiled successfully in 33.1s\n")).toBeNull();
@@ -40,7 +45,15 @@ describe("summarize", () => {
     ]);
   });
   it("passes when every part passed or was skipped", () => {
-    expect(summarize([{ name: "unit", result: "passed", ms: 1 }, { name: "pg", result: "skipped", ms: 1 }], 2).ok).toBe(true);
+    expect(
+      summarize(
+        [
+          { name: "unit", result: "passed", ms: 1 },
+          { name: "pg", result: "skipped", ms: 1 },
+        ],
+        2,
+      ).ok,
+    ).toBe(true);
   });
   it("formats durations", () => {
     expect([formatDuration(999), formatDuration(59_940), formatDuration(60_000), formatDuration(905_000)]).toEqual(["1.0 s", "59.9 s", "1 m 00 s", "15 m 05 s"]);

@@ -61,16 +61,32 @@ export function mutantsOf(schema: JsonSchema, { fixed = {}, huge = true }: Mutat
 
   const mutations: Array<fc.Arbitrary<Mutant>> = [
     fc.tuple(base, unknownKey, anyJson(2)).map(([e, k, v]) => ({ mutation: `unknown key ${JSON.stringify(k)}`, text: render(set(e, k, JSON.stringify(v))) })),
-    fc.tuple(base, fc.constantFrom(...PROTOTYPE_KEYS), fc.oneof(anyJson(2), fc.constant({ polluted: true }), fc.constant({ prototype: { polluted: true } }), base.map((e) => JSON.parse(render(e)) as unknown))).map(([e, k, v]) => ({
-      mutation: `prototype key ${k}`,
-      text: render([[k, JSON.stringify(v)], ...e]),
-    })),
+    fc
+      .tuple(
+        base,
+        fc.constantFrom(...PROTOTYPE_KEYS),
+        fc.oneof(
+          anyJson(2),
+          fc.constant({ polluted: true }),
+          fc.constant({ prototype: { polluted: true } }),
+          base.map((e) => JSON.parse(render(e)) as unknown),
+        ),
+      )
+      .map(([e, k, v]) => ({
+        mutation: `prototype key ${k}`,
+        text: render([[k, JSON.stringify(v)], ...e]),
+      })),
     fc.tuple(base, slot, fc.constantFrom(...NON_FINITE_TOKENS)).map(([e, k, token]) => ({ mutation: `non-finite ${k}=${token}`, text: render(set(e, k, token)) })),
     fc.tuple(base, slot, depthArb, deepShapeArb).map(([e, k, depth, shape]) => ({ mutation: `${k} nested ${depth} deep (${shape})`, text: render(set(e, k, deepJsonText(depth, shape))) })),
-    fc.oneof(fc.jsonValue({ maxDepth: 2 }).filter((v) => jsonTypeOf(v) !== "object"), base.map((e) => [JSON.parse(render(e))])).map((v) => ({
-      mutation: `not an object (${jsonTypeOf(v)})`,
-      text: JSON.stringify(v),
-    })),
+    fc
+      .oneof(
+        fc.jsonValue({ maxDepth: 2 }).filter((v) => jsonTypeOf(v) !== "object"),
+        base.map((e) => [JSON.parse(render(e))]),
+      )
+      .map((v) => ({
+        mutation: `not an object (${jsonTypeOf(v)})`,
+        text: JSON.stringify(v),
+      })),
     fc.tuple(base, slot, anyJson(1), fc.boolean()).map(([e, k, v, first]) => {
       const planted: [string, string] = [k, JSON.stringify(v)];
       const kept = e.find(([key]) => key === k) ?? [k, "null"];
@@ -85,7 +101,10 @@ export function mutantsOf(schema: JsonSchema, { fixed = {}, huge = true }: Mutat
     const wrongType = fc.constantFrom(...withTypes).chain((k) => {
       const allowed = typesOf(properties[k]!);
       const others = Object.keys(VALUE_OF_TYPE).filter((t) => !allowed.has(t) && !(t === "integer" && allowed.has("number")));
-      return fc.tuple(fc.constant(k), fc.constantFrom(...others).chain((t) => VALUE_OF_TYPE[t]!));
+      return fc.tuple(
+        fc.constant(k),
+        fc.constantFrom(...others).chain((t) => VALUE_OF_TYPE[t]!),
+      );
     });
     mutations.push(fc.tuple(base, wrongType).map(([e, [k, v]]) => ({ mutation: `wrong type ${k}: ${jsonTypeOf(v)}`, text: render(set(e, k, JSON.stringify(v))) })));
     const outOfRange = fc.constantFrom(...withTypes).chain((k) => outOfRangeOf(properties[k]!).map((v) => [k, v] as const));

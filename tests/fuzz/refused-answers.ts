@@ -12,7 +12,12 @@ export const refusedByTextQuestionArb: fc.Arbitrary<{ what: string; value: unkno
   fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).map((value) => ({ what: "an object", value })),
   fc.constant({ what: "an empty list", value: [] }),
   fc.array(fc.string({ minLength: 1, maxLength: 10 }), { minLength: 2, maxLength: 5 }).map((value) => ({ what: "a list of several strings", value })),
-  fc.array(fc.jsonValue({ maxDepth: 1 }).filter((v) => typeof v !== "string"), { minLength: 1, maxLength: 3 }).map((value) => ({ what: "a list of non-strings", value })),
+  fc
+    .array(
+      fc.jsonValue({ maxDepth: 1 }).filter((v) => typeof v !== "string"),
+      { minLength: 1, maxLength: 3 },
+    )
+    .map((value) => ({ what: "a list of non-strings", value })),
   fc.constantFrom("", " ", "\t\n", "\u00a0", "\ufeff", "\u3000 ").map((value) => ({ what: "blank text", value })),
   fc.integer({ min: 10_001, max: 60_000 }).map((n) => ({ what: `text of ${n} characters`, value: "a".repeat(n) })),
   fc.integer({ min: 70_000, max: 1_000_000 }).map((n) => ({ what: `text of ${n} bytes, above the run's reply limit`, value: "b".repeat(n) })),

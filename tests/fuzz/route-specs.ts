@@ -80,6 +80,9 @@ export const pathWith = (route: ApiRoute, id: string) => route.path.replace(/:(?
 /** Every write in API_ROUTES has a body spec or is known to take none: a new route cannot slip past the suite. */
 export function uncoveredWrites(): string[] {
   return API_ROUTES.flatMap((route) =>
-    route.methods.filter((m) => WRITE_METHODS.has(m)).map((m) => keyOf(m, route)).filter((key) => !(key in BODY_SPECS) && !BODYLESS_WRITES.has(key)),
+    route.methods
+      .filter((m) => WRITE_METHODS.has(m))
+      .map((m) => keyOf(m, route))
+      .filter((key) => !(key in BODY_SPECS) && !BODYLESS_WRITES.has(key)),
   );
 }

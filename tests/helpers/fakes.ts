@@ -8,7 +8,6 @@ import { createTestDatabase } from "./test-db";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../../lib/server/workers/worker-port";
 import type { WorkerPoolHealth } from "../../lib/server/workers/worker-pool";
 
-
 /** A clock whose time moves only when a test says so. */
 export class ManualClock implements Clock {
   private time = 1_000_000;

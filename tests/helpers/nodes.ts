@@ -38,7 +38,12 @@ export function connectNodes(all: TestNode[], busUp: () => boolean = () => true)
 /** The worker the node started (or replayed) the run in, once it has been sent `starts` run.start messages for it. */
 export function workerOf(node: TestNode, runId: string, starts = 1, ms?: number): Promise<FakeWorker> {
   return until(() => {
-    const all = node.pool.created.flatMap((w) => w.sentOf("run.start").filter((m) => m.runId === runId).map(() => w));
+    const all = node.pool.created.flatMap((w) =>
+      w
+        .sentOf("run.start")
+        .filter((m) => m.runId === runId)
+        .map(() => w),
+    );
     return all.length >= starts ? all.at(-1)! : undefined;
   }, ms);
 }

@@ -38,8 +38,7 @@ const BOOK = "_prisma_migrations";
 export function openRawSqlite(file: string): RawDb {
   const db = new Database(file);
   return {
-    tables: async () =>
-      (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ? ORDER BY name`).all(BOOK) as { name: string }[]).map((r) => r.name),
+    tables: async () => (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> ? ORDER BY name`).all(BOOK) as { name: string }[]).map((r) => r.name),
     columns: async (table) =>
       (db.pragma(`table_info("${table}")`) as Array<{ name: string; type: string; notnull: number; dflt_value: unknown; pk: number }>).map((c) => ({
         name: c.name,
@@ -72,7 +71,9 @@ export async function openRawPostgres(url: string): Promise<RawDb> {
   const q = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => (await client.query<T>(sql, params)).rows;
   return {
     tables: async () =>
-      (await q<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> $1 ORDER BY 1`, [BOOK])).map((r) => r.name),
+      (await q<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> $1 ORDER BY 1`, [BOOK])).map(
+        (r) => r.name,
+      ),
     columns: async (table) => {
       const pk = new Set(
         (
@@ -101,7 +102,10 @@ export async function openRawPostgres(url: string): Promise<RawDb> {
     rows: async (table) => q<RawRow>(`SELECT * FROM "${table}"`),
     insert: async (table, row) => {
       const names = Object.keys(row);
-      await q(`INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map((_, i) => `$${i + 1}`).join(", ")})`, names.map((n) => row[n]));
+      await q(
+        `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map((_, i) => `$${i + 1}`).join(", ")})`,
+        names.map((n) => row[n]),
+      );
     },
     close: () => client.end(),
   };

@@ -39,7 +39,17 @@ export interface TestAppOptions {
 }
 
 /** A real Parley (SQLite in a temp folder, real worker processes) on an ephemeral loopback port, without Next. */
-export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, maxWorkers = 4, dbSync = "FULL", dir: reuse, workerScript = path.join(root, "workers/agent-worker.ts"), workerOptions, redis, revocationCheckMs = 200 }: TestAppOptions = {}) {
+export async function startTestApp({
+  stopGraceMs = 1_000,
+  parkAfterMs = 60_000,
+  maxWorkers = 4,
+  dbSync = "FULL",
+  dir: reuse,
+  workerScript = path.join(root, "workers/agent-worker.ts"),
+  workerOptions,
+  redis,
+  revocationCheckMs = 200,
+}: TestAppOptions = {}) {
   const dir = reuse ?? mkdtempSync(path.join(tmpdir(), "parley-test-"));
   const standard = workerScript === path.join(root, "workers/agent-worker.ts");
   const parley: OpenedParley = await openParley({
@@ -95,17 +105,16 @@ export async function startTestApp({ stopGraceMs = 1_000, parkAfterMs = 60_000, 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
 /** Resolves with the next `event` on a socket, or fails after `ms`. */
-export function nextEvent<E extends keyof ServerToClientEvents>(
-  socket: TestClient,
-  event: E,
-  ms = 10_000,
-): Promise<Parameters<ServerToClientEvents[E]>[0]> {
+export function nextEvent<E extends keyof ServerToClientEvents>(socket: TestClient, event: E, ms = 10_000): Promise<Parameters<ServerToClientEvents[E]>[0]> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms);
-    socket.once(event as never, ((payload: unknown) => {
-      clearTimeout(timer);
-      resolve(payload as never);
-    }) as never);
+    socket.once(
+      event as never,
+      ((payload: unknown) => {
+        clearTimeout(timer);
+        resolve(payload as never);
+      }) as never,
+    );
   });
 }
 

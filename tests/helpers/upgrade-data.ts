@@ -10,8 +10,7 @@ export async function readDataset(db: RawDb): Promise<Dataset> {
 }
 
 /** A row's primary key, as one string. */
-export const rowKey = (columns: readonly RawColumn[], row: RawRow) =>
-  JSON.stringify(columns.filter((c) => c.primaryKey).map((c) => row[c.name]));
+export const rowKey = (columns: readonly RawColumn[], row: RawRow) => JSON.stringify(columns.filter((c) => c.primaryKey).map((c) => row[c.name]));
 
 /** A value of a column's type for a row the dataset has no value for. */
 function filler(column: RawColumn, table: string, n: number): unknown {
@@ -94,7 +93,8 @@ export async function rowsKept(before: Dataset, after: RawDb, { values }: { valu
       }
       if (!values) continue;
       for (const [column, value] of Object.entries(row)) {
-        if (column in kept && JSON.stringify(kept[column]) !== JSON.stringify(value)) problems.push(`${table} ${rowKey(columns, row)}.${column}: ${JSON.stringify(value)} → ${JSON.stringify(kept[column])}`);
+        if (column in kept && JSON.stringify(kept[column]) !== JSON.stringify(value))
+          problems.push(`${table} ${rowKey(columns, row)}.${column}: ${JSON.stringify(value)} → ${JSON.stringify(kept[column])}`);
         else if (!(column in kept)) problems.push(`${table}.${column}: the column is gone`);
       }
     }

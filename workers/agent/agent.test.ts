@@ -84,7 +84,14 @@ describe("the agent loop with the scripted model", () => {
     const h = harness({ answer: () => ({ outcome: "answered" }) });
     const hello = await runAgentLoop(h.rt, { choice, text: "hello" });
     expect(hello.reply).toMatch(/^Hello!/);
-    const what = await runAgentLoop(h.rt, { choice, text: "What can you do?", history: [{ role: "user", text: "hello" }, { role: "agent", text: hello.reply }] });
+    const what = await runAgentLoop(h.rt, {
+      choice,
+      text: "What can you do?",
+      history: [
+        { role: "user", text: "hello" },
+        { role: "agent", text: hello.reply },
+      ],
+    });
     expect(what.reply).toMatch(/run the tests/);
     expect(h.says()).toEqual([hello.reply, what.reply]);
   });

@@ -35,7 +35,8 @@ async function runOnce(baseURL: string, journal: JournalRecord[] = []) {
       sent.push(m);
       if (m.type !== "question.ask") return;
       setTimeout(() => {
-        if (m.spec.prompt.length > MAX_PROMPT) return controller.refuse(m.questionId, { code: "policy_prompt_too_long", message: `The question is longer than this run allows (${MAX_PROMPT} characters).` });
+        if (m.spec.prompt.length > MAX_PROMPT)
+          return controller.refuse(m.questionId, { code: "policy_prompt_too_long", message: `The question is longer than this run allows (${MAX_PROMPT} characters).` });
         const s: Settlement = { outcome: "answered", value: "Blue", feedback: null };
         settled.set(m.questionId, s);
         controller.settle(m.questionId, s);

@@ -48,15 +48,20 @@ export async function closeFakeServer(): Promise<void> {
 }
 
 /** A step that replies with text and stops. */
-export const textReply = (text: string): Handler => (_b, _r, res) => sse(res, [chunk({ role: "assistant", content: "" }), ...text.match(/.{1,4}/g)!.map((t) => chunk({ content: t })), chunk({}, "stop")]);
+export const textReply =
+  (text: string): Handler =>
+  (_b, _r, res) =>
+    sse(res, [chunk({ role: "assistant", content: "" }), ...text.match(/.{1,4}/g)!.map((t) => chunk({ content: t })), chunk({}, "stop")]);
 
 /** A step that calls these tools (name, arguments as JSON text) and stops for their results. */
-export const toolCallsReply = (calls: Array<[name: string, args: string]>): Handler => (_b, _r, res) =>
-  sse(res, [
-    chunk({ role: "assistant", content: "" }),
-    ...calls.map(([name, args], index) => chunk({ tool_calls: [{ index, id: `call_${index + 1}`, type: "function", function: { name, arguments: args } }] })),
-    chunk({}, "tool_calls"),
-  ]);
+export const toolCallsReply =
+  (calls: Array<[name: string, args: string]>): Handler =>
+  (_b, _r, res) =>
+    sse(res, [
+      chunk({ role: "assistant", content: "" }),
+      ...calls.map(([name, args], index) => chunk({ tool_calls: [{ index, id: `call_${index + 1}`, type: "function", function: { name, arguments: args } }] })),
+      chunk({}, "tool_calls"),
+    ]);
 
 /** The tool messages a request carried back to the model: each call's id and the text of its result. */
 export function toolResults(body: Record<string, unknown>): Array<{ id: string; text: string }> {

@@ -52,7 +52,10 @@ describe("the OpenAI-compatible provider", () => {
     const result = await runAgentLoop(h.rt, {
       choice,
       text: "run the tests",
-      history: [{ role: "user", text: "hi" }, { role: "agent", text: "Hello!" }],
+      history: [
+        { role: "user", text: "hi" },
+        { role: "agent", text: "Hello!" },
+      ],
       reply: () => ({ append: (d) => deltas.push(d), end() {} }),
     });
     expect(result).toMatchObject({ steps: 2, toolCalls: 1, reply: "Running them.\n\nAll tests passed." });
@@ -63,7 +66,15 @@ describe("the OpenAI-compatible provider", () => {
     expect(requests[0]!.body).toMatchObject({ model: "test-model", stream: true });
     const first = requests[0]!.body.messages as Array<{ role: string; content: unknown }>;
     expect(first.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
-    expect((requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(["shell", "write_file", "edit_file", "read_file", "list_files", "search_files", "clarify"]);
+    expect((requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual([
+      "shell",
+      "write_file",
+      "edit_file",
+      "read_file",
+      "list_files",
+      "search_files",
+      "clarify",
+    ]);
     const second = requests[1]!.body.messages as Array<{ role: string; content: string; tool_call_id?: string }>;
     const toolMessage = second.find((m) => m.role === "tool")!;
     expect(toolMessage.tool_call_id).toBe("call_1");

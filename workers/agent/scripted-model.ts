@@ -26,7 +26,7 @@ export const CAPABILITIES = [
   "I'm Parley's offline scripted assistant (no model server needed). I can:",
   "• run the tests (the `shell` tool: you approve it first)",
   "• write the changelog (the `write_file` tool, approved too)",
-  "• read a file, e.g. \"read README.md\"",
+  '• read a file, e.g. "read README.md"',
   "• order a coffee: I'll ask which size if you don't say",
   "Slash commands start the demo functions directly: type /help to list them.",
 ].join("\n");
@@ -174,7 +174,16 @@ export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>, demo
   const calls = plan(original, offered, demos);
   if (calls.length > 0) {
     const first = calls[0]!;
-    const lead = first.toolName === "clarify" ? "" : first.toolName === "start_demo" ? `Starting the ${String(first.input.name)} demo.` : first.toolName === "shell" ? "I'll run the tests." : first.toolName === "write_file" ? "I'll write the changelog." : "Let me read that.";
+    const lead =
+      first.toolName === "clarify"
+        ? ""
+        : first.toolName === "start_demo"
+          ? `Starting the ${String(first.input.name)} demo.`
+          : first.toolName === "shell"
+            ? "I'll run the tests."
+            : first.toolName === "write_file"
+              ? "I'll write the changelog."
+              : "Let me read that.";
     return { text: lead, calls: [first] };
   }
   if (has(request, /\bcoffee\b/)) {
@@ -187,7 +196,7 @@ export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>, demo
     return { text: "Hello! I'm Parley's offline demo agent. Ask me what I can do, or type /help for the demo commands.", calls: [] };
   }
   return {
-    text: "I'm the offline scripted model, so I only follow a small script. Ask \"what can you do?\", or type /help for the demo commands.",
+    text: 'I\'m the offline scripted model, so I only follow a small script. Ask "what can you do?", or type /help for the demo commands.',
     calls: [],
   };
 }

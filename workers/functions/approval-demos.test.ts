@@ -21,8 +21,10 @@ const workspace = workspaceEachTest("parley-demo-");
 const file = (rel: string) => readFileSync(path.join(workspace.ws(), rel), "utf8");
 
 /** The server allows read_file by default (not dangerous): only the other approvals get `answer`. */
-const readsAllowed = (answer: (ask: Ask, all: Ask[]) => Answer) => (ask: Ask, all: Ask[]): Answer =>
-  ask.spec.approval?.tool === "read_file" ? { outcome: "answered", value: "once" } : answer(ask, all);
+const readsAllowed =
+  (answer: (ask: Ask, all: Ask[]) => Answer) =>
+  (ask: Ask, all: Ask[]): Answer =>
+    ask.spec.approval?.tool === "read_file" ? { outcome: "answered", value: "once" } : answer(ask, all);
 
 /**
  * Runs a demo function in the test's workspace with a fake host; `answer` settles each approval as
@@ -65,7 +67,19 @@ describe("run-tests", () => {
   it("asks to run `npm test`, runs the workspace's real tests once allowed, its output live, and reports them", async () => {
     const run = await drive(runTests, () => ({ outcome: "answered", value: "once" }));
     expect(run.asks).toHaveLength(1);
-    expect(run.asks[0]!.spec).toMatchObject({ kind: "approval", prompt: "Run `npm test`?", approval: { tool: "shell", cwd: ".", always: [{ pattern: "npm test", cwd: "." }, { pattern: "npm test *", cwd: "." }], preview: { type: "command", command: "npm test" } } });
+    expect(run.asks[0]!.spec).toMatchObject({
+      kind: "approval",
+      prompt: "Run `npm test`?",
+      approval: {
+        tool: "shell",
+        cwd: ".",
+        always: [
+          { pattern: "npm test", cwd: "." },
+          { pattern: "npm test *", cwd: "." },
+        ],
+        preview: { type: "command", command: "npm test" },
+      },
+    });
     expect(run.result).toEqual({ ran: true, exitCode: 0, passed: 2, failed: 0 });
     expect(run.says).toHaveLength(1);
     expect(run.says[0]).toMatch(/^```\n\$ npm test\n/);

@@ -33,12 +33,9 @@ describe("the chat's slash commands", () => {
     expect(c?.kind === "run" && c.fn.name).toBe(name);
   });
 
-  it.each(["please deploy it", "I'd like a coffee", "rename my code name", "run the tests", "see /deploy", "/usr/bin/env", "hello", ""])(
-    "%j is no command: it goes to the model",
-    (text) => {
-      expect(parseCommand(text)).toBeNull();
-    },
-  );
+  it.each(["please deploy it", "I'd like a coffee", "rename my code name", "run the tests", "see /deploy", "/usr/bin/env", "hello", ""])("%j is no command: it goes to the model", (text) => {
+    expect(parseCommand(text)).toBeNull();
+  });
 
   it("knows /help and unknown commands", () => {
     expect(parseCommand("/help")).toEqual({ kind: "help" });
@@ -59,7 +56,11 @@ describe("the chat's slash commands", () => {
 
   it("names the file of a command whose function did not load", () => {
     const broken: FunctionCatalogue = { functions: [], failures: [{ file: path.join("workers", "functions", "interview.ts"), message: "SyntaxError: Unexpected token" }] };
-    expect(parseCommand("/interview", broken)).toEqual({ kind: "unknown", name: "interview", failure: `${path.join("workers", "functions", "interview.ts")} did not load: SyntaxError: Unexpected token` });
+    expect(parseCommand("/interview", broken)).toEqual({
+      kind: "unknown",
+      name: "interview",
+      failure: `${path.join("workers", "functions", "interview.ts")} did not load: SyntaxError: Unexpected token`,
+    });
   });
 
   it("reads the history from the input, ignoring anything malformed", () => {

@@ -3,10 +3,7 @@ import { currentCatalogue, type FunctionCatalogue } from "../function-catalogue"
 import { defineAgentFunction } from "../runtime";
 import type { AgentFunction } from "../runtime";
 
-export type ParsedCommand =
-  | { kind: "help" }
-  | { kind: "run"; name: string; fn: AgentFunction }
-  | { kind: "unknown"; name: string; failure?: string };
+export type ParsedCommand = { kind: "help" } | { kind: "run"; name: string; fn: AgentFunction } | { kind: "unknown"; name: string; failure?: string };
 
 /** The slash commands of the loaded functions, by name: `/coffee` runs `order-coffee`. */
 export function commandsOf(catalogue: FunctionCatalogue): Array<{ name: string; fn: AgentFunction }> {

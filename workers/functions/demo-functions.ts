@@ -21,11 +21,7 @@ export const deploy = defineAgentFunction({
   tool: true,
   description: "Deploys the demo app: a choice between fixed options, then progress steps.",
   async run(rt) {
-    const env = await declinedOr(
-      rt,
-      () => rt.ask("Which environment should I deploy to?", { options: ["production", "staging", "preview"] }),
-      "Deployment called off.",
-    );
+    const env = await declinedOr(rt, () => rt.ask("Which environment should I deploy to?", { options: ["production", "staging", "preview"] }), "Deployment called off.");
     if (env === null) return { deployed: false };
     const steps = ["Building", "Uploading", "Switching traffic"];
     for (const [i, step] of steps.entries()) {
@@ -46,13 +42,9 @@ export const orderCoffee = defineAgentFunction({
   name: "order-coffee",
   command: "coffee",
   tool: true,
-  description: "Orders a drink: a choice with an \"Other\" free-text answer.",
+  description: 'Orders a drink: a choice with an "Other" free-text answer.',
   async run(rt) {
-    const drink = await declinedOr(
-      rt,
-      () => rt.ask("What would you like to drink?", { options: ["Espresso", "Flat white", "Green tea"], allowCustom: true }),
-      "No drink then.",
-    );
+    const drink = await declinedOr(rt, () => rt.ask("What would you like to drink?", { options: ["Espresso", "Flat white", "Green tea"], allowCustom: true }), "No drink then.");
     if (drink === null) return { ordered: null };
     rt.say(`One ${drink} coming up. ☕`);
     return { ordered: drink };
@@ -102,13 +94,7 @@ export const archiveEmails = defineAgentFunction({
   tool: true,
   description: "Archives old emails: a confirm with a preview of what will happen.",
   async run(rt) {
-    const emails = [
-      "Weekly digest — 12 Nov",
-      "Your invoice #4411",
-      "Team offsite photos",
-      "Re: lunch on Friday?",
-      "Password reset (expired)",
-    ];
+    const emails = ["Weekly digest — 12 Nov", "Your invoice #4411", "Team offsite photos", "Re: lunch on Friday?", "Password reset (expired)"];
     const detail = `${emails.length} emails older than 30 days:\n${emails.map((e) => `• ${e}`).join("\n")}`;
     const ok = await rt.confirm(`Archive all ${emails.length} emails?`, { detail });
     if (!ok) {
@@ -174,10 +160,7 @@ export const twoQuestions = defineAgentFunction({
   tool: true,
   description: "Asks two questions at once, shown one after another.",
   async run(rt) {
-    const [color, size] = await Promise.all([
-      rt.ask("Which color?", { options: ["Red", "Green", "Blue"] }),
-      rt.ask("Which size?", { options: ["S", "M", "L"] }),
-    ]);
+    const [color, size] = await Promise.all([rt.ask("Which color?", { options: ["Red", "Green", "Blue"] }), rt.ask("Which size?", { options: ["S", "M", "L"] })]);
     rt.say(`A ${size} shirt in ${color}.`);
     return { color, size };
   },
@@ -391,7 +374,7 @@ export const updateDocs = defineAgentFunction({
   name: "update-docs",
   command: "approvals",
   tool: true,
-  description: "Writes two files in the workspace's docs/ at once: two approvals, and \"Allow always\" (docs/**) on one settles both.",
+  description: 'Writes two files in the workspace\'s docs/ at once: two approvals, and "Allow always" (docs/**) on one settles both.',
   async run(rt) {
     rt.say(`I'd like to write two files in docs/. Answer one card with "Allow always" (docs/**) and the other is settled with it.`);
     // Both approvals are asked at once; each outcome is kept, and reported after both ended.
@@ -413,7 +396,9 @@ export const updateDocs = defineAgentFunction({
     rt.say(written.length ? `Wrote ${written.join(" and ")}. 📚` : "No file written.");
     return {
       written,
-      denied: outcomes.flatMap((o) => (o.written ? [] : [{ path: o.path, reason: o.error instanceof ToolDenied ? o.error.reason : "failed", feedback: o.error instanceof ToolDenied ? o.error.feedback : null }])),
+      denied: outcomes.flatMap((o) =>
+        o.written ? [] : [{ path: o.path, reason: o.error instanceof ToolDenied ? o.error.reason : "failed", feedback: o.error instanceof ToolDenied ? o.error.feedback : null }],
+      ),
     };
   },
 });

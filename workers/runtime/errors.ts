@@ -91,7 +91,9 @@ export class ChildRunFailed extends RuntimeError {
 export class JournalDivergence extends RuntimeError {
   readonly code = "journal_divergence";
   constructor(seq: number, recorded: string, attempted: string) {
-    super(`The function diverged from its journal at step ${seq}: it recorded ${recorded} there, but now did ${attempted}. Agent functions must do the same steps and ask the same questions in the same order.`);
+    super(
+      `The function diverged from its journal at step ${seq}: it recorded ${recorded} there, but now did ${attempted}. Agent functions must do the same steps and ask the same questions in the same order.`,
+    );
     this.name = "JournalDivergence";
   }
 }

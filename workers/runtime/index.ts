@@ -1,5 +1,20 @@
 export { createRuntime, DEFAULT_TIMEOUT_MS, digestOf } from "./runtime";
-export type { AskJsonOptions, AskOptions, FormOptions, FormResult, CallSettlement, ConfirmOptions, Runtime, RunController, Settlement, StepContext, ToolInputOf, ToolOptions, ToolParsedInputOf, ToolResultOf } from "./runtime";
+export type {
+  AskJsonOptions,
+  AskOptions,
+  FormOptions,
+  FormResult,
+  CallSettlement,
+  ConfirmOptions,
+  Runtime,
+  RunController,
+  Settlement,
+  StepContext,
+  ToolInputOf,
+  ToolOptions,
+  ToolParsedInputOf,
+  ToolResultOf,
+} from "./runtime";
 export {
   AgentError,
   AskRefused,

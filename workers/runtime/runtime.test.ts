@@ -209,9 +209,7 @@ describe("form", () => {
 
   it("replays a recorded answer without asking again, and labels a sub-agent's form with its name", async () => {
     const digest = digestOf("question", "question", "Book a trip", [], false, false, trip);
-    const journal: JournalRecord[] = [
-      { kind: "question", seq: 0, digest, questionId: "old-q", settlement: { outcome: "answered", value: { destination: "Oslo", nights: 1 }, feedback: null } },
-    ];
+    const journal: JournalRecord[] = [{ kind: "question", seq: 0, digest, questionId: "old-q", settlement: { outcome: "answered", value: { destination: "Oslo", nights: 1 }, feedback: null } }];
     const { rt, sent } = setup({ journal });
     await expect(rt.form("Book a trip", trip)).resolves.toEqual({ action: "accept", content: { destination: "Oslo", nights: 1 } });
     expect(sent).toEqual([]);
@@ -307,9 +305,7 @@ describe("the journal", () => {
   });
 
   it("a question still pending in the journal waits for its answer without asking again", async () => {
-    const journal: JournalRecord[] = [
-      { kind: "question", seq: 0, digest: digestOf("question", "question", "Env?", [], false, false, null), questionId: "old-q", settlement: null },
-    ];
+    const journal: JournalRecord[] = [{ kind: "question", seq: 0, digest: digestOf("question", "question", "Env?", [], false, false, null), questionId: "old-q", settlement: null }];
     const { controller, rt, sent } = setup({ journal });
     // The answer may arrive before the replay reaches the ask: it is kept for it.
     controller.settle("old-q", { outcome: "answered", value: "staging", feedback: null });
@@ -475,15 +471,15 @@ describe("tool", () => {
     await expect(result).rejects.toSatisfy((e) => e instanceof ToolDenied && e.feedback === null && e.message === "The user rejected write_file `docs/a.md`.");
   });
 
-  it.each([
-    'Denied by the rule "shell rm*".',
-    "Nobody can approve shell in this run (it runs without a person to ask), so it was denied.",
-  ])("a decline by the server (%s) reads as its own text, with no feedback from a person", async (text) => {
-    const { rt, settleLast } = setup();
-    const result = rt.tool("shell", { command: "rm -rf build" }, () => "ok");
-    await settleLast({ outcome: "declined", feedback: text });
-    await expect(result).rejects.toSatisfy((e) => e instanceof ToolDenied && e.reason === "denied" && e.feedback === null && e.message === text);
-  });
+  it.each(['Denied by the rule "shell rm*".', "Nobody can approve shell in this run (it runs without a person to ask), so it was denied."])(
+    "a decline by the server (%s) reads as its own text, with no feedback from a person",
+    async (text) => {
+      const { rt, settleLast } = setup();
+      const result = rt.tool("shell", { command: "rm -rf build" }, () => "ok");
+      await settleLast({ outcome: "declined", feedback: text });
+      await expect(result).rejects.toSatisfy((e) => e instanceof ToolDenied && e.reason === "denied" && e.feedback === null && e.message === text);
+    },
+  );
 
   it("asks even when nobody can answer: the server's rules decide", async () => {
     const { rt, asks, settleLast } = setup({ canAsk: false });
@@ -611,10 +607,7 @@ describe("tool", () => {
       keys[input.path] = ctx.idempotencyKey;
       return { wrote: input.path };
     };
-    const both = Promise.all([
-      first.rt.tool("write_file", { path: "docs/a.md", content: "a" }, write),
-      first.rt.tool("write_file", { path: "docs/b.md", content: "b" }, write),
-    ]);
+    const both = Promise.all([first.rt.tool("write_file", { path: "docs/a.md", content: "a" }, write), first.rt.tool("write_file", { path: "docs/b.md", content: "b" }, write)]);
     await Promise.resolve();
     const [askA, askB] = first.asks();
     expect([askA!.seq, askB!.seq]).toEqual([0, 2]);
@@ -632,10 +625,7 @@ describe("tool", () => {
       ...records.map((r): JournalRecord => ({ kind: "step", seq: r.seq, digest: r.digest, output: r.output })),
     ];
     const replay = setup({ journal });
-    const replayed = await Promise.all([
-      replay.rt.tool("write_file", { path: "docs/a.md", content: "a" }, write),
-      replay.rt.tool("write_file", { path: "docs/b.md", content: "b" }, write),
-    ]);
+    const replayed = await Promise.all([replay.rt.tool("write_file", { path: "docs/a.md", content: "a" }, write), replay.rt.tool("write_file", { path: "docs/b.md", content: "b" }, write)]);
     expect(replayed).toEqual([{ wrote: "docs/a.md" }, { wrote: "docs/b.md" }]);
     expect(replay.sent).toEqual([]);
     expect(replay.controller.divergence()).toBeNull();
@@ -695,7 +685,14 @@ describe("questions go out in the order they were claimed", () => {
     const slow = gatedTool("slow");
     const sent: ChildToParent[] = [];
     let n = 0;
-    const controller = createRuntime({ runId: "run-o", sessionId: "s", canAsk: true, send: (m) => sent.push(m), newId: () => `q${++n}`, findTool: (name) => (name === "slow" ? slow.tool : undefined) });
+    const controller = createRuntime({
+      runId: "run-o",
+      sessionId: "s",
+      canAsk: true,
+      send: (m) => sent.push(m),
+      newId: () => `q${++n}`,
+      findTool: (name) => (name === "slow" ? slow.tool : undefined),
+    });
     const asks = () => sent.filter((m): m is Extract<ChildToParent, { type: "question.ask" }> => m.type === "question.ask").map((m) => m.spec.prompt);
     return { rt: controller.rt, slow, asks };
   }

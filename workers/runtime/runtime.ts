@@ -7,7 +7,22 @@ import type { ApprovalSpecInput } from "../../lib/protocol/permissions";
 import { normaliseFolder } from "../../lib/permissions/working-folder";
 import type { JsonValue, QuestionSpecInput } from "../../lib/protocol/question";
 import { clip, findTool, tools as catalogue, workspaceFolder, type Tool, type ToolContext, type ToolInputs, type ToolParsedInputs, type ToolResults } from "../tools";
-import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolDenied, ToolFailed, ToolInputInvalid, UnknownTool, UserDeclined, type RuntimeError } from "./errors";
+import {
+  AskRefused,
+  AskTimeout,
+  CannotAsk,
+  ChildRunFailed,
+  FormSchemaInvalid,
+  JournalDivergence,
+  RunCancelled,
+  RunParked,
+  ToolDenied,
+  ToolFailed,
+  ToolInputInvalid,
+  UnknownTool,
+  UserDeclined,
+  type RuntimeError,
+} from "./errors";
 import { boundedInput, declinedError, inspectionError, runRealTool, timedOutError, toolFailureOf } from "./tool-call";
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
@@ -53,10 +68,7 @@ export interface FormOptions<T extends FormContent = FormContent> {
  * against the schema by the server), `decline` when they declined (with what they wrote, if
  * anything), `cancel` when nobody answered in time and there is no default.
  */
-export type FormResult<T extends FormContent = FormContent> =
-  | { action: "accept"; content: T }
-  | { action: "decline"; feedback?: string }
-  | { action: "cancel" };
+export type FormResult<T extends FormContent = FormContent> = { action: "accept"; content: T } | { action: "decline"; feedback?: string } | { action: "cancel" };
 
 export interface ConfirmOptions {
   detail?: string;
@@ -161,12 +173,7 @@ export interface Runtime {
    * minutes: denied."), "allow" runs the tool. Approvals count against the run's question policy
    * like questions (a refused one throws AskRefused).
    */
-  tool<N extends string, T>(
-    name: N,
-    input: ToolInputOf<N>,
-    impl: (input: ToolParsedInputOf<N>, ctx: StepContext) => Promise<T> | T,
-    options?: ToolOptions,
-  ): Promise<T>;
+  tool<N extends string, T>(name: N, input: ToolInputOf<N>, impl: (input: ToolParsedInputOf<N>, ctx: StepContext) => Promise<T> | T, options?: ToolOptions): Promise<T>;
   tool<N extends string>(name: N, input: ToolInputOf<N>, impl?: undefined, options?: ToolOptions): Promise<ToolResultOf<N>>;
   /** Starts a child run of another agent function and waits for its result. */
   call<T extends JsonValue = JsonValue>(functionName: string, input?: JsonValue): Promise<T>;
@@ -277,9 +284,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       if ("refused" in arrived) return Promise.reject(own(new AskRefused(arrived.refused.code, arrived.refused.message)));
       return Promise.resolve(arrived);
     }
-    return new Promise<Settlement>((resolve, reject) => questionWaiters.set(questionId, { resolve, reject })).finally(() =>
-      questionWaiters.delete(questionId),
-    );
+    return new Promise<Settlement>((resolve, reject) => questionWaiters.set(questionId, { resolve, reject })).finally(() => questionWaiters.delete(questionId));
   }
 
   /**
@@ -584,9 +589,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       let settlement = record?.settlement ?? earlyCalls.get(seq) ?? null;
       earlyCalls.delete(seq);
       if (!settlement) {
-        const waiting = new Promise<CallSettlement>((resolve, reject) => callWaiters.set(seq, { resolve, reject })).finally(() =>
-          callWaiters.delete(seq),
-        );
+        const waiting = new Promise<CallSettlement>((resolve, reject) => callWaiters.set(seq, { resolve, reject })).finally(() => callWaiters.delete(seq));
         if (!record) send({ type: "run.call", runId: host.runId, seq, digest, functionName, input });
         settlement = await waiting;
       }
@@ -604,7 +607,13 @@ export function createRuntime(host: RuntimeHost): RunController {
       if (record) {
         // Replay: the reply was stored before; nothing is sent again.
         const recorded = record.text ?? "";
-        return { append() {}, end: () => recorded, get text() { return recorded; } };
+        return {
+          append() {},
+          end: () => recorded,
+          get text() {
+            return recorded;
+          },
+        };
       }
       let text = "";
       let ended = false;

@@ -11,7 +11,12 @@ export const probeAsk = defineAgentFunction({
   name: "test.ask",
   description: "Test: asks the question in its input and reports the outcome.",
   async run(rt, input) {
-    const { prompt = "Test question?", confirm = false, schema, ...options } = (input ?? {}) as AskOptions & {
+    const {
+      prompt = "Test question?",
+      confirm = false,
+      schema,
+      ...options
+    } = (input ?? {}) as AskOptions & {
       prompt?: string;
       confirm?: boolean;
       schema?: Record<string, unknown>;
@@ -86,10 +91,7 @@ export const parent = defineAgentFunction({
   name: "test.parent",
   description: "Test: two child runs that each ask, awaited together.",
   async run(rt) {
-    const [a, b] = await Promise.all([
-      rt.call("test.ask", { prompt: "Child A?" }),
-      rt.call("test.ask", { prompt: "Child B?" }),
-    ]);
+    const [a, b] = await Promise.all([rt.call("test.ask", { prompt: "Child A?" }), rt.call("test.ask", { prompt: "Child B?" })]);
     return { a, b };
   },
 });

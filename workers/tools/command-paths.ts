@@ -100,8 +100,7 @@ export function climbsOut(cwd: string, relative: string): boolean {
   return joined === ".." || joined.startsWith("../");
 }
 
-const refuse = (word: string, why: string) =>
-  `\`${word.length > 200 ? `${word.slice(0, 200)}…` : word}\` ${why}: commands run only inside the workspace, with paths relative to it.`;
+const refuse = (word: string, why: string) => `\`${word.length > 200 ? `${word.slice(0, 200)}…` : word}\` ${why}: commands run only inside the workspace, with paths relative to it.`;
 
 /** The words worth resolving on disk (relative, no expansion or glob characters): a symlink among them may lead out. */
 export function relativePathWords(command: string): string[] {

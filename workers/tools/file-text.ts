@@ -11,10 +11,7 @@ import { confirmOpenedInside, resolveInside } from "./workspace-paths";
 export const MAX_FILE_CHARS = 1_000_000;
 
 /** A file's current state as write_file and edit_file see it before asking. */
-export type CurrentFile =
-  | { kind: "missing" }
-  | { kind: "text"; content: string; hash: string }
-  | { kind: "binary" | "too_big"; bytes: number; hash: string };
+export type CurrentFile = { kind: "missing" } | { kind: "text"; content: string; hash: string } | { kind: "binary" | "too_big"; bytes: number; hash: string };
 
 export const hashOf = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
 

@@ -152,7 +152,10 @@ describe("edit_file", () => {
   it("fails clearly, before asking, when the text is absent, not unique, or the file missing", async () => {
     const h = toolRuntime(ws());
     const failure = (input: { path: string; old: string; new: string }) => h.rt.tool("edit_file", input).catch((e: unknown) => e);
-    expect(await failure({ path: "docs/guide.md", old: "Step three.", new: "x" })).toMatchObject({ name: "ToolFailed", message: expect.stringMatching(/^The text to replace was not found in `docs\/guide\.md`/) });
+    expect(await failure({ path: "docs/guide.md", old: "Step three.", new: "x" })).toMatchObject({
+      name: "ToolFailed",
+      message: expect.stringMatching(/^The text to replace was not found in `docs\/guide\.md`/),
+    });
     expect(await failure({ path: "docs/guide.md", old: "Step", new: "x" })).toMatchObject({ message: expect.stringMatching(/^The text to replace occurs 2 times in `docs\/guide\.md`/) });
     expect(await failure({ path: "docs/none.md", old: "a", new: "b" })).toMatchObject({ message: expect.stringMatching(/^`docs\/none\.md` does not exist/) });
     expect(h.asks()).toEqual([]);
@@ -167,7 +170,11 @@ describe("list_files", () => {
     symlinkSync(outside(), path.join(ws(), "elsewhere"));
     const h = toolRuntime(ws());
     expect(await h.rt.tool("list_files", {})).toEqual({ path: ".", entries: [".git/ (not listed)", "README.md", "docs/", "elsewhere -> (link)"], truncated: false });
-    expect(await h.rt.tool("list_files", { path: ".", recursive: true })).toEqual({ path: ".", entries: [".git/ (not listed)", "README.md", "docs/", "elsewhere -> (link)", "docs/guide.md"], truncated: false });
+    expect(await h.rt.tool("list_files", { path: ".", recursive: true })).toEqual({
+      path: ".",
+      entries: [".git/ (not listed)", "README.md", "docs/", "elsewhere -> (link)", "docs/guide.md"],
+      truncated: false,
+    });
     expect(await h.rt.tool("list_files", { recursive: true, limit: 2 })).toMatchObject({ entries: [".git/ (not listed)", "README.md"], truncated: true });
     expect(await h.rt.tool("list_files", { path: "docs" })).toMatchObject({ entries: ["guide.md"] });
     expect(h.asks()[0]!.spec.approval).toMatchObject({ tool: "list_files", subject: ".", subjectKind: "path" });
@@ -240,7 +247,10 @@ describe("escaping the workspace", () => {
   it("refuses a dangling symlink: what it would create may be outside", async () => {
     symlinkSync(path.join(outside(), "new.txt"), path.join(ws(), "dangling"));
     const h = toolRuntime(ws());
-    await expect(h.rt.tool("write_file", { path: "dangling", content: "x" })).rejects.toMatchObject({ name: "ToolDenied", message: expect.stringMatching(/symbolic link whose target does not exist/) });
+    await expect(h.rt.tool("write_file", { path: "dangling", content: "x" })).rejects.toMatchObject({
+      name: "ToolDenied",
+      message: expect.stringMatching(/symbolic link whose target does not exist/),
+    });
     expect(existsSync(path.join(outside(), "new.txt"))).toBe(false);
   });
 

@@ -11,7 +11,10 @@ describe("Allow always for a command", () => {
       { pattern: "ls -la", cwd: "docs", label: "`ls -la` exactly, in `docs`" },
       { pattern: "ls *", cwd: "docs", label: "`ls` with any further arguments, in `docs`" },
     ]);
-    expect(commandAlwaysOptions("npm run 'my build'", ".")[1]).toMatchObject({ pattern: "npm run 'my build' *", label: "`npm run 'my build'` with any further arguments, in the workspace's top folder" });
+    expect(commandAlwaysOptions("npm run 'my build'", ".")[1]).toMatchObject({
+      pattern: "npm run 'my build' *",
+      label: "`npm run 'my build'` with any further arguments, in the workspace's top folder",
+    });
     expect(commandAlwaysOptions("echo [a]*", ".")).toEqual([{ pattern: "echo \\[a\\]\\*", cwd: ".", label: "`echo [a]*` exactly, in the workspace's top folder" }]);
   });
 
@@ -42,10 +45,28 @@ describe("Allow always for a command", () => {
 
 describe("Allow always for a path", () => {
   it.each([
-    ["docs/changelog.md", [["docs/changelog.md", "`docs/changelog.md` exactly"], ["docs/**", "any file under `docs/`"]]],
-    ["docs/notes/2024/a.md", [["docs/notes/2024/a.md", "`docs/notes/2024/a.md` exactly"], ["docs/notes/2024/**", "any file under `docs/notes/2024/`"]]],
+    [
+      "docs/changelog.md",
+      [
+        ["docs/changelog.md", "`docs/changelog.md` exactly"],
+        ["docs/**", "any file under `docs/`"],
+      ],
+    ],
+    [
+      "docs/notes/2024/a.md",
+      [
+        ["docs/notes/2024/a.md", "`docs/notes/2024/a.md` exactly"],
+        ["docs/notes/2024/**", "any file under `docs/notes/2024/`"],
+      ],
+    ],
     ["README.md", [["README.md", "`README.md` exactly"]]],
-    ["docs/[draft]/a.md", [["docs/\\[draft\\]/a.md", "`docs/[draft]/a.md` exactly"], ["docs/\\[draft\\]/**", "any file under `docs/[draft]/`"]]],
+    [
+      "docs/[draft]/a.md",
+      [
+        ["docs/\\[draft\\]/a.md", "`docs/[draft]/a.md` exactly"],
+        ["docs/\\[draft\\]/**", "any file under `docs/[draft]/`"],
+      ],
+    ],
     [".git/hooks/pre-commit", [[".git/hooks/pre-commit", "`.git/hooks/pre-commit` exactly"]]],
     ["sub/.GIT/config", [["sub/.GIT/config", "`sub/.GIT/config` exactly"]]],
   ])("%j: exactly it, then its folder unless it is the top or a denied one", (p, options) => {

@@ -39,7 +39,8 @@ export const readFileTool = defineTool({
         await confirmOpenedInside(file.fd, root, input.path);
         const stat = await file.stat();
         if (!stat.isFile()) throw new ToolFailure(`\`${input.path}\` is ${stat.isDirectory() ? "a folder (use list_files)" : "not a regular file"}.`);
-        if (stat.size > MAX_READ_BYTES) throw new ToolFailure(`\`${input.path}\` is ${stat.size} bytes, more than read_file's limit of ${MAX_READ_BYTES}: not read. Search it with search_files instead.`);
+        if (stat.size > MAX_READ_BYTES)
+          throw new ToolFailure(`\`${input.path}\` is ${stat.size} bytes, more than read_file's limit of ${MAX_READ_BYTES}: not read. Search it with search_files instead.`);
         const bytes = await file.readFile();
         if (looksBinary(bytes)) throw new ToolFailure(`\`${input.path}\` is a binary file (${bytes.length} bytes): not read.`);
         const content = new TextDecoder("utf-8").decode(bytes);

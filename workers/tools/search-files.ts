@@ -63,9 +63,7 @@ export const searchFilesTool = defineTool({
     let bytesRead = 0;
     try {
       const isFile = (await stat(real)).isFile();
-      const files = isFile
-        ? { entries: [{ rel: path.basename(real), kind: "file" as const }], more: false }
-        : await walk(real, { recursive: true, limit: MAX_SEARCH_FILES * 4, signal: ctx.signal });
+      const files = isFile ? { entries: [{ rel: path.basename(real), kind: "file" as const }], more: false } : await walk(real, { recursive: true, limit: MAX_SEARCH_FILES * 4, signal: ctx.signal });
       let truncated = files.more;
       const prefix = isFile ? path.posix.dirname(input.path) : input.path;
       for (const entry of files.entries) {

@@ -56,7 +56,10 @@ describe("shell", () => {
     const refused = (input: { command: string; cwd?: string }) => h.rt.tool("shell", input).catch((e: unknown) => e);
     expect(await refused({ command: "ls", cwd: ".." })).toBeInstanceOf(ToolInputInvalid);
     expect(await refused({ command: "ls", cwd: "/tmp" })).toBeInstanceOf(ToolInputInvalid);
-    expect(await refused({ command: "touch /tmp/x" })).toMatchObject({ name: "ToolInputInvalid", message: expect.stringMatching(/`\/tmp\/x` is an absolute path: commands run only inside the workspace/) });
+    expect(await refused({ command: "touch /tmp/x" })).toMatchObject({
+      name: "ToolInputInvalid",
+      message: expect.stringMatching(/`\/tmp\/x` is an absolute path: commands run only inside the workspace/),
+    });
     expect(await refused({ command: "cp a.txt ../../x" })).toMatchObject({ name: "ToolInputInvalid", message: expect.stringMatching(/`\.\.\/\.\.\/x` climbs out of the workspace/) });
     expect(await refused({ command: "cp a.txt ../x", cwd: "src/.." })).toBeInstanceOf(ToolInputInvalid);
     expect(await refused({ command: "ls", cwd: "out" })).toMatchObject({ name: "ToolDenied", reason: "denied", message: expect.stringMatching(/outside the workspace/) });
@@ -75,7 +78,12 @@ describe("shell", () => {
       const h = toolRuntime(ws());
       const { output } = await h.rt.tool("shell", { command: "env" });
       for (const value of Object.values(secrets)) expect(output).not.toContain(value);
-      const vars = Object.fromEntries(output.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+      const vars = Object.fromEntries(
+        output
+          .trim()
+          .split("\n")
+          .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+      );
       expect(Object.keys(vars).filter((k) => /^PARLEY_|_API_KEY$|_TOKEN$|^DATABASE_URL$|^REDIS_URL$/.test(k))).toEqual([]);
       expect(vars.TERM).toBe("dumb");
       expect(vars.LANG).toBe("C.UTF-8");

@@ -98,7 +98,10 @@ export async function resolveInside(workspace: string, rel: string): Promise<Res
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
-      const link = await lstat(existing).then((s) => s.isSymbolicLink(), () => false);
+      const link = await lstat(existing).then(
+        (s) => s.isSymbolicLink(),
+        () => false,
+      );
       if (link) throw new PathRefused(rel, `\`${rel}\` goes through a symbolic link whose target does not exist: refused, as it may lead outside the workspace.`);
       rest.unshift(path.basename(existing));
       existing = path.dirname(existing);

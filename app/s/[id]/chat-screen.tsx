@@ -75,7 +75,9 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
       <div className="flex h-dvh">
         {sidebar}
         <main data-testid="session-deleted" className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
-          <p role="status" className="text-lg font-medium text-stone-800">This chat was deleted.</p>
+          <p role="status" className="text-lg font-medium text-stone-800">
+            This chat was deleted.
+          </p>
           <Link href="/" className="text-sm font-medium text-indigo-600 hover:underline">
             Back to all chats
           </Link>
@@ -111,11 +113,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <NotifyToggle />
           <PermissionsButton sessionId={sessionId} />
         </header>
-        <ConnectionBanner
-          status={connection}
-          show={joined || slow}
-          error={joinError ? joinError.message : null}
-        />
+        <ConnectionBanner status={connection} show={joined || slow} error={joinError ? joinError.message : null} />
         {connection === "connected" && <CrossNodeBanner />}
         <ChatTranscript
           items={items}

@@ -64,7 +64,12 @@ export function createAuthenticator({
     async authenticate({ bearer, cookie, client }: Credentials): Promise<Principal | null> {
       if (bearer) {
         if (client === undefined) return bearerPrincipal(bearer);
-        return rateLimits.failuresOnly("badTokens", client, () => bearerPrincipal(bearer), (principal) => principal !== null);
+        return rateLimits.failuresOnly(
+          "badTokens",
+          client,
+          () => bearerPrincipal(bearer),
+          (principal) => principal !== null,
+        );
       }
       const session = await browserSessions.verify(cookieValue(cookie, browserSessions.cookieName));
       return session ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}` } : null;

@@ -3,8 +3,7 @@ import { describe, expect, it } from "vitest";
 import { clientAddress, isHttps, parseProxyTrust, TRUST_NO_PROXY } from "./client-address";
 
 /** A request as it arrives: the socket's peer, and the headers it carries. */
-const request = (peer: string | undefined, headers: Record<string, string> = {}, encrypted = false) =>
-  ({ socket: { remoteAddress: peer, encrypted }, headers }) as unknown as IncomingMessage;
+const request = (peer: string | undefined, headers: Record<string, string> = {}, encrypted = false) => ({ socket: { remoteAddress: peer, encrypted }, headers }) as unknown as IncomingMessage;
 
 describe("a request's client address", () => {
   it("is the socket's peer when no proxy is trusted, whatever X-Forwarded-For says", () => {

@@ -30,7 +30,10 @@ export function parseProxyTrust(setting: string | undefined): ProxyTrust {
     if (hops > MAX_HOPS) throw new Error(`a hop count is at most ${MAX_HOPS}, not ${value}`);
     return hops === 0 ? TRUST_NO_PROXY : (_address, hop) => hop < hops;
   }
-  const entries = value.split(",").map((e) => e.trim()).filter(Boolean);
+  const entries = value
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (entries.length === 0) return TRUST_NO_PROXY;
   for (const entry of entries) {
     // proxy-addr reads a bare number as an address; here a number means a hop count, alone.
@@ -38,9 +41,7 @@ export function parseProxyTrust(setting: string | undefined): ProxyTrust {
     try {
       proxyAddr.compile(entry);
     } catch {
-      throw new Error(
-        `"${entry.slice(0, 60)}" is not an IP address, a subnet such as 10.0.0.0/8, or loopback, linklocal or uniquelocal (or use a hop count, true or false)`,
-      );
+      throw new Error(`"${entry.slice(0, 60)}" is not an IP address, a subnet such as 10.0.0.0/8, or loopback, linklocal or uniquelocal (or use a hop count, true or false)`);
     }
   }
   return proxyAddr.compile(entries);

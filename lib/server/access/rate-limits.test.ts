@@ -17,24 +17,58 @@ describe("rate limits", () => {
 
   it("failuresOnly counts failures only, and once they reach the limit refuses every attempt until the window ends", async () => {
     const limits = createRateLimits({ badTokens: { points: 3, seconds: 60 } });
-    const attempt = (ok: boolean) => limits.failuresOnly("badTokens", "a", async () => ok, (outcome) => outcome);
+    const attempt = (ok: boolean) =>
+      limits.failuresOnly(
+        "badTokens",
+        "a",
+        async () => ok,
+        (outcome) => outcome,
+      );
     // Successes are given back: any number of them.
     for (let i = 0; i < 50; i++) expect(await attempt(true)).toBe(true);
     for (let i = 0; i < 3; i++) expect(await attempt(false)).toBe(false);
     let tried = 0;
-    const refused = await limits.failuresOnly("badTokens", "a", async () => ++tried, () => true).catch((err: unknown) => err);
+    const refused = await limits
+      .failuresOnly(
+        "badTokens",
+        "a",
+        async () => ++tried,
+        () => true,
+      )
+      .catch((err: unknown) => err);
     expect(refused).toMatchObject({ code: "rate_limited", details: { retryAfterSeconds: expect.toSatisfy((n: number) => n >= 1 && n <= 60) } });
     expect(tried).toBe(0);
     // Another client has its own allowance.
-    expect(await limits.failuresOnly("badTokens", "b", async () => true, () => true)).toBe(true);
+    expect(
+      await limits.failuresOnly(
+        "badTokens",
+        "b",
+        async () => true,
+        () => true,
+      ),
+    ).toBe(true);
   });
 
   it("failuresOnly does not hold an attempt that could not be made (the database did not answer) against the client", async () => {
     const limits = createRateLimits({ badTokens: { points: 2, seconds: 60 } });
     for (let i = 0; i < 5; i++) {
-      await expect(limits.failuresOnly("badTokens", "a", () => Promise.reject(new Error("database_busy")), () => true)).rejects.toThrow("database_busy");
+      await expect(
+        limits.failuresOnly(
+          "badTokens",
+          "a",
+          () => Promise.reject(new Error("database_busy")),
+          () => true,
+        ),
+      ).rejects.toThrow("database_busy");
     }
-    expect(await limits.failuresOnly("badTokens", "a", async () => false, (ok) => ok)).toBe(false);
+    expect(
+      await limits.failuresOnly(
+        "badTokens",
+        "a",
+        async () => false,
+        (ok) => ok,
+      ),
+    ).toBe(false);
   });
 
   it("failuresOnly counts an attempt before it is made: a burst of failures in flight at once cannot outrun the limit", async () => {
@@ -42,7 +76,14 @@ describe("rate limits", () => {
     let made = 0;
     const slowFailure = () => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20));
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 100 }, () => limits.failuresOnly("badTokens", "a", () => (made++, slowFailure()), (ok) => ok)),
+      Array.from({ length: 100 }, () =>
+        limits.failuresOnly(
+          "badTokens",
+          "a",
+          () => (made++, slowFailure()),
+          (ok) => ok,
+        ),
+      ),
     );
     expect(made).toBe(5);
     expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(95);
@@ -51,6 +92,12 @@ describe("rate limits", () => {
   it("can be switched off", async () => {
     const limits = createRateLimits("off");
     for (let i = 0; i < 1_000; i++) await limits.take("signIn", "a");
-    for (let i = 0; i < 1_000; i++) await limits.failuresOnly("badTokens", "a", async () => false, (ok) => ok);
+    for (let i = 0; i < 1_000; i++)
+      await limits.failuresOnly(
+        "badTokens",
+        "a",
+        async () => false,
+        (ok) => ok,
+      );
   });
 });

@@ -60,7 +60,14 @@ export function createRateLimits(settings: RateLimitSettings = {}) {
       if (off) return attempt();
       await take(action, client);
       // A failed give-back (Redis lost meanwhile) only leaves the attempt counted.
-      const giveBack = () => limiters.get(action)!.reward(client).then(() => {}, () => {});
+      const giveBack = () =>
+        limiters
+          .get(action)!
+          .reward(client)
+          .then(
+            () => {},
+            () => {},
+          );
       let outcome: T;
       try {
         outcome = await attempt();

@@ -16,7 +16,10 @@ beforeEach(async () => {
   for (let i = 0; i < 2; i++) {
     const db = await createDb(testDb.url);
     const link = createClusterLink();
-    const parley = await createParley({ db, pool: new FakePool(1), functions: [{ name: "chat", description: "chat" }], clock, cluster: link }, { inboxPollMs: 60_000, access: { token: "server-token-0123456789" } });
+    const parley = await createParley(
+      { db, pool: new FakePool(1), functions: [{ name: "chat", description: "chat" }], clock, cluster: link },
+      { inboxPollMs: 60_000, access: { token: "server-token-0123456789" } },
+    );
     nodes.push({ parley, link });
   }
   for (const node of nodes) {

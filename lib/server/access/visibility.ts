@@ -11,9 +11,7 @@ export function createVisibility(db: Db) {
   const hidden = (found: { ownerId: string; deletedAt?: Date | string | null } | null | undefined, ownerId: string) => !found || found.ownerId !== ownerId || (found.deletedAt ?? null) !== null;
   // Every request asks: on SQLite one prepared statement each (Prisma's findUnique with a relation sends two).
   const direct = directSqlite(db);
-  const read = direct
-    ? (text: string) => (id: string) => direct.read(() => direct.prepare(text).get<{ ownerId: string; deletedAt: string | null }>(id) ?? null)
-    : null;
+  const read = direct ? (text: string) => (id: string) => direct.read(() => direct.prepare(text).get<{ ownerId: string; deletedAt: string | null }>(id) ?? null) : null;
   const sessionRow = read?.(`SELECT "ownerId", "deletedAt" FROM "ChatSession" WHERE "id" = ?`);
   const questionRow = read?.(`SELECT s."ownerId", s."deletedAt" FROM "Question" q JOIN "ChatSession" s ON s."id" = q."sessionId" WHERE q."id" = ?`);
   const runRow = read?.(`SELECT r."ownerId", s."deletedAt" FROM "Run" r JOIN "ChatSession" s ON s."id" = r."sessionId" WHERE r."id" = ?`);

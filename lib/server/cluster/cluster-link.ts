@@ -1,13 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  ClusterAnswerSchemas,
-  ClusterMessageSchema,
-  ClusterQuerySchema,
-  type ClusterAnswer,
-  type ClusterMessage,
-  type ClusterQuery,
-  type CrossNodeStatus,
-} from "../../protocol/cluster";
+import { ClusterAnswerSchemas, ClusterMessageSchema, ClusterQuerySchema, type ClusterAnswer, type ClusterMessage, type ClusterQuery, type CrossNodeStatus } from "../../protocol/cluster";
 import { log } from "../log";
 
 /** How messages leave this node (Socket.IO's serverSideEmit through the Redis adapter). */

@@ -25,8 +25,7 @@ async function node(skewMs = 0, leaseMs = LEASE_MS): Promise<TestNode> {
   return started;
 }
 
-const leaseOf = async (n: TestNode, runId: string) =>
-  (await n.parley.db.run.findUnique({ where: { id: runId }, select: { leaseOwner: true, leaseEpoch: true } }))!;
+const leaseOf = async (n: TestNode, runId: string) => (await n.parley.db.run.findUnique({ where: { id: runId }, select: { leaseOwner: true, leaseEpoch: true } }))!;
 
 beforeEach(async () => {
   testDb = await createTestDatabase("parley_leases");
@@ -106,9 +105,7 @@ describe("the lease epoch fences the writes of the node that executes a run", ()
     await expect(store.markAttempt(run.id, stale)).rejects.toMatchObject(lost);
     await expect(store.setProgress(run.id, "late", stale)).rejects.toMatchObject(lost);
     await expect(store.finish(run.id, { status: "succeeded", result: "late" }, 100, stale)).rejects.toMatchObject(lost);
-    await expect(
-      store.createChild({ parent: run, childId: randomUUID(), seq: 0, digest: "c0", functionName: "f", input: null, known: true }, stale),
-    ).rejects.toMatchObject(lost);
+    await expect(store.createChild({ parent: run, childId: randomUUID(), seq: 0, digest: "c0", functionName: "f", input: null, known: true }, stale)).rejects.toMatchObject(lost);
     const say = { runId: run.id, seq: 0, text: "late", digest: "m0" };
     await expect(
       a.parley.sessions.addMessage({

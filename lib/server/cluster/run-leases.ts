@@ -79,8 +79,7 @@ export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOpti
   const TAKE_SQL = `UPDATE "Run" SET "leaseOwner" = ?, "leaseUntil" = ${nowPlusMs}, "leaseEpoch" = "leaseEpoch" + 1 WHERE "id" = ? AND ${FREE} RETURNING "leaseEpoch"`;
   const HOLDER_SQL = `SELECT "leaseOwner", CASE WHEN "leaseUntil" >= ${now} THEN 1 ELSE 0 END AS "live" FROM "Run" WHERE "id" = ?`;
   /** Sets the leases of this node's runs (the ids, one `?` each) to end `ms` from now. */
-  const extendSql = (count: number) =>
-    `UPDATE "Run" SET "leaseUntil" = ${nowPlusMs} WHERE "leaseOwner" = ? AND "id" IN (${Array.from({ length: count }, () => "?").join(", ")})`;
+  const extendSql = (count: number) => `UPDATE "Run" SET "leaseUntil" = ${nowPlusMs} WHERE "leaseOwner" = ? AND "id" IN (${Array.from({ length: count }, () => "?").join(", ")})`;
   /**
    * Active runs whose lease lapsed (their node stopped renewing; this node too, when the run is not
    * live here: the caller skips live ones), or that nobody has leased for a lease's length since

@@ -62,7 +62,16 @@ describe("text commands through Parley.postMessage", () => {
         kind: "approval",
         prompt: `Write ${subject}?`,
         options: [],
-        approval: { tool: "write_file", input: { path: subject }, preview: { type: "diff", path: subject, diff: "+hello" }, subject, subjectKind: "path", alwaysPattern: "docs/**", dangerous: true, fallback: "deny" },
+        approval: {
+          tool: "write_file",
+          input: { path: subject },
+          preview: { type: "diff", path: subject, diff: "+hello" },
+          subject,
+          subjectKind: "path",
+          alwaysPattern: "docs/**",
+          dangerous: true,
+          fallback: "deny",
+        },
       });
     const a = await approval("docs/a.md");
     expect(await send("/approve once")).toMatchObject({ outcome: "answered", question: { id: a.id, answer: "once", closedBy: "text" }, reply: { text: "Allowed once: write_file: docs/a.md." } });

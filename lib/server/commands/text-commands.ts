@@ -59,7 +59,19 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
    * text answers it, as `/answer <id> <text>` (or `/approve <id> <text>` for an approval) would.
    * `from` names the sender: it goes into the stored reply.
    */
-  async function apply({ sessionId, text, by = "text", from, plainAnswer = false }: { sessionId: string; text: string; by?: Closer; from?: string; plainAnswer?: boolean }): Promise<TextCommandResult | null> {
+  async function apply({
+    sessionId,
+    text,
+    by = "text",
+    from,
+    plainAnswer = false,
+  }: {
+    sessionId: string;
+    text: string;
+    by?: Closer;
+    from?: string;
+    plainAnswer?: boolean;
+  }): Promise<TextCommandResult | null> {
     let parse: ParseResult | null = parseTextCommand(text);
     let pending: Question[] | null = null;
     if (!parse && plainAnswer && !/^\s*\//.test(text)) {
@@ -95,9 +107,7 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
     const { action } = resolved;
     try {
       const receipt =
-        action.type === "reply"
-          ? await questions.reply({ id: action.question.id, value: action.value, by })
-          : await questions.reject({ id: action.question.id, message: action.message, by });
+        action.type === "reply" ? await questions.reply({ id: action.question.id, value: action.value, by }) : await questions.reject({ id: action.question.id, message: action.message, by });
       const line = receipt.apply_state === "applied" ? appliedLine(action, receipt.question) : lateLine(receipt.question, receipt.outcome);
       return done(receipt.outcome, line, receipt.question);
     } catch (err) {

@@ -110,7 +110,10 @@ describe("the database client", () => {
     db = await createDb(`file:${file}`);
     const direct = directSqlite(db)!;
     expect(direct).not.toBeNull();
-    const insert = (id: string) => direct.prepare(`INSERT INTO "ChatSession" ("id", "title", "ownerId", "createdAt", "updatedAt") VALUES (?, ?, 'local', ?, ?)`).run(id, id, "2026-12-01T00:00:00.000+00:00", "2026-12-01T00:00:00.000+00:00");
+    const insert = (id: string) =>
+      direct
+        .prepare(`INSERT INTO "ChatSession" ("id", "title", "ownerId", "createdAt", "updatedAt") VALUES (?, ?, 'local', ?, ?)`)
+        .run(id, id, "2026-12-01T00:00:00.000+00:00", "2026-12-01T00:00:00.000+00:00");
     const lock = await holdWriteLock(file, 1_000);
     const probe = eventLoopProbe();
     const done = direct.transaction(() => insert("direct")).then(() => Date.now());
@@ -131,7 +134,9 @@ describe("the database client", () => {
     db = await createDb(`file:${file}`, { observer: { query: () => {}, transaction: () => transactions++ } });
     const direct = directSqlite(db)!;
     const insert = (id: string) => () =>
-      direct.prepare(`INSERT INTO "ChatSession" ("id", "title", "ownerId", "createdAt", "updatedAt") VALUES (?, ?, 'local', ?, ?)`).run(id, id, "2026-12-01T00:00:00.000+00:00", "2026-12-01T00:00:00.000+00:00");
+      direct
+        .prepare(`INSERT INTO "ChatSession" ("id", "title", "ownerId", "createdAt", "updatedAt") VALUES (?, ?, 'local', ?, ?)`)
+        .run(id, id, "2026-12-01T00:00:00.000+00:00", "2026-12-01T00:00:00.000+00:00");
     const outcomes = await Promise.allSettled([
       direct.transaction(insert("a")),
       direct.transaction(() => {

@@ -1,11 +1,4 @@
-import type {
-  IsolationLevel,
-  SqlDriverAdapter,
-  SqlDriverAdapterFactory,
-  SqlQuery,
-  SqlResultSet,
-  Transaction,
-} from "@prisma/driver-adapter-utils";
+import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, SqlResultSet, Transaction } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { BusyQueue, databaseBusy } from "./busy-queue";
@@ -341,11 +334,14 @@ class DeadlineMutex {
         clearTimeout(timer);
         resolve(this.releaser());
       };
-      const timer = setTimeout(() => {
-        const at = this.waiters.indexOf(grant);
-        if (at >= 0) this.waiters.splice(at, 1);
-        reject(databaseBusy());
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          const at = this.waiters.indexOf(grant);
+          if (at >= 0) this.waiters.splice(at, 1);
+          reject(databaseBusy());
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       this.waiters.push(grant);
     });
   }

@@ -89,7 +89,9 @@ describe("migrating a SQLite database", () => {
     const bad = { "20990101000000_drop_sessions": `DELETE FROM "ChatSession";` };
     const err = await migrateSqlite(url(), migrationsRoot(ALL.length, bad)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MigrationError);
-    expect((err as Error).message).toMatch(/Migration 20990101000000_drop_sessions failed and was rolled back: it would leave 3 row\(s\) pointing at rows that do not exist \(.*Message row \d+ → ChatSession/);
+    expect((err as Error).message).toMatch(
+      /Migration 20990101000000_drop_sessions failed and was rolled back: it would leave 3 row\(s\) pointing at rows that do not exist \(.*Message row \d+ → ChatSession/,
+    );
     expect(count("ChatSession")).toBe(1);
     expect(count("Message")).toBe(1);
     const db = new Database(dbFile(), { readonly: true });

@@ -77,10 +77,12 @@ export async function migratePostgres(databaseUrl: string, migrationsRoot: strin
         await client.query("BEGIN");
         try {
           await client.query(migration.sql);
-          await client.query(
-            `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ($1, $2, now(), $3, $4, 1)`,
-            [randomUUID(), migration.checksum, migration.name, startedAt],
-          );
+          await client.query(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ($1, $2, now(), $3, $4, 1)`, [
+            randomUUID(),
+            migration.checksum,
+            migration.name,
+            startedAt,
+          ]);
           await client.query("COMMIT");
         } catch (err) {
           await client.query("ROLLBACK").catch(() => {});
@@ -177,30 +179,32 @@ function applySqliteMigration(db: Database.Database, migration: MigrationFile, b
   const startedAt = new Date().toISOString();
   const before = countByLink(brokenBefore);
   try {
-    return db.transaction(() => {
-      // Another process starting on the same file may have applied it while this one read the book or took its backup.
-      const done = db.prepare(`SELECT 1 FROM _prisma_migrations WHERE migration_name = ? AND finished_at IS NOT NULL AND rolled_back_at IS NULL`).get(migration.name);
-      if (done) return false;
-      db.exec(migration.sql);
-      const after = brokenKeys(db);
-      const grew = [...countByLink(after)].filter(([link, n]) => n > (before.get(link) ?? 0)).map(([link]) => link);
-      const broken = after.filter((key) => grew.includes(linkOf(key)));
-      if (broken.length > 0) {
-        const rows = broken.slice(0, 10).map((v) => `${v.table} row ${v.rowid ?? "?"} → ${v.parent}`);
-        throw new MigrationError(
-          `it would leave ${broken.length} row(s) pointing at rows that do not exist (${rows.join("; ")}${broken.length > 10 ? "; …" : ""}); nothing was changed`,
+    return db
+      .transaction(() => {
+        // Another process starting on the same file may have applied it while this one read the book or took its backup.
+        const done = db.prepare(`SELECT 1 FROM _prisma_migrations WHERE migration_name = ? AND finished_at IS NOT NULL AND rolled_back_at IS NULL`).get(migration.name);
+        if (done) return false;
+        db.exec(migration.sql);
+        const after = brokenKeys(db);
+        const grew = [...countByLink(after)].filter(([link, n]) => n > (before.get(link) ?? 0)).map(([link]) => link);
+        const broken = after.filter((key) => grew.includes(linkOf(key)));
+        if (broken.length > 0) {
+          const rows = broken.slice(0, 10).map((v) => `${v.table} row ${v.rowid ?? "?"} → ${v.parent}`);
+          throw new MigrationError(`it would leave ${broken.length} row(s) pointing at rows that do not exist (${rows.join("; ")}${broken.length > 10 ? "; …" : ""}); nothing was changed`);
+        }
+        db.prepare(`INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`).run(
+          randomUUID(),
+          migration.checksum,
+          new Date().toISOString(),
+          migration.name,
+          startedAt,
         );
-      }
-      db.prepare(
-        `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`,
-      ).run(randomUUID(), migration.checksum, new Date().toISOString(), migration.name, startedAt);
-      return true;
-    }).immediate();
+        return true;
+      })
+      .immediate();
   } catch (err) {
     throw failed(migration, err);
   }
 }
 
-const failed = (migration: MigrationFile, err: unknown) =>
-  new MigrationError(`Migration ${migration.name} failed and was rolled back: ${(err as Error).message}`, { cause: err });
-
+const failed = (migration: MigrationFile, err: unknown) => new MigrationError(`Migration ${migration.name} failed and was rolled back: ${(err as Error).message}`, { cause: err });

@@ -63,9 +63,7 @@ export function pendingMigrations(files: readonly MigrationFile[], book: readonl
   const known = new Set(files.map((file) => file.name));
   const unknown = [...applied.keys()].filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new MigrationError(
-      `${where} was migrated by a newer Parley (${unknown.join(", ")} is not in this version's migrations). Start the newer version, or restore a backup made before it.`,
-    );
+    throw new MigrationError(`${where} was migrated by a newer Parley (${unknown.join(", ")} is not in this version's migrations). Start the newer version, or restore a backup made before it.`);
   }
   const changed = files.filter((file) => applied.has(file.name) && !sameMigration(file, applied.get(file.name)!.checksum));
   if (changed.length > 0) {
@@ -78,5 +76,4 @@ export function pendingMigrations(files: readonly MigrationFile[], book: readonl
 }
 
 /** The start-up line that says what will be applied. */
-export const describePlan = (pending: readonly MigrationFile[], where: string) =>
-  `> Migrating ${where}: ${pending.length} migration(s) to apply: ${pending.map((m) => m.name).join(", ")}`;
+export const describePlan = (pending: readonly MigrationFile[], where: string) => `> Migrating ${where}: ${pending.length} migration(s) to apply: ${pending.map((m) => m.name).join(", ")}`;

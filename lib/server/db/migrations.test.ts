@@ -11,11 +11,11 @@ const root = path.resolve(import.meta.dirname, "../../..");
 const PG_URL = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
 
 function diff(engine: "sqlite" | "postgresql", env: Record<string, string>) {
-  const result = spawnSync(
-    process.execPath,
-    ["scripts/prisma.mjs", "migrate", "diff", "--from-migrations", `prisma/migrations/${engine}`, "--to-schema", `prisma/${engine}`, "--exit-code"],
-    { cwd: root, env: { ...process.env, ...env, PARLEY_PRISMA_PROVIDER: engine }, encoding: "utf8" },
-  );
+  const result = spawnSync(process.execPath, ["scripts/prisma.mjs", "migrate", "diff", "--from-migrations", `prisma/migrations/${engine}`, "--to-schema", `prisma/${engine}`, "--exit-code"], {
+    cwd: root,
+    env: { ...process.env, ...env, PARLEY_PRISMA_PROVIDER: engine },
+    encoding: "utf8",
+  });
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 

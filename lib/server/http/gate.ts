@@ -14,7 +14,6 @@ import { API_CSP, newNonce, pageCsp, setBaseSecurityHeaders } from "./security-h
 import { clearSessionCookie, sessionCookie } from "./session-cookie-header";
 import { log } from "../log";
 
-
 const PUBLIC_PAGES = new Set(["/sign-in", "/icon.svg", "/favicon.ico", "/robots.txt"]);
 const isPublicPage = (pathname: string) => pathname.startsWith("/_next/") || PUBLIC_PAGES.has(pathname);
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);

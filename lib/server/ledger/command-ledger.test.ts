@@ -47,9 +47,7 @@ describe("idempotent commands", () => {
     const other = await createDb(url);
     extra.push(other);
     const otherCommands = createCommandService({ db: other });
-    const receipts = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? createSession(commands, db, { commandId: "c2" }) : createSession(otherCommands, other, { commandId: "c2" }))),
-    );
+    const receipts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? createSession(commands, db, { commandId: "c2" }) : createSession(otherCommands, other, { commandId: "c2" }))));
     expect(await db.chatSession.count()).toBe(1);
     for (const r of receipts) expect(r).toEqual(receipts[0]);
   });

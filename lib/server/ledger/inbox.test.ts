@@ -48,10 +48,7 @@ const noResume = async (): Promise<Receipt> => {
 };
 
 async function queueReply(commandId: string, questionId = "q1") {
-  await commands.enqueue(
-    { commandId, kind: "send_input", payload: { questionId, value: "x", digest: null } },
-    buildReceipt<Receipt>({ commandId, kind: "send_input", apply_state: "queued" }),
-  );
+  await commands.enqueue({ commandId, kind: "send_input", payload: { questionId, value: "x", digest: null } }, buildReceipt<Receipt>({ commandId, kind: "send_input", apply_state: "queued" }));
 }
 
 describe("the inbox of queued commands", () => {

@@ -52,7 +52,7 @@ describe("the glob engine agrees with reference matchers", () => {
         const pm = (p: string) => picomatch(p, { dot: true })(subject);
         // `x/**` is the folder x itself too (as in picomatch for a literal x, here for any segment).
         let expected = pm(reference);
-        for (let folder = reference; folder.endsWith("/**"); ) {
+        for (let folder = reference; folder.endsWith("/**");) {
           folder = folder.slice(0, -3);
           expected ||= pm(folder);
         }

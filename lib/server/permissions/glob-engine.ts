@@ -404,7 +404,7 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false, maxState
       let alive = 0;
       for (let w = 0; w < words; w++) {
         const advancing = d[w]! & masks[w]!;
-        next[w] = (((advancing << 1) | carry) | (d[w]! & masks[words + w]!)) >>> 0;
+        next[w] = ((advancing << 1) | carry | (d[w]! & masks[words + w]!)) >>> 0;
         carry = advancing >>> 31;
         alive |= next[w]!;
       }

@@ -49,8 +49,7 @@ afterEach(async () => {
   await app.close();
 });
 
-const add = (rule: PermissionRuleInput, source: "always" | "manual" = "manual", session = sessionId) =>
-  app.parley.db.$transaction((tx) => permissions.addRule(tx, session, rule, source));
+const add = (rule: PermissionRuleInput, source: "always" | "manual" = "manual", session = sessionId) => app.parley.db.$transaction((tx) => permissions.addRule(tx, session, rule, source));
 
 describe("the permission service", () => {
   it("lets a matching deny rule beat every ask and allow rule, and an ask rule every allow rule, whatever their age or source", async () => {
@@ -113,7 +112,9 @@ describe("the permission service", () => {
     await expect(add({ tool: "shell", pattern: "npm test; *", decision: "allow" })).rejects.toMatchObject({ code: "bad_request" });
     // Deny and ask rules keep text matching: * anywhere.
     await expect(add({ tool: "shell", pattern: "git * --force", decision: "deny" })).resolves.toMatchObject({ decision: "deny" });
-    expect(() => createPermissionService({ db: app.parley.db, events: app.parley.events, projectRules: [{ tool: "shell", pattern: "git * status", decision: "allow" }], tools: TOOLS })).toThrow(/project permission rule 0 \(shell\).*git \* status/);
+    expect(() => createPermissionService({ db: app.parley.db, events: app.parley.events, projectRules: [{ tool: "shell", pattern: "git * status", decision: "allow" }], tools: TOOLS })).toThrow(
+      /project permission rule 0 \(shell\).*git \* status/,
+    );
   });
 
   it("decides inside a transaction it is given", async () => {

@@ -112,7 +112,10 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       }
       const states = (await store.listForSession(sessionId, tx)).reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
       if (states > MAX_SESSION_RULE_STATES) {
-        throw new AppError("bad_request", `This session's rules would be too complex to check quickly (${states} matching states, at most ${MAX_SESSION_RULE_STATES}): remove some, or use simpler patterns.`);
+        throw new AppError(
+          "bad_request",
+          `This session's rules would be too complex to check quickly (${states} matching states, at most ${MAX_SESSION_RULE_STATES}): remove some, or use simpler patterns.`,
+        );
       }
       // Strictly after the newest rule, so the panel lists rules in the order they were added even when two share a millisecond.
       const latest = await store.latestCreatedAt(tx, sessionId);

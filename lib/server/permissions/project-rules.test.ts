@@ -56,7 +56,12 @@ describe("the project's permission rules file", () => {
   });
 
   it("refuses an invalid pattern, naming the rule and the pattern", () => {
-    write({ rules: [{ tool: "read_file", pattern: "**", decision: "allow" }, { tool: "write_file", pattern: "docs/[draft/**", decision: "deny" }] });
+    write({
+      rules: [
+        { tool: "read_file", pattern: "**", decision: "allow" },
+        { tool: "write_file", pattern: "docs/[draft/**", decision: "deny" },
+      ],
+    });
     expect(() => loadProjectRules(file)).toThrow(/parley\.permissions\.json: rules\.1 \(write_file\): Invalid pattern "docs\/\[draft\/\*\*": Missing closing: "\]"/);
     write({ rules: [{ tool: "shell", pattern: "  ", decision: "deny" }] });
     expect(() => loadProjectRules(file)).toThrow(/rules\.0\.pattern: A pattern may not be empty/);

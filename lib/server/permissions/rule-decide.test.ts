@@ -5,8 +5,7 @@ import { checkCommandAllow, decide, matches } from "./rule-decide";
 const shell = (subject: string, cwd: string | null = ".") => ({ tool: "shell", subject, subjectKind: "command" as const, cwd });
 const file = (subject: string, tool = "write_file") => ({ tool, subject, subjectKind: "path" as const, cwd: null });
 const rule = (tool: string, pattern: string, decision: PermissionDecision = "deny", cwd: string | null = null) => ({ tool, pattern, decision, cwd });
-const hit = (pattern: string, subject: string, subjectKind: SubjectKind, decision?: PermissionDecision) =>
-  matches({ tool: "t", pattern, decision }, { tool: "t", subject, subjectKind, cwd: "." });
+const hit = (pattern: string, subject: string, subjectKind: SubjectKind, decision?: PermissionDecision) => matches({ tool: "t", pattern, decision }, { tool: "t", subject, subjectKind, cwd: "." });
 
 describe("whether a rule matches a call", () => {
   it("matches only the rule's own tool", () => {
@@ -64,7 +63,11 @@ describe("deciding a tool call", () => {
     const allowAll = rule("shell", "*", "allow");
     const denyRm = rule("shell", "rm*", "deny");
     const askRm = rule("shell", "rm -i*", "ask");
-    for (const rules of [[allowAll, denyRm, askRm], [askRm, denyRm, allowAll], [denyRm, allowAll, askRm]]) {
+    for (const rules of [
+      [allowAll, denyRm, askRm],
+      [askRm, denyRm, allowAll],
+      [denyRm, allowAll, askRm],
+    ]) {
       expect(decide(rules, shell("ls"), true)).toEqual({ decision: "allow", rule: allowAll });
       expect(decide(rules, shell("rm -rf /"), true)).toEqual({ decision: "deny", rule: denyRm });
       expect(decide(rules, shell("rm -i x"), true)).toEqual({ decision: "deny", rule: denyRm });

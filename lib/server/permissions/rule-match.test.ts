@@ -26,8 +26,47 @@ describe("matching a rule's pattern", () => {
   });
 
   it("agrees with picomatch on path globs (dot files on)", () => {
-    const patterns = ["docs/**", "docs/*", "**", "**/*.md", "a/**/b", "a/**/b/*.ts", "src/*.{ts,tsx}", "src/{lib,app}/**", "?.md", "[a-c]*.md", "[^a]*", "*.test.ts", "**/.env*", ".git/**", "a/*/c", "**/node_modules/**"];
-    const paths = ["docs", "docs/a.md", "docs/x/y.md", "a/b", "a/x/y/b", "a/b/c.ts", "a/x/b/c.ts", "src/a.ts", "src/a.tsx", "src/lib/x/y.js", "b.md", "ab.md", "d.md", "x.test.ts", ".env", "cfg/.env.local", ".git/config", "a/b/c", "a/b/b/c", "p/node_modules/q/r.js", "README.md"];
+    const patterns = [
+      "docs/**",
+      "docs/*",
+      "**",
+      "**/*.md",
+      "a/**/b",
+      "a/**/b/*.ts",
+      "src/*.{ts,tsx}",
+      "src/{lib,app}/**",
+      "?.md",
+      "[a-c]*.md",
+      "[^a]*",
+      "*.test.ts",
+      "**/.env*",
+      ".git/**",
+      "a/*/c",
+      "**/node_modules/**",
+    ];
+    const paths = [
+      "docs",
+      "docs/a.md",
+      "docs/x/y.md",
+      "a/b",
+      "a/x/y/b",
+      "a/b/c.ts",
+      "a/x/b/c.ts",
+      "src/a.ts",
+      "src/a.tsx",
+      "src/lib/x/y.js",
+      "b.md",
+      "ab.md",
+      "d.md",
+      "x.test.ts",
+      ".env",
+      "cfg/.env.local",
+      ".git/config",
+      "a/b/c",
+      "a/b/b/c",
+      "p/node_modules/q/r.js",
+      "README.md",
+    ];
     for (const pattern of patterns) {
       const expected = picomatch(pattern, { dot: true });
       for (const p of paths) expect([pattern, p, hit(pattern, p, "path")]).toEqual([pattern, p, expected(p)]);

@@ -23,7 +23,6 @@ import { compileGlob, compileGlobSet, type CompiledGlob, type CompiledGlobSet, t
  * bit-parallel automaton of at most MAX_PATTERN_STATES states for path patterns.
  */
 
-
 /** Throws a 400 naming the pattern when it is not a valid pattern (empty, unbalanced brackets, too many alternatives). */
 export function checkPattern(pattern: string): void {
   const shown = JSON.stringify(clip(String(pattern), 200));

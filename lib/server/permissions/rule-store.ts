@@ -18,20 +18,17 @@ export interface NewRuleRow {
 export function createRuleStore(db: Db) {
   return {
     /** A session's rules in the order they apply (oldest first). */
-    listForSession: (sessionId: string, tx: Tx | Db = db): Promise<RuleRow[]> =>
-      tx.permissionRule.findMany({ where: { sessionId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    listForSession: (sessionId: string, tx: Tx | Db = db): Promise<RuleRow[]> => tx.permissionRule.findMany({ where: { sessionId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
 
     count: (tx: Tx, sessionId: string): Promise<number> => tx.permissionRule.count({ where: { sessionId } }),
 
     latestCreatedAt: async (tx: Tx, sessionId: string): Promise<Date | null> =>
       (await tx.permissionRule.findFirst({ where: { sessionId }, orderBy: { createdAt: "desc" }, select: { createdAt: true } }))?.createdAt ?? null,
 
-    sessionExists: async (tx: Tx, sessionId: string): Promise<boolean> =>
-      (await tx.chatSession.findUnique({ where: { id: sessionId }, select: { id: true } })) !== null,
+    sessionExists: async (tx: Tx, sessionId: string): Promise<boolean> => (await tx.chatSession.findUnique({ where: { id: sessionId }, select: { id: true } })) !== null,
 
     /** Removes the session's rules equal to this one, its folder included (a rule added again moves to the end). */
-    deleteSame: (tx: Tx, rule: { sessionId: string; tool: string; pattern: string; decision: string; cwd: string | null }): Promise<{ count: number }> =>
-      tx.permissionRule.deleteMany({ where: rule }),
+    deleteSame: (tx: Tx, rule: { sessionId: string; tool: string; pattern: string; decision: string; cwd: string | null }): Promise<{ count: number }> => tx.permissionRule.deleteMany({ where: rule }),
 
     insert: (tx: Tx, data: NewRuleRow): Promise<RuleRow> => tx.permissionRule.create({ data }),
 

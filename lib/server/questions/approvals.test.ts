@@ -27,7 +27,18 @@ let failAddRule = false;
 const judge: ApprovalJudge = {
   decide: async (_sessionId, approval) => ({
     decision: decisions[approval.subject] ?? (approval.dangerous ? "ask" : "allow"),
-    rule: decisions[approval.subject] ? ({ id: "r", tool: approval.tool, pattern: approval.subject, decision: decisions[approval.subject]!, sessionId: null, source: "project", createdAt: null, unknownTool: false } satisfies PermissionRule) : null,
+    rule: decisions[approval.subject]
+      ? ({
+          id: "r",
+          tool: approval.tool,
+          pattern: approval.subject,
+          decision: decisions[approval.subject]!,
+          sessionId: null,
+          source: "project",
+          createdAt: null,
+          unknownTool: false,
+        } satisfies PermissionRule)
+      : null,
   }),
   async addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source) {
     await tx.permissionRule.create({ data: { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, source } });
@@ -145,7 +156,10 @@ describe("answering an approval", () => {
     expect((await questions.getQuestion({ id: shell.id })).status).toBe("pending");
     // Every tab retracts both cards; both runs get their answer; the rules panel is told after the commit.
     expect(closed.slice(-2).map((q) => q.id)).toEqual([first.id, second.id]);
-    expect(delivered.slice(-2).map((q) => [q.id, q.status])).toEqual([[first.id, "answered"], [second.id, "answered"]]);
+    expect(delivered.slice(-2).map((q) => [q.id, q.status])).toEqual([
+      [first.id, "answered"],
+      [second.id, "answered"],
+    ]);
     expect(announced).toEqual(["s1"]);
   });
 

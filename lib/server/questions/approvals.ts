@@ -1,5 +1,14 @@
 import { AppError } from "../../protocol/errors";
-import { APPROVAL_ANSWERS, ApprovalAnswerSchema, type AlwaysOption, type ApprovalAnswer, type ApprovalSpec, type PermissionDecision, type PermissionRule, type PermissionRuleInput } from "../../protocol/permissions";
+import {
+  APPROVAL_ANSWERS,
+  ApprovalAnswerSchema,
+  type AlwaysOption,
+  type ApprovalAnswer,
+  type ApprovalSpec,
+  type PermissionDecision,
+  type PermissionRule,
+  type PermissionRuleInput,
+} from "../../protocol/permissions";
 import type { JsonValue, Question, QuestionOutcome } from "../../protocol/question";
 import type { Tx } from "../db/client";
 
@@ -63,9 +72,13 @@ export function alwaysOption(approval: ApprovalSpec, answer: unknown): AlwaysOpt
   if (answer !== "always" && answer !== "always_wider") return null;
   const option = approval.always[answer === "always" ? 0 : 1];
   if (!option) {
-    throw new AppError("invalid_answer", answer === "always" ? "This approval offers no \"Allow always\": allow it once or reject it." : "This approval offers no wider rule: allow it once, always (exactly this call) or reject it.", {
-      details: { allowed: approval.always.length === 0 ? ["once", "reject"] : ["once", "always", "reject"] },
-    });
+    throw new AppError(
+      "invalid_answer",
+      answer === "always" ? 'This approval offers no "Allow always": allow it once or reject it.' : "This approval offers no wider rule: allow it once, always (exactly this call) or reject it.",
+      {
+        details: { allowed: approval.always.length === 0 ? ["once", "reject"] : ["once", "always", "reject"] },
+      },
+    );
   }
   return option;
 }
@@ -77,7 +90,7 @@ export function alwaysOption(approval: ApprovalSpec, answer: unknown): AlwaysOpt
  */
 export function alwaysRule(judge: ApprovalJudge, approval: ApprovalSpec, answer: unknown): PermissionRuleInput {
   const option = alwaysOption(approval, answer);
-  if (!option) throw new AppError("invalid_answer", "Only an \"Allow always\" answer adds a rule.");
+  if (!option) throw new AppError("invalid_answer", 'Only an "Allow always" answer adds a rule.');
   const rule: PermissionRuleInput = { tool: approval.tool, pattern: option.pattern, decision: "allow", ...(option.cwd !== null ? { cwd: option.cwd } : {}) };
   if (!judge.covers(rule, approval)) {
     throw new AppError("invalid_answer", `The rule "${describeRule(rule)}" this approval offers does not allow the call it asks about, so it is not added: allow it once or reject it.`, {

@@ -47,7 +47,11 @@ function databaseBytes(): number {
   }, 0);
 }
 
-const codeOf = (work: Promise<unknown>) => work.then(() => "no error", (err: { code?: string }) => err.code);
+const codeOf = (work: Promise<unknown>) =>
+  work.then(
+    () => "no error",
+    (err: { code?: string }) => err.code,
+  );
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-late-"));

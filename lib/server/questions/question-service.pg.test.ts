@@ -46,9 +46,7 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
 
   it("200 concurrent replies to one question: exactly one wins, the others get the already-answered receipt", async () => {
     const q = await askFreeText(1);
-    const receipts = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => questions.reply({ id: q.id, value: `answer ${i}`, by: i % 2 ? "rest" : "socket", commandId: `c-${i}` })),
-    );
+    const receipts = await Promise.all(Array.from({ length: 200 }, (_, i) => questions.reply({ id: q.id, value: `answer ${i}`, by: i % 2 ? "rest" : "socket", commandId: `c-${i}` })));
     const winners = receipts.filter((r) => r.outcome === "answered");
     expect(winners).toHaveLength(1);
     expect(receipts.filter((r) => r.outcome === "already_answered")).toHaveLength(199);

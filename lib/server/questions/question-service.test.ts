@@ -72,10 +72,7 @@ describe("question service", () => {
 
   it("claim-once: of two concurrent replies exactly one wins, the other is told it was already answered", async () => {
     const q = await ask();
-    const receipts = await Promise.all([
-      questions.reply({ id: q.id, value: "production", by: "socket" }),
-      questions.reply({ id: q.id, value: "staging", by: "rest" }),
-    ]);
+    const receipts = await Promise.all([questions.reply({ id: q.id, value: "production", by: "socket" }), questions.reply({ id: q.id, value: "staging", by: "rest" })]);
     const outcomes = receipts.map((r) => r.outcome).sort();
     expect(outcomes).toEqual(["already_answered", "answered"]);
     const winner = receipts.find((r) => r.outcome === "answered")!;
@@ -86,10 +83,7 @@ describe("question service", () => {
 
   it("a reply and a decline racing: one wins, the late one gets already_answered", async () => {
     const q = await ask();
-    const [a, b] = await Promise.all([
-      questions.reject({ id: q.id, message: "no", by: "rest" }),
-      questions.reply({ id: q.id, value: "staging", by: "socket" }),
-    ]);
+    const [a, b] = await Promise.all([questions.reject({ id: q.id, message: "no", by: "rest" }), questions.reply({ id: q.id, value: "staging", by: "socket" })]);
     const outcomes = [a.outcome, b.outcome];
     expect(outcomes.filter((o) => o === "already_answered")).toHaveLength(1);
     expect(outcomes.filter((o) => o === "answered" || o === "declined")).toHaveLength(1);
@@ -226,7 +220,11 @@ describe("idempotent replies", () => {
 });
 
 describe("policy and reply schemas", () => {
-  const codeOf = async (work: Promise<unknown>) => work.then(() => "no error", (err: { code?: string }) => err.code);
+  const codeOf = async (work: Promise<unknown>) =>
+    work.then(
+      () => "no error",
+      (err: { code?: string }) => err.code,
+    );
 
   it("refuses the ninth question of a run under the default policy", async () => {
     for (let i = 0; i < 8; i++) await ask();

@@ -95,11 +95,14 @@ export function createQuestionService({ db, events, commands, now = () => new Da
   function scheduleExpiry(id: string, expiresAt: Date) {
     clearTimer(id);
     const delay = Math.max(0, expiresAt.getTime() - now().getTime());
-    const timer = setTimeout(() => {
-      timers.delete(id);
-      if (delay > MAX_TIMER_MS) return scheduleExpiry(id, expiresAt);
-      void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => log.error({ questionId: id, err }, `[questions] could not time out ${id}`));
-    }, Math.min(delay, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        timers.delete(id);
+        if (delay > MAX_TIMER_MS) return scheduleExpiry(id, expiresAt);
+        void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => log.error({ questionId: id, err }, `[questions] could not time out ${id}`));
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    );
     timer.unref();
     timers.set(id, timer);
   }
@@ -350,7 +353,21 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       );
     },
 
-    async reject({ id, message, commandId, digest, by, ownerId }: { id: string; message?: string | null; commandId?: string; digest?: string | null; by: Closer; ownerId?: string }): Promise<ReplyReceipt> {
+    async reject({
+      id,
+      message,
+      commandId,
+      digest,
+      by,
+      ownerId,
+    }: {
+      id: string;
+      message?: string | null;
+      commandId?: string;
+      digest?: string | null;
+      by: Closer;
+      ownerId?: string;
+    }): Promise<ReplyReceipt> {
       const payload = commandPayload("reject_input", { questionId: id, message, digest });
       return personalSettle("reject_input", { id, commandId, by, payload, ownerId }, () => ({
         status: "declined",

@@ -179,8 +179,7 @@ export function createQuestionStore(db: Db) {
      * A question and its journal entry, stored together while its run holds `epoch`; the question as
      * stored, without reading it back. `alongWithNow`: on SQLite, written in the same transaction.
      */
-    insert: (q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch, alongWithNow?: () => void): Promise<Question> =>
-      pgStore ? pgStore.insert(q, epoch) : now!.insert(q, alongWithNow, epoch),
+    insert: (q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch, alongWithNow?: () => void): Promise<Question> => (pgStore ? pgStore.insert(q, epoch) : now!.insert(q, alongWithNow, epoch)),
 
     find: async (id: string): Promise<Question | null> => {
       const row = await db.question.findUnique({ where: { id }, include: QUESTION_WITH_ROOT });
@@ -216,19 +215,16 @@ export function createQuestionStore(db: Db) {
       (await tx.question.findMany({ where: { sessionId, status: "pending", kind: "approval" }, include: QUESTION_WITH_ROOT })).map(toQuestion),
 
     /** The root of a run's tree (a question names it). */
-    rootRunIdOf: async (runId: string): Promise<string | null> =>
-      (await db.run.findUnique({ where: { id: runId }, select: { rootRunId: true } }))?.rootRunId ?? null,
+    rootRunIdOf: async (runId: string): Promise<string | null> => (await db.run.findUnique({ where: { id: runId }, select: { rootRunId: true } }))?.rootRunId ?? null,
 
     /** The first pending question of a session, read inside someone's transaction. */
     firstPendingIn: (tx: Tx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> =>
       tx.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: OLDEST_FIRST, select: { id: true, runId: true, prompt: true } }),
 
-    pendingIdsOf: async (runId: string): Promise<string[]> =>
-      (await db.question.findMany({ where: { runId, status: "pending" }, select: { id: true } })).map((q) => q.id),
+    pendingIdsOf: async (runId: string): Promise<string[]> => (await db.question.findMany({ where: { runId, status: "pending" }, select: { id: true } })).map((q) => q.id),
 
     /** Every question a run asked, in journal order (its audit trail). */
-    listOfRun: async (runId: string): Promise<Question[]> =>
-      (await db.question.findMany({ where: { runId }, orderBy: { seq: "asc" }, include: QUESTION_WITH_ROOT })).map(toQuestion),
+    listOfRun: async (runId: string): Promise<Question[]> => (await db.question.findMany({ where: { runId }, orderBy: { seq: "asc" }, include: QUESTION_WITH_ROOT })).map(toQuestion),
 
     listPending: async ({ sessionId, runIds }: { sessionId?: string; runIds?: string[] } = {}): Promise<Question[]> => {
       const rows = await db.question.findMany({

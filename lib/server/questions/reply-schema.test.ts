@@ -44,12 +44,7 @@ describe("reply schemas name a draft the validator knows offline", () => {
     expect(codeOf(() => checkReplySchema({ $schema: "https://json-schema.org/draft/2020-12/schema", items: [{ type: "string" }] }))).toBe("invalid_schema");
   });
 
-  for (const $schema of [
-    "http://json-schema.org/draft-04/schema#",
-    "http://json-schema.org/draft-03/schema#",
-    "https://example.com/my-meta-schema",
-    "https://json-schema.org/draft/2021-01/schema",
-  ]) {
+  for (const $schema of ["http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-03/schema#", "https://example.com/my-meta-schema", "https://json-schema.org/draft/2021-01/schema"]) {
     it(`refuses ${$schema} with invalid_schema naming the supported drafts`, () => {
       const message = messageOf(() => checkReplySchema({ $schema, type: "string" }));
       expect(codeOf(() => checkReplySchema({ $schema, type: "string" }))).toBe("invalid_schema");

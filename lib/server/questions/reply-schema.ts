@@ -9,11 +9,34 @@ import { canonicalJson } from "../../protocol/plain-json";
 
 /** The JSON Schema keywords a reply schema may use. Anything else is refused when the question is asked. */
 const ALLOWED = new Set([
-  "type", "enum", "const", "properties", "required", "items", "additionalProperties",
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "pattern",
-  "$ref", "$defs", "definitions", "title", "description", "default", "examples", "$comment",
+  "type",
+  "enum",
+  "const",
+  "properties",
+  "required",
+  "items",
+  "additionalProperties",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "pattern",
+  "$ref",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "$comment",
   // Forms (lib/protocol/forms.ts): a choice's titles, `oneOf: [{ const, title }]`, and the formats below.
-  "format", "oneOf", "enumNames",
+  "format",
+  "oneOf",
+  "enumNames",
 ]);
 /** Keywords whose values are maps of subschemas (their keys are names, not keywords). */
 const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions"]);

@@ -10,7 +10,13 @@ const trip = {
     destination: { type: "string", title: "Destination", minLength: 3 },
     nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14 },
     currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"] },
-    seat: { type: "string", oneOf: [{ const: "aisle", title: "Aisle" }, { const: "window", title: "Window" }] },
+    seat: {
+      type: "string",
+      oneOf: [
+        { const: "aisle", title: "Aisle" },
+        { const: "window", title: "Window" },
+      ],
+    },
     email: { type: "string", format: "email" },
     when: { type: "string", format: "date" },
   },

@@ -33,8 +33,7 @@ export function validateReply(question: Question, policy: RunPolicy, value: unkn
     validateAgainstSchema(question.replySchema, value);
     return value as JsonValue;
   }
-  const isClassic =
-    typeof value === "string" || typeof value === "boolean" || (Array.isArray(value) && value.every((v) => typeof v === "string"));
+  const isClassic = typeof value === "string" || typeof value === "boolean" || (Array.isArray(value) && value.every((v) => typeof v === "string"));
   if (!isClassic) throw new AppError("invalid_answer", "This question takes text, a list of choices, or true/false.");
   return normalizeAnswer(question, value);
 }

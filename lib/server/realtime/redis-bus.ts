@@ -102,7 +102,16 @@ export function createRedisBus({ url, key = "parley" }: RedisBusOptions) {
       if (closed) return;
       closed = true;
       listeners.clear();
-      await Promise.all([pub, sub].map(async (c) => (c.status === "ready" ? c.quit().then(() => undefined, () => c.disconnect()) : c.disconnect())));
+      await Promise.all(
+        [pub, sub].map(async (c) =>
+          c.status === "ready"
+            ? c.quit().then(
+                () => undefined,
+                () => c.disconnect(),
+              )
+            : c.disconnect(),
+        ),
+      );
     },
   };
 }

@@ -5,16 +5,7 @@ import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../../p
 import type { ClusterMessage, ClusterQuery, CrossNodeStatus } from "../../protocol/cluster";
 import type { ClusterTransport } from "../cluster/cluster-link";
 import { createRedisBus, type RedisBus } from "./redis-bus";
-import {
-  ownerRoom,
-  SessionJoinCommandSchema,
-  SOCKET_PATH,
-  sessionRoom,
-  SocketAuthSchema,
-  type Ack,
-  type ClientToServerEvents,
-  type ServerToClientEvents,
-} from "../../protocol/socket";
+import { ownerRoom, SessionJoinCommandSchema, SOCKET_PATH, sessionRoom, SocketAuthSchema, type Ack, type ClientToServerEvents, type ServerToClientEvents } from "../../protocol/socket";
 import type { Parley } from "../app";
 import { subscribe, type DomainHandlers } from "../events";
 import type { Principal } from "../access/authenticator";
@@ -53,10 +44,7 @@ function command<T>(args: unknown[], work: (payload: unknown) => Promise<T>): vo
   const ack = typeof last === "function" ? (last as (res: Ack<T>) => void) : undefined;
   const payloads = ack ? args.slice(0, -1) : args;
   const reply = ack ?? (() => {});
-  const result =
-    payloads.length === 1
-      ? work(payloads[0])
-      : Promise.reject(new AppError("bad_request", `Invalid payload: a command takes one payload object, not ${payloads.length} arguments.`));
+  const result = payloads.length === 1 ? work(payloads[0]) : Promise.reject(new AppError("bad_request", `Invalid payload: a command takes one payload object, not ${payloads.length} arguments.`));
   result.then(
     (data) => reply({ ok: true, data }),
     (err) => {
@@ -132,8 +120,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     const by = socket.data.surface;
     socket.emit("server.status", { crossNode: crossNode() });
     // The arguments as sent, whatever the event's declared signature: `command` finds the payload and the ack.
-    const on = (event: keyof ClientToServerEvents, work: (payload: unknown) => Promise<unknown>) =>
-      socket.on(event, (...args: unknown[]) => command(args, work));
+    const on = (event: keyof ClientToServerEvents, work: (payload: unknown) => Promise<unknown>) => socket.on(event, (...args: unknown[]) => command(args, work));
 
     on("session.join", async (payload) => {
       const { sessionId } = parseOrThrow(SessionJoinCommandSchema, payload);

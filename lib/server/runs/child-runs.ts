@@ -23,10 +23,7 @@ export async function startChildRun(
 }
 
 /** A child run ended: the `call` waiting for it gets the result, resuming the parent if it was parked. */
-export async function notifyParent(
-  deps: { store: RunStore; activate: (runId: string) => void; supervisorOf: (runId: string) => RunSupervisor | undefined },
-  child: Run,
-): Promise<void> {
+export async function notifyParent(deps: { store: RunStore; activate: (runId: string) => void; supervisorOf: (runId: string) => RunSupervisor | undefined }, child: Run): Promise<void> {
   const parentId = child.parentRunId!;
   const supervisor = deps.supervisorOf(parentId);
   if (!supervisor) return deps.activate(parentId);

@@ -3,7 +3,6 @@ import type { JournalRecord } from "../../protocol/ipc";
 import type { JsonValue, QuestionOutcome } from "../../protocol/question";
 import { parseJson } from "../db/mappers";
 
-
 /** A journal entry with what its question or child run came to (null where it has none). */
 export interface JournalRow {
   seq: number;

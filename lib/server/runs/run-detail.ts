@@ -17,10 +17,7 @@ export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "li
   const row = await db.run.findUnique({ where: { id } });
   if (!row) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
   const run = toRun(row);
-  const [entries, runIds] = await Promise.all([
-    db.journalEntry.findMany({ where: { runId: id }, orderBy: { seq: "asc" } }),
-    runTreeIds(db, id, run.rootRunId),
-  ]);
+  const [entries, runIds] = await Promise.all([db.journalEntry.findMany({ where: { runId: id }, orderBy: { seq: "asc" } }), runTreeIds(db, id, run.rootRunId)]);
   return {
     ...run,
     journal: entries.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name, questionId: e.questionId, childRunId: e.childRunId, output: parseJson(e.output) })),

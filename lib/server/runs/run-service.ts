@@ -53,9 +53,7 @@ type ForOwner = (owner: string) => ClusterMessage;
 
 /** A settlement that reached this node, for the node that executes its run. */
 const settlementFor = (owner: string, s: SettlementMessage): ClusterMessage =>
-  s.type === "question.settled"
-    ? { type: "run.deliver", to: owner, runId: s.runId, questionId: s.questionId }
-    : { type: "run.child_ended", to: owner, runId: s.runId, childRunId: s.childRunId };
+  s.type === "question.settled" ? { type: "run.deliver", to: owner, runId: s.runId, questionId: s.questionId } : { type: "run.child_ended", to: owner, runId: s.runId, childRunId: s.childRunId };
 
 /**
  * Durable runs of agent functions. A run is a database record with a journal; a worker process is
@@ -227,9 +225,7 @@ export function createRunService(deps: RunServiceDeps) {
         return;
       }
       case "run.child_ended":
-        store
-          .get(message.childRunId)
-          .then((child) => notifyParent({ store, activate: (id) => activate(id), supervisorOf: (id) => live.get(id) }, child), failed);
+        store.get(message.childRunId).then((child) => notifyParent({ store, activate: (id) => activate(id), supervisorOf: (id) => live.get(id) }, child), failed);
         return;
       case "run.stop":
         stopNow(message.runId, message.reason).catch(failed);

@@ -11,7 +11,6 @@ const SAY_SQL = `WITH ${pgHeld("$1", "$12")}, said AS (
   INSERT INTO "Message" ("id", "sessionId", "runId", "role", "text", "stopped", "createdAt")
   SELECT $7::text, $8::text, $1::text, $9::text, $10::text, $11::boolean, $6::timestamp(3) FROM held RETURNING *`;
 
-
 /** A chat message as it is inserted. */
 export interface MessageInsert {
   id: string;
@@ -28,8 +27,18 @@ export function createPgRunStore(lane: PgLane) {
     /** A run's chat message with its journal entry, in one statement: the message's row as stored. */
     async sayWithMessage({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, message: MessageInsert, epoch?: HeldEpoch) {
       const [row] = await lane.query<MessageInsert & { createdAt: Date; sender: string | null }>(SAY_SQL, [
-        runId, seq, text.slice(0, 200), digest, JSON.stringify(text), pgTime(new Date()),
-        message.id, message.sessionId, message.role, message.text, message.stopped, epoch ?? null,
+        runId,
+        seq,
+        text.slice(0, 200),
+        digest,
+        JSON.stringify(text),
+        pgTime(new Date()),
+        message.id,
+        message.sessionId,
+        message.role,
+        message.text,
+        message.stopped,
+        epoch ?? null,
       ]);
       if (!row) throw noRunOrLeaseLost(runId, epoch);
       return row;

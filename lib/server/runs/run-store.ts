@@ -108,11 +108,9 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   return {
     get,
     find,
-    listBySession: async (sessionId: string): Promise<Run[]> =>
-      (await db.run.findMany({ where: { sessionId }, orderBy: OLDEST_FIRST })).map(toRun),
+    listBySession: async (sessionId: string): Promise<Run[]> => (await db.run.findMany({ where: { sessionId }, orderBy: OLDEST_FIRST })).map(toRun),
     /** A session's active runs, parents before their children. */
-    listActiveInSession: async (sessionId: string): Promise<Run[]> =>
-      (await db.run.findMany({ where: { sessionId, status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
+    listActiveInSession: async (sessionId: string): Promise<Run[]> => (await db.run.findMany({ where: { sessionId, status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
     /** Whether a run of this function was started in the session at or after `since`, other than `except` (a Retry checks that its turn is still the latest). */
     startedSince: async (tx: Tx, { sessionId, functionName, since, except }: { sessionId: string; functionName: string; since: string; except: string[] }): Promise<boolean> =>
       (await tx.run.findFirst({ where: { sessionId, functionName, id: { notIn: except }, createdAt: { gte: new Date(since) } }, select: { id: true } })) !== null,
@@ -133,29 +131,31 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
             return created;
           });
         }
-        return await db.$transaction(async (tx: Tx) => {
-          await assertSessionLive(tx, run.sessionId);
-          const row = await tx.run.create({
-            data: {
-              id: run.id,
-              sessionId: run.sessionId,
-              ownerId: run.ownerId,
-              functionName: run.functionName,
-              input: JSON.stringify(run.input ?? null),
-              status: "running",
-              policy: JSON.stringify(run.policy),
-              canAsk: run.canAsk,
-              rootRunId: run.id,
-              turnOf: run.turnOf ?? null,
-              startedBy: run.startedBy ? JSON.stringify(run.startedBy) : null,
-              // Its first worker start: the run is handed to a worker as soon as it is stored.
-              attempts: 1,
-            },
-          });
-          if (leases.enabled) await leases.holdNew(tx, run.id);
-          await alongWith?.(tx);
-          return toRun(row);
-        }).then((created) => (leases.holdFresh(created.id), created));
+        return await db
+          .$transaction(async (tx: Tx) => {
+            await assertSessionLive(tx, run.sessionId);
+            const row = await tx.run.create({
+              data: {
+                id: run.id,
+                sessionId: run.sessionId,
+                ownerId: run.ownerId,
+                functionName: run.functionName,
+                input: JSON.stringify(run.input ?? null),
+                status: "running",
+                policy: JSON.stringify(run.policy),
+                canAsk: run.canAsk,
+                rootRunId: run.id,
+                turnOf: run.turnOf ?? null,
+                startedBy: run.startedBy ? JSON.stringify(run.startedBy) : null,
+                // Its first worker start: the run is handed to a worker as soon as it is stored.
+                attempts: 1,
+              },
+            });
+            if (leases.enabled) await leases.holdNew(tx, run.id);
+            await alongWith?.(tx);
+            return toRun(row);
+          })
+          .then((created) => (leases.holdFresh(created.id), created));
       } catch (err) {
         const turn = run.turnOf && isUniqueViolation(err) ? await db.run.findUnique({ where: { turnOf: run.turnOf }, select: { id: true } }) : null;
         if (turn) throw await sessionBusy(run.sessionId, turn.id);
@@ -164,15 +164,26 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     },
 
     /** A child run and the parent's journal entry that waits for it, in one transaction (fenced by the parent's epoch). */
-    async createChild({ parent, childId, seq, digest, functionName, input, known }: {
-      parent: Run;
-      childId: string;
-      seq: number;
-      digest: string;
-      functionName: string;
-      input: JsonValue;
-      known: boolean;
-    }, epoch?: HeldEpoch): Promise<void> {
+    async createChild(
+      {
+        parent,
+        childId,
+        seq,
+        digest,
+        functionName,
+        input,
+        known,
+      }: {
+        parent: Run;
+        childId: string;
+        seq: number;
+        digest: string;
+        functionName: string;
+        input: JsonValue;
+        known: boolean;
+      },
+      epoch?: HeldEpoch,
+    ): Promise<void> {
       await db.$transaction(async (tx: Tx) => {
         await holdEpoch(sql, tx, parent.id, epoch);
         await assertSessionLive(tx, parent.sessionId);
@@ -278,8 +289,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     /** Whether a run can only wait: a pending question of its own, or a child run still active. */
     isBlocked: async (id: string): Promise<boolean> => (await waitingOn(id)).blocked,
 
-    parentSeqOf: async (childId: string): Promise<number | null> =>
-      (await db.run.findUnique({ where: { id: childId }, select: { parentSeq: true } }))?.parentSeq ?? null,
+    parentSeqOf: async (childId: string): Promise<number | null> => (await db.run.findUnique({ where: { id: childId }, select: { parentSeq: true } }))?.parentSeq ?? null,
 
     loadJournal: async (runId: string): Promise<JournalRecord[]> => (await exec.read(S.journal, { runId })).map((row) => journalRecordOf(row, runId)),
   };

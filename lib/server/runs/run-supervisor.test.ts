@@ -33,7 +33,12 @@ async function start(policy = {}) {
 /** The worker that was last told to start (or replay) this run. */
 function workerOf(runId: string, starts = 1): Promise<FakeWorker> {
   return until(() => {
-    const all = fx.pool.created.flatMap((w) => w.sentOf("run.start").filter((m) => m.runId === runId).map(() => w));
+    const all = fx.pool.created.flatMap((w) =>
+      w
+        .sentOf("run.start")
+        .filter((m) => m.runId === runId)
+        .map(() => w),
+    );
     return all.length >= starts ? all.at(-1)! : undefined;
   });
 }
@@ -198,10 +203,9 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
           w.say({ type: "run.finished", runId: run.id, status: "cancelled" });
         }
       }, 2);
-      const [stopped, reply] = await Promise.all([
-        fx.parley.runs.stopRun({ id: run.id }),
-        fx.parley.questions.reply({ id: questionId, value: "x", by: "rest" }),
-      ]).finally(() => clearInterval(endOnCancel));
+      const [stopped, reply] = await Promise.all([fx.parley.runs.stopRun({ id: run.id }), fx.parley.questions.reply({ id: questionId, value: "x", by: "rest" })]).finally(() =>
+        clearInterval(endOnCancel),
+      );
       expect(stopped.status).toBe("cancelled");
       expect(["answered", "already_closed"]).toContain(reply.outcome);
       await new Promise((r) => setTimeout(r, 50));
@@ -223,9 +227,7 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
       worker.say({ type: "run.parked", runId: run.id, parked: true });
       const again = await workerOf(run.id, 2);
       expect(again).toBe(worker);
-      expect(worker.sentOf("run.start")[1]!.journal).toEqual([
-        { kind: "question", seq: 0, digest: "d0", questionId, settlement: { outcome: "answered", value: "blue", feedback: null } },
-      ]);
+      expect(worker.sentOf("run.start")[1]!.journal).toEqual([{ kind: "question", seq: 0, digest: "d0", questionId, settlement: { outcome: "answered", value: "blue", feedback: null } }]);
       await until(() => stateOf(run.id) === "working");
       expect((await fx.parley.runs.getRun({ id: run.id })).attempts).toBe(2);
     });

@@ -20,10 +20,7 @@ import { log } from "../log";
  * worker, or another node executes it (`owner`; null when this node lost the run's lease), which
  * must hear the settlements that reached this node meanwhile (`missed`).
  */
-export type RunEnd =
-  | { how: "finished"; status: FinalRunStatus; byStop: boolean }
-  | { how: "parked" }
-  | { how: "elsewhere"; owner: string | null; missed: SettlementMessage[] };
+export type RunEnd = { how: "finished"; status: FinalRunStatus; byStop: boolean } | { how: "parked" } | { how: "elsewhere"; owner: string | null; missed: SettlementMessage[] };
 
 /** What a supervisor needs from the rest of the server. */
 export interface SupervisorContext {
@@ -101,9 +98,7 @@ export class RunSupervisor {
       () => this.run.policy.maxActiveMs,
       () => {
         const seconds = Math.round(this.run.policy.maxActiveMs / 100) / 10;
-        this.enqueue(() =>
-          this.interrupt({ status: "failed", byStop: false, reason: `It ran for more than its execution time limit of ${seconds} s (time waiting for a person is not counted).` }),
-        );
+        this.enqueue(() => this.interrupt({ status: "failed", byStop: false, reason: `It ran for more than its execution time limit of ${seconds} s (time waiting for a person is not counted).` }));
       },
     );
   }
@@ -352,10 +347,7 @@ export class RunSupervisor {
     this.active.resetTo(run.activeMs);
     if (!this.ctx.hasFunction(run.functionName)) {
       this.ctx.pool.release(worker);
-      return this.finalize(
-        { status: "failed", error: `It cannot be resumed: no agent function named "${run.functionName}" exists any more.` },
-        { by: "restart", questionStatus: "expired" },
-      );
+      return this.finalize({ status: "failed", error: `It cannot be resumed: no agent function named "${run.functionName}" exists any more.` }, { by: "restart", questionStatus: "expired" });
     }
     const journal = fresh ? [] : await this.ctx.store.loadJournal(this.runId);
     if (!fresh) await this.ctx.store.markAttempt(this.runId, this.epoch);
@@ -414,10 +406,8 @@ export class RunSupervisor {
   private readonly handlers: MessageHandlers = {
     "question.ask": (message, state) => this.asked(message, state),
     "run.say": (message) => this.said(message),
-    "run.say.delta": (message) =>
-      void this.ctx.sessions.streamReply({ sessionId: this.run.sessionId, runId: this.runId, seq: message.seq, delta: message.delta }),
-    "step.record": (message) =>
-      this.ctx.store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output }, this.epoch),
+    "run.say.delta": (message) => void this.ctx.sessions.streamReply({ sessionId: this.run.sessionId, runId: this.runId, seq: message.seq, delta: message.delta }),
+    "step.record": (message) => this.ctx.store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output }, this.epoch),
     "run.call": (message, state) => this.called(message, state),
     "run.progress": async (message) => {
       if (await this.ctx.store.setProgress(this.runId, message.text, this.epoch)) await this.publish();
@@ -582,7 +572,10 @@ export class RunSupervisor {
   private async workerFinished(message: RunFinishedMessage, state: WorkerState): Promise<void> {
     const { error } = message;
     if (error && message.status === "failed") {
-      log.error({ runId: this.runId, sessionId: this.run.sessionId, fn: this.run.functionName }, `[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`);
+      log.error(
+        { runId: this.runId, sessionId: this.run.sessionId, fn: this.run.functionName },
+        `[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`,
+      );
     }
     const intent = state.kind === "stopping" ? state.intent : null;
     let outcome: FinalOutcome;
@@ -611,10 +604,7 @@ export class RunSupervisor {
     const how = `${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}${neighbour ? `, killed because run ${neighbour} did not stop in time` : ""}`;
     if (state.kind === "stopping") {
       const { intent } = state;
-      return this.finalize(
-        { status: intent.status, error: neighbour ? intent.reason : `${intent.reason} The worker did not end in time and was killed (${how}).` },
-        endOf(intent.byStop),
-      );
+      return this.finalize({ status: intent.status, error: neighbour ? intent.reason : `${intent.reason} The worker did not end in time and was killed (${how}).` }, endOf(intent.byStop));
     }
     await this.pauseClock();
     if (state.kind === "working" && !neighbour) this.losses++;

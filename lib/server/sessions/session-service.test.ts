@@ -147,7 +147,15 @@ describe("deleting a session", () => {
     const s = await parley.sessions.createSession();
     await parley.sessions.markDeleted({ id: s.id });
     const store = parley.runs.store;
-    const insert = store.create({ id: randomUUID(), sessionId: s.id, ownerId: "local", functionName: "f", input: null, policy: { maxRequests: 8, maxPromptChars: 4096, maxReplyBytes: 65536, maxActiveMs: 1_800_000 }, canAsk: true });
+    const insert = store.create({
+      id: randomUUID(),
+      sessionId: s.id,
+      ownerId: "local",
+      functionName: "f",
+      input: null,
+      policy: { maxRequests: 8, maxPromptChars: 4096, maxReplyBytes: 65536, maxActiveMs: 1_800_000 },
+      canAsk: true,
+    });
     expect(await codeOf(insert)).toBe("not_found:session");
     await parley.sessions.removeDeleted({ id: s.id });
   });
@@ -222,7 +230,7 @@ describe("deleting a session", () => {
     expect(await codeOf(visibility.question("local", questionId))).toBe("not_found:question");
     // Finish the delete so the fake worker's run does not outlive the test.
     const finishing = parley.runs.stopSessionRuns({ sessionId: s.id, reason: "test" });
-    await finishOnCancel((await workerOf(run.id)), run.id);
+    await finishOnCancel(await workerOf(run.id), run.id);
     await finishing;
     await parley.sessions.removeDeleted({ id: s.id });
   });

@@ -66,7 +66,13 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
             `SELECT s.*, (SELECT COUNT(*) FROM "Question" q WHERE q."sessionId" = s."id" AND q."status" = 'pending') AS "pendingCount" FROM "ChatSession" s WHERE s."id" = ? AND s."deletedAt" IS NULL`,
           )
           .get<Record<string, unknown> & { pendingCount: number }>(id);
-        return row && toSession({ ...(row as unknown as SessionRow), createdAt: fromSqliteTime(row.createdAt)!, updatedAt: fromSqliteTime(row.updatedAt)!, renamedAt: fromSqliteTime(row.renamedAt), deletedAt: null }, row.pendingCount);
+        return (
+          row &&
+          toSession(
+            { ...(row as unknown as SessionRow), createdAt: fromSqliteTime(row.createdAt)!, updatedAt: fromSqliteTime(row.updatedAt)!, renamedAt: fromSqliteTime(row.renamedAt), deletedAt: null },
+            row.pendingCount,
+          )
+        );
       });
       if (session) events.emit("session.updated", session);
       return;
@@ -156,11 +162,11 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
           : storeWith
             ? await storeWith(data)
             : alongWith
-            ? await db.$transaction(async (tx: Tx) => {
-                await alongWith(tx);
-                return tx.message.create({ data });
-              })
-            : await db.message.create({ data });
+              ? await db.$transaction(async (tx: Tx) => {
+                  await alongWith(tx);
+                  return tx.message.create({ data });
+                })
+              : await db.message.create({ data });
       // The stored message replaces the stream in every tab (and in later snapshots) at once.
       if (runId !== null && streamSeq !== undefined) streams.drop(sessionId, runId, streamSeq);
       return announceMessage(toMessage(row));

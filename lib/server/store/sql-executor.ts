@@ -23,8 +23,7 @@ export interface SqliteNow {
   changes<P extends Params>(statement: Statement<P, unknown>, params: P): number;
 }
 
-const sqliteValue = (value: unknown): unknown =>
-  value instanceof Date ? sqliteTime(value) : typeof value === "boolean" ? (value ? 1 : 0) : value === undefined ? null : value;
+const sqliteValue = (value: unknown): unknown => (value instanceof Date ? sqliteTime(value) : typeof value === "boolean" ? (value ? 1 : 0) : value === undefined ? null : value);
 
 type Decode = (row: Record<string, unknown>) => Record<string, unknown>;
 

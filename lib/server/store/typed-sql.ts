@@ -94,5 +94,4 @@ export type ParamsOf<S> = S extends Statement<infer P, unknown> ? P : never;
  * A parameter PostgreSQL cannot type from where it stands (a SELECT list feeding an INSERT): cast
  * there to `type`; SQLite stores it as given (a CAST would change a date's text).
  */
-export const typedParam = <T>(engine: Engine, value: T, type: "timestamp(3)" | "text" | "integer") =>
-  engine === "postgresql" ? sql<T>`CAST(${value} AS ${sql.raw(type)})` : sql<T>`${value}`;
+export const typedParam = <T>(engine: Engine, value: T, type: "timestamp(3)" | "text" | "integer") => (engine === "postgresql" ? sql<T>`CAST(${value} AS ${sql.raw(type)})` : sql<T>`${value}`);

@@ -13,7 +13,11 @@ const setMode = (mode: "throw" | "hang" | "ok") => writeFileSync(modeFile(), mod
 /** When each worker process started, as the fixture logged it. */
 const starts = (): number[] => {
   try {
-    return readFileSync(path.join(dir, "starts.log"), "utf8").trim().split("\n").filter(Boolean).map((line) => Number(line.split(" ")[1]));
+    return readFileSync(path.join(dir, "starts.log"), "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => Number(line.split(" ")[1]));
   } catch {
     return [];
   }

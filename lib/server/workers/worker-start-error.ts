@@ -25,7 +25,10 @@ export class WorkerStartError extends AppError {
 
 /** One line that says why a start failed: the thrown error's line from stderr, if there is one. */
 export function summarizeStartFailure(reason: string, stderrTail: string): string {
-  const lines = stderrTail.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = stderrTail
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const thrown = lines.find((l) => /^([A-Z]\w*)?(Error|Exception)\b.*:/.test(l)) ?? lines.filter((l) => !/^Node\.js v\d/.test(l)).at(-1);
   return (thrown ? `${reason}: ${thrown}` : reason).slice(0, 500);
 }

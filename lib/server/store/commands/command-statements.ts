@@ -18,10 +18,5 @@ export const insertReceipt = statement((q, p: ReceiptParams) =>
 
 /** A queued command applied now: claimed while still queued (another applier's claim leaves nothing to claim). */
 export const claimQueued = statement((q, p: Omit<ReceiptParams, "kind" | "payloadDigest">) =>
-  q
-    .updateTable("Command")
-    .set({ applyState: p.applyState, receipt: p.receipt, appliedAt: p.at, payload: p.payload })
-    .where("id", "=", p.id)
-    .where("applyState", "=", "queued"),
+  q.updateTable("Command").set({ applyState: p.applyState, receipt: p.receipt, appliedAt: p.at, payload: p.payload }).where("id", "=", p.id).where("applyState", "=", "queued"),
 );
-

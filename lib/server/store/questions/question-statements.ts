@@ -48,11 +48,7 @@ interface ClaimParams {
 }
 
 const claimPending = (q: QueryCreator<DB>, p: ClaimParams) =>
-  q
-    .updateTable("Question")
-    .set({ status: p.status, closedBy: p.closedBy, closedAt: p.closedAt, answer: p.answer, feedback: p.feedback })
-    .where("id", "=", p.id)
-    .where("status", "=", "pending");
+  q.updateTable("Question").set({ status: p.status, closedBy: p.closedBy, closedAt: p.closedAt, answer: p.answer, feedback: p.feedback }).where("id", "=", p.id).where("status", "=", "pending");
 
 /** Claim-once: the conditional update that moves a pending question to how it closed. */
 export const claim = statement((q, p: ClaimParams) => claimPending(q, p));
@@ -130,8 +126,29 @@ const insertHeld = (q: QueryCreator<DB>, p: InsertParams, engine: "sqlite" | "po
   return q
     .insertInto("Question")
     .columns([
-      "id", "sessionId", "runId", "owner", "seq", "pendingId", "targetDigest", "replySchema", "kind", "prompt", "options", "multi", "allowCustom",
-      "detail", "defaultValue", "approval", "status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt",
+      "id",
+      "sessionId",
+      "runId",
+      "owner",
+      "seq",
+      "pendingId",
+      "targetDigest",
+      "replySchema",
+      "kind",
+      "prompt",
+      "options",
+      "multi",
+      "allowCustom",
+      "detail",
+      "defaultValue",
+      "approval",
+      "status",
+      "answer",
+      "feedback",
+      "closedBy",
+      "closedAt",
+      "createdAt",
+      "expiresAt",
     ])
     .expression(engine === "postgresql" ? held.forShare() : held);
 };
@@ -153,7 +170,15 @@ export const insertQuestionJournaled = statement((q, p: InsertParams, engine) =>
     .expression((eb) =>
       eb
         .selectFrom("asked")
-        .select(["asked.runId", "asked.seq", sql.lit("question").as("kind"), typedParam(engine, p.name, "text").as("name"), typedParam(engine, p.digest, "text").as("digest"), "asked.id as questionId", "asked.createdAt"]),
+        .select([
+          "asked.runId",
+          "asked.seq",
+          sql.lit("question").as("kind"),
+          typedParam(engine, p.name, "text").as("name"),
+          typedParam(engine, p.digest, "text").as("digest"),
+          "asked.id as questionId",
+          "asked.createdAt",
+        ]),
     )
     .returning("seq"),
 );

@@ -12,8 +12,7 @@ const ACTIVE = [...ACTIVE_RUN_STATUSES];
  * The fence of a write made by the node that executes a run (see cluster/lease-fence.ts): the run
  * still holds `epoch`, or `epoch` is null (runs are not leased: nothing is checked).
  */
-const holds = (eb: ExpressionBuilder<DB, "Run">, epoch: number | null) =>
-  eb.or([eb(sql<number | null>`CAST(${epoch} AS INTEGER)`, "is", null), eb("Run.leaseEpoch", "=", epoch as number)]);
+const holds = (eb: ExpressionBuilder<DB, "Run">, epoch: number | null) => eb.or([eb(sql<number | null>`CAST(${epoch} AS INTEGER)`, "is", null), eb("Run.leaseEpoch", "=", epoch as number)]);
 
 /** A run's own pending question (`runId` its id). */
 const ownPending = (eb: ExpressionBuilder<DB, "Run">, runId: string) =>
@@ -75,27 +74,26 @@ export const markAttempt = statement((q, p: { id: string; at: Date; epoch: numbe
  * Ends a run if it is still active, with the active time it spent last, and lets go of its lease.
  * `node`: unfenced on leased runs, only while no other node holds the lease (null: not checked).
  */
-export const finish = statement(
-  (q, p: { id: string; status: string; result: string | null; error: string | null; activeMs: number; at: Date; epoch: number | null; node: string | null }) =>
-    q
-      .updateTable("Run")
-      .set((eb) => ({
-        status: p.status,
-        result: p.result,
-        error: p.error,
-        progress: null,
-        finishedAt: p.at,
-        turnOf: null,
-        leaseOwner: null,
-        leaseUntil: null,
-        activeMs: eb("activeMs", "+", p.activeMs),
-        updatedAt: p.at,
-      }))
-      .where("id", "=", p.id)
-      .where("status", "in", ACTIVE)
-      .where((eb) => holds(eb, p.epoch))
-      .where((eb) => eb.or([eb(sql<string | null>`CAST(${p.node} AS TEXT)`, "is", null), eb("leaseOwner", "is", null), eb("leaseOwner", "=", p.node as string)]))
-      .returning("id"),
+export const finish = statement((q, p: { id: string; status: string; result: string | null; error: string | null; activeMs: number; at: Date; epoch: number | null; node: string | null }) =>
+  q
+    .updateTable("Run")
+    .set((eb) => ({
+      status: p.status,
+      result: p.result,
+      error: p.error,
+      progress: null,
+      finishedAt: p.at,
+      turnOf: null,
+      leaseOwner: null,
+      leaseUntil: null,
+      activeMs: eb("activeMs", "+", p.activeMs),
+      updatedAt: p.at,
+    }))
+    .where("id", "=", p.id)
+    .where("status", "in", ACTIVE)
+    .where((eb) => holds(eb, p.epoch))
+    .where((eb) => eb.or([eb(sql<string | null>`CAST(${p.node} AS TEXT)`, "is", null), eb("leaseOwner", "is", null), eb("leaseOwner", "=", p.node as string)]))
+    .returning("id"),
 );
 
 /** Sets an active run's progress line when it differs. */
@@ -110,9 +108,7 @@ export const setProgress = statement((q, p: { id: string; progress: string | nul
     .returning("id"),
 );
 
-export const activeChildIds = statement((q, p: { parentRunId: string }) =>
-  q.selectFrom("Run").select("id").where("parentRunId", "=", p.parentRunId).where("status", "in", ACTIVE),
-);
+export const activeChildIds = statement((q, p: { parentRunId: string }) => q.selectFrom("Run").select("id").where("parentRunId", "=", p.parentRunId).where("status", "in", ACTIVE));
 
 export const leaseEpochOf = statement((q, p: { id: string }) => q.selectFrom("Run").select("leaseEpoch").where("id", "=", p.id));
 
