@@ -248,7 +248,10 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
     /** Sets a run's progress line; true when it changed (the same text, or clearing a clear one, writes nothing). */
     async setProgress(id: string, progress: string | null, epoch?: HeldEpoch): Promise<boolean> {
-      const changed = await exec.write(S.setProgress, { id, progress, at: new Date(), epoch: epochOf(epoch) });
+      // Read first: most calls change nothing (a park clears a clear line), and a read takes no write transaction.
+      const [current] = await exec.read(S.progressOf, { id });
+      if (current && current.progress === progress) return false;
+      const changed = current ? await exec.write(S.setProgress, { id, progress, at: new Date(), epoch: epochOf(epoch) }) : [];
       if (changed.length === 0) await refusedUnlessHeld(id, epoch);
       return changed.length === 1;
     },

@@ -96,6 +96,9 @@ export const finish = statement((q, p: { id: string; status: string; result: str
     .returning("id"),
 );
 
+/** An active run's progress line (no row: the run is not active, or gone). */
+export const progressOf = statement((q, p: { id: string }) => q.selectFrom("Run").select("progress").where("id", "=", p.id).where("status", "in", ACTIVE));
+
 /** Sets an active run's progress line when it differs. */
 export const setProgress = statement((q, p: { id: string; progress: string | null; at: Date; epoch: number | null }) =>
   q
