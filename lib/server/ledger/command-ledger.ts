@@ -2,9 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
-import { directSqlite, isUniqueViolation, type Db, type DirectSqlite, type Tx } from "../db/client";
-import type { Engine } from "../db/engine";
-import { sqliteNow, txExecutor } from "../store/sql-executor";
+import { isUniqueViolation, type Db, type DirectSqlite, type Tx } from "../db/client";
+import { storeLanes, txExecutor } from "../store/sql-executor";
 import * as C from "../store/commands/command-statements";
 import type { ReceiptParams } from "../store/commands/command-statements";
 
@@ -68,9 +67,7 @@ type Stored<R> = { state: "queued" | "done"; receipt: R };
  * concurrent twins exactly one applies, and the others roll back and return its receipt.
  */
 export function createCommandService({ db }: { db: Db }) {
-  const direct = directSqlite(db);
-  const sqlite = direct ? sqliteNow(direct) : null;
-  const engine: Engine = direct ? "sqlite" : "postgresql";
+  const { engine, direct, now: sqlite } = storeLanes(db);
   async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
     const row = await db.command.findUnique({ where: { id } });
     if (!row) return null;

@@ -293,7 +293,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
       }
       if (spec.replySchema) checkReplySchema(spec.replySchema);
-      const asked = await (directStore ?? store).countAsked(run.id);
+      const asked = await store.countAsked(run.id);
       if (asked >= run.policy.maxRequests) {
         throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
       }
@@ -378,7 +378,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */
     async closeForRun({ runId, status, by, feedback = null }: { runId: string; status: "cancelled" | "expired"; by: Closer; feedback?: string | null }): Promise<Question[]> {
-      const ended = await Promise.all((await (directStore ?? store).pendingIdsOf(runId)).map((id) => settle(id, { status, by, feedback })));
+      const ended = await Promise.all((await store.pendingIdsOf(runId)).map((id) => settle(id, { status, by, feedback })));
       return ended.filter((q): q is Question => q !== null);
     },
 

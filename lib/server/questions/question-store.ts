@@ -1,12 +1,11 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
-import { directPg, directSqlite, type Db, type DirectSqlite, type PgLane, type Tx } from "../db/client";
+import { type Db, type DirectSqlite, type Tx } from "../db/client";
 import type { CommandRow } from "../ledger/command-ledger";
 import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 import { OLDEST_FIRST } from "../ids";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import { pgExecutor, sqliteNow, txExecutor } from "../store/sql-executor";
-import type { Engine } from "../db/engine";
+import { storeLanes, txExecutor, type SqlExecutor, type SqliteNow } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as Q from "../store/questions/question-statements";
 
@@ -101,12 +100,9 @@ const insertParams = (q: NewQuestion, epoch: HeldEpoch) => ({ ...questionRow(q),
  * The reply's reads and writes on SQLite's direct lane, called inside `direct.transaction`: one
  * joined read and one conditional update, where Prisma would send six statements.
  */
-export function createDirectQuestionStore(direct: DirectSqlite) {
-  const now = sqliteNow(direct);
+function createDirectQuestionStore(direct: DirectSqlite, now: SqliteNow) {
   return {
     target: (id: string): ReplyTarget | null => targetOf(now.rows(Q.target, { id })[0]),
-
-    countAsked: (runId: string): Promise<number> => direct.read(() => now.rows(Q.countAsked, { runId })[0]!.n),
 
     /** A question and its journal entry in one transaction (fenced by `epoch`); the question as stored, without reading it back. */
     insert: async (q: NewQuestion & { rootRunId: string }, alongWithNow?: () => void, epoch?: HeldEpoch): Promise<Question> => {
@@ -118,8 +114,6 @@ export function createDirectQuestionStore(direct: DirectSqlite) {
       });
       return toQuestion({ ...questionRow(q), run: { rootRunId: q.rootRunId } });
     },
-
-    pendingIdsOf: (runId: string): Promise<string[]> => direct.read(() => now.rows(Q.pendingIdsOf, { runId }).map((q) => q.id)),
 
     /** The first pending question of a session, inside a direct transaction. */
     firstPendingNow: (sessionId: string): Pick<Question, "id" | "runId" | "prompt"> | null => now.rows(Q.firstPending, { sessionId })[0] ?? null,
@@ -139,19 +133,14 @@ export const closedAs = (question: Question, { status, closedBy, closedAt, answe
 });
 
 /** The question loop's statements on PostgreSQL's lane: one each, where Prisma sends two to five. */
-function createPgQuestionStore(lane: PgLane) {
-  const exec = pgExecutor(lane);
+function createPgQuestionStore(exec: SqlExecutor) {
   return {
-    countAsked: async (runId: string): Promise<number> => (await exec.read(Q.countAsked, { runId }))[0]!.n,
-
     /** A question and its journal entry, in one statement (fenced by `epoch`); the question as stored, without reading it back. */
     async insert(q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> {
       const [stored] = await exec.write(Q.insertQuestionJournaled, insertParams(q, epoch));
       if (!stored) throw noRunOrLeaseLost(q.runId, epoch);
       return toQuestion({ ...questionRow(q), run: { rootRunId: q.rootRunId } });
     },
-
-    target: async (id: string): Promise<ReplyTarget | null> => targetOf((await exec.read(Q.target, { id }))[0]),
 
     /** Claims the question and inserts `command` with it: whether this claim won. */
     async claimRecording(id: string, closing: Closing, command: CommandRow): Promise<boolean> {
@@ -163,13 +152,10 @@ function createPgQuestionStore(lane: PgLane) {
 
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
-  const pg = directPg(db);
-  const direct = directSqlite(db);
-  const pgStore = pg ? createPgQuestionStore(pg) : null;
+  const { engine, exec, direct, now: sqlite } = storeLanes(db);
+  const pgStore = engine === "postgresql" ? createPgQuestionStore(exec) : null;
   /** The statements that run inside SQLite's direct transactions (null on PostgreSQL). */
-  const now = direct ? createDirectQuestionStore(direct) : null;
-  if (!pgStore && !now) throw new Error("The question store needs SQLite's direct lane or PostgreSQL's pool.");
-  const engine: Engine = pgStore ? "postgresql" : "sqlite";
+  const now = direct && sqlite ? createDirectQuestionStore(direct, sqlite) : null;
   return {
     now,
     /** PostgreSQL's lane: the claim with its receipt in one statement (null on SQLite, whose direct lane does more). */
@@ -195,7 +181,7 @@ export function createQuestionStore(db: Db) {
     policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await db.run.findUnique({ where: { id: runId }, select: { policy: true } }))?.policy),
 
     /** A reply's target, read at once. */
-    target: pgStore?.target ?? ((id: string): Promise<ReplyTarget | null> => direct!.read(() => now!.target(id))),
+    target: async (id: string): Promise<ReplyTarget | null> => targetOf((await exec.read(Q.target, { id }))[0]),
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
     claim: async (id: string, closing: Closing, tx: Tx | Db = db): Promise<boolean> => (await txExecutor(tx, engine).changes(Q.claim, { id, ...closingData(closing) })) === 1,
@@ -208,7 +194,7 @@ export function createQuestionStore(db: Db) {
       }),
 
     /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
-    countAsked: pgStore?.countAsked ?? now!.countAsked,
+    countAsked: async (runId: string): Promise<number> => (await exec.read(Q.countAsked, { runId }))[0]!.n,
 
     /** A session's pending approvals, read inside a transaction. */
     pendingApprovalsIn: async (tx: Tx, sessionId: string): Promise<Question[]> =>
@@ -221,7 +207,7 @@ export function createQuestionStore(db: Db) {
     firstPendingIn: (tx: Tx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> =>
       tx.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: OLDEST_FIRST, select: { id: true, runId: true, prompt: true } }),
 
-    pendingIdsOf: async (runId: string): Promise<string[]> => (await db.question.findMany({ where: { runId, status: "pending" }, select: { id: true } })).map((q) => q.id),
+    pendingIdsOf: async (runId: string): Promise<string[]> => (await exec.read(Q.pendingIdsOf, { runId })).map((q) => q.id),
 
     /** Every question a run asked, in journal order (its audit trail). */
     listOfRun: async (runId: string): Promise<Question[]> => (await db.question.findMany({ where: { runId }, orderBy: { seq: "asc" }, include: QUESTION_WITH_ROOT })).map(toQuestion),

@@ -4,7 +4,7 @@ import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { JsonValue } from "../../protocol/question";
 import type { RunPolicy } from "../../protocol/policy";
-import { directPg, directSqlite, isUniqueViolation, type Db, type Tx } from "../db/client";
+import { isUniqueViolation, type Db, type Tx } from "../db/client";
 import { toRun } from "../db/mappers";
 import { OLDEST_FIRST } from "../ids";
 import type { JournalRecord } from "../../protocol/ipc";
@@ -14,7 +14,7 @@ import { createPgRunStore } from "./run-store-pg";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import { fenced, holdEpoch, noRunOrLeaseLost, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import { rawSql } from "../db/raw-sql";
-import { pgExecutor, sqliteExecutor, sqliteNow, type SqlExecutor } from "../store/sql-executor";
+import { storeLanes } from "../store/sql-executor";
 import * as S from "../store/runs/run-statements";
 
 /** A boolean read from an expression (EXISTS): SQLite gives 0 or 1. */
@@ -57,12 +57,7 @@ async function assertSessionLive(tx: Tx, sessionId: string): Promise<void> {
  * the epoch is null and nothing is checked.
  */
 export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
-  const direct = directSqlite(db);
-  const pg = directPg(db);
-  /** SQLite's statements inside a direct transaction (null on PostgreSQL). */
-  const sqlite = direct ? sqliteNow(direct) : null;
-  if (!direct && !pg) throw new Error("The run store needs SQLite's direct lane or PostgreSQL's pool.");
-  const exec: SqlExecutor = direct ? sqliteExecutor(direct, sqlite!) : pgExecutor(pg!);
+  const { exec, direct, now: sqlite, pg } = storeLanes(db);
   /** The run statements that must run inside SQLite's direct transactions (a message's, an answer's, a run's start). */
   const now = sqlite && createDirectRunStore(sqlite);
   const pgRuns = pg ? createPgRunStore(pg) : null;

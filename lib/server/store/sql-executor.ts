@@ -1,4 +1,4 @@
-import type { DirectSqlite, PgLane, Tx } from "../db/client";
+import { directPg, directSqlite, type Db, type DirectSqlite, type PgLane, type Tx } from "../db/client";
 import { sqliteTime } from "../db/direct-rows";
 import type { Engine } from "../db/engine";
 import { pgTime } from "../db/pg-lane";
@@ -93,4 +93,24 @@ export function txExecutor(tx: Tx, engine: Engine): TxExecutor {
       return tx.$executeRawUnsafe(sql, ...bind(params).map(encode));
     },
   };
+}
+
+/** What a store runs its statements on: the engine's executor, and SQLite's synchronous lane (null on PostgreSQL). */
+export interface StoreLanes {
+  readonly engine: Engine;
+  readonly exec: SqlExecutor;
+  readonly direct: DirectSqlite | null;
+  readonly now: SqliteNow | null;
+  readonly pg: PgLane | null;
+}
+
+export function storeLanes(db: Db): StoreLanes {
+  const direct = directSqlite(db);
+  if (direct) {
+    const now = sqliteNow(direct);
+    return { engine: "sqlite", exec: sqliteExecutor(direct, now), direct, now, pg: null };
+  }
+  const pg = directPg(db);
+  if (!pg) throw new Error("The stores need SQLite's direct lane or PostgreSQL's pool.");
+  return { engine: "postgresql", exec: pgExecutor(pg), direct: null, now: null, pg };
 }
