@@ -7,9 +7,18 @@ const TIMESTAMP_OID = 1114;
 /** Prisma writes DateTime as UTC wall time without a zone: read it back as UTC, whatever the process's zone. */
 const utcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
 
+/** pg's type id of `bigint` (what COUNT returns): read as a number, as SQLite's integers are (counts stay far below 2^53). */
+const INT8_OID = 20;
+
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
+    format === "binary"
+      ? pg.types.getTypeParser(oid, format)
+      : oid === TIMESTAMP_OID
+        ? utcTimestamp
+        : oid === INT8_OID
+          ? Number
+          : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -20,6 +29,8 @@ const types = {
 export interface PgLane {
   /** Rows of one statement (`$1`… parameters; dates as `pgTime`). */
   query<T = Record<string, unknown>>(text: string, values: unknown[]): Promise<T[]>;
+  /** How many rows one statement changed. */
+  execute(text: string, values: unknown[]): Promise<number>;
 }
 
 /** A statement written for SQLite's `?` parameters with PostgreSQL's numbered ones (`$1`, `$2`… in order). */
@@ -40,6 +51,11 @@ export function createPgLane(pool: pg.Pool, observer?: StatementObserver): PgLan
       observer?.query(/^\s*SELECT\b/i.test(text) ? "read" : "write", "direct");
       const result = await pool.query({ name: nameOf(text), text, values, types });
       return result.rows as T[];
+    },
+    async execute(text: string, values: unknown[]): Promise<number> {
+      observer?.query("write", "direct");
+      const result = await pool.query({ name: nameOf(text), text, values, types });
+      return result.rowCount ?? 0;
     },
   };
 }

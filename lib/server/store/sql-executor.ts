@@ -14,6 +14,17 @@ export interface SqlExecutor {
   read<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
   /** One write statement, atomic on its own: the rows it returned (RETURNING). */
   write<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
+  /** One write statement without RETURNING, atomic on its own: how many rows it changed. */
+  changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
+  /** Statements in one transaction: all commit, or a throw from `work` rolls them all back. */
+  transaction<T>(work: (tx: SqlTx) => Promise<T>): Promise<T>;
+}
+
+/** Statements inside one transaction (SqlExecutor.transaction). */
+export interface SqlTx {
+  readonly engine: Engine;
+  rows<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
+  changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
 }
 
 /** SQLite's statements run synchronously, inside a direct transaction or read (see DirectSqlite). */
@@ -62,32 +73,51 @@ export function sqliteNow(direct: DirectSqlite): SqliteNow {
   };
 }
 
-export function sqliteExecutor(direct: DirectSqlite, now: SqliteNow = sqliteNow(direct)): SqlExecutor {
+export function sqliteExecutor(db: Db, direct: DirectSqlite, now: SqliteNow = sqliteNow(direct)): SqlExecutor {
   return {
     engine: "sqlite",
     read: (statement, params) => direct.read(() => now.rows(statement, params)),
     write: (statement, params) => direct.transaction(() => now.rows(statement, params)),
+    changes: (statement, params) => direct.transaction(() => now.changes(statement, params)),
+    transaction: (work) => db.$transaction((tx) => work(txExecutor(tx, "sqlite"))),
   };
 }
 
 const pgValue = (value: unknown): unknown => (value instanceof Date ? pgTime(value) : value === undefined ? null : value);
 
-export function pgExecutor(lane: PgLane): SqlExecutor {
+export function pgExecutor(db: Db, lane: PgLane): SqlExecutor {
   const run = <P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]> => {
     const { sql, bind } = statement.compiled("postgresql");
     return lane.query<R>(sql, bind(params).map(pgValue));
   };
-  return { engine: "postgresql", read: run, write: run };
+  return {
+    engine: "postgresql",
+    read: run,
+    write: run,
+    changes: (statement, params) => {
+      const { sql, bind } = statement.compiled("postgresql");
+      return lane.execute(sql, bind(params).map(pgValue));
+    },
+    transaction: (work) => db.$transaction((tx) => work(txExecutor(tx, "postgresql"))),
+  };
 }
 
-/** Statements run inside a Prisma interactive transaction (`tx`), for writes that belong with Prisma's in one commit. */
-export interface TxExecutor {
-  changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
+/** Raw rows through Prisma carry integers as BigInt. */
+function numbersOf(row: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, value] of Object.entries(row)) if (typeof value === "bigint") row[key] = Number(value);
+  return row;
 }
 
-export function txExecutor(tx: Tx, engine: Engine): TxExecutor {
+/** Statements run inside a Prisma interactive transaction (`tx`). */
+export function txExecutor(tx: Tx, engine: Engine): SqlTx {
   const encode = engine === "sqlite" ? sqliteValue : pgValue;
   return {
+    engine,
+    rows: async <P extends Params, R>(statement: Statement<P, R>, params: P) => {
+      const { sql, bind } = statement.compiled(engine);
+      const rows = await tx.$queryRawUnsafe<Record<string, unknown>[]>(sql, ...bind(params).map(encode));
+      return rows.map(numbersOf) as R[];
+    },
     changes: (statement, params) => {
       const { sql, bind } = statement.compiled(engine);
       return tx.$executeRawUnsafe(sql, ...bind(params).map(encode));
@@ -108,9 +138,9 @@ export function storeLanes(db: Db): StoreLanes {
   const direct = directSqlite(db);
   if (direct) {
     const now = sqliteNow(direct);
-    return { engine: "sqlite", exec: sqliteExecutor(direct, now), direct, now, pg: null };
+    return { engine: "sqlite", exec: sqliteExecutor(db, direct, now), direct, now, pg: null };
   }
   const pg = directPg(db);
   if (!pg) throw new Error("The stores need SQLite's direct lane or PostgreSQL's pool.");
-  return { engine: "postgresql", exec: pgExecutor(pg), direct: null, now: null, pg };
+  return { engine: "postgresql", exec: pgExecutor(db, pg), direct: null, now: null, pg };
 }
