@@ -10,15 +10,14 @@ const utcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
 /** pg's type id of `bigint` (what COUNT returns): read as a number, as SQLite's integers are (counts stay far below 2^53). */
 const INT8_OID = 20;
 
+const OWN_PARSERS = new Map<number, (text: string) => unknown>([
+  [TIMESTAMP_OID, utcTimestamp],
+  [INT8_OID, Number],
+]);
+
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    format === "binary"
-      ? pg.types.getTypeParser(oid, format)
-      : oid === TIMESTAMP_OID
-        ? utcTimestamp
-        : oid === INT8_OID
-          ? Number
-          : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
+    (format !== "binary" && OWN_PARSERS.get(oid)) || (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 /**
