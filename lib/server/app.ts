@@ -11,6 +11,7 @@ import { openAccess, type AccessOptions } from "./access/access";
 import { createRevokeApiToken } from "./access/revoke-api-token";
 import { createSignOutEverywhere } from "./access/sign-out-everywhere";
 import { createDomainServices } from "./domain-services";
+import { DomainEvents } from "./events";
 import { createMetrics, type Metrics } from "./metrics";
 import { coalescePerKey } from "./coalesce";
 import { createClusterLink, type ClusterLink } from "./cluster/cluster-link";
@@ -108,32 +109,12 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
 export async function createParley(parts: ParleyParts, config: ParleyOptions = {}) {
   const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock, metrics = createMetrics(), cluster = createClusterLink() } = parts;
   const listed = (): readonly FunctionInfoInput[] => (typeof functions === "function" ? functions() : functions);
-  const { events, commands, sessions, questions } = createDomainServices({ db, clock, metrics });
+  const events = new DomainEvents();
   const leaseMs = config.runLeaseMs ?? 0;
   const leases = leaseMs > 0 ? createRunLeases(db, { nodeId: cluster.nodeId, leaseMs, clock }) : undefined;
   if (leases) metrics.watchLeases(leases.held);
   cluster.on((m) => metrics.clusterMessage(m.type));
-  const runs = createRunService({
-    leases,
-    cluster,
-    db,
-    events,
-    sessions,
-    questions,
-    commands,
-    pool,
-    clock,
-    hasFunction: (name) => listed().some((f) => f.name === name),
-    stopGraceMs: config.stopGraceMs,
-    parkAfterMs: config.parkAfterMs,
-    metrics,
-  });
-  questions.deliverTo(runs.deliverQuestion);
   const permissions = createPermissionService({ db, events, projectRules: config.projectRules ?? [], tools });
-  questions.judgeApprovalsWith(permissions);
-  const access = await openAccess(db, config.access, { now: () => clock.now() });
-  const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
-  const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
 
   // Several nodes: one of them keeps the expiry timers; the others hand it theirs.
   const scheduleSoon = () => void questions.rescheduleExpiries(new Date(clock.now() + leaseMs)).catch((err) => log.error({ err }, "[questions] could not schedule expiries"));
@@ -149,11 +130,38 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
         onRound: scheduleSoon,
       })
     : null;
+  const { commands, sessions, questions } = createDomainServices({
+    db,
+    clock,
+    metrics,
+    events,
+    judge: permissions,
+    // The answer queue: every settled question goes to its run.
+    settled: (question) => runs.deliverQuestion(question),
+    timerOwner: expiryTimers
+      ? { owns: expiryTimers.holding, handOff: (id, expiresAt) => void cluster.publish({ type: "question.expiring", to: null, id, expiresAt: expiresAt.toISOString() }) }
+      : undefined,
+  });
+  const runs = createRunService({
+    leases,
+    cluster,
+    db,
+    events,
+    sessions,
+    questions,
+    commands,
+    pool,
+    clock,
+    hasFunction: (name) => listed().some((f) => f.name === name),
+    stopGraceMs: config.stopGraceMs,
+    parkAfterMs: config.parkAfterMs,
+    metrics,
+  });
+  const access = await openAccess(db, config.access, { now: () => clock.now() });
+  const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
+  const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
+
   if (expiryTimers) {
-    questions.ownTimersWith({
-      owns: expiryTimers.holding,
-      handOff: (id, expiresAt) => void cluster.publish({ type: "question.expiring", to: null, id, expiresAt: expiresAt.toISOString() }),
-    });
     cluster.on((m) => m.type === "question.expiring" && questions.expireAt(m.id, new Date(m.expiresAt)));
     await expiryTimers.start();
   }

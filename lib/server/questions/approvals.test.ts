@@ -74,8 +74,7 @@ beforeEach(async () => {
   testDb = await createTestDatabase("parley_approvals");
   db = await createDb(testDb.url);
   events = new DomainEvents();
-  questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
-  questions.judgeApprovalsWith(judge);
+  questions = createQuestionService({ db, events, commands: createCommandService({ db }), judge, settled: (q) => delivered.push(q) });
   asked = [];
   closed = [];
   delivered = [];
@@ -84,7 +83,6 @@ beforeEach(async () => {
   failAddRule = false;
   events.on("question.asked", (q) => asked.push(q));
   events.on("question.closed", (q) => closed.push(q));
-  questions.deliverTo((q) => delivered.push(q));
   await db.chatSession.create({ data: { id: "s1", title: "t" } });
   await db.run.create({ data: { id: "r1", sessionId: "s1", functionName: "writer", input: "null", status: "running" } });
   await db.run.create({ data: { id: "r2", sessionId: "s1", functionName: "writer", input: "null", status: "running" } });

@@ -28,7 +28,20 @@ export interface QuestionServiceDeps {
   now?: () => Date;
   /** Times the reply's phases (nothing by default). */
   metrics?: Pick<Metrics, "time">;
+  /** The answer queue: where every settled question goes (its run). */
+  settled?: (question: Question) => void;
+  /** The permission rules approvals are decided by (by default dangerous tools ask, the rest run). */
+  judge?: ApprovalJudge;
+  /** Whether this node keeps the expiry timers (several nodes: one does), and where it hands one otherwise. */
+  timerOwner?: TimerOwner;
 }
+
+export interface TimerOwner {
+  owns(): boolean;
+  handOff(id: string, expiresAt: Date): void;
+}
+
+const OWN_TIMERS: TimerOwner = { owns: () => true, handOff: () => {} };
 
 const UNTIMED: Pick<Metrics, "time"> = { time: () => () => {} };
 
@@ -62,16 +75,19 @@ const newPendingId = () => `p_${randomBytes(6).toString("hex")}`;
  * The lifecycle of questions. The database is the authority: every transition out of `pending`
  * is one conditional update, so exactly one of any number of concurrent settlers wins.
  */
-export function createQuestionService({ db, events, commands, now = () => new Date(), metrics = UNTIMED }: QuestionServiceDeps) {
+export function createQuestionService({
+  db,
+  events,
+  commands,
+  now = () => new Date(),
+  metrics = UNTIMED,
+  settled: deliver = () => {},
+  judge = defaultJudge,
+  timerOwner = OWN_TIMERS,
+}: QuestionServiceDeps) {
   const store = createQuestionStore(db);
   const directStore = store.now;
   const timers = new Map<string, NodeJS.Timeout>();
-  /** The answer queue: where a settled question goes (its run). */
-  let deliver: (question: Question) => void = () => {};
-  /** The permission rules approvals are decided by. */
-  let judge: ApprovalJudge = defaultJudge;
-  /** More a person's answer changes in its direct transaction (the run it wakes), and what to announce of it once committed. */
-  let onClaimNow: (question: Question) => (() => void) | null = () => null;
 
   function clearTimer(id: string) {
     const timer = timers.get(id);
@@ -83,9 +99,6 @@ export function createQuestionService({ db, events, commands, now = () => new Da
     for (const timer of timers.values()) clearTimeout(timer);
     timers.clear();
   }
-
-  /** Whether this node keeps the expiry timers (one node of several does), and how another node's are handed to it. */
-  let timerOwner: { owns(): boolean; handOff(id: string, expiresAt: Date): void } = { owns: () => true, handOff: () => {} };
 
   function expireLater(id: string, expiresAt: Date) {
     if (timerOwner.owns()) scheduleExpiry(id, expiresAt);
@@ -197,8 +210,7 @@ export function createQuestionService({ db, events, commands, now = () => new Da
           directStore.claim(id, verdict.closing);
           const r = receipt("applied", verdict.status, question);
           recordNow(r);
-          const announce = onClaimNow(question);
-          return { question, receipt: r, also: announce ? { closedIds: [], committed: announce } : NOTHING_ELSE };
+          return { question, receipt: r, also: NOTHING_ELSE };
         });
       }
       if (won === null) {
@@ -247,21 +259,6 @@ export function createQuestionService({ db, events, commands, now = () => new Da
 
   return {
     getQuestion,
-
-    /** The permission rules approvals are decided by (the default: dangerous tools ask, the rest run). */
-    judgeApprovalsWith(target: ApprovalJudge): void {
-      judge = target;
-    },
-
-    /** Work the run side does inside a person's answer's direct transaction (SQLite); it returns what to announce after the commit. */
-    alsoOnClaimNow(hook: (question: Question) => (() => void) | null): void {
-      onClaimNow = hook;
-    },
-
-    /** Names the run side of the answer queue: every settled question is handed to it. */
-    deliverTo(target: (question: Question) => void): void {
-      deliver = target;
-    },
 
     /** The first pending question of a session, read inside a transaction. */
     firstPendingIn: (tx: Tx, { sessionId }: { sessionId: string }) => store.firstPendingIn(tx, sessionId),
@@ -392,10 +389,6 @@ export function createQuestionService({ db, events, commands, now = () => new Da
       return question;
     },
 
-    /** The node that owns the expiry timers (several nodes): the others hand their questions' timers to it. */
-    ownTimersWith(owner: typeof timerOwner): void {
-      timerOwner = owner;
-    },
     /** A question asked on another node expires at this time (this node owns the timers). */
     expireAt(id: string, expiresAt: Date): void {
       if (timerOwner.owns()) scheduleExpiry(id, expiresAt);

@@ -138,15 +138,6 @@ export function createRunService(deps: RunServiceDeps) {
   }
   pool.on("pressure", parkOldestWaiting);
 
-  // An answer that leaves its run nothing else to wait on moves it to running in the answer's own transaction.
-  const now = store.now;
-  if (now) {
-    questions.alsoOnClaimNow((question) => {
-      const run = now.resumeIfUnblockedNow(question.runId);
-      return run && (() => events.emit("run.updated", run));
-    });
-  }
-
   /** The answer queue: the settle path hands each settled question to its run. */
   function deliverQuestion(question: Question): void {
     const supervisor = live.get(question.runId);

@@ -27,12 +27,6 @@ export function createDirectRunStore(now: SqliteNow) {
       now.changes(S.insertSay, { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: new Date() });
     },
 
-    /** A run whose question was just answered works again when it waits on nothing else: moved to running inside the answer's transaction (null when it still waits, or was not waiting). */
-    resumeIfUnblockedNow(id: string): Run | null {
-      const [resumed] = now.rows(S.resumeIfUnblocked, { id, at: new Date() });
-      return resumed ? toRun(resumed) : null;
-    },
-
     /** Inserts a run inside a direct transaction (its session checked live there): the run as stored. */
     createNow(run: NewRun): Run {
       if (now.rows(S.liveSession, { id: run.sessionId }).length === 0) throw new AppError("not_found:session", `No session with id ${quoteId(run.sessionId)}.`);

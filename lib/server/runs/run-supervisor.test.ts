@@ -242,6 +242,19 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
       expect(worker.sentOf("run.park")).toHaveLength(0);
     });
 
+    it("an answer leaves the run's status to its supervisor: the worker has the answer before the run is written as running", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      const toldFirst: boolean[] = [];
+      fx.parley.events.on("run.updated", (updated) => {
+        if (updated.id === run.id && updated.status === "running") toldFirst.push(worker.sentOf("question.settled").length === 1);
+      });
+      await fx.parley.questions.reply({ id: questionId, value: "blue", by: "rest" });
+      await until(() => toldFirst.length > 0);
+      expect(toldFirst).toEqual([true]);
+      expect(await statusOf(run.id)).toBe("running");
+    });
+
     it("a parked run's answer loads it into a worker by replay", async () => {
       const { run, worker } = await start();
       const questionId = await ask(worker, run.id);

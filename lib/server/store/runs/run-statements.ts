@@ -144,18 +144,6 @@ export const insertSay = statement((q, p: { runId: string; seq: number; name: st
   q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "say", name: p.name, digest: p.digest, output: p.output, createdAt: p.at }),
 );
 
-/** A run whose question was answered works again when it waits on nothing else (inside the answer's transaction). */
-export const resumeIfUnblocked = statement((q, p: { id: string; at: Date }) =>
-  q
-    .updateTable("Run")
-    .set({ status: "running", updatedAt: p.at })
-    .where("id", "=", p.id)
-    .where("status", "=", "waiting_input")
-    .where((eb) => eb.not(ownPending(eb, p.id)))
-    .where((eb) => eb.not(activeChild(eb, p.id)))
-    .returningAll(),
-);
-
 export const liveSession = statement((q, p: { id: string }) => q.selectFrom("ChatSession").select("id").where("id", "=", p.id).where("deletedAt", "is", null));
 
 /** A new top-level run, handed to a worker at once (its first attempt). */
