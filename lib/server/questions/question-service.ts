@@ -273,7 +273,6 @@ export function createQuestionService({
       seq,
       digest,
       spec,
-      alongWithNow,
       epoch,
     }: {
       id: string;
@@ -281,8 +280,6 @@ export function createQuestionService({
       seq: number;
       digest: string;
       spec: QuestionSpec;
-      /** Written in the question's transaction when it is stored pending on SQLite's direct lane (the run starting to wait); not run otherwise. */
-      alongWithNow?: () => void;
       /** The lease epoch the asking run's node holds: the insert changes nothing (RunLeaseLost) once another node took the run over. */
       epoch?: HeldEpoch;
     }): Promise<Question> {
@@ -317,7 +314,6 @@ export function createQuestionService({
           closing: decided ? closing(decided.status, "rule", decided.answer, decided.feedback) : undefined,
         },
         epoch,
-        decided ? undefined : alongWithNow,
       );
       if (decided) {
         events.emit("question.closed", question);

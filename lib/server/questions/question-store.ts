@@ -105,12 +105,11 @@ function createDirectQuestionStore(direct: DirectSqlite, now: SqliteNow) {
     target: (id: string): ReplyTarget | null => targetOf(now.rows(Q.target, { id })[0]),
 
     /** A question and its journal entry in one transaction (fenced by `epoch`); the question as stored, without reading it back. */
-    insert: async (q: NewQuestion & { rootRunId: string }, alongWithNow?: () => void, epoch?: HeldEpoch): Promise<Question> => {
+    insert: async (q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> => {
       const params = insertParams(q, epoch);
       await direct.transaction(() => {
         if (now.changes(Q.insertQuestion, params) === 0) throw noRunOrLeaseLost(q.runId, epoch);
         now.changes(Q.insertQuestionJournal, { runId: q.runId, seq: q.seq, name: params.name, digest: params.digest, id: q.id, createdAt: q.createdAt });
-        alongWithNow?.();
       });
       return toQuestion({ ...questionRow(q), run: { rootRunId: q.rootRunId } });
     },
@@ -163,9 +162,9 @@ export function createQuestionStore(db: Db) {
 
     /**
      * A question and its journal entry, stored together while its run holds `epoch`; the question as
-     * stored, without reading it back. `alongWithNow`: on SQLite, written in the same transaction.
+     * stored, without reading it back.
      */
-    insert: (q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch, alongWithNow?: () => void): Promise<Question> => (pgStore ? pgStore.insert(q, epoch) : now!.insert(q, alongWithNow, epoch)),
+    insert: (q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> => (pgStore ? pgStore.insert(q, epoch) : now!.insert(q, epoch)),
 
     find: async (id: string): Promise<Question | null> => {
       const row = await db.question.findUnique({ where: { id }, include: QUESTION_WITH_ROOT });

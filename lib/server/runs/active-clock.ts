@@ -21,11 +21,11 @@ export class ActiveClock {
     this.base = storedMs;
   }
 
-  /** Starts the clock (`ranFor`: time already run since the last stored total). */
-  start(ranFor = 0): void {
+  /** Starts the clock. */
+  start(): void {
     if (this.since !== null) return;
-    this.since = this.clock.now() - ranFor;
-    this.budget = this.clock.setTimeout(this.onOver, Math.max(0, this.limitMs() - this.base - ranFor));
+    this.since = this.clock.now();
+    this.budget = this.clock.setTimeout(this.onOver, Math.max(0, this.limitMs() - this.base));
   }
 
   /** Stops the clock: the time it ran (not yet stored), or null when it was not running. */
@@ -36,12 +36,6 @@ export class ActiveClock {
     this.since = null;
     this.base += elapsed;
     return elapsed;
-  }
-
-  /** Undoes a `stop` whose time was never stored. */
-  undoStop(elapsed: number): void {
-    this.base -= elapsed;
-    this.start(elapsed);
   }
 
   /** The budget no longer fires (the server shuts down); the time keeps counting. */

@@ -12,16 +12,6 @@ import type { NewRun } from "./run-store";
  */
 export function createDirectRunStore(now: SqliteNow) {
   return {
-    /** Moves an active run between running and waiting_input (unfenced), adding the active time it spent: the run as it is now, or null when it did not move. */
-    setWaitingNow(id: string, waiting: boolean, activeMs: number): Run | null {
-      const at = new Date();
-      const [from, to] = waiting ? ["running", "waiting_input"] : ["waiting_input", "running"];
-      const [moved] = now.rows(S.moveWaiting, { id, from, to, activeMs: Math.round(activeMs), at, epoch: null });
-      if (moved) return toRun(moved);
-      if (activeMs > 0) now.rows(S.addActiveMs, { id, ms: Math.round(activeMs), at, epoch: null });
-      return null;
-    },
-
     /** The journal entry of a chat message, inside the message's direct transaction. */
     recordSayNow({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }): void {
       now.changes(S.insertSay, { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: new Date() });

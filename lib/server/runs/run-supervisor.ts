@@ -429,11 +429,6 @@ export class RunSupervisor {
       return;
     }
     const stored = this.ctx.metrics.time("question.create");
-    const { now } = this.ctx.store;
-    // The run starts to wait in the question's own transaction (one commit, not two), when it works here.
-    const foldable = now !== null && (state.kind === "working" || state.kind === "waiting");
-    let stoppedClock: number | null = null;
-    let waiting: { moved: Run | null } | undefined;
     let asked: Question;
     try {
       asked = await this.ctx.questions.create({
@@ -443,27 +438,17 @@ export class RunSupervisor {
         digest: message.digest,
         spec: message.spec,
         epoch: this.epoch,
-        alongWithNow: foldable
-          ? () => {
-              // Run again whole if the commit is retried (a lock held by another process): the clock stops once.
-              stoppedClock ??= this.active.stop();
-              waiting = { moved: now.setWaitingNow(this.runId, true, stoppedClock ?? 0) };
-            }
-          : undefined,
       });
     } catch (err) {
       if (isRunLeaseLost(err)) throw err;
-      // Rolled back: the run still works, and its clock runs on.
-      if (stoppedClock !== null) this.active.undoStop(stoppedClock);
       const error = AppError.from(err);
       if (error.code === "internal") log.error({ runId: this.runId, sessionId: this.run.sessionId, questionId: message.questionId, err }, `[runs] could not store a question of ${this.runId}`);
       this.send({ type: "question.refused", runId: this.runId, questionId: message.questionId, error: error.toWire() });
       return;
     }
     stored();
-    if (waiting?.moved) this.ctx.events.emit("run.updated", waiting.moved);
-    // A pending question is what the run waits on now (stored as waiting already when folded); one a rule settled at once needs a look.
-    const known = asked.status === "pending" ? { questions: true, blocked: true, ...(waiting && { status: "waiting_input" }) } : undefined;
+    // A pending question is what the run waits on now; one a rule settled at once needs a look.
+    const known = asked.status === "pending" ? { questions: true, blocked: true } : undefined;
     if (state.kind !== "parking") await this.syncWaiting(known);
   }
 
