@@ -2,8 +2,7 @@ import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import { type Db, type DirectSqlite, type Tx } from "../db/client";
 import type { CommandRow } from "../ledger/command-ledger";
-import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
-import { OLDEST_FIRST } from "../ids";
+import { toQuestion } from "../db/mappers";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import { storeLanes, txExecutor, type SqlExecutor, type SqliteNow } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
@@ -149,6 +148,11 @@ function createPgQuestionStore(exec: SqlExecutor) {
   };
 }
 
+type WithRoot = RowOf<typeof Q.byId>;
+const withRoot = (row: WithRoot): Question => toQuestion({ ...row, run: { rootRunId: row.run_rootRunId } });
+const one = (rows: WithRoot[]): Question | null => (rows[0] ? withRoot(rows[0]) : null);
+const oldestFirst = (a: Question, b: Question) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
   const { engine, exec, direct, now: sqlite } = storeLanes(db);
@@ -166,18 +170,11 @@ export function createQuestionStore(db: Db) {
      */
     insert: (q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> => (pgStore ? pgStore.insert(q, epoch) : now!.insert(q, epoch)),
 
-    find: async (id: string): Promise<Question | null> => {
-      const row = await db.question.findUnique({ where: { id }, include: QUESTION_WITH_ROOT });
-      return row ? toQuestion(row) : null;
-    },
-
-    findByPendingId: async (pendingId: string): Promise<Question | null> => {
-      const row = await db.question.findUnique({ where: { pendingId }, include: QUESTION_WITH_ROOT });
-      return row ? toQuestion(row) : null;
-    },
+    find: async (id: string): Promise<Question | null> => one(await exec.read(Q.byId, { id })),
+    findByPendingId: async (pendingId: string): Promise<Question | null> => one(await exec.read(Q.byPendingId, { pendingId })),
 
     /** The policy fixed when a run started. */
-    policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await db.run.findUnique({ where: { id: runId }, select: { policy: true } }))?.policy),
+    policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await exec.read(Q.runPolicyAndRoot, { runId }))[0]?.policy),
 
     /** A reply's target, read at once. */
     target: async (id: string): Promise<ReplyTarget | null> => targetOf((await exec.read(Q.target, { id }))[0]),
@@ -196,38 +193,30 @@ export function createQuestionStore(db: Db) {
     countAsked: async (runId: string): Promise<number> => (await exec.read(Q.countAsked, { runId }))[0]!.n,
 
     /** A session's pending approvals, read inside a transaction. */
-    pendingApprovalsIn: async (tx: Tx, sessionId: string): Promise<Question[]> =>
-      (await tx.question.findMany({ where: { sessionId, status: "pending", kind: "approval" }, include: QUESTION_WITH_ROOT })).map(toQuestion),
+    pendingApprovalsIn: async (tx: Tx, sessionId: string): Promise<Question[]> => (await txExecutor(tx, engine).rows(Q.pendingApprovalsInSession, { sessionId })).map(withRoot),
 
     /** The root of a run's tree (a question names it). */
-    rootRunIdOf: async (runId: string): Promise<string | null> => (await db.run.findUnique({ where: { id: runId }, select: { rootRunId: true } }))?.rootRunId ?? null,
+    rootRunIdOf: async (runId: string): Promise<string | null> => (await exec.read(Q.runPolicyAndRoot, { runId }))[0]?.rootRunId ?? null,
 
     /** The first pending question of a session, read inside someone's transaction. */
-    firstPendingIn: (tx: Tx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> =>
-      tx.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: OLDEST_FIRST, select: { id: true, runId: true, prompt: true } }),
+    firstPendingIn: async (tx: Tx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> => (await txExecutor(tx, engine).rows(Q.firstPending, { sessionId }))[0] ?? null,
 
     pendingIdsOf: async (runId: string): Promise<string[]> => (await exec.read(Q.pendingIdsOf, { runId })).map((q) => q.id),
 
     /** Every question a run asked, in journal order (its audit trail). */
-    listOfRun: async (runId: string): Promise<Question[]> => (await db.question.findMany({ where: { runId }, orderBy: { seq: "asc" }, include: QUESTION_WITH_ROOT })).map(toQuestion),
+    listOfRun: async (runId: string): Promise<Question[]> => (await exec.read(Q.ofRun, { runId })).map(withRoot),
 
+    /** Pending questions, oldest first: all, a session's, or those of the runs named. */
     listPending: async ({ sessionId, runIds }: { sessionId?: string; runIds?: string[] } = {}): Promise<Question[]> => {
-      const rows = await db.question.findMany({
-        where: { status: "pending", ...(sessionId ? { sessionId } : {}), ...(runIds ? { runId: { in: runIds } } : {}) },
-        orderBy: OLDEST_FIRST,
-        include: QUESTION_WITH_ROOT,
-      });
-      return rows.map(toQuestion);
+      if (runIds) return (await Promise.all(runIds.map((runId) => exec.read(Q.pendingOfRun, { runId })))).flat().map(withRoot).sort(oldestFirst);
+      return (await (sessionId === undefined ? exec.read(Q.pending, {}) : exec.read(Q.pendingInSession, { sessionId }))).map(withRoot);
     },
 
-    countPending: (): Promise<number> => db.question.count({ where: { status: "pending" } }),
+    countPending: async (): Promise<number> => (await exec.read(Q.countPending, {}))[0]!.n,
 
     /** Pending questions that expire, for the expiry timers. */
     listExpiring: async (before?: Date): Promise<Array<{ id: string; expiresAt: Date }>> =>
-      (await db.question.findMany({ where: { status: "pending", expiresAt: before ? { not: null, lt: before } : { not: null } }, select: { id: true, expiresAt: true } })).map((r) => ({
-        id: r.id,
-        expiresAt: r.expiresAt!,
-      })),
+      (await exec.read(Q.expiring, { before: before ?? null })).map((r) => ({ id: r.id, expiresAt: r.expiresAt! })),
   };
 }
 

@@ -29,6 +29,32 @@ export const target = statement((q, p: { id: string }) =>
     .where("q.id", "=", p.id),
 );
 
+/** Questions with their run's root (a question names it), oldest first. */
+const withRoot = (q: QueryCreator<DB>) =>
+  q.selectFrom("Question as q").innerJoin("Run as r", "r.id", "q.runId").selectAll("q").select("r.rootRunId as run_rootRunId").orderBy("q.createdAt").orderBy("q.id");
+
+export const byId = statement((q, p: { id: string }) => withRoot(q).where("q.id", "=", p.id));
+export const byPendingId = statement((q, p: { pendingId: string }) => withRoot(q).where("q.pendingId", "=", p.pendingId));
+/** Every question a run asked, in journal order (its audit trail). */
+export const ofRun = statement((q, p: { runId: string }) => withRoot(q).where("q.runId", "=", p.runId).clearOrderBy().orderBy("q.seq"));
+export const pending = statement((q) => withRoot(q).where("q.status", "=", "pending"));
+export const pendingInSession = statement((q, p: { sessionId: string }) => withRoot(q).where("q.status", "=", "pending").where("q.sessionId", "=", p.sessionId));
+export const pendingOfRun = statement((q, p: { runId: string }) => withRoot(q).where("q.status", "=", "pending").where("q.runId", "=", p.runId));
+export const pendingApprovalsInSession = statement((q, p: { sessionId: string }) =>
+  withRoot(q).where("q.status", "=", "pending").where("q.sessionId", "=", p.sessionId).where("q.kind", "=", "approval"),
+);
+export const countPending = statement((q) => q.selectFrom("Question").select(sql<number>`CAST(COUNT(*) AS INTEGER)`.as("n")).where("status", "=", "pending"));
+/** Pending questions that expire (before `before`, when given), for the expiry timers. */
+export const expiring = statement((q, p: { before: Date | null }) =>
+  q
+    .selectFrom("Question")
+    .select(["id", "expiresAt"])
+    .where("status", "=", "pending")
+    .where("expiresAt", "is not", null)
+    .where((eb) => eb.or([eb(eb.val(p.before), "is", null), eb("expiresAt", "<", p.before)])),
+);
+export const runPolicyAndRoot = statement((q, p: { runId: string }) => q.selectFrom("Run").select(["policy", "rootRunId"]).where("id", "=", p.runId));
+
 /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
 export const countAsked = statement((q, p: { runId: string }) =>
   q
