@@ -43,11 +43,7 @@ const release = statement((q, p: { runId: string; nodeId: string; epoch: number 
 );
 
 const extend = statement((q, p: { ids: string; nodeId: string; ms: number }, engine) =>
-  q
-    .updateTable("Run")
-    .set({ leaseUntil: dbNowPlusMs(engine, p.ms) })
-    .where("leaseOwner", "=", p.nodeId)
-    .where("id", "in", jsonIds(engine, p.ids)),
+  q.updateTable("Run").set("leaseUntil", dbNowPlusMs(engine, p.ms)).where("leaseOwner", "=", p.nodeId).where("id", "in", jsonIds(engine, p.ids)),
 );
 
 const holding = statement((q, p: { ids: string; nodeId: string }, engine) => q.selectFrom("Run").select("id").where("leaseOwner", "=", p.nodeId).where("id", "in", jsonIds(engine, p.ids)));
@@ -63,7 +59,7 @@ const orphans = statement((q, p: { ms: number; limit: number }, engine) =>
         eb.and([
           eb("r.leaseOwner", "is", null),
           eb("r.updatedAt", "<", dbNowPlusMs(engine, p.ms)),
-          eb.or([eb("r.status", "=", "running"), eb.not(eb.exists(eb.selectFrom("Question as q").select(eb.lit(1).as("one")).whereRef("q.runId", "=", "r.id").where("q.status", "=", "pending")))]),
+          eb.or([eb("r.status", "=", "running"), eb.not(eb.exists(eb.selectFrom("Question as q").select("q.id").whereRef("q.runId", "=", "r.id").where("q.status", "=", "pending")))]),
         ]),
       ]),
     )
@@ -73,13 +69,7 @@ const orphans = statement((q, p: { ms: number; limit: number }, engine) =>
 
 type JobLease = { name: string; holder: string; ms: number };
 
-const extendJob = statement((q, p: JobLease, engine) =>
-  q
-    .updateTable("NodeLease")
-    .set({ until: dbNowPlusMs(engine, p.ms) })
-    .where("name", "=", p.name)
-    .where("holder", "=", p.holder),
-);
+const extendJob = statement((q, p: JobLease, engine) => q.updateTable("NodeLease").set("until", dbNowPlusMs(engine, p.ms)).where("name", "=", p.name).where("holder", "=", p.holder));
 
 const takeJob = statement((q, p: JobLease, engine) =>
   q
@@ -98,11 +88,7 @@ const createJob = statement((q, p: JobLease, engine) =>
 
 /** The run still holds `epoch`; on PostgreSQL its row stays locked until the commit, so a take waits for it. */
 const heldAt = statement((q, p: { runId: string; epoch: number }, engine) => {
-  const held = q
-    .selectFrom("Run")
-    .select((eb) => eb.lit(1).as("held"))
-    .where("id", "=", p.runId)
-    .where("leaseEpoch", "=", p.epoch);
+  const held = q.selectFrom("Run").select("id").where("id", "=", p.runId).where("leaseEpoch", "=", p.epoch);
   return engine === "postgresql" ? held.forShare() : held;
 });
 
