@@ -1,24 +1,15 @@
 import type { CrossNodeStatus } from "../protocol/cluster";
-import type { DatabaseEngine, DatabaseHealth } from "../protocol/health";
-import { POSTGRES_URL } from "./db/engine";
+import type { DatabaseHealth } from "../protocol/health";
+import type { SqlExecutor } from "./store/sql-executor";
+import { ping } from "./store/health-statements";
 
 /** How long `/api/health` and `/api/ready` wait for the database before calling it down. */
 export const DATABASE_CHECK_TIMEOUT_MS = 1_500;
 
-/** The engine a DATABASE_URL names: `file:` is SQLite, `postgres(ql)://` PostgreSQL. */
-export function databaseEngine(url: string | undefined = process.env.DATABASE_URL): DatabaseEngine {
-  return url && POSTGRES_URL.test(url) ? "postgresql" : "sqlite";
-}
-
-/** Anything that runs a raw query (the Prisma client of either engine). */
-export interface RawQuery {
-  $queryRawUnsafe(query: string): Promise<unknown>;
-}
-
-/** `SELECT 1` through Prisma, given at most `timeoutMs`: a failure or a stall is `ok: false`, never a throw. */
+/** `SELECT 1` on the store's executor, given at most `timeoutMs`: a failure or a stall is `ok: false`, never a throw. */
 export async function checkDatabase(
-  db: RawQuery,
-  { engine = databaseEngine(), timeoutMs = DATABASE_CHECK_TIMEOUT_MS, now = () => performance.now() }: { engine?: DatabaseEngine; timeoutMs?: number; now?: () => number } = {},
+  { engine, read }: Pick<SqlExecutor, "engine" | "read">,
+  { timeoutMs = DATABASE_CHECK_TIMEOUT_MS, now = () => performance.now() }: { timeoutMs?: number; now?: () => number } = {},
 ): Promise<DatabaseHealth> {
   const started = now();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -26,7 +17,7 @@ export async function checkDatabase(
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
   });
   try {
-    const outcome = await Promise.race([db.$queryRawUnsafe("SELECT 1").then(() => "ok" as const), timeout]);
+    const outcome = await Promise.race([read(ping, {}).then(() => "ok" as const), timeout]);
     if (outcome === "timeout") return { ok: false, engine, latencyMs: null };
     return { ok: true, engine, latencyMs: Math.round((now() - started) * 10) / 10 };
   } catch {

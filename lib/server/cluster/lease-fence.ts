@@ -1,5 +1,7 @@
 import type { Tx } from "../db/client";
-import type { RawSql } from "../db/raw-sql";
+import type { Engine } from "../db/engine";
+import { holdsEpoch } from "../store/leases/lease-store";
+import { txExecutor } from "../store/sql-executor";
 
 /**
  * The fence on the writes of the node that executes a run. Every take of a run's lease raises its
@@ -24,32 +26,21 @@ export const isRunLeaseLost = (err: unknown): err is RunLeaseLost => err instanc
 /** Whether a write holds an epoch to check (runs are leased). */
 export const fenced = (epoch: HeldEpoch): epoch is number => epoch !== null && epoch !== undefined;
 
-/** Prisma's filter for a write fenced by `epoch` (none where nothing is checked). */
-export const holdingEpoch = (epoch: HeldEpoch) => (fenced(epoch) ? { leaseEpoch: epoch } : {});
-
 /** A fenced insert that inserted nothing: the epoch moved on, or (unfenced) the run is gone. */
 export const noRunOrLeaseLost = (runId: string, epoch: HeldEpoch): Error => (fenced(epoch) ? new RunLeaseLost(runId) : new Error(`No run with id ${runId}.`));
 
-/** The run (first `?`) still holds the epoch (second `?`). */
-export const HELD_SQL = `SELECT 1 AS "held" FROM "Run" WHERE "id" = ? AND "leaseEpoch" = ?`;
-
-/** PostgreSQL: the run row holds the epoch parameter `epoch` (any epoch while that is null: runs are not leased). */
-export const pgHolds = (epoch: string) => `(${epoch}::int IS NULL OR "leaseEpoch" = ${epoch}::int)`;
-
 /**
  * PostgreSQL's one-statement inserts: a CTE `held` with one row while the run (parameter `id`)
- * holds the epoch, locked FOR SHARE until the statement commits, so that a take, which updates the
+ * holds the epoch (parameter `epoch`; any while that is null: runs are not leased), locked FOR SHARE until the statement commits, so that a take, which updates the
  * row, waits for the insert: an insert never lands after a take it did not see.
  */
-export const pgHeld = (id: string, epoch: string) => `held AS (SELECT 1 FROM "Run" WHERE "id" = ${id} AND ${pgHolds(epoch)} FOR SHARE)`;
+export const pgHeld = (id: string, epoch: string) => `held AS (SELECT 1 FROM "Run" WHERE "id" = ${id} AND (${epoch}::int IS NULL OR "leaseEpoch" = ${epoch}::int) FOR SHARE)`;
 
 /**
  * Inside a transaction: goes on while the run holds `epoch` (on PostgreSQL the row stays locked
  * until the commit, so a take waits for it; SQLite's write transaction excludes it already), else
  * throws RunLeaseLost, which rolls the transaction back.
  */
-export async function holdEpoch(sql: RawSql, tx: Tx, runId: string, epoch: HeldEpoch): Promise<void> {
-  if (!fenced(epoch)) return;
-  const rows = await sql.query(sql.engine === "postgresql" ? `${HELD_SQL} FOR SHARE` : HELD_SQL, [runId, epoch], tx);
-  if (rows.length === 0) throw new RunLeaseLost(runId);
+export async function holdEpoch({ engine }: { engine: Engine }, tx: Tx, runId: string, epoch: HeldEpoch): Promise<void> {
+  if (fenced(epoch) && !(await holdsEpoch(txExecutor(tx, engine), runId, epoch))) throw new RunLeaseLost(runId);
 }

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db/client";
-import { rawSql } from "../db/raw-sql";
+import { createLeaseStore } from "../store/leases/lease-store";
+import { storeLanes } from "../store/sql-executor";
 import { log } from "../log";
 
 export interface NodeLeaseOptions {
@@ -29,19 +30,7 @@ export function createNodeLease(db: Db, { name, nodeId, leaseMs, clock, onGain, 
   let renewedAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const sql = rawSql(db);
-  const { now, nowPlusMs } = sql;
-  /** Sets the lease's end `ms` from now, if this node holds it. */
-  const EXTEND_SQL = `UPDATE "NodeLease" SET "until" = ${nowPlusMs} WHERE "name" = ? AND "holder" = ?`;
-  const TAKE_SQL = `UPDATE "NodeLease" SET "holder" = ?, "until" = ${nowPlusMs}, "epoch" = "epoch" + 1 WHERE "name" = ? AND "until" < ${now}`;
-  const CREATE_SQL = `INSERT INTO "NodeLease" ("name", "holder", "until", "epoch") VALUES (?, ?, ${nowPlusMs}, 1) ON CONFLICT ("name") DO NOTHING`;
-
-  /** Renews or takes the lease (or makes it, the first time): whether this node holds it now. */
-  async function claim(): Promise<boolean> {
-    if ((await sql.execute(EXTEND_SQL, [leaseMs, name, nodeId])) === 1) return true;
-    if ((await sql.execute(TAKE_SQL, [nodeId, leaseMs, name])) === 1) return true;
-    return (await sql.execute(CREATE_SQL, [name, nodeId, leaseMs])) === 1;
-  }
+  const store = createLeaseStore(storeLanes(db).exec);
 
   function set(now: boolean) {
     if (now === holding) return;
@@ -53,7 +42,7 @@ export function createNodeLease(db: Db, { name, nodeId, leaseMs, clock, onGain, 
   async function round(): Promise<void> {
     const started = clock.now();
     try {
-      const held = await claim();
+      const held = await store.claimJob(name, nodeId, leaseMs);
       if (held) renewedAt = started;
       set(held);
     } catch (err) {
@@ -83,7 +72,7 @@ export function createNodeLease(db: Db, { name, nodeId, leaseMs, clock, onGain, 
       clearTimeout(timer);
       if (!holding) return;
       set(false);
-      await sql.execute(EXTEND_SQL, [-1, name, nodeId]).catch(() => {});
+      await store.extendJob(name, nodeId, -1).catch(() => {});
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock";
 import type { Db, Tx } from "../db/client";
-import { rawSql } from "../db/raw-sql";
-import { holdingEpoch } from "./lease-fence";
+import { createLeaseStore } from "../store/leases/lease-store";
+import { storeLanes, txExecutor } from "../store/sql-executor";
 import { log } from "../log";
 
 /** Whether this node may execute a run: taken (with the epoch its take set; null where runs are not leased), or held by another node (named) whose lease has not lapsed. */
@@ -67,78 +67,41 @@ export interface RunLeaseOptions {
 
 /** The epoch of a run inserted with its lease. */
 const FRESH_EPOCH = 1;
-/** Ids per statement of a renewal (well under either engine's limit of parameters). */
-const IDS_PER_STATEMENT = 500;
 
 export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOptions): RunLeases {
-  const sql = rawSql(db);
-  const { now, nowPlusMs } = sql;
-  /** Nobody else's live lease: a run this node may take. */
-  const FREE = `("leaseOwner" IS NULL OR "leaseOwner" = ? OR "leaseUntil" < ${now})`;
-  const HOLD_NEW_SQL = `UPDATE "Run" SET "leaseOwner" = ?, "leaseUntil" = ${nowPlusMs}, "leaseEpoch" = ? WHERE "id" = ?`;
-  const TAKE_SQL = `UPDATE "Run" SET "leaseOwner" = ?, "leaseUntil" = ${nowPlusMs}, "leaseEpoch" = "leaseEpoch" + 1 WHERE "id" = ? AND ${FREE} RETURNING "leaseEpoch"`;
-  const HOLDER_SQL = `SELECT "leaseOwner", CASE WHEN "leaseUntil" >= ${now} THEN 1 ELSE 0 END AS "live" FROM "Run" WHERE "id" = ?`;
-  /** Sets the leases of this node's runs (the ids, one `?` each) to end `ms` from now. */
-  const extendSql = (count: number) => `UPDATE "Run" SET "leaseUntil" = ${nowPlusMs} WHERE "leaseOwner" = ? AND "id" IN (${Array.from({ length: count }, () => "?").join(", ")})`;
-  /**
-   * Active runs whose lease lapsed (their node stopped renewing; this node too, when the run is not
-   * live here: the caller skips live ones), or that nobody has leased for a lease's length since
-   * their last change: inserted or woken, then their node died before it took them; or answered
-   * while parked, and the answering node died before it woke them. (`updatedAt` is written by the
-   * node that changed the run, on its own clock: a skewed clock makes such a run a candidate
-   * sooner or later, and the take decides anyway.)
-   */
-  const ORPHANS_SQL = `SELECT r."id", r."leaseOwner" FROM "Run" r
-    WHERE r."status" IN ('running', 'waiting_input') AND (
-      (r."leaseOwner" IS NOT NULL AND r."leaseUntil" < ${now})
-      OR (r."leaseOwner" IS NULL AND r."updatedAt" < ${nowPlusMs}
-        AND (r."status" = 'running' OR NOT EXISTS (SELECT 1 FROM "Question" q WHERE q."runId" = r."id" AND q."status" = 'pending')))
-    )
-    ORDER BY r."updatedAt" LIMIT ?`;
-
+  const { engine, exec } = storeLanes(db);
+  const store = createLeaseStore(exec);
   const held = new Set<string>();
   let lastRenewed = clock.now();
-
-  /** Sets the leases of `ids` this node holds to end `ms` from the database's now: how many it still held. */
-  async function extend(ids: string[], ms: number): Promise<number> {
-    let count = 0;
-    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-      const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
-      count += await sql.execute(extendSql(chunk.length), [ms, nodeId, ...chunk]);
-    }
-    return count;
-  }
 
   return {
     enabled: true,
     nodeId,
     leaseMs,
     freshEpoch: FRESH_EPOCH,
-    holdNew: async (tx, runId) => void (await sql.execute(HOLD_NEW_SQL, [nodeId, leaseMs, FRESH_EPOCH, runId], tx)),
+    holdNew: (tx, runId) => store.holdNew(txExecutor(tx, engine), runId, nodeId, leaseMs, FRESH_EPOCH),
     holdFresh: (runId) => void held.add(runId),
 
     async take(runId) {
       for (let attempt = 0; attempt < 3; attempt++) {
-        const [taken] = await sql.query<{ leaseEpoch: number }>(TAKE_SQL, [nodeId, leaseMs, runId, nodeId]);
-        if (taken) {
+        const epoch = await store.take(runId, nodeId, leaseMs);
+        if (epoch !== null) {
           held.add(runId);
-          return { ok: true, epoch: taken.leaseEpoch };
+          return { ok: true, epoch };
         }
-        const [row] = await sql.query<{ leaseOwner: string | null; live: number }>(HOLDER_SQL, [runId]);
+        const row = await store.holder(runId);
         // No such run: the caller's read finds that out and ends.
         if (!row) return { ok: true, epoch: null };
         // Still another node's: it executes the run. Else its lease lapsed or was let go in between: try again.
-        if (row.leaseOwner && row.leaseOwner !== nodeId && row.live === 1) return { ok: false, owner: row.leaseOwner };
+        if (row.owner && row.owner !== nodeId && row.live) return { ok: false, owner: row.owner };
       }
       throw new Error(`the lease of run ${runId} kept changing hands`);
     },
 
     async release(runId, epoch) {
       held.delete(runId);
-      await db.run.updateMany({
-        where: { id: runId, leaseOwner: nodeId, ...holdingEpoch(epoch) },
-        data: { leaseOwner: null, leaseUntil: null },
-      });
+      // The run's change time, as Prisma's @updatedAt wrote it: a run let go is no orphan for a lease's length.
+      await store.release(runId, nodeId, epoch ?? null, new Date());
     },
 
     forget: (runId) => void held.delete(runId),
@@ -150,10 +113,10 @@ export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOpti
       }
       const ids = [...held];
       try {
-        const count = await extend(ids, leaseMs);
+        const count = await store.extend(ids, nodeId, leaseMs);
         lastRenewed = clock.now();
         if (count === ids.length) return [];
-        const still = new Set((await db.run.findMany({ where: { id: { in: ids }, leaseOwner: nodeId }, select: { id: true } })).map((r) => r.id));
+        const still = new Set(await store.holding(ids, nodeId));
         // Ended meanwhile (the end cleared the lease) or taken by another node: either way not ours to execute.
         const lost = ids.filter((id) => !still.has(id) && held.has(id));
         for (const id of lost) held.delete(id);
@@ -168,15 +131,12 @@ export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOpti
       }
     },
 
-    async orphans(limit = 100) {
-      const rows = await sql.query<{ id: string; leaseOwner: string | null }>(ORPHANS_SQL, [-leaseMs, limit]);
-      return rows.map((r) => ({ id: r.id, lapsed: r.leaseOwner !== null }));
-    },
+    orphans: (limit = 100) => store.orphans(leaseMs, limit),
 
     async lapseAll() {
       const ids = [...held];
       held.clear();
-      if (ids.length > 0) await extend(ids, -1);
+      if (ids.length > 0) await store.extend(ids, nodeId, -1);
     },
 
     held: () => held.size,
