@@ -6,7 +6,7 @@ import { quoteId } from "../../protocol/bounded-text";
 import { isFinalRunStatus, type Message, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
 import type { Db, Tx } from "../db/client";
 import { toMessage, toQuestion, toRun, toSession } from "../db/mappers";
-import { storeLanes, txExecutor } from "../store/sql-executor";
+import { storeLanes, txExecutor, type SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as S from "../store/sessions/session-statements";
 import * as R from "../store/sessions/run-reads";
@@ -19,7 +19,16 @@ const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
 type NewMessage = Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null };
 
-const messageData = ({ sessionId, role, text, runId = null, stopped = false, sender }: NewMessage) => ({ id: newOrderedId(), sessionId, role, text, runId, stopped, sender: sender ?? null });
+const messageData = ({ sessionId, role, text, runId = null, stopped = false, sender }: NewMessage) => ({
+  id: newOrderedId(),
+  sessionId,
+  role,
+  text,
+  runId,
+  stopped,
+  sender: sender ?? null,
+  createdAt: new Date(),
+});
 
 /** A question row read with its run's root (run-reads.ts) as a question. */
 export const toQuestionWithRoot = ({ runRootRunId, ...row }: R.QuestionWithRoot) => toQuestion({ ...row, run: { rootRunId: runRootRunId } });
@@ -28,21 +37,9 @@ const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pending
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   const { engine, exec, direct, now } = storeLanes(db);
-  type Data = ReturnType<typeof messageData>;
-  /** A message's row, stored by the same statement on each lane: alone, in a Prisma transaction, or in a direct one. */
-  const stored = (data: Data): S.MessageInsert => ({ ...data, createdAt: new Date() });
-  const insert = async (data: Data) => {
-    const row = stored(data);
-    await exec.changes(S.insertMessage, row);
-    return row;
-  };
-  const insertIn = async (tx: Tx, data: Data) => {
-    const row = stored(data);
-    await txExecutor(tx, engine).changes(S.insertMessage, row);
-    return row;
-  };
-  const insertNow = (data: Data) => {
-    const row = stored(data);
+  /** A message's row, stored by the same statement alone (`exec`), in a Prisma transaction (txExecutor) or on SQLite's direct lane. */
+  const insertIn = (lane: Pick<SqlTx, "changes">, row: S.MessageInsert) => lane.changes(S.insertMessage, row).then(() => row);
+  const insertNow = (row: S.MessageInsert) => {
     now!.changes(S.insertMessage, row);
     return row;
   };
@@ -149,9 +146,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
             : alongWith
               ? await db.$transaction(async (tx: Tx) => {
                   await alongWith(tx);
-                  return insertIn(tx, data);
+                  return insertIn(txExecutor(tx, engine), data);
                 })
-              : await insert(data);
+              : await insertIn(exec, data);
       // The stored message replaces the stream in every tab (and in later snapshots) at once.
       if (runId !== null && streamSeq !== undefined) streams.drop(sessionId, runId, streamSeq);
       return announceMessage(toMessage(row));
@@ -178,7 +175,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     streamingText: (sessionId: string, runId: string, seq: number): string | null => streams.textOf(sessionId, runId, seq),
 
     /** Stores a message inside someone else's transaction; announce it once that has committed. */
-    recordMessage: async (tx: Tx, message: NewMessage): Promise<Message> => toMessage(await insertIn(tx, messageData(message))),
+    recordMessage: async (tx: Tx, message: NewMessage): Promise<Message> => toMessage(await insertIn(txExecutor(tx, engine), messageData(message))),
 
     /** `recordMessage` inside a transaction on SQLite's direct lane; null when there is no such lane. */
     recordMessageNow: now ? (message: NewMessage): Message => toMessage(insertNow(messageData(message))) : null,
@@ -211,9 +208,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
      * concurrent deletes gets here; the others are told the session is not found.
      */
     async markDeleted({ id }: { id: string }): Promise<{ ownerId: string }> {
-      const [row] = await exec.read(S.sessionAccess, { id });
-      if (!row || row.deletedAt !== null || (await exec.changes(S.markDeleted, { id, at: new Date() })) === 0) throw notFound(id);
-      return { ownerId: row.ownerId };
+      const [row] = await exec.write(S.markDeleted, { id, at: new Date() });
+      if (!row) throw notFound(id);
+      return row;
     },
 
     /** The last step of a delete: removes a session marked deleted with everything it holds (messages, runs, questions, rules). */
@@ -223,9 +220,6 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** Sessions whose delete began but did not finish (the server stopped in between). */
     listDeleted: async (): Promise<string[]> => (await exec.read(S.deletedIds, {})).map((r) => r.id),
-
-    /** A run's messages, oldest first (the CLI's inspect). */
-    messagesOfRun: async (runId: string): Promise<Message[]> => (await exec.read(S.messagesOfRun, { runId })).map(toMessage),
   };
 }
 

@@ -14,8 +14,6 @@ export const pendingOfSession = statement((q, p: { sessionId: string }) => quest
 /** A session's closed questions, most recently closed first. */
 export const closedOfSession = statement((q, p: { sessionId: string; limit: number }) => questionsOf(q, p.sessionId).where("q.status", "<>", "pending").orderBy("q.closedAt", "desc").limit(p.limit));
 
-export const runById = statement((q, p: { id: string }) => q.selectFrom("Run").selectAll().where("id", "=", p.id));
-
 /** A session's runs, oldest first. */
 export const runsOfSession = statement((q, p: { sessionId: string }) => q.selectFrom("Run").selectAll().where("sessionId", "=", p.sessionId).orderBy("createdAt").orderBy("id"));
 

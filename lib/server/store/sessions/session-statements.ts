@@ -61,7 +61,10 @@ export const rename = statement((q, p: { id: string; title: string; at: Date }) 
   q.updateTable("ChatSession").set({ title: p.title, renamedAt: p.at, updatedAt: p.at }).where("id", "=", p.id).where("deletedAt", "is", null),
 );
 
-export const markDeleted = statement((q, p: { id: string; at: Date }) => q.updateTable("ChatSession").set({ deletedAt: p.at, updatedAt: p.at }).where("id", "=", p.id).where("deletedAt", "is", null));
+/** Begins a delete: the owner, when this write began it. */
+export const markDeleted = statement((q, p: { id: string; at: Date }) =>
+  q.updateTable("ChatSession").set({ deletedAt: p.at, updatedAt: p.at }).where("id", "=", p.id).where("deletedAt", "is", null).returning("ownerId"),
+);
 
 /** Removes a session marked deleted; its messages, runs, questions and rules go with it (ON DELETE CASCADE). */
 export const removeDeleted = statement((q, p: { id: string }) => q.deleteFrom("ChatSession").where("id", "=", p.id).where("deletedAt", "is not", null));
