@@ -5,7 +5,8 @@ import { statement, typedParam } from "../typed-sql";
 /** A message's row as it is inserted (createdAt given: every lane stores the same). */
 export type MessageInsert = Required<Insertable<DB["Message"]>> & { createdAt: Date };
 
-const SAID = ["agent", "system"];
+/** A session's agent and system messages. */
+const said = (q: QueryCreator<DB>, sessionId: string) => q.selectFrom("Message").where("sessionId", "=", sessionId).where("role", "in", ["agent", "system"]);
 
 /** Sessions not being deleted, each with its pending questions counted. */
 const counted = (q: QueryCreator<DB>) =>
@@ -49,22 +50,20 @@ export const insertSession = statement((q, p: { id: string; ownerId: string; tit
   q.insertInto("ChatSession").values({ id: p.id, ownerId: p.ownerId, title: p.title, createdAt: p.at, updatedAt: p.at }).returningAll(),
 );
 
+/** A session not being deleted, to change: every change moves it to the top of its owner's list. */
+const live = (q: QueryCreator<DB>, id: string) => q.updateTable("ChatSession").where("id", "=", id).where("deletedAt", "is", null);
+
 /** An automatic title: only while the session has none a person chose. */
 export const autoTitle = statement((q, p: { id: string; title: string; untitled: string; at: Date }) =>
-  q.updateTable("ChatSession").set({ title: p.title, updatedAt: p.at }).where("id", "=", p.id).where("title", "=", p.untitled).where("renamedAt", "is", null).where("deletedAt", "is", null),
+  live(q, p.id).set({ title: p.title, updatedAt: p.at }).where("title", "=", p.untitled).where("renamedAt", "is", null),
 );
 
-/** Moves a session to the top of its owner's list. */
-export const touch = statement((q, p: { id: string; at: Date }) => q.updateTable("ChatSession").set({ updatedAt: p.at }).where("id", "=", p.id).where("deletedAt", "is", null));
+export const touch = statement((q, p: { id: string; at: Date }) => live(q, p.id).set({ updatedAt: p.at }));
 
-export const rename = statement((q, p: { id: string; title: string; at: Date }) =>
-  q.updateTable("ChatSession").set({ title: p.title, renamedAt: p.at, updatedAt: p.at }).where("id", "=", p.id).where("deletedAt", "is", null),
-);
+export const rename = statement((q, p: { id: string; title: string; at: Date }) => live(q, p.id).set({ title: p.title, renamedAt: p.at, updatedAt: p.at }));
 
 /** Begins a delete: the owner, when this write began it. */
-export const markDeleted = statement((q, p: { id: string; at: Date }) =>
-  q.updateTable("ChatSession").set({ deletedAt: p.at, updatedAt: p.at }).where("id", "=", p.id).where("deletedAt", "is", null).returning("ownerId"),
-);
+export const markDeleted = statement((q, p: { id: string; at: Date }) => live(q, p.id).set({ deletedAt: p.at, updatedAt: p.at }).returning("ownerId"));
 
 /** Removes a session marked deleted; its messages, runs, questions and rules go with it (ON DELETE CASCADE). */
 export const removeDeleted = statement((q, p: { id: string }) => q.deleteFrom("ChatSession").where("id", "=", p.id).where("deletedAt", "is not", null));
@@ -89,25 +88,18 @@ export const chatHistory = statement((q, p: { sessionId: string; limit: number }
 export const messagesOfRun = statement((q, p: { runId: string }) => q.selectFrom("Message").selectAll().where("runId", "=", p.runId).orderBy("createdAt").orderBy("id"));
 
 /** What the agent and the system said in a session for a run, oldest first. */
-export const saidInRun = statement((q, p: { sessionId: string; runId: string }) =>
-  q.selectFrom("Message").select("text").where("sessionId", "=", p.sessionId).where("runId", "=", p.runId).where("role", "in", SAID).orderBy("createdAt").orderBy("id"),
-);
+export const saidInRun = statement((q, p: { sessionId: string; runId: string }) => said(q, p.sessionId).select("text").where("runId", "=", p.runId).orderBy("createdAt").orderBy("id"));
 
 /** The newest agent or system message of a session (a channel's cursor). */
-export const lastSaid = statement((q, p: { sessionId: string }) =>
-  q.selectFrom("Message").select("id").where("sessionId", "=", p.sessionId).where("role", "in", SAID).orderBy("createdAt", "desc").orderBy("id", "desc").limit(1),
-);
+export const lastSaid = statement((q, p: { sessionId: string }) => said(q, p.sessionId).select("id").orderBy("createdAt", "desc").orderBy("id", "desc").limit(1));
 
 /** Where a cursor (a message of the session) stands. */
 export const messageAt = statement((q, p: { id: string; sessionId: string }) => q.selectFrom("Message").select(["id", "createdAt"]).where("id", "=", p.id).where("sessionId", "=", p.sessionId));
 
 /** A session's agent and system messages after a position (none: from the first), oldest first. */
 export const saidAfter = statement((q, p: { sessionId: string; afterAt: Date | null; afterId: string | null; limit: number }, engine) =>
-  q
-    .selectFrom("Message")
+  said(q, p.sessionId)
     .select(["id", "role", "text", "createdAt"])
-    .where("sessionId", "=", p.sessionId)
-    .where("role", "in", SAID)
     .where((eb) =>
       eb.or([
         eb(typedParam(engine, p.afterAt, "timestamp(3)"), "is", null),
