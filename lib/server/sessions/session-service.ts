@@ -17,18 +17,9 @@ export const DEFAULT_TITLE = "New chat";
 const SNAPSHOT_MESSAGES = 500;
 const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
-type NewMessage = Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null };
+type NewMessage = Omit<Message, "id" | "createdAt" | "runId" | "sender"> & { runId?: string | null; sender?: string | null };
 
-const messageData = ({ sessionId, role, text, runId = null, stopped = false, sender }: NewMessage) => ({
-  id: newOrderedId(),
-  sessionId,
-  role,
-  text,
-  runId,
-  stopped,
-  sender: sender ?? null,
-  createdAt: new Date(),
-});
+const messageData = ({ runId = null, stopped = false, sender = null, ...message }: NewMessage) => ({ id: newOrderedId(), ...message, runId, stopped, sender, createdAt: new Date() });
 
 /** A question row read with its run's root (run-reads.ts) as a question. */
 export const toQuestionWithRoot = ({ runRootRunId, ...row }: R.QuestionWithRoot) => toQuestion({ ...row, run: { rootRunId: runRootRunId } });
