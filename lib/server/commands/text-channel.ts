@@ -7,6 +7,8 @@ import type { Db } from "../db/client";
 import type { QuestionService } from "../questions/question-service";
 import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
+import { storeLanes } from "../store/sql-executor";
+import { lastSaid, messageAt, saidAfter, saidInRun } from "../store/sessions/session-statements";
 import type { TextCommandResult, TextCommands } from "./text-commands";
 
 export interface TextChannelDeps {
@@ -21,6 +23,7 @@ export interface TextChannelDeps {
 
 /** A plain-text channel (SMS, chat bridges): its messages in, and what the session said out. */
 export function createTextChannel({ db, sessions, questions, runs, textCommands, postMessage }: TextChannelDeps) {
+  const { exec } = storeLanes(db);
   /**
    * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
    * one question pending, plain text answers it (closed by "channel", the sender in the reply);
@@ -47,8 +50,8 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
       if (pending.length > 0 || (run.status !== "running" && run.status !== "waiting_input") || Date.now() >= deadline) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const said = await db.message.findMany({ where: { sessionId, runId: started.id, role: { in: ["agent", "system"] } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-    const last = await db.message.findFirst({ where: { sessionId, role: { in: ["agent", "system"] } }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+    const said = await exec.read(saidInRun, { sessionId, runId: started.id });
+    const [last] = await exec.read(lastSaid, { sessionId });
     return {
       reply: formatChannelReply({ said: said.map((m) => m.text), pending }),
       from,
@@ -62,20 +65,9 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
   /** A session's agent and system messages after a cursor (a message id), oldest first, for a channel adapter to relay. */
   async function outbox({ sessionId, after }: { sessionId: string; after?: string }): Promise<ChannelOutbox> {
     await sessions.getSession({ id: sessionId });
-    let since: { createdAt: Date; id: string } | null = null;
-    if (after !== undefined) {
-      since = await db.message.findFirst({ where: { id: after, sessionId }, select: { createdAt: true, id: true } });
-      if (!since) throw new AppError("bad_request", "after is not a message of this session: pass the cursor of an earlier outbox answer.");
-    }
-    const rows = await db.message.findMany({
-      where: {
-        sessionId,
-        role: { in: ["agent", "system"] },
-        ...(since ? { OR: [{ createdAt: { gt: since.createdAt } }, { createdAt: since.createdAt, id: { gt: since.id } }] } : {}),
-      },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: MAX_OUTBOX_PAGE,
-    });
+    const [since] = after === undefined ? [] : await exec.read(messageAt, { id: after, sessionId });
+    if (after !== undefined && !since) throw new AppError("bad_request", "after is not a message of this session: pass the cursor of an earlier outbox answer.");
+    const rows = await exec.read(saidAfter, { sessionId, afterAt: since?.createdAt ?? null, afterId: since?.id ?? null, limit: MAX_OUTBOX_PAGE });
     const messages = rows.map((m) => ({ id: m.id, role: m.role as "agent" | "system", text: m.text, createdAt: m.createdAt.toISOString() }));
     return { messages, cursor: messages.at(-1)?.id ?? after ?? null };
   }

@@ -6,9 +6,10 @@ import { describeVia } from "../../protocol/audit";
 import { describePending, parseTextCommand, resolveTextCommand, tokenize, type ParseResult, type TextAction, type TextCommandName } from "../../protocol/text-commands";
 import { senderNote } from "../../protocol/channels";
 import type { Db } from "../db/client";
-import { QUESTION_WITH_ROOT, toQuestion } from "../db/mappers";
 import type { Closer, QuestionService } from "../questions/question-service";
-import type { SessionService } from "../sessions/session-service";
+import { toQuestionWithRoot, type SessionService } from "../sessions/session-service";
+import { storeLanes } from "../store/sql-executor";
+import { closedOfSession } from "../store/sessions/run-reads";
 
 /** What a text command did: the person's message, the reply to it, and the outcome (`refused` when nothing changed for a bad command). */
 export interface TextCommandResult {
@@ -44,13 +45,14 @@ function appliedLine(action: TextAction, q: Question): string {
  * closed by "text". The person's message is stored, and a system message answers with the outcome.
  */
 export function createTextCommands({ db, sessions, questions }: { db: Db; sessions: SessionService; questions: QuestionService }) {
+  const { exec } = storeLanes(db);
   /** A closed question of the session that a prefix names (a command that came too late). */
   async function closedMatch(sessionId: string, token: string | undefined): Promise<Question | null> {
     if (!token) return null;
-    const rows = await db.question.findMany({ where: { sessionId, status: { not: "pending" } }, orderBy: { closedAt: "desc" }, take: 200, include: QUESTION_WITH_ROOT });
+    const rows = await exec.read(closedOfSession, { sessionId, limit: 200 });
     const t = token.toLowerCase();
     const found = rows.filter((r) => r.id.toLowerCase().startsWith(t) || r.pendingId.toLowerCase().startsWith(t));
-    return found.length === 1 ? toQuestion(found[0]!) : null;
+    return found.length === 1 ? toQuestionWithRoot(found[0]!) : null;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
-import { NEWEST_FIRST } from "../ids";
+import { storeLanes } from "../store/sql-executor";
+import { chatHistory } from "../store/sessions/session-statements";
 
 /** How many earlier messages a chat turn gets as its context, and how many bytes of text in all. */
 export const HISTORY_MESSAGES = 30;
@@ -33,11 +34,5 @@ export function boundHistory(newestFirst: ReadonlyArray<{ role: string; text: st
 
 /** The context of a new chat turn: the session's earlier messages, bounded. */
 export async function loadChatHistory(db: Db, sessionId: string): Promise<HistoryEntry[]> {
-  const rows = await db.message.findMany({
-    where: { sessionId, role: { in: ["user", "agent"] } },
-    orderBy: NEWEST_FIRST,
-    take: HISTORY_MESSAGES,
-    select: { role: true, text: true },
-  });
-  return boundHistory(rows);
+  return boundHistory(await storeLanes(db).exec.read(chatHistory, { sessionId, limit: HISTORY_MESSAGES }));
 }

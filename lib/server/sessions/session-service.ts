@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { NEWEST_FIRST, newOrderedId, OLDEST_FIRST } from "../ids";
+import { newOrderedId } from "../ids";
 import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import { isFinalRunStatus, type Message, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
-import { directSqlite, type Db, type Tx } from "../db/client";
-import { fromSqliteTime, sqliteTime } from "../db/direct-rows";
-import type { ChatSession as SessionRow } from "../../generated/prisma/client";
-import { QUESTION_WITH_ROOT, toMessage, toQuestion, toRun, toSession } from "../db/mappers";
+import type { Db, Tx } from "../db/client";
+import { toMessage, toQuestion, toRun, toSession } from "../db/mappers";
+import { storeLanes, txExecutor, type SqlTx } from "../store/sql-executor";
+import type { RowOf } from "../store/typed-sql";
+import * as S from "../store/sessions/session-statements";
+import * as R from "../store/sessions/run-reads";
 import type { DomainEvents } from "../events";
 import { createReplyStreams, mergeStreams } from "./reply-streams";
 
@@ -15,41 +17,35 @@ export const DEFAULT_TITLE = "New chat";
 const SNAPSHOT_MESSAGES = 500;
 const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
-type NewMessage = Omit<Message, "id" | "createdAt" | "runId"> & { runId?: string | null };
+type NewMessage = Omit<Message, "id" | "createdAt" | "runId" | "sender"> & { runId?: string | null; sender?: string | null };
 
-const messageData = ({ sessionId, role, text, runId = null, stopped = false, sender }: NewMessage) => ({ id: newOrderedId(), sessionId, role, text, runId, stopped, sender: sender ?? null });
+const messageData = ({ runId = null, stopped = false, sender = null, ...message }: NewMessage) => ({ id: newOrderedId(), ...message, runId, stopped, sender, createdAt: new Date() });
+
+/** A question row read with its run's root (run-reads.ts) as a question. */
+export const toQuestionWithRoot = ({ runRootRunId, ...row }: R.QuestionWithRoot) => toQuestion({ ...row, run: { rootRunId: runRootRunId } });
+
+const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0);
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
-  const direct = directSqlite(db);
-  /** A message row written on the direct lane, inside its transaction. */
-  const insertNow = (data: ReturnType<typeof messageData>) => {
-    const at = new Date();
-    direct!
-      .prepare(`INSERT INTO "Message" ("id", "sessionId", "runId", "role", "text", "stopped", "sender", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(data.id, data.sessionId, data.runId, data.role, data.text, data.stopped ? 1 : 0, data.sender, sqliteTime(at));
-    return { ...data, createdAt: at };
+  const { engine, exec, direct, now } = storeLanes(db);
+  /** A message's row, stored by the same statement alone (`exec`), in a Prisma transaction (txExecutor) or on SQLite's direct lane. */
+  const insertIn = (lane: Pick<SqlTx, "changes">, row: S.MessageInsert) => lane.changes(S.insertMessage, row).then(() => row);
+  const insertNow = (row: S.MessageInsert) => {
+    now!.changes(S.insertMessage, row);
+    return row;
   };
   /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
   const streams = createReplyStreams();
   /** The replies other nodes stream in a session (several nodes); none by default. */
   let streamsElsewhere: ((sessionId: string) => Promise<StreamingReply[]>) | null = null;
 
-  async function pendingCounts(ids?: string[]): Promise<Map<string, number>> {
-    const rows = await db.question.groupBy({
-      by: ["sessionId"],
-      where: { status: "pending", ...(ids ? { sessionId: { in: ids } } : {}) },
-      _count: { _all: true },
-    });
-    return new Map(rows.map((r) => [r.sessionId, r._count._all]));
-  }
-
   const notFound = (id: string) => new AppError("not_found:session", `No session with id ${quoteId(id)}.`);
 
   /** A session being deleted (or gone) is not found, exactly as an id that never existed. */
   async function getSession({ id }: { id: string }): Promise<Session> {
-    const row = await db.chatSession.findFirst({ where: { id, deletedAt: null } });
+    const [row] = await exec.read(S.liveSession, { id });
     if (!row) throw notFound(id);
-    return toSession(row, (await pendingCounts([id])).get(id) ?? 0);
+    return counted(row);
   }
 
   function announceMessage(message: Message): Message {
@@ -59,27 +55,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
   /** Tells the owner's tabs how the session is now; a session deleted meanwhile is not announced again. */
   async function publish(id: string): Promise<void> {
-    if (direct) {
-      const session = await direct.read(() => {
-        const row = direct
-          .prepare(
-            `SELECT s.*, (SELECT COUNT(*) FROM "Question" q WHERE q."sessionId" = s."id" AND q."status" = 'pending') AS "pendingCount" FROM "ChatSession" s WHERE s."id" = ? AND s."deletedAt" IS NULL`,
-          )
-          .get<Record<string, unknown> & { pendingCount: number }>(id);
-        return (
-          row &&
-          toSession(
-            { ...(row as unknown as SessionRow), createdAt: fromSqliteTime(row.createdAt)!, updatedAt: fromSqliteTime(row.updatedAt)!, renamedAt: fromSqliteTime(row.renamedAt), deletedAt: null },
-            row.pendingCount,
-          )
-        );
-      });
-      if (session) events.emit("session.updated", session);
-      return;
-    }
-    const row = await db.chatSession.findFirst({ where: { id, deletedAt: null } });
-    if (!row) return;
-    events.emit("session.updated", toSession(row, (await pendingCounts([id])).get(id) ?? 0));
+    const [row] = await exec.read(S.liveSession, { id });
+    if (row) events.emit("session.updated", counted(row));
   }
 
   return {
@@ -88,34 +65,30 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** The owner of a session that is not being deleted (not_found else): one read, no counts. */
     async ownerOf({ id }: { id: string }): Promise<string> {
-      const row = direct
-        ? await direct.read(() => direct.prepare(`SELECT "ownerId" FROM "ChatSession" WHERE "id" = ? AND "deletedAt" IS NULL`).get<{ ownerId: string }>(id))
-        : await db.chatSession.findFirst({ where: { id, deletedAt: null }, select: { ownerId: true } });
-      if (!row) throw notFound(id);
+      const [row] = await exec.read(S.sessionAccess, { id });
+      if (!row || row.deletedAt !== null) throw notFound(id);
       return row.ownerId;
     },
 
     async createSession({ title, ownerId = LOCAL_OWNER }: { title?: string; ownerId?: string } = {}): Promise<Session> {
-      const row = await db.chatSession.create({ data: { id: randomUUID(), ownerId, title: title ?? DEFAULT_TITLE } });
-      const session = toSession(row, 0);
+      const [row] = await exec.write(S.insertSession, { id: randomUUID(), ownerId, title: title ?? DEFAULT_TITLE, at: new Date() });
+      const session = toSession(row!, 0);
       events.emit("session.updated", session);
       return session;
     },
 
     /** An owner's sessions, newest first; every owner's without one (the CLI on the database). */
     async listSessions({ ownerId }: { ownerId?: string } = {}): Promise<Session[]> {
-      const rows = await db.chatSession.findMany({ where: ownerId === undefined ? { deletedAt: null } : { ownerId, deletedAt: null }, orderBy: { updatedAt: "desc" }, take: 200 });
-      const counts = await pendingCounts(rows.map((r) => r.id));
-      return rows.map((r) => toSession(r, counts.get(r.id) ?? 0));
+      return (await exec.read(S.sessionsOf, { ownerId: ownerId ?? null, limit: 200 })).map(counted);
     },
 
     async getSnapshot({ id }: { id: string }): Promise<SessionSnapshot> {
       const session = await getSession({ id });
       const [messages, runs, questions, closed] = await Promise.all([
-        db.message.findMany({ where: { sessionId: id }, orderBy: NEWEST_FIRST, take: SNAPSHOT_MESSAGES }),
-        db.run.findMany({ where: { sessionId: id }, orderBy: OLDEST_FIRST }),
-        db.question.findMany({ where: { sessionId: id, status: "pending" }, orderBy: OLDEST_FIRST, include: QUESTION_WITH_ROOT }),
-        db.question.findMany({ where: { sessionId: id, status: { not: "pending" } }, orderBy: { closedAt: "desc" }, take: SNAPSHOT_CLOSED_QUESTIONS, include: QUESTION_WITH_ROOT }),
+        exec.read(S.newestMessages, { sessionId: id, limit: SNAPSHOT_MESSAGES }),
+        exec.read(R.runsOfSession, { sessionId: id }),
+        exec.read(R.pendingOfSession, { sessionId: id }),
+        exec.read(R.closedOfSession, { sessionId: id, limit: SNAPSHOT_CLOSED_QUESTIONS }),
       ]);
       const stored = messages.reverse().map(toMessage);
       // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
@@ -126,8 +99,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         session,
         messages: stored,
         runs: runs.map(toRun),
-        pendingQuestions: questions.map(toQuestion),
-        closedQuestions: closed.reverse().map(toQuestion),
+        pendingQuestions: questions.map(toQuestionWithRoot),
+        closedQuestions: closed.reverse().map(toQuestionWithRoot),
         streaming: mergeStreams(local, elsewhere, stored),
       };
     },
@@ -164,9 +137,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
             : alongWith
               ? await db.$transaction(async (tx: Tx) => {
                   await alongWith(tx);
-                  return tx.message.create({ data });
+                  return insertIn(txExecutor(tx, engine), data);
                 })
-              : await db.message.create({ data });
+              : await insertIn(exec, data);
       // The stored message replaces the stream in every tab (and in later snapshots) at once.
       if (runId !== null && streamSeq !== undefined) streams.drop(sessionId, runId, streamSeq);
       return announceMessage(toMessage(row));
@@ -193,10 +166,10 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     streamingText: (sessionId: string, runId: string, seq: number): string | null => streams.textOf(sessionId, runId, seq),
 
     /** Stores a message inside someone else's transaction; announce it once that has committed. */
-    recordMessage: async (tx: Tx, message: NewMessage): Promise<Message> => toMessage(await tx.message.create({ data: messageData(message) })),
+    recordMessage: async (tx: Tx, message: NewMessage): Promise<Message> => toMessage(await insertIn(txExecutor(tx, engine), messageData(message))),
 
     /** `recordMessage` inside a transaction on SQLite's direct lane; null when there is no such lane. */
-    recordMessageNow: direct ? (message: NewMessage): Message => toMessage(insertNow(messageData(message))) : null,
+    recordMessageNow: now ? (message: NewMessage): Message => toMessage(insertNow(messageData(message))) : null,
 
     announceMessage,
 
@@ -206,15 +179,15 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
      */
     async titleFromMessage({ id, text }: { id: string; text: string }): Promise<void> {
       const title = automaticTitle(text);
-      const { count } = title === null ? { count: 0 } : await db.chatSession.updateMany({ where: { id, title: DEFAULT_TITLE, renamedAt: null, deletedAt: null }, data: { title } });
-      if (count === 0) await db.chatSession.updateMany({ where: { id, deletedAt: null }, data: { updatedAt: new Date() } });
+      const at = new Date();
+      const count = title === null ? 0 : await exec.changes(S.autoTitle, { id, title, untitled: DEFAULT_TITLE, at });
+      if (count === 0) await exec.changes(S.touch, { id, at });
       await publish(id);
     },
 
     /** A person's title: kept from now on (no automatic title replaces it); every tab of the owner is told. */
     async renameSession({ id, title }: { id: string; title: string }): Promise<Session> {
-      const { count } = await db.chatSession.updateMany({ where: { id, deletedAt: null }, data: { title, renamedAt: new Date() } });
-      if (count === 0) throw notFound(id);
+      if ((await exec.changes(S.rename, { id, title, at: new Date() })) === 0) throw notFound(id);
       const session = await getSession({ id });
       events.emit("session.updated", session);
       return session;
@@ -226,20 +199,18 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
      * concurrent deletes gets here; the others are told the session is not found.
      */
     async markDeleted({ id }: { id: string }): Promise<{ ownerId: string }> {
-      const row = await db.chatSession.findFirst({ where: { id, deletedAt: null }, select: { ownerId: true } });
+      const [row] = await exec.write(S.markDeleted, { id, at: new Date() });
       if (!row) throw notFound(id);
-      const { count } = await db.chatSession.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: new Date() } });
-      if (count === 0) throw notFound(id);
       return row;
     },
 
     /** The last step of a delete: removes a session marked deleted with everything it holds (messages, runs, questions, rules). */
     async removeDeleted({ id }: { id: string }): Promise<void> {
-      await db.chatSession.deleteMany({ where: { id, deletedAt: { not: null } } });
+      await exec.changes(S.removeDeleted, { id });
     },
 
     /** Sessions whose delete began but did not finish (the server stopped in between). */
-    listDeleted: async (): Promise<string[]> => (await db.chatSession.findMany({ where: { deletedAt: { not: null } }, select: { id: true } })).map((r) => r.id),
+    listDeleted: async (): Promise<string[]> => (await exec.read(S.deletedIds, {})).map((r) => r.id),
   };
 }
 
