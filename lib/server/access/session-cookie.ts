@@ -1,15 +1,15 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { SESSION_COOKIE } from "../../protocol/access";
 import type { Db } from "../db/client";
+import { createSettingStore } from "../store/access/setting-store";
 import { randomSecret } from "./secrets";
-import { settingOrCreate } from "./settings";
 
 const KEY_SETTING = "session_cookie_key";
 export const SESSION_MAX_AGE_S = 30 * 24 * 3600;
 
 /** The key that signs session cookies, kept in the database so a restart does not sign everyone out. */
 export function loadCookieKey(db: Db): Promise<string> {
-  return settingOrCreate(db, KEY_SETTING, () => randomSecret(32));
+  return createSettingStore(db).readOrCreate(KEY_SETTING, () => randomSecret(32));
 }
 
 export interface CookieSignerOptions {

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
+import { createSettingStore, type SettingStore } from "../store/access/setting-store";
 import { randomSecret } from "./secrets";
-import { readSetting, settingOrCreate, writeSetting } from "./settings";
 
 const EPOCH_SETTING = "session_epoch";
 /**
@@ -11,9 +11,9 @@ const EPOCH_SETTING = "session_epoch";
 export const EPOCH_CACHE_MS = 1_000;
 
 /** Makes a new epoch in the database: every cookie signed in an earlier one is refused from now on. */
-export async function renewSessionEpoch(db: Db): Promise<string> {
+export async function renewSessionEpoch(settings: SettingStore): Promise<string> {
   const epoch = randomSecret(12);
-  await writeSetting(db, EPOCH_SETTING, epoch);
+  await settings.write(EPOCH_SETTING, epoch);
   return epoch;
 }
 
@@ -23,7 +23,8 @@ export async function renewSessionEpoch(db: Db): Promise<string> {
  * (every cookie request and socket handshake), so it is cached for EPOCH_CACHE_MS.
  */
 export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH_CACHE_MS }: { now?: () => number; cacheMs?: number } = {}) {
-  let cached = { value: await settingOrCreate(db, EPOCH_SETTING, () => randomSecret(12)), readAt: now() };
+  const settings = createSettingStore(db);
+  let cached = { value: await settings.readOrCreate(EPOCH_SETTING, () => randomSecret(12)), readAt: now() };
   /** Bumped by every renewal and every forget: a read that started before one may not set the cache after it. */
   let generation = 0;
   let reading: { generation: number; value: Promise<string> } | null = null;
@@ -33,7 +34,7 @@ export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH
     const started = generation;
     const value = (async () => {
       const readAt = now();
-      const stored = await readSetting(db, EPOCH_SETTING);
+      const stored = await settings.read(EPOCH_SETTING);
       if (stored === null) throw new Error(`the ${EPOCH_SETTING} setting is missing from the database`);
       if (generation === started) cached = { value: stored, readAt };
       return stored;
@@ -54,7 +55,7 @@ export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH
     /** A new epoch, in the database and here. */
     async renew(): Promise<string> {
       generation++;
-      const value = await renewSessionEpoch(db);
+      const value = await renewSessionEpoch(settings);
       generation++;
       cached = { value, readAt: now() };
       return value;
