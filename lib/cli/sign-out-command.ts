@@ -1,7 +1,6 @@
 import type { SignOutEverywhereResult } from "../protocol/access";
-import { renewSessionEpoch } from "../server/access/session-epoch";
+import { openSessionEpoch } from "../server/access/session-epoch";
 import type { Db } from "../server/db/client";
-import { createSettingStore } from "../server/store/access/setting-store";
 import { createServerClient, ServerUnreachable, type FoundServer } from "./server-client";
 
 /**
@@ -28,7 +27,7 @@ export async function signOutEverywhereCommand({
     }
   }
   const result = await inDatabase(async (db) => {
-    await renewSessionEpoch(createSettingStore(db));
+    await (await openSessionEpoch(db)).renew();
     return { signedOut: "everywhere", at: new Date().toISOString() };
   });
   return { result, text: `Signed out every browser: session cookies issued before ${result.at} are refused (a running server within a second). Sign in again with the server token.` };

@@ -3,7 +3,7 @@ import { API_TOKEN_PATTERN, type ApiTokenInfo } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import type { Db } from "../db/client";
 import { storeLanes } from "../store/sql-executor";
-import * as T from "../store/access/token-statements";
+import * as T from "../store/access/access-statements";
 import type { RowOf } from "../store/typed-sql";
 import { randomSecret, sameSecret, sha256 } from "./secrets";
 

@@ -36,10 +36,7 @@ export interface PermissionServiceDeps {
 export interface PermissionService {
   /** What the rules (builtin, project, the session's) say about an approval's tool call: deny beats ask beats allow; none → `ask` for a dangerous tool, else `allow`. */
   decide(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
-  /**
-   * Adds a session rule at the end, in `tx` when given (else in a transaction of its own); an equal
-   * rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the commit.
-   */
+  /** Adds a session rule at the end, in `tx` when given; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the commit. */
   addRule(sessionId: string, rule: PermissionRuleInput, source: "always" | "manual", tx?: SqlTx): Promise<PermissionRule>;
   /**
    * The approval's "Allow always" options the card may offer: none when the first does not allow
@@ -99,37 +96,28 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
 
   return {
     async decide(sessionId, approval, tx) {
-      const session = (await store.listForSession(sessionId, tx)).map(toRule);
+      const session = (await store.list(sessionId, tx)).map(toRule);
       return decideByRules([...builtin, ...project, ...session], callOf(approval), approval.dangerous);
     },
 
-    async addRule(sessionId, input, source, given) {
+    async addRule(sessionId, input, source, tx) {
       checkPattern(typeof input?.pattern === "string" ? input.pattern.trim() : "");
       const parsed = PermissionRuleInputSchema.safeParse(input);
       if (!parsed.success) throw zodAppError(parsed.error, { prefix: "Invalid rule" });
       const rule = { ...parsed.data, cwd: parsed.data.cwd == null ? null : normaliseFolder(parsed.data.cwd) };
       checkCommandAllow(rule, kindOf.get(rule.tool));
-      const add = async (tx: SqlTx) => {
-        if (!(await store.sessionExists(tx, sessionId))) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
-        await store.deleteSame(tx, { sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd });
-        const rules = await store.listForSession(sessionId, tx);
-        if (rules.length >= MAX_SESSION_RULES) {
-          throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
-        }
-        const states = rules.reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
+      const row = await store.add(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd, source }, (rest) => {
+        if (rest.length >= MAX_SESSION_RULES) throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
+        const states = rest.reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
         if (states > MAX_SESSION_RULE_STATES) {
           throw new AppError(
             "bad_request",
             `This session's rules would be too complex to check quickly (${states} matching states, at most ${MAX_SESSION_RULE_STATES}): remove some, or use simpler patterns.`,
           );
         }
-        // Strictly after the newest rule (the last listed), so the panel lists rules in the order they were added even when two share a millisecond.
-        const latest = rules.at(-1)?.createdAt;
-        const now = Date.now();
-        const createdAt = new Date(latest && latest.getTime() >= now ? latest.getTime() + 1 : now);
-        return toRule(await store.insert(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd, source, createdAt }));
-      };
-      return given ? add(given) : store.transaction(add);
+      });
+      if (!row) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
+      return toRule(row);
     },
 
     async offered(sessionId, approval, tx) {
@@ -138,7 +126,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       const [exact, wider] = approval.always;
       if (!exact || !allowsCall(exact)) return [];
       if (!wider || !allowsCall(wider)) return [exact];
-      const rules = [...builtin, ...project, ...(await store.listForSession(sessionId, tx)).map(toRule)];
+      const rules = [...builtin, ...project, ...(await store.list(sessionId, tx)).map(toRule)];
       return rules.some((rule) => rule.tool === approval.tool && wideCovered(wider, approval.subjectKind, rule)) ? [exact] : [exact, wider];
     },
 
@@ -147,7 +135,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     },
 
     async list(sessionId) {
-      return { builtin, project, session: (await store.listForSession(sessionId)).map(toRule) };
+      return { builtin, project, session: (await store.list(sessionId)).map(toRule) };
     },
 
     async removeRule(sessionId, ruleId) {
@@ -157,7 +145,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       if (ruleId.startsWith("project:") && project.some((r) => r.id === ruleId)) {
         throw new AppError("bad_request", "That rule is a project default: change it in the project's permission rules file (parley.permissions.json).");
       }
-      if ((await store.deleteOfSession(sessionId, ruleId)) === 0) throw new AppError("not_found:rule", `No rule with id ${quoteId(ruleId)} in this session.`);
+      if (!(await store.remove(sessionId, ruleId))) throw new AppError("not_found:rule", `No rule with id ${quoteId(ruleId)} in this session.`);
     },
 
     announce(sessionId) {

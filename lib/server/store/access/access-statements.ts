@@ -18,3 +18,18 @@ export const revokeToken = statement((q, p: { id: string; at: Date }) =>
 );
 
 export const touchToken = statement((q, p: { id: string; at: Date }) => q.updateTable("ApiToken").set({ lastUsedAt: p.at }).where("id", "=", p.id));
+
+/** A server-wide value (the cookie key, the session epoch), shared by every node of the database. */
+export const setting = statement((q, p: { key: string }) => q.selectFrom("Setting").select("value").where("key", "=", p.key));
+
+/**
+ * Makes the setting with `value`, or sets an existing one to `replace` (null: it keeps its value): the value it has now. One
+ * upsert, atomic on both engines: of nodes making it at once, every one reads the first's.
+ */
+export const putSetting = statement((q, p: { key: string; value: string; replace: string | null }) =>
+  q
+    .insertInto("Setting")
+    .values({ key: p.key, value: p.value })
+    .onConflict((oc) => oc.column("key").doUpdateSet((eb) => ({ value: eb.fn.coalesce(eb.val(p.replace), eb.ref("Setting.value")) })))
+    .returning("value"),
+);
