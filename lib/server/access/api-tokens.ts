@@ -45,10 +45,7 @@ export function createApiTokens(db: Db) {
     },
 
     /** Which of these token ids are still live (not revoked, not deleted). */
-    async liveIds(ids: string[]): Promise<Set<string>> {
-      const live = new Set((await exec.read(T.listTokens, {})).filter((r) => !r.revokedAt).map((r) => r.id));
-      return new Set(ids.filter((id) => live.has(id)));
-    },
+    liveIds: async (ids: string[]): Promise<Set<string>> => new Set((await exec.read(T.listTokens, {})).filter((r) => !r.revokedAt && ids.includes(r.id)).map((r) => r.id)),
 
     /** The token's id and owner when it is a live API token; null otherwise. Read from the database each time, so a revocation takes effect at once. */
     async verify(token: string): Promise<{ id: string; ownerId: string } | null> {

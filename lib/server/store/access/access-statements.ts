@@ -22,10 +22,7 @@ export const touchToken = statement((q, p: { id: string; at: Date }) => q.update
 /** A server-wide value (the cookie key, the session epoch), shared by every node of the database. */
 export const setting = statement((q, p: { key: string }) => q.selectFrom("Setting").select("value").where("key", "=", p.key));
 
-/**
- * Makes the setting with `value`, or sets an existing one to `replace` (null: it keeps its value): the value it has now. One
- * upsert, atomic on both engines: of nodes making it at once, every one reads the first's.
- */
+/** Makes the setting with `value`, or sets it to `replace` (null: keeps it): its value now. Atomic on both engines: racing makers all read the first's. */
 export const putSetting = statement((q, p: { key: string; value: string; replace: string | null }) =>
   q
     .insertInto("Setting")

@@ -33,11 +33,7 @@ export function createRuleStore(db: Db) {
   return {
     /** A session's rules in the order they apply (oldest first), in `tx` when given. */
     list: (sessionId: string, tx?: SqlTx): Promise<RuleRow[]> => (tx ? tx.rows(listForSession, { sessionId }) : exec.read(listForSession, { sessionId })),
-
-    /**
-     * Adds a rule after every other of its session, in `tx` (else in a transaction of its own): an equal rule is removed first,
-     * and `check` sees the rest (a throw adds nothing). Null for a session that does not exist.
-     */
+    /** Adds a rule after its session's others, in `tx` or a transaction of its own; an equal one removed, `check` sees the rest (may throw). Null: no such session. */
     add(tx: SqlTx | undefined, rule: NewRule, check: (rest: RuleRow[]) => void): Promise<RuleRow | null> {
       const add = async (tx: SqlTx) => {
         if ((await tx.rows(sessionExists, rule)).length === 0) return null;
@@ -50,7 +46,6 @@ export function createRuleStore(db: Db) {
       };
       return tx ? add(tx) : exec.transaction(add);
     },
-
     /** Deletes a rule of this session: false when there is none by that id in it. */
     remove: async (sessionId: string, id: string): Promise<boolean> => (await exec.changes(remove, { sessionId, id })) > 0,
   };
