@@ -1,5 +1,5 @@
 import type { SignOutEverywhereResult } from "../protocol/access";
-import { renewSessionEpoch } from "../server/access/session-epoch";
+import { openSessionEpoch } from "../server/access/session-epoch";
 import type { Db } from "../server/db/client";
 import { createServerClient, ServerUnreachable, type FoundServer } from "./server-client";
 
@@ -27,7 +27,7 @@ export async function signOutEverywhereCommand({
     }
   }
   const result = await inDatabase(async (db) => {
-    await renewSessionEpoch(db);
+    await (await openSessionEpoch(db)).renew();
     return { signedOut: "everywhere", at: new Date().toISOString() };
   });
   return { result, text: `Signed out every browser: session cookies issued before ${result.at} are refused (a running server within a second). Sign in again with the server token.` };

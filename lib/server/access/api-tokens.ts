@@ -2,13 +2,14 @@ import { randomBytes } from "node:crypto";
 import { API_TOKEN_PATTERN, type ApiTokenInfo } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import type { Db } from "../db/client";
+import { storeLanes } from "../store/sql-executor";
+import * as T from "../store/access/access-statements";
+import type { RowOf } from "../store/typed-sql";
 import { randomSecret, sameSecret, sha256 } from "./secrets";
 
 const LAST_USED_EVERY_MS = 60_000;
 
-type TokenRow = { id: string; ownerId: string; name: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
-
-const toInfo = (row: TokenRow): ApiTokenInfo => ({
+const toInfo = (row: RowOf<typeof T.listTokens>): ApiTokenInfo => ({
   id: row.id,
   ownerId: row.ownerId,
   name: row.name,
@@ -19,51 +20,45 @@ const toInfo = (row: TokenRow): ApiTokenInfo => ({
 
 /** Long-lived credentials for scripts, channels and the terminal client; the secret is stored only as a hash. */
 export function createApiTokens(db: Db) {
+  const { exec } = storeLanes(db);
   const lastWritten = new Map<string, number>();
+  const find = async (id: string) => (await exec.read(T.findToken, { id }))[0];
 
   return {
     async create({ ownerId, name }: { ownerId: string; name: string }): Promise<{ token: string; info: ApiTokenInfo }> {
       const id = randomBytes(8).toString("hex");
       const secret = randomSecret(30);
-      const row = await db.apiToken.create({ data: { id, ownerId, name, secretHash: sha256(secret).toString("hex") } });
-      return { token: `pat_${id}_${secret}`, info: toInfo(row) };
+      const [row] = await exec.write(T.insertToken, { id, ownerId, name, secretHash: sha256(secret).toString("hex"), at: new Date() });
+      return { token: `pat_${id}_${secret}`, info: toInfo(row!) };
     },
 
-    async list(): Promise<ApiTokenInfo[]> {
-      return (await db.apiToken.findMany({ orderBy: { createdAt: "asc" } })).map(toInfo);
-    },
+    list: async (): Promise<ApiTokenInfo[]> => (await exec.read(T.listTokens, {})).map(toInfo),
 
     /** A token's name by its id (null for an id of no token): what a run's starter line shows. */
-    async nameOf(id: string): Promise<string | null> {
-      return (await db.apiToken.findUnique({ where: { id }, select: { name: true } }))?.name ?? null;
-    },
+    nameOf: async (id: string): Promise<string | null> => (await find(id))?.name ?? null,
 
     /** Revoking twice is not an error; an unknown id is. */
     async revoke(id: string): Promise<ApiTokenInfo> {
-      const row = await db.apiToken.findUnique({ where: { id } });
+      const [row] = await exec.write(T.revokeToken, { id, at: new Date() });
       if (!row) throw new AppError("bad_request", `No API token with id "${id}".`);
-      if (row.revokedAt) return toInfo(row);
-      return toInfo(await db.apiToken.update({ where: { id }, data: { revokedAt: new Date() } }));
+      return toInfo(row);
     },
 
     /** Which of these token ids are still live (not revoked, not deleted). */
-    async liveIds(ids: string[]): Promise<Set<string>> {
-      const rows = await db.apiToken.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });
-      return new Set(rows.map((r) => r.id));
-    },
+    liveIds: async (ids: string[]): Promise<Set<string>> => new Set((await exec.read(T.listTokens, {})).filter((r) => !r.revokedAt && ids.includes(r.id)).map((r) => r.id)),
 
     /** The token's id and owner when it is a live API token; null otherwise. Read from the database each time, so a revocation takes effect at once. */
     async verify(token: string): Promise<{ id: string; ownerId: string } | null> {
       const match = API_TOKEN_PATTERN.exec(token);
       if (!match) return null;
       const [, id, secret] = match as unknown as [string, string, string];
-      const row = await db.apiToken.findUnique({ where: { id } });
+      const row = await find(id);
       if (!row || row.revokedAt || !sameSecret(sha256(secret).toString("hex"), row.secretHash)) return null;
       const now = Date.now();
       if (now - (lastWritten.get(id) ?? 0) > LAST_USED_EVERY_MS) {
         lastWritten.set(id, now);
         // Not awaited: under another process's write lock this write waits, and the request must not.
-        void db.apiToken.update({ where: { id }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
+        void exec.changes(T.touchToken, { id, at: new Date(now) }).catch(() => {});
       }
       return { id, ownerId: row.ownerId };
     },

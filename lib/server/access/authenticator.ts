@@ -76,5 +76,3 @@ export function createAuthenticator({
     },
   };
 }
-
-export type Authenticator = ReturnType<typeof createAuthenticator>;

@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
+import { storeLanes } from "../store/sql-executor";
+import { putSetting, setting } from "../store/access/access-statements";
 import { randomSecret } from "./secrets";
-import { readSetting, settingOrCreate, writeSetting } from "./settings";
 
 const EPOCH_SETTING = "session_epoch";
 /**
@@ -10,20 +11,15 @@ const EPOCH_SETTING = "session_epoch";
  */
 export const EPOCH_CACHE_MS = 1_000;
 
-/** Makes a new epoch in the database: every cookie signed in an earlier one is refused from now on. */
-export async function renewSessionEpoch(db: Db): Promise<string> {
-  const epoch = randomSecret(12);
-  await writeSetting(db, EPOCH_SETTING, epoch);
-  return epoch;
-}
-
 /**
  * The revocation epoch browser session cookies are signed in (a random value in the Setting table,
  * shared by every node of the database). "Sign out everywhere" replaces it. Read on the hot path
  * (every cookie request and socket handshake), so it is cached for EPOCH_CACHE_MS.
  */
 export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH_CACHE_MS }: { now?: () => number; cacheMs?: number } = {}) {
-  let cached = { value: await settingOrCreate(db, EPOCH_SETTING, () => randomSecret(12)), readAt: now() };
+  const { exec } = storeLanes(db);
+  const put = async (replace: string | null) => (await exec.write(putSetting, { key: EPOCH_SETTING, value: replace ?? randomSecret(12), replace }))[0]!.value;
+  let cached = { value: await put(null), readAt: now() };
   /** Bumped by every renewal and every forget: a read that started before one may not set the cache after it. */
   let generation = 0;
   let reading: { generation: number; value: Promise<string> } | null = null;
@@ -33,8 +29,8 @@ export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH
     const started = generation;
     const value = (async () => {
       const readAt = now();
-      const stored = await readSetting(db, EPOCH_SETTING);
-      if (stored === null) throw new Error(`the ${EPOCH_SETTING} setting is missing from the database`);
+      const stored = (await exec.read(setting, { key: EPOCH_SETTING }))[0]?.value;
+      if (stored === undefined) throw new Error(`the ${EPOCH_SETTING} setting is missing from the database`);
       if (generation === started) cached = { value: stored, readAt };
       return stored;
     })().finally(() => {
@@ -51,10 +47,10 @@ export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH
     },
     /** The epoch as the database has it now (a cookie from another node may be newer than the cache). */
     fresh: read,
-    /** A new epoch, in the database and here. */
+    /** A new epoch, in the database and here: every cookie signed in an earlier one is refused from now on. */
     async renew(): Promise<string> {
       generation++;
-      const value = await renewSessionEpoch(db);
+      const value = await put(randomSecret(12));
       generation++;
       cached = { value, readAt: now() };
       return value;

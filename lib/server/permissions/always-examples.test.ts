@@ -212,7 +212,7 @@ describe("what Allow always stores, and what it allows later (issue 23)", () => 
     const approval = approvalOf(approved);
     expect(approval.always.map((o) => o.pattern)).toEqual(offered);
     const rule = alwaysRule(permissions, approval, answer);
-    await app.parley.db.$transaction((tx) => permissions.addRule(tx, sessionId, rule, "always"));
+    await permissions.addRule(sessionId, rule, "always");
     for (const [call, decision] of later) {
       expect([call.input, (await permissions.decide(sessionId, approvalOf(call))).decision]).toEqual([call.input, decision]);
     }
@@ -225,14 +225,14 @@ describe("what Allow always stores, and what it allows later (issue 23)", () => 
     }
     expect((await permissions.decide(sessionId, approvalOf(read("README.md")))).decision).toBe("allow");
     // Not even an allow rule for every file lets a path tool through.
-    await app.parley.db.$transaction((tx) => permissions.addRule(tx, sessionId, { tool: "read_file", pattern: "**", decision: "allow" }, "manual"));
+    await permissions.addRule(sessionId, { tool: "read_file", pattern: "**", decision: "allow" }, "manual");
     expect((await permissions.decide(sessionId, approvalOf(read(".env")))).decision).toBe("deny");
   });
 
   it("reads a rule made before this change (`npm test*`, `ls*`) as words then any further arguments", async () => {
     const sessionId = (await app.parley.sessions.createSession({ title: "legacy" })).id;
     for (const pattern of ["npm test*", "ls*", "git push*", "bash -c*", "python3 -c*", "FOO=1 npm*"]) {
-      await app.parley.db.$transaction((tx) => permissions.addRule(tx, sessionId, { tool: "shell", pattern, decision: "allow" }, "always"));
+      await permissions.addRule(sessionId, { tool: "shell", pattern, decision: "allow" }, "always");
     }
     for (const [command, decision] of [
       ["npm test -- --watch", "allow"],

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalSpec, PermissionRuleInput } from "../../protocol/permissions";
+import { storeLanes } from "../store/sql-executor";
 import { startFakeParley, type FakeParley } from "../../../tests/helpers/fakes";
 import { matchWork } from "./glob-engine";
 import { createPermissionService, MAX_SESSION_RULES, type PermissionService } from "./permission-service";
@@ -49,7 +50,7 @@ afterEach(async () => {
   await app.close();
 });
 
-const add = (rule: PermissionRuleInput, source: "always" | "manual" = "manual", session = sessionId) => app.parley.db.$transaction((tx) => permissions.addRule(tx, session, rule, source));
+const add = (rule: PermissionRuleInput, source: "always" | "manual" = "manual", session = sessionId) => permissions.addRule(session, rule, source);
 
 describe("the permission service", () => {
   it("lets a matching deny rule beat every ask and allow rule, and an ask rule every allow rule, whatever their age or source", async () => {
@@ -118,8 +119,8 @@ describe("the permission service", () => {
   });
 
   it("decides inside a transaction it is given", async () => {
-    await app.parley.db.$transaction(async (tx) => {
-      await permissions.addRule(tx, sessionId, { tool: "shell", pattern: "npm test*", decision: "allow" }, "always");
+    await storeLanes(app.parley.db).exec.transaction(async (tx) => {
+      await permissions.addRule(sessionId, { tool: "shell", pattern: "npm test*", decision: "allow" }, "always", tx);
       expect((await permissions.decide(sessionId, shellCall("npm test -- a"), tx)).decision).toBe("allow");
     });
   });
@@ -246,7 +247,7 @@ describe("the permission service", () => {
 
   it("is part of Parley, with no project rules and no tools unless given", async () => {
     expect(await app.parley.permissions.list(sessionId)).toEqual({ builtin: [], project: [], session: [] });
-    const rule = await app.parley.db.$transaction((tx) => app.parley.permissions.addRule(tx, sessionId, { tool: "shell", pattern: "ls*", decision: "allow" }, "manual"));
+    const rule = await app.parley.permissions.addRule(sessionId, { tool: "shell", pattern: "ls*", decision: "allow" }, "manual");
     expect(rule.unknownTool).toBe(true);
   });
 });

@@ -11,13 +11,14 @@ import {
   type SessionRules,
   type ToolInfo,
 } from "../../protocol/permissions";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
 import type { DomainEvents } from "../events";
 import { normaliseFolder } from "../../permissions/working-folder";
 import { builtinRules } from "./builtin-rules";
 import { checkCommandAllow, decide as decideByRules, matches, type ToolCall } from "./rule-decide";
 import { checkPattern, MAX_SESSION_RULE_STATES, patternCost } from "./rule-match";
-import { createRuleStore, type RuleRow } from "./rule-store";
+import type { SqlTx } from "../store/sql-executor";
+import { createRuleStore, type RuleRow } from "../store/rules/rule-store";
 import { wideCovered } from "./wide-covered";
 
 /** Enough for any person's settings; a script adding rules in a loop stops here. */
@@ -34,15 +35,15 @@ export interface PermissionServiceDeps {
 
 export interface PermissionService {
   /** What the rules (builtin, project, the session's) say about an approval's tool call: deny beats ask beats allow; none → `ask` for a dangerous tool, else `allow`. */
-  decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
-  /** Adds a session rule at the end; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the transaction commits. */
-  addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
+  decide(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
+  /** Adds a session rule at the end, in `tx` when given; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the commit. */
+  addRule(sessionId: string, rule: PermissionRuleInput, source: "always" | "manual", tx?: SqlTx): Promise<PermissionRule>;
   /**
    * The approval's "Allow always" options the card may offer: none when the first does not allow
    * the call itself (exactly this call is always first), and a wider one only when it allows the
    * call and no deny or ask rule would stop every call it allows.
    */
-  offered(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<ApprovalSpec["always"]>;
+  offered(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<ApprovalSpec["always"]>;
   /** Whether a rule matches this approval's call (the same tool, its folder, a matching pattern): an "Allow always" rule must cover the call approved. */
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
   /** The builtin rules, the project's and the session's. */
@@ -95,33 +96,27 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
 
   return {
     async decide(sessionId, approval, tx) {
-      const session = (await store.listForSession(sessionId, tx ?? db)).map(toRule);
+      const session = (await store.list(sessionId, tx)).map(toRule);
       return decideByRules([...builtin, ...project, ...session], callOf(approval), approval.dangerous);
     },
 
-    async addRule(tx, sessionId, input, source) {
+    async addRule(sessionId, input, source, tx) {
       checkPattern(typeof input?.pattern === "string" ? input.pattern.trim() : "");
       const parsed = PermissionRuleInputSchema.safeParse(input);
       if (!parsed.success) throw zodAppError(parsed.error, { prefix: "Invalid rule" });
       const rule = { ...parsed.data, cwd: parsed.data.cwd == null ? null : normaliseFolder(parsed.data.cwd) };
       checkCommandAllow(rule, kindOf.get(rule.tool));
-      if (!(await store.sessionExists(tx, sessionId))) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
-      await store.deleteSame(tx, { sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd });
-      if ((await store.count(tx, sessionId)) >= MAX_SESSION_RULES) {
-        throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
-      }
-      const states = (await store.listForSession(sessionId, tx)).reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
-      if (states > MAX_SESSION_RULE_STATES) {
-        throw new AppError(
-          "bad_request",
-          `This session's rules would be too complex to check quickly (${states} matching states, at most ${MAX_SESSION_RULE_STATES}): remove some, or use simpler patterns.`,
-        );
-      }
-      // Strictly after the newest rule, so the panel lists rules in the order they were added even when two share a millisecond.
-      const latest = await store.latestCreatedAt(tx, sessionId);
-      const now = Date.now();
-      const createdAt = new Date(latest && latest.getTime() >= now ? latest.getTime() + 1 : now);
-      const row = await store.insert(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd, source, createdAt });
+      const row = await store.add(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd, source }, (rest) => {
+        if (rest.length >= MAX_SESSION_RULES) throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
+        const states = rest.reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
+        if (states > MAX_SESSION_RULE_STATES) {
+          throw new AppError(
+            "bad_request",
+            `This session's rules would be too complex to check quickly (${states} matching states, at most ${MAX_SESSION_RULE_STATES}): remove some, or use simpler patterns.`,
+          );
+        }
+      });
+      if (!row) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
       return toRule(row);
     },
 
@@ -131,7 +126,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       const [exact, wider] = approval.always;
       if (!exact || !allowsCall(exact)) return [];
       if (!wider || !allowsCall(wider)) return [exact];
-      const rules = [...builtin, ...project, ...(await store.listForSession(sessionId, tx ?? db)).map(toRule)];
+      const rules = [...builtin, ...project, ...(await store.list(sessionId, tx)).map(toRule)];
       return rules.some((rule) => rule.tool === approval.tool && wideCovered(wider, approval.subjectKind, rule)) ? [exact] : [exact, wider];
     },
 
@@ -140,7 +135,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     },
 
     async list(sessionId) {
-      return { builtin, project, session: (await store.listForSession(sessionId)).map(toRule) };
+      return { builtin, project, session: (await store.list(sessionId)).map(toRule) };
     },
 
     async removeRule(sessionId, ruleId) {
@@ -150,7 +145,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       if (ruleId.startsWith("project:") && project.some((r) => r.id === ruleId)) {
         throw new AppError("bad_request", "That rule is a project default: change it in the project's permission rules file (parley.permissions.json).");
       }
-      if ((await store.deleteOfSession(sessionId, ruleId)) === 0) throw new AppError("not_found:rule", `No rule with id ${quoteId(ruleId)} in this session.`);
+      if (!(await store.remove(sessionId, ruleId))) throw new AppError("not_found:rule", `No rule with id ${quoteId(ruleId)} in this session.`);
     },
 
     announce(sessionId) {

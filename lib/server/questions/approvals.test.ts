@@ -4,7 +4,9 @@ import type { ApprovalSpec, PermissionDecision, PermissionRule, PermissionRuleIn
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
 import { createCommandService } from "../ledger/command-ledger";
-import { createDb, type Db, type Tx } from "../db/client";
+import { createDb, type Db } from "../db/client";
+import type { SqlTx } from "../store/sql-executor";
+import { statement } from "../store/typed-sql";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { DomainEvents } from "../events";
 import type { ApprovalJudge } from "./approvals";
@@ -23,6 +25,9 @@ let announced: string[];
 /** The decision the fake rules give, by subject. */
 let decisions: Record<string, PermissionDecision>;
 let failAddRule = false;
+const insertRule = statement((q, p: { id: string; sessionId: string; tool: string; pattern: string; decision: string; source: string; at: Date }) =>
+  q.insertInto("PermissionRule").values({ id: p.id, sessionId: p.sessionId, tool: p.tool, pattern: p.pattern, decision: p.decision, source: p.source, createdAt: p.at }),
+);
 
 const judge: ApprovalJudge = {
   decide: async (_sessionId, approval) => ({
@@ -40,8 +45,8 @@ const judge: ApprovalJudge = {
         } satisfies PermissionRule)
       : null,
   }),
-  async addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source) {
-    await tx.permissionRule.create({ data: { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, source } });
+  async addRule(sessionId: string, rule: PermissionRuleInput, source, tx?: SqlTx) {
+    await tx!.changes(insertRule, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, source, at: new Date() });
     if (failAddRule) throw new Error("disk full");
     return { ...rule, id: "x", sessionId, source, createdAt: null, unknownTool: false };
   },

@@ -10,15 +10,15 @@ import {
   type PermissionRuleInput,
 } from "../../protocol/permissions";
 import type { JsonValue, Question, QuestionOutcome } from "../../protocol/question";
-import type { Tx } from "../db/client";
+import type { SqlTx } from "../store/sql-executor";
 
 /**
  * What the question registry needs of the permission rules: a decision before anyone is asked,
  * and for "Allow always" a session rule added inside the answer's own transaction.
  */
 export interface ApprovalJudge {
-  decide(sessionId: string, approval: ApprovalSpec, tx?: Tx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
-  addRule(tx: Tx, sessionId: string, rule: PermissionRuleInput, source: "always" | "manual"): Promise<PermissionRule>;
+  decide(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
+  addRule(sessionId: string, rule: PermissionRuleInput, source: "always" | "manual", tx?: SqlTx): Promise<PermissionRule>;
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
   /** The "Allow always" options the card offers (a wider one the rules would stop anyway dropped); absent: all of them. */
   offered?(sessionId: string, approval: ApprovalSpec): Promise<ApprovalSpec["always"]>;

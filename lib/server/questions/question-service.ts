@@ -15,6 +15,7 @@ import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 import { log } from "../log";
+import { storeLanes, txExecutor } from "../store/sql-executor";
 
 /** Who or what settled a question; stored as `closedBy`. */
 export type Closer = "socket" | "terminal" | "rest" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
@@ -86,6 +87,7 @@ export function createQuestionService({
   timerOwner = OWN_TIMERS,
 }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
+  const { engine } = storeLanes(db);
   const directStore = store.now;
   const timers = new Map<string, NodeJS.Timeout>();
 
@@ -250,7 +252,7 @@ export function createQuestionService({
    */
   async function allowAlways(question: Question, tx: Tx): Promise<AlsoChanged> {
     const rule = alwaysRule(judge, question.approval!, question.answer);
-    await judge.addRule(tx, question.sessionId, rule, "always");
+    await judge.addRule(question.sessionId, rule, "always", txExecutor(tx, engine));
     const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
     const closedIds: string[] = [];
     for (const q of covered) if (await store.claim(q.id, closing("answered", "rule", "always", alwaysFeedback(rule)), tx)) closedIds.push(q.id);

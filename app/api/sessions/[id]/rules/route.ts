@@ -16,7 +16,7 @@ export const POST = jsonRoute<{ id: string }>(
     const sessionId = one(params.id);
     await caller.see.session(sessionId);
     const body = await readJson(req, CreateRuleBodySchema);
-    const rule = await parley.db.$transaction((tx) => parley.permissions.addRule(tx, sessionId, body, "manual"));
+    const rule = await parley.permissions.addRule(sessionId, body, "manual");
     parley.permissions.announce(sessionId);
     return rule;
   },
