@@ -1,7 +1,5 @@
-import type { Tx } from "../db/client";
-import type { Engine } from "../db/engine";
 import { holdsEpoch } from "../store/leases/lease-store";
-import { txExecutor } from "../store/sql-executor";
+import type { SqlTx } from "../store/sql-executor";
 
 /**
  * The fence on the writes of the node that executes a run. Every take of a run's lease raises its
@@ -41,6 +39,6 @@ export const pgHeld = (id: string, epoch: string) => `held AS (SELECT 1 FROM "Ru
  * until the commit, so a take waits for it; SQLite's write transaction excludes it already), else
  * throws RunLeaseLost, which rolls the transaction back.
  */
-export async function holdEpoch({ engine }: { engine: Engine }, tx: Tx, runId: string, epoch: HeldEpoch): Promise<void> {
-  if (fenced(epoch) && !(await holdsEpoch(txExecutor(tx, engine), runId, epoch))) throw new RunLeaseLost(runId);
+export async function holdEpoch(tx: SqlTx, runId: string, epoch: HeldEpoch): Promise<void> {
+  if (fenced(epoch) && !(await holdsEpoch(tx, runId, epoch))) throw new RunLeaseLost(runId);
 }

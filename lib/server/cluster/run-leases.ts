@@ -1,7 +1,7 @@
 import type { Clock } from "../clock";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
 import { createLeaseStore } from "../store/leases/lease-store";
-import { storeLanes, txExecutor } from "../store/sql-executor";
+import { storeLanes, type SqlTx } from "../store/sql-executor";
 import { log } from "../log";
 
 /** Whether this node may execute a run: taken (with the epoch its take set; null where runs are not leased), or held by another node (named) whose lease has not lapsed. */
@@ -23,7 +23,7 @@ export interface RunLeases {
   /** The epoch of a run this node inserts and holds at once (`holdNew`); null without leases. */
   readonly freshEpoch: number | null;
   /** Inside the insert of a new run that goes to this node's worker at once: the run is leased to this node, at `freshEpoch`. */
-  holdNew(tx: Tx, runId: string): Promise<void>;
+  holdNew(tx: SqlTx, runId: string): Promise<void>;
   /** The run inserted with `holdNew` was committed: this node renews its lease. */
   holdFresh(runId: string): void;
   take(runId: string): Promise<LeaseTake>;
@@ -69,7 +69,7 @@ export interface RunLeaseOptions {
 const FRESH_EPOCH = 1;
 
 export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOptions): RunLeases {
-  const { engine, exec } = storeLanes(db);
+  const { exec } = storeLanes(db);
   const store = createLeaseStore(exec);
   const held = new Set<string>();
   let lastRenewed = clock.now();
@@ -79,7 +79,7 @@ export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOpti
     nodeId,
     leaseMs,
     freshEpoch: FRESH_EPOCH,
-    holdNew: (tx, runId) => store.holdNew(txExecutor(tx, engine), runId, nodeId, leaseMs, FRESH_EPOCH),
+    holdNew: (tx, runId) => store.holdNew(tx, runId, nodeId, leaseMs, FRESH_EPOCH),
     holdFresh: (runId) => void held.add(runId),
 
     async take(runId) {

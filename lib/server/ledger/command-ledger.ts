@@ -2,8 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
-import { isUniqueViolation, type Db, type DirectSqlite, type Tx } from "../db/client";
-import { storeLanes, txExecutor } from "../store/sql-executor";
+import { isUniqueViolation, type Db, type DirectSqlite } from "../db/client";
+import { storeLanes, type SqlTx } from "../store/sql-executor";
 import * as C from "../store/commands/command-statements";
 import type { ReceiptParams } from "../store/commands/command-statements";
 
@@ -20,7 +20,7 @@ export interface ApplyContext<R extends Receipt> {
    * command got there first it throws, which rolls that transaction back; `run` then answers with
    * the twin's receipt.
    */
-  record: (tx: Tx, receipt: R) => Promise<void>;
+  record: (tx: SqlTx, receipt: R) => Promise<void>;
   /** `record` in a transaction of its own, for a command whose change is not in the database (or that changes nothing). */
   commit: (receipt: R) => Promise<void>;
   /**
@@ -67,9 +67,9 @@ type Stored<R> = { state: "queued" | "done"; receipt: R };
  * concurrent twins exactly one applies, and the others roll back and return its receipt.
  */
 export function createCommandService({ db }: { db: Db }) {
-  const { engine, direct, now: sqlite } = storeLanes(db);
+  const { exec, direct, now: sqlite } = storeLanes(db);
   async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
-    const row = await db.command.findUnique({ where: { id } });
+    const [row] = await exec.read(C.byId, { id });
     if (!row) return null;
     if (row.payloadDigest !== digest || row.kind !== kind) {
       throw new AppError("command_conflict", `The commandId "${id}" was already used for a different ${row.kind} command.`);
@@ -78,7 +78,7 @@ export function createCommandService({ db }: { db: Db }) {
   }
 
   async function getReceipt<R extends Receipt = Receipt>({ commandId }: { commandId: string }): Promise<R | null> {
-    const row = await db.command.findUnique({ where: { id: commandId } });
+    const [row] = await exec.read(C.byId, { id: commandId });
     return row?.receipt ? (JSON.parse(row.receipt) as R) : null;
   }
 
@@ -100,11 +100,10 @@ export function createCommandService({ db }: { db: Db }) {
           receipt: JSON.stringify(receipt),
           at: new Date(),
         });
-        const record = async (tx: Tx, receipt: R) => {
-          const changed = await txExecutor(tx, engine).changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt));
-          if (changed !== 1) throw new ClaimedByTwin();
+        const record = async (tx: SqlTx, receipt: R) => {
+          if ((await tx.changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt))) !== 1) throw new ClaimedByTwin();
         };
-        const commit = (receipt: R) => db.$transaction((tx: Tx) => record(tx, receipt));
+        const commit = (receipt: R) => exec.transaction((tx) => record(tx, receipt));
         const recordNow = sqlite
           ? (receipt: R) => {
               if (sqlite.changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt)) !== 1) throw new ClaimedByTwin();
@@ -114,7 +113,7 @@ export function createCommandService({ db }: { db: Db }) {
         try {
           return await apply({ commandId: id, record, commit, recordNow, direct, receiptRow });
         } catch (err) {
-          const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await db.command.count({ where: { id } })) > 0);
+          const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await exec.read(C.byId, { id })).length > 0);
           if (!lostToTwin || attempt >= 3) throw err;
         }
       }
@@ -126,9 +125,7 @@ export function createCommandService({ db }: { db: Db }) {
       const found = await stored<R>(commandId, digest, kind);
       if (found) return found.receipt;
       try {
-        await db.command.create({
-          data: { id: commandId, kind, payloadDigest: digest, payload: JSON.stringify(payload), applyState: "queued", receipt: JSON.stringify(queuedReceipt) },
-        });
+        await exec.changes(C.insertQueued, { id: commandId, kind, payloadDigest: digest, payload: JSON.stringify(payload), receipt: JSON.stringify(queuedReceipt), at: new Date() });
         return queuedReceipt;
       } catch (err) {
         const twin = isUniqueViolation(err) ? await stored<R>(commandId, digest, kind) : null;
@@ -138,7 +135,7 @@ export function createCommandService({ db }: { db: Db }) {
     },
 
     async listQueued(): Promise<Array<{ id: string; kind: CommandKind; payload: unknown }>> {
-      const rows = await db.command.findMany({ where: { applyState: "queued" }, orderBy: { createdAt: "asc" }, take: 100 });
+      const rows = await exec.read(C.queued, { limit: 100 });
       return rows.map((r) => ({ id: r.id, kind: r.kind as CommandKind, payload: JSON.parse(r.payload) as unknown }));
     },
 
@@ -148,10 +145,7 @@ export function createCommandService({ db }: { db: Db }) {
      */
     async markRejected({ commandId, kind, error }: { commandId: string; kind: CommandKind; error: { code: string; message: string } }): Promise<Receipt> {
       const receipt = buildReceipt<Receipt>({ commandId, kind, apply_state: "rejected", error });
-      const { count } = await db.command.updateMany({
-        where: { id: commandId, applyState: "queued" },
-        data: { applyState: "rejected", receipt: JSON.stringify(receipt), appliedAt: new Date(), payload: SETTLED_PAYLOAD },
-      });
+      const count = await exec.changes(C.claimQueued, { id: commandId, applyState: "rejected", receipt: JSON.stringify(receipt), at: new Date(), payload: SETTLED_PAYLOAD });
       return count === 1 ? receipt : ((await getReceipt({ commandId })) ?? receipt);
     },
 

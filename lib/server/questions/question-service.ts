@@ -6,7 +6,7 @@ import { canonicalJson } from "../../protocol/plain-json";
 import { buildReceipt, commandPayload, type ReplyReceipt } from "../../protocol/commands";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import type { CommandService } from "../ledger/command-ledger";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
@@ -15,7 +15,7 @@ import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 import { log } from "../log";
-import { storeLanes, txExecutor } from "../store/sql-executor";
+import type { SqlTx } from "../store/sql-executor";
 
 /** Who or what settled a question; stored as `closedBy`. */
 export type Closer = "socket" | "terminal" | "rest" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
@@ -87,7 +87,6 @@ export function createQuestionService({
   timerOwner = OWN_TIMERS,
 }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
-  const { engine } = storeLanes(db);
   const directStore = store.now;
   const timers = new Map<string, NodeJS.Timeout>();
 
@@ -173,7 +172,7 @@ export function createQuestionService({
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
     limit: (policy: RunPolicy) => void = () => {},
     /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers), or null when it changes nothing else. */
-    alongWith: (question: Question) => ((tx: Tx) => Promise<AlsoChanged>) | null = () => null,
+    alongWith: (question: Question) => ((tx: SqlTx) => Promise<AlsoChanged>) | null = () => null,
   ): Promise<ReplyReceipt> {
     const { digest } = payload;
     const broadcast = metrics.time("reply.broadcast");
@@ -250,9 +249,9 @@ export function createQuestionService({
    * "Allow always": the session rule and every other pending approval of the session it covers,
    * settled in the answer's transaction (nothing half-applied); returns the ids it closed.
    */
-  async function allowAlways(question: Question, tx: Tx): Promise<AlsoChanged> {
+  async function allowAlways(question: Question, tx: SqlTx): Promise<AlsoChanged> {
     const rule = alwaysRule(judge, question.approval!, question.answer);
-    await judge.addRule(question.sessionId, rule, "always", txExecutor(tx, engine));
+    await judge.addRule(question.sessionId, rule, "always", tx);
     const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
     const closedIds: string[] = [];
     for (const q of covered) if (await store.claim(q.id, closing("answered", "rule", "always", alwaysFeedback(rule)), tx)) closedIds.push(q.id);
@@ -263,7 +262,7 @@ export function createQuestionService({
     getQuestion,
 
     /** The first pending question of a session, read inside a transaction. */
-    firstPendingIn: (tx: Tx, { sessionId }: { sessionId: string }) => store.firstPendingIn(tx, sessionId),
+    firstPendingIn: (tx: SqlTx, { sessionId }: { sessionId: string }) => store.firstPendingIn(tx, sessionId),
     /** The same inside a transaction on SQLite's direct lane; null when there is no such lane. */
     firstPendingNow: directStore ? ({ sessionId }: { sessionId: string }) => directStore.firstPendingNow(sessionId) : null,
     settle,

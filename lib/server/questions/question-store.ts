@@ -1,10 +1,10 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
-import { type Db, type DirectSqlite, type Tx } from "../db/client";
+import { type Db, type DirectSqlite } from "../db/client";
 import type { CommandRow } from "../ledger/command-ledger";
 import { toQuestion } from "../db/mappers";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import { storeLanes, txExecutor, type SqlExecutor, type SqliteNow } from "../store/sql-executor";
+import { storeLanes, type SqlExecutor, type SqlTx, type SqliteNow } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as Q from "../store/questions/question-statements";
 
@@ -180,12 +180,12 @@ export function createQuestionStore(db: Db) {
     target: async (id: string): Promise<ReplyTarget | null> => targetOf((await exec.read(Q.target, { id }))[0]),
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
-    claim: async (id: string, closing: Closing, tx: Tx | Db = db): Promise<boolean> => (await txExecutor(tx, engine).changes(Q.claim, { id, ...closingData(closing) })) === 1,
+    claim: async (id: string, closing: Closing, tx: Pick<SqlTx, "changes"> = exec): Promise<boolean> => (await tx.changes(Q.claim, { id, ...closingData(closing) })) === 1,
 
     /** Claims a pending question read before (`question`) in one transaction; `alongWith` records what belongs with the claim. */
-    claimWith: <T>(question: Question, closing: Closing, alongWith: (tx: Tx, question: Question) => Promise<T>): Promise<T | null> =>
-      db.$transaction(async (tx: Tx) => {
-        if ((await txExecutor(tx, engine).changes(Q.claim, { id: question.id, ...closingData(closing) })) !== 1) return null;
+    claimWith: <T>(question: Question, closing: Closing, alongWith: (tx: SqlTx, question: Question) => Promise<T>): Promise<T | null> =>
+      exec.transaction(async (tx) => {
+        if ((await tx.changes(Q.claim, { id: question.id, ...closingData(closing) })) !== 1) return null;
         return alongWith(tx, closedAs(question, closing));
       }),
 
@@ -193,13 +193,13 @@ export function createQuestionStore(db: Db) {
     countAsked: async (runId: string): Promise<number> => (await exec.read(Q.countAsked, { runId }))[0]!.n,
 
     /** A session's pending approvals, read inside a transaction. */
-    pendingApprovalsIn: async (tx: Tx, sessionId: string): Promise<Question[]> => (await txExecutor(tx, engine).rows(Q.pendingApprovalsInSession, { sessionId })).map(withRoot),
+    pendingApprovalsIn: async (tx: SqlTx, sessionId: string): Promise<Question[]> => (await tx.rows(Q.pendingApprovalsInSession, { sessionId })).map(withRoot),
 
     /** The root of a run's tree (a question names it). */
     rootRunIdOf: async (runId: string): Promise<string | null> => (await exec.read(Q.runPolicyAndRoot, { runId }))[0]?.rootRunId ?? null,
 
     /** The first pending question of a session, read inside someone's transaction. */
-    firstPendingIn: async (tx: Tx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> => (await txExecutor(tx, engine).rows(Q.firstPending, { sessionId }))[0] ?? null,
+    firstPendingIn: async (tx: SqlTx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> => (await tx.rows(Q.firstPending, { sessionId }))[0] ?? null,
 
     pendingIdsOf: async (runId: string): Promise<string[]> => (await exec.read(Q.pendingIdsOf, { runId })).map((q) => q.id),
 

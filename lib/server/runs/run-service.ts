@@ -8,7 +8,8 @@ import type { Question } from "../../protocol/question";
 import type { SettlementMessage } from "../../protocol/ipc";
 import type { Clock } from "../clock";
 import type { CommandService } from "../ledger/command-ledger";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
+import type { SqlTx } from "../store/sql-executor";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
 import type { QuestionService } from "../questions/question-service";
@@ -278,7 +279,7 @@ export function createRunService(deps: RunServiceDeps) {
     /** Started through the REST API or the CLI (shown in the transcript). */
     startedBy?: RunStarter;
     /** Writes what belongs to the same command (a chat message) in the run's transaction; it gets the new run's id. */
-    alongWith?: (tx: Tx, runId: string) => Promise<unknown>;
+    alongWith?: (tx: SqlTx, runId: string) => Promise<unknown>;
     /** `alongWith` on SQLite's direct lane (synchronous); the run is stored there when this is given (or no `alongWith`). */
     alongWithNow?: (runId: string) => void;
     /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */

@@ -1,27 +1,23 @@
-import { ACTIVE_RUN_STATUSES, type FinalRunStatus, type Run, type RunStarter, type RunStatus } from "../../protocol/entities";
+import { type FinalRunStatus, type Run, type RunStarter } from "../../protocol/entities";
 import { sessionWaitingError, sessionWorkingError } from "../sessions/session-busy";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { JsonValue } from "../../protocol/question";
 import type { RunPolicy } from "../../protocol/policy";
-import { isUniqueViolation, type Db, type Tx } from "../db/client";
+import { isUniqueViolation, type Db } from "../db/client";
 import { toRun } from "../db/mappers";
-import { OLDEST_FIRST } from "../ids";
 import type { JournalRecord } from "../../protocol/ipc";
 import { journalRecordOf } from "./journal";
 import { createDirectRunStore } from "./run-store-direct";
 import { createPgRunStore } from "./run-store-pg";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import { fenced, holdEpoch, noRunOrLeaseLost, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import { rawSql } from "../db/raw-sql";
-import { storeLanes } from "../store/sql-executor";
+import { storeLanes, type SqlTx } from "../store/sql-executor";
+import { firstPending } from "../store/questions/question-statements";
 import * as S from "../store/runs/run-statements";
 
 /** A boolean read from an expression (EXISTS): SQLite gives 0 or 1. */
 const truthy = (value: unknown): boolean => value === true || value === 1;
-
-// Prisma filters take a mutable list.
-const ACTIVE: RunStatus[] = [...ACTIVE_RUN_STATUSES];
 
 export interface NewRun {
   id: string;
@@ -44,11 +40,23 @@ export interface FinalOutcome {
   error?: string | null;
 }
 
-/** Inside a run's insert: a session whose delete has begun takes no new run (the delete's mark and this check are serialised by SQLite). */
-async function assertSessionLive(tx: Tx, sessionId: string): Promise<void> {
-  const live = await tx.chatSession.findFirst({ where: { id: sessionId, deletedAt: null }, select: { id: true } });
-  if (!live) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
+/** Inside a run's insert: a session whose delete has begun takes no new run (the delete's mark and this check are serialised by the write). */
+async function assertSessionLive(tx: SqlTx, sessionId: string): Promise<void> {
+  if ((await tx.rows(S.liveSession, { id: sessionId })).length === 0) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
 }
+
+const runParams = (run: NewRun) => ({
+  id: run.id,
+  sessionId: run.sessionId,
+  ownerId: run.ownerId,
+  functionName: run.functionName,
+  input: JSON.stringify(run.input ?? null),
+  policy: JSON.stringify(run.policy),
+  canAsk: run.canAsk,
+  turnOf: run.turnOf ?? null,
+  startedBy: run.startedBy ? JSON.stringify(run.startedBy) : null,
+  at: new Date(),
+});
 
 /**
  * Every run and journal query of the run domain, as small named functions. The writes that the
@@ -61,7 +69,6 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   /** The run statements that must run inside SQLite's direct transactions (a message's, an answer's, a run's start). */
   const now = sqlite && createDirectRunStore(sqlite);
   const pgRuns = pg ? createPgRunStore(pg) : null;
-  const sql = rawSql(db);
   const epochOf = (epoch: HeldEpoch) => (fenced(epoch) ? epoch : null);
 
   /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
@@ -78,7 +85,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
   async function sessionBusy(sessionId: string, runId: string): Promise<AppError> {
-    const waiting = await db.question.findFirst({ where: { sessionId, status: "pending" }, orderBy: OLDEST_FIRST, select: { id: true, prompt: true, runId: true } });
+    const [waiting] = await exec.read(firstPending, { sessionId });
     return waiting ? sessionWaitingError(waiting) : sessionWorkingError(runId);
   }
 
@@ -103,20 +110,20 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   return {
     get,
     find,
-    listBySession: async (sessionId: string): Promise<Run[]> => (await db.run.findMany({ where: { sessionId }, orderBy: OLDEST_FIRST })).map(toRun),
+    listBySession: async (sessionId: string): Promise<Run[]> => (await exec.read(S.runsOfSession, { sessionId })).map(toRun),
     /** A session's active runs, parents before their children. */
-    listActiveInSession: async (sessionId: string): Promise<Run[]> => (await db.run.findMany({ where: { sessionId, status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
-    /** Whether a run of this function was started in the session at or after `since`, other than `except` (a Retry checks that its turn is still the latest). */
-    startedSince: async (tx: Tx, { sessionId, functionName, since, except }: { sessionId: string; functionName: string; since: string; except: string[] }): Promise<boolean> =>
-      (await tx.run.findFirst({ where: { sessionId, functionName, id: { notIn: except }, createdAt: { gte: new Date(since) } }, select: { id: true } })) !== null,
-    listActive: async (): Promise<Run[]> => (await db.run.findMany({ where: { status: { in: ACTIVE } }, orderBy: OLDEST_FIRST })).map(toRun),
+    listActiveInSession: async (sessionId: string): Promise<Run[]> => (await exec.read(S.activeInSession, { sessionId })).map(toRun),
+    /** Whether a run of this function was started in the session at or after `since`, other than the failed turn and its retry (a Retry checks that its turn is still the latest). */
+    startedSince: async (tx: SqlTx, { sessionId, functionName, since, failed, retry }: { sessionId: string; functionName: string; since: string; failed: string; retry: string }): Promise<boolean> =>
+      (await tx.rows(S.startedSince, { sessionId, functionName, since: new Date(since), failed, retry })).length > 0,
+    listActive: async (): Promise<Run[]> => (await exec.read(S.active, {})).map(toRun),
     activeChildIds: async (parentRunId: string): Promise<string[]> => (await exec.read(S.activeChildIds, { parentRunId })).map((r) => r.id),
 
     /**
      * Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what
      * belongs to the same command in the same transaction (`alongWithNow` the same on the direct lane).
      */
-    async create(run: NewRun, alongWith?: (tx: Tx) => Promise<unknown>, alongWithNow?: () => void): Promise<Run> {
+    async create(run: NewRun, alongWith?: (tx: SqlTx) => Promise<unknown>, alongWithNow?: () => void): Promise<Run> {
       try {
         // On the direct lane when what goes with it can be written there too.
         if (now && direct && !leases.enabled && (alongWith === undefined || alongWithNow !== undefined)) {
@@ -126,33 +133,17 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
             return created;
           });
         }
-        return await db
-          .$transaction(async (tx: Tx) => {
-            await assertSessionLive(tx, run.sessionId);
-            const row = await tx.run.create({
-              data: {
-                id: run.id,
-                sessionId: run.sessionId,
-                ownerId: run.ownerId,
-                functionName: run.functionName,
-                input: JSON.stringify(run.input ?? null),
-                status: "running",
-                policy: JSON.stringify(run.policy),
-                canAsk: run.canAsk,
-                rootRunId: run.id,
-                turnOf: run.turnOf ?? null,
-                startedBy: run.startedBy ? JSON.stringify(run.startedBy) : null,
-                // Its first worker start: the run is handed to a worker as soon as it is stored.
-                attempts: 1,
-              },
-            });
-            if (leases.enabled) await leases.holdNew(tx, run.id);
-            await alongWith?.(tx);
-            return toRun(row);
-          })
-          .then((created) => (leases.holdFresh(created.id), created));
+        const created = await exec.transaction(async (tx) => {
+          await assertSessionLive(tx, run.sessionId);
+          const [row] = await tx.rows(S.insertRun, runParams(run));
+          if (leases.enabled) await leases.holdNew(tx, run.id);
+          await alongWith?.(tx);
+          return toRun(row!);
+        });
+        leases.holdFresh(created.id);
+        return created;
       } catch (err) {
-        const turn = run.turnOf && isUniqueViolation(err) ? await db.run.findUnique({ where: { turnOf: run.turnOf }, select: { id: true } }) : null;
+        const [turn] = run.turnOf && isUniqueViolation(err) ? await exec.read(S.turnOf, { turnOf: run.turnOf }) : [];
         if (turn) throw await sessionBusy(run.sessionId, turn.id);
         throw err;
       }
@@ -179,27 +170,26 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       },
       epoch?: HeldEpoch,
     ): Promise<void> {
-      await db.$transaction(async (tx: Tx) => {
-        await holdEpoch(sql, tx, parent.id, epoch);
+      await exec.transaction(async (tx) => {
+        await holdEpoch(tx, parent.id, epoch);
         await assertSessionLive(tx, parent.sessionId);
-        await tx.run.create({
-          data: {
-            id: childId,
-            sessionId: parent.sessionId,
-            ownerId: parent.ownerId,
-            functionName,
-            input: JSON.stringify(input),
-            status: known ? "running" : "failed",
-            error: known ? null : `No agent function named "${functionName}".`,
-            finishedAt: known ? null : new Date(),
-            policy: JSON.stringify(parent.policy),
-            canAsk: parent.canAsk,
-            parentRunId: parent.id,
-            parentSeq: seq,
-            rootRunId: parent.rootRunId,
-          },
+        await tx.changes(S.insertChild, {
+          id: childId,
+          sessionId: parent.sessionId,
+          ownerId: parent.ownerId,
+          functionName,
+          input: JSON.stringify(input),
+          status: known ? "running" : "failed",
+          error: known ? null : `No agent function named "${functionName}".`,
+          finishedAt: known ? null : new Date(),
+          policy: JSON.stringify(parent.policy),
+          canAsk: parent.canAsk,
+          parentRunId: parent.id,
+          parentSeq: seq,
+          rootRunId: parent.rootRunId,
+          at: new Date(),
         });
-        await tx.journalEntry.create({ data: { runId: parent.id, seq, kind: "call", name: functionName, digest, childRunId: childId } });
+        await tx.changes(S.insertCall, { runId: parent.id, seq, name: functionName, digest, childRunId: childId, at: new Date() });
       });
     },
 
@@ -265,13 +255,13 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     },
 
     /** The journal entry of a chat message, written in the message's transaction (which `epoch` fences). */
-    async recordSay(tx: Tx, { runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, epoch?: HeldEpoch) {
-      await holdEpoch(sql, tx, runId, epoch);
-      return tx.journalEntry.create({ data: { runId, seq, kind: "say", name: text.slice(0, 200), digest, output: JSON.stringify(text) } });
+    async recordSay(tx: SqlTx, { runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, epoch?: HeldEpoch): Promise<void> {
+      await holdEpoch(tx, runId, epoch);
+      await tx.changes(S.insertSay, { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: new Date() });
     },
 
     /** Inside someone's transaction (a message the run writes): goes on while the run holds `epoch`, else RunLeaseLost. */
-    holdEpoch: (tx: Tx, runId: string, epoch: HeldEpoch) => holdEpoch(sql, tx, runId, epoch),
+    holdEpoch,
 
     /** Before a write that cannot be fenced in one statement (closing a run's questions): RunLeaseLost if the run no longer holds `epoch`. */
     assertHeld: refusedUnlessHeld,
@@ -287,7 +277,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     /** Whether a run can only wait: a pending question of its own, or a child run still active. */
     isBlocked: async (id: string): Promise<boolean> => (await waitingOn(id)).blocked,
 
-    parentSeqOf: async (childId: string): Promise<number | null> => (await db.run.findUnique({ where: { id: childId }, select: { parentSeq: true } }))?.parentSeq ?? null,
+    parentSeqOf: async (childId: string): Promise<number | null> => (await exec.read(S.findRun, { id: childId }))[0]?.parentSeq ?? null,
 
     loadJournal: async (runId: string): Promise<JournalRecord[]> => (await exec.read(S.journal, { runId })).map((row) => journalRecordOf(row, runId)),
   };

@@ -1,6 +1,7 @@
 import type { Run } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
+import type { SqlTx } from "../store/sql-executor";
 import type { TextCommandResult, TextCommands } from "../commands/text-commands";
 import type { QuestionService } from "../questions/question-service";
 import type { RunService } from "../runs/run-service";
@@ -21,7 +22,7 @@ export interface ChatTurnDeps {
 /** A session's chat turns: a message starts one (a run of the chat agent), a failed one can be run again. */
 export function createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction }: ChatTurnDeps) {
   /** A new chat turn is refused while a question of the session waits, a run's beside the turns too: its card is the answer box. */
-  async function refuseWhileWaiting(tx: Tx, sessionId: string): Promise<void> {
+  async function refuseWhileWaiting(tx: SqlTx, sessionId: string): Promise<void> {
     const waiting = await questions.firstPendingIn(tx, { sessionId });
     if (waiting) throw sessionWaitingError(waiting);
   }
@@ -83,7 +84,7 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
       turnOf: sessionId,
       alongWith: async (tx, newRunId) => {
         await refuseWhileWaiting(tx, sessionId);
-        if (await runs.store.startedSince(tx, { sessionId, functionName: chatFunction, since: failed.createdAt, except: [runId, newRunId] })) {
+        if (await runs.store.startedSince(tx, { sessionId, functionName: chatFunction, since: failed.createdAt, failed: runId, retry: newRunId })) {
           throw notRetryable("a later turn was started (a Retry, or a new message)");
         }
       },

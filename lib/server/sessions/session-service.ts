@@ -4,9 +4,9 @@ import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import { isFinalRunStatus, type Message, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
-import type { Db, Tx } from "../db/client";
+import type { Db } from "../db/client";
 import { toMessage, toQuestion, toRun, toSession } from "../db/mappers";
-import { storeLanes, txExecutor, type SqlTx } from "../store/sql-executor";
+import { storeLanes, type SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as S from "../store/sessions/session-statements";
 import * as R from "../store/sessions/run-reads";
@@ -27,7 +27,7 @@ export const toQuestionWithRoot = ({ runRootRunId, ...row }: R.QuestionWithRoot)
 const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0);
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
-  const { engine, exec, direct, now } = storeLanes(db);
+  const { exec, direct, now } = storeLanes(db);
   /** A message's row, stored by the same statement alone (`exec`), in a Prisma transaction (txExecutor) or on SQLite's direct lane. */
   const insertIn = (lane: Pick<SqlTx, "changes">, row: S.MessageInsert) => lane.changes(S.insertMessage, row).then(() => row);
   const insertNow = (row: S.MessageInsert) => {
@@ -117,7 +117,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       alongWithNow,
       storeWith,
     }: NewMessage & {
-      alongWith?: (tx: Tx) => Promise<unknown>;
+      alongWith?: (tx: SqlTx) => Promise<unknown>;
       /** `alongWith` on SQLite's direct lane (synchronous, in the message's transaction there); used when both the lane and it are given. */
       alongWithNow?: () => void;
       /** the journal position of the streamed reply this message completes */
@@ -135,9 +135,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
           : storeWith
             ? await storeWith(data)
             : alongWith
-              ? await db.$transaction(async (tx: Tx) => {
+              ? await exec.transaction(async (tx) => {
                   await alongWith(tx);
-                  return insertIn(txExecutor(tx, engine), data);
+                  return insertIn(tx, data);
                 })
               : await insertIn(exec, data);
       // The stored message replaces the stream in every tab (and in later snapshots) at once.
@@ -166,7 +166,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     streamingText: (sessionId: string, runId: string, seq: number): string | null => streams.textOf(sessionId, runId, seq),
 
     /** Stores a message inside someone else's transaction; announce it once that has committed. */
-    recordMessage: async (tx: Tx, message: NewMessage): Promise<Message> => toMessage(await insertIn(txExecutor(tx, engine), messageData(message))),
+    recordMessage: async (tx: SqlTx, message: NewMessage): Promise<Message> => toMessage(await insertIn(tx, messageData(message))),
 
     /** `recordMessage` inside a transaction on SQLite's direct lane; null when there is no such lane. */
     recordMessageNow: now ? (message: NewMessage): Message => toMessage(insertNow(messageData(message))) : null,

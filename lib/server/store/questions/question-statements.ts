@@ -43,15 +43,20 @@ export const pendingOfRun = statement((q, p: { runId: string }) => withRoot(q).w
 export const pendingApprovalsInSession = statement((q, p: { sessionId: string }) =>
   withRoot(q).where("q.status", "=", "pending").where("q.sessionId", "=", p.sessionId).where("q.kind", "=", "approval"),
 );
-export const countPending = statement((q) => q.selectFrom("Question").select(sql<number>`CAST(COUNT(*) AS INTEGER)`.as("n")).where("status", "=", "pending"));
+export const countPending = statement((q) =>
+  q
+    .selectFrom("Question")
+    .select(sql<number>`CAST(COUNT(*) AS INTEGER)`.as("n"))
+    .where("status", "=", "pending"),
+);
 /** Pending questions that expire (before `before`, when given), for the expiry timers. */
-export const expiring = statement((q, p: { before: Date | null }) =>
+export const expiring = statement((q, p: { before: Date | null }, engine) =>
   q
     .selectFrom("Question")
     .select(["id", "expiresAt"])
     .where("status", "=", "pending")
     .where("expiresAt", "is not", null)
-    .where((eb) => eb.or([eb(eb.val(p.before), "is", null), eb("expiresAt", "<", p.before)])),
+    .where((eb) => eb.or([eb(typedParam(engine, p.before, "timestamp(3)"), "is", null), eb("expiresAt", "<", p.before)])),
 );
 export const runPolicyAndRoot = statement((q, p: { runId: string }) => q.selectFrom("Run").select(["policy", "rootRunId"]).where("id", "=", p.runId));
 

@@ -192,3 +192,68 @@ export const insertStep = statement((q, p: { runId: string; seq: number; name: s
     .expression(engine === "postgresql" ? held.forShare() : held)
     .returning("seq");
 });
+
+const oldestFirst = <Q extends { orderBy(column: "createdAt" | "id"): Q }>(query: Q) => query.orderBy("createdAt").orderBy("id");
+export const runsOfSession = statement((q, p: { sessionId: string }) => oldestFirst(q.selectFrom("Run").selectAll().where("sessionId", "=", p.sessionId)));
+/** Active runs (parents before their children: a child is created after its parent). */
+export const active = statement((q) => oldestFirst(q.selectFrom("Run").selectAll().where("status", "in", ACTIVE)));
+export const activeInSession = statement((q, p: { sessionId: string }) => oldestFirst(q.selectFrom("Run").selectAll().where("status", "in", ACTIVE).where("sessionId", "=", p.sessionId)));
+export const turnOf = statement((q, p: { turnOf: string }) => q.selectFrom("Run").select("id").where("turnOf", "=", p.turnOf));
+/** A run of this function started in the session at or after `since`, other than the failed turn and its retry. */
+export const startedSince = statement((q, p: { sessionId: string; functionName: string; since: Date; failed: string; retry: string }) =>
+  q
+    .selectFrom("Run")
+    .select("id")
+    .where("sessionId", "=", p.sessionId)
+    .where("functionName", "=", p.functionName)
+    .where("id", "not in", [p.failed, p.retry])
+    .where("createdAt", ">=", p.since)
+    .limit(1),
+);
+
+/** A child run: running, or failed at once when its function is unknown. */
+export const insertChild = statement(
+  (
+    q,
+    p: {
+      id: string;
+      sessionId: string;
+      ownerId: string;
+      functionName: string;
+      input: string;
+      status: string;
+      error: string | null;
+      finishedAt: Date | null;
+      policy: string;
+      canAsk: boolean;
+      parentRunId: string;
+      parentSeq: number;
+      rootRunId: string;
+      at: Date;
+    },
+  ) =>
+    q.insertInto("Run").values({
+      id: p.id,
+      sessionId: p.sessionId,
+      ownerId: p.ownerId,
+      functionName: p.functionName,
+      input: p.input,
+      status: p.status,
+      error: p.error,
+      finishedAt: p.finishedAt,
+      policy: p.policy,
+      canAsk: p.canAsk,
+      parentRunId: p.parentRunId,
+      parentSeq: p.parentSeq,
+      rootRunId: p.rootRunId,
+      attempts: 0,
+      activeMs: 0,
+      createdAt: p.at,
+      updatedAt: p.at,
+    }),
+);
+
+/** The parent's journal entry that waits for its child run. */
+export const insertCall = statement((q, p: { runId: string; seq: number; name: string; digest: string; childRunId: string; at: Date }) =>
+  q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "call", name: p.name, digest: p.digest, childRunId: p.childRunId, createdAt: p.at }),
+);
