@@ -12,11 +12,6 @@ import type { NewRun } from "./run-store";
  */
 export function createDirectRunStore(now: SqliteNow) {
   return {
-    /** The journal entry of a chat message, inside the message's direct transaction. */
-    recordSayNow({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }): void {
-      now.changes(S.insertSay, { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: new Date() });
-    },
-
     /** Inserts a run inside a direct transaction (its session checked live there): the run as stored. */
     createNow(run: NewRun): Run {
       if (now.rows(S.liveSession, { id: run.sessionId }).length === 0) throw new AppError("not_found:session", `No session with id ${quoteId(run.sessionId)}.`);

@@ -60,16 +60,7 @@ describe("the run store's loop queries", () => {
   it("a run's chat message and its journal entry are stored together, and read back as stored", async () => {
     const sessions = createSessionService({ db, events: new DomainEvents() });
     const say = { runId: "r1", seq: 3, text: "Hello **there**", digest: "ds" };
-    const { sayWithMessage, now } = store;
-    const message = await sessions.addMessage({
-      sessionId: "s1",
-      runId: "r1",
-      role: "agent",
-      text: say.text,
-      alongWith: (tx) => store.recordSay(tx, say),
-      alongWithNow: now ? () => now.recordSayNow(say) : undefined,
-      storeWith: sayWithMessage ? (row) => sayWithMessage(say, row) : undefined,
-    });
+    const message = await sessions.addMessage({ sessionId: "s1", runId: "r1", role: "agent", text: say.text }, (row) => store.sayWithMessage(say, row));
     const stored = (await sessions.getSnapshot({ id: "s1" })).messages;
     expect(stored).toEqual([message]);
     expect(await store.loadJournal("r1")).toEqual([{ kind: "say", seq: 3, digest: "ds", text: "Hello **there**" }]);

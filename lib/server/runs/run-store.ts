@@ -9,7 +9,7 @@ import { toRun } from "../db/mappers";
 import type { JournalRecord } from "../../protocol/ipc";
 import { journalRecordOf } from "./journal";
 import { createDirectRunStore } from "./run-store-direct";
-import { createPgRunStore } from "./run-store-pg";
+import { insertMessage, type MessageInsert } from "../store/sessions/session-statements";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import { fenced, holdEpoch, noRunOrLeaseLost, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import { storeLanes, type SqlTx } from "../store/sql-executor";
@@ -65,10 +65,9 @@ const runParams = (run: NewRun) => ({
  * the epoch is null and nothing is checked.
  */
 export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
-  const { exec, direct, now: sqlite, pg } = storeLanes(db);
+  const { exec, direct, now: sqlite } = storeLanes(db);
   /** The run statements that must run inside SQLite's direct transactions (a message's, an answer's, a run's start). */
   const now = sqlite && createDirectRunStore(sqlite);
-  const pgRuns = pg ? createPgRunStore(pg) : null;
   const epochOf = (epoch: HeldEpoch) => (fenced(epoch) ? epoch : null);
 
   /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
@@ -254,11 +253,30 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       if (stored.length === 0) throw noRunOrLeaseLost(runId, epoch);
     },
 
-    /** The journal entry of a chat message, written in the message's transaction (which `epoch` fences). */
-    async recordSay(tx: SqlTx, { runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, epoch?: HeldEpoch): Promise<void> {
-      await holdEpoch(tx, runId, epoch);
-      await tx.changes(S.insertSay, { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: new Date() });
+    /** A run's chat message with its journal entry, stored together while the run holds `epoch`: the message as stored. */
+    async sayWithMessage({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, message: MessageInsert, epoch?: HeldEpoch): Promise<MessageInsert> {
+      const entry = { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: message.createdAt };
+      if (sqlite && direct) {
+        // Both rows in one of the lane's grouped commits, which excludes every other write (a take too).
+        await direct.transaction(() => {
+          if (fenced(epoch) && sqlite.rows(S.leaseEpochOf, { id: runId })[0]?.leaseEpoch !== epoch) throw new RunLeaseLost(runId);
+          sqlite.changes(S.insertSay, entry);
+          sqlite.changes(insertMessage, message);
+        });
+        return message;
+      }
+      const [row] = await exec.write(S.sayWithMessage, { ...message, ...entry, epoch: epochOf(epoch) });
+      if (!row) throw noRunOrLeaseLost(runId, epoch);
+      return row;
     },
+
+    /** A message of the run (a reply it left open), stored while the run holds `epoch`. */
+    messageWhileHeld: (message: MessageInsert & { runId: string }, epoch: HeldEpoch): Promise<MessageInsert> =>
+      exec.transaction(async (tx) => {
+        await holdEpoch(tx, message.runId, epoch);
+        await tx.changes(insertMessage, message);
+        return message;
+      }),
 
     /** Inside someone's transaction (a message the run writes): goes on while the run holds `epoch`, else RunLeaseLost. */
     holdEpoch,
@@ -267,9 +285,6 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     assertHeld: refusedUnlessHeld,
 
     waitingOn,
-
-    /** PostgreSQL's lane: a chat message and its journal entry in one statement, fenced by the epoch (null on SQLite). */
-    sayWithMessage: pgRuns?.sayWithMessage ?? null,
 
     /** The question loop's statements on SQLite's direct lane (null elsewhere), for work inside a direct transaction. */
     now,

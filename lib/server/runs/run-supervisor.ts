@@ -453,20 +453,11 @@ export class RunSupervisor {
   }
 
   private async said(message: MessageOf["run.say"]): Promise<void> {
-    const { store } = this.ctx;
     const say = { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest };
-    const { sayWithMessage } = store;
-    await this.ctx.sessions.addMessage({
-      sessionId: this.run.sessionId,
-      runId: this.runId,
-      role: "agent",
-      text: message.text,
-      stopped: message.stopped ?? false,
-      streamSeq: message.seq,
-      alongWith: (tx) => store.recordSay(tx, say, this.epoch),
-      alongWithNow: store.now ? () => store.now!.recordSayNow(say) : undefined,
-      storeWith: sayWithMessage ? (row) => sayWithMessage(say, row, this.epoch) : undefined,
-    });
+    await this.ctx.sessions.addMessage(
+      { sessionId: this.run.sessionId, runId: this.runId, role: "agent", text: message.text, stopped: message.stopped ?? false, streamSeq: message.seq },
+      (row) => this.ctx.store.sayWithMessage(say, row, this.epoch),
+    );
   }
 
   private async called(message: MessageOf["run.call"], state: WorkerState): Promise<void> {
@@ -706,14 +697,9 @@ export class RunSupervisor {
       if (!reply.text) continue;
       const epoch = this.epoch;
       try {
-        await sessions.addMessage({
-          sessionId: this.run.sessionId,
-          runId: this.runId,
-          role: "agent",
-          text: reply.text,
-          stopped: true,
-          alongWith: epoch === null ? undefined : (tx) => this.ctx.store.holdEpoch(tx, this.runId, epoch),
-        });
+        await sessions.addMessage({ sessionId: this.run.sessionId, runId: this.runId, role: "agent", text: reply.text, stopped: true }, (row) =>
+          this.ctx.store.messageWhileHeld({ ...row, runId: this.runId }, epoch),
+        );
       } catch (err) {
         if (isRunLeaseLost(err)) throw err;
         log.error({ runId: this.runId, sessionId: this.run.sessionId, err }, `[runs] could not keep the open reply of ${this.runId}`);

@@ -27,8 +27,8 @@ export const toQuestionWithRoot = ({ runRootRunId, ...row }: R.QuestionWithRoot)
 const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0);
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
-  const { exec, direct, now } = storeLanes(db);
-  /** A message's row, stored by the same statement alone (`exec`), in a Prisma transaction (txExecutor) or on SQLite's direct lane. */
+  const { exec, now } = storeLanes(db);
+  /** A message's row, stored alone (`exec`), in a transaction, or on SQLite's direct lane: the same statement. */
   const insertIn = (lane: Pick<SqlTx, "changes">, row: S.MessageInsert) => lane.changes(S.insertMessage, row).then(() => row);
   const insertNow = (row: S.MessageInsert) => {
     now!.changes(S.insertMessage, row);
@@ -105,43 +105,17 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       };
     },
 
-    /** Stores and announces a message; `alongWith` writes something else in the same transaction (a journal entry). */
-    async addMessage({
-      sessionId,
-      role,
-      text,
-      runId = null,
-      stopped = false,
-      alongWith,
-      streamSeq,
-      alongWithNow,
-      storeWith,
-    }: NewMessage & {
-      alongWith?: (tx: SqlTx) => Promise<unknown>;
-      /** `alongWith` on SQLite's direct lane (synchronous, in the message's transaction there); used when both the lane and it are given. */
-      alongWithNow?: () => void;
-      /** the journal position of the streamed reply this message completes */
-      streamSeq?: number;
-      /** Inserts the row with what goes with it in one statement of the caller's (PostgreSQL's lane), instead of `alongWith`. */
-      storeWith?: (data: ReturnType<typeof messageData>) => Promise<Parameters<typeof toMessage>[0]>;
-    }): Promise<Message> {
-      const data = messageData({ sessionId, role, text, runId, stopped });
-      const row =
-        direct && alongWithNow
-          ? await direct.transaction(() => {
-              alongWithNow();
-              return insertNow(data);
-            })
-          : storeWith
-            ? await storeWith(data)
-            : alongWith
-              ? await exec.transaction(async (tx) => {
-                  await alongWith(tx);
-                  return insertIn(tx, data);
-                })
-              : await insertIn(exec, data);
+    /**
+     * Stores and announces a message. `storedBy` stores its row with what belongs to it (a run's
+     * journal entry, the run's lease) instead of alone: the row as stored.
+     */
+    async addMessage(
+      { streamSeq, ...message }: NewMessage & { /** the journal position of the streamed reply this message completes */ streamSeq?: number },
+      storedBy: (row: S.MessageInsert) => Promise<S.MessageInsert> = (row) => insertIn(exec, row),
+    ): Promise<Message> {
+      const row = await storedBy(messageData(message));
       // The stored message replaces the stream in every tab (and in later snapshots) at once.
-      if (runId !== null && streamSeq !== undefined) streams.drop(sessionId, runId, streamSeq);
+      if (row.runId !== null && streamSeq !== undefined) streams.drop(row.sessionId, row.runId, streamSeq);
       return announceMessage(toMessage(row));
     },
 

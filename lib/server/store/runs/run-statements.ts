@@ -257,3 +257,44 @@ export const insertChild = statement(
 export const insertCall = statement((q, p: { runId: string; seq: number; name: string; digest: string; childRunId: string; at: Date }) =>
   q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "call", name: p.name, digest: p.digest, childRunId: p.childRunId, createdAt: p.at }),
 );
+
+/** PostgreSQL: a run's chat message with its journal entry in one statement, while the run holds `epoch` (no row: it does not). */
+export const sayWithMessage = statement(
+  (
+    q,
+    p: { runId: string; seq: number; name: string; digest: string; output: string; id: string; sessionId: string; role: string; text: string; stopped: boolean; sender: string | null; at: Date; epoch: number | null },
+    engine,
+  ) => {
+    const text = (value: string | null) => typedParam(engine, value, "text");
+    const at = typedParam(engine, p.at, "timestamp(3)");
+    return q
+      .with("held", (db) => db.selectFrom("Run").select("Run.id").where("Run.id", "=", p.runId).where((eb) => holds(eb, p.epoch)).forShare())
+      .with("said", (db) =>
+        db
+          .insertInto("JournalEntry")
+          .columns(["runId", "seq", "kind", "name", "digest", "output", "createdAt"])
+          .expression((eb) =>
+            eb
+              .selectFrom("held")
+              .select(["held.id", typedParam(engine, p.seq, "integer").as("seq"), sql.lit("say").as("kind"), text(p.name).as("name"), text(p.digest).as("digest"), text(p.output).as("output"), at.as("createdAt")]),
+          ),
+      )
+      .insertInto("Message")
+      .columns(["id", "sessionId", "runId", "role", "text", "stopped", "sender", "createdAt"])
+      .expression((eb) =>
+        eb
+          .selectFrom("held")
+          .select([
+            text(p.id).as("id"),
+            text(p.sessionId).as("sessionId"),
+            "held.id",
+            text(p.role).as("role"),
+            text(p.text).as("text"),
+            sql<boolean>`CAST(${p.stopped} AS BOOLEAN)`.as("stopped"),
+            text(p.sender).as("sender"),
+            at.as("createdAt"),
+          ]),
+      )
+      .returningAll();
+  },
+);
