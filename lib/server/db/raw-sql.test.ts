@@ -1,13 +1,15 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
-import { createDb, type Db } from "./client";
+import { closeDb, createDb, type Db } from "./client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { rawSql, type RawSql } from "./raw-sql";
 
 // The database's clock as leases use it, on whichever engine the suite runs (SQLite, or
 // PostgreSQL with PARLEY_TEST_PG_URL, whose sessions here run in a time zone far from UTC).
 let testDb: TestDatabase;
 let db: Db;
+let fixture: FixtureDb;
 let sql: RawSql;
 
 beforeEach(async () => {
@@ -19,11 +21,13 @@ beforeEach(async () => {
     await client.end();
   }
   db = await createDb(testDb.url);
+  fixture = await openFixtureDb(testDb.url);
   sql = rawSql(db);
 });
 
 afterEach(async () => {
-  await db.$disconnect();
+  await fixture.$disconnect();
+  await closeDb(db);
   await testDb.drop();
 });
 
@@ -31,7 +35,7 @@ describe("the database's clock in statements written once for both engines", () 
   it("a time written from the database's now reads back through Prisma as the current UTC instant, and compares with now in SQL", async () => {
     const before = Date.now();
     await sql.execute(`INSERT INTO "NodeLease" ("name", "holder", "until", "epoch") VALUES (?, ?, ${sql.nowPlusMs}, 1)`, ["job", "node", 60_000]);
-    const { until } = (await db.nodeLease.findUnique({ where: { name: "job" } }))!;
+    const { until } = (await fixture.nodeLease.findUnique({ where: { name: "job" } }))!;
     // Within a few seconds of this process's clock (the same machine), not hours off.
     expect(until.getTime()).toBeGreaterThan(before + 60_000 - 5_000);
     expect(until.getTime()).toBeLessThan(Date.now() + 60_000 + 5_000);
