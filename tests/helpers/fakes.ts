@@ -4,6 +4,7 @@ import type { Clock, ClockTimer } from "../../lib/server/clock";
 import type { AccessOptions } from "../../lib/server/access/access";
 import { createParley, type Parley } from "../../lib/server/app";
 import { createDb } from "../../lib/server/db/client";
+import { openFixtureDb } from "./fixture-db";
 import { createTestDatabase } from "./test-db";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../../lib/server/workers/worker-port";
 import type { WorkerPoolHealth } from "../../lib/server/workers/worker-pool";
@@ -187,13 +188,17 @@ export async function startFakeParley({
   const clock = new ManualClock();
   const functions = ["f", "g", "chat"].map((name) => ({ name, description: name }));
   const parley: Parley = await createParley({ db, pool, functions, clock }, { parkAfterMs, stopGraceMs, inboxPollMs: 60_000, access, runLeaseMs });
+  const fixture = await openFixtureDb(testDb.url);
   return {
     parley,
     db,
+    /** A Prisma client on the same database, for the test's own rows and assertions. */
+    fixture,
     pool,
     clock,
     async close() {
       await parley.close();
+      await fixture.$disconnect();
       await testDb.drop();
     },
   };

@@ -12,6 +12,7 @@ import { describeCatalogue, loadFunctionFiles } from "../../workers/function-cat
 import { attachRealtime } from "../../lib/server/realtime/socket-server";
 import { createOriginPolicy } from "../../lib/server/access/origin-policy";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
+import { openFixtureDb } from "./fixture-db";
 import { TEST_TOKEN } from "./server-process";
 
 export { authHeaders, TEST_TOKEN } from "./server-process";
@@ -51,11 +52,12 @@ export async function startTestApp({
   revocationCheckMs = 200,
 }: TestAppOptions = {}) {
   const dir = reuse ?? mkdtempSync(path.join(tmpdir(), "parley-test-"));
+  const databaseUrl = `file:${path.join(dir, "test.db")}`;
   const standard = workerScript === path.join(root, "workers/agent-worker.ts");
   const parley: OpenedParley = await openParley({
     // The real worker says what it loaded; a stand-in worker (a fixture) may never be ready, so the list is read here.
     functions: standard ? undefined : describeCatalogue(await loadFunctionFiles([path.join(root, "workers/functions"), path.join(root, "workers/test-functions")], { root })),
-    databaseUrl: `file:${path.join(dir, "test.db")}`,
+    databaseUrl,
     database: { synchronous: dbSync },
     migrationsDir: path.join(root, "prisma/migrations"),
     worker: { script: workerScript, execArgv: workerScript.endsWith(".ts") ? ["--import", "tsx"] : [], maxIdle: 1, maxWorkers, ...workerOptions },
@@ -72,8 +74,12 @@ export async function startTestApp({
   const url = `http://127.0.0.1:${port}`;
   const clients: TestClient[] = [];
 
+  const fixture = await openFixtureDb(databaseUrl);
+
   return {
     parley,
+    /** A Prisma client on the app's database, for a test's own rows and assertions. */
+    fixture,
     url,
     dir,
     /** A socket client, connected, like a browser tab on this origin. */
@@ -97,6 +103,7 @@ export async function startTestApp({
       for (const c of clients) c.disconnect();
       await realtime.close();
       await parley.close();
+      await fixture.$disconnect();
       if (!keepData) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { loadCookieKey } from "../access/session-cookie";
 import { openSessionEpoch } from "../access/session-epoch";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 
 // Nodes starting together on a fresh database each make the cookie key if it is missing: one of
@@ -16,7 +16,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const db of dbs) await db.$disconnect();
+  for (const db of dbs) await closeDb(db);
   await testDb.drop();
 });
 

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { QuestionSpecSchema } from "../../protocol/question";
 import { ManualClock, skewedClock, until } from "../../../tests/helpers/fakes";
 import { connectNodes, sleep, startNode, startOn, startsOf, workerOf, type TestNode } from "../../../tests/helpers/nodes";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 
 // Leases are times on the database's clock, and a lease's epoch fences every write of the node
@@ -16,6 +17,7 @@ const SKEW_MS = 10 * 60_000;
 let testDb: TestDatabase;
 let clock: ManualClock;
 let nodes: TestNode[];
+let fixture: FixtureDb;
 
 /** A node whose clock runs `skewMs` ahead of the others (behind when negative). */
 async function node(skewMs = 0, leaseMs = LEASE_MS): Promise<TestNode> {
@@ -25,16 +27,18 @@ async function node(skewMs = 0, leaseMs = LEASE_MS): Promise<TestNode> {
   return started;
 }
 
-const leaseOf = async (n: TestNode, runId: string) => (await n.parley.db.run.findUnique({ where: { id: runId }, select: { leaseOwner: true, leaseEpoch: true } }))!;
+const leaseOf = async (runId: string) => (await fixture.run.findUnique({ where: { id: runId }, select: { leaseOwner: true, leaseEpoch: true } }))!;
 
 beforeEach(async () => {
   testDb = await createTestDatabase("parley_leases");
+  fixture = await openFixtureDb(testDb.url);
   clock = new ManualClock();
   nodes = [];
 });
 
 afterEach(async () => {
   for (const n of nodes) await n.parley.close().catch(() => {});
+  await fixture.$disconnect();
   await testDb.drop();
 });
 
@@ -48,7 +52,7 @@ describe("run leases on the database's clock", () => {
     await sleep(3 * LEASE_MS);
     expect(startsOf(ahead, run.id)).toHaveLength(0);
     expect(a.parley.runs.liveStates()[run.id]).toBe("working");
-    expect((await leaseOf(a, run.id)).leaseOwner).toBe(a.parley.node().id);
+    expect((await leaseOf(run.id)).leaseOwner).toBe(a.parley.node().id);
   });
 
   it("a node whose clock runs minutes behind keeps the run it executes: the others do not find its lease lapsed", async () => {
@@ -58,7 +62,7 @@ describe("run leases on the database's clock", () => {
     await sleep(3 * LEASE_MS);
     expect(startsOf(b, run.id)).toHaveLength(0);
     expect(behind.parley.runs.liveStates()[run.id]).toBe("working");
-    expect((await leaseOf(b, run.id)).leaseOwner).toBe(behind.parley.node().id);
+    expect((await leaseOf(run.id)).leaseOwner).toBe(behind.parley.node().id);
   });
 
   it("a node whose clock runs minutes ahead does not keep its lease alive once it is dead: another node takes the run over a lease later", async () => {
@@ -68,7 +72,7 @@ describe("run leases on the database's clock", () => {
     ahead.parley.runs.detachAll();
     const replay = await workerOf(b, run.id, 1, 6 * LEASE_MS);
     expect(replay.sentOf("run.start")[0]!.runId).toBe(run.id);
-    expect((await leaseOf(b, run.id)).leaseOwner).toBe(b.parley.node().id);
+    expect((await leaseOf(run.id)).leaseOwner).toBe(b.parley.node().id);
   });
 
   it("the expiry timers' lease is on the database's clock too: a node whose clock runs ahead does not take it from the live node that holds it", async () => {
@@ -85,14 +89,14 @@ describe("the lease epoch fences the writes of the node that executes a run", ()
     const a = await node();
     const b = await node();
     const { run, session } = await startOn(a);
-    const stale = (await leaseOf(a, run.id)).leaseEpoch;
+    const stale = (await leaseOf(run.id)).leaseEpoch;
     // Node A stops renewing (as if paused); node B takes the run over by replay, raising the epoch.
     a.parley.runs.detachAll();
     await workerOf(b, run.id, 1, 6 * LEASE_MS);
-    expect((await leaseOf(b, run.id)).leaseEpoch).toBe(stale + 1);
+    expect((await leaseOf(run.id)).leaseEpoch).toBe(stale + 1);
     /** The run's row, but for the end of node B's lease, which B renews meanwhile. */
     const row = async () => {
-      const { leaseUntil: _, ...rest } = (await b.parley.db.run.findUnique({ where: { id: run.id } }))!;
+      const { leaseUntil: _, ...rest } = (await fixture.run.findUnique({ where: { id: run.id } }))!;
       return rest;
     };
     const before = await row();
@@ -128,9 +132,9 @@ describe("the lease epoch fences the writes of the node that executes a run", ()
     // Nothing changed: the run, its journal, its children, messages and questions are as node B left them.
     expect(await row()).toEqual(before);
     expect(await b.parley.runs.store.loadJournal(run.id)).toEqual([]);
-    expect(await b.parley.db.run.count({ where: { parentRunId: run.id } })).toBe(0);
-    expect(await b.parley.db.message.count({ where: { runId: run.id } })).toBe(0);
-    expect(await b.parley.db.question.count({ where: { runId: run.id } })).toBe(0);
+    expect(await fixture.run.count({ where: { parentRunId: run.id } })).toBe(0);
+    expect(await fixture.message.count({ where: { runId: run.id } })).toBe(0);
+    expect(await fixture.question.count({ where: { runId: run.id } })).toBe(0);
     // Node B, which holds the epoch now, writes as usual.
     await b.parley.runs.store.recordStep({ runId: run.id, seq: 0, name: "fetch", digest: "s0", output: 42 }, stale + 1);
     expect(await b.parley.runs.store.loadJournal(run.id)).toHaveLength(1);
@@ -141,7 +145,7 @@ describe("the lease epoch fences the writes of the node that executes a run", ()
     const a = await node(0, 60_000);
     const { run, worker } = await startOn(a);
     // Another node took the run over meanwhile (A was paused longer than a lease, say).
-    await a.parley.db.run.update({ where: { id: run.id }, data: { leaseOwner: "another-node", leaseEpoch: { increment: 1 }, leaseUntil: new Date(Date.now() + 60_000) } });
+    await fixture.run.update({ where: { id: run.id }, data: { leaseOwner: "another-node", leaseEpoch: { increment: 1 }, leaseUntil: new Date(Date.now() + 60_000) } });
     worker.say({ type: "step.record", runId: run.id, seq: 0, name: "fetch", digest: "s0", output: 42 });
     const cancel = await until(() => worker.sentOf("run.cancel")[0]);
     expect(cancel.runId).toBe(run.id);
@@ -149,6 +153,6 @@ describe("the lease epoch fences the writes of the node that executes a run", ()
     worker.say({ type: "run.finished", runId: run.id, status: "succeeded", result: "late" });
     await sleep(100);
     expect(await a.parley.runs.store.loadJournal(run.id)).toEqual([]);
-    expect(await a.parley.db.run.findUnique({ where: { id: run.id } })).toMatchObject({ status: "running", leaseOwner: "another-node", result: null });
+    expect(await fixture.run.findUnique({ where: { id: run.id } })).toMatchObject({ status: "running", leaseOwner: "another-node", result: null });
   });
 });

@@ -4,6 +4,7 @@ import { QuestionSpecSchema } from "../../protocol/question";
 import type { Question } from "../../protocol/question";
 import { ManualClock, until, type FakeWorker } from "../../../tests/helpers/fakes";
 import { connectNodes, startNode, startOn, workerOf, type TestNode as Node } from "../../../tests/helpers/nodes";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 
 // Two nodes on one database, with fake worker pools and an in-process bus between them: the
@@ -15,11 +16,13 @@ const LEASE_MS = 1_000;
 let testDb: TestDatabase;
 let clock: ManualClock;
 let nodes: Node[];
+let fixture: FixtureDb;
 let busUp = true;
 
 beforeEach(async () => {
   busUp = true;
   testDb = await createTestDatabase("parley_nodes");
+  fixture = await openFixtureDb(testDb.url);
   clock = new ManualClock();
   nodes = [await startNode(testDb.url, { clock, leaseMs: LEASE_MS }), await startNode(testDb.url, { clock, leaseMs: LEASE_MS })];
   connectNodes(nodes, () => busUp);
@@ -27,6 +30,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const n of nodes) await n.parley.close().catch(() => {});
+  await fixture.$disconnect();
   await testDb.drop();
 });
 
@@ -150,7 +154,7 @@ describe("two nodes on one database", () => {
     expect(a.parley.node().leasedRuns).toBe(0);
     b.parley.runs.activate(run.id);
     await until(() => b.parley.runs.liveCount() === 0);
-    await until(async () => (await b.parley.db.run.findUnique({ where: { id: run.id } }))?.leaseOwner === null);
+    await until(async () => (await fixture.run.findUnique({ where: { id: run.id } }))?.leaseOwner === null);
     expect(b.parley.node().leasedRuns).toBe(0);
   });
 

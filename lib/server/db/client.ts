@@ -83,6 +83,9 @@ async function createSqliteDb(databaseUrl: string, { synchronous = "FULL", busyT
   return db;
 }
 
+/** Closes the database (its connections; a PostgreSQL pool). */
+export const closeDb = (db: Db) => db.$disconnect();
+
 /** The connection's direct lane for hot paths, or null (another engine, or a driver that hides it): use Prisma then. */
 export function directSqlite(db: Db): DirectSqlite | null {
   return (db as { [DIRECT]?: DirectSqlite | null })[DIRECT] ?? null;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReceipt, type Receipt } from "../../protocol/commands";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { createCommandService, SETTLED_PAYLOAD, type CommandService } from "./command-ledger";
 import { storeLanes } from "../store/sql-executor";
@@ -9,6 +10,7 @@ import { insertSession } from "../store/sessions/session-statements";
 let testDb: TestDatabase;
 let url: string;
 let db: Db;
+let fixture: FixtureDb;
 let commands: CommandService;
 const extra: Db[] = [];
 
@@ -16,12 +18,14 @@ beforeEach(async () => {
   testDb = await createTestDatabase("parley_cmd");
   url = testDb.url;
   db = await createDb(url);
+  fixture = await openFixtureDb(url);
   commands = createCommandService({ db });
 });
 
 afterEach(async () => {
-  for (const other of extra.splice(0)) await other.$disconnect();
-  await db.$disconnect();
+  for (const other of extra.splice(0)) await closeDb(other);
+  await fixture.$disconnect();
+  await closeDb(db);
   await testDb.drop();
 });
 
@@ -40,7 +44,7 @@ function createSession(service: CommandService, client: Db, { commandId, title =
 describe("idempotent commands", () => {
   it("twenty concurrent twins apply once and all return the same receipt", async () => {
     const receipts = await Promise.all(Array.from({ length: 20 }, () => createSession(commands, db, { commandId: "c1" })));
-    expect(await db.chatSession.count()).toBe(1);
+    expect(await fixture.chatSession.count()).toBe(1);
     for (const r of receipts) expect(r).toEqual(receipts[0]);
     expect(await commands.getReceipt({ commandId: "c1" })).toEqual(receipts[0]);
   });
@@ -50,19 +54,19 @@ describe("idempotent commands", () => {
     extra.push(other);
     const otherCommands = createCommandService({ db: other });
     const receipts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? createSession(commands, db, { commandId: "c2" }) : createSession(otherCommands, other, { commandId: "c2" }))));
-    expect(await db.chatSession.count()).toBe(1);
+    expect(await fixture.chatSession.count()).toBe(1);
     for (const r of receipts) expect(r).toEqual(receipts[0]);
   });
 
   it("commands without an id never collide", async () => {
     await Promise.all(Array.from({ length: 5 }, () => createSession(commands, db, {})));
-    expect(await db.chatSession.count()).toBe(5);
+    expect(await fixture.chatSession.count()).toBe(5);
   });
 
   it("the same id with another payload is refused with command_conflict, and changes nothing", async () => {
     await createSession(commands, db, { commandId: "c3", title: "a" });
     await expect(createSession(commands, db, { commandId: "c3", title: "b" })).rejects.toMatchObject({ code: "command_conflict" });
-    expect(await db.chatSession.count()).toBe(1);
+    expect(await fixture.chatSession.count()).toBe(1);
   });
 
   it("a failed apply records nothing, so the same command may be tried again", async () => {
@@ -73,7 +77,7 @@ describe("idempotent commands", () => {
     ).rejects.toThrow("boom");
     expect(await commands.getReceipt({ commandId: "c4" })).toBeNull();
     await createSession(commands, db, { commandId: "c5" });
-    expect(await db.chatSession.count()).toBe(1);
+    expect(await fixture.chatSession.count()).toBe(1);
   });
 
   it("a queued command is claimed once by concurrent appliers; the losers get the winner's receipt", async () => {
@@ -81,7 +85,7 @@ describe("idempotent commands", () => {
     await commands.enqueue({ commandId: "q1", kind: "start_run", payload: { title: "t" } }, queued);
     expect(await commands.enqueue({ commandId: "q1", kind: "start_run", payload: { title: "t" } }, queued)).toEqual(queued);
     const receipts = await Promise.all(Array.from({ length: 10 }, () => createSession(commands, db, { commandId: "q1" })));
-    expect(await db.chatSession.count()).toBe(1);
+    expect(await fixture.chatSession.count()).toBe(1);
     for (const r of receipts) expect(r).toEqual(receipts[0]);
     expect(receipts[0]).toMatchObject({ apply_state: "applied" });
     expect(await commands.listQueued()).toEqual([]);
@@ -97,7 +101,7 @@ describe("idempotent commands", () => {
   });
 
   it("keeps a command's payload only while it is queued: settled, it keeps its digest and a placeholder", async () => {
-    const payloadOf = async (id: string) => (await db.command.findUniqueOrThrow({ where: { id } })).payload;
+    const payloadOf = async (id: string) => (await fixture.command.findUniqueOrThrow({ where: { id } })).payload;
     const queued = (commandId: string) => buildReceipt<Receipt>({ commandId, kind: "start_run", apply_state: "queued" });
     await commands.enqueue({ commandId: "p1", kind: "start_run", payload: { title: "queued" } }, queued("p1"));
     expect(JSON.parse(await payloadOf("p1"))).toEqual({ title: "queued" });

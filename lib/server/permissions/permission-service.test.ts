@@ -169,7 +169,7 @@ describe("the permission service", () => {
   });
 
   it("holds at most MAX_SESSION_RULES rules per session", async () => {
-    await app.parley.db.permissionRule.createMany({
+    await app.fixture.permissionRule.createMany({
       data: Array.from({ length: MAX_SESSION_RULES }, (_, i) => ({ id: `r${i}`, sessionId, tool: "shell", pattern: `c${i}`, decision: "allow", source: "manual" })),
     });
     await expect(add({ tool: "shell", pattern: "one more", decision: "allow" })).rejects.toMatchObject({ code: "bad_request", message: expect.stringContaining(`${MAX_SESSION_RULES}`) });

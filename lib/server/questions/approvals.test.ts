@@ -4,7 +4,8 @@ import type { ApprovalSpec, PermissionDecision, PermissionRule, PermissionRuleIn
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
 import { createCommandService } from "../ledger/command-ledger";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import type { SqlTx } from "../store/sql-executor";
 import { statement } from "../store/typed-sql";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
@@ -16,6 +17,7 @@ import { createQuestionService, type QuestionService } from "./question-service"
 
 let testDb: TestDatabase;
 let db: Db;
+let fixture: FixtureDb;
 let events: DomainEvents;
 let questions: QuestionService;
 let asked: Question[];
@@ -78,6 +80,7 @@ function ask(spec: ApprovalSpec, { canAsk = true, runId = "r1" } = {}) {
 beforeEach(async () => {
   testDb = await createTestDatabase("parley_approvals");
   db = await createDb(testDb.url);
+  fixture = await openFixtureDb(testDb.url);
   events = new DomainEvents();
   questions = createQuestionService({ db, events, commands: createCommandService({ db }), judge, settled: (q) => delivered.push(q) });
   asked = [];
@@ -88,14 +91,15 @@ beforeEach(async () => {
   failAddRule = false;
   events.on("question.asked", (q) => asked.push(q));
   events.on("question.closed", (q) => closed.push(q));
-  await db.chatSession.create({ data: { id: "s1", title: "t" } });
-  await db.run.create({ data: { id: "r1", sessionId: "s1", functionName: "writer", input: "null", status: "running" } });
-  await db.run.create({ data: { id: "r2", sessionId: "s1", functionName: "writer", input: "null", status: "running" } });
+  await fixture.chatSession.create({ data: { id: "s1", title: "t" } });
+  await fixture.run.create({ data: { id: "r1", sessionId: "s1", functionName: "writer", input: "null", status: "running" } });
+  await fixture.run.create({ data: { id: "r2", sessionId: "s1", functionName: "writer", input: "null", status: "running" } });
 });
 
 afterEach(async () => {
   questions.dispose();
-  await db.$disconnect();
+  await fixture.$disconnect();
+  await closeDb(db);
   await testDb.drop();
 });
 
@@ -134,7 +138,7 @@ describe("answering an approval", () => {
     expect((await questions.getQuestion({ id: q.id })).status).toBe("pending");
     const receipt = await questions.reply({ id: q.id, value: "once", by: "rest" });
     expect(receipt).toMatchObject({ outcome: "answered", question: { status: "answered", answer: "once", closedBy: "rest" } });
-    expect(await db.permissionRule.count()).toBe(0);
+    expect(await fixture.permissionRule.count()).toBe(0);
   });
 
   it("rejected with feedback: the feedback is what the run gets", async () => {
@@ -152,7 +156,7 @@ describe("answering an approval", () => {
     await questions.reject({ id: rejected.id, by: "socket" });
 
     await questions.reply({ id: first.id, value: "always", by: "socket" });
-    const rules = await db.permissionRule.findMany();
+    const rules = await fixture.permissionRule.findMany();
     expect(rules).toMatchObject([{ sessionId: "s1", tool: "write_file", pattern: "docs/**", decision: "allow", source: "always" }]);
     expect(await questions.getQuestion({ id: second.id })).toMatchObject({ status: "answered", answer: "always", closedBy: "rule", feedback: 'Allowed by "Allow always" (write_file docs/**).' });
     expect((await questions.getQuestion({ id: elsewhere.id })).status).toBe("pending");
@@ -173,7 +177,7 @@ describe("answering an approval", () => {
     await expect(questions.reply({ id: first.id, value: "always", by: "socket" })).rejects.toThrow("disk full");
     expect((await questions.getQuestion({ id: first.id })).status).toBe("pending");
     expect((await questions.getQuestion({ id: second.id })).status).toBe("pending");
-    expect(await db.permissionRule.count()).toBe(0);
+    expect(await fixture.permissionRule.count()).toBe(0);
     expect(announced).toEqual([]);
     failAddRule = false;
     await questions.reply({ id: first.id, value: "always", by: "socket" });

@@ -6,7 +6,8 @@ import { MAX_JSON_BYTES } from "../../protocol/json-input";
 import { DEFAULT_POLICY, type RunPolicy } from "../../protocol/policy";
 import type { QuestionSpec } from "../../protocol/question";
 import { createCommandService, SETTLED_PAYLOAD } from "../ledger/command-ledger";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { migrateSqlite } from "../db/migrate";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
@@ -16,6 +17,7 @@ import { createQuestionService, type QuestionService } from "./question-service"
 let dir: string;
 let file: string;
 let db: Db;
+let fixture: FixtureDb;
 let questions: QuestionService;
 
 const spec: QuestionSpec = {
@@ -32,7 +34,7 @@ const spec: QuestionSpec = {
 let n = 0;
 async function ask(policy: RunPolicy) {
   n++;
-  await db.run.update({ where: { id: "r1" }, data: { policy: JSON.stringify(policy) } });
+  await fixture.run.update({ where: { id: "r1" }, data: { policy: JSON.stringify(policy) } });
   return questions.create({ id: `q${n}`, run: { id: "r1", sessionId: "s1", functionName: "f", policy }, seq: n, digest: `d${n}`, spec });
 }
 
@@ -59,14 +61,16 @@ beforeEach(async () => {
   const url = `file:${file}`;
   await migrateSqlite(url, path.resolve("prisma/migrations"));
   db = await createDb(url);
+  fixture = await openFixtureDb(url);
   questions = createQuestionService({ db, events: new DomainEvents(), commands: createCommandService({ db }) });
-  await db.chatSession.create({ data: { id: "s1", title: "t" } });
-  await db.run.create({ data: { id: "r1", sessionId: "s1", functionName: "f", input: "null", status: "running" } });
+  await fixture.chatSession.create({ data: { id: "s1", title: "t" } });
+  await fixture.run.create({ data: { id: "r1", sessionId: "s1", functionName: "f", input: "null", status: "running" } });
 });
 
 afterEach(async () => {
   questions.dispose();
-  await db.$disconnect();
+  await fixture.$disconnect();
+  await closeDb(db);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -87,7 +91,7 @@ describe("replies that apply nothing", () => {
     }
 
     expect(databaseBytes() - before).toBeLessThan(2_000_000);
-    const rows = await db.command.findMany({ select: { payload: true, payloadDigest: true } });
+    const rows = await fixture.command.findMany({ select: { payload: true, payloadDigest: true } });
     // The forty late replies had no commandId: nobody can ask for their receipts again, so none is kept.
     expect(rows.length).toBe(41);
     expect(rows.every((r) => r.payload === SETTLED_PAYLOAD && /^[0-9a-f]{64}$/.test(r.payloadDigest))).toBe(true);
@@ -103,10 +107,10 @@ describe("replies that apply nothing", () => {
   it("a reply over the run's byte limit is refused even when the question is closed, and nothing is stored", async () => {
     const q = await ask({ ...DEFAULT_POLICY, maxReplyBytes: 1_000 });
     await questions.reject({ id: q.id, by: "rest" });
-    const rows = await db.command.count();
+    const rows = await fixture.command.count();
     expect(await codeOf(questions.reply({ id: q.id, value: "x".repeat(2_000), by: "rest" }))).toBe("reply_too_large");
     expect(await codeOf(questions.reply({ id: q.id, value: "x".repeat(2_000), digest: "0".repeat(64), by: "rest" }))).toBe("reply_too_large");
-    expect(await db.command.count()).toBe(rows);
+    expect(await fixture.command.count()).toBe(rows);
   });
 
   it("a reply over the global ceiling, or nested thousands deep, is refused before the question is even read", async () => {
@@ -114,7 +118,7 @@ describe("replies that apply nothing", () => {
     for (let i = 0; i < 2_200; i++) deep = [deep];
     expect(await codeOf(questions.reply({ id: "no-such-question", value: "x".repeat(1_900_000), by: "rest" }))).toBe("reply_too_large");
     expect(await codeOf(questions.reply({ id: "no-such-question", value: deep, by: "socket" }))).toBe("reply_too_deep");
-    expect(await db.command.count()).toBe(0);
+    expect(await fixture.command.count()).toBe(0);
   });
 
   it("checkReply (the CLI's check before it records a reply) applies the limits to a closed question too", async () => {

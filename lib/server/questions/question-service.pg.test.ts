@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../../protocol/question";
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import { createCommandService } from "../ledger/command-ledger";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
 import { createPgDatabase, pgReachable, type TestDatabase } from "../../../tests/helpers/test-db";
@@ -15,22 +16,25 @@ if (!reachable.ok) console.warn(`[skip] question-service.pg.test.ts: no PostgreS
 describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
   let testDb: TestDatabase;
   let db: Db;
+  let fixture: FixtureDb;
   let questions: QuestionService;
   const closed: Question[] = [];
 
   beforeAll(async () => {
     testDb = await createPgDatabase(PG_URL, "parley_qpg");
     db = await createDb(testDb.url);
+    fixture = await openFixtureDb(testDb.url);
     const events = new DomainEvents();
     questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
     events.on("question.closed", (q) => closed.push(q));
-    await db.chatSession.create({ data: { id: "s1", title: "t" } });
-    await db.run.create({ data: { id: "r1", sessionId: "s1", functionName: "deploy", input: "null", status: "running" } });
+    await fixture.chatSession.create({ data: { id: "s1", title: "t" } });
+    await fixture.run.create({ data: { id: "r1", sessionId: "s1", functionName: "deploy", input: "null", status: "running" } });
   });
 
   afterAll(async () => {
     questions?.dispose();
-    await db?.$disconnect();
+    await fixture?.$disconnect();
+    if (db) await closeDb(db);
     await testDb?.drop();
   });
 
@@ -54,7 +58,7 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     expect(stored).toMatchObject({ status: "answered", answer: winners[0]!.question.answer });
     for (const late of receipts.filter((r) => r.outcome === "already_answered")) expect(late.question.answer).toBe(stored.answer);
     expect(closed.map((c) => c.id)).toEqual([q.id]);
-    expect(await db.command.count({ where: { applyState: "applied" } })).toBeGreaterThanOrEqual(1);
+    expect(await fixture.command.count({ where: { applyState: "applied" } })).toBeGreaterThanOrEqual(1);
   });
 
   it("50 twins of one reply (one commandId) at once: one claim, one receipt row, and every twin gets that receipt", async () => {
@@ -62,7 +66,7 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     const receipts = await Promise.all(Array.from({ length: 50 }, () => questions.reply({ id: q.id, value: "twin", by: "rest", commandId: "c-twin" })));
     expect(new Set(receipts.map((r) => JSON.stringify(r))).size).toBe(1);
     expect(receipts[0]).toMatchObject({ apply_state: "applied", outcome: "answered" });
-    expect(await db.command.count({ where: { id: "c-twin" } })).toBe(1);
+    expect(await fixture.command.count({ where: { id: "c-twin" } })).toBe(1);
     expect(closed.filter((c) => c.id === q.id)).toHaveLength(1);
     // Stored times read back as written (UTC), whatever the process's time zone.
     const stored = await questions.getQuestion({ id: q.id });

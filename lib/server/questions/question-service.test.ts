@@ -2,13 +2,15 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type RunPolicy } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
 import { createCommandService } from "../ledger/command-ledger";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
 import { createTestDatabase, TEST_PG_URL, type TestDatabase } from "../../../tests/helpers/test-db";
 
 let testDb: TestDatabase;
 let db: Db;
+let fixture: FixtureDb;
 let events: DomainEvents;
 let questions: QuestionService;
 let closed: Question[];
@@ -30,7 +32,7 @@ const spec = (over: Partial<QuestionSpec> = {}): QuestionSpec => ({
 let n = 0;
 async function ask(over: Partial<QuestionSpec> = {}, policy: RunPolicy = DEFAULT_POLICY) {
   n++;
-  await db.run.update({ where: { id: "r1" }, data: { policy: JSON.stringify(policy) } });
+  await fixture.run.update({ where: { id: "r1" }, data: { policy: JSON.stringify(policy) } });
   return questions.create({
     id: `q${n}`,
     run: { id: "r1", sessionId: "s1", functionName: "deploy", policy },
@@ -45,17 +47,19 @@ beforeEach(async () => {
   db = await createDb(testDb.url, {
     observer: { query: (kind) => (kind === "read" ? sent.reads++ : sent.writes++), transaction: () => sent.transactions++ },
   });
+  fixture = await openFixtureDb(testDb.url);
   events = new DomainEvents();
   questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
   closed = [];
   events.on("question.closed", (q) => closed.push(q));
-  await db.chatSession.create({ data: { id: "s1", title: "t" } });
-  await db.run.create({ data: { id: "r1", sessionId: "s1", functionName: "deploy", input: "null", status: "running" } });
+  await fixture.chatSession.create({ data: { id: "s1", title: "t" } });
+  await fixture.run.create({ data: { id: "r1", sessionId: "s1", functionName: "deploy", input: "null", status: "running" } });
 });
 
 afterEach(async () => {
   questions.dispose();
-  await db.$disconnect();
+  await fixture.$disconnect();
+  await closeDb(db);
   await testDb.drop();
 });
 
@@ -131,7 +135,7 @@ describe("question service", () => {
 
   it("records the question in the run's journal", async () => {
     const q = await ask();
-    const entry = await db.journalEntry.findUniqueOrThrow({ where: { runId_seq: { runId: "r1", seq: q.seq } } });
+    const entry = await fixture.journalEntry.findUniqueOrThrow({ where: { runId_seq: { runId: "r1", seq: q.seq } } });
     expect(entry).toMatchObject({ kind: "question", questionId: q.id });
     expect(q.pendingId).toMatch(/^p_/);
     expect(q.targetDigest).toMatch(/^[0-9a-f]{64}$/);
@@ -165,16 +169,16 @@ describe("the reply's database work", () => {
     });
     expect(sent).toEqual(askWork);
     expect(await questions.getQuestion({ id: "qd" })).toEqual(asked);
-    expect(await db.journalEntry.findUnique({ where: { runId_seq: { runId: "r1", seq: 7 } } })).toMatchObject({ kind: "question", digest: "d7", questionId: "qd", name: "Which environment?" });
+    expect(await fixture.journalEntry.findUnique({ where: { runId_seq: { runId: "r1", seq: 7 } } })).toMatchObject({ kind: "question", digest: "d7", questionId: "qd", name: "Which environment?" });
   });
 
   it("a question of another owner, or of a session being deleted, is not found and stays pending", async () => {
     const q = await ask();
     await expect(questions.reply({ id: q.id, value: "staging", by: "socket", ownerId: "someone-else" })).rejects.toMatchObject({ code: "not_found:question" });
-    await db.chatSession.update({ where: { id: "s1" }, data: { deletedAt: new Date() } });
+    await fixture.chatSession.update({ where: { id: "s1" }, data: { deletedAt: new Date() } });
     await expect(questions.reject({ id: q.id, by: "socket", ownerId: "local" })).rejects.toMatchObject({ code: "not_found:question" });
     expect((await questions.getQuestion({ id: q.id })).status).toBe("pending");
-    expect(await db.command.count()).toBe(0);
+    expect(await fixture.command.count()).toBe(0);
   });
 
   it("a late reply under a commandId keeps its receipt, and the same command again gets it", async () => {
@@ -239,7 +243,7 @@ describe("policy and reply schemas", () => {
   it("refuses a schema with a remote $ref when the question is asked", async () => {
     const schema = { type: "object", properties: { a: { $ref: "https://example.com/schema.json" } } };
     expect(await codeOf(ask({ options: [], replySchema: schema }))).toBe("schema_remote_ref");
-    expect(await db.question.count()).toBe(0);
+    expect(await fixture.question.count()).toBe(0);
   });
 
   it("refuses a reply over the byte limit, one too deep, and one failing its schema, each with its own code", async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY } from "../../protocol/policy";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createSessionService } from "../sessions/session-service";
 import { createRunStore, type RunStore } from "./run-store";
@@ -10,23 +11,26 @@ import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/te
 // PostgreSQL's with PARLEY_TEST_PG_URL): each must read back what Prisma reads.
 let testDb: TestDatabase;
 let db: Db;
+let fixture: FixtureDb;
 let store: RunStore;
 
 beforeEach(async () => {
   testDb = await createTestDatabase("parley_runstore");
   db = await createDb(testDb.url);
+  fixture = await openFixtureDb(testDb.url);
   store = createRunStore(db);
-  await db.chatSession.create({ data: { id: "s1", title: "t" } });
+  await fixture.chatSession.create({ data: { id: "s1", title: "t" } });
   await store.create({ id: "r1", sessionId: "s1", ownerId: "local", functionName: "f", input: { a: 1 }, policy: DEFAULT_POLICY, canAsk: true });
 });
 
 afterEach(async () => {
-  await db.$disconnect();
+  await fixture.$disconnect();
+  await closeDb(db);
   await testDb.drop();
 });
 
 const prismaRun = async (id: string) => {
-  const row = (await db.run.findUnique({ where: { id } }))!;
+  const row = (await fixture.run.findUnique({ where: { id } }))!;
   return { status: row.status, activeMs: row.activeMs, attempts: row.attempts, updatedAt: row.updatedAt.toISOString() };
 };
 

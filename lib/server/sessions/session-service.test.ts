@@ -110,8 +110,8 @@ describe("deleting a session", () => {
     expect(await codeOf(parley.sessions.getSession({ id: s.id }))).toBe("not_found:session");
     expect(await codeOf(parley.sessions.getSnapshot({ id: s.id }))).toBe("not_found:session");
     expect(await codeOf(parley.runs.getRun({ id: run.id }))).toBe("not_found:run");
-    expect(await parley.db.question.count({ where: { sessionId: s.id } })).toBe(0);
-    expect(await parley.db.message.count({ where: { sessionId: s.id } })).toBe(0);
+    expect(await fx.fixture.question.count({ where: { sessionId: s.id } })).toBe(0);
+    expect(await fx.fixture.message.count({ where: { sessionId: s.id } })).toBe(0);
     expect((await parley.sessions.listSessions()).map((x) => x.id)).toEqual([other.id]);
     expect(parley.runs.liveCount()).toBe(0);
   });
@@ -134,12 +134,12 @@ describe("deleting a session", () => {
     const { run, worker } = await runWithQuestion(s.id);
     const deleting = parley.deleteSession({ id: s.id });
     // The delete is under way (its mark is written first): starts now must be refused.
-    await until(async () => (await parley.db.chatSession.findUnique({ where: { id: s.id } }))?.deletedAt != null);
+    await until(async () => (await fx.fixture.chatSession.findUnique({ where: { id: s.id } }))?.deletedAt != null);
     expect(await codeOf(parley.runs.startRun({ sessionId: s.id, functionName: "f" }))).toBe("not_found:session");
     expect(await codeOf(parley.postMessage({ sessionId: s.id, text: "hello" }))).toBe("not_found:session");
     await finishOnCancel(worker, run.id);
     await deleting;
-    expect(await parley.db.run.count({ where: { sessionId: s.id } })).toBe(0);
+    expect(await fx.fixture.run.count({ where: { sessionId: s.id } })).toBe(0);
   });
 
   it("a run's insert checks the mark in its own transaction (the check cannot go stale)", async () => {
@@ -169,7 +169,7 @@ describe("deleting a session", () => {
     const deleting = parley.deleteSession({ id: s.id });
     worker.say({ type: "run.finished", runId: run.id, status: "succeeded", result: { ok: true } });
     await deleting;
-    expect(await parley.db.chatSession.count({ where: { id: s.id } })).toBe(0);
+    expect(await fx.fixture.chatSession.count({ where: { id: s.id } })).toBe(0);
     expect(parley.runs.liveCount()).toBe(0);
   });
 
@@ -197,7 +197,7 @@ describe("deleting a session", () => {
     await deleting;
     blocked.mockRestore();
     expect(parley.runs.liveCount()).toBe(0);
-    expect(await parley.db.chatSession.count({ where: { id: s.id } })).toBe(0);
+    expect(await fx.fixture.chatSession.count({ where: { id: s.id } })).toBe(0);
   });
 
   it("a delete the server stopped in the middle of is finished at the next start, before any run resumes", async () => {
@@ -208,8 +208,8 @@ describe("deleting a session", () => {
     // A second server on the same database (as after a crash): the marked chat is removed, its run not resumed.
     const pool = new FakePool(2);
     const again = await createParley({ db: parley.db, pool, functions: [{ name: "f", description: "f" }], clock: new ManualClock() }, { inboxPollMs: 60_000 });
-    expect(await parley.db.chatSession.count({ where: { id: s.id } })).toBe(0);
-    expect(await parley.db.run.count({ where: { id: run.id } })).toBe(0);
+    expect(await fx.fixture.chatSession.count({ where: { id: s.id } })).toBe(0);
+    expect(await fx.fixture.run.count({ where: { id: run.id } })).toBe(0);
     expect(pool.created).toHaveLength(0);
     again.runs.detachAll();
     again.questions.dispose();

@@ -1,7 +1,8 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { dbNow, dbNowPlusMs } from "./db-clock";
 import { storeLanes } from "./sql-executor";
 import { statement } from "./typed-sql";
@@ -10,6 +11,7 @@ import { statement } from "./typed-sql";
 // PostgreSQL under `npm run test:pg`, whose sessions here run in a time zone far from UTC).
 let testDb: TestDatabase;
 let db: Db;
+let fixture: FixtureDb;
 
 beforeEach(async () => {
   testDb = await createTestDatabase("parley_dbclock");
@@ -20,10 +22,12 @@ beforeEach(async () => {
     await client.end();
   }
   db = await createDb(testDb.url);
+  fixture = await openFixtureDb(testDb.url);
 });
 
 afterEach(async () => {
-  await db.$disconnect();
+  await fixture.$disconnect();
+  await closeDb(db);
   await testDb.drop();
 });
 
@@ -37,7 +41,7 @@ describe("the database's clock in statements written once for both engines", () 
     const { exec } = storeLanes(db);
     const before = Date.now();
     expect(await exec.changes(insertLease, { name: "job", ms: 60_000 })).toBe(1);
-    const { until } = (await db.nodeLease.findUnique({ where: { name: "job" } }))!;
+    const { until } = (await fixture.nodeLease.findUnique({ where: { name: "job" } }))!;
     // Within a few seconds of this process's clock (the same machine), not hours off.
     expect(until.getTime()).toBeGreaterThan(before + 60_000 - 5_000);
     expect(until.getTime()).toBeLessThan(Date.now() + 60_000 + 5_000);
@@ -51,7 +55,7 @@ describe("the database's clock in statements written once for both engines", () 
       ["prisma+30s", 30_000],
       ["prisma+90s", 90_000],
     ] as const)
-      await db.nodeLease.create({ data: { name, holder: "node", until: new Date(at + (name.includes("-") ? -ms : ms)), epoch: 1 } });
+      await fixture.nodeLease.create({ data: { name, holder: "node", until: new Date(at + (name.includes("-") ? -ms : ms)), epoch: 1 } });
     await exec.changes(insertLease, { name: "clock+60s", ms: 60_000 });
     await exec.changes(insertLease, { name: "clock-1ms", ms: -1 });
     const names = (rows: Array<{ name: string }>) => rows.map((r) => r.name);

@@ -1,19 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { storeLanes } from "./sql-executor";
 import { statement } from "./typed-sql";
 
 let testDb: TestDatabase;
 let db: Db;
+let fixture: FixtureDb;
 
 beforeEach(async () => {
   testDb = await createTestDatabase("parley_exec");
   db = await createDb(testDb.url);
+  fixture = await openFixtureDb(testDb.url);
 });
 
 afterEach(async () => {
-  await db.$disconnect();
+  await fixture.$disconnect();
+  await closeDb(db);
   await testDb.drop();
 });
 
@@ -33,8 +37,8 @@ describe("the engine's executor", () => {
     const [row] = await exec.write(insertSession, { id: "s1", at, deletedAt: null });
     expect(row).toMatchObject({ id: "s1", createdAt: at, deletedAt: null });
     // Prisma reads what the executor wrote, and the other way round.
-    expect((await db.chatSession.findUnique({ where: { id: "s1" } }))!.createdAt).toEqual(at);
-    await db.message.create({ data: { id: "m1", sessionId: "s1", role: "agent", text: "x", stopped: true } });
+    expect((await fixture.chatSession.findUnique({ where: { id: "s1" } }))!.createdAt).toEqual(at);
+    await fixture.message.create({ data: { id: "m1", sessionId: "s1", role: "agent", text: "x", stopped: true } });
     const [read] = await exec.read(sessionWithFlag, { id: "s1" });
     expect(read).toEqual({ id: "s1", createdAt: at, deletedAt: null, stopped: true });
   });
@@ -66,8 +70,8 @@ describe("a transaction on the engine's executor", () => {
     expect(await exec.read(countSessions, {})).toEqual([{ n: 1 }]);
     expect(await exec.changes(renameSession, { id: "s1", title: "again" })).toBe(1);
     expect(await exec.changes(renameSession, { id: "nope", title: "again" })).toBe(0);
-    expect((await db.chatSession.findUnique({ where: { id: "s1" } }))!.title).toBe("again");
-    await db.message.create({ data: { id: "m1", sessionId: "s1", role: "agent", text: "x", stopped: true } });
+    expect((await fixture.chatSession.findUnique({ where: { id: "s1" } }))!.title).toBe("again");
+    await fixture.message.create({ data: { id: "m1", sessionId: "s1", role: "agent", text: "x", stopped: true } });
     expect(await exec.transaction((tx) => tx.rows(sessionWithFlag, { id: "s1" }))).toEqual([{ id: "s1", createdAt: at, deletedAt: at, stopped: true }]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../tests/helpers/test-db";
-import { createDb, type Db } from "../../db/client";
+import { closeDb, createDb, type Db } from "../../db/client";
+import { openFixtureDb, type FixtureDb } from "../../../../tests/helpers/fixture-db";
 import { storeLanes } from "../sql-executor";
 import { createLeaseStore, holdsEpoch, type LeaseStore } from "./lease-store";
 
@@ -8,23 +9,26 @@ import { createLeaseStore, holdsEpoch, type LeaseStore } from "./lease-store";
 // `npm run test:pg`).
 let testDb: TestDatabase;
 let db: Db;
+let fixture: FixtureDb;
 let store: LeaseStore;
 
 beforeEach(async () => {
   testDb = await createTestDatabase("parley_leasestore");
   db = await createDb(testDb.url);
+  fixture = await openFixtureDb(testDb.url);
   store = createLeaseStore(storeLanes(db).exec);
-  await db.chatSession.create({ data: { id: "s", title: "t" } });
+  await fixture.chatSession.create({ data: { id: "s", title: "t" } });
 });
 
 afterEach(async () => {
-  await db.$disconnect();
+  await fixture.$disconnect();
+  await closeDb(db);
   await testDb.drop();
 });
 
 const HOUR = 3_600_000;
-const addRun = (id: string, status = "running", updatedAt = new Date()) => db.run.create({ data: { id, sessionId: "s", functionName: "f", input: "{}", status, updatedAt } });
-const leaseOf = async (id: string) => (await db.run.findUnique({ where: { id }, select: { leaseOwner: true, leaseUntil: true, leaseEpoch: true, updatedAt: true } }))!;
+const addRun = (id: string, status = "running", updatedAt = new Date()) => fixture.run.create({ data: { id, sessionId: "s", functionName: "f", input: "{}", status, updatedAt } });
+const leaseOf = async (id: string) => (await fixture.run.findUnique({ where: { id }, select: { leaseOwner: true, leaseUntil: true, leaseEpoch: true, updatedAt: true } }))!;
 
 describe("a run's lease", () => {
   it("is taken while nobody else holds a live one, raising the epoch, and fences writes by it", async () => {
@@ -68,8 +72,8 @@ describe("a run's lease", () => {
 
   it("is renewed for any number of runs in one statement, and tells which its node still holds", async () => {
     const ids = Array.from({ length: 1_200 }, (_, i) => `r${i}`);
-    await db.run.createMany({ data: ids.map((id) => ({ id, sessionId: "s", functionName: "f", input: "{}", status: "running", leaseOwner: "a", leaseUntil: new Date() })) });
-    await db.run.update({ where: { id: "r7" }, data: { leaseOwner: "b" } });
+    await fixture.run.createMany({ data: ids.map((id) => ({ id, sessionId: "s", functionName: "f", input: "{}", status: "running", leaseOwner: "a", leaseUntil: new Date() })) });
+    await fixture.run.update({ where: { id: "r7" }, data: { leaseOwner: "b" } });
     expect(await store.extend(ids, "a", 60_000)).toBe(1_199);
     expect((await store.holding(ids, "a")).sort()).toEqual(ids.filter((id) => id !== "r7").sort());
     expect(await store.holding(["r7", "missing"], "a")).toEqual([]);
@@ -86,7 +90,7 @@ describe("a run's lease", () => {
     await addRun("parked", "waiting_input", old);
     await addRun("answered", "waiting_input", new Date(old.getTime() + 1_000));
     await addRun("ended", "succeeded", old);
-    await db.question.create({ data: { id: "q", sessionId: "s", runId: "parked", kind: "question", prompt: "?", owner: "f", pendingId: "p", targetDigest: "d", status: "pending" } });
+    await fixture.question.create({ data: { id: "q", sessionId: "s", runId: "parked", kind: "question", prompt: "?", owner: "f", pendingId: "p", targetDigest: "d", status: "pending" } });
     expect(await store.orphans(60_000, 10)).toEqual([
       { id: "unleased", lapsed: false },
       { id: "lapsed", lapsed: true },
@@ -104,6 +108,6 @@ describe("a job's lease", () => {
     expect(await store.extendJob("job", "b", -1)).toBe(0);
     expect(await store.extendJob("job", "a", -1)).toBe(1);
     expect(await store.claimJob("job", "b", 60_000)).toBe(true);
-    expect(await db.nodeLease.findUnique({ where: { name: "job" } })).toMatchObject({ holder: "b", epoch: 2 });
+    expect(await fixture.nodeLease.findUnique({ where: { name: "job" } })).toMatchObject({ holder: "b", epoch: 2 });
   });
 });

@@ -1,23 +1,25 @@
 import { expect, it } from "vitest";
 import { createTestDatabase } from "../../../../tests/helpers/test-db";
-import { createDb } from "../../db/client";
-import { storeLanes, txExecutor } from "../sql-executor";
+import { openFixtureDb } from "../../../../tests/helpers/fixture-db";
+import { closeDb, createDb } from "../../db/client";
+import { storeLanes } from "../sql-executor";
 import * as S from "./session-statements";
 
 /** Runs on PostgreSQL too (scripts/test-pg.mjs: lib/server/store). */
 it("session statements: an owner's list or everyone's, a message stored alike on each lane, the outbox after a cursor, a delete begun once and finished with everything in it", async () => {
   const t = await createTestDatabase();
   const db = await createDb(t.url);
-  const { exec, engine } = storeLanes(db);
+  const fixture = await openFixtureDb(t.url);
+  const { exec } = storeLanes(db);
   const at = new Date("2026-01-02T03:04:05.678Z");
   await exec.write(S.insertSession, { id: "s1", ownerId: "a", title: "t", at });
   await exec.write(S.insertSession, { id: "s2", ownerId: "b", title: "t", at: new Date(at.getTime() + 1) });
   expect((await exec.read(S.sessionsOf, { ownerId: null, limit: 10 })).map((r) => r.id)).toEqual(["s2", "s1"]);
   expect((await exec.read(S.sessionsOf, { ownerId: "a", limit: 10 })).map((r) => [r.id, r.pendingCount])).toEqual([["s1", 0]]);
   const m = { id: "m1", sessionId: "s1", runId: null, role: "agent", text: "x", stopped: true, sender: null, createdAt: at };
-  await db.$transaction((tx) => txExecutor(tx, engine).changes(S.insertMessage, m));
+  await exec.transaction((tx) => tx.changes(S.insertMessage, m));
   await exec.changes(S.insertMessage, { ...m, id: "m2", stopped: false });
-  const viaPrisma = await db.message.findMany({ orderBy: { id: "asc" } });
+  const viaPrisma = await fixture.message.findMany({ orderBy: { id: "asc" } });
   expect(viaPrisma.map((r) => [r.createdAt.toISOString(), r.stopped])).toEqual([
     [at.toISOString(), true],
     [at.toISOString(), false],
@@ -27,7 +29,8 @@ it("session statements: an owner's list or everyone's, a message stored alike on
   expect(await exec.write(S.markDeleted, { id: "s1", at })).toEqual([{ ownerId: "a" }]);
   expect(await exec.write(S.markDeleted, { id: "s1", at })).toEqual([]);
   await exec.changes(S.removeDeleted, { id: "s1" });
-  expect(await db.message.count()).toBe(0);
-  await db.$disconnect();
+  expect(await fixture.message.count()).toBe(0);
+  await fixture.$disconnect();
+  await closeDb(db);
   await t.drop();
 });
