@@ -47,9 +47,10 @@ async function openDb(databaseUrl: string): Promise<Db> {
   const { createDb } = await import("../server/db/client");
   const db = await createDb(databaseUrl);
   if (!file) {
-    const [row] = await db.$queryRawUnsafe<Array<{ migrated: boolean }>>(`SELECT to_regclass('"ChatSession"') IS NOT NULL AS migrated`);
+    const { pgMigrated } = await import("../server/store/health-statements");
+    const [row] = await db.exec.read(pgMigrated, {});
     if (!row?.migrated) {
-      await db.$disconnect();
+      await db.close();
       throw new AppError("unavailable", `No Parley tables in ${describeDatabase(databaseUrl)}. Start the server once (it migrates the database), or pass --database.`);
     }
   }
@@ -207,7 +208,7 @@ async function withDb<T>(databaseUrl: string, work: (db: Db) => Promise<T>): Pro
   try {
     return await work(db);
   } finally {
-    await db.$disconnect();
+    await db.close();
   }
 }
 

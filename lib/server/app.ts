@@ -264,7 +264,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       await expiryTimers?.stop();
       await pool.shutdown();
       await runs.handOver();
-      await db.$disconnect();
+      await db.close();
     },
   };
 }

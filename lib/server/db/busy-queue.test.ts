@@ -10,7 +10,7 @@ function fakeLock() {
     release: () => (held = false),
     statement: (name: string) => async () => {
       attempts.push(name);
-      if (held) throw Object.assign(new Error("database is locked"), { cause: { kind: "SocketTimeout", originalCode: "SQLITE_BUSY" } });
+      if (held) throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
       return name;
     },
   };

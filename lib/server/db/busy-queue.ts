@@ -1,10 +1,9 @@
 import { AppError } from "../../protocol/errors";
 
-/** better-sqlite3 reports a lock held elsewhere as SQLITE_BUSY*; Prisma's adapter maps it to kind `SocketTimeout`. */
+/** better-sqlite3 reports a lock held elsewhere as SQLITE_BUSY*. */
 export function isBusyError(err: unknown): boolean {
-  const cause = (err as { cause?: { kind?: unknown; originalCode?: unknown } } | null)?.cause;
-  if (!cause) return false;
-  return cause.kind === "SocketTimeout" || (typeof cause.originalCode === "string" && cause.originalCode.startsWith("SQLITE_BUSY"));
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
 export function databaseBusy(cause?: unknown): AppError {

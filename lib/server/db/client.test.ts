@@ -4,7 +4,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventLoopProbe, holdWriteLock } from "../../../tests/helpers/write-lock";
 import { AppError } from "../../protocol/errors";
-import { createDb, directSqlite, type Db } from "./client";
+import { createDb, type Db } from "./client";
+import { statement } from "../store/typed-sql";
+import { insertSession } from "../store/sessions/session-statements";
 import { migrateSqlite } from "./migrate";
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -19,21 +21,25 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await db?.$disconnect();
+  await db?.close();
   db = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
 
-const synchronousInForce = async () => Number((await db!.$queryRawUnsafe<[{ synchronous: bigint }]>("PRAGMA synchronous"))[0].synchronous);
-const newSession = (id: string) => db!.chatSession.create({ data: { id, title: id } });
+const synchronousInForce = () => db!.direct!.prepare("PRAGMA synchronous").get<{ synchronous: number }>()!.synchronous;
+const sessionRow = (id: string, title = id) => ({ id, ownerId: "local", title, at: new Date() });
+const newSession = (id: string) => db!.exec.write(insertSession, sessionRow(id));
+const rename = statement((q, p: { id: string; title: string }) => q.updateTable("ChatSession").set({ title: p.title }).where("id", "=", p.id));
+const sessions = statement((q) => q.selectFrom("ChatSession").select(["id", "title", "createdAt"]).orderBy("id"));
+const ids = async () => (await db!.exec.read(sessions, {})).map((s) => s.id);
 
 describe("the database client", () => {
   it("runs with synchronous = FULL unless told NORMAL, so a durably recorded receipt survives a power loss", async () => {
     db = await createDb(`file:${file}`);
-    expect(await synchronousInForce()).toBe(2);
-    await db.$disconnect();
+    expect(synchronousInForce()).toBe(2);
+    await db.close();
     db = await createDb(`file:${file}`, { synchronous: "NORMAL" });
-    expect(await synchronousInForce()).toBe(1);
+    expect(synchronousInForce()).toBe(1);
   });
 
   it("waits for another process's 3 s write lock without blocking the event loop, and writes once it is released", async () => {
@@ -42,10 +48,10 @@ describe("the database client", () => {
     const lock = await holdWriteLock(file, 3_000);
     const probe = eventLoopProbe();
     const plain = newSession("plain").then(() => Date.now());
-    const inTransaction = db
-      .$transaction(async (tx) => {
-        await tx.chatSession.create({ data: { id: "in-tx", title: "t" } });
-        return tx.chatSession.update({ where: { id: "warm-up" }, data: { title: "renamed" } });
+    const inTransaction = db.exec
+      .transaction(async (tx) => {
+        await tx.rows(insertSession, sessionRow("in-tx", "t"));
+        return tx.changes(rename, { id: "warm-up", title: "renamed" });
       })
       .then(() => Date.now());
     await lock.released();
@@ -55,7 +61,7 @@ describe("the database client", () => {
     // A stall of the lock's length (3 s) is the bug; a loaded 2-core machine may pause ~0.3 s by itself.
     expect(worstStall).toBeLessThan(750);
     for (const at of done) expect(at - lock.lockedAt).toBeGreaterThanOrEqual(2_950);
-    expect((await db.chatSession.findMany({ orderBy: { id: "asc" } })).map((s) => [s.id, s.title])).toEqual([
+    expect((await db.exec.read(sessions, {})).map((s) => [s.id, s.title])).toEqual([
       ["in-tx", "t"],
       ["plain", "plain"],
       ["warm-up", "renamed"],
@@ -67,7 +73,7 @@ describe("the database client", () => {
     const lock = await holdWriteLock(file, 1_500);
     const probe = eventLoopProbe();
     const plain = await newSession("plain").catch((err: unknown) => err);
-    const inTransaction = await db.$transaction((tx) => tx.chatSession.create({ data: { id: "in-tx", title: "t" } })).catch((err: unknown) => err);
+    const inTransaction = await db.exec.transaction((tx) => tx.rows(insertSession, sessionRow("in-tx"))).catch((err: unknown) => err);
     expect(probe.stop()).toBeLessThan(400);
     for (const err of [plain, inTransaction]) {
       expect(err).toBeInstanceOf(AppError);
@@ -76,8 +82,8 @@ describe("the database client", () => {
 
     await lock.released();
     await newSession("after");
-    await db.$transaction((tx) => tx.chatSession.create({ data: { id: "after-tx", title: "t" } }));
-    expect(await db.chatSession.count()).toBe(2);
+    await db.exec.transaction((tx) => tx.rows(insertSession, sessionRow("after-tx")));
+    expect(await ids()).toEqual(["after", "after-tx"]);
   }, 15_000);
 
   it("keeps statements from outside an open transaction out of it: they neither read what it has not committed nor vanish when it rolls back", async () => {
@@ -85,17 +91,16 @@ describe("the database client", () => {
     let inside!: () => void;
     const insideWrote = new Promise<void>((resolve) => (inside = resolve));
     let finish!: () => void;
-    const rolledBack = db
-      .$transaction(async (tx) => {
-        await tx.chatSession.create({ data: { id: "in-tx", title: "t" } });
+    const rolledBack = db.exec
+      .transaction(async (tx) => {
+        await tx.rows(insertSession, sessionRow("in-tx"));
         inside();
         await new Promise<void>((resolve) => (finish = resolve));
         throw new Error("changed its mind");
       })
       .catch((err: Error) => err.message);
     await insideWrote;
-    // Prisma's queries are lazy: then() sends them.
-    const read = db.chatSession.findMany().then((rows) => rows.map((s) => s.id));
+    const read = ids();
     const write = newSession("outside").then(() => "written");
     await new Promise((resolve) => setTimeout(resolve, 50));
     finish();
@@ -103,12 +108,12 @@ describe("the database client", () => {
     expect(await rolledBack).toBe("changed its mind");
     expect(await read).toEqual([]);
     expect(await write).toBe("written");
-    expect((await db.chatSession.findMany()).map((s) => s.id)).toEqual(["outside"]);
+    expect(await ids()).toEqual(["outside"]);
   });
 
   it("the direct lane waits for another process's write lock without blocking the event loop, and rolls back what throws", async () => {
     db = await createDb(`file:${file}`);
-    const direct = directSqlite(db)!;
+    const direct = db.direct!;
     expect(direct).not.toBeNull();
     const insert = (id: string) =>
       direct
@@ -126,13 +131,13 @@ describe("the database client", () => {
         throw new Error("changed its mind");
       }),
     ).rejects.toThrow("changed its mind");
-    expect((await db.chatSession.findMany()).map((s) => [s.id, s.createdAt.toISOString()])).toEqual([["direct", "2026-12-01T00:00:00.000Z"]]);
+    expect((await db.exec.read(sessions, {})).map((s) => [s.id, s.createdAt.toISOString()])).toEqual([["direct", "2026-12-01T00:00:00.000Z"]]);
   }, 15_000);
 
   it("direct transactions asked for together share one commit; one that throws rolls back alone", async () => {
     let transactions = 0;
     db = await createDb(`file:${file}`, { observer: { query: () => {}, transaction: () => transactions++ } });
-    const direct = directSqlite(db)!;
+    const direct = db.direct!;
     const insert = (id: string) => () =>
       direct
         .prepare(`INSERT INTO "ChatSession" ("id", "title", "ownerId", "createdAt", "updatedAt") VALUES (?, ?, 'local', ?, ?)`)
@@ -148,19 +153,19 @@ describe("the database client", () => {
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((outcomes[2] as PromiseFulfilledResult<string>).value).toBe("c stored");
     expect(transactions).toBe(1);
-    expect((await db.chatSession.findMany({ orderBy: { id: "asc" } })).map((s) => s.id)).toEqual(["a", "c"]);
+    expect(await ids()).toEqual(["a", "c"]);
     // Asked for apart, they commit apart.
     await direct.transaction(insert("d"));
     await direct.transaction(insert("e"));
     expect(transactions).toBe(3);
   });
 
-  it("runs direct transactions in turn with Prisma's: one never sees the other's uncommitted rows", async () => {
+  it("runs grouped transactions in turn with an interactive one: one never sees the other's uncommitted rows", async () => {
     db = await createDb(`file:${file}`);
-    const direct = directSqlite(db)!;
+    const direct = db.direct!;
     let finish!: () => void;
-    const open = db.$transaction(async (tx) => {
-      await tx.chatSession.create({ data: { id: "prisma", title: "t" } });
+    const open = db.exec.transaction(async (tx) => {
+      await tx.rows(insertSession, sessionRow("interactive"));
       await new Promise<void>((resolve) => (finish = resolve));
     });
     await new Promise((r) => setTimeout(r, 20));
@@ -171,12 +176,16 @@ describe("the database client", () => {
     expect(await counted).toBe(1);
   });
 
-  it("lets a transaction's callback use the outer client without waiting for itself", async () => {
+  it("lets a transaction's work use the outer executor without waiting for itself: it joins the transaction", async () => {
     db = await createDb(`file:${file}`);
-    await db.$transaction(async (tx) => {
-      await tx.chatSession.create({ data: { id: "a", title: "t" } });
-      await db!.chatSession.create({ data: { id: "b", title: "t" } });
-    });
-    expect(await db.chatSession.count()).toBe(2);
+    await expect(
+      db.exec.transaction(async (tx) => {
+        await tx.rows(insertSession, sessionRow("a"));
+        await newSession("b");
+        expect(await ids()).toEqual(["a", "b"]);
+        throw new Error("changed its mind");
+      }),
+    ).rejects.toThrow("changed its mind");
+    expect(await ids()).toEqual([]);
   });
 });

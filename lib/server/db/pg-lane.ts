@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { StatementObserver } from "./lock-aware-adapter";
+import type { StatementObserver } from "./sqlite-connection";
 
 /** pg's type id of `timestamp without time zone`, the column type of Prisma's DateTime on PostgreSQL. */
 const TIMESTAMP_OID = 1114;
@@ -20,23 +20,15 @@ const types = {
     (format !== "binary" && OWN_PARSERS.get(oid)) || (pg.types.getTypeParser(oid, format) as (text: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
-/**
- * The pool's own statements, beside Prisma's, for the few hot paths where Prisma's cost per
- * statement (measured here: a findUnique about 0.66 ms, the same query through pg about 0.14 ms)
- * dominates. One statement each, atomic on its own; no transaction spans two of them.
- */
+/** Statements on the pool (each atomic on its own), or on one connection inside a transaction (`on`). */
 export interface PgLane {
   /** Rows of one statement (`$1`… parameters; dates as `pgTime`). */
   query<T = Record<string, unknown>>(text: string, values: unknown[]): Promise<T[]>;
   /** How many rows one statement changed. */
   execute(text: string, values: unknown[]): Promise<number>;
+  /** The same statements on one connection (a transaction's). */
+  on(client: pg.PoolClient): PgLane;
 }
-
-/** A statement written for SQLite's `?` parameters with PostgreSQL's numbered ones (`$1`, `$2`… in order). */
-export const pgPlaceholders = (sql: string): string => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-};
 
 /** A Date as a `timestamp without time zone` literal in UTC, as Prisma stores it (pg would send the process's local time). */
 export const pgTime = (date: Date): string => date.toISOString();
@@ -45,16 +37,16 @@ export function createPgLane(pool: pg.Pool, observer?: StatementObserver): PgLan
   // Named, each statement is parsed and planned once per connection, then only bound and run.
   const names = new Map<string, string>();
   const nameOf = (text: string) => names.get(text) ?? (names.set(text, `parley_${names.size + 1}`), names.get(text)!);
-  return {
-    async query<T>(text: string, values: unknown[]): Promise<T[]> {
-      observer?.query(/^\s*SELECT\b/i.test(text) ? "read" : "write", "direct");
-      const result = await pool.query({ name: nameOf(text), text, values, types });
-      return result.rows as T[];
-    },
-    async execute(text: string, values: unknown[]): Promise<number> {
-      observer?.query("write", "direct");
-      const result = await pool.query({ name: nameOf(text), text, values, types });
-      return result.rowCount ?? 0;
-    },
+  const laneOn = (target: pg.Pool | pg.PoolClient): PgLane => {
+    const run = (text: string, values: unknown[], kind: "read" | "write") => {
+      observer?.query(kind, "direct");
+      return target.query({ name: nameOf(text), text, values, types });
+    };
+    return {
+      query: async <T>(text: string, values: unknown[]) => (await run(text, values, /^\s*SELECT\b/i.test(text) ? "read" : "write")).rows as T[],
+      execute: async (text, values) => (await run(text, values, "write")).rowCount ?? 0,
+      on: laneOn,
+    };
   };
+  return laneOn(pool);
 }

@@ -1,7 +1,9 @@
-import { directPg, directSqlite, type Db, type DirectSqlite, type PgLane, type Tx } from "../db/client";
+import type pg from "pg";
+import type { Db, DirectSqlite, PgLane, StatementObserver } from "../db/client";
 import { sqliteTime } from "../db/direct-rows";
 import type { Engine } from "../db/engine";
 import { pgTime } from "../db/pg-lane";
+import { databaseBusy } from "../db/busy-queue";
 import type { Params, Statement } from "./typed-sql";
 
 /**
@@ -73,74 +75,65 @@ export function sqliteNow(direct: DirectSqlite): SqliteNow {
   };
 }
 
-export function sqliteExecutor(db: Db, direct: DirectSqlite, now: SqliteNow = sqliteNow(direct)): SqlExecutor {
+export function sqliteExecutor(direct: DirectSqlite, now: SqliteNow = sqliteNow(direct)): SqlExecutor {
+  const tx: SqlTx = {
+    engine: "sqlite",
+    rows: async (statement, params) => now.rows(statement, params),
+    changes: async (statement, params) => now.changes(statement, params),
+  };
   return {
     engine: "sqlite",
     read: (statement, params) => direct.read(() => now.rows(statement, params)),
     write: (statement, params) => direct.transaction(() => now.rows(statement, params)),
     changes: (statement, params) => direct.transaction(() => now.changes(statement, params)),
-    transaction: (work) => db.$transaction((tx) => work(txExecutor(tx, "sqlite"))),
+    transaction: (work) => direct.interactive(() => work(tx)),
   };
 }
 
 const pgValue = (value: unknown): unknown => (value instanceof Date ? pgTime(value) : value === undefined ? null : value);
 
-export function pgExecutor(db: Db, lane: PgLane): SqlExecutor {
-  const run = <P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]> => {
-    const { sql, bind } = statement.compiled("postgresql");
-    return lane.query<R>(sql, bind(params).map(pgValue));
-  };
+function pgTx(lane: PgLane): SqlTx {
   return {
     engine: "postgresql",
-    read: run,
-    write: run,
+    rows: <P extends Params, R>(statement: Statement<P, R>, params: P) => {
+      const { sql, bind } = statement.compiled("postgresql");
+      return lane.query<R>(sql, bind(params).map(pgValue));
+    },
     changes: (statement, params) => {
       const { sql, bind } = statement.compiled("postgresql");
       return lane.execute(sql, bind(params).map(pgValue));
     },
-    transaction: (work) => db.$transaction((tx) => work(txExecutor(tx, "postgresql"))),
   };
 }
 
-/** Raw rows through Prisma carry integers as BigInt. */
-function numbersOf(row: Record<string, unknown>): Record<string, unknown> {
-  for (const [key, value] of Object.entries(row)) if (typeof value === "bigint") row[key] = Number(value);
-  return row;
-}
-
-/** Statements run inside a Prisma interactive transaction (`tx`). */
-export function txExecutor(tx: Tx, engine: Engine): SqlTx {
-  const encode = engine === "sqlite" ? sqliteValue : pgValue;
+export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObserver): SqlExecutor {
+  const { rows, changes } = pgTx(lane);
   return {
-    engine,
-    rows: async <P extends Params, R>(statement: Statement<P, R>, params: P) => {
-      const { sql, bind } = statement.compiled(engine);
-      const rows = await tx.$queryRawUnsafe<Record<string, unknown>[]>(sql, ...bind(params).map(encode));
-      return rows.map(numbersOf) as R[];
-    },
-    changes: (statement, params) => {
-      const { sql, bind } = statement.compiled(engine);
-      return tx.$executeRawUnsafe(sql, ...bind(params).map(encode));
+    engine: "postgresql",
+    read: rows,
+    write: rows,
+    changes,
+    async transaction<T>(work: (tx: SqlTx) => Promise<T>): Promise<T> {
+      const client = await pool.connect().catch((err: unknown) => {
+        throw /timeout/i.test(String(err)) ? databaseBusy(err) : err;
+      });
+      try {
+        observer?.transaction();
+        await client.query("BEGIN");
+        const value = await work(pgTx(lane.on(client)));
+        await client.query("COMMIT");
+        return value;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
     },
   };
 }
 
-/** What a store runs its statements on: the engine's executor, and SQLite's synchronous lane (null on PostgreSQL). */
-export interface StoreLanes {
-  readonly engine: Engine;
-  readonly exec: SqlExecutor;
-  readonly direct: DirectSqlite | null;
-  readonly now: SqliteNow | null;
-  readonly pg: PgLane | null;
-}
+/** What a store runs its statements on (the database itself: see Db). */
+export type StoreLanes = Db;
 
-export function storeLanes(db: Db): StoreLanes {
-  const direct = directSqlite(db);
-  if (direct) {
-    const now = sqliteNow(direct);
-    return { engine: "sqlite", exec: sqliteExecutor(db, direct, now), direct, now, pg: null };
-  }
-  const pg = directPg(db);
-  if (!pg) throw new Error("The stores need SQLite's direct lane or PostgreSQL's pool.");
-  return { engine: "postgresql", exec: pgExecutor(db, pg), direct: null, now: null, pg };
-}
+export const storeLanes = (db: Db): StoreLanes => db;

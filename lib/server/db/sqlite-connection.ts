@@ -1,0 +1,241 @@
+import BetterSqlite3 from "better-sqlite3";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { BusyQueue, databaseBusy } from "./busy-queue";
+
+export type Synchronous = "FULL" | "NORMAL";
+
+export interface SqliteOptions {
+  synchronous: Synchronous;
+  /** Longest a statement or a transaction's start waits for a lock held elsewhere. */
+  busyTimeoutMs: number;
+  /** Told of every statement sent (transaction control counts as a write) and every transaction begun. */
+  observer?: StatementObserver;
+}
+
+export interface StatementObserver {
+  query(kind: "read" | "write", lane: "direct"): void;
+  transaction(): void;
+}
+
+const NO_OBSERVER: StatementObserver = { query: () => {}, transaction: () => {} };
+
+/**
+ * The server's one SQLite connection (better-sqlite3: statements run synchronously, at the call).
+ * No lock held by another process (the CLI, a backup, a sqlite3 shell) stalls the event loop: the
+ * driver's own busy wait is a few ms, and work that meets a lock waits asynchronously in a
+ * BusyQueue. Transactions start with BEGIN IMMEDIATE, so they take the write lock up front and
+ * never meet a lock half-way. One transaction is open at a time; while one is, reads from
+ * elsewhere wait (they would see what it has not committed), and what its own work reads joins it.
+ */
+export interface DirectSqlite {
+  /**
+   * Runs `work` in a BEGIN IMMEDIATE … COMMIT; a throw rolls it back. Works asked for together
+   * share the commit (each in a savepoint): a work that throws rolls back alone, and one retried
+   * after a lock held by another process runs again whole.
+   */
+  transaction<T>(work: () => T): Promise<T>;
+  /** A transaction whose work awaits between its statements (it holds the connection meanwhile). */
+  interactive<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs `work` (reads) once no transaction is open: it sees only what is committed. */
+  read<T>(work: () => T): Promise<T>;
+  /** A prepared statement, cached (integers as numbers); each use is counted. */
+  prepare(sql: string): DirectStatement;
+  close(): Promise<void>;
+}
+
+export interface DirectStatement {
+  run(...params: unknown[]): BetterSqlite3.RunResult;
+  get<Row = Record<string, unknown>>(...params: unknown[]): Row | undefined;
+  all<Row = Record<string, unknown>>(...params: unknown[]): Row[];
+  /** The result's columns with their declared types (none for a statement that returns no rows). */
+  columns(): Array<{ name: string; type: string | null }>;
+}
+
+interface QueuedWork {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+const isRead = (text: string) => /^\s*SELECT\b/i.test(text);
+// better-sqlite3 waits for a lock synchronously, on the event loop: only this long. Longer waits happen in the BusyQueue.
+const SYNC_BUSY_WAIT_MS = 5;
+
+export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer = NO_OBSERVER }: SqliteOptions): DirectSqlite {
+  const handle = new BetterSqlite3(file, { timeout: SYNC_BUSY_WAIT_MS });
+  // FULL syncs the WAL at every commit, so a recorded receipt survives a power loss.
+  handle.pragma(`synchronous = ${synchronous}`);
+  const busy = new BusyQueue({ budgetMs: busyTimeoutMs });
+  const oneTransaction = new DeadlineMutex();
+  /** Marks the async context of an interactive transaction's work: what it reads joins the transaction. */
+  const inside = new AsyncLocalStorage<true>();
+  /** Settles when the open interactive transaction ends; undefined while none is. */
+  let openTransaction: Promise<void> | undefined;
+  let statementsWaiting = 0;
+
+  const statements = new Map<string, DirectStatement>();
+  const prepare = (text: string): DirectStatement => {
+    let statement = statements.get(text);
+    if (!statement) {
+      const prepared = handle.prepare(text).safeIntegers(false);
+      const kind = isRead(text) ? "read" : "write";
+      statement = {
+        run: (...params) => (observer.query(kind, "direct"), prepared.run(...params)),
+        get: <Row>(...params: unknown[]) => (observer.query(kind, "direct"), prepared.get(...params) as Row | undefined),
+        all: <Row>(...params: unknown[]) => (observer.query(kind, "direct"), prepared.all(...params) as Row[]),
+        columns: () => (prepared.reader ? prepared.columns() : []),
+      };
+      statements.set(text, statement);
+    }
+    return statement;
+  };
+
+  /** Runs work once no interactive transaction is open (at once from inside one: it joins it). */
+  async function outsideTransaction<T>(work: () => T): Promise<T> {
+    if (openTransaction && !inside.getStore()) {
+      statementsWaiting++;
+      try {
+        while (openTransaction !== undefined) await openTransaction;
+      } finally {
+        statementsWaiting--;
+      }
+    }
+    return work();
+  }
+
+  /** Holds the connection's one transaction; statements that waited for the previous one go first. */
+  async function takeTurn(deadline: number): Promise<() => void> {
+    const release = await oneTransaction.acquire(deadline);
+    if (statementsWaiting > 0) await new Promise((resolve) => setImmediate(resolve));
+    return release;
+  }
+
+  const control = (text: "BEGIN IMMEDIATE" | "COMMIT" | "ROLLBACK") => (observer.query("write", "direct"), handle.prepare(text).run());
+
+  /**
+   * Group commit: the transactions asked for in one turn of the event loop (more pile up while a
+   * commit's fsync holds it) share one BEGIN IMMEDIATE … COMMIT, each in its own savepoint, so
+   * one that throws rolls back alone. Each caller hears once the shared COMMIT is durable.
+   */
+  let queued: QueuedWork[] = [];
+  const commitQueued = async (): Promise<void> => {
+    const deadline = busy.deadline();
+    let release: () => void;
+    try {
+      release = await takeTurn(deadline);
+    } catch (err) {
+      for (const q of queued.splice(0)) q.reject(err);
+      return;
+    }
+    let batch: QueuedWork[] = [];
+    try {
+      // Everything asked for until now joins this commit; what comes later schedules the next.
+      batch = queued;
+      queued = [];
+      if (batch.length === 0) return;
+      observer.transaction();
+      observer.query("write", "direct");
+      observer.query("write", "direct");
+      const outcomes = await busy.run(
+        async () =>
+          handle
+            .transaction(() =>
+              batch.map((q): { value: unknown } | { error: unknown } => {
+                try {
+                  return { value: handle.transaction(q.work)() };
+                } catch (error) {
+                  return { error };
+                }
+              }),
+            )
+            .immediate(),
+        { deadline },
+      );
+      outcomes.forEach((outcome, i) => ("error" in outcome ? batch[i]!.reject(outcome.error) : batch[i]!.resolve(outcome.value)));
+    } catch (err) {
+      for (const q of batch) q.reject(err);
+    } finally {
+      release();
+    }
+  };
+
+  return {
+    prepare,
+    read: <T>(work: () => T): Promise<T> => busy.run(() => outsideTransaction(work), { write: false }),
+    transaction: <T>(work: () => T): Promise<T> => {
+      // From inside an interactive transaction: a savepoint of it (waiting for it to end would deadlock it).
+      if (inside.getStore()) return Promise.resolve().then(() => handle.transaction(work)());
+      return new Promise<T>((resolve, reject) => {
+        queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        if (queued.length === 1) setImmediate(() => void commitQueued());
+      });
+    },
+    async interactive<T>(work: () => Promise<T>): Promise<T> {
+      if (inside.getStore()) return work();
+      const deadline = busy.deadline();
+      const release = await takeTurn(deadline);
+      let ended: (() => void) | undefined;
+      try {
+        await busy.run(async () => control("BEGIN IMMEDIATE"), { deadline });
+        observer.transaction();
+        openTransaction = new Promise((resolve) => (ended = resolve));
+        try {
+          const value = await inside.run(true, work);
+          control("COMMIT");
+          return value;
+        } catch (err) {
+          if (handle.inTransaction) control("ROLLBACK");
+          throw err;
+        }
+      } finally {
+        openTransaction = undefined;
+        ended?.();
+        release();
+      }
+    },
+    async close(): Promise<void> {
+      const release = await oneTransaction.acquire(busy.deadline()).catch(() => () => {});
+      handle.close();
+      release();
+    },
+  };
+}
+
+/** A mutex whose waiters give up with `database_busy` at their deadline. */
+class DeadlineMutex {
+  private held = false;
+  private readonly waiters: Array<() => void> = [];
+
+  acquire(deadline: number): Promise<() => void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve(this.releaser());
+      };
+      const timer = setTimeout(
+        () => {
+          const at = this.waiters.indexOf(grant);
+          if (at >= 0) this.waiters.splice(at, 1);
+          reject(databaseBusy());
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      this.waiters.push(grant);
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiters.shift();
+      if (next) next();
+      else this.held = false;
+    };
+  }
+}
