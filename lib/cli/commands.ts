@@ -105,14 +105,13 @@ export async function main(argv: string[]): Promise<number> {
           print(pending, formatPending(pending));
         } else {
           const [runId] = need(args, 1, "inspect RUN_ID");
-          const [{ loadRunDetail }, { toMessage }, { storeLanes }, { messagesOfRun }] = await Promise.all([
+          const [{ loadRunDetail }, { toMessage }, { messagesOfRun }] = await Promise.all([
             import("../server/runs/run-detail"),
             import("../server/db/mappers"),
-            import("../server/store/sql-executor"),
             import("../server/store/sessions/session-statements"),
           ]);
           const detail = await loadRunDetail(db, questions, runId!);
-          const messages = (await storeLanes(db).exec.read(messagesOfRun, { runId: runId! })).map(toMessage);
+          const messages = (await db.exec.read(messagesOfRun, { runId: runId! })).map(toMessage);
           const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, messages };
           print(data, formatInspect(data));
         }

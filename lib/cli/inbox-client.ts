@@ -4,7 +4,6 @@ import type { Question } from "../protocol/question";
 import type { CommandService } from "../server/ledger/command-ledger";
 import type { Db } from "../server/db/client";
 import type { QuestionService } from "../server/questions/question-service";
-import { storeLanes } from "../server/store/sql-executor";
 import { findRun } from "../server/store/runs/run-statements";
 
 /**
@@ -30,7 +29,7 @@ export function createInboxClient({ db, commands, questions, waitMs }: { db: Db;
   }
 
   async function runExists(runId: string): Promise<void> {
-    if ((await storeLanes(db).exec.read(findRun, { id: runId })).length === 0) throw new AppError("not_found:run", `No run with id "${runId}".`);
+    if ((await db.exec.read(findRun, { id: runId })).length === 0) throw new AppError("not_found:run", `No run with id "${runId}".`);
   }
 
   return {

@@ -1,5 +1,4 @@
 import { publicJsonRoute } from "@/lib/server/http/json-route";
-import { storeLanes } from "@/lib/server/store/sql-executor";
 import { checkDatabase } from "@/lib/server/health";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +11,7 @@ export const GET = publicJsonRoute(async ({ req, parley, caller }) => {
   // Benchmarks start the server with --expose-gc and ask for a full collection first: memory that is kept, not garbage.
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc && new URL(req.url).searchParams.get("gc") === "1") gc();
-  const [pendingQuestions, database] = await Promise.all([parley.questions.countPending(), checkDatabase(storeLanes(parley.db).exec)]);
+  const [pendingQuestions, database] = await Promise.all([parley.questions.countPending(), checkDatabase(parley.db.exec)]);
   const { rss, heapUsed } = process.memoryUsage();
   const workerPool = parley.pool.health();
   return {

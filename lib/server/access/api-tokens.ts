@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { API_TOKEN_PATTERN, type ApiTokenInfo } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import type { Db } from "../db/client";
-import { storeLanes } from "../store/sql-executor";
 import * as T from "../store/access/access-statements";
 import type { RowOf } from "../store/typed-sql";
 import { randomSecret, sameSecret, sha256 } from "./secrets";
@@ -20,7 +19,7 @@ const toInfo = (row: RowOf<typeof T.listTokens>): ApiTokenInfo => ({
 
 /** Long-lived credentials for scripts, channels and the terminal client; the secret is stored only as a hash. */
 export function createApiTokens(db: Db) {
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   const lastWritten = new Map<string, number>();
   const find = async (id: string) => (await exec.read(T.findToken, { id }))[0];
 

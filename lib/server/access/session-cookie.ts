@@ -1,7 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { SESSION_COOKIE } from "../../protocol/access";
 import type { Db } from "../db/client";
-import { storeLanes } from "../store/sql-executor";
 import { putSetting } from "../store/access/access-statements";
 import { randomSecret } from "./secrets";
 
@@ -9,7 +8,7 @@ const KEY_SETTING = "session_cookie_key";
 export const SESSION_MAX_AGE_S = 30 * 24 * 3600;
 
 /** The key that signs session cookies, kept in the database so a restart does not sign everyone out. */
-export const loadCookieKey = async (db: Db): Promise<string> => (await storeLanes(db).exec.write(putSetting, { key: KEY_SETTING, value: randomSecret(32), replace: null }))[0]!.value;
+export const loadCookieKey = async (db: Db): Promise<string> => (await db.exec.write(putSetting, { key: KEY_SETTING, value: randomSecret(32), replace: null }))[0]!.value;
 
 export interface CookieSignerOptions {
   /** The database's cookie key (every node of one database has the same). */

@@ -1,5 +1,4 @@
 import type { Db } from "../db/client";
-import { storeLanes } from "../store/sql-executor";
 import { putSetting, setting } from "../store/access/access-statements";
 import { randomSecret } from "./secrets";
 
@@ -17,7 +16,7 @@ export const EPOCH_CACHE_MS = 1_000;
  * (every cookie request and socket handshake), so it is cached for EPOCH_CACHE_MS.
  */
 export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH_CACHE_MS }: { now?: () => number; cacheMs?: number } = {}) {
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   const put = async (replace: string | null) => (await exec.write(putSetting, { key: EPOCH_SETTING, value: replace ?? randomSecret(12), replace }))[0]!.value;
   let cached = { value: await put(null), readAt: now() };
   /** Bumped by every renewal and every forget: a read that started before one may not set the cache after it. */

@@ -1,7 +1,6 @@
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { Db } from "../db/client";
-import { storeLanes } from "../store/sql-executor";
 import type { Statement } from "../store/typed-sql";
 import { questionAccess, runAccess, sessionAccess } from "../store/sessions/session-statements";
 
@@ -11,7 +10,7 @@ import { questionAccess, runAccess, sessionAccess } from "../store/sessions/sess
  * everything in it, is not found from the moment its delete begins.
  */
 export function createVisibility(db: Db) {
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   /** A check before an action: what `access` reads must be `ownerId`'s, in a session whose delete has not begun. */
   const check = (access: Statement<{ id: string }, { ownerId: string; deletedAt: Date | null }>, code: "session" | "question" | "run") => async (ownerId: string, id: string) => {
     const [found] = await exec.read(access, { id });

@@ -1,7 +1,6 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db/client";
 import { createLeaseStore } from "../store/leases/lease-store";
-import { storeLanes } from "../store/sql-executor";
 import { log } from "../log";
 
 export interface NodeLeaseOptions {
@@ -30,7 +29,7 @@ export function createNodeLease(db: Db, { name, nodeId, leaseMs, clock, onGain, 
   let renewedAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const store = createLeaseStore(storeLanes(db).exec);
+  const store = createLeaseStore(db.exec);
 
   function set(now: boolean) {
     if (now === holding) return;

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db/client";
 import { createLeaseStore } from "../store/leases/lease-store";
-import { storeLanes, type SqlTx } from "../store/sql-executor";
+import { type SqlTx } from "../store/sql-executor";
 import { log } from "../log";
 
 /** Whether this node may execute a run: taken (with the epoch its take set; null where runs are not leased), or held by another node (named) whose lease has not lapsed. */
@@ -69,7 +69,7 @@ export interface RunLeaseOptions {
 const FRESH_EPOCH = 1;
 
 export function createRunLeases(db: Db, { nodeId, leaseMs, clock }: RunLeaseOptions): RunLeases {
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   const store = createLeaseStore(exec);
   const held = new Set<string>();
   let lastRenewed = clock.now();

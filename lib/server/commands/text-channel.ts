@@ -7,7 +7,6 @@ import type { Db } from "../db/client";
 import type { QuestionService } from "../questions/question-service";
 import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
-import { storeLanes } from "../store/sql-executor";
 import { lastSaid, messageAt, saidAfter, saidInRun } from "../store/sessions/session-statements";
 import type { TextCommandResult, TextCommands } from "./text-commands";
 
@@ -23,7 +22,7 @@ export interface TextChannelDeps {
 
 /** A plain-text channel (SMS, chat bridges): its messages in, and what the session said out. */
 export function createTextChannel({ db, sessions, questions, runs, textCommands, postMessage }: TextChannelDeps) {
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   /**
    * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
    * one question pending, plain text answers it (closed by "channel", the sender in the reply);

@@ -8,7 +8,6 @@ import { senderNote } from "../../protocol/channels";
 import type { Db } from "../db/client";
 import type { Closer, QuestionService } from "../questions/question-service";
 import { toQuestionWithRoot, type SessionService } from "../sessions/session-service";
-import { storeLanes } from "../store/sql-executor";
 import { closedOfSession } from "../store/sessions/run-reads";
 
 /** What a text command did: the person's message, the reply to it, and the outcome (`refused` when nothing changed for a bad command). */
@@ -45,7 +44,7 @@ function appliedLine(action: TextAction, q: Question): string {
  * closed by "text". The person's message is stored, and a system message answers with the outcome.
  */
 export function createTextCommands({ db, sessions, questions }: { db: Db; sessions: SessionService; questions: QuestionService }) {
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   /** A closed question of the session that a prefix names (a command that came too late). */
   async function closedMatch(sessionId: string, token: string | undefined): Promise<Question | null> {
     if (!token) return null;

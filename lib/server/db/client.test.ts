@@ -158,6 +158,18 @@ describe("the database client", () => {
     await direct.transaction(insert("d"));
     await direct.transaction(insert("e"));
     expect(transactions).toBe(3);
+    // Works that await between their statements join a shared commit too, each in its own savepoint.
+    const awaited = await Promise.allSettled([
+      db.exec.transaction(async (tx) => (await tx.rows(insertSession, sessionRow("f")), await tx.rows(insertSession, sessionRow("g")))),
+      db.exec.transaction(async (tx) => {
+        await tx.rows(insertSession, sessionRow("h"));
+        throw new Error("changed its mind");
+      }),
+      db.exec.transaction(async (tx) => tx.changes(rename, { id: "a", title: "renamed" })),
+    ]);
+    expect(awaited.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(transactions).toBe(4);
+    expect(await ids()).toEqual(["a", "c", "d", "e", "f", "g"]);
   });
 
   it("runs grouped transactions in turn with an interactive one: one never sees the other's uncommitted rows", async () => {

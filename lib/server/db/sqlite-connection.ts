@@ -30,12 +30,10 @@ const NO_OBSERVER: StatementObserver = { query: () => {}, transaction: () => {} 
 export interface DirectSqlite {
   /**
    * Runs `work` in a BEGIN IMMEDIATE … COMMIT; a throw rolls it back. Works asked for together
-   * share the commit (each in a savepoint): a work that throws rolls back alone, and one retried
-   * after a lock held by another process runs again whole.
+   * share the commit, one after the other, each in a savepoint: a work that throws rolls back
+   * alone. A work may await between its statements (the connection is its own meanwhile).
    */
-  transaction<T>(work: () => T): Promise<T>;
-  /** A transaction whose work awaits between its statements (it holds the connection meanwhile). */
-  interactive<T>(work: () => Promise<T>): Promise<T>;
+  transaction<T>(work: () => T | Promise<T>): Promise<T>;
   /** Runs `work` (reads) once no transaction is open: it sees only what is committed. */
   read<T>(work: () => T): Promise<T>;
   /** A prepared statement, cached (integers as numbers); each use is counted. */
@@ -112,10 +110,28 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
 
   const control = (text: "BEGIN IMMEDIATE" | "COMMIT" | "ROLLBACK") => (observer.query("write", "direct"), handle.prepare(text).run());
 
+  /** A work inside the open transaction, in a savepoint of its own: its throw rolls back only what it wrote. */
+  let depth = 0;
+  async function inSavepoint<T>(work: () => T | Promise<T>): Promise<T> {
+    const name = `work_${++depth}`;
+    handle.exec(`SAVEPOINT ${name}`);
+    try {
+      const value = await inside.run(true, work);
+      handle.exec(`RELEASE ${name}`);
+      return value;
+    } catch (err) {
+      handle.exec(`ROLLBACK TO ${name}`);
+      handle.exec(`RELEASE ${name}`);
+      throw err;
+    } finally {
+      depth--;
+    }
+  }
+
   /**
    * Group commit: the transactions asked for in one turn of the event loop (more pile up while a
-   * commit's fsync holds it) share one BEGIN IMMEDIATE … COMMIT, each in its own savepoint, so
-   * one that throws rolls back alone. Each caller hears once the shared COMMIT is durable.
+   * commit's fsync holds it) share one BEGIN IMMEDIATE … COMMIT. Each caller hears once the shared
+   * COMMIT is durable.
    */
   let queued: QueuedWork[] = [];
   const commitQueued = async (): Promise<void> => {
@@ -127,34 +143,30 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
       for (const q of queued.splice(0)) q.reject(err);
       return;
     }
-    let batch: QueuedWork[] = [];
+    // Everything asked for until now joins this commit; what comes later schedules the next.
+    const batch = queued;
+    queued = [];
+    let ended: (() => void) | undefined;
     try {
-      // Everything asked for until now joins this commit; what comes later schedules the next.
-      batch = queued;
-      queued = [];
-      if (batch.length === 0) return;
+      await busy.run(async () => control("BEGIN IMMEDIATE"), { deadline });
       observer.transaction();
-      observer.query("write", "direct");
-      observer.query("write", "direct");
-      const outcomes = await busy.run(
-        async () =>
-          handle
-            .transaction(() =>
-              batch.map((q): { value: unknown } | { error: unknown } => {
-                try {
-                  return { value: handle.transaction(q.work)() };
-                } catch (error) {
-                  return { error };
-                }
-              }),
-            )
-            .immediate(),
-        { deadline },
-      );
+      openTransaction = new Promise((resolve) => (ended = resolve));
+      const outcomes: Array<{ value: unknown } | { error: unknown }> = [];
+      for (const q of batch)
+        outcomes.push(
+          await inSavepoint(q.work).then(
+            (value) => ({ value }),
+            (error: unknown) => ({ error }),
+          ),
+        );
+      control("COMMIT");
       outcomes.forEach((outcome, i) => ("error" in outcome ? batch[i]!.reject(outcome.error) : batch[i]!.resolve(outcome.value)));
     } catch (err) {
+      if (handle.inTransaction) control("ROLLBACK");
       for (const q of batch) q.reject(err);
     } finally {
+      openTransaction = undefined;
+      ended?.();
       release();
     }
   };
@@ -162,36 +174,13 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
   return {
     prepare,
     read: <T>(work: () => T): Promise<T> => busy.run(() => outsideTransaction(work), { write: false }),
-    transaction: <T>(work: () => T): Promise<T> => {
-      // From inside an interactive transaction: a savepoint of it (waiting for it to end would deadlock it).
-      if (inside.getStore()) return Promise.resolve().then(() => handle.transaction(work)());
+    transaction: <T>(work: () => T | Promise<T>): Promise<T> => {
+      // From inside an open transaction: a savepoint of it (waiting for it to end would deadlock it).
+      if (inside.getStore()) return inSavepoint(work);
       return new Promise<T>((resolve, reject) => {
         queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
         if (queued.length === 1) setImmediate(() => void commitQueued());
       });
-    },
-    async interactive<T>(work: () => Promise<T>): Promise<T> {
-      if (inside.getStore()) return work();
-      const deadline = busy.deadline();
-      const release = await takeTurn(deadline);
-      let ended: (() => void) | undefined;
-      try {
-        await busy.run(async () => control("BEGIN IMMEDIATE"), { deadline });
-        observer.transaction();
-        openTransaction = new Promise((resolve) => (ended = resolve));
-        try {
-          const value = await inside.run(true, work);
-          control("COMMIT");
-          return value;
-        } catch (err) {
-          if (handle.inTransaction) control("ROLLBACK");
-          throw err;
-        }
-      } finally {
-        openTransaction = undefined;
-        ended?.();
-        release();
-      }
     },
     async close(): Promise<void> {
       const release = await oneTransaction.acquire(busy.deadline()).catch(() => () => {});

@@ -4,7 +4,6 @@ import { closeDb, createDb, type Db } from "../db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { createCommandService, SETTLED_PAYLOAD, type CommandService } from "./command-ledger";
-import { storeLanes } from "../store/sql-executor";
 import { insertSession } from "../store/sessions/session-statements";
 
 let testDb: TestDatabase;
@@ -33,7 +32,7 @@ afterEach(async () => {
 function createSession(service: CommandService, client: Db, { commandId, title = "t" }: { commandId?: string; title?: string }) {
   return service.run<Receipt>({ commandId, kind: "start_run", payload: { title } }, async ({ commandId: cid, record }) => {
     const receipt = buildReceipt<Receipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: `run-of-${Math.random()}` });
-    await storeLanes(client).exec.transaction(async (tx) => {
+    await client.exec.transaction(async (tx) => {
       await tx.rows(insertSession, { id: crypto.randomUUID(), ownerId: "local", title, at: new Date() });
       await record(tx, receipt);
     });

@@ -3,7 +3,7 @@ import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/com
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
 import { isUniqueViolation, type Db, type DirectSqlite } from "../db/client";
-import { storeLanes, type SqlTx } from "../store/sql-executor";
+import { type SqlTx } from "../store/sql-executor";
 import * as C from "../store/commands/command-statements";
 import type { ReceiptParams } from "../store/commands/command-statements";
 
@@ -67,7 +67,7 @@ type Stored<R> = { state: "queued" | "done"; receipt: R };
  * concurrent twins exactly one applies, and the others roll back and return its receipt.
  */
 export function createCommandService({ db }: { db: Db }) {
-  const { exec, direct, now: sqlite } = storeLanes(db);
+  const { exec, direct, now: sqlite } = db;
   async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
     const [row] = await exec.read(C.byId, { id });
     if (!row) return null;

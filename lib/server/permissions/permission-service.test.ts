@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalSpec, PermissionRuleInput } from "../../protocol/permissions";
-import { storeLanes } from "../store/sql-executor";
 import { startFakeParley, type FakeParley } from "../../../tests/helpers/fakes";
 import { matchWork } from "./glob-engine";
 import { createPermissionService, MAX_SESSION_RULES, type PermissionService } from "./permission-service";
@@ -119,7 +118,7 @@ describe("the permission service", () => {
   });
 
   it("decides inside a transaction it is given", async () => {
-    await storeLanes(app.parley.db).exec.transaction(async (tx) => {
+    await app.parley.db.exec.transaction(async (tx) => {
       await permissions.addRule(sessionId, { tool: "shell", pattern: "npm test*", decision: "allow" }, "always", tx);
       expect((await permissions.decide(sessionId, shellCall("npm test -- a"), tx)).decision).toBe("allow");
     });

@@ -4,7 +4,7 @@ import { type Db, type DirectSqlite } from "../db/client";
 import type { CommandRow } from "../ledger/command-ledger";
 import { toQuestion } from "../db/mappers";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import { storeLanes, type SqlExecutor, type SqlTx, type SqliteNow } from "../store/sql-executor";
+import { type SqlExecutor, type SqlTx, type SqliteNow } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as Q from "../store/questions/question-statements";
 
@@ -155,7 +155,7 @@ const oldestFirst = (a: Question, b: Question) => a.createdAt.localeCompare(b.cr
 
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
-  const { engine, exec, direct, now: sqlite } = storeLanes(db);
+  const { engine, exec, direct, now: sqlite } = db;
   const pgStore = engine === "postgresql" ? createPgQuestionStore(exec) : null;
   /** The statements that run inside SQLite's direct transactions (null on PostgreSQL). */
   const now = direct && sqlite ? createDirectQuestionStore(direct, sqlite) : null;

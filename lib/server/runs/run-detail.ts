@@ -3,7 +3,6 @@ import { quoteId } from "../../protocol/bounded-text";
 import type { RunDetail } from "../../protocol/entities";
 import type { Db } from "../db/client";
 import { parseJson, toRun } from "../db/mappers";
-import { storeLanes } from "../store/sql-executor";
 import { findRun } from "../store/runs/run-statements";
 import { journalOf, runTree } from "../store/sessions/run-reads";
 import type { QuestionService } from "../questions/question-service";
@@ -11,7 +10,7 @@ import { treeBelow } from "./run-tree";
 
 /** The run, its journal, and the pending questions of its whole tree, each naming the run that owns it. */
 export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending" | "listOfRun">, id: string): Promise<RunDetail> {
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   const [row] = await exec.read(findRun, { id });
   if (!row) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
   const run = toRun(row);

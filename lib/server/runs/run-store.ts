@@ -12,7 +12,7 @@ import { createDirectRunStore } from "./run-store-direct";
 import { insertMessage, type MessageInsert } from "../store/sessions/session-statements";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import { fenced, holdEpoch, noRunOrLeaseLost, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import { storeLanes, type SqlTx } from "../store/sql-executor";
+import { type SqlTx } from "../store/sql-executor";
 import { firstPending } from "../store/questions/question-statements";
 import * as S from "../store/runs/run-statements";
 
@@ -65,7 +65,7 @@ const runParams = (run: NewRun) => ({
  * the epoch is null and nothing is checked.
  */
 export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
-  const { exec, direct, now: sqlite } = storeLanes(db);
+  const { exec, direct, now: sqlite } = db;
   /** The run statements that must run inside SQLite's direct transactions (a message's, an answer's, a run's start). */
   const now = sqlite && createDirectRunStore(sqlite);
   const epochOf = (epoch: HeldEpoch) => (fenced(epoch) ? epoch : null);

@@ -1,5 +1,4 @@
 import type { Db } from "../db/client";
-import { storeLanes } from "../store/sql-executor";
 import { chatHistory } from "../store/sessions/session-statements";
 
 /** How many earlier messages a chat turn gets as its context, and how many bytes of text in all. */
@@ -34,5 +33,5 @@ export function boundHistory(newestFirst: ReadonlyArray<{ role: string; text: st
 
 /** The context of a new chat turn: the session's earlier messages, bounded. */
 export async function loadChatHistory(db: Db, sessionId: string): Promise<HistoryEntry[]> {
-  return boundHistory(await storeLanes(db).exec.read(chatHistory, { sessionId, limit: HISTORY_MESSAGES }));
+  return boundHistory(await db.exec.read(chatHistory, { sessionId, limit: HISTORY_MESSAGES }));
 }

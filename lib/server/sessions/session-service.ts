@@ -6,7 +6,7 @@ import { quoteId } from "../../protocol/bounded-text";
 import { isFinalRunStatus, type Message, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
 import type { Db } from "../db/client";
 import { toMessage, toQuestion, toRun, toSession } from "../db/mappers";
-import { storeLanes, type SqlTx } from "../store/sql-executor";
+import { type SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as S from "../store/sessions/session-statements";
 import * as R from "../store/sessions/run-reads";
@@ -27,7 +27,7 @@ export const toQuestionWithRoot = ({ runRootRunId, ...row }: R.QuestionWithRoot)
 const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0);
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
-  const { exec, now } = storeLanes(db);
+  const { exec, now } = db;
   /** A message's row, stored alone (`exec`), in a transaction, or on SQLite's direct lane: the same statement. */
   const insertIn = (lane: Pick<SqlTx, "changes">, row: S.MessageInsert) => lane.changes(S.insertMessage, row).then(() => row);
   const insertNow = (row: S.MessageInsert) => {

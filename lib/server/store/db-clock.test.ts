@@ -4,7 +4,6 @@ import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/te
 import { closeDb, createDb, type Db } from "../db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { dbNow, dbNowPlusMs } from "./db-clock";
-import { storeLanes } from "./sql-executor";
 import { statement } from "./typed-sql";
 
 // The database's clock as leases use it, on whichever engine the suite runs (SQLite, or
@@ -38,7 +37,7 @@ const lapsed = statement((q, _p, engine) => q.selectFrom("NodeLease").select("na
 
 describe("the database's clock in statements written once for both engines", () => {
   it("a time written from the database's now reads back through Prisma as the current UTC instant", async () => {
-    const { exec } = storeLanes(db);
+    const { exec } = db;
     const before = Date.now();
     expect(await exec.changes(insertLease, { name: "job", ms: 60_000 })).toBe(1);
     const { until } = (await fixture.nodeLease.findUnique({ where: { name: "job" } }))!;
@@ -48,7 +47,7 @@ describe("the database's clock in statements written once for both engines", () 
   });
 
   it("orders times it writes among times Prisma wrote, and compares both with its now", async () => {
-    const { exec } = storeLanes(db);
+    const { exec } = db;
     const at = Date.now();
     for (const [name, ms] of [
       ["prisma-90s", 90_000],

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { closeDb, createDb, type Db } from "../db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
-import { storeLanes } from "./sql-executor";
 import { statement } from "./typed-sql";
 
 let testDb: TestDatabase;
@@ -31,7 +30,7 @@ const sessionWithFlag = statement((q, p: { id: string }) =>
 // On SQLite, or on PostgreSQL under `npm run test:pg`.
 describe("the engine's executor", () => {
   it("writes dates as Prisma stores them and reads dates and booleans back in the schema's types", async () => {
-    const { exec } = storeLanes(db);
+    const { exec } = db;
     expect(exec.engine).toBe(testDb.engine);
     const at = new Date("2026-12-03T10:11:12.345Z");
     const [row] = await exec.write(insertSession, { id: "s1", at, deletedAt: null });
@@ -49,7 +48,7 @@ const renameSession = statement((q, p: { id: string; title: string }) => q.updat
 
 describe("a transaction on the engine's executor", () => {
   it("reads rows in the schema's types, counts changes, and rolls everything back on a throw", async () => {
-    const { exec } = storeLanes(db);
+    const { exec } = db;
     const at = new Date("2026-12-03T10:11:12.345Z");
     const inside = await exec.transaction(async (tx) => {
       const [row] = await tx.rows(insertSession, { id: "s1", at, deletedAt: at });

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Db, DirectSqlite, PgLane, StatementObserver } from "../db/client";
+import type { DirectSqlite, PgLane, StatementObserver } from "../db/client";
 import { sqliteTime } from "../db/direct-rows";
 import type { Engine } from "../db/engine";
 import { pgTime } from "../db/pg-lane";
@@ -86,7 +86,7 @@ export function sqliteExecutor(direct: DirectSqlite, now: SqliteNow = sqliteNow(
     read: (statement, params) => direct.read(() => now.rows(statement, params)),
     write: (statement, params) => direct.transaction(() => now.rows(statement, params)),
     changes: (statement, params) => direct.transaction(() => now.changes(statement, params)),
-    transaction: (work) => direct.interactive(() => work(tx)),
+    transaction: (work) => direct.transaction(() => work(tx)),
   };
 }
 
@@ -132,8 +132,3 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
     },
   };
 }
-
-/** What a store runs its statements on (the database itself: see Db). */
-export type StoreLanes = Db;
-
-export const storeLanes = (db: Db): StoreLanes => db;

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../tests/helpers/test-db";
 import { closeDb, createDb, type Db } from "../../db/client";
 import { openFixtureDb, type FixtureDb } from "../../../../tests/helpers/fixture-db";
-import { storeLanes } from "../sql-executor";
 import { createLeaseStore, holdsEpoch, type LeaseStore } from "./lease-store";
 
 // The lease store's statements on whichever engine the suite runs (SQLite, or PostgreSQL under
@@ -16,7 +15,7 @@ beforeEach(async () => {
   testDb = await createTestDatabase("parley_leasestore");
   db = await createDb(testDb.url);
   fixture = await openFixtureDb(testDb.url);
-  store = createLeaseStore(storeLanes(db).exec);
+  store = createLeaseStore(db.exec);
   await fixture.chatSession.create({ data: { id: "s", title: "t" } });
 });
 
@@ -38,7 +37,7 @@ describe("a run's lease", () => {
     expect(await store.take("r", "b", 60_000)).toBeNull();
     expect(await store.holder("r")).toEqual({ owner: "a", live: true });
     expect(await store.holder("missing")).toBeUndefined();
-    const { exec } = storeLanes(db);
+    const { exec } = db;
     expect(await exec.transaction((tx) => holdsEpoch(tx, "r", 2))).toBe(true);
     expect(await exec.transaction((tx) => holdsEpoch(tx, "r", 1))).toBe(false);
     // Lapsed: another node takes it.
@@ -50,7 +49,7 @@ describe("a run's lease", () => {
 
   it("is held from the insert of a new run, inside its transaction", async () => {
     await addRun("r");
-    await storeLanes(db).exec.transaction((tx) => store.holdNew(tx, "r", "a", 60_000, 1));
+    await db.exec.transaction((tx) => store.holdNew(tx, "r", "a", 60_000, 1));
     const lease = await leaseOf("r");
     expect(lease).toMatchObject({ leaseOwner: "a", leaseEpoch: 1 });
     expect(lease.leaseUntil!.getTime()).toBeGreaterThan(Date.now() + 50_000);

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from "kysely";
 import type { Db } from "../../db/client";
-import { storeLanes, type SqlTx } from "../sql-executor";
+import { type SqlTx } from "../sql-executor";
 import { statement, type DB } from "../typed-sql";
 
 export type RuleRow = Selectable<DB["PermissionRule"]>;
@@ -29,7 +29,7 @@ const remove = statement((q, p: { sessionId: string; id: string }) => q.deleteFr
 
 /** A session's permission rules: the permission service speaks no SQL. */
 export function createRuleStore(db: Db) {
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   return {
     /** A session's rules in the order they apply (oldest first), in `tx` when given. */
     list: (sessionId: string, tx?: SqlTx): Promise<RuleRow[]> => (tx ? tx.rows(listForSession, { sessionId }) : exec.read(listForSession, { sessionId })),

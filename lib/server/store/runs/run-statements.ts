@@ -262,13 +262,34 @@ export const insertCall = statement((q, p: { runId: string; seq: number; name: s
 export const sayWithMessage = statement(
   (
     q,
-    p: { runId: string; seq: number; name: string; digest: string; output: string; id: string; sessionId: string; role: string; text: string; stopped: boolean; sender: string | null; at: Date; epoch: number | null },
+    p: {
+      runId: string;
+      seq: number;
+      name: string;
+      digest: string;
+      output: string;
+      id: string;
+      sessionId: string;
+      role: string;
+      text: string;
+      stopped: boolean;
+      sender: string | null;
+      at: Date;
+      epoch: number | null;
+    },
     engine,
   ) => {
     const text = (value: string | null) => typedParam(engine, value, "text");
     const at = typedParam(engine, p.at, "timestamp(3)");
     return q
-      .with("held", (db) => db.selectFrom("Run").select("Run.id").where("Run.id", "=", p.runId).where((eb) => holds(eb, p.epoch)).forShare())
+      .with("held", (db) =>
+        db
+          .selectFrom("Run")
+          .select("Run.id")
+          .where("Run.id", "=", p.runId)
+          .where((eb) => holds(eb, p.epoch))
+          .forShare(),
+      )
       .with("said", (db) =>
         db
           .insertInto("JournalEntry")
@@ -276,7 +297,15 @@ export const sayWithMessage = statement(
           .expression((eb) =>
             eb
               .selectFrom("held")
-              .select(["held.id", typedParam(engine, p.seq, "integer").as("seq"), sql.lit("say").as("kind"), text(p.name).as("name"), text(p.digest).as("digest"), text(p.output).as("output"), at.as("createdAt")]),
+              .select([
+                "held.id",
+                typedParam(engine, p.seq, "integer").as("seq"),
+                sql.lit("say").as("kind"),
+                text(p.name).as("name"),
+                text(p.digest).as("digest"),
+                text(p.output).as("output"),
+                at.as("createdAt"),
+              ]),
           ),
       )
       .insertInto("Message")

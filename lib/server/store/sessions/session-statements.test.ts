@@ -2,7 +2,6 @@ import { expect, it } from "vitest";
 import { createTestDatabase } from "../../../../tests/helpers/test-db";
 import { openFixtureDb } from "../../../../tests/helpers/fixture-db";
 import { closeDb, createDb } from "../../db/client";
-import { storeLanes } from "../sql-executor";
 import * as S from "./session-statements";
 
 /** Runs on PostgreSQL too (scripts/test-pg.mjs: lib/server/store). */
@@ -10,7 +9,7 @@ it("session statements: an owner's list or everyone's, a message stored alike on
   const t = await createTestDatabase();
   const db = await createDb(t.url);
   const fixture = await openFixtureDb(t.url);
-  const { exec } = storeLanes(db);
+  const { exec } = db;
   const at = new Date("2026-01-02T03:04:05.678Z");
   await exec.write(S.insertSession, { id: "s1", ownerId: "a", title: "t", at });
   await exec.write(S.insertSession, { id: "s2", ownerId: "b", title: "t", at: new Date(at.getTime() + 1) });
