@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
-import { isUniqueViolation, type Db, type DirectSqlite } from "../db/client";
+import { isUniqueViolation, type Db } from "../db/client";
 import { type SqlTx } from "../store/sql-executor";
 import * as C from "../store/commands/command-statements";
 import type { ReceiptParams } from "../store/commands/command-statements";
@@ -23,22 +23,7 @@ export interface ApplyContext<R extends Receipt> {
   record: (tx: SqlTx, receipt: R) => Promise<void>;
   /** `record` in a transaction of its own, for a command whose change is not in the database (or that changes nothing). */
   commit: (receipt: R) => Promise<void>;
-  /**
-   * `record` on the connection's direct lane, inside a `direct.transaction` (SQLite only; null
-   * elsewhere): for hot paths whose whole change is made there.
-   */
-  recordNow: ((receipt: R) => void) | null;
-  direct: DirectSqlite | null;
-  /**
-   * The receipt's row, for a caller that inserts it in a statement of its own (PostgreSQL's lane)
-   * where a twin's row makes it fail on the unique id; null for a queued command, whose row is
-   * claimed rather than inserted.
-   */
-  receiptRow: ((receipt: R) => CommandRow) | null;
 }
-
-/** A settled command's row as it is inserted. */
-export type CommandRow = ReceiptParams;
 
 /** Applies a command and returns its receipt, stored through `record` or `commit`. */
 export type Apply<R extends Receipt> = (ctx: ApplyContext<R>) => Promise<R>;
@@ -67,7 +52,7 @@ type Stored<R> = { state: "queued" | "done"; receipt: R };
  * concurrent twins exactly one applies, and the others roll back and return its receipt.
  */
 export function createCommandService({ db }: { db: Db }) {
-  const { exec, direct, now: sqlite } = db;
+  const { exec } = db;
   async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
     const [row] = await exec.read(C.byId, { id });
     if (!row) return null;
@@ -104,14 +89,8 @@ export function createCommandService({ db }: { db: Db }) {
           if ((await tx.changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt))) !== 1) throw new ClaimedByTwin();
         };
         const commit = (receipt: R) => exec.transaction((tx) => record(tx, receipt));
-        const recordNow = sqlite
-          ? (receipt: R) => {
-              if (sqlite.changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt)) !== 1) throw new ClaimedByTwin();
-            }
-          : null;
-        const receiptRow = claimQueued ? null : row;
         try {
-          return await apply({ commandId: id, record, commit, recordNow, direct, receiptRow });
+          return await apply({ commandId: id, record, commit });
         } catch (err) {
           const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await exec.read(C.byId, { id })).length > 0);
           if (!lostToTwin || attempt >= 3) throw err;

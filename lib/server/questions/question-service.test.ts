@@ -143,9 +143,8 @@ describe("question service", () => {
 });
 
 describe("the reply's database work", () => {
-  // A question with its run and session is one joined read, on either engine's lane.
-  // SQLite: one transaction (BEGIN and COMMIT counted as writes); PostgreSQL: the claim and the receipt are one statement.
-  const replyWork = TEST_PG_URL ? { reads: 1, writes: 1, transactions: 0 } : { reads: 1, writes: 4, transactions: 1 };
+  // A question with its run and session is one joined read, then the claim and the receipt, in one transaction (BEGIN and COMMIT counted as writes) on either engine.
+  const replyWork = { reads: 1, writes: 4, transactions: 1 };
   it("is one joined read, then the claim with its receipt, atomically", async () => {
     const q = await ask();
     Object.assign(sent, { reads: 0, writes: 0, transactions: 0 });

@@ -87,7 +87,6 @@ export function createQuestionService({
   timerOwner = OWN_TIMERS,
 }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
-  const directStore = store.now;
   const timers = new Map<string, NodeJS.Timeout>();
 
   function clearTimer(id: string) {
@@ -177,7 +176,7 @@ export function createQuestionService({
     const { digest } = payload;
     const broadcast = metrics.time("reply.broadcast");
     const delivered = metrics.time("reply.deliver");
-    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, commit, recordNow, direct, receiptRow }) => {
+    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record }) => {
       const receipt = (apply_state: ReplyReceipt["apply_state"], outcome: ReplyReceipt["outcome"], question: Question) =>
         buildReceipt<ReplyReceipt>({ commandId: cid, kind, apply_state, outcome, question });
       const lateReceipt = (question: Question): ReplyReceipt => {
@@ -199,42 +198,23 @@ export function createQuestionService({
       type Won = { question: Question; receipt: ReplyReceipt; also: AlsoChanged };
 
       const claimed = metrics.time("reply.claim");
-      let won: Won | { late: ReplyReceipt } | null = null;
-      if (direct && recordNow && directStore) {
-        won = await direct.transaction((): Won | { late: ReplyReceipt } | null => {
-          const target = visible(directStore.target(id));
-          const verdict = judged(target);
-          // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
-          if ("late" in verdict) return (commandId !== undefined && recordNow(verdict.late), verdict);
-          const question = closedAs(target.question, verdict.closing);
-          if (alongWith(question)) return null;
-          directStore.claim(id, verdict.closing);
-          const r = receipt("applied", verdict.status, question);
-          recordNow(r);
-          return { question, receipt: r, also: NOTHING_ELSE };
-        });
-      }
-      if (won === null) {
-        const target = visible(await store.target(id));
+      // Read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
+      const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt }> => {
+        const target = visible(await store.target(id, tx));
         const verdict = judged(target);
-        if ("late" in verdict) won = verdict;
-        else {
-          const question = closedAs(target.question, verdict.closing);
-          if (store.claimRecording && receiptRow && !alongWith(question)) {
-            // PostgreSQL: the claim and its receipt are one statement.
-            const r = receipt("applied", verdict.status, question);
-            won = (await store.claimRecording(id, verdict.closing, receiptRow(r))) ? { question, receipt: r, also: NOTHING_ELSE } : null;
-          } else {
-            won = await store.claimWith(target.question, verdict.closing, async (tx, claimed): Promise<Won> => {
-              const r = receipt("applied", verdict.status, claimed);
-              await record(tx, r);
-              return { question: claimed, receipt: r, also: (await alongWith(claimed)?.(tx)) ?? NOTHING_ELSE };
-            });
-          }
-          won ??= { late: lateReceipt(await getQuestion({ id })) };
-        }
-        if ("late" in won && commandId !== undefined) await commit(won.late);
-      }
+        const late = async (late: ReplyReceipt) => {
+          // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
+          if (commandId !== undefined) await record(tx, late);
+          return { late };
+        };
+        if ("late" in verdict) return late(verdict.late);
+        const question = closedAs(target.question, verdict.closing);
+        // Another settler's claim committed after our read (PostgreSQL reads what is committed; SQLite's write lock excludes it).
+        if (!(await store.claim(id, verdict.closing, tx))) return late(lateReceipt((await store.target(id, tx))!.question));
+        const r = receipt("applied", verdict.status, question);
+        await record(tx, r);
+        return { question, receipt: r, also: (await alongWith(question)?.(tx)) ?? NOTHING_ELSE };
+      });
       claimed();
       if ("late" in won) return won.late;
       announce(won.question, broadcast);
@@ -263,8 +243,6 @@ export function createQuestionService({
 
     /** The first pending question of a session, read inside a transaction. */
     firstPendingIn: (tx: SqlTx, { sessionId }: { sessionId: string }) => store.firstPendingIn(tx, sessionId),
-    /** The same inside a transaction on SQLite's direct lane; null when there is no such lane. */
-    firstPendingNow: directStore ? ({ sessionId }: { sessionId: string }) => directStore.firstPendingNow(sessionId) : null,
     settle,
 
     /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */

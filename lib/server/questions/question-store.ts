@@ -1,10 +1,9 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
-import { type Db, type DirectSqlite } from "../db/client";
-import type { CommandRow } from "../ledger/command-ledger";
+import type { Db } from "../db/client";
 import { toQuestion } from "../db/mappers";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import { type SqlExecutor, type SqlTx, type SqliteNow } from "../store/sql-executor";
+import type { SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as Q from "../store/questions/question-statements";
 
@@ -95,31 +94,6 @@ const targetOf = (row: RowOf<typeof Q.target> | undefined): ReplyTarget | null =
 /** The parameters of a question's insert with its journal entry. */
 const insertParams = (q: NewQuestion, epoch: HeldEpoch) => ({ ...questionRow(q), name: journalName(q.spec), digest: q.journalDigest, epoch: fenced(epoch) ? epoch : null });
 
-/**
- * The reply's reads and writes on SQLite's direct lane, called inside `direct.transaction`: one
- * joined read and one conditional update, where Prisma would send six statements.
- */
-function createDirectQuestionStore(direct: DirectSqlite, now: SqliteNow) {
-  return {
-    target: (id: string): ReplyTarget | null => targetOf(now.rows(Q.target, { id })[0]),
-
-    /** A question and its journal entry in one transaction (fenced by `epoch`); the question as stored, without reading it back. */
-    insert: async (q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> => {
-      const params = insertParams(q, epoch);
-      await direct.transaction(() => {
-        if (now.changes(Q.insertQuestion, params) === 0) throw noRunOrLeaseLost(q.runId, epoch);
-        now.changes(Q.insertQuestionJournal, { runId: q.runId, seq: q.seq, name: params.name, digest: params.digest, id: q.id, createdAt: q.createdAt });
-      });
-      return toQuestion({ ...questionRow(q), run: { rootRunId: q.rootRunId } });
-    },
-
-    /** The first pending question of a session, inside a direct transaction. */
-    firstPendingNow: (sessionId: string): Pick<Question, "id" | "runId" | "prompt"> | null => now.rows(Q.firstPending, { sessionId })[0] ?? null,
-
-    claim: (id: string, closing: Closing): boolean => now.changes(Q.claim, { id, ...closingData(closing) }) === 1,
-  };
-}
-
 /** A pending question as it reads once `closing` has claimed it. */
 export const closedAs = (question: Question, { status, closedBy, closedAt, answer, feedback }: Closing): Question => ({
   ...question,
@@ -130,24 +104,6 @@ export const closedAs = (question: Question, { status, closedBy, closedAt, answe
   feedback,
 });
 
-/** The question loop's statements on PostgreSQL's lane: one each, where Prisma sends two to five. */
-function createPgQuestionStore(exec: SqlExecutor) {
-  return {
-    /** A question and its journal entry, in one statement (fenced by `epoch`); the question as stored, without reading it back. */
-    async insert(q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> {
-      const [stored] = await exec.write(Q.insertQuestionJournaled, insertParams(q, epoch));
-      if (!stored) throw noRunOrLeaseLost(q.runId, epoch);
-      return toQuestion({ ...questionRow(q), run: { rootRunId: q.rootRunId } });
-    },
-
-    /** Claims the question and inserts `command` with it: whether this claim won. */
-    async claimRecording(id: string, closing: Closing, command: CommandRow): Promise<boolean> {
-      const { id: commandId, ...receipt } = command;
-      return (await exec.write(Q.claimRecording, { id, ...closingData(closing), command: commandId, ...receipt })).length === 1;
-    },
-  };
-}
-
 type WithRoot = RowOf<typeof Q.byId>;
 const withRoot = (row: WithRoot): Question => toQuestion({ ...row, run: { rootRunId: row.run_rootRunId } });
 const one = (rows: WithRoot[]): Question | null => (rows[0] ? withRoot(rows[0]) : null);
@@ -155,20 +111,26 @@ const oldestFirst = (a: Question, b: Question) => a.createdAt.localeCompare(b.cr
 
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
-  const { engine, exec, direct, now: sqlite } = db;
-  const pgStore = engine === "postgresql" ? createPgQuestionStore(exec) : null;
-  /** The statements that run inside SQLite's direct transactions (null on PostgreSQL). */
-  const now = direct && sqlite ? createDirectQuestionStore(direct, sqlite) : null;
+  const { engine, exec } = db;
   return {
-    now,
-    /** PostgreSQL's lane: the claim with its receipt in one statement (null on SQLite, whose direct lane does more). */
-    claimRecording: pgStore?.claimRecording ?? null,
-
     /**
      * A question and its journal entry, stored together while its run holds `epoch`; the question as
      * stored, without reading it back.
      */
-    insert: (q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> => (pgStore ? pgStore.insert(q, epoch) : now!.insert(q, epoch)),
+    async insert(q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> {
+      const params = insertParams(q, epoch);
+      const stored =
+        engine === "postgresql"
+          ? // One statement: the question, then its journal entry in a CTE.
+            (await exec.write(Q.insertQuestionJournaled, params)).length > 0
+          : await exec.transaction(async (tx) => {
+              if ((await tx.changes(Q.insertQuestion, params)) === 0) return false;
+              await tx.changes(Q.insertQuestionJournal, { runId: q.runId, seq: q.seq, name: params.name, digest: params.digest, id: q.id, createdAt: q.createdAt });
+              return true;
+            });
+      if (!stored) throw noRunOrLeaseLost(q.runId, epoch);
+      return toQuestion({ ...questionRow(q), run: { rootRunId: q.rootRunId } });
+    },
 
     find: async (id: string): Promise<Question | null> => one(await exec.read(Q.byId, { id })),
     findByPendingId: async (pendingId: string): Promise<Question | null> => one(await exec.read(Q.byPendingId, { pendingId })),
@@ -177,17 +139,10 @@ export function createQuestionStore(db: Db) {
     policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await exec.read(Q.runPolicyAndRoot, { runId }))[0]?.policy),
 
     /** A reply's target, read at once. */
-    target: async (id: string): Promise<ReplyTarget | null> => targetOf((await exec.read(Q.target, { id }))[0]),
+    target: async (id: string, tx?: SqlTx): Promise<ReplyTarget | null> => targetOf((await (tx ? tx.rows(Q.target, { id }) : exec.read(Q.target, { id })))[0]),
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
     claim: async (id: string, closing: Closing, tx: Pick<SqlTx, "changes"> = exec): Promise<boolean> => (await tx.changes(Q.claim, { id, ...closingData(closing) })) === 1,
-
-    /** Claims a pending question read before (`question`) in one transaction; `alongWith` records what belongs with the claim. */
-    claimWith: <T>(question: Question, closing: Closing, alongWith: (tx: SqlTx, question: Question) => Promise<T>): Promise<T | null> =>
-      exec.transaction(async (tx) => {
-        if ((await tx.changes(Q.claim, { id: question.id, ...closingData(closing) })) !== 1) return null;
-        return alongWith(tx, closedAs(question, closing));
-      }),
 
     /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
     countAsked: async (runId: string): Promise<number> => (await exec.read(Q.countAsked, { runId }))[0]!.n,

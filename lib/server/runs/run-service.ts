@@ -264,7 +264,6 @@ export function createRunService(deps: RunServiceDeps) {
     commandId,
     turnOf,
     alongWith,
-    alongWithNow,
     committed,
     startedBy,
   }: {
@@ -280,8 +279,6 @@ export function createRunService(deps: RunServiceDeps) {
     startedBy?: RunStarter;
     /** Writes what belongs to the same command (a chat message) in the run's transaction; it gets the new run's id. */
     alongWith?: (tx: SqlTx, runId: string) => Promise<unknown>;
-    /** `alongWith` on SQLite's direct lane (synchronous); the run is stored there when this is given (or no `alongWith`). */
-    alongWithNow?: (runId: string) => void;
     /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */
     committed?: () => void;
   }): Promise<StartedRun> {
@@ -297,24 +294,14 @@ export function createRunService(deps: RunServiceDeps) {
     let started: Run | undefined;
     const receipt = await commands.run<StartRunReceipt>(
       { commandId, kind: "start_run", payload: { sessionId, functionName, input: input ?? null, canAsk, policy: fixedPolicy.data } },
-      async ({ commandId: cid, record, recordNow }) => {
+      async ({ commandId: cid, record }) => {
         const created = deps.metrics?.time("run.create");
         const id = newOrderedId();
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
-        const now = recordNow && (alongWith === undefined || alongWithNow !== undefined) ? recordNow : null;
-        started = await store.create(
-          { id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf, startedBy },
-          async (tx) => {
-            await alongWith?.(tx, id);
-            await record(tx, r);
-          },
-          now
-            ? () => {
-                alongWithNow?.(id);
-                now(r);
-              }
-            : undefined,
-        );
+        started = await store.create({ id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf, startedBy }, async (tx) => {
+          await alongWith?.(tx, id);
+          await record(tx, r);
+        });
         committed?.();
         events.emit("run.updated", started);
         created?.();

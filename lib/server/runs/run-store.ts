@@ -8,7 +8,6 @@ import { isUniqueViolation, type Db } from "../db/client";
 import { toRun } from "../db/mappers";
 import type { JournalRecord } from "../../protocol/ipc";
 import { journalRecordOf } from "./journal";
-import { createDirectRunStore } from "./run-store-direct";
 import { insertMessage, type MessageInsert } from "../store/sessions/session-statements";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import { fenced, holdEpoch, noRunOrLeaseLost, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
@@ -66,8 +65,6 @@ const runParams = (run: NewRun) => ({
  */
 export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   const { exec, direct, now: sqlite } = db;
-  /** The run statements that must run inside SQLite's direct transactions (a message's, an answer's, a run's start). */
-  const now = sqlite && createDirectRunStore(sqlite);
   const epochOf = (epoch: HeldEpoch) => (fenced(epoch) ? epoch : null);
 
   /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
@@ -120,18 +117,10 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
     /**
      * Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what
-     * belongs to the same command in the same transaction (`alongWithNow` the same on the direct lane).
+     * belongs to the same command in the same transaction.
      */
-    async create(run: NewRun, alongWith?: (tx: SqlTx) => Promise<unknown>, alongWithNow?: () => void): Promise<Run> {
+    async create(run: NewRun, alongWith?: (tx: SqlTx) => Promise<unknown>): Promise<Run> {
       try {
-        // On the direct lane when what goes with it can be written there too.
-        if (now && direct && !leases.enabled && (alongWith === undefined || alongWithNow !== undefined)) {
-          return await direct.transaction(() => {
-            const created = now.createNow(run);
-            alongWithNow?.();
-            return created;
-          });
-        }
         const created = await exec.transaction(async (tx) => {
           await assertSessionLive(tx, run.sessionId);
           const [row] = await tx.rows(S.insertRun, runParams(run));
@@ -285,9 +274,6 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     assertHeld: refusedUnlessHeld,
 
     waitingOn,
-
-    /** The question loop's statements on SQLite's direct lane (null elsewhere), for work inside a direct transaction. */
-    now,
 
     /** Whether a run can only wait: a pending question of its own, or a child run still active. */
     isBlocked: async (id: string): Promise<boolean> => (await waitingOn(id)).blocked,

@@ -50,14 +50,6 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
         // The message belongs to the turn it starts: the transcript keeps them together.
         message = await sessions.recordMessage(tx, { sessionId, role: "user", text, runId, sender });
       },
-      alongWithNow:
-        questions.firstPendingNow && sessions.recordMessageNow
-          ? (runId) => {
-              const waiting = questions.firstPendingNow!({ sessionId });
-              if (waiting) throw sessionWaitingError(waiting);
-              message = sessions.recordMessageNow!({ sessionId, role: "user", text, runId, sender });
-            }
-          : undefined,
       // Tabs see the message before the run that answers it.
       committed: () => sessions.announceMessage(message!),
     });

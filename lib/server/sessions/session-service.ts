@@ -27,13 +27,9 @@ export const toQuestionWithRoot = ({ runRootRunId, ...row }: R.QuestionWithRoot)
 const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0);
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
-  const { exec, now } = db;
+  const { exec } = db;
   /** A message's row, stored alone (`exec`), in a transaction, or on SQLite's direct lane: the same statement. */
   const insertIn = (lane: Pick<SqlTx, "changes">, row: S.MessageInsert) => lane.changes(S.insertMessage, row).then(() => row);
-  const insertNow = (row: S.MessageInsert) => {
-    now!.changes(S.insertMessage, row);
-    return row;
-  };
   /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
   const streams = createReplyStreams();
   /** The replies other nodes stream in a session (several nodes); none by default. */
@@ -141,9 +137,6 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** Stores a message inside someone else's transaction; announce it once that has committed. */
     recordMessage: async (tx: SqlTx, message: NewMessage): Promise<Message> => toMessage(await insertIn(tx, messageData(message))),
-
-    /** `recordMessage` inside a transaction on SQLite's direct lane; null when there is no such lane. */
-    recordMessageNow: now ? (message: NewMessage): Message => toMessage(insertNow(messageData(message))) : null,
 
     announceMessage,
 

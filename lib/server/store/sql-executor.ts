@@ -117,11 +117,13 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
       const client = await pool.connect().catch((err: unknown) => {
         throw /timeout/i.test(String(err)) ? databaseBusy(err) : err;
       });
+      // BEGIN and COMMIT count as writes, as SQLite's do.
+      const control = (text: "BEGIN" | "COMMIT") => (observer?.query("write", "direct"), client.query(text));
       try {
         observer?.transaction();
-        await client.query("BEGIN");
+        await control("BEGIN");
         const value = await work(pgTx(lane.on(client)));
-        await client.query("COMMIT");
+        await control("COMMIT");
         return value;
       } catch (err) {
         await client.query("ROLLBACK").catch(() => {});

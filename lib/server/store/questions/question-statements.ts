@@ -1,7 +1,6 @@
 import { sql, type Insertable, type QueryCreator } from "kysely";
 import type { DB } from "../typed-sql";
 import { statement, typedParam } from "../typed-sql";
-import type { ReceiptParams } from "../commands/command-statements";
 
 /** A question's row as it is inserted. */
 export type QuestionInsert = Required<Omit<Insertable<DB["Question"]>, "createdAt" | "closedAt" | "expiresAt">> & {
@@ -83,32 +82,6 @@ const claimPending = (q: QueryCreator<DB>, p: ClaimParams) =>
 
 /** Claim-once: the conditional update that moves a pending question to how it closed. */
 export const claim = statement((q, p: ClaimParams) => claimPending(q, p));
-
-/**
- * PostgreSQL: the claim and the command's receipt in one statement: only a claim that moved the
- * question inserts the receipt, and a twin's receipt (the unique id) fails the whole.
- */
-export const claimRecording = statement((q, p: ClaimParams & { command: ReceiptParams["id"] } & Omit<ReceiptParams, "id">, engine) =>
-  q
-    .with("claimed", (db) => claimPending(db, p).returning("Question.id"))
-    .insertInto("Command")
-    .columns(["id", "kind", "payloadDigest", "payload", "applyState", "receipt", "createdAt", "appliedAt"])
-    .expression((eb) =>
-      eb
-        .selectFrom("claimed")
-        .select([
-          typedParam(engine, p.command, "text").as("id"),
-          typedParam(engine, p.kind, "text").as("kind"),
-          typedParam(engine, p.payloadDigest, "text").as("payloadDigest"),
-          typedParam(engine, p.payload, "text").as("payload"),
-          typedParam(engine, p.applyState, "text").as("applyState"),
-          typedParam(engine, p.receipt, "text").as("receipt"),
-          typedParam(engine, p.at, "timestamp(3)").as("createdAt"),
-          typedParam(engine, p.at, "timestamp(3)").as("appliedAt"),
-        ]),
-    )
-    .returning("id"),
-);
 
 export const pendingIdsOf = statement((q, p: { runId: string }) => q.selectFrom("Question").select("id").where("runId", "=", p.runId).where("status", "=", "pending"));
 
