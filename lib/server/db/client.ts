@@ -1,7 +1,7 @@
 import { engineOf, sqliteFilePath } from "./engine";
 import { openSqlite, type DirectSqlite, type StatementObserver, type Synchronous } from "./sqlite-connection";
 import type { PgLane } from "./pg-lane";
-import { pgExecutor, sqliteExecutor, sqliteNow, type SqlExecutor, type SqliteNow } from "../store/sql-executor";
+import { pgExecutor, sqliteExecutor, type SqlExecutor } from "../store/sql-executor";
 import type { Engine } from "./engine";
 
 export type { DirectSqlite, PgLane, Synchronous, StatementObserver };
@@ -9,16 +9,13 @@ export { engineOf, type Engine } from "./engine";
 
 /**
  * The database the stores run on: the engine's executor (statements written once, run on the
- * engine's own handle), and SQLite's synchronous lane where a group commit needs it. Prisma is
- * the schema and migration tool; it does not run the server's queries.
+ * engine's own handle). Prisma is the schema and migration tool; it runs none of the server's queries.
  */
 export interface Db {
   readonly engine: Engine;
   readonly exec: SqlExecutor;
   /** SQLite's connection (null on PostgreSQL). */
   readonly direct: DirectSqlite | null;
-  /** Statements run synchronously inside `direct.transaction` (null on PostgreSQL). */
-  readonly now: SqliteNow | null;
   close(): Promise<void>;
 }
 
@@ -44,11 +41,10 @@ export async function createDb(databaseUrl: string, { synchronous = "FULL", busy
     const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: busyTimeoutMs });
     await pool.query("SELECT 1");
     const lane: PgLane = createPgLane(pool, observer);
-    return { engine: "postgresql", exec: pgExecutor(pool, lane, observer), direct: null, now: null, close: () => pool.end() };
+    return { engine: "postgresql", exec: pgExecutor(pool, lane, observer), direct: null, close: () => pool.end() };
   }
   const direct = openSqlite(sqliteFilePath(databaseUrl), { synchronous, busyTimeoutMs, observer });
-  const now = sqliteNow(direct);
-  return { engine: "sqlite", exec: sqliteExecutor(direct, now), direct, now, close: () => direct.close() };
+  return { engine: "sqlite", exec: sqliteExecutor(direct), direct, close: () => direct.close() };
 }
 
 export const closeDb = (db: Db) => db.close();

@@ -64,7 +64,7 @@ const runParams = (run: NewRun) => ({
  * the epoch is null and nothing is checked.
  */
 export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
-  const { exec, direct, now: sqlite } = db;
+  const { exec } = db;
   const epochOf = (epoch: HeldEpoch) => (fenced(epoch) ? epoch : null);
 
   /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
@@ -244,19 +244,12 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
     /** A run's chat message with its journal entry, stored together while the run holds `epoch`: the message as stored. */
     async sayWithMessage({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, message: MessageInsert, epoch?: HeldEpoch): Promise<MessageInsert> {
-      const entry = { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: message.createdAt };
-      if (sqlite && direct) {
-        // Both rows in one of the lane's grouped commits, which excludes every other write (a take too).
-        await direct.transaction(() => {
-          if (fenced(epoch) && sqlite.rows(S.leaseEpochOf, { id: runId })[0]?.leaseEpoch !== epoch) throw new RunLeaseLost(runId);
-          sqlite.changes(S.insertSay, entry);
-          sqlite.changes(insertMessage, message);
-        });
+      return exec.transaction(async (tx) => {
+        await holdEpoch(tx, runId, epoch);
+        await tx.changes(S.insertSay, { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: message.createdAt });
+        await tx.changes(insertMessage, message);
         return message;
-      }
-      const [row] = await exec.write(S.sayWithMessage, { ...message, ...entry, epoch: epochOf(epoch) });
-      if (!row) throw noRunOrLeaseLost(runId, epoch);
-      return row;
+      });
     },
 
     /** A message of the run (a reply it left open), stored while the run holds `epoch`. */
