@@ -8,5 +8,3 @@ import { v7 } from "uuid";
 export const newOrderedId = (): string => v7();
 
 /** The order of lists of such rows (and of questions: their ids are random, but every list agrees): by createdAt, then id. */
-export const OLDEST_FIRST = [{ createdAt: "asc" as const }, { id: "asc" as const }];
-export const NEWEST_FIRST = [{ createdAt: "desc" as const }, { id: "desc" as const }];

@@ -7,8 +7,9 @@ import { describePending, parseTextCommand, resolveTextCommand, tokenize, type P
 import { senderNote } from "../../protocol/channels";
 import type { Db } from "../db/client";
 import type { Closer, QuestionService } from "../questions/question-service";
-import { toQuestionWithRoot, type SessionService } from "../sessions/session-service";
-import { closedOfSession } from "../store/sessions/run-reads";
+import type { SessionService } from "../sessions/session-service";
+import { closedInSession } from "../store/questions/question-statements";
+import { toQuestion } from "../db/mappers";
 
 /** What a text command did: the person's message, the reply to it, and the outcome (`refused` when nothing changed for a bad command). */
 export interface TextCommandResult {
@@ -48,10 +49,10 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
   /** A closed question of the session that a prefix names (a command that came too late). */
   async function closedMatch(sessionId: string, token: string | undefined): Promise<Question | null> {
     if (!token) return null;
-    const rows = await exec.read(closedOfSession, { sessionId, limit: 200 });
+    const rows = await exec.read(closedInSession, { sessionId, limit: 200 });
     const t = token.toLowerCase();
     const found = rows.filter((r) => r.id.toLowerCase().startsWith(t) || r.pendingId.toLowerCase().startsWith(t));
-    return found.length === 1 ? toQuestionWithRoot(found[0]!) : null;
+    return found.length === 1 ? toQuestion(found[0]!) : null;
   }
 
   /**

@@ -12,16 +12,13 @@ export function parseJson<T>(text: string | null): T | null {
   return JSON.parse(text) as T;
 }
 
-/** Load a question with this `include` so that `toQuestion` knows the root of its run's tree. */
-export const QUESTION_WITH_ROOT = { run: { select: { rootRunId: true } } } as const;
-
-/** A question row, with its run's root when it was loaded with QUESTION_WITH_ROOT. */
-export function toQuestion(row: QuestionRow & { run?: { rootRunId: string | null } }): Question {
+/** A question row, with its run's root when it was read joined to its run (`run_rootRunId`). */
+export function toQuestion(row: QuestionRow & { run_rootRunId?: string | null }): Question {
   return {
     id: row.id,
     sessionId: row.sessionId,
     runId: row.runId,
-    rootRunId: row.run?.rootRunId ?? row.runId,
+    rootRunId: row.run_rootRunId ?? row.runId,
     owner: row.owner,
     seq: row.seq,
     pendingId: row.pendingId,

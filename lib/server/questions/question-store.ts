@@ -84,7 +84,7 @@ const parsePolicy = (text: string | null | undefined): RunPolicy => RunPolicySch
 const targetOf = (row: RowOf<typeof Q.target> | undefined): ReplyTarget | null =>
   row
     ? {
-        question: toQuestion({ ...row, run: { rootRunId: row.run_rootRunId } }),
+        question: toQuestion(row),
         policy: parsePolicy(row.run_policy),
         ownerId: row.session_ownerId,
         deleted: row.session_deletedAt !== null,
@@ -104,9 +104,8 @@ export const closedAs = (question: Question, { status, closedBy, closedAt, answe
   feedback,
 });
 
-type WithRoot = RowOf<typeof Q.byId>;
-const withRoot = (row: WithRoot): Question => toQuestion({ ...row, run: { rootRunId: row.run_rootRunId } });
-const one = (rows: WithRoot[]): Question | null => (rows[0] ? withRoot(rows[0]) : null);
+const withRoot = (row: RowOf<typeof Q.byId>): Question => toQuestion(row);
+const one = (rows: Array<RowOf<typeof Q.byId>>): Question | null => (rows[0] ? toQuestion(rows[0]) : null);
 const oldestFirst = (a: Question, b: Question) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
@@ -129,7 +128,7 @@ export function createQuestionStore(db: Db) {
               return true;
             });
       if (!stored) throw noRunOrLeaseLost(q.runId, epoch);
-      return toQuestion({ ...questionRow(q), run: { rootRunId: q.rootRunId } });
+      return toQuestion({ ...questionRow(q), run_rootRunId: q.rootRunId });
     },
 
     find: async (id: string): Promise<Question | null> => one(await exec.read(Q.byId, { id })),

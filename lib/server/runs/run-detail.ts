@@ -4,7 +4,7 @@ import type { RunDetail } from "../../protocol/entities";
 import type { Db } from "../db/client";
 import { parseJson, toRun } from "../db/mappers";
 import { findRun } from "../store/runs/run-statements";
-import { journalOf, runTree } from "../store/sessions/run-reads";
+import { journalOf, runTree } from "../store/runs/run-statements";
 import type { QuestionService } from "../questions/question-service";
 import { treeBelow } from "./run-tree";
 

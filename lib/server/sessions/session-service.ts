@@ -9,7 +9,8 @@ import { toMessage, toQuestion, toRun, toSession } from "../db/mappers";
 import { type SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as S from "../store/sessions/session-statements";
-import * as R from "../store/sessions/run-reads";
+import * as Q from "../store/questions/question-statements";
+import { runsOfSession } from "../store/runs/run-statements";
 import type { DomainEvents } from "../events";
 import { createReplyStreams, mergeStreams } from "./reply-streams";
 
@@ -20,9 +21,6 @@ const SNAPSHOT_CLOSED_QUESTIONS = 50;
 type NewMessage = Omit<Message, "id" | "createdAt" | "runId" | "sender"> & { runId?: string | null; sender?: string | null };
 
 const messageData = ({ runId = null, stopped = false, sender = null, ...message }: NewMessage) => ({ id: newOrderedId(), ...message, runId, stopped, sender, createdAt: new Date() });
-
-/** A question row read with its run's root (run-reads.ts) as a question. */
-export const toQuestionWithRoot = ({ runRootRunId, ...row }: R.QuestionWithRoot) => toQuestion({ ...row, run: { rootRunId: runRootRunId } });
 
 const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0);
 
@@ -82,9 +80,9 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       const session = await getSession({ id });
       const [messages, runs, questions, closed] = await Promise.all([
         exec.read(S.newestMessages, { sessionId: id, limit: SNAPSHOT_MESSAGES }),
-        exec.read(R.runsOfSession, { sessionId: id }),
-        exec.read(R.pendingOfSession, { sessionId: id }),
-        exec.read(R.closedOfSession, { sessionId: id, limit: SNAPSHOT_CLOSED_QUESTIONS }),
+        exec.read(runsOfSession, { sessionId: id }),
+        exec.read(Q.pendingInSession, { sessionId: id }),
+        exec.read(Q.closedInSession, { sessionId: id, limit: SNAPSHOT_CLOSED_QUESTIONS }),
       ]);
       const stored = messages.reverse().map(toMessage);
       // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
@@ -95,8 +93,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         session,
         messages: stored,
         runs: runs.map(toRun),
-        pendingQuestions: questions.map(toQuestionWithRoot),
-        closedQuestions: closed.reverse().map(toQuestionWithRoot),
+        pendingQuestions: questions.map(toQuestion),
+        closedQuestions: closed.reverse().map(toQuestion),
         streaming: mergeStreams(local, elsewhere, stored),
       };
     },

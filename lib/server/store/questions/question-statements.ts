@@ -39,6 +39,10 @@ export const ofRun = statement((q, p: { runId: string }) => withRoot(q).where("q
 export const pending = statement((q) => withRoot(q).where("q.status", "=", "pending"));
 export const pendingInSession = statement((q, p: { sessionId: string }) => withRoot(q).where("q.status", "=", "pending").where("q.sessionId", "=", p.sessionId));
 export const pendingOfRun = statement((q, p: { runId: string }) => withRoot(q).where("q.status", "=", "pending").where("q.runId", "=", p.runId));
+/** A session's closed questions, most recently closed first. */
+export const closedInSession = statement((q, p: { sessionId: string; limit: number }) =>
+  withRoot(q).where("q.sessionId", "=", p.sessionId).where("q.status", "<>", "pending").clearOrderBy().orderBy("q.closedAt", "desc").limit(p.limit),
+);
 export const pendingApprovalsInSession = statement((q, p: { sessionId: string }) =>
   withRoot(q).where("q.status", "=", "pending").where("q.sessionId", "=", p.sessionId).where("q.kind", "=", "approval"),
 );

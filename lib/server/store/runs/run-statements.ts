@@ -257,3 +257,16 @@ export const insertChild = statement(
 export const insertCall = statement((q, p: { runId: string; seq: number; name: string; digest: string; childRunId: string; at: Date }) =>
   q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "call", name: p.name, digest: p.digest, childRunId: p.childRunId, createdAt: p.at }),
 );
+
+/** A run and the other runs of its tree (`rootRunId`), each with its parent. */
+export const runTree = statement((q, p: { id: string; rootRunId: string }) =>
+  q
+    .selectFrom("Run")
+    .select(["id", "parentRunId"])
+    .where((eb) => eb.or([eb("id", "=", p.id), eb("rootRunId", "=", p.rootRunId)])),
+);
+
+/** A run's journal, in order. */
+export const journalOf = statement((q, p: { runId: string }) =>
+  q.selectFrom("JournalEntry").select(["seq", "kind", "name", "questionId", "childRunId", "output"]).where("runId", "=", p.runId).orderBy("seq"),
+);
