@@ -6,6 +6,7 @@ import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence
 import type { SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as Q from "../store/questions/question-statements";
+import { heldRun } from "../store/runs/run-statements";
 
 /** How a question left `pending`. */
 export interface Closing {
@@ -91,9 +92,6 @@ const targetOf = (row: RowOf<typeof Q.target> | undefined): ReplyTarget | null =
       }
     : null;
 
-/** The parameters of a question's insert with its journal entry. */
-const insertParams = (q: NewQuestion, epoch: HeldEpoch) => ({ ...questionRow(q), name: journalName(q.spec), digest: q.journalDigest, epoch: fenced(epoch) ? epoch : null });
-
 /** A pending question as it reads once `closing` has claimed it. */
 export const closedAs = (question: Question, { status, closedBy, closedAt, answer, feedback }: Closing): Question => ({
   ...question,
@@ -110,24 +108,18 @@ const oldestFirst = (a: Question, b: Question) => a.createdAt.localeCompare(b.cr
 
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
-  const { engine, exec } = db;
+  const { exec } = db;
   return {
     /**
      * A question and its journal entry, stored together while its run holds `epoch`; the question as
      * stored, without reading it back.
      */
     async insert(q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> {
-      const params = insertParams(q, epoch);
-      const stored =
-        engine === "postgresql"
-          ? // One statement: the question, then its journal entry in a CTE.
-            (await exec.write(Q.insertQuestionJournaled, params)).length > 0
-          : await exec.transaction(async (tx) => {
-              if ((await tx.changes(Q.insertQuestion, params)) === 0) return false;
-              await tx.changes(Q.insertQuestionJournal, { runId: q.runId, seq: q.seq, name: params.name, digest: params.digest, id: q.id, createdAt: q.createdAt });
-              return true;
-            });
-      if (!stored) throw noRunOrLeaseLost(q.runId, epoch);
+      await exec.transaction(async (tx) => {
+        if ((await tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null })).length === 0) throw noRunOrLeaseLost(q.runId, epoch);
+        await tx.changes(Q.insertQuestion, questionRow(q));
+        await tx.changes(Q.insertQuestionJournal, { runId: q.runId, seq: q.seq, name: journalName(q.spec), digest: q.journalDigest, id: q.id, createdAt: q.createdAt });
+      });
       return toQuestion({ ...questionRow(q), run_rootRunId: q.rootRunId });
     },
 

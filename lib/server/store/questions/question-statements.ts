@@ -9,14 +9,6 @@ export type QuestionInsert = Required<Omit<Insertable<DB["Question"]>, "createdA
   expiresAt: Date | null;
 };
 
-/** The question's journal entry: the digest replay must match, and a name to read it by. */
-export interface QuestionJournal {
-  name: string;
-  digest: string;
-}
-
-type InsertParams = QuestionInsert & QuestionJournal & { epoch: number | null };
-
 /** What a reply needs of its target, read at once: the question, its run's root and policy, its session's owner and whether its delete has begun. */
 export const target = statement((q, p: { id: string }) =>
   q
@@ -94,99 +86,36 @@ export const firstPending = statement((q, p: { sessionId: string }) =>
   q.selectFrom("Question").select(["id", "runId", "prompt"]).where("sessionId", "=", p.sessionId).where("status", "=", "pending").orderBy("createdAt").orderBy("id").limit(1),
 );
 
-/**
- * A question, inserted only while its run holds `epoch` (null: runs are not leased; the run must
- * still be there). On PostgreSQL the run's row stays locked until the commit, so a take waits.
- */
-const insertHeld = (q: QueryCreator<DB>, p: InsertParams, engine: "sqlite" | "postgresql") => {
-  const text = (value: string | null) => typedParam(engine, value, "text");
-  const flag = (value: boolean) => (engine === "postgresql" ? sql<boolean>`CAST(${value} AS BOOLEAN)` : sql<boolean>`${value}`);
-  const time = (value: Date | null) => typedParam(engine, value, "timestamp(3)");
-  const held = q
-    .selectFrom("Run")
-    .select([
-      text(p.id).as("id"),
-      "Run.sessionId",
-      "Run.id as runId",
-      text(p.owner).as("owner"),
-      typedParam(engine, p.seq, "integer").as("seq"),
-      text(p.pendingId).as("pendingId"),
-      text(p.targetDigest).as("targetDigest"),
-      text(p.replySchema).as("replySchema"),
-      text(p.kind).as("kind"),
-      text(p.prompt).as("prompt"),
-      text(p.options).as("options"),
-      flag(p.multi).as("multi"),
-      flag(p.allowCustom).as("allowCustom"),
-      text(p.detail).as("detail"),
-      text(p.defaultValue).as("defaultValue"),
-      text(p.approval).as("approval"),
-      text(p.status).as("status"),
-      text(p.answer).as("answer"),
-      text(p.feedback).as("feedback"),
-      text(p.closedBy).as("closedBy"),
-      time(p.closedAt).as("closedAt"),
-      time(p.createdAt).as("createdAt"),
-      time(p.expiresAt).as("expiresAt"),
-    ])
-    .where("Run.id", "=", p.runId)
-    .where((eb) => eb.or([eb(sql<number | null>`CAST(${p.epoch} AS INTEGER)`, "is", null), eb("Run.leaseEpoch", "=", p.epoch as number)]));
-  return q
-    .insertInto("Question")
-    .columns([
-      "id",
-      "sessionId",
-      "runId",
-      "owner",
-      "seq",
-      "pendingId",
-      "targetDigest",
-      "replySchema",
-      "kind",
-      "prompt",
-      "options",
-      "multi",
-      "allowCustom",
-      "detail",
-      "defaultValue",
-      "approval",
-      "status",
-      "answer",
-      "feedback",
-      "closedBy",
-      "closedAt",
-      "createdAt",
-      "expiresAt",
-    ])
-    .expression(engine === "postgresql" ? held.forShare() : held);
-};
-
-/** SQLite: the question (then its journal entry, in the same transaction). */
-export const insertQuestion = statement((q, p: InsertParams, engine) => insertHeld(q, p, engine));
-
-/** SQLite: the question's journal entry. */
-export const insertQuestionJournal = statement((q, p: { runId: string; seq: number; name: string; digest: string; id: string; createdAt: Date }) =>
-  q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "question", name: p.name, digest: p.digest, questionId: p.id, createdAt: p.createdAt }),
+/** A question's row (inside the transaction that checked its run still holds the lease: heldRun). */
+export const insertQuestion = statement((q, p: QuestionInsert) =>
+  q.insertInto("Question").values({
+    id: p.id,
+    sessionId: p.sessionId,
+    runId: p.runId,
+    owner: p.owner,
+    seq: p.seq,
+    pendingId: p.pendingId,
+    targetDigest: p.targetDigest,
+    replySchema: p.replySchema,
+    kind: p.kind,
+    prompt: p.prompt,
+    options: p.options,
+    multi: p.multi,
+    allowCustom: p.allowCustom,
+    detail: p.detail,
+    defaultValue: p.defaultValue,
+    approval: p.approval,
+    status: p.status,
+    answer: p.answer,
+    feedback: p.feedback,
+    closedBy: p.closedBy,
+    closedAt: p.closedAt,
+    createdAt: p.createdAt,
+    expiresAt: p.expiresAt,
+  }),
 );
 
-/** PostgreSQL: the question and its journal entry in one statement (no row: the run is gone or lost its epoch). */
-export const insertQuestionJournaled = statement((q, p: InsertParams, engine) =>
-  q
-    .with("asked", (db) => insertHeld(db, p, engine).returning(["id", "runId", "seq", "createdAt"]))
-    .insertInto("JournalEntry")
-    .columns(["runId", "seq", "kind", "name", "digest", "questionId", "createdAt"])
-    .expression((eb) =>
-      eb
-        .selectFrom("asked")
-        .select([
-          "asked.runId",
-          "asked.seq",
-          sql.lit("question").as("kind"),
-          typedParam(engine, p.name, "text").as("name"),
-          typedParam(engine, p.digest, "text").as("digest"),
-          "asked.id as questionId",
-          "asked.createdAt",
-        ]),
-    )
-    .returning("seq"),
+/** The question's journal entry: the digest replay must match, and a name to read it by. */
+export const insertQuestionJournal = statement((q, p: { runId: string; seq: number; name: string; digest: string; id: string; createdAt: Date }) =>
+  q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "question", name: p.name, digest: p.digest, questionId: p.id, createdAt: p.createdAt }),
 );

@@ -113,6 +113,16 @@ export const setProgress = statement((q, p: { id: string; progress: string | nul
 
 export const activeChildIds = statement((q, p: { parentRunId: string }) => q.selectFrom("Run").select("id").where("parentRunId", "=", p.parentRunId).where("status", "in", ACTIVE));
 
+/** The run, while it holds `epoch` (null: runs are not leased; it must still be there). On PostgreSQL its row stays locked until the commit, so a take waits. */
+export const heldRun = statement((q, p: { id: string; epoch: number | null }, engine) => {
+  const held = q
+    .selectFrom("Run")
+    .select("id")
+    .where("id", "=", p.id)
+    .where((eb) => holds(eb, p.epoch));
+  return engine === "postgresql" ? held.forShare() : held;
+});
+
 export const leaseEpochOf = statement((q, p: { id: string }) => q.selectFrom("Run").select("leaseEpoch").where("id", "=", p.id));
 
 /** A run's journal with what each question and call came to. */
