@@ -1,7 +1,7 @@
 /** Reads the server's Prometheus metrics (GET /api/metrics): statement counts, and timed phases (p50 and p99 estimated from their histograms). */
 import { authHeaders, type ServerProcess } from "../tests/helpers/server-process";
 
-export type Metrics = { reads: number; writes: number; prisma: number; transactions: number; parked: number; phases: Map<string, { p50: number; p99: number; count: number }> };
+export type Metrics = { reads: number; writes: number; transactions: number; parked: number; phases: Map<string, { p50: number; p99: number; count: number }> };
 
 const value = (text: string, series: string) => Number(text.match(new RegExp(`^${series.replace(/[{}"]/g, "\\$&")} (\\S+)$`, "m"))?.[1] ?? 0);
 
@@ -42,9 +42,8 @@ export async function readMetrics(server: ServerProcess): Promise<Metrics> {
     phases.set(phase, { p50: histogramQuantile(0.5, buckets) * 1000, p99: histogramQuantile(0.99, buckets) * 1000, count: buckets.get(Infinity) ?? 0 });
   }
   return {
-    reads: value(text, 'parley_db_queries_total{kind="read",lane="prisma"}') + value(text, 'parley_db_queries_total{kind="read",lane="direct"}'),
-    writes: value(text, 'parley_db_queries_total{kind="write",lane="prisma"}') + value(text, 'parley_db_queries_total{kind="write",lane="direct"}'),
-    prisma: value(text, 'parley_db_queries_total{kind="read",lane="prisma"}') + value(text, 'parley_db_queries_total{kind="write",lane="prisma"}'),
+    reads: value(text, 'parley_db_queries_total{kind="read"}'),
+    writes: value(text, 'parley_db_queries_total{kind="write"}'),
     transactions: value(text, "parley_db_transactions_total"),
     parked: value(text, "parley_runs_parked_total"),
     phases,
@@ -52,4 +51,4 @@ export async function readMetrics(server: ServerProcess): Promise<Metrics> {
 }
 
 /** Statements between two readings. */
-export const spent = (a: Metrics, b: Metrics) => ({ reads: b.reads - a.reads, writes: b.writes - a.writes, prisma: b.prisma - a.prisma, transactions: b.transactions - a.transactions });
+export const spent = (a: Metrics, b: Metrics) => ({ reads: b.reads - a.reads, writes: b.writes - a.writes, transactions: b.transactions - a.transactions });

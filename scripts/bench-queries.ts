@@ -57,7 +57,7 @@ async function measure(server: ServerProcess, parked: boolean) {
 const median = (xs: number[]) => percentile(xs, 50);
 const line = (label: string, xs: ReturnType<typeof spent>[]) =>
   console.log(
-    `  ${label.padEnd(52)} ${fmt(median(xs.map((x) => x.reads + x.writes)), 0).padStart(4)} statements (${fmt(median(xs.map((x) => x.reads)), 0)} reads, ${fmt(median(xs.map((x) => x.writes)), 0)} writes incl. BEGIN/COMMIT; ${fmt(median(xs.map((x) => x.prisma)), 0)} through Prisma) in ${fmt(median(xs.map((x) => x.transactions)), 0)} transactions`,
+    `  ${label.padEnd(52)} ${fmt(median(xs.map((x) => x.reads + x.writes)), 0).padStart(4)} statements (${fmt(median(xs.map((x) => x.reads)), 0)} reads, ${fmt(median(xs.map((x) => x.writes)), 0)} writes incl. BEGIN/COMMIT) in ${fmt(median(xs.map((x) => x.transactions)), 0)} transactions`,
   );
 
 console.log(`\nDatabase statements per step on ${values.pg ? "PostgreSQL" : "SQLite"}, median of ${SAMPLES} (${machine()})`);

@@ -36,8 +36,8 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
   if (processMetrics) collectDefaultMetrics({ register: registry });
   const queries = new Counter({
     name: "parley_db_queries_total",
-    help: "Database statements sent, by kind (transaction control included as writes) and lane (Prisma, or the direct lane's prepared statements).",
-    labelNames: ["kind", "lane"] as const,
+    help: "Database statements sent, by kind (transaction control included as writes).",
+    labelNames: ["kind"] as const,
     registers: [registry],
   });
   const transactions = new Counter({ name: "parley_db_transactions_total", help: "Database transactions begun.", registers: [registry] });
@@ -64,15 +64,12 @@ export function createMetrics({ processMetrics = false }: { processMetrics?: boo
       this.set(leasesHeld());
     },
   });
-  const series = {
-    read: { prisma: queries.labels("read", "prisma"), direct: queries.labels("read", "direct") },
-    write: { prisma: queries.labels("write", "prisma"), direct: queries.labels("write", "direct") },
-  };
+  const series = { read: queries.labels("read"), write: queries.labels("write") };
 
   return {
     registry,
-    query(kind: QueryKind, lane: "prisma" | "direct"): void {
-      series[kind][lane].inc();
+    query(kind: QueryKind): void {
+      series[kind].inc();
     },
     transaction(): void {
       transactions.inc();

@@ -39,7 +39,7 @@ export function createPgLane(pool: pg.Pool, observer?: StatementObserver): PgLan
   const nameOf = (text: string) => names.get(text) ?? (names.set(text, `parley_${names.size + 1}`), names.get(text)!);
   const laneOn = (target: pg.Pool | pg.PoolClient): PgLane => {
     const run = (text: string, values: unknown[], kind: "read" | "write") => {
-      observer?.query(kind, "direct");
+      observer?.query(kind);
       return target.query({ name: nameOf(text), text, values, types });
     };
     return {

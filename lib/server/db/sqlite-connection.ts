@@ -13,7 +13,7 @@ export interface SqliteOptions {
 }
 
 export interface StatementObserver {
-  query(kind: "read" | "write", lane: "direct"): void;
+  query(kind: "read" | "write"): void;
   transaction(): void;
 }
 
@@ -78,9 +78,9 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
       const prepared = handle.prepare(text).safeIntegers(false);
       const kind = isRead(text) ? "read" : "write";
       statement = {
-        run: (...params) => (observer.query(kind, "direct"), prepared.run(...params)),
-        get: <Row>(...params: unknown[]) => (observer.query(kind, "direct"), prepared.get(...params) as Row | undefined),
-        all: <Row>(...params: unknown[]) => (observer.query(kind, "direct"), prepared.all(...params) as Row[]),
+        run: (...params) => (observer.query(kind), prepared.run(...params)),
+        get: <Row>(...params: unknown[]) => (observer.query(kind), prepared.get(...params) as Row | undefined),
+        all: <Row>(...params: unknown[]) => (observer.query(kind), prepared.all(...params) as Row[]),
         columns: () => (prepared.reader ? prepared.columns() : []),
       };
       statements.set(text, statement);
@@ -108,7 +108,7 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     return release;
   }
 
-  const control = (text: "BEGIN IMMEDIATE" | "COMMIT" | "ROLLBACK") => (observer.query("write", "direct"), handle.prepare(text).run());
+  const control = (text: "BEGIN IMMEDIATE" | "COMMIT" | "ROLLBACK") => (observer.query("write"), handle.prepare(text).run());
 
   /** A work inside the open transaction, in a savepoint of its own: its throw rolls back only what it wrote. */
   let depth = 0;

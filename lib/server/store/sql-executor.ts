@@ -118,7 +118,7 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
         throw /timeout/i.test(String(err)) ? databaseBusy(err) : err;
       });
       // BEGIN and COMMIT count as writes, as SQLite's do.
-      const control = (text: "BEGIN" | "COMMIT") => (observer?.query("write", "direct"), client.query(text));
+      const control = (text: "BEGIN" | "COMMIT") => (observer?.query("write"), client.query(text));
       try {
         observer?.transaction();
         await control("BEGIN");
