@@ -1,34 +1,28 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
-import { closeDb, createDb, type Db } from "../db/client";
-import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
+import type { Db } from "../db/client";
+import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../tests/helpers/fixture-db";
 import { dbNow, dbNowPlusMs } from "./db-clock";
 import { statement } from "./typed-sql";
 
 // The database's clock as leases use it, on whichever engine the suite runs (SQLite, or
 // PostgreSQL under `npm run test:pg`, whose sessions here run in a time zone far from UTC).
-let testDb: TestDatabase;
+let t: StoreTestDb;
 let db: Db;
 let fixture: FixtureDb;
 
 beforeEach(async () => {
-  testDb = await createTestDatabase("parley_dbclock");
-  if (testDb.engine === "postgresql") {
+  t = await openStoreTestDb("parley_dbclock", async (testDb) => {
+    if (testDb.engine !== "postgresql") return;
     const client = new pg.Client({ connectionString: testDb.url });
     await client.connect();
     await client.query(`ALTER DATABASE "${new URL(testDb.url).pathname.slice(1)}" SET timezone TO 'Pacific/Kiritimati'`);
     await client.end();
-  }
-  db = await createDb(testDb.url);
-  fixture = await openFixtureDb(testDb.url);
+  });
+  ({ db, fixture } = t);
 });
 
-afterEach(async () => {
-  await fixture.$disconnect();
-  await closeDb(db);
-  await testDb.drop();
-});
+afterEach(() => t.close());
 
 const insertLease = statement((q, p: { name: string; ms: number }, engine) => q.insertInto("NodeLease").values({ name: p.name, holder: "node", until: dbNowPlusMs(engine, p.ms), epoch: 1 }));
 /** The leases that end after the database's now plus `ms`, earliest first. */

@@ -1,24 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { closeDb, createDb, type Db } from "../db/client";
-import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
-import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
+import type { Db } from "../db/client";
+import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../tests/helpers/fixture-db";
+import type { TestDatabase } from "../../../tests/helpers/test-db";
 import { statement } from "./typed-sql";
 
-let testDb: TestDatabase;
+let t: StoreTestDb;
 let db: Db;
 let fixture: FixtureDb;
+let testDb: TestDatabase;
 
 beforeEach(async () => {
-  testDb = await createTestDatabase("parley_exec");
-  db = await createDb(testDb.url);
-  fixture = await openFixtureDb(testDb.url);
+  t = await openStoreTestDb("parley_exec");
+  ({ db, fixture, testDb } = t);
 });
 
-afterEach(async () => {
-  await fixture.$disconnect();
-  await closeDb(db);
-  await testDb.drop();
-});
+afterEach(() => t.close());
 
 const insertSession = statement((q, p: { id: string; at: Date; deletedAt: Date | null }) =>
   q.insertInto("ChatSession").values({ id: p.id, title: "t", createdAt: p.at, updatedAt: p.at, deletedAt: p.deletedAt }).returningAll(),

@@ -1,29 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../tests/helpers/test-db";
-import { closeDb, createDb, type Db } from "../../db/client";
-import { openFixtureDb, type FixtureDb } from "../../../../tests/helpers/fixture-db";
+import type { Db } from "../../db/client";
+import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../../tests/helpers/fixture-db";
 import { createLeaseStore, holdsEpoch, type LeaseStore } from "./lease-store";
 
 // The lease store's statements on whichever engine the suite runs (SQLite, or PostgreSQL under
 // `npm run test:pg`).
-let testDb: TestDatabase;
+let t: StoreTestDb;
 let db: Db;
 let fixture: FixtureDb;
 let store: LeaseStore;
 
 beforeEach(async () => {
-  testDb = await createTestDatabase("parley_leasestore");
-  db = await createDb(testDb.url);
-  fixture = await openFixtureDb(testDb.url);
+  t = await openStoreTestDb("parley_leasestore");
+  ({ db, fixture } = t);
   store = createLeaseStore(db.exec);
   await fixture.chatSession.create({ data: { id: "s", title: "t" } });
 });
 
-afterEach(async () => {
-  await fixture.$disconnect();
-  await closeDb(db);
-  await testDb.drop();
-});
+afterEach(() => t.close());
 
 const HOUR = 3_600_000;
 const addRun = (id: string, status = "running", updatedAt = new Date()) => fixture.run.create({ data: { id, sessionId: "s", functionName: "f", input: "{}", status, updatedAt } });
