@@ -187,17 +187,4 @@ describe("the database client", () => {
     await open;
     expect(await counted).toBe(1);
   });
-
-  it("lets a transaction's work use the outer executor without waiting for itself: it joins the transaction", async () => {
-    db = await createDb(`file:${file}`);
-    await expect(
-      db.exec.transaction(async (tx) => {
-        await tx.rows(insertSession, sessionRow("a"));
-        await newSession("b");
-        expect(await ids()).toEqual(["a", "b"]);
-        throw new Error("changed its mind");
-      }),
-    ).rejects.toThrow("changed its mind");
-    expect(await ids()).toEqual([]);
-  });
 });

@@ -1,5 +1,4 @@
 import BetterSqlite3 from "better-sqlite3";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { BusyQueue, databaseBusy } from "./busy-queue";
 
 export type Synchronous = "FULL" | "NORMAL";
@@ -25,7 +24,9 @@ const NO_OBSERVER: StatementObserver = { query: () => {}, transaction: () => {} 
  * driver's own busy wait is a few ms, and work that meets a lock waits asynchronously in a
  * BusyQueue. Transactions start with BEGIN IMMEDIATE, so they take the write lock up front and
  * never meet a lock half-way. One transaction is open at a time; while one is, reads from
- * elsewhere wait (they would see what it has not committed), and what its own work reads joins it.
+ * elsewhere wait (they would see what it has not committed). A transaction's work runs its
+ * statements on the connection itself (SqlTx), never through `read` or `transaction`, which would
+ * wait for it to end. (No AsyncLocalStorage tells them apart: it slows every promise of the process.)
  */
 export interface DirectSqlite {
   /**
@@ -65,8 +66,6 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
   handle.pragma(`synchronous = ${synchronous}`);
   const busy = new BusyQueue({ budgetMs: busyTimeoutMs });
   const oneTransaction = new DeadlineMutex();
-  /** Marks the async context of an interactive transaction's work: what it reads joins the transaction. */
-  const inside = new AsyncLocalStorage<true>();
   /** Settles when the open interactive transaction ends; undefined while none is. */
   let openTransaction: Promise<void> | undefined;
   let statementsWaiting = 0;
@@ -88,9 +87,9 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     return statement;
   };
 
-  /** Runs work once no interactive transaction is open (at once from inside one: it joins it). */
+  /** Runs work once no transaction is open: it sees only what is committed. */
   async function outsideTransaction<T>(work: () => T): Promise<T> {
-    if (openTransaction && !inside.getStore()) {
+    if (openTransaction) {
       statementsWaiting++;
       try {
         while (openTransaction !== undefined) await openTransaction;
@@ -111,20 +110,16 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
   const control = (text: "BEGIN IMMEDIATE" | "COMMIT" | "ROLLBACK") => (observer.query("write"), handle.prepare(text).run());
 
   /** A work inside the open transaction, in a savepoint of its own: its throw rolls back only what it wrote. */
-  let depth = 0;
   async function inSavepoint<T>(work: () => T | Promise<T>): Promise<T> {
-    const name = `work_${++depth}`;
-    handle.exec(`SAVEPOINT ${name}`);
+    handle.exec("SAVEPOINT work");
     try {
-      const value = await inside.run(true, work);
-      handle.exec(`RELEASE ${name}`);
+      const value = await work();
+      handle.exec("RELEASE work");
       return value;
     } catch (err) {
-      handle.exec(`ROLLBACK TO ${name}`);
-      handle.exec(`RELEASE ${name}`);
+      handle.exec("ROLLBACK TO work");
+      handle.exec("RELEASE work");
       throw err;
-    } finally {
-      depth--;
     }
   }
 
@@ -175,8 +170,6 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     prepare,
     read: <T>(work: () => T): Promise<T> => busy.run(() => outsideTransaction(work), { write: false }),
     transaction: <T>(work: () => T | Promise<T>): Promise<T> => {
-      // From inside an open transaction: a savepoint of it (waiting for it to end would deadlock it).
-      if (inside.getStore()) return inSavepoint(work);
       return new Promise<T>((resolve, reject) => {
         queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
         if (queued.length === 1) setImmediate(() => void commitQueued());
