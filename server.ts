@@ -15,7 +15,7 @@ import { loadEnv } from "./lib/server/env";
 import { attachRealtime } from "./lib/server/realtime/socket-server";
 import { trackConnections } from "./lib/server/http/open-connections";
 import { describeModel, modelSettings } from "./workers/agent/model-settings";
-import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/db/server-file";
+import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/store/db/server-file";
 import { keptServerToken } from "./lib/server/access/kept-token";
 import { setParley } from "./lib/server/registry";
 import { describeFunctions } from "./lib/server/workers/function-report";

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { migrateDatabase } from "../lib/server/db/migrate";
+import { migrateDatabase } from "../lib/server/store/db/migrate";
 import { fmt, machine, percentile, scratchDir } from "./bench-kit";
 
 const root = path.resolve(import.meta.dirname, "..");

@@ -10,7 +10,6 @@ import pg from "pg";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const url = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
 const SUITES = [
-  "lib/server/db",
   "lib/server/store",
   "lib/server/questions/question-service.test.ts",
   "lib/server/questions/question-service.pg.test.ts",

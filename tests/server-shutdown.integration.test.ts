@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { io as connect } from "socket.io-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { serverFilePath } from "../lib/server/db/server-file";
+import { serverFilePath } from "../lib/server/store/db/server-file";
 import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 
 let server: ServerProcess | undefined;

@@ -2,10 +2,10 @@ import Database from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { AppError } from "../protocol/errors";
-import { engineOf } from "../server/db/engine";
-import { sqliteFilePath } from "../server/db/engine";
-import { backupFile, backupSqlite, restoreSqlite } from "../server/db/sqlite-backup";
-import { readAnnouncement } from "../server/db/server-file";
+import { engineOf } from "../server/store/db/engine";
+import { sqliteFilePath } from "../server/store/db/engine";
+import { backupFile, backupSqlite, restoreSqlite } from "../server/store/db/sqlite-backup";
+import { readAnnouncement } from "../server/store/db/server-file";
 import { isProcessAlive } from "./server-client";
 
 const POSTGRES = "Parley backs up SQLite databases only: for PostgreSQL use pg_dump and pg_restore (README: Upgrading).";

@@ -10,9 +10,9 @@ import { clip } from "../protocol/bounded-text";
 import { RejectBodySchema, ReplyBodySchema, type Receipt } from "../protocol/commands";
 import { AppError, parseOrThrow } from "../protocol/errors";
 import type { Question } from "../protocol/question";
-import type { Db } from "../server/db/client";
+import type { Db } from "../server/store/db/client";
 import type { DomainServices } from "../server/domain-services";
-import { describeDatabase } from "../server/db/server-file";
+import { describeDatabase } from "../server/store/db/server-file";
 import { parseCommandLine, USAGE, UsageError } from "./arguments";
 import { findServer, ServerUnreachable, type ServerClient } from "./server-client";
 
@@ -41,10 +41,10 @@ type Local = { db: Db } & DomainServices;
 
 /** The database, checked to be Parley's (a missing SQLite file is not made here). */
 async function openDb(databaseUrl: string): Promise<Db> {
-  const [{ existsSync }, { engineOf, sqliteFilePath }] = await Promise.all([import("node:fs"), import("../server/db/engine")]);
+  const [{ existsSync }, { engineOf, sqliteFilePath }] = await Promise.all([import("node:fs"), import("../server/store/db/engine")]);
   const file = engineOf(databaseUrl) === "sqlite" ? sqliteFilePath(databaseUrl) : null;
   if (file && !existsSync(file)) throw new AppError("unavailable", `No Parley database at ${file}. Start the server once, or pass --database.`);
-  const { createDb } = await import("../server/db/client");
+  const { createDb } = await import("../server/store/db/client");
   const db = await createDb(databaseUrl);
   if (!file) {
     const { pgMigrated } = await import("../server/store/health-statements");
@@ -107,7 +107,7 @@ export async function main(argv: string[]): Promise<number> {
           const [runId] = need(args, 1, "inspect RUN_ID");
           const [{ loadRunDetail }, { toMessage }, { messagesOfRun }] = await Promise.all([
             import("../server/runs/run-detail"),
-            import("../server/db/mappers"),
+            import("../server/store/db/mappers"),
             import("../server/store/sessions/session-statements"),
           ]);
           const detail = await loadRunDetail(db, questions, runId!);

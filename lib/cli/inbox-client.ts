@@ -2,7 +2,7 @@ import { buildReceipt, buildStopReceipt, commandPayload, type CommandKind, type 
 import { AppError } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import type { CommandService } from "../server/ledger/command-ledger";
-import type { Db } from "../server/db/client";
+import type { Db } from "../server/store/db/client";
 import type { QuestionService } from "../server/questions/question-service";
 import { findRun } from "../server/store/runs/run-statements";
 

@@ -1,6 +1,6 @@
 import type { ApiTokenInfo } from "../protocol/access";
 import { createApiTokens } from "../server/access/api-tokens";
-import type { Db } from "../server/db/client";
+import type { Db } from "../server/store/db/client";
 import { createServerClient, ServerUnreachable, type FoundServer } from "./server-client";
 
 /**

@@ -1,7 +1,7 @@
 import type { RotateTokenResult } from "../protocol/access";
 import { AppError } from "../protocol/errors";
 import { rotateKeptToken } from "../server/access/kept-token";
-import { readAnnouncement, tokenFilePath } from "../server/db/server-file";
+import { readAnnouncement, tokenFilePath } from "../server/store/db/server-file";
 import { createServerClient, type FoundServer } from "./server-client";
 
 /**

@@ -4,7 +4,7 @@ import type { ReplyReceipt, ResumeReceipt, StartRunBody, StoppedRun } from "../p
 import type { Run, Session } from "../protocol/entities";
 import { AppError, WireErrorSchema } from "../protocol/errors";
 import type { Question } from "../protocol/question";
-import { readAnnouncement } from "../server/db/server-file";
+import { readAnnouncement } from "../server/store/db/server-file";
 
 /** The server could not be reached at all (nothing was applied by this request). */
 export class ServerUnreachable extends Error {}

@@ -1,6 +1,6 @@
 import type { SignOutEverywhereResult } from "../protocol/access";
 import { openSessionEpoch } from "../server/access/session-epoch";
-import type { Db } from "../server/db/client";
+import type { Db } from "../server/store/db/client";
 import { createServerClient, ServerUnreachable, type FoundServer } from "./server-client";
 
 /**

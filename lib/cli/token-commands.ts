@@ -2,7 +2,7 @@ import { TOKEN_USAGE } from "./usage";
 import { ApiTokenNameSchema, LOCAL_OWNER, OwnerIdSchema, type ApiTokenInfo } from "../protocol/access";
 import { parseOrThrow } from "../protocol/errors";
 import { createApiTokens } from "../server/access/api-tokens";
-import type { Db } from "../server/db/client";
+import type { Db } from "../server/store/db/client";
 
 const formatToken = (t: ApiTokenInfo) =>
   `${t.id}  ${t.name}  owner ${t.ownerId}  created ${t.createdAt}${t.lastUsedAt ? `, last used ${t.lastUsedAt}` : ""}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ""}`;

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from "./clock";
 import { createCommandService } from "./ledger/command-ledger";
-import type { Db } from "./db/client";
+import type { Db } from "./store/db/client";
 import { DomainEvents } from "./events";
 import type { Metrics } from "./metrics";
 import { createQuestionService, type QuestionServiceDeps } from "./questions/question-service";

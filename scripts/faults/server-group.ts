@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isProcessAlive } from "../../lib/cli/server-client";
-import { withdrawServer } from "../../lib/server/db/server-file";
+import { withdrawServer } from "../../lib/server/store/db/server-file";
 import { freePort, productionServerEnv } from "../../tests/helpers/server-process";
 
 /**

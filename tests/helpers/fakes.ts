@@ -3,7 +3,7 @@ import type { ChildToParent, ParentToChild } from "../../lib/protocol/ipc";
 import type { Clock, ClockTimer } from "../../lib/server/clock";
 import type { AccessOptions } from "../../lib/server/access/access";
 import { createParley, type Parley } from "../../lib/server/app";
-import { createDb } from "../../lib/server/db/client";
+import { createDb } from "../../lib/server/store/db/client";
 import { openFixtureDb } from "./fixture-db";
 import { createTestDatabase } from "./test-db";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../../lib/server/workers/worker-port";

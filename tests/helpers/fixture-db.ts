@@ -1,7 +1,7 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "../../lib/generated/prisma/client";
-import { engineOf } from "../../lib/server/db/engine";
-import { closeDb, createDb, type Db } from "../../lib/server/db/client";
+import { engineOf } from "../../lib/server/store/db/engine";
+import { closeDb, createDb, type Db } from "../../lib/server/store/db/client";
 import { createTestDatabase, type TestDatabase } from "./test-db";
 
 /** A plain Prisma client for a test's own setup rows and assertions (the server's `db` is no Prisma client). */

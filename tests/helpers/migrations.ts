@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { readMigrations } from "../../lib/server/db/migration-book";
+import { readMigrations } from "../../lib/server/store/db/migration-book";
 
 const MIGRATIONS = path.resolve(import.meta.dirname, "../../prisma/migrations");
 

@@ -1,4 +1,4 @@
-import { createDb } from "../../lib/server/db/client";
+import { createDb } from "../../lib/server/store/db/client";
 import { createParley, type Parley } from "../../lib/server/app";
 import type { Clock } from "../../lib/server/clock";
 import { createClusterLink, type ClusterLink } from "../../lib/server/cluster/cluster-link";

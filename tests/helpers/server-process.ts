@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { withdrawServer } from "../../lib/server/db/server-file";
+import { withdrawServer } from "../../lib/server/store/db/server-file";
 
 const root = path.resolve(import.meta.dirname, "../..");
 

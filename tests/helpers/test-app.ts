@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { io as connect, type Socket } from "socket.io-client";
 import { openParley, type OpenedParley } from "../../lib/server/app";
-import type { Synchronous } from "../../lib/server/db/client";
+import type { Synchronous } from "../../lib/server/store/db/client";
 import type { WorkerPoolOptions } from "../../lib/server/workers/worker-pool";
 import { describeCatalogue, loadFunctionFiles } from "../../workers/function-catalogue";
 import { attachRealtime } from "../../lib/server/realtime/socket-server";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { migrateDatabase } from "../../lib/server/db/migrate";
+import { migrateDatabase } from "../../lib/server/store/db/migrate";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MIGRATIONS = path.join(root, "prisma/migrations");

@@ -1,5 +1,5 @@
 import { AppError } from "../../protocol/errors";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import { rotateKeptToken } from "./kept-token";
 import { createApiTokens } from "./api-tokens";
 import { createAuthenticator } from "./authenticator";

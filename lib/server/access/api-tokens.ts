@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { API_TOKEN_PATTERN, type ApiTokenInfo } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import * as T from "../store/access/access-statements";
 import type { RowOf } from "../store/typed-sql";
 import { randomSecret, sameSecret, sha256 } from "./secrets";

@@ -1,6 +1,6 @@
 import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { makePrivateFolder } from "../db/private-files";
+import { makePrivateFolder } from "../store/db/private-files";
 import { randomSecret } from "./secrets";
 
 /** Shorter than a server token may be: a damaged file, made anew. */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createParley, type Parley } from "../app";
 import { createClusterLink, type ClusterLink } from "../cluster/cluster-link";
-import { createDb } from "../db/client";
+import { createDb } from "../store/db/client";
 import { FakePool, ManualClock } from "../../../tests/helpers/fakes";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 

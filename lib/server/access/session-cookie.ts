@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { SESSION_COOKIE } from "../../protocol/access";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import { putSetting } from "../store/access/access-statements";
 import { randomSecret } from "./secrets";
 

@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import { putSetting, setting } from "../store/access/access-statements";
 import { randomSecret } from "./secrets";
 

@@ -1,6 +1,6 @@
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import type { Statement } from "../store/typed-sql";
 import { questionAccess, runAccess, sessionAccess } from "../store/sessions/session-statements";
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { loadCookieKey } from "../access/session-cookie";
 import { openSessionEpoch } from "../access/session-epoch";
-import { closeDb, createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../store/db/client";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 

@@ -111,9 +111,7 @@ describe("the lease epoch fences the writes of the node that executes a run", ()
     await expect(store.finish(run.id, { status: "succeeded", result: "late" }, 100, stale)).rejects.toMatchObject(lost);
     await expect(store.createChild({ parent: run, childId: randomUUID(), seq: 0, digest: "c0", functionName: "f", input: null, known: true }, stale)).rejects.toMatchObject(lost);
     const say = { runId: run.id, seq: 0, text: "late", digest: "m0" };
-    await expect(
-      a.parley.sessions.addMessage({ sessionId: session.id, runId: run.id, role: "agent", text: "late" }, (row) => store.sayWithMessage(say, row, stale)),
-    ).rejects.toMatchObject(lost);
+    await expect(a.parley.sessions.addMessage({ sessionId: session.id, runId: run.id, role: "agent", text: "late" }, (row) => store.sayWithMessage(say, row, stale))).rejects.toMatchObject(lost);
     await expect(
       a.parley.sessions.addMessage({ sessionId: session.id, runId: run.id, role: "agent", text: "left open", stopped: true }, (row) => store.messageWhileHeld({ ...row, runId: run.id }, stale)),
     ).rejects.toMatchObject(lost);

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import { createLeaseStore } from "../store/leases/lease-store";
 import { type SqlTx } from "../store/sql-executor";
 import { log } from "../log";

@@ -3,7 +3,7 @@ import { AppError } from "../../protocol/errors";
 import { CHANNEL_WAIT_MS, MAX_OUTBOX_PAGE, channelSender, formatChannelReply, type ChannelOutbox, type ChannelReply } from "../../protocol/channels";
 import type { Question } from "../../protocol/question";
 import { helpText } from "../../protocol/text-commands";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import type { QuestionService } from "../questions/question-service";
 import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";

@@ -5,11 +5,11 @@ import type { Question } from "../../protocol/question";
 import { describeVia } from "../../protocol/audit";
 import { describePending, parseTextCommand, resolveTextCommand, tokenize, type ParseResult, type TextAction, type TextCommandName } from "../../protocol/text-commands";
 import { senderNote } from "../../protocol/channels";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import type { Closer, QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import { closedInSession } from "../store/questions/question-statements";
-import { toQuestion } from "../db/mappers";
+import { toQuestion } from "../store/db/mappers";
 
 /** What a text command did: the person's message, the reply to it, and the outcome (`refused` when nothing changed for a bad command). */
 export interface TextCommandResult {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReceipt, type Receipt } from "../../protocol/commands";
-import { closeDb, createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../store/db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { createCommandService, SETTLED_PAYLOAD, type CommandService } from "./command-ledger";

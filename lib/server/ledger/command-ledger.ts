@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { buildReceipt, type CommandKind, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
-import { isUniqueViolation, type Db } from "../db/client";
+import { isUniqueViolation, type Db } from "../store/db/client";
 import { type SqlTx } from "../store/sql-executor";
 import * as C from "../store/commands/command-statements";
 import type { ReceiptParams } from "../store/commands/command-statements";

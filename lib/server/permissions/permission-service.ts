@@ -11,7 +11,7 @@ import {
   type SessionRules,
   type ToolInfo,
 } from "../../protocol/permissions";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import type { DomainEvents } from "../events";
 import { normaliseFolder } from "../../permissions/working-folder";
 import { builtinRules } from "./builtin-rules";

@@ -6,9 +6,9 @@ import { MAX_JSON_BYTES } from "../../protocol/json-input";
 import { DEFAULT_POLICY, type RunPolicy } from "../../protocol/policy";
 import type { QuestionSpec } from "../../protocol/question";
 import { createCommandService, SETTLED_PAYLOAD } from "../ledger/command-ledger";
-import { closeDb, createDb, type Db } from "../db/client";
+import { closeDb, createDb, type Db } from "../store/db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
-import { migrateSqlite } from "../db/migrate";
+import { migrateSqlite } from "../store/db/migrate";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
 

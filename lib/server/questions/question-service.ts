@@ -6,7 +6,7 @@ import { canonicalJson } from "../../protocol/plain-json";
 import { buildReceipt, commandPayload, type ReplyReceipt } from "../../protocol/commands";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
 import type { CommandService } from "../ledger/command-ledger";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";

@@ -1,7 +1,7 @@
 import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
-import type { Db } from "../db/client";
-import { toQuestion } from "../db/mappers";
+import type { Db } from "../store/db/client";
+import { toQuestion } from "../store/db/mappers";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import type { SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";

@@ -1,7 +1,7 @@
 import { isFinalRunStatus, type FinalRunStatus } from "../../protocol/entities";
 import type { JournalRecord } from "../../protocol/ipc";
 import type { JsonValue, QuestionOutcome } from "../../protocol/question";
-import { parseJson } from "../db/mappers";
+import { parseJson } from "../store/db/mappers";
 
 /** A journal entry with what its question or child run came to (null where it has none). */
 export interface JournalRow {

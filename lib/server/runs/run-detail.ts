@@ -1,8 +1,8 @@
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { RunDetail } from "../../protocol/entities";
-import type { Db } from "../db/client";
-import { parseJson, toRun } from "../db/mappers";
+import type { Db } from "../store/db/client";
+import { parseJson, toRun } from "../store/db/mappers";
 import { findRun } from "../store/runs/run-statements";
 import { journalOf, runTree } from "../store/runs/run-statements";
 import type { QuestionService } from "../questions/question-service";

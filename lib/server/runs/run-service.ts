@@ -8,7 +8,7 @@ import type { Question } from "../../protocol/question";
 import type { SettlementMessage } from "../../protocol/ipc";
 import type { Clock } from "../clock";
 import type { CommandService } from "../ledger/command-ledger";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import type { SqlTx } from "../store/sql-executor";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";

@@ -454,9 +454,8 @@ export class RunSupervisor {
 
   private async said(message: MessageOf["run.say"]): Promise<void> {
     const say = { runId: this.runId, seq: message.seq, text: message.text, digest: message.digest };
-    await this.ctx.sessions.addMessage(
-      { sessionId: this.run.sessionId, runId: this.runId, role: "agent", text: message.text, stopped: message.stopped ?? false, streamSeq: message.seq },
-      (row) => this.ctx.store.sayWithMessage(say, row, this.epoch),
+    await this.ctx.sessions.addMessage({ sessionId: this.run.sessionId, runId: this.runId, role: "agent", text: message.text, stopped: message.stopped ?? false, streamSeq: message.seq }, (row) =>
+      this.ctx.store.sayWithMessage(say, row, this.epoch),
     );
   }
 

@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import { chatHistory } from "../store/sessions/session-statements";
 
 /** How many earlier messages a chat turn gets as its context, and how many bytes of text in all. */

@@ -1,6 +1,6 @@
 import type { Run } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
-import type { Db } from "../db/client";
+import type { Db } from "../store/db/client";
 import type { SqlTx } from "../store/sql-executor";
 import type { TextCommandResult, TextCommands } from "../commands/text-commands";
 import type { QuestionService } from "../questions/question-service";

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../db/client";
+import type { Db } from "./db/client";
 import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../tests/helpers/fixture-db";
 import { dbNow, dbNowPlusMs } from "./db-clock";
 import { statement } from "./typed-sql";

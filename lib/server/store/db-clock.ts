@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
-import type { Engine } from "../db/engine";
+import type { Engine } from "./db/engine";
 
 /**
  * The database's clock, as fragments of statements, where several nodes write and compare times

@@ -1,9 +1,9 @@
 import type pg from "pg";
-import type { DirectSqlite, PgLane, StatementObserver } from "../db/client";
-import { sqliteTime } from "../db/direct-rows";
-import type { Engine } from "../db/engine";
-import { pgTime } from "../db/pg-lane";
-import { databaseBusy } from "../db/busy-queue";
+import type { DirectSqlite, PgLane, StatementObserver } from "./db/client";
+import { sqliteTime } from "./db/direct-rows";
+import type { Engine } from "./db/engine";
+import { pgTime } from "./db/pg-lane";
+import { databaseBusy } from "./db/busy-queue";
 import type { Params, Statement } from "./typed-sql";
 
 /**

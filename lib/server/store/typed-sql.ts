@@ -12,7 +12,7 @@ import {
   type QueryCreator,
 } from "kysely";
 import type { DB } from "../../generated/kysely/types";
-import type { Engine } from "../db/engine";
+import type { Engine } from "./db/engine";
 
 export type { DB };
 export type SqlEngine = Engine;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../db/client";
 import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../../tests/helpers/fixture-db";
 import { createLeaseStore, holdsEpoch, type LeaseStore } from "./lease-store";
 

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Engine } from "../../db/engine";
+import type { Engine } from "../db/engine";
 import { dbNow, dbNowPlusMs } from "../db-clock";
 import type { SqlExecutor, SqlTx } from "../sql-executor";
 import { statement, typedParam } from "../typed-sql";

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from "kysely";
-import type { Db } from "../../db/client";
+import type { Db } from "../db/client";
 import { type SqlTx } from "../sql-executor";
 import { statement, type DB } from "../typed-sql";
 

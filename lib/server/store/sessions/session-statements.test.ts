@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createTestDatabase } from "../../../../tests/helpers/test-db";
 import { openFixtureDb } from "../../../../tests/helpers/fixture-db";
-import { closeDb, createDb } from "../../db/client";
+import { closeDb, createDb } from "../db/client";
 import * as S from "./session-statements";
 
 /** Runs on PostgreSQL too (scripts/test-pg.mjs: lib/server/store). */

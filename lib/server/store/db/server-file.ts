@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ServerAnnouncementSchema, type ServerAnnouncement } from "../../protocol/rest";
-import { engineOf } from "../db/engine";
-import { sqliteFilePath } from "../db/engine";
-import { makePrivateFolder } from "../db/private-files";
+import { ServerAnnouncementSchema, type ServerAnnouncement } from "../../../protocol/rest";
+import { engineOf } from "./engine";
+import { sqliteFilePath } from "./engine";
+import { makePrivateFolder } from "./private-files";
 
 /**
  * A file of the server that owns this database (`suffix` names which): beside the SQLite file;

@@ -1,4 +1,4 @@
-import { AppError } from "../../protocol/errors";
+import { AppError } from "../../../protocol/errors";
 
 /** better-sqlite3 reports a lock held elsewhere as SQLITE_BUSY*. */
 export function isBusyError(err: unknown): boolean {

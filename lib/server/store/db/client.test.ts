@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { eventLoopProbe, holdWriteLock } from "../../../tests/helpers/write-lock";
-import { AppError } from "../../protocol/errors";
+import { eventLoopProbe, holdWriteLock } from "../../../../tests/helpers/write-lock";
+import { AppError } from "../../../protocol/errors";
 import { createDb, type Db } from "./client";
-import { statement } from "../store/typed-sql";
-import { insertSession } from "../store/sessions/session-statements";
+import { statement } from "../typed-sql";
+import { insertSession } from "../sessions/session-statements";
 import { migrateSqlite } from "./migrate";
 
 const root = path.resolve(import.meta.dirname, "../../..");

@@ -1,7 +1,7 @@
 import { engineOf, sqliteFilePath } from "./engine";
 import { openSqlite, type DirectSqlite, type StatementObserver, type Synchronous } from "./sqlite-connection";
 import type { PgLane } from "./pg-lane";
-import { pgExecutor, sqliteExecutor, type SqlExecutor } from "../store/sql-executor";
+import { pgExecutor, sqliteExecutor, type SqlExecutor } from "../sql-executor";
 import type { Engine } from "./engine";
 
 export type { DirectSqlite, PgLane, Synchronous, StatementObserver };

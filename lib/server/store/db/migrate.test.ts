@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrateSqlite, MigrationError } from "./migrate";
-import { migrationNames, migrationsPrefix } from "../../../tests/helpers/migrations";
+import { migrationNames, migrationsPrefix } from "../../../../tests/helpers/migrations";
 
 const ALL = migrationNames("sqlite");
 let dir: string;

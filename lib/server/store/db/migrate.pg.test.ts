@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPgDatabase, pgReachable, type TestDatabase } from "../../../tests/helpers/test-db";
+import { createPgDatabase, pgReachable, type TestDatabase } from "../../../../tests/helpers/test-db";
 import { migrateDatabase } from "./migrate";
 
 const root = path.resolve(import.meta.dirname, "../../..");

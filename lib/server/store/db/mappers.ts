@@ -1,8 +1,8 @@
-import type { ApprovalSpec } from "../../protocol/permissions";
-import { RunStarterSchema, type Message, type Run, type RunStarter, type Session } from "../../protocol/entities";
-import { RunPolicySchema } from "../../protocol/policy";
-import type { JsonValue, Question } from "../../protocol/question";
-import type { ChatSession as SessionRow, Message as MessageRow, Question as QuestionRow, Run as RunRow } from "../../generated/prisma/client";
+import type { ApprovalSpec } from "../../../protocol/permissions";
+import { RunStarterSchema, type Message, type Run, type RunStarter, type Session } from "../../../protocol/entities";
+import { RunPolicySchema } from "../../../protocol/policy";
+import type { JsonValue, Question } from "../../../protocol/question";
+import type { ChatSession as SessionRow, Message as MessageRow, Question as QuestionRow, Run as RunRow } from "../../../generated/prisma/client";
 
 const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);

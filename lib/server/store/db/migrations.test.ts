@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPgDatabase, pgReachable } from "../../../tests/helpers/test-db";
+import { createPgDatabase, pgReachable } from "../../../../tests/helpers/test-db";
 
 // Neither migrations folder may lag the models: `prisma migrate diff --from-migrations … --to-schema … --exit-code`
 // exits 0 when replaying the folder gives the schema, 2 when a migration is missing.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Run as RunRow } from "../../generated/prisma/client";
+import type { Run as RunRow } from "../../../generated/prisma/client";
 import { toRun } from "./mappers";
 
 const at = new Date("2026-01-01T00:00:00.000Z");
