@@ -9,7 +9,7 @@ import { statement } from "../typed-sql";
 import { insertSession } from "../sessions/session-statements";
 import { migrateSqlite } from "./migrate";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 let dir: string;
 let file: string;
 let db: Db | undefined;

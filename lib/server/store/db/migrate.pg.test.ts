@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createPgDatabase, pgReachable, type TestDatabase } from "../../../../tests/helpers/test-db";
 import { migrateDatabase } from "./migrate";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 const PG_URL = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
 const reachable = await pgReachable(PG_URL);
 if (!reachable.ok) console.warn(`[skip] migrate.pg.test.ts: no PostgreSQL at ${PG_URL} (${reachable.reason}); set PARLEY_TEST_PG_URL`);

@@ -7,7 +7,7 @@ import { createPgDatabase, pgReachable } from "../../../../tests/helpers/test-db
 
 // Neither migrations folder may lag the models: `prisma migrate diff --from-migrations … --to-schema … --exit-code`
 // exits 0 when replaying the folder gives the schema, 2 when a migration is missing.
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 const PG_URL = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
 
 function diff(engine: "sqlite" | "postgresql", env: Record<string, string>) {
