@@ -66,7 +66,7 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
   handle.pragma(`synchronous = ${synchronous}`);
   const busy = new BusyQueue({ budgetMs: busyTimeoutMs });
   const oneTransaction = new DeadlineMutex();
-  /** Settles when the open interactive transaction ends; undefined while none is. */
+  /** Settles when the open transaction ends; undefined while none is. */
   let openTransaction: Promise<void> | undefined;
   let statementsWaiting = 0;
 
@@ -107,18 +107,22 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     return release;
   }
 
-  const control = (text: "BEGIN IMMEDIATE" | "COMMIT" | "ROLLBACK") => (observer.query("write"), handle.prepare(text).run());
+  // Transaction control, prepared once (every commit runs it). BEGIN, COMMIT and ROLLBACK count as writes.
+  const [begin, commit, rollback, savepoint, releaseSavepoint, rollbackToSavepoint] = ["BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", "SAVEPOINT work", "RELEASE work", "ROLLBACK TO work"].map((text) =>
+    handle.prepare(text),
+  );
+  const control = (statement: BetterSqlite3.Statement) => (observer.query("write"), statement.run());
 
   /** A work inside the open transaction, in a savepoint of its own: its throw rolls back only what it wrote. */
   async function inSavepoint<T>(work: () => T | Promise<T>): Promise<T> {
-    handle.exec("SAVEPOINT work");
+    savepoint!.run();
     try {
       const value = await work();
-      handle.exec("RELEASE work");
+      releaseSavepoint!.run();
       return value;
     } catch (err) {
-      handle.exec("ROLLBACK TO work");
-      handle.exec("RELEASE work");
+      rollbackToSavepoint!.run();
+      releaseSavepoint!.run();
       throw err;
     }
   }
@@ -143,7 +147,7 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     queued = [];
     let ended: (() => void) | undefined;
     try {
-      await busy.run(async () => control("BEGIN IMMEDIATE"), { deadline });
+      await busy.run(async () => control(begin!), { deadline });
       observer.transaction();
       openTransaction = new Promise((resolve) => (ended = resolve));
       const outcomes: Array<{ value: unknown } | { error: unknown }> = [];
@@ -154,10 +158,10 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
             (error: unknown) => ({ error }),
           ),
         );
-      control("COMMIT");
+      control(commit!);
       outcomes.forEach((outcome, i) => ("error" in outcome ? batch[i]!.reject(outcome.error) : batch[i]!.resolve(outcome.value)));
     } catch (err) {
-      if (handle.inTransaction) control("ROLLBACK");
+      if (handle.inTransaction) control(rollback!);
       for (const q of batch) q.reject(err);
     } finally {
       openTransaction = undefined;
