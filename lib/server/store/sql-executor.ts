@@ -29,8 +29,8 @@ export interface SqlTx {
   changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
 }
 
-/** SQLite's statements run synchronously, inside a direct transaction or read (see DirectSqlite). */
-export interface SqliteNow {
+/** SQLite's statements, run synchronously on the connection (inside its transaction or read). */
+interface SqliteNow {
   rows<P extends Params, R>(statement: Statement<P, R>, params: P): R[];
   /** How many rows a statement without RETURNING changed. */
   changes<P extends Params>(statement: Statement<P, unknown>, params: P): number;
@@ -52,7 +52,7 @@ function decoderOf(columns: Array<{ name: string; type: string | null }>): Decod
   };
 }
 
-export function sqliteNow(direct: DirectSqlite): SqliteNow {
+function sqliteNow(direct: DirectSqlite): SqliteNow {
   const decoders = new Map<string, Decode>();
   const decoderFor = (sql: string) => {
     let decode = decoders.get(sql);
@@ -75,7 +75,8 @@ export function sqliteNow(direct: DirectSqlite): SqliteNow {
   };
 }
 
-export function sqliteExecutor(direct: DirectSqlite, now: SqliteNow = sqliteNow(direct)): SqlExecutor {
+export function sqliteExecutor(direct: DirectSqlite): SqlExecutor {
+  const now = sqliteNow(direct);
   const tx: SqlTx = {
     engine: "sqlite",
     rows: async (statement, params) => now.rows(statement, params),
@@ -119,6 +120,8 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
       });
       // BEGIN and COMMIT count as writes, as SQLite's do.
       const control = (text: "BEGIN" | "COMMIT") => (observer?.query("write"), client.query(text));
+      // A connection that could not roll back (it broke) is destroyed, not handed to the next transaction.
+      let broken: Error | undefined;
       try {
         observer?.transaction();
         await control("BEGIN");
@@ -126,10 +129,10 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
         await control("COMMIT");
         return value;
       } catch (err) {
-        await client.query("ROLLBACK").catch(() => {});
+        await client.query("ROLLBACK").catch((rollbackErr: unknown) => (broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr))));
         throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
   };
