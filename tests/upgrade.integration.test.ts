@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApiTokens } from "../lib/server/access/api-tokens";
-import { closeDb, createDb } from "../lib/server/store/db/client";
+import { createDb } from "../lib/server/store/db/client";
 import { migrateDatabase } from "../lib/server/store/db/migrate";
 import { migrationNames, migrationsPrefix } from "./helpers/migrations";
 import { openRawPostgres, openRawSqlite, type RawDb } from "./helpers/raw-db";
@@ -147,7 +147,7 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
 
   const client = await createDb(db.url);
   await createApiTokens(client).create({ ownerId: "local", name: "made before the upgrade" });
-  await closeDb(client);
+  await client.close();
   const raw = await db.raw();
   const dataset = await readDataset(raw);
   await raw.close();

@@ -1,7 +1,7 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "../../lib/generated/prisma/client";
 import { engineOf } from "../../lib/server/store/db/engine";
-import { closeDb, createDb, type Db } from "../../lib/server/store/db/client";
+import { createDb, type Db } from "../../lib/server/store/db/client";
 import { createTestDatabase, type TestDatabase } from "./test-db";
 
 /** A plain Prisma client for a test's own setup rows and assertions (the server's `db` is no Prisma client). */
@@ -26,5 +26,5 @@ export async function openStoreTestDb(prefix: string, prepare?: (testDb: TestDat
   const testDb = await createTestDatabase(prefix);
   await prepare?.(testDb);
   const [db, fixture] = await Promise.all([createDb(testDb.url), openFixtureDb(testDb.url)]);
-  return { testDb, db, fixture, close: async () => (await fixture.$disconnect(), await closeDb(db), await testDb.drop()) };
+  return { testDb, db, fixture, close: async () => (await fixture.$disconnect(), await db.close(), await testDb.drop()) };
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { loadCookieKey } from "../access/session-cookie";
 import { openSessionEpoch } from "../access/session-epoch";
-import { closeDb, createDb, type Db } from "../store/db/client";
+import { createDb, type Db } from "../store/db/client";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 
@@ -19,7 +19,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const db of dbs) await closeDb(db);
+  for (const db of dbs) await db.close();
   await fixture.$disconnect();
   await testDb.drop();
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReceipt, type Receipt } from "../../protocol/commands";
-import { closeDb, createDb, type Db } from "../store/db/client";
+import { createDb, type Db } from "../store/db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { createCommandService, SETTLED_PAYLOAD, type CommandService } from "./command-ledger";
@@ -22,9 +22,9 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const other of extra.splice(0)) await closeDb(other);
+  for (const other of extra.splice(0)) await other.close();
   await fixture.$disconnect();
-  await closeDb(db);
+  await db.close();
   await testDb.drop();
 });
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReceipt, commandPayload, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
-import { closeDb, createDb, type Db } from "../store/db/client";
+import { createDb, type Db } from "../store/db/client";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 import { createCommandService, type CommandService } from "./command-ledger";
 import { createInbox, isPermanent } from "./inbox";
@@ -18,7 +18,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await closeDb(db);
+  await db.close();
   await testDb.drop();
 });
 

@@ -4,7 +4,7 @@ import type { ApprovalSpec, PermissionDecision, PermissionRule, PermissionRuleIn
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
 import { createCommandService } from "../ledger/command-ledger";
-import { closeDb, createDb, type Db } from "../store/db/client";
+import { createDb, type Db } from "../store/db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import type { SqlTx } from "../store/sql-executor";
 import { statement } from "../store/typed-sql";
@@ -99,7 +99,7 @@ beforeEach(async () => {
 afterEach(async () => {
   questions.dispose();
   await fixture.$disconnect();
-  await closeDb(db);
+  await db.close();
   await testDb.drop();
 });
 

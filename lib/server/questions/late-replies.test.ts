@@ -6,7 +6,7 @@ import { MAX_JSON_BYTES } from "../../protocol/json-input";
 import { DEFAULT_POLICY, type RunPolicy } from "../../protocol/policy";
 import type { QuestionSpec } from "../../protocol/question";
 import { createCommandService, SETTLED_PAYLOAD } from "../ledger/command-ledger";
-import { closeDb, createDb, type Db } from "../store/db/client";
+import { createDb, type Db } from "../store/db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { migrateSqlite } from "../store/db/migrate";
 import { DomainEvents } from "../events";
@@ -70,7 +70,7 @@ beforeEach(async () => {
 afterEach(async () => {
   questions.dispose();
   await fixture.$disconnect();
-  await closeDb(db);
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../../protocol/question";
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import { createCommandService } from "../ledger/command-ledger";
-import { closeDb, createDb, type Db } from "../store/db/client";
+import { createDb, type Db } from "../store/db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
@@ -34,7 +34,7 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
   afterAll(async () => {
     questions?.dispose();
     await fixture?.$disconnect();
-    if (db) await closeDb(db);
+    if (db) await db.close();
     await testDb?.drop();
   });
 

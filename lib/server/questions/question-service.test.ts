@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type RunPolicy } from "../../protocol/policy";
 import type { Question, QuestionSpec } from "../../protocol/question";
 import { createCommandService } from "../ledger/command-ledger";
-import { closeDb, createDb, type Db } from "../store/db/client";
+import { createDb, type Db } from "../store/db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
@@ -59,7 +59,7 @@ beforeEach(async () => {
 afterEach(async () => {
   questions.dispose();
   await fixture.$disconnect();
-  await closeDb(db);
+  await db.close();
   await testDb.drop();
 });
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY } from "../../protocol/policy";
-import { closeDb, createDb, type Db } from "../store/db/client";
+import { createDb, type Db } from "../store/db/client";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createSessionService } from "../sessions/session-service";
@@ -25,7 +25,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await fixture.$disconnect();
-  await closeDb(db);
+  await db.close();
   await testDb.drop();
 });
 

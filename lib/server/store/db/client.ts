@@ -47,8 +47,6 @@ export async function createDb(databaseUrl: string, { synchronous = "FULL", busy
   return { engine: "sqlite", exec: sqliteExecutor(direct), direct, close: () => direct.close() };
 }
 
-export const closeDb = (db: Db) => db.close();
-
 const UNIQUE_CODES = new Set(["SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE", "23505"]);
 
 /** A write refused by a unique key: a twin got there first (better-sqlite3's code, or pg's 23505). */

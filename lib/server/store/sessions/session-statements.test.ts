@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createTestDatabase } from "../../../../tests/helpers/test-db";
 import { openFixtureDb } from "../../../../tests/helpers/fixture-db";
-import { closeDb, createDb } from "../db/client";
+import { createDb } from "../db/client";
 import * as S from "./session-statements";
 
 /** Runs on PostgreSQL too (scripts/test-pg.mjs: lib/server/store). */
@@ -30,6 +30,6 @@ it("session statements: an owner's list or everyone's, a message stored alike on
   await exec.changes(S.removeDeleted, { id: "s1" });
   expect(await fixture.message.count()).toBe(0);
   await fixture.$disconnect();
-  await closeDb(db);
+  await db.close();
   await t.drop();
 });
