@@ -1,33 +1,27 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY } from "../../protocol/policy";
-import { createDb, type Db } from "../store/db/client";
-import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
+import type { Db } from "../store/db/client";
+import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createSessionService } from "../sessions/session-service";
 import { createRunStore, type RunStore } from "./run-store";
-import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
 
-// The question loop's run queries on whichever lane the engine has (SQLite's direct lane, or
+// The question loop's run queries on whichever engine the suite runs (SQLite, or
 // PostgreSQL's with PARLEY_TEST_PG_URL): each must read back what Prisma reads.
-let testDb: TestDatabase;
+let t: StoreTestDb;
 let db: Db;
 let fixture: FixtureDb;
 let store: RunStore;
 
 beforeEach(async () => {
-  testDb = await createTestDatabase("parley_runstore");
-  db = await createDb(testDb.url);
-  fixture = await openFixtureDb(testDb.url);
+  t = await openStoreTestDb("parley_runstore");
+  ({ db, fixture } = t);
   store = createRunStore(db);
   await fixture.chatSession.create({ data: { id: "s1", title: "t" } });
   await store.create({ id: "r1", sessionId: "s1", ownerId: "local", functionName: "f", input: { a: 1 }, policy: DEFAULT_POLICY, canAsk: true });
 });
 
-afterEach(async () => {
-  await fixture.$disconnect();
-  await db.close();
-  await testDb.drop();
-});
+afterEach(() => t.close());
 
 const prismaRun = async (id: string) => {
   const row = (await fixture.run.findUnique({ where: { id } }))!;
