@@ -161,9 +161,9 @@ export function createQuestionService({
    * before anything is stored, so a late or stale reply cannot store more than a winning one.
    * Given `ownerId`, a question of another owner (or of a session being deleted) is not found.
    *
-   * On SQLite the whole of it (read the target, decide, claim, record the receipt) is one
-   * synchronous transaction on the direct lane; the retraction is broadcast before the answer is
-   * delivered to the run. An answer that changes more (`alongWith`: "Allow always") takes Prisma.
+   * The whole of it (read the target, decide, claim, record the receipt, and what `alongWith`
+   * changes: "Allow always") is one transaction; the retraction is broadcast before the answer is
+   * delivered to the run.
    */
   function personalSettle(
     kind: Kind,

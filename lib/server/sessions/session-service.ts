@@ -26,7 +26,7 @@ const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pending
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   const { exec } = db;
-  /** A message's row, stored alone (`exec`), in a transaction, or on SQLite's direct lane: the same statement. */
+  /** A message's row, stored alone (`exec`) or in someone's transaction: the same statement. */
   const insertIn = (lane: Pick<SqlTx, "changes">, row: S.MessageInsert) => lane.changes(S.insertMessage, row).then(() => row);
   /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
   const streams = createReplyStreams();

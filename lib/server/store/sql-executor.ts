@@ -1,6 +1,5 @@
 import type pg from "pg";
 import type { DirectSqlite, PgLane, StatementObserver } from "./db/client";
-import { sqliteTime } from "./db/direct-rows";
 import type { Engine } from "./db/engine";
 import { pgTime } from "./db/pg-lane";
 import { databaseBusy } from "./db/busy-queue";
@@ -35,6 +34,9 @@ interface SqliteNow {
   /** How many rows a statement without RETURNING changed. */
   changes<P extends Params>(statement: Statement<P, unknown>, params: P): number;
 }
+
+/** A DateTime as Prisma stores it in SQLite (ISO 8601 with "+00:00"), so text comparison orders it with the stored times. */
+const sqliteTime = (d: Date): string => d.toISOString().replace("Z", "+00:00");
 
 const sqliteValue = (value: unknown): unknown => (value instanceof Date ? sqliteTime(value) : typeof value === "boolean" ? (value ? 1 : 0) : value === undefined ? null : value);
 
