@@ -3,10 +3,10 @@ import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../p
 import type { Db } from "../store/db/client";
 import { toQuestion } from "../store/db/mappers";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import type { SqlTx } from "../store/sql-executor";
+import type { SqlReader, SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as Q from "../store/questions/question-statements";
-import { heldRun } from "../store/runs/run-statements";
+import { heldRun, insertJournal, journalEntry } from "../store/runs/run-statements";
 
 /** How a question left `pending`. */
 export interface Closing {
@@ -41,8 +41,6 @@ const closingData = ({ status, closedBy, closedAt, answer, feedback }: Closing) 
   answer: answer === null ? null : JSON.stringify(answer),
   feedback,
 });
-
-const journalName = (spec: QuestionSpec) => spec.prompt.slice(0, 200);
 
 /** The stored row of a new question. */
 function questionRow(q: NewQuestion) {
@@ -118,7 +116,10 @@ export function createQuestionStore(db: Db) {
       await exec.transaction(async (tx) => {
         if ((await tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null })).length === 0) throw noRunOrLeaseLost(q.runId, epoch);
         await tx.changes(Q.insertQuestion, questionRow(q));
-        await tx.changes(Q.insertQuestionJournal, { runId: q.runId, seq: q.seq, name: journalName(q.spec), digest: q.journalDigest, id: q.id, createdAt: q.createdAt });
+        await tx.changes(
+          insertJournal,
+          journalEntry({ runId: q.runId, seq: q.seq, kind: "question", name: q.spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id, createdAt: q.createdAt }),
+        );
       });
       return toQuestion({ ...questionRow(q), run_rootRunId: q.rootRunId });
     },
@@ -130,7 +131,7 @@ export function createQuestionStore(db: Db) {
     policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await exec.read(Q.runPolicyAndRoot, { runId }))[0]?.policy),
 
     /** A reply's target, read at once. */
-    target: async (id: string, tx?: SqlTx): Promise<ReplyTarget | null> => targetOf((await (tx ? tx.rows(Q.target, { id }) : exec.read(Q.target, { id })))[0]),
+    target: async (id: string, on: SqlReader = exec): Promise<ReplyTarget | null> => targetOf((await on.rows(Q.target, { id }))[0]),
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
     claim: async (id: string, closing: Closing, tx: Pick<SqlTx, "changes"> = exec): Promise<boolean> => (await tx.changes(Q.claim, { id, ...closingData(closing) })) === 1,

@@ -44,18 +44,39 @@ async function assertSessionLive(tx: SqlTx, sessionId: string): Promise<void> {
   if ((await tx.rows(S.liveSession, { id: sessionId })).length === 0) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
 }
 
-const runParams = (run: NewRun) => ({
-  id: run.id,
-  sessionId: run.sessionId,
-  ownerId: run.ownerId,
-  functionName: run.functionName,
-  input: JSON.stringify(run.input ?? null),
-  policy: JSON.stringify(run.policy),
-  canAsk: run.canAsk,
-  turnOf: run.turnOf ?? null,
-  startedBy: run.startedBy ? JSON.stringify(run.startedBy) : null,
-  at: new Date(),
-});
+/** What a child run is started with: its parent, the `call` in the parent's journal, and whether its function exists (else it fails at once). */
+interface ChildOf {
+  parent: Run;
+  seq: number;
+  known: boolean;
+}
+
+/** A run's row as first stored: a top-level run (its own root), or a child run. */
+function runRow(run: Omit<NewRun, "turnOf" | "startedBy"> & Pick<Partial<NewRun>, "turnOf" | "startedBy">, child?: ChildOf): S.RunInsert {
+  const at = new Date();
+  const unknown = child !== undefined && !child.known;
+  return {
+    id: run.id,
+    sessionId: run.sessionId,
+    ownerId: run.ownerId,
+    functionName: run.functionName,
+    input: JSON.stringify(run.input ?? null),
+    status: unknown ? "failed" : "running",
+    error: unknown ? `No agent function named "${run.functionName}".` : null,
+    finishedAt: unknown ? at : null,
+    policy: JSON.stringify(run.policy),
+    canAsk: run.canAsk,
+    parentRunId: child?.parent.id ?? null,
+    parentSeq: child?.seq ?? null,
+    rootRunId: child?.parent.rootRunId ?? run.id,
+    turnOf: run.turnOf ?? null,
+    startedBy: run.startedBy ? JSON.stringify(run.startedBy) : null,
+    attempts: child ? 0 : 1,
+    activeMs: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
 
 /**
  * Every run and journal query of the run domain, as small named functions. The writes that the
@@ -123,7 +144,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       try {
         const created = await exec.transaction(async (tx) => {
           await assertSessionLive(tx, run.sessionId);
-          const [row] = await tx.rows(S.insertRun, runParams(run));
+          const [row] = await tx.rows(S.insertRun, runRow(run));
           if (leases.enabled) await leases.holdNew(tx, run.id);
           await alongWith?.(tx);
           return toRun(row!);
@@ -139,45 +160,17 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
     /** A child run and the parent's journal entry that waits for it, in one transaction (fenced by the parent's epoch). */
     async createChild(
-      {
-        parent,
-        childId,
-        seq,
-        digest,
-        functionName,
-        input,
-        known,
-      }: {
-        parent: Run;
-        childId: string;
-        seq: number;
-        digest: string;
-        functionName: string;
-        input: JsonValue;
-        known: boolean;
-      },
+      { parent, childId, seq, digest, functionName, input, known }: ChildOf & { childId: string; digest: string; functionName: string; input: JsonValue },
       epoch?: HeldEpoch,
     ): Promise<void> {
       await exec.transaction(async (tx) => {
         await holdEpoch(tx, parent.id, epoch);
         await assertSessionLive(tx, parent.sessionId);
-        await tx.changes(S.insertChild, {
-          id: childId,
-          sessionId: parent.sessionId,
-          ownerId: parent.ownerId,
-          functionName,
-          input: JSON.stringify(input),
-          status: known ? "running" : "failed",
-          error: known ? null : `No agent function named "${functionName}".`,
-          finishedAt: known ? null : new Date(),
-          policy: JSON.stringify(parent.policy),
-          canAsk: parent.canAsk,
-          parentRunId: parent.id,
-          parentSeq: seq,
-          rootRunId: parent.rootRunId,
-          at: new Date(),
-        });
-        await tx.changes(S.insertCall, { runId: parent.id, seq, name: functionName, digest, childRunId: childId, at: new Date() });
+        await tx.rows(
+          S.insertRun,
+          runRow({ id: childId, sessionId: parent.sessionId, ownerId: parent.ownerId, functionName, input, policy: parent.policy, canAsk: parent.canAsk }, { parent, seq, known }),
+        );
+        await tx.changes(S.insertJournal, S.journalEntry({ runId: parent.id, seq, kind: "call", name: functionName, digest, childRunId: childId, createdAt: new Date() }));
       });
     },
 
@@ -246,7 +239,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     async sayWithMessage({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, message: MessageInsert, epoch?: HeldEpoch): Promise<MessageInsert> {
       return exec.transaction(async (tx) => {
         await holdEpoch(tx, runId, epoch);
-        await tx.changes(S.insertSay, { runId, seq, name: text.slice(0, 200), digest, output: JSON.stringify(text), at: message.createdAt });
+        await tx.changes(S.insertJournal, S.journalEntry({ runId, seq, kind: "say", name: text.slice(0, 200), digest, output: JSON.stringify(text), createdAt: message.createdAt }));
         await tx.changes(insertMessage, message);
         return message;
       });

@@ -9,8 +9,7 @@ import type { Params, Statement } from "./typed-sql";
  * Runs statements written once (typed-sql.ts) on an engine's own handle. Rows come back in the
  * schema's types on both engines: DateTime as Date, Boolean as boolean, integers as numbers.
  */
-export interface SqlExecutor {
-  readonly engine: Engine;
+export interface SqlExecutor extends SqlTx {
   /** One read statement, seeing only what is committed. */
   read<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
   /** One write statement, atomic on its own: the rows it returned (RETURNING). */
@@ -21,12 +20,15 @@ export interface SqlExecutor {
   transaction<T>(work: (tx: SqlTx) => Promise<T>): Promise<T>;
 }
 
-/** Statements inside one transaction (SqlExecutor.transaction). */
+/** Statements inside one transaction (SqlExecutor.transaction); the executor itself runs each on its own. */
 export interface SqlTx {
   readonly engine: Engine;
   rows<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
   changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
 }
+
+/** Where a read runs: in a transaction, or on its own (the executor). */
+export type SqlReader = Pick<SqlTx, "rows">;
 
 /** SQLite's statements, run synchronously on the connection (inside its transaction or read). */
 interface SqliteNow {
@@ -87,6 +89,7 @@ export function sqliteExecutor(direct: DirectSqlite): SqlExecutor {
   return {
     engine: "sqlite",
     read: (statement, params) => direct.read(() => now.rows(statement, params)),
+    rows: (statement, params) => direct.read(() => now.rows(statement, params)),
     write: (statement, params) => direct.transaction(() => now.rows(statement, params)),
     changes: (statement, params) => direct.transaction(() => now.changes(statement, params)),
     transaction: (work) => direct.transaction(() => work(tx)),
@@ -114,6 +117,7 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
   return {
     engine: "postgresql",
     read: rows,
+    rows,
     write: rows,
     changes,
     async transaction<T>(work: (tx: SqlTx) => Promise<T>): Promise<T> {

@@ -9,6 +9,9 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
   type Compilable,
+  type DatabaseIntrospector,
+  type DialectAdapter,
+  type QueryCompiler,
   type QueryCreator,
 } from "kysely";
 import type { DB } from "../../generated/kysely/types";
@@ -17,24 +20,16 @@ import type { Engine } from "./db/engine";
 export type { DB };
 export type SqlEngine = Engine;
 
+type Dialect = { adapter: new () => DialectAdapter; introspector: new (db: Kysely<DB>) => DatabaseIntrospector; compiler: new () => QueryCompiler };
+const builder = ({ adapter, introspector, compiler }: Dialect) =>
+  new Kysely<DB>({
+    dialect: { createAdapter: () => new adapter(), createDriver: () => new DummyDriver(), createIntrospector: (db) => new introspector(db as Kysely<DB>), createQueryCompiler: () => new compiler() },
+  });
+
 /** Builders that only compile: statements run on each engine's own handle, not through Kysely. */
 const BUILDERS: Record<Engine, Kysely<DB>> = {
-  sqlite: new Kysely<DB>({
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
-  }),
-  postgresql: new Kysely<DB>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  }),
+  sqlite: builder({ adapter: SqliteAdapter, introspector: SqliteIntrospector, compiler: SqliteQueryCompiler }),
+  postgresql: builder({ adapter: PostgresAdapter, introspector: PostgresIntrospector, compiler: PostgresQueryCompiler }),
 };
 
 /** Where a statement's parameter goes: the builder sees it as a value, the compiled statement as a slot to fill at each run. */
@@ -95,3 +90,6 @@ export type ParamsOf<S> = S extends Statement<infer P, unknown> ? P : never;
  * there to `type`; SQLite stores it as given (a CAST would change a date's text).
  */
 export const typedParam = <T>(engine: Engine, value: T, type: "timestamp(3)" | "text" | "integer") => (engine === "postgresql" ? sql<T>`CAST(${value} AS ${sql.raw(type)})` : sql<T>`${value}`);
+
+/** An INSERT's values: the parameters named by `columns` (each column listed once, where its statement is written). */
+export const valuesOf = <P extends object, C extends keyof P>(params: P, columns: readonly C[]): Pick<P, C> => Object.fromEntries(columns.map((column) => [column, params[column]])) as Pick<P, C>;

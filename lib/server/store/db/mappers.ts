@@ -2,7 +2,10 @@ import type { ApprovalSpec } from "../../../protocol/permissions";
 import { RunStarterSchema, type Message, type Run, type RunStarter, type Session } from "../../../protocol/entities";
 import { RunPolicySchema } from "../../../protocol/policy";
 import type { JsonValue, Question } from "../../../protocol/question";
-import type { ChatSession as SessionRow, Message as MessageRow, Question as QuestionRow, Run as RunRow } from "../../../generated/prisma/client";
+import type { Selectable } from "kysely";
+import type { DB } from "../typed-sql";
+
+type Row<T extends keyof DB> = Selectable<DB[T]>;
 
 const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
@@ -13,7 +16,7 @@ export function parseJson<T>(text: string | null): T | null {
 }
 
 /** A question row, with its run's root when it was read joined to its run (`run_rootRunId`). */
-export function toQuestion(row: QuestionRow & { run_rootRunId?: string | null }): Question {
+export function toQuestion(row: Row<"Question"> & { run_rootRunId?: string | null }): Question {
   return {
     id: row.id,
     sessionId: row.sessionId,
@@ -56,7 +59,7 @@ function starterOf(text: string | null): RunStarter | null {
   return parsed.success ? parsed.data : null;
 }
 
-export function toRun(row: RunRow): Run {
+export function toRun(row: Row<"Run">): Run {
   return {
     id: row.id,
     sessionId: row.sessionId,
@@ -81,7 +84,7 @@ export function toRun(row: RunRow): Run {
   };
 }
 
-export function toMessage(row: MessageRow): Message {
+export function toMessage(row: Row<"Message">): Message {
   return {
     id: row.id,
     sessionId: row.sessionId,
@@ -94,6 +97,6 @@ export function toMessage(row: MessageRow): Message {
   };
 }
 
-export function toSession(row: SessionRow, pendingCount: number): Session {
+export function toSession(row: Row<"ChatSession">, pendingCount: number): Session {
   return { id: row.id, ownerId: row.ownerId, title: row.title, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt), pendingCount };
 }

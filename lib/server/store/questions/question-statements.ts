@@ -1,6 +1,6 @@
 import { sql, type Insertable, type QueryCreator } from "kysely";
 import type { DB } from "../typed-sql";
-import { statement, typedParam } from "../typed-sql";
+import { statement, typedParam, valuesOf } from "../typed-sql";
 
 /** A question's row as it is inserted. */
 export type QuestionInsert = Required<Omit<Insertable<DB["Question"]>, "createdAt" | "closedAt" | "expiresAt">> & {
@@ -86,36 +86,26 @@ export const firstPending = statement((q, p: { sessionId: string }) =>
   q.selectFrom("Question").select(["id", "runId", "prompt"]).where("sessionId", "=", p.sessionId).where("status", "=", "pending").orderBy("createdAt").orderBy("id").limit(1),
 );
 
-/** A question's row (inside the transaction that checked its run still holds the lease: heldRun). */
-export const insertQuestion = statement((q, p: QuestionInsert) =>
-  q.insertInto("Question").values({
-    id: p.id,
-    sessionId: p.sessionId,
-    runId: p.runId,
-    owner: p.owner,
-    seq: p.seq,
-    pendingId: p.pendingId,
-    targetDigest: p.targetDigest,
-    replySchema: p.replySchema,
-    kind: p.kind,
-    prompt: p.prompt,
-    options: p.options,
-    multi: p.multi,
-    allowCustom: p.allowCustom,
-    detail: p.detail,
-    defaultValue: p.defaultValue,
-    approval: p.approval,
-    status: p.status,
-    answer: p.answer,
-    feedback: p.feedback,
-    closedBy: p.closedBy,
-    closedAt: p.closedAt,
-    createdAt: p.createdAt,
-    expiresAt: p.expiresAt,
-  }),
-);
+/** What was asked, and how the question stands. */
+const ASKED = [
+  "id",
+  "sessionId",
+  "runId",
+  "owner",
+  "seq",
+  "pendingId",
+  "targetDigest",
+  "replySchema",
+  "kind",
+  "prompt",
+  "options",
+  "multi",
+  "allowCustom",
+  "detail",
+  "defaultValue",
+  "approval",
+] as const;
+const STANDING = ["status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt"] as const;
 
-/** The question's journal entry: the digest replay must match, and a name to read it by. */
-export const insertQuestionJournal = statement((q, p: { runId: string; seq: number; name: string; digest: string; id: string; createdAt: Date }) =>
-  q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "question", name: p.name, digest: p.digest, questionId: p.id, createdAt: p.createdAt }),
-);
+/** A question's row (inside the transaction that checked its run still holds the lease: heldRun). */
+export const insertQuestion = statement((q, p: QuestionInsert) => q.insertInto("Question").values(valuesOf(p, [...ASKED, ...STANDING])));

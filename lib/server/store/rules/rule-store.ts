@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from "kysely";
 import type { Db } from "../db/client";
-import { type SqlTx } from "../sql-executor";
+import type { SqlReader, SqlTx } from "../sql-executor";
 import { statement, type DB } from "../typed-sql";
 
 export type RuleRow = Selectable<DB["PermissionRule"]>;
@@ -32,7 +32,7 @@ export function createRuleStore(db: Db) {
   const { exec } = db;
   return {
     /** A session's rules in the order they apply (oldest first), in `tx` when given. */
-    list: (sessionId: string, tx?: SqlTx): Promise<RuleRow[]> => (tx ? tx.rows(listForSession, { sessionId }) : exec.read(listForSession, { sessionId })),
+    list: (sessionId: string, on: SqlReader = exec): Promise<RuleRow[]> => on.rows(listForSession, { sessionId }),
     /** Adds a rule after its session's others, in `tx` or a transaction of its own; an equal one removed, `check` sees the rest (may throw). Null: no such session. */
     add(tx: SqlTx | undefined, rule: NewRule, check: (rest: RuleRow[]) => void): Promise<RuleRow | null> {
       const add = async (tx: SqlTx) => {

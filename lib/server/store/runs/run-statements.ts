@@ -1,7 +1,7 @@
-import { sql, type ExpressionBuilder, type Selectable } from "kysely";
+import { sql, type ExpressionBuilder, type Insertable, type Selectable } from "kysely";
 import { ACTIVE_RUN_STATUSES } from "../../../protocol/entities";
 import type { DB } from "../typed-sql";
-import { statement, typedParam } from "../typed-sql";
+import { statement, typedParam, valuesOf } from "../typed-sql";
 
 /** A run's row as stored. */
 export type RunRow = Selectable<DB["Run"]>;
@@ -149,36 +149,30 @@ export const journal = statement((q, p: { runId: string }) =>
     .orderBy("j.seq"),
 );
 
-/** The journal entry of a chat message (inside the message's transaction). */
-export const insertSay = statement((q, p: { runId: string; seq: number; name: string; digest: string; output: string; at: Date }) =>
-  q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "say", name: p.name, digest: p.digest, output: p.output, createdAt: p.at }),
+/** A journal entry other than a step's (written inside the transaction that checked the run holds its lease). */
+export type JournalInsert = Required<Insertable<DB["JournalEntry"]>> & { createdAt: Date };
+/** A journal entry: `output`, `questionId` and `childRunId` null unless given. */
+export const journalEntry = (entry: Omit<JournalInsert, "output" | "questionId" | "childRunId"> & Partial<JournalInsert>): JournalInsert => ({
+  output: null,
+  questionId: null,
+  childRunId: null,
+  ...entry,
+});
+export const insertJournal = statement((q, p: JournalInsert) =>
+  q.insertInto("JournalEntry").values(valuesOf(p, ["runId", "seq", "kind", "name", "digest", "output", "questionId", "childRunId", "createdAt"])),
 );
 
 export const liveSession = statement((q, p: { id: string }) => q.selectFrom("ChatSession").select("id").where("id", "=", p.id).where("deletedAt", "is", null));
 
-/** A new top-level run, handed to a worker at once (its first attempt). */
-export const insertRun = statement(
-  (q, p: { id: string; sessionId: string; ownerId: string; functionName: string; input: string; policy: string; canAsk: boolean; turnOf: string | null; startedBy: string | null; at: Date }) =>
-    q
-      .insertInto("Run")
-      .values({
-        id: p.id,
-        sessionId: p.sessionId,
-        ownerId: p.ownerId,
-        functionName: p.functionName,
-        input: p.input,
-        status: "running",
-        policy: p.policy,
-        canAsk: p.canAsk,
-        rootRunId: p.id,
-        turnOf: p.turnOf,
-        startedBy: p.startedBy,
-        attempts: 1,
-        activeMs: 0,
-        createdAt: p.at,
-        updatedAt: p.at,
-      })
-      .returningAll(),
+/** A run's row as it is inserted. */
+export type RunInsert = Required<Omit<Insertable<DB["Run"]>, "result" | "progress" | "leaseOwner" | "leaseUntil" | "leaseEpoch">> & { createdAt: Date; updatedAt: Date };
+const RUN_STARTED = ["id", "sessionId", "ownerId", "functionName", "input", "policy", "canAsk", "parentRunId", "parentSeq", "rootRunId", "turnOf", "startedBy"] as const;
+const RUN_STANDING = ["status", "error", "finishedAt", "attempts", "activeMs", "createdAt", "updatedAt"] as const;
+export const insertRun = statement((q, p: RunInsert) =>
+  q
+    .insertInto("Run")
+    .values(valuesOf(p, [...RUN_STARTED, ...RUN_STANDING]))
+    .returningAll(),
 );
 
 /** A step's journal entry, written only while the run holds `epoch` (on PostgreSQL, the run's row is locked until it commits, so a take waits for it). */
@@ -219,53 +213,6 @@ export const startedSince = statement((q, p: { sessionId: string; functionName: 
     .where("id", "not in", [p.failed, p.retry])
     .where("createdAt", ">=", p.since)
     .limit(1),
-);
-
-/** A child run: running, or failed at once when its function is unknown. */
-export const insertChild = statement(
-  (
-    q,
-    p: {
-      id: string;
-      sessionId: string;
-      ownerId: string;
-      functionName: string;
-      input: string;
-      status: string;
-      error: string | null;
-      finishedAt: Date | null;
-      policy: string;
-      canAsk: boolean;
-      parentRunId: string;
-      parentSeq: number;
-      rootRunId: string;
-      at: Date;
-    },
-  ) =>
-    q.insertInto("Run").values({
-      id: p.id,
-      sessionId: p.sessionId,
-      ownerId: p.ownerId,
-      functionName: p.functionName,
-      input: p.input,
-      status: p.status,
-      error: p.error,
-      finishedAt: p.finishedAt,
-      policy: p.policy,
-      canAsk: p.canAsk,
-      parentRunId: p.parentRunId,
-      parentSeq: p.parentSeq,
-      rootRunId: p.rootRunId,
-      attempts: 0,
-      activeMs: 0,
-      createdAt: p.at,
-      updatedAt: p.at,
-    }),
-);
-
-/** The parent's journal entry that waits for its child run. */
-export const insertCall = statement((q, p: { runId: string; seq: number; name: string; digest: string; childRunId: string; at: Date }) =>
-  q.insertInto("JournalEntry").values({ runId: p.runId, seq: p.seq, kind: "call", name: p.name, digest: p.digest, childRunId: p.childRunId, createdAt: p.at }),
 );
 
 /** A run and the other runs of its tree (`rootRunId`), each with its parent. */
