@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
 import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../../tests/helpers/fixture-db";
-import { createLeaseStore, holdsEpoch, type LeaseStore } from "./lease-store";
+import { createLeaseStore, type LeaseStore } from "./lease-store";
+import { holdEpoch, RunLeaseLost } from "../../cluster/lease-fence";
 
 // The lease store's statements on whichever engine the suite runs (SQLite, or PostgreSQL under
 // `npm run test:pg`).
@@ -32,8 +33,8 @@ describe("a run's lease", () => {
     expect(await store.holder("r")).toEqual({ owner: "a", live: true });
     expect(await store.holder("missing")).toBeUndefined();
     const { exec } = db;
-    expect(await exec.transaction((tx) => holdsEpoch(tx, "r", 2))).toBe(true);
-    expect(await exec.transaction((tx) => holdsEpoch(tx, "r", 1))).toBe(false);
+    await expect(exec.transaction((tx) => holdEpoch(tx, "r", 2))).resolves.toBeUndefined();
+    await expect(exec.transaction((tx) => holdEpoch(tx, "r", 1))).rejects.toBeInstanceOf(RunLeaseLost);
     // Lapsed: another node takes it.
     expect(await store.extend(["r"], "a", -1)).toBe(1);
     expect(await store.holder("r")).toEqual({ owner: "a", live: false });

@@ -86,15 +86,6 @@ const createJob = statement((q, p: JobLease, engine) =>
     .onConflict((oc) => oc.column("name").doNothing()),
 );
 
-/** The run still holds `epoch`; on PostgreSQL its row stays locked until the commit, so a take waits for it. */
-const heldAt = statement((q, p: { runId: string; epoch: number }, engine) => {
-  const held = q.selectFrom("Run").select("id").where("id", "=", p.runId).where("leaseEpoch", "=", p.epoch);
-  return engine === "postgresql" ? held.forShare() : held;
-});
-
-/** Inside a transaction (of any aggregate's writes to a run): whether the run still holds `epoch`. */
-export const holdsEpoch = async (tx: SqlTx, runId: string, epoch: number) => (await tx.rows(heldAt, { runId, epoch })).length > 0;
-
 /**
  * Leases, on the database's clock (db-clock.ts): a run's (who executes it, and the epoch that
  * fences that node's writes) and a job's (which node does it for all).
