@@ -13,8 +13,6 @@ export interface WorkerCatalogue {
   failures: readonly FunctionLoadFailure[];
 }
 
-export type { WorkerExit };
-
 /** How much of a worker's stderr is kept to explain a failed start. */
 const STDERR_TAIL_CHARS = 8_192;
 

@@ -1,10 +1,11 @@
 import { fork } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { AgentWorker, type WorkerCatalogue, type WorkerExit } from "./agent-worker-process";
+import { AgentWorker, type WorkerCatalogue } from "./agent-worker-process";
+import type { WorkerExit } from "./worker-port";
 import { summarizeStartFailure, WorkerStartError } from "./worker-start-error";
 import { log } from "../log";
 
-export { AgentWorker, WorkerStartError, type WorkerCatalogue, type WorkerExit };
+export { WorkerStartError };
 
 /** Runs one worker process hosts at once unless told otherwise (PARLEY_RUNS_PER_WORKER). */
 export const DEFAULT_RUNS_PER_WORKER = 32;
