@@ -351,11 +351,7 @@ export function createRunService(deps: RunServiceDeps) {
       }
     },
 
-    /**
-     * At start-up: pending questions stay pending (their expiry timers are rebuilt). Runs that were
-     * executing when the previous process died are resumed by replay; waiting runs stay parked unless
-     * what they waited for has already arrived.
-     */
+    /** At start-up: pending questions get their expiry timers again; runs that were working resume by replay, waiting runs stay parked unless what they waited for has arrived. */
     async recoverAfterRestart(): Promise<{ resumed: number; parked: number; questions: number }> {
       await questions.rescheduleExpiries();
       const active = await store.listActive();
