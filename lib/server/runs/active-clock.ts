@@ -21,7 +21,6 @@ export class ActiveClock {
     this.base = storedMs;
   }
 
-  /** Starts the clock. */
   start(): void {
     if (this.since !== null) return;
     this.since = this.clock.now();

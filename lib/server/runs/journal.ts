@@ -2,25 +2,11 @@ import { isFinalRunStatus, type FinalRunStatus } from "../../protocol/entities";
 import type { JournalRecord } from "../../protocol/ipc";
 import type { JsonValue, QuestionOutcome } from "../../protocol/question";
 import { parseJson } from "../store/db/mappers";
-
-/** A journal entry with what its question or child run came to (null where it has none). */
-export interface JournalRow {
-  seq: number;
-  kind: string;
-  digest: string;
-  output: string | null;
-  questionId: string | null;
-  childRunId: string | null;
-  questionStatus: string | null;
-  questionAnswer: string | null;
-  questionFeedback: string | null;
-  childStatus: string | null;
-  childResult: string | null;
-  childError: string | null;
-}
+import type { journal } from "../store/runs/run-statements";
+import type { RowOf } from "../store/typed-sql";
 
 /** One entry as the worker replays it. */
-export function journalRecordOf(e: JournalRow, runId: string): JournalRecord {
+export function journalRecordOf(e: RowOf<typeof journal>, runId: string): JournalRecord {
   switch (e.kind) {
     case "step":
       return { kind: "step", seq: e.seq, digest: e.digest, output: parseJson<JsonValue>(e.output) };

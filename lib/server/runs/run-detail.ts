@@ -3,8 +3,7 @@ import { quoteId } from "../../protocol/bounded-text";
 import type { RunDetail } from "../../protocol/entities";
 import type { Db } from "../store/db/client";
 import { parseJson, toRun } from "../store/db/mappers";
-import { findRun } from "../store/runs/run-statements";
-import { journalOf, runTree } from "../store/runs/run-statements";
+import { findRun, journalOf, runTree } from "../store/runs/run-statements";
 import type { QuestionService } from "../questions/question-service";
 import { treeBelow } from "./run-tree";
 

@@ -15,9 +15,7 @@ import type { Metrics } from "../metrics";
 import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { WorkerPoolPort } from "../workers/worker-port";
-import { startChildRun, notifyParent } from "./child-runs";
 import { loadRunDetail } from "./run-detail";
-import { recoverRuns } from "./run-recovery";
 import { createRunStore } from "./run-store";
 import { RunSupervisor, type RunEnd, type SupervisorContext } from "./run-supervisor";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
@@ -49,6 +47,23 @@ export interface RunServiceDeps {
   cluster?: Pick<ClusterLink, "publish" | "on">;
 }
 
+interface StartRunRequest {
+  sessionId: string;
+  functionName: string;
+  input?: unknown;
+  canAsk?: boolean;
+  policy?: RunPolicyInput;
+  commandId?: string;
+  /** A chat turn of this session: refused with session_busy while another turn is active. */
+  turnOf?: string;
+  /** Started through the REST API or the CLI (shown in the transcript). */
+  startedBy?: RunStarter;
+  /** Writes what belongs to the same command (a chat message) in the run's transaction; it gets the new run's id. */
+  alongWith?: (tx: SqlTx, runId: string) => Promise<unknown>;
+  /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */
+  committed?: () => void;
+}
+
 /** A message for whichever node executes the run, once it is known (an activation found it held elsewhere). */
 type ForOwner = (owner: string) => ClusterMessage;
 
@@ -63,7 +78,7 @@ const settlementFor = (owner: string, s: SettlementMessage): ClusterMessage =>
  * runs when other runs need their workers.
  */
 export function createRunService(deps: RunServiceDeps) {
-  const { db, events, sessions, questions, commands, pool, clock, hasFunction } = deps;
+  const { db, events, sessions, questions, commands, pool, hasFunction } = deps;
   const leases = deps.leases ?? noLeases();
   const { leaseMs } = leases;
   const store = createRunStore(db, leases);
@@ -71,19 +86,23 @@ export function createRunService(deps: RunServiceDeps) {
   let closed = false;
 
   const ctx: SupervisorContext = {
+    ...deps,
     store,
     leases,
-    questions,
-    sessions,
-    events,
-    pool,
-    clock,
-    hasFunction,
     stopGraceMs: deps.stopGraceMs ?? 3_000,
     parkAfterMs: deps.parkAfterMs ?? 3_000,
     maxWorkerLosses: deps.maxWorkerLosses ?? 3,
     workersWanted: () => pool.queued > 0,
-    startChild: (parent, message, epoch) => startChildRun({ store, events, hasFunction, activate, deliverToParent }, parent, message, epoch),
+    /** A run asked for a child run (`rt.call`): store it with the parent's journal entry (fenced by the parent's lease `epoch`), then start it. */
+    async startChild(parent, message, epoch) {
+      const childId = newOrderedId();
+      const known = hasFunction(message.functionName);
+      await store.createChild({ parent, childId, seq: message.seq, digest: message.digest, functionName: message.functionName, input: message.input, known }, epoch);
+      const child = await store.get(childId);
+      events.emit("run.updated", child);
+      if (known) activate(childId);
+      else await deliverToParent(child);
+    },
     left(supervisor) {
       if (live.get(supervisor.runId) === supervisor) live.delete(supervisor.runId);
     },
@@ -101,13 +120,16 @@ export function createRunService(deps: RunServiceDeps) {
     metrics: deps.metrics ?? { time: () => () => {} },
   };
 
-  async function deliverToParent(child: Run) {
+  /** A child run ended: the `call` waiting for it gets the result, resuming the parent if it was parked (`tell`: as for activate). */
+  async function notifyParent(child: Run, tell?: ForOwner): Promise<void> {
     const parentId = child.parentRunId!;
-    await notifyParent(
-      { store, activate: (id) => activate(id, undefined, (to) => ({ type: "run.child_ended", to, runId: parentId, childRunId: child.id })), supervisorOf: (id) => live.get(id) },
-      child,
-    );
+    const supervisor = live.get(parentId);
+    if (!supervisor) return activate(parentId, undefined, tell);
+    const seq = await store.parentSeqOf(child.id);
+    if (seq !== null) supervisor.deliverCall(child, seq);
   }
+
+  const deliverToParent = (child: Run) => notifyParent(child, (to) => ({ type: "run.child_ended", to, runId: child.parentRunId!, childRunId: child.id }));
 
   /**
    * Starts a run in a worker, or resumes a parked one there by replaying its journal. A no-op for a
@@ -217,7 +239,7 @@ export function createRunService(deps: RunServiceDeps) {
         return;
       }
       case "run.child_ended":
-        store.get(message.childRunId).then((child) => notifyParent({ store, activate: (id) => activate(id), supervisorOf: (id) => live.get(id) }, child), failed);
+        store.get(message.childRunId).then((child) => notifyParent(child), failed);
         return;
       case "run.stop":
         stopNow(message.runId, message.reason).catch(failed);
@@ -255,33 +277,7 @@ export function createRunService(deps: RunServiceDeps) {
     for (const loop of loops) loop.unref();
   }
 
-  async function startRun({
-    sessionId,
-    functionName,
-    input = null,
-    canAsk = true,
-    policy = {},
-    commandId,
-    turnOf,
-    alongWith,
-    committed,
-    startedBy,
-  }: {
-    sessionId: string;
-    functionName: string;
-    input?: unknown;
-    canAsk?: boolean;
-    policy?: RunPolicyInput;
-    commandId?: string;
-    /** A chat turn of this session: refused with session_busy while another turn is active. */
-    turnOf?: string;
-    /** Started through the REST API or the CLI (shown in the transcript). */
-    startedBy?: RunStarter;
-    /** Writes what belongs to the same command (a chat message) in the run's transaction; it gets the new run's id. */
-    alongWith?: (tx: SqlTx, runId: string) => Promise<unknown>;
-    /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */
-    committed?: () => void;
-  }): Promise<StartedRun> {
+  async function startRun({ sessionId, functionName, input = null, canAsk = true, policy = {}, commandId, turnOf, alongWith, committed, startedBy }: StartRunRequest): Promise<StartedRun> {
     if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
     const fixedPolicy = RunPolicySchema.safeParse(policy);
     if (!fixedPolicy.success) throw new AppError("invalid_policy", `Invalid policy: ${describeZodError(fixedPolicy.error)}`);
@@ -355,8 +351,19 @@ export function createRunService(deps: RunServiceDeps) {
       }
     },
 
-    /** At start-up: runs that were working resume by replay; waiting runs stay parked. */
-    recoverAfterRestart: () => recoverRuns({ store, questions, activate }),
+    /** At start-up: pending questions get their expiry timers again; runs that were working resume by replay, waiting runs stay parked unless what they waited for has arrived. */
+    async recoverAfterRestart(): Promise<{ resumed: number; parked: number; questions: number }> {
+      await questions.rescheduleExpiries();
+      const active = await store.listActive();
+      let resumed = 0;
+      for (const run of active) {
+        if (run.status === "running" || !(await store.isBlocked(run.id))) {
+          resumed++;
+          activate(run.id);
+        }
+      }
+      return { resumed, parked: active.length - resumed, questions: (await questions.listPending()).length };
+    },
 
     /** Live runs by state (health checks and tests). */
     liveCount: () => live.size,

@@ -267,7 +267,6 @@ export class RunSupervisor {
     });
   }
 
-  /** The worker the run is in, if it is in one. */
   private get worker(): WorkerLink | undefined {
     return holdsWorker(this.current) ? this.current.worker : undefined;
   }
@@ -410,7 +409,7 @@ export class RunSupervisor {
     "step.record": (message) => this.ctx.store.recordStep({ runId: this.runId, seq: message.seq, name: message.name, digest: message.digest, output: message.output }, this.epoch),
     "run.call": (message, state) => this.called(message, state),
     "run.progress": async (message) => {
-      if (await this.ctx.store.setProgress(this.runId, message.text, this.epoch)) await this.publish();
+      if (await this.ctx.store.setProgress(this.runId, message.text, this.epoch)) this.ctx.events.emit("run.updated", await this.ctx.store.get(this.runId));
     },
     "run.parked": (message, state) => this.parked(message.parked, state),
     "run.finished": (message, state) => this.workerFinished(message, state),
@@ -719,9 +718,5 @@ export class RunSupervisor {
   private async pauseClock(): Promise<void> {
     const elapsed = this.active.stop();
     if (elapsed !== null) await this.ctx.store.addActiveMs(this.runId, elapsed, this.epoch);
-  }
-
-  private async publish(): Promise<void> {
-    this.ctx.events.emit("run.updated", await this.ctx.store.get(this.runId));
   }
 }

@@ -13,8 +13,6 @@ export interface WorkerCatalogue {
   failures: readonly FunctionLoadFailure[];
 }
 
-export type { WorkerExit };
-
 /** How much of a worker's stderr is kept to explain a failed start. */
 const STDERR_TAIL_CHARS = 8_192;
 
@@ -39,8 +37,9 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
   killing = false;
   /** The run whose stop grace ran out and had this worker killed, if that is why it was killed. */
   killedFor: string | null = null;
+  /** The last few kilobytes the worker wrote to stderr. */
+  stderrTail = "";
   private exited = false;
-  private tail = "";
 
   constructor(
     private readonly child: ChildProcess,
@@ -49,7 +48,7 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
     super();
     const out = log.child({ worker: child.pid });
     if (child.stdout) logWorkerOutput(child.stdout, "stdout", out);
-    if (child.stderr) logWorkerOutput(child.stderr, "stderr", out, (text) => (this.tail = `${this.tail}${text}\n`.slice(-STDERR_TAIL_CHARS)));
+    if (child.stderr) logWorkerOutput(child.stderr, "stderr", out, (text) => (this.stderrTail = `${this.stderrTail}${text}\n`.slice(-STDERR_TAIL_CHARS)));
     this.closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -84,20 +83,18 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
       });
     });
     this.ready.catch(() => {});
-    child.on("exit", (code, signal) => {
-      this.exited = true;
-      this.exitInfo = { code, signal, ...(this.killedFor !== null && { killedFor: this.killedFor }) };
-      this.emit("exit", this.exitInfo);
-    });
+    child.on("exit", (code, signal) => this.ended({ code, signal, ...(this.killedFor !== null && { killedFor: this.killedFor }) }));
     child.on("error", (err) => {
       out.error({ err }, `[workers] worker ${child.pid} error`);
       // A fork that never spawned emits no exit: report one, so nobody waits for it.
-      if (child.pid === undefined && !this.exited) {
-        this.exited = true;
-        this.exitInfo = { code: null, signal: null };
-        this.emit("exit", this.exitInfo);
-      }
+      if (child.pid === undefined && !this.exited) this.ended({ code: null, signal: null });
     });
+  }
+
+  private ended(exit: WorkerExit): void {
+    this.exited = true;
+    this.exitInfo = exit;
+    this.emit("exit", exit);
   }
 
   get pid(): number | undefined {
@@ -106,11 +103,6 @@ export class AgentWorker extends EventEmitter<{ message: [ChildToParent]; exit: 
 
   get alive(): boolean {
     return !this.exited;
-  }
-
-  /** The last few kilobytes the worker wrote to stderr. */
-  stderrTail(): string {
-    return this.tail;
   }
 
   /** Sends a validated message; false when the worker is gone. */

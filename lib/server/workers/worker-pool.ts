@@ -1,10 +1,11 @@
 import { fork } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { AgentWorker, type WorkerCatalogue, type WorkerExit } from "./agent-worker-process";
+import { AgentWorker, type WorkerCatalogue } from "./agent-worker-process";
+import type { WorkerExit } from "./worker-port";
 import { summarizeStartFailure, WorkerStartError } from "./worker-start-error";
 import { log } from "../log";
 
-export { AgentWorker, WorkerStartError, type WorkerCatalogue, type WorkerExit };
+export { WorkerStartError };
 
 /** Runs one worker process hosts at once unless told otherwise (PARLEY_RUNS_PER_WORKER). */
 export const DEFAULT_RUNS_PER_WORKER = 32;
@@ -248,7 +249,7 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
     this.judging--;
     if (this.closed) return;
     const how = worker.startTimeout ?? `exited during start-up (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`;
-    const tail = worker.stderrTail().trim();
+    const tail = worker.stderrTail.trim();
     const detail = `Worker ${worker.pid} ${how}.${tail ? `\nIts stderr ended with:\n${tail}` : " It wrote nothing to stderr."}`;
     this.consecutiveFailures++;
     this.totalFailures++;
@@ -282,11 +283,6 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
     let n = 0;
     for (const w of this.all) if (!w.isReady && this.usable(w)) n++;
     return n;
-  }
-
-  /** Usable workers hosting no run, ready or starting. */
-  private spares(): AgentWorker[] {
-    return [...this.all].filter((w) => this.usable(w) && this.loadOf(w) === 0);
   }
 
   /** Runs the usable workers (ready or starting) could still take. */
@@ -355,7 +351,7 @@ export class WorkerPool extends EventEmitter<{ pressure: []; catalogue: [WorkerC
    */
   private trim(): void {
     if (this.closed || this.waiting.length > 0) return;
-    const spares = this.spares();
+    const spares = [...this.all].filter((w) => this.usable(w) && this.loadOf(w) === 0);
     const order = [...spares.filter((w) => !w.isReady).reverse(), ...spares.filter((w) => w.isReady).reverse()];
     const now = Date.now();
     const linger = this.options.emptyLingerMs ?? 5_000;
