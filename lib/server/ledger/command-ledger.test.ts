@@ -48,6 +48,23 @@ describe("idempotent commands", () => {
     expect(await commands.getReceipt({ commandId: "c1" })).toEqual(receipts[0]);
   });
 
+  it("a twin that arrives while the first applies gets the first's receipt, not what it would have seen of the first's effect", async () => {
+    // A stop: the first finds the run active and stops it; a twin applying meanwhile would find it already ended.
+    let active = true;
+    const stop = () =>
+      commands.run<Receipt & { outcome?: string }>({ commandId: "stop", kind: "stop_run", payload: { runId: "r" } }, async ({ commandId, commit }) => {
+        const outcome = active ? "stopped" : "already_ended";
+        active = false;
+        if (outcome === "stopped") await new Promise((resolve) => setTimeout(resolve, 30));
+        const receipt = { ...buildReceipt<Receipt>({ commandId, kind: "stop_run", apply_state: "applied" }), outcome };
+        await commit(receipt);
+        return receipt;
+      });
+    const [first, twin] = await Promise.all([stop(), new Promise((resolve) => setTimeout(resolve, 5)).then(stop)]);
+    expect(first.outcome).toBe("stopped");
+    expect(twin).toEqual(first);
+  });
+
   it("twins from two database connections (two processes) apply once", async () => {
     const other = await createDb(url);
     extra.push(other);

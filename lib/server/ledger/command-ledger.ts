@@ -67,37 +67,56 @@ export function createCommandService({ db }: { db: Db }) {
     return row?.receipt ? (JSON.parse(row.receipt) as R) : null;
   }
 
-  return {
-    async run<R extends Receipt>({ commandId, kind, payload }: CommandInput, apply: Apply<R>): Promise<R> {
-      const id = commandId ?? randomUUID();
-      const digest = payloadDigest(kind, payload);
-      // A twin may commit between our read and our write; each lost race is answered by re-reading.
-      for (let attempt = 1; ; attempt++) {
-        const found = commandId ? await stored<R>(id, digest, kind) : null;
-        if (found?.state === "done") return found.receipt;
-        const claimQueued = found?.state === "queued";
-        const row = (receipt: R): ReceiptParams => ({
-          id,
-          kind,
-          payloadDigest: digest,
-          payload: SETTLED_PAYLOAD,
-          applyState: receipt.apply_state,
-          receipt: JSON.stringify(receipt),
-          at: new Date(),
-        });
-        const record = async (tx: SqlTx, receipt: R) => {
-          if ((await tx.changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt))) !== 1) throw new ClaimedByTwin();
-        };
-        const commit = (receipt: R) => exec.transaction((tx) => record(tx, receipt));
-        try {
-          return await apply({ commandId: id, record, commit });
-        } catch (err) {
-          const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await exec.read(C.byId, { id })).length > 0);
-          if (!lostToTwin || attempt >= 3) throw err;
-        }
+  async function applyOnce<R extends Receipt>({ commandId, kind, payload }: CommandInput, apply: Apply<R>): Promise<R> {
+    const id = commandId ?? randomUUID();
+    const digest = payloadDigest(kind, payload);
+    // A twin may commit between our read and our write; each lost race is answered by re-reading.
+    for (let attempt = 1; ; attempt++) {
+      const found = commandId ? await stored<R>(id, digest, kind) : null;
+      if (found?.state === "done") return found.receipt;
+      const claimQueued = found?.state === "queued";
+      const row = (receipt: R): ReceiptParams => ({
+        id,
+        kind,
+        payloadDigest: digest,
+        payload: SETTLED_PAYLOAD,
+        applyState: receipt.apply_state,
+        receipt: JSON.stringify(receipt),
+        at: new Date(),
+      });
+      const record = async (tx: SqlTx, receipt: R) => {
+        if ((await tx.changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt))) !== 1) throw new ClaimedByTwin();
+      };
+      const commit = (receipt: R) => exec.transaction((tx) => record(tx, receipt));
+      try {
+        return await apply({ commandId: id, record, commit });
+      } catch (err) {
+        const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await exec.read(C.byId, { id })).length > 0);
+        if (!lostToTwin || attempt >= 3) throw err;
       }
-    },
+    }
+  }
 
+  /**
+   * A twin that arrives on this node while its command applies waits for it, then reads its
+   * receipt: applying beside it, it would see the first's effect (a stop finds the run ended) and
+   * might commit that receipt first. Twins on other nodes are still decided by the unique id.
+   */
+  const inFlight = new Map<string, Promise<unknown>>();
+  async function oneAtATime<R>(commandId: string | undefined, work: () => Promise<R>): Promise<R> {
+    if (commandId === undefined) return work();
+    const ahead = inFlight.get(commandId);
+    const mine = (ahead ? ahead.catch(() => undefined) : Promise.resolve()).then(work);
+    inFlight.set(commandId, mine);
+    try {
+      return await mine;
+    } finally {
+      if (inFlight.get(commandId) === mine) inFlight.delete(commandId);
+    }
+  }
+
+  return {
+    run: <R extends Receipt>(input: CommandInput, apply: Apply<R>): Promise<R> => oneAtATime(input.commandId, () => applyOnce(input, apply)),
     /** Records a command to apply later (the CLI while no server runs); a twin gets the stored receipt. */
     async enqueue<R extends Receipt>({ commandId, kind, payload }: CommandInput & { commandId: string }, queuedReceipt: R): Promise<R> {
       const digest = payloadDigest(kind, payload);
