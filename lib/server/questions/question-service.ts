@@ -10,7 +10,7 @@ import type { Db } from "../store/db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
-import { closedAs, createQuestionStore, type Closing, type ReplyTarget } from "./question-store";
+import { closedAs, createQuestionStore, type Closing, type ReplyTarget } from "../store/questions/question-store";
 import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";

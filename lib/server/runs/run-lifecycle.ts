@@ -2,7 +2,7 @@ import type { SettlementMessage } from "../../protocol/ipc";
 import type { ClockTimer } from "../clock";
 import type { Closer } from "../questions/question-service";
 import type { WorkerHandle } from "../workers/worker-port";
-import type { FinalOutcome } from "./run-store";
+import type { FinalOutcome } from "../store/runs/run-store";
 
 /**
  * The states of a run under its supervisor, each with the data it holds, and the only moves

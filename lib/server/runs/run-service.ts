@@ -16,7 +16,7 @@ import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { WorkerPoolPort } from "../workers/worker-port";
 import { loadRunDetail } from "./run-detail";
-import { createRunStore } from "./run-store";
+import { createRunStore } from "../store/runs/run-store";
 import { RunSupervisor, type RunEnd, type SupervisorContext } from "./run-supervisor";
 import { noLeases, type RunLeases } from "../cluster/run-leases";
 import type { ClusterLink } from "../cluster/cluster-link";

@@ -10,7 +10,7 @@ import type { SessionService } from "../sessions/session-service";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker-port";
 import { ActiveClock } from "./active-clock";
 import { checkMove, holdsWorker, isGone, type EndHow, type RunState, type RunStateKind, type StateOf, type StopIntent, type WorkerLink, type WorkerState } from "./run-lifecycle";
-import type { FinalOutcome, RunStore } from "./run-store";
+import type { FinalOutcome, RunStore } from "../store/runs/run-store";
 import type { LeaseTake, RunLeases } from "../cluster/run-leases";
 import { isRunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import { log } from "../log";

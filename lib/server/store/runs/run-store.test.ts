@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_POLICY } from "../../protocol/policy";
-import type { Db } from "../store/db/client";
-import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../tests/helpers/fixture-db";
-import { DomainEvents } from "../events";
-import { createSessionService } from "../sessions/session-service";
+import { DEFAULT_POLICY } from "../../../protocol/policy";
+import type { Db } from "../db/client";
+import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../../tests/helpers/fixture-db";
+import { DomainEvents } from "../../events";
+import { createSessionService } from "../../sessions/session-service";
 import { createRunStore, type RunStore } from "./run-store";
 
 // The question loop's run queries on whichever engine the suite runs (SQLite, or

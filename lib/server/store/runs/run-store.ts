@@ -1,19 +1,19 @@
-import { type FinalRunStatus, type Run, type RunStarter } from "../../protocol/entities";
-import { sessionWaitingError, sessionWorkingError } from "../sessions/session-busy";
-import { AppError } from "../../protocol/errors";
-import { quoteId } from "../../protocol/bounded-text";
-import type { JsonValue } from "../../protocol/question";
-import type { RunPolicy } from "../../protocol/policy";
-import { isUniqueViolation, type Db } from "../store/db/client";
-import { toRun } from "../store/db/mappers";
-import type { JournalRecord } from "../../protocol/ipc";
-import { journalRecordOf } from "./journal";
-import { insertMessage, type MessageInsert } from "../store/sessions/session-statements";
-import { noLeases, type RunLeases } from "../cluster/run-leases";
-import { fenced, holdEpoch, noRunOrLeaseLost, RunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import { type SqlTx } from "../store/sql-executor";
-import { firstPending } from "../store/questions/question-statements";
-import * as S from "../store/runs/run-statements";
+import { type FinalRunStatus, type Run, type RunStarter } from "../../../protocol/entities";
+import { sessionWaitingError, sessionWorkingError } from "../../sessions/session-busy";
+import { AppError } from "../../../protocol/errors";
+import { quoteId } from "../../../protocol/bounded-text";
+import type { JsonValue } from "../../../protocol/question";
+import type { RunPolicy } from "../../../protocol/policy";
+import { isUniqueViolation, type Db } from "../db/client";
+import { toRun } from "../db/mappers";
+import type { JournalRecord } from "../../../protocol/ipc";
+import { journalRecordOf } from "../../runs/journal";
+import { insertMessage, type MessageInsert } from "../sessions/session-statements";
+import { noLeases, type RunLeases } from "../../cluster/run-leases";
+import { fenced, holdEpoch, noRunOrLeaseLost, RunLeaseLost, type HeldEpoch } from "../../cluster/lease-fence";
+import { type SqlTx } from "../sql-executor";
+import { firstPending } from "../questions/question-statements";
+import * as S from "./run-statements";
 
 /** A boolean read from an expression (EXISTS): SQLite gives 0 or 1. */
 const truthy = (value: unknown): boolean => value === true || value === 1;

@@ -1,12 +1,12 @@
-import { RunPolicySchema, type RunPolicy } from "../../protocol/policy";
-import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../protocol/question";
-import type { Db } from "../store/db/client";
-import { toQuestion } from "../store/db/mappers";
-import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
-import type { SqlReader, SqlTx } from "../store/sql-executor";
-import type { RowOf } from "../store/typed-sql";
-import * as Q from "../store/questions/question-statements";
-import { heldRun, insertJournal, journalEntry } from "../store/runs/run-statements";
+import { RunPolicySchema, type RunPolicy } from "../../../protocol/policy";
+import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../../protocol/question";
+import type { Db } from "../db/client";
+import { toQuestion } from "../db/mappers";
+import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../../cluster/lease-fence";
+import type { SqlReader, SqlTx } from "../sql-executor";
+import type { RowOf } from "../typed-sql";
+import * as Q from "./question-statements";
+import { heldRun, insertJournal, journalEntry } from "../runs/run-statements";
 
 /** How a question left `pending`. */
 export interface Closing {
