@@ -28,13 +28,6 @@ export const fenced = (epoch: HeldEpoch): epoch is number => epoch !== null && e
 export const noRunOrLeaseLost = (runId: string, epoch: HeldEpoch): Error => (fenced(epoch) ? new RunLeaseLost(runId) : new Error(`No run with id ${runId}.`));
 
 /**
- * PostgreSQL's one-statement inserts: a CTE `held` with one row while the run (parameter `id`)
- * holds the epoch (parameter `epoch`; any while that is null: runs are not leased), locked FOR SHARE until the statement commits, so that a take, which updates the
- * row, waits for the insert: an insert never lands after a take it did not see.
- */
-export const pgHeld = (id: string, epoch: string) => `held AS (SELECT 1 FROM "Run" WHERE "id" = ${id} AND (${epoch}::int IS NULL OR "leaseEpoch" = ${epoch}::int) FOR SHARE)`;
-
-/**
  * Inside a transaction: goes on while the run holds `epoch` (on PostgreSQL the row stays locked
  * until the commit, so a take waits for it; SQLite's write transaction excludes it already), else
  * throws RunLeaseLost, which rolls the transaction back.
