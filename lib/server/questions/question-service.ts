@@ -63,6 +63,26 @@ export function targetDigestOf(runId: string, questionId: string, spec: Pick<Que
   return createHash("sha256").update(canonicalJson(target)).digest("hex");
 }
 
+/** Who answers which question (a reply or a decline): `ownerId` hides another owner's questions, `digest` guards against a changed one. */
+interface AnswerCommand {
+  id: string;
+  commandId?: string;
+  digest?: string | null;
+  by: Closer;
+  ownerId?: string;
+}
+
+/** What a question the run asks is stored with. */
+interface NewQuestion {
+  id: string;
+  run: AskingRun;
+  seq: number;
+  digest: string;
+  spec: QuestionSpec;
+  /** The lease epoch the asking run's node holds: the insert changes nothing (RunLeaseLost) once another node took the run over. */
+  epoch?: HeldEpoch;
+}
+
 /** What an answer changed besides its own question. */
 interface AlsoChanged {
   closedIds: string[];
@@ -167,7 +187,7 @@ export function createQuestionService({
    */
   function personalSettle(
     kind: Kind,
-    { id, commandId, by, payload, ownerId }: { id: string; commandId?: string; by: Closer; payload: { digest: string | null }; ownerId?: string },
+    { id, commandId, by, payload, ownerId }: Omit<AnswerCommand, "digest"> & { payload: { digest: string | null } },
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
     limit: (policy: RunPolicy) => void = () => {},
     /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers), or null when it changes nothing else. */
@@ -246,22 +266,7 @@ export function createQuestionService({
     settle,
 
     /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */
-    async create({
-      id,
-      run,
-      seq,
-      digest,
-      spec,
-      epoch,
-    }: {
-      id: string;
-      run: AskingRun;
-      seq: number;
-      digest: string;
-      spec: QuestionSpec;
-      /** The lease epoch the asking run's node holds: the insert changes nothing (RunLeaseLost) once another node took the run over. */
-      epoch?: HeldEpoch;
-    }): Promise<Question> {
+    async create({ id, run, seq, digest, spec, epoch }: NewQuestion): Promise<Question> {
       if (spec.prompt.length > run.policy.maxPromptChars) {
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
       }
@@ -314,7 +319,7 @@ export function createQuestionService({
       else checkReplyLimits(policy, value);
     },
 
-    async reply({ id, value, commandId, digest, by, ownerId }: { id: string; value: unknown; commandId?: string; digest?: string | null; by: Closer; ownerId?: string }): Promise<ReplyReceipt> {
+    async reply({ id, value, commandId, digest, by, ownerId }: AnswerCommand & { value: unknown }): Promise<ReplyReceipt> {
       const payload = commandPayload("send_input", { questionId: id, value, digest });
       return personalSettle(
         "send_input",
@@ -325,27 +330,9 @@ export function createQuestionService({
       );
     },
 
-    async reject({
-      id,
-      message,
-      commandId,
-      digest,
-      by,
-      ownerId,
-    }: {
-      id: string;
-      message?: string | null;
-      commandId?: string;
-      digest?: string | null;
-      by: Closer;
-      ownerId?: string;
-    }): Promise<ReplyReceipt> {
+    async reject({ id, message, commandId, digest, by, ownerId }: AnswerCommand & { message?: string | null }): Promise<ReplyReceipt> {
       const payload = commandPayload("reject_input", { questionId: id, message, digest });
-      return personalSettle("reject_input", { id, commandId, by, payload, ownerId }, () => ({
-        status: "declined",
-        answer: null,
-        feedback: message?.trim() || null,
-      }));
+      return personalSettle("reject_input", { id, commandId, by, payload, ownerId }, () => ({ status: "declined", answer: null, feedback: message?.trim() || null }));
     },
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */
