@@ -140,8 +140,6 @@ export function createQuestionService({
     timers.set(id, timer);
   }
 
-  const policyOf = store.policyOf;
-
   async function getQuestion({ id }: { id: string }): Promise<Question> {
     const question = await store.find(id);
     if (!question) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
@@ -299,13 +297,11 @@ export function createQuestionService({
         },
         epoch,
       );
-      if (decided) {
-        events.emit("question.closed", question);
-        deliver(question);
-        return question;
+      if (decided) announce(question);
+      else {
+        if (expiresAt) expireLater(id, expiresAt);
+        events.emit("question.asked", question);
       }
-      if (expiresAt) expireLater(id, expiresAt);
-      events.emit("question.asked", question);
       return question;
     },
 
@@ -314,7 +310,7 @@ export function createQuestionService({
      * in full while the question is pending, else only the limits every reply meets.
      */
     async checkReply({ question, value }: { question: Question; value: unknown }): Promise<void> {
-      const policy = await policyOf(question.runId);
+      const policy = await store.policyOf(question.runId);
       if (question.status === "pending") validateReply(question, policy, value);
       else checkReplyLimits(policy, value);
     },
