@@ -53,11 +53,9 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       throw new Error(`Invalid project permission rule ${i} (${r.tool}): ${(err as Error).message}`, { cause: err });
     }
     return {
+      ...r,
       id: `project:${i}`,
       sessionId: null,
-      tool: r.tool,
-      pattern: r.pattern,
-      decision: r.decision,
       cwd: r.cwd == null ? null : normaliseFolder(r.cwd),
       source: "project",
       createdAt: null,
@@ -67,12 +65,8 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
   });
 
   const toRule = (row: RuleRow): PermissionRule => ({
-    id: row.id,
-    sessionId: row.sessionId,
-    tool: row.tool,
-    pattern: row.pattern,
+    ...row,
     decision: row.decision as PermissionDecision,
-    cwd: row.cwd,
     source: row.source as PermissionRule["source"],
     createdAt: row.createdAt.toISOString(),
     unknownTool: !known.has(row.tool),
