@@ -78,16 +78,10 @@ export function approvalAnswer(value: unknown): ApprovalAnswer {
 export function alwaysOption(approval: ApprovalSpec, answer: unknown): AlwaysOption | null {
   if (answer !== "always" && answer !== "always_wider") return null;
   const option = approval.always[answer === "always" ? 0 : 1];
-  if (!option) {
-    throw new AppError(
-      "invalid_answer",
-      answer === "always" ? 'This approval offers no "Allow always": allow it once or reject it.' : "This approval offers no wider rule: allow it once, always (exactly this call) or reject it.",
-      {
-        details: { allowed: approval.always.length === 0 ? ["once", "reject"] : ["once", "always", "reject"] },
-      },
-    );
-  }
-  return option;
+  if (option) return option;
+  const message =
+    answer === "always" ? 'This approval offers no "Allow always": allow it once or reject it.' : "This approval offers no wider rule: allow it once, always (exactly this call) or reject it.";
+  throw new AppError("invalid_answer", message, { details: { allowed: approval.always.length === 0 ? ["once", "reject"] : ["once", "always", "reject"] } });
 }
 
 /**
