@@ -180,13 +180,11 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const textCommands = createTextCommands({ db, sessions, questions });
   const resume = createResume({ commands, runs });
   const inbox = createInbox({ commands, questions, resume, stop: runs.stopRun, pollMs: config.inboxPollMs });
-  /** Applies commands that the CLI recorded in the database, in the order they were recorded. */
-  const applyInbox = inbox.applyOnce;
 
   // A delete the server stopped in the middle of is finished first: nothing of it is resumed.
   for (const id of await sessions.listDeleted()) await sessions.removeDeleted({ id });
   const recovered = await runs.recoverAfterRestart();
-  const applied = await applyInbox();
+  const applied = await inbox.applyOnce();
   pool.warm();
   inbox.start();
 
@@ -223,7 +221,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     },
     recovered: { ...recovered, inbox: applied },
     resume,
-    applyInbox,
+    /** Applies commands that the CLI recorded in the database, in the order they were recorded. */
+    applyInbox: inbox.applyOnce,
 
     /** This node among several: its id, how many runs it holds leases on, and whether it keeps the expiry timers (a node alone always does). */
     node: () => ({ id: cluster.nodeId, leasedRuns: leases?.held() ?? null, expiryTimers: expiryTimers ? expiryTimers.holding() : true }),

@@ -23,6 +23,13 @@ export interface Credentials {
   client?: string;
 }
 
+interface AuthenticatorDeps {
+  serverToken: () => string;
+  apiTokens: ApiTokens;
+  browserSessions: BrowserSessions;
+  rateLimits: RateLimits;
+}
+
 /** Reads one cookie from a Cookie header. */
 export function cookieValue(header: string | null | undefined, name: string): string | undefined {
   if (!header) return undefined;
@@ -39,17 +46,9 @@ export function bearerOf(authorization: string | null | undefined): string | nul
 }
 
 /** Checks a credential: the server token (the person who started the server), an API token, or a signed session cookie. */
-export function createAuthenticator({
-  serverToken,
-  apiTokens,
-  browserSessions,
-  rateLimits,
-}: {
-  serverToken: () => string;
-  apiTokens: ApiTokens;
-  browserSessions: BrowserSessions;
-  rateLimits: RateLimits;
-}) {
+export function createAuthenticator({ serverToken, apiTokens, browserSessions, rateLimits }: AuthenticatorDeps) {
+  const isPrincipal = (principal: Principal | null) => principal !== null;
+
   async function bearerPrincipal(bearer: string): Promise<Principal | null> {
     if (sameSecret(bearer, serverToken())) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
     const api = await apiTokens.verify(bearer);
@@ -64,12 +63,7 @@ export function createAuthenticator({
     async authenticate({ bearer, cookie, client }: Credentials): Promise<Principal | null> {
       if (bearer) {
         if (client === undefined) return bearerPrincipal(bearer);
-        return rateLimits.failuresOnly(
-          "badTokens",
-          client,
-          () => bearerPrincipal(bearer),
-          (principal) => principal !== null,
-        );
+        return rateLimits.failuresOnly("badTokens", client, () => bearerPrincipal(bearer), isPrincipal);
       }
       const session = await browserSessions.verify(cookieValue(cookie, browserSessions.cookieName));
       return session ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}` } : null;

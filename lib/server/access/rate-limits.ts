@@ -64,10 +64,7 @@ export function createRateLimits(settings: RateLimitSettings = {}) {
         limiters
           .get(action)!
           .reward(client)
-          .then(
-            () => {},
-            () => {},
-          );
+          .catch(() => {});
       let outcome: T;
       try {
         outcome = await attempt();

@@ -20,7 +20,6 @@ type Answerer = (query: ClusterQuery) => unknown;
 export function createClusterLink(nodeId: string = randomUUID()) {
   let transport: ClusterTransport | null = null;
   const handlers = new Set<Handler>();
-  const statusHandlers = new Set<(status: CrossNodeStatus) => void>();
   let answerer: Answerer | null = null;
 
   return {
@@ -70,14 +69,6 @@ export function createClusterLink(nodeId: string = randomUUID()) {
     },
     status(): CrossNodeStatus {
       return transport?.status() ?? "single";
-    },
-    /** The transport says the status changed (Redis lost or back). */
-    statusChanged(status: CrossNodeStatus): void {
-      for (const handler of statusHandlers) handler(status);
-    },
-    onStatus(handler: (status: CrossNodeStatus) => void): () => void {
-      statusHandlers.add(handler);
-      return () => statusHandlers.delete(handler);
     },
   };
 }

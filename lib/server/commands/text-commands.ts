@@ -20,6 +20,15 @@ export interface TextCommandResult {
   question: Question | null;
 }
 
+/** A message typed in a session, and how a text command in it is applied (see `apply`). */
+interface TypedText {
+  sessionId: string;
+  text: string;
+  by?: Closer;
+  from?: string;
+  plainAnswer?: boolean;
+}
+
 const title = (q: Question) => (q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt);
 const shown = (value: unknown) => (typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : typeof value === "boolean" ? (value ? "yes" : "no") : JSON.stringify(value));
 
@@ -61,19 +70,7 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
    * text answers it, as `/answer <id> <text>` (or `/approve <id> <text>` for an approval) would.
    * `from` names the sender: it goes into the stored reply.
    */
-  async function apply({
-    sessionId,
-    text,
-    by = "text",
-    from,
-    plainAnswer = false,
-  }: {
-    sessionId: string;
-    text: string;
-    by?: Closer;
-    from?: string;
-    plainAnswer?: boolean;
-  }): Promise<TextCommandResult | null> {
+  async function apply({ sessionId, text, by = "text", from, plainAnswer = false }: TypedText): Promise<TextCommandResult | null> {
     let parse: ParseResult | null = parseTextCommand(text);
     let pending: Question[] | null = null;
     if (!parse && plainAnswer && !/^\s*\//.test(text)) {

@@ -29,11 +29,6 @@ function sendError(res: ServerResponse, error: WireError, status: number, header
   res.end(JSON.stringify({ error }));
 }
 
-function sendAppError(res: ServerResponse, err: AppError): void {
-  const retry = (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
-  sendError(res, err.toWire(), err.status, retry ? { "retry-after": String(retry) } : {});
-}
-
 function redirect(res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(303, { location, "cache-control": "no-store", ...headers });
   res.end();
@@ -179,7 +174,8 @@ export function createGate({ access, origins, dev }: GateOptions) {
     } catch (err) {
       const error = AppError.from(err);
       if (error.code === "internal") log.error({ err }, `[http] ${req.method} ${req.url} failed in the gate`);
-      sendAppError(res, error);
+      const retry = (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+      sendError(res, error.toWire(), error.status, retry ? { "retry-after": String(retry) } : {});
       return true;
     }
   };

@@ -97,9 +97,7 @@ export async function readJson<T extends z.ZodType>(req: Request, schema: T, { o
   return parsed.data;
 }
 
-function tooLarge() {
-  return new AppError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-}
+const tooLarge = () => new AppError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
 
 async function readLimited(req: Request, limit: number): Promise<string> {
   if (!req.body) return "";

@@ -13,9 +13,6 @@ export function trackConnections(server: Server) {
     socket.once("close", () => open.delete(socket));
   });
   return {
-    get size() {
-      return open.size;
-    },
     /** Ends idle keep-alive connections now; the rest get `graceMs` to finish their response, then are destroyed. */
     endAll(graceMs: number): Promise<void> {
       server.closeIdleConnections();

@@ -110,15 +110,7 @@ function starPieces(pattern: string, mode: "anything" | "one-command"): Compiled
   // always right there, so the automaton decides (such patterns are short: written by a person).
   if (mode === "one-command" && pieces.length > 1 && pieces.some(hasOperator)) return starAutomaton(pieces);
   const first = pieces[0]!;
-  if (pieces.length === 1) {
-    return {
-      states,
-      test: (subject) => {
-        matchWork.steps++;
-        return subject === first;
-      },
-    };
-  }
+  if (pieces.length === 1) return literalGlob(first, states);
   const last = pieces[pieces.length - 1]!;
   const middle = pieces.slice(1, -1).filter((p) => p.length > 0);
   const fails = middle.map(failureTable);
@@ -148,8 +140,7 @@ function starAutomaton(pieces: string[]): CompiledGlob {
     if (i > 0) tokens.push({ k: "loop", allowed: anyChar });
     for (const ch of piece) tokens.push({ k: "lit", ch });
   });
-  const automaton = bitAutomaton([tokens], true);
-  return automaton;
+  return bitAutomaton([tokens], true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -434,19 +425,27 @@ function bitAutomaton(alternatives: Token[][], stopAtOperators = false, maxState
   };
 }
 
+/** A pattern that matches exactly one text, compared whole. */
+function literalGlob(text: string, states: number): CompiledGlob {
+  return {
+    states,
+    test: (subject) => {
+      matchWork.steps++;
+      return subject === text;
+    },
+  };
+}
+
+/** The text a path pattern's alternatives spell when they are one literal (the common "exactly this file"); null otherwise. */
+function literalOf(alternatives: Token[][]): string | null {
+  if (alternatives.length !== 1 || !alternatives[0]!.every((t) => t.k === "lit")) return null;
+  return alternatives[0].map((t) => (t as { ch: string }).ch).join("");
+}
+
 function pathAutomaton(alternatives: Token[][]): CompiledGlob {
-  // A literal pattern (the common "exactly this file") needs no automaton.
-  if (alternatives.length === 1 && alternatives[0]!.every((t) => t.k === "lit")) {
-    const literal = alternatives[0].map((t) => (t as { ch: string }).ch).join("");
-    return {
-      states: literal.length + 1,
-      test: (subject) => {
-        matchWork.steps++;
-        return subject === literal;
-      },
-    };
-  }
-  return bitAutomaton(alternatives);
+  // A literal pattern needs no automaton.
+  const literal = literalOf(alternatives);
+  return literal === null ? bitAutomaton(alternatives) : literalGlob(literal, literal.length + 1);
 }
 
 /** Patterns tested together: which of them match a subject. */
@@ -474,8 +473,8 @@ export function compileGlobSet(patterns: readonly string[], mode: MatchMode): Co
       }
       const tokenLists = expandBraces(pattern).map((alternative) => pathTokens(Array.from(alternative)));
       if (tokenLists.reduce((n, t) => n + t.length + 1, 0) > MAX_PATTERN_STATES) return;
-      if (tokenLists.length === 1 && tokenLists[0]!.every((t) => t.k === "lit")) {
-        const text = tokenLists[0].map((t) => (t as { ch: string }).ch).join("");
+      const text = literalOf(tokenLists);
+      if (text !== null) {
         literal.set(text, [...(literal.get(text) ?? []), index]);
         return;
       }

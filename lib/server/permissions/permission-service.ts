@@ -17,9 +17,9 @@ import { normaliseFolder } from "../../permissions/working-folder";
 import { builtinRules } from "./builtin-rules";
 import { checkCommandAllow, decide as decideByRules, matches, type ToolCall } from "./rule-decide";
 import { checkPattern, MAX_SESSION_RULE_STATES, patternCost } from "./rule-match";
-import type { SqlTx } from "../store/sql-executor";
 import { createRuleStore, type RuleRow } from "../store/rules/rule-store";
 import { wideCovered } from "./wide-covered";
+import type { ApprovalJudge } from "../questions/approvals";
 
 /** Enough for any person's settings; a script adding rules in a loop stops here. */
 export const MAX_SESSION_RULES = 200;
@@ -33,25 +33,12 @@ export interface PermissionServiceDeps {
   tools: readonly ToolInfo[];
 }
 
-export interface PermissionService {
-  /** What the rules (builtin, project, the session's) say about an approval's tool call: deny beats ask beats allow; none → `ask` for a dangerous tool, else `allow`. */
-  decide(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
-  /** Adds a session rule at the end, in `tx` when given; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the commit. */
-  addRule(sessionId: string, rule: PermissionRuleInput, source: "always" | "manual", tx?: SqlTx): Promise<PermissionRule>;
-  /**
-   * The approval's "Allow always" options the card may offer: none when the first does not allow
-   * the call itself (exactly this call is always first), and a wider one only when it allows the
-   * call and no deny or ask rule would stop every call it allows.
-   */
-  offered(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<ApprovalSpec["always"]>;
-  /** Whether a rule matches this approval's call (the same tool, its folder, a matching pattern): an "Allow always" rule must cover the call approved. */
-  covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
+/** The permission rules: what approvals are judged by, and a session's rules to list and remove. */
+export interface PermissionService extends Required<ApprovalJudge> {
   /** The builtin rules, the project's and the session's. */
   list(sessionId: string): Promise<SessionRules>;
   /** Removes a rule of this session; `not_found:rule` for an id of no rule of it. Call `announce` afterwards. */
   removeRule(sessionId: string, ruleId: string): Promise<void>;
-  /** Tells the session's tabs its rules changed (`rules.updated`). */
-  announce(sessionId: string): void;
 }
 
 export function createPermissionService({ db, events, projectRules, tools }: PermissionServiceDeps): PermissionService {
@@ -66,11 +53,9 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       throw new Error(`Invalid project permission rule ${i} (${r.tool}): ${(err as Error).message}`, { cause: err });
     }
     return {
+      ...r,
       id: `project:${i}`,
       sessionId: null,
-      tool: r.tool,
-      pattern: r.pattern,
-      decision: r.decision,
       cwd: r.cwd == null ? null : normaliseFolder(r.cwd),
       source: "project",
       createdAt: null,
@@ -80,12 +65,8 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
   });
 
   const toRule = (row: RuleRow): PermissionRule => ({
-    id: row.id,
-    sessionId: row.sessionId,
-    tool: row.tool,
-    pattern: row.pattern,
+    ...row,
     decision: row.decision as PermissionDecision,
-    cwd: row.cwd,
     source: row.source as PermissionRule["source"],
     createdAt: row.createdAt.toISOString(),
     unknownTool: !known.has(row.tool),

@@ -17,11 +17,18 @@ import type { SqlTx } from "../store/sql-executor";
  * and for "Allow always" a session rule added inside the answer's own transaction.
  */
 export interface ApprovalJudge {
+  /** What the rules (builtin, project, the session's) say about an approval's tool call: deny beats ask beats allow; none → `ask` for a dangerous tool, else `allow`. */
   decide(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
+  /** Adds a session rule at the end, in `tx` when given; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the commit. */
   addRule(sessionId: string, rule: PermissionRuleInput, source: "always" | "manual", tx?: SqlTx): Promise<PermissionRule>;
+  /** Whether a rule matches this approval's call (the same tool, its folder, a matching pattern): an "Allow always" rule must cover the call approved. */
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
-  /** The "Allow always" options the card offers (a wider one the rules would stop anyway dropped); absent: all of them. */
-  offered?(sessionId: string, approval: ApprovalSpec): Promise<ApprovalSpec["always"]>;
+  /**
+   * The "Allow always" options the card offers (absent: all of them): none when the first does not
+   * allow the call itself (exactly this call is always first), and a wider one only when it allows
+   * the call and no deny or ask rule would stop every call it allows.
+   */
+  offered?(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<ApprovalSpec["always"]>;
   /** Tells tabs the session's rules changed (after the transaction has committed). */
   announce(sessionId: string): void;
 }
@@ -71,16 +78,10 @@ export function approvalAnswer(value: unknown): ApprovalAnswer {
 export function alwaysOption(approval: ApprovalSpec, answer: unknown): AlwaysOption | null {
   if (answer !== "always" && answer !== "always_wider") return null;
   const option = approval.always[answer === "always" ? 0 : 1];
-  if (!option) {
-    throw new AppError(
-      "invalid_answer",
-      answer === "always" ? 'This approval offers no "Allow always": allow it once or reject it.' : "This approval offers no wider rule: allow it once, always (exactly this call) or reject it.",
-      {
-        details: { allowed: approval.always.length === 0 ? ["once", "reject"] : ["once", "always", "reject"] },
-      },
-    );
-  }
-  return option;
+  if (option) return option;
+  const message =
+    answer === "always" ? 'This approval offers no "Allow always": allow it once or reject it.' : "This approval offers no wider rule: allow it once, always (exactly this call) or reject it.";
+  throw new AppError("invalid_answer", message, { details: { allowed: approval.always.length === 0 ? ["once", "reject"] : ["once", "always", "reject"] } });
 }
 
 /**

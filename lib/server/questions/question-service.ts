@@ -63,6 +63,26 @@ export function targetDigestOf(runId: string, questionId: string, spec: Pick<Que
   return createHash("sha256").update(canonicalJson(target)).digest("hex");
 }
 
+/** Who answers which question (a reply or a decline): `ownerId` hides another owner's questions, `digest` guards against a changed one. */
+interface AnswerCommand {
+  id: string;
+  commandId?: string;
+  digest?: string | null;
+  by: Closer;
+  ownerId?: string;
+}
+
+/** What a question the run asks is stored with. */
+interface NewQuestion {
+  id: string;
+  run: AskingRun;
+  seq: number;
+  digest: string;
+  spec: QuestionSpec;
+  /** The lease epoch the asking run's node holds: the insert changes nothing (RunLeaseLost) once another node took the run over. */
+  epoch?: HeldEpoch;
+}
+
 /** What an answer changed besides its own question. */
 interface AlsoChanged {
   closedIds: string[];
@@ -120,8 +140,6 @@ export function createQuestionService({
     timers.set(id, timer);
   }
 
-  const policyOf = store.policyOf;
-
   async function getQuestion({ id }: { id: string }): Promise<Question> {
     const question = await store.find(id);
     if (!question) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
@@ -167,7 +185,7 @@ export function createQuestionService({
    */
   function personalSettle(
     kind: Kind,
-    { id, commandId, by, payload, ownerId }: { id: string; commandId?: string; by: Closer; payload: { digest: string | null }; ownerId?: string },
+    { id, commandId, by, payload, ownerId }: Omit<AnswerCommand, "digest"> & { payload: { digest: string | null } },
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
     limit: (policy: RunPolicy) => void = () => {},
     /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers), or null when it changes nothing else. */
@@ -246,22 +264,7 @@ export function createQuestionService({
     settle,
 
     /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */
-    async create({
-      id,
-      run,
-      seq,
-      digest,
-      spec,
-      epoch,
-    }: {
-      id: string;
-      run: AskingRun;
-      seq: number;
-      digest: string;
-      spec: QuestionSpec;
-      /** The lease epoch the asking run's node holds: the insert changes nothing (RunLeaseLost) once another node took the run over. */
-      epoch?: HeldEpoch;
-    }): Promise<Question> {
+    async create({ id, run, seq, digest, spec, epoch }: NewQuestion): Promise<Question> {
       if (spec.prompt.length > run.policy.maxPromptChars) {
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
       }
@@ -294,13 +297,11 @@ export function createQuestionService({
         },
         epoch,
       );
-      if (decided) {
-        events.emit("question.closed", question);
-        deliver(question);
-        return question;
+      if (decided) announce(question);
+      else {
+        if (expiresAt) expireLater(id, expiresAt);
+        events.emit("question.asked", question);
       }
-      if (expiresAt) expireLater(id, expiresAt);
-      events.emit("question.asked", question);
       return question;
     },
 
@@ -309,12 +310,12 @@ export function createQuestionService({
      * in full while the question is pending, else only the limits every reply meets.
      */
     async checkReply({ question, value }: { question: Question; value: unknown }): Promise<void> {
-      const policy = await policyOf(question.runId);
+      const policy = await store.policyOf(question.runId);
       if (question.status === "pending") validateReply(question, policy, value);
       else checkReplyLimits(policy, value);
     },
 
-    async reply({ id, value, commandId, digest, by, ownerId }: { id: string; value: unknown; commandId?: string; digest?: string | null; by: Closer; ownerId?: string }): Promise<ReplyReceipt> {
+    async reply({ id, value, commandId, digest, by, ownerId }: AnswerCommand & { value: unknown }): Promise<ReplyReceipt> {
       const payload = commandPayload("send_input", { questionId: id, value, digest });
       return personalSettle(
         "send_input",
@@ -325,27 +326,9 @@ export function createQuestionService({
       );
     },
 
-    async reject({
-      id,
-      message,
-      commandId,
-      digest,
-      by,
-      ownerId,
-    }: {
-      id: string;
-      message?: string | null;
-      commandId?: string;
-      digest?: string | null;
-      by: Closer;
-      ownerId?: string;
-    }): Promise<ReplyReceipt> {
+    async reject({ id, message, commandId, digest, by, ownerId }: AnswerCommand & { message?: string | null }): Promise<ReplyReceipt> {
       const payload = commandPayload("reject_input", { questionId: id, message, digest });
-      return personalSettle("reject_input", { id, commandId, by, payload, ownerId }, () => ({
-        status: "declined",
-        answer: null,
-        feedback: message?.trim() || null,
-      }));
+      return personalSettle("reject_input", { id, commandId, by, payload, ownerId }, () => ({ status: "declined", answer: null, feedback: message?.trim() || null }));
     },
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */

@@ -72,10 +72,7 @@ export function createRedisBus({ url, key = "parley" }: RedisBusOptions) {
   };
 
   for (const client of [pub, sub]) {
-    client.on("ready", recompute);
-    client.on("close", recompute);
-    client.on("end", recompute);
-    client.on("reconnecting", recompute);
+    for (const event of ["ready", "close", "end", "reconnecting"]) client.on(event, recompute);
     // An 'error' without a listener would crash the process: report it once per outage.
     client.on("error", (err: Error) => {
       reportOnce("error", err);
@@ -102,16 +99,7 @@ export function createRedisBus({ url, key = "parley" }: RedisBusOptions) {
       if (closed) return;
       closed = true;
       listeners.clear();
-      await Promise.all(
-        [pub, sub].map(async (c) =>
-          c.status === "ready"
-            ? c.quit().then(
-                () => undefined,
-                () => c.disconnect(),
-              )
-            : c.disconnect(),
-        ),
-      );
+      await Promise.all([pub, sub].map(async (c) => (c.status === "ready" ? c.quit().catch(() => c.disconnect()) : c.disconnect())));
     },
   };
 }

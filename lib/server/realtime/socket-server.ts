@@ -90,10 +90,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   io.on("parley:cluster", (message) => parley.cluster.receive(message));
   io.on("parley:ask", (query, answer) => typeof answer === "function" && answer(parley.cluster.answer(query)));
   // This node's tabs (only its own: the others' nodes say their own) learn when it loses or finds the others.
-  const offStatus = bus?.onStatus((status) => {
-    parley.cluster.statusChanged(status);
-    io.local.emit("server.status", { crossNode: status });
-  });
+  const offStatus = bus?.onStatus((status) => io.local.emit("server.status", { crossNode: status }));
 
   // A browser tab signs in with its session cookie; a script or terminal client with auth: { token }.
   io.use((socket, next) => {

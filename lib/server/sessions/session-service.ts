@@ -130,9 +130,6 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       streamsElsewhere = fetch;
     },
 
-    /** The text so far of a streaming reply, or null. */
-    streamingText: (sessionId: string, runId: string, seq: number): string | null => streams.textOf(sessionId, runId, seq),
-
     /** Stores a message inside someone else's transaction; announce it once that has committed. */
     recordMessage: async (tx: SqlTx, message: NewMessage): Promise<Message> => toMessage(await insertIn(tx, messageData(message))),
 
