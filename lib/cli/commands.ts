@@ -48,7 +48,7 @@ async function openDb(databaseUrl: string): Promise<Db> {
   const db = await createDb(databaseUrl);
   if (!file) {
     const { pgMigrated } = await import("../server/store/health-statements");
-    const [row] = await db.exec.read(pgMigrated, {});
+    const [row] = await db.exec.rows(pgMigrated, {});
     if (!row?.migrated) {
       await db.close();
       throw new AppError("unavailable", `No Parley tables in ${describeDatabase(databaseUrl)}. Start the server once (it migrates the database), or pass --database.`);
@@ -111,7 +111,7 @@ export async function main(argv: string[]): Promise<number> {
             import("../server/store/sessions/session-statements"),
           ]);
           const detail = await loadRunDetail(db, questions, runId!);
-          const messages = (await db.exec.read(messagesOfRun, { runId: runId! })).map(toMessage);
+          const messages = (await db.exec.rows(messagesOfRun, { runId: runId! })).map(toMessage);
           const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, messages };
           print(data, formatInspect(data));
         }

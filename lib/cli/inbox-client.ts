@@ -29,7 +29,7 @@ export function createInboxClient({ db, commands, questions, waitMs }: { db: Db;
   }
 
   async function runExists(runId: string): Promise<void> {
-    if ((await db.exec.read(findRun, { id: runId })).length === 0) throw new AppError("not_found:run", `No run with id "${runId}".`);
+    if ((await db.exec.rows(findRun, { id: runId })).length === 0) throw new AppError("not_found:run", `No run with id "${runId}".`);
   }
 
   return {

@@ -3,7 +3,7 @@ import { checkDatabase, isReady } from "./health";
 import type { SqlExecutor } from "./store/sql-executor";
 
 /** An executor of `engine` whose reads answer with `read`. */
-const answering = (engine: SqlExecutor["engine"], read: (sql: string) => Promise<unknown[]>) => ({ engine, read: (s, _p) => read(s.compiled(engine).sql) }) as Pick<SqlExecutor, "engine" | "read">;
+const answering = (engine: SqlExecutor["engine"], read: (sql: string) => Promise<unknown[]>) => ({ engine, rows: (s, _p) => read(s.compiled(engine).sql) }) as Pick<SqlExecutor, "engine" | "rows">;
 
 describe("the database check", () => {
   it("is ok with its latency when SELECT 1 answers", async () => {

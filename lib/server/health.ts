@@ -8,7 +8,7 @@ export const DATABASE_CHECK_TIMEOUT_MS = 1_500;
 
 /** `SELECT 1` on the store's executor, given at most `timeoutMs`: a failure or a stall is `ok: false`, never a throw. */
 export async function checkDatabase(
-  { engine, read }: Pick<SqlExecutor, "engine" | "read">,
+  { engine, rows }: Pick<SqlExecutor, "engine" | "rows">,
   { timeoutMs = DATABASE_CHECK_TIMEOUT_MS, now = () => performance.now() }: { timeoutMs?: number; now?: () => number } = {},
 ): Promise<DatabaseHealth> {
   const started = now();
@@ -17,7 +17,7 @@ export async function checkDatabase(
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
   });
   try {
-    const outcome = await Promise.race([read(ping, {}).then(() => "ok" as const), timeout]);
+    const outcome = await Promise.race([rows(ping, {}).then(() => "ok" as const), timeout]);
     if (outcome === "timeout") return { ok: false, engine, latencyMs: null };
     return { ok: true, engine, latencyMs: Math.round((now() - started) * 10) / 10 };
   } catch {

@@ -21,7 +21,7 @@ const toInfo = (row: RowOf<typeof T.listTokens>): ApiTokenInfo => ({
 export function createApiTokens(db: Db) {
   const { exec } = db;
   const lastWritten = new Map<string, number>();
-  const find = async (id: string) => (await exec.read(T.findToken, { id }))[0];
+  const find = async (id: string) => (await exec.rows(T.findToken, { id }))[0];
 
   return {
     async create({ ownerId, name }: { ownerId: string; name: string }): Promise<{ token: string; info: ApiTokenInfo }> {
@@ -31,7 +31,7 @@ export function createApiTokens(db: Db) {
       return { token: `pat_${id}_${secret}`, info: toInfo(row!) };
     },
 
-    list: async (): Promise<ApiTokenInfo[]> => (await exec.read(T.listTokens, {})).map(toInfo),
+    list: async (): Promise<ApiTokenInfo[]> => (await exec.rows(T.listTokens, {})).map(toInfo),
 
     /** A token's name by its id (null for an id of no token): what a run's starter line shows. */
     nameOf: async (id: string): Promise<string | null> => (await find(id))?.name ?? null,
@@ -44,7 +44,7 @@ export function createApiTokens(db: Db) {
     },
 
     /** Which of these token ids are still live (not revoked, not deleted). */
-    liveIds: async (ids: string[]): Promise<Set<string>> => new Set((await exec.read(T.listTokens, {})).filter((r) => !r.revokedAt && ids.includes(r.id)).map((r) => r.id)),
+    liveIds: async (ids: string[]): Promise<Set<string>> => new Set((await exec.rows(T.listTokens, {})).filter((r) => !r.revokedAt && ids.includes(r.id)).map((r) => r.id)),
 
     /** The token's id and owner when it is a live API token; null otherwise. Read from the database each time, so a revocation takes effect at once. */
     async verify(token: string): Promise<{ id: string; ownerId: string } | null> {

@@ -28,7 +28,7 @@ export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH
     const started = generation;
     const value = (async () => {
       const readAt = now();
-      const stored = (await exec.read(setting, { key: EPOCH_SETTING }))[0]?.value;
+      const stored = (await exec.rows(setting, { key: EPOCH_SETTING }))[0]?.value;
       if (stored === undefined) throw new Error(`the ${EPOCH_SETTING} setting is missing from the database`);
       if (generation === started) cached = { value: stored, readAt };
       return stored;

@@ -13,7 +13,7 @@ export function createVisibility(db: Db) {
   const { exec } = db;
   /** A check before an action: what `access` reads must be `ownerId`'s, in a session whose delete has not begun. */
   const check = (access: Statement<{ id: string }, { ownerId: string; deletedAt: Date | null }>, code: "session" | "question" | "run") => async (ownerId: string, id: string) => {
-    const [found] = await exec.read(access, { id });
+    const [found] = await exec.rows(access, { id });
     if (!found || found.ownerId !== ownerId || found.deletedAt !== null) throw new AppError(`not_found:${code}`, `No ${code} with id ${quoteId(id)}.`);
   };
   return { session: check(sessionAccess, "session"), question: check(questionAccess, "question"), run: check(runAccess, "run") };

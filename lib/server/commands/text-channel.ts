@@ -49,8 +49,8 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
       if (pending.length > 0 || (run.status !== "running" && run.status !== "waiting_input") || Date.now() >= deadline) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const said = await exec.read(saidInRun, { sessionId, runId: started.id });
-    const [last] = await exec.read(lastSaid, { sessionId });
+    const said = await exec.rows(saidInRun, { sessionId, runId: started.id });
+    const [last] = await exec.rows(lastSaid, { sessionId });
     return {
       reply: formatChannelReply({ said: said.map((m) => m.text), pending }),
       from,
@@ -64,9 +64,9 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
   /** A session's agent and system messages after a cursor (a message id), oldest first, for a channel adapter to relay. */
   async function outbox({ sessionId, after }: { sessionId: string; after?: string }): Promise<ChannelOutbox> {
     await sessions.getSession({ id: sessionId });
-    const [since] = after === undefined ? [] : await exec.read(messageAt, { id: after, sessionId });
+    const [since] = after === undefined ? [] : await exec.rows(messageAt, { id: after, sessionId });
     if (after !== undefined && !since) throw new AppError("bad_request", "after is not a message of this session: pass the cursor of an earlier outbox answer.");
-    const rows = await exec.read(saidAfter, { sessionId, afterAt: since?.createdAt ?? null, afterId: since?.id ?? null, limit: MAX_OUTBOX_PAGE });
+    const rows = await exec.rows(saidAfter, { sessionId, afterAt: since?.createdAt ?? null, afterId: since?.id ?? null, limit: MAX_OUTBOX_PAGE });
     const messages = rows.map((m) => ({ id: m.id, role: m.role as "agent" | "system", text: m.text, createdAt: m.createdAt.toISOString() }));
     return { messages, cursor: messages.at(-1)?.id ?? after ?? null };
   }

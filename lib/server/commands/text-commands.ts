@@ -58,7 +58,7 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
   /** A closed question of the session that a prefix names (a command that came too late). */
   async function closedMatch(sessionId: string, token: string | undefined): Promise<Question | null> {
     if (!token) return null;
-    const rows = await exec.read(closedInSession, { sessionId, limit: 200 });
+    const rows = await exec.rows(closedInSession, { sessionId, limit: 200 });
     const t = token.toLowerCase();
     const found = rows.filter((r) => r.id.toLowerCase().startsWith(t) || r.pendingId.toLowerCase().startsWith(t));
     return found.length === 1 ? toQuestion(found[0]!) : null;

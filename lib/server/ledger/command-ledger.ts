@@ -54,7 +54,7 @@ type Stored<R> = { state: "queued" | "done"; receipt: R };
 export function createCommandService({ db }: { db: Db }) {
   const { exec } = db;
   async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
-    const [row] = await exec.read(C.byId, { id });
+    const [row] = await exec.rows(C.byId, { id });
     if (!row) return null;
     if (row.payloadDigest !== digest || row.kind !== kind) {
       throw new AppError("command_conflict", `The commandId "${id}" was already used for a different ${row.kind} command.`);
@@ -63,7 +63,7 @@ export function createCommandService({ db }: { db: Db }) {
   }
 
   async function getReceipt<R extends Receipt = Receipt>({ commandId }: { commandId: string }): Promise<R | null> {
-    const [row] = await exec.read(C.byId, { id: commandId });
+    const [row] = await exec.rows(C.byId, { id: commandId });
     return row?.receipt ? (JSON.parse(row.receipt) as R) : null;
   }
 
@@ -91,7 +91,7 @@ export function createCommandService({ db }: { db: Db }) {
       try {
         return await apply({ commandId: id, record, commit });
       } catch (err) {
-        const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await exec.read(C.byId, { id })).length > 0);
+        const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await exec.rows(C.byId, { id })).length > 0);
         if (!lostToTwin || attempt >= 3) throw err;
       }
     }
@@ -133,7 +133,7 @@ export function createCommandService({ db }: { db: Db }) {
     },
 
     async listQueued(): Promise<Array<{ id: string; kind: CommandKind; payload: unknown }>> {
-      const rows = await exec.read(C.queued, { limit: 100 });
+      const rows = await exec.rows(C.queued, { limit: 100 });
       return rows.map((r) => ({ id: r.id, kind: r.kind as CommandKind, payload: JSON.parse(r.payload) as unknown }));
     },
 

@@ -64,8 +64,13 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     };
   });
 
+  // Field by field: a column added to the table is not sent to clients unless it is named here.
   const toRule = (row: RuleRow): PermissionRule => ({
-    ...row,
+    id: row.id,
+    sessionId: row.sessionId,
+    tool: row.tool,
+    pattern: row.pattern,
+    cwd: row.cwd,
     decision: row.decision as PermissionDecision,
     source: row.source as PermissionRule["source"],
     createdAt: row.createdAt.toISOString(),

@@ -10,11 +10,11 @@ import { treeBelow } from "./run-tree";
 /** The run, its journal, and the pending questions of its whole tree, each naming the run that owns it. */
 export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending" | "listOfRun">, id: string): Promise<RunDetail> {
   const { exec } = db;
-  const [row] = await exec.read(findRun, { id });
+  const [row] = await exec.rows(findRun, { id });
   if (!row) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
   const run = toRun(row);
   // A run and every run below it (its children, their children, ...) ask the pending questions shown.
-  const [entries, tree] = await Promise.all([exec.read(journalOf, { runId: id }), exec.read(runTree, { id, rootRunId: run.rootRunId })]);
+  const [entries, tree] = await Promise.all([exec.rows(journalOf, { runId: id }), exec.rows(runTree, { id, rootRunId: run.rootRunId })]);
   return {
     ...run,
     journal: entries.map((e) => ({ ...e, output: parseJson(e.output) })),

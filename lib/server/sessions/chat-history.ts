@@ -33,5 +33,5 @@ export function boundHistory(newestFirst: ReadonlyArray<{ role: string; text: st
 
 /** The context of a new chat turn: the session's earlier messages, bounded. */
 export async function loadChatHistory(db: Db, sessionId: string): Promise<HistoryEntry[]> {
-  return boundHistory(await db.exec.read(chatHistory, { sessionId, limit: HISTORY_MESSAGES }));
+  return boundHistory(await db.exec.rows(chatHistory, { sessionId, limit: HISTORY_MESSAGES }));
 }

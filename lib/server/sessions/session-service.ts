@@ -37,7 +37,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
   /** A session being deleted (or gone) is not found, exactly as an id that never existed. */
   async function getSession({ id }: { id: string }): Promise<Session> {
-    const [row] = await exec.read(S.liveSession, { id });
+    const [row] = await exec.rows(S.liveSession, { id });
     if (!row) throw notFound(id);
     return counted(row);
   }
@@ -49,7 +49,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
   /** Tells the owner's tabs how the session is now; a session deleted meanwhile is not announced again. */
   async function publish(id: string): Promise<void> {
-    const [row] = await exec.read(S.liveSession, { id });
+    const [row] = await exec.rows(S.liveSession, { id });
     if (row) events.emit("session.updated", counted(row));
   }
 
@@ -59,7 +59,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** The owner of a session that is not being deleted (not_found else): one read, no counts. */
     async ownerOf({ id }: { id: string }): Promise<string> {
-      const [row] = await exec.read(S.sessionAccess, { id });
+      const [row] = await exec.rows(S.sessionAccess, { id });
       if (!row || row.deletedAt !== null) throw notFound(id);
       return row.ownerId;
     },
@@ -73,16 +73,16 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** An owner's sessions, newest first; every owner's without one (the CLI on the database). */
     async listSessions({ ownerId }: { ownerId?: string } = {}): Promise<Session[]> {
-      return (await exec.read(S.sessionsOf, { ownerId: ownerId ?? null, limit: 200 })).map(counted);
+      return (await exec.rows(S.sessionsOf, { ownerId: ownerId ?? null, limit: 200 })).map(counted);
     },
 
     async getSnapshot({ id }: { id: string }): Promise<SessionSnapshot> {
       const session = await getSession({ id });
       const [messages, runs, questions, closed] = await Promise.all([
-        exec.read(S.newestMessages, { sessionId: id, limit: SNAPSHOT_MESSAGES }),
-        exec.read(runsOfSession, { sessionId: id }),
-        exec.read(Q.pendingInSession, { sessionId: id }),
-        exec.read(Q.closedInSession, { sessionId: id, limit: SNAPSHOT_CLOSED_QUESTIONS }),
+        exec.rows(S.newestMessages, { sessionId: id, limit: SNAPSHOT_MESSAGES }),
+        exec.rows(runsOfSession, { sessionId: id }),
+        exec.rows(Q.pendingInSession, { sessionId: id }),
+        exec.rows(Q.closedInSession, { sessionId: id, limit: SNAPSHOT_CLOSED_QUESTIONS }),
       ]);
       const stored = messages.reverse().map(toMessage);
       // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
@@ -172,7 +172,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     },
 
     /** Sessions whose delete began but did not finish (the server stopped in between). */
-    listDeleted: async (): Promise<string[]> => (await exec.read(S.deletedIds, {})).map((r) => r.id),
+    listDeleted: async (): Promise<string[]> => (await exec.rows(S.deletedIds, {})).map((r) => r.id),
   };
 }
 

@@ -52,10 +52,10 @@ describe("the database's clock in statements written once for both engines", () 
     await exec.changes(insertLease, { name: "clock+60s", ms: 60_000 });
     await exec.changes(insertLease, { name: "clock-1ms", ms: -1 });
     const names = (rows: Array<{ name: string }>) => rows.map((r) => r.name);
-    expect(names(await exec.read(endingAfter, { ms: 0 }))).toEqual(["prisma+30s", "clock+60s", "prisma+90s"]);
-    expect(names(await exec.read(endingAfter, { ms: 45_000 }))).toEqual(["clock+60s", "prisma+90s"]);
-    expect(names(await exec.read(endingAfter, { ms: -120_000 }))).toEqual(["prisma-90s", "clock-1ms", "prisma+30s", "clock+60s", "prisma+90s"]);
+    expect(names(await exec.rows(endingAfter, { ms: 0 }))).toEqual(["prisma+30s", "clock+60s", "prisma+90s"]);
+    expect(names(await exec.rows(endingAfter, { ms: 45_000 }))).toEqual(["clock+60s", "prisma+90s"]);
+    expect(names(await exec.rows(endingAfter, { ms: -120_000 }))).toEqual(["prisma-90s", "clock-1ms", "prisma+30s", "clock+60s", "prisma+90s"]);
     // A time set in the past (a lease let go) is before the database's now.
-    expect(names(await exec.read(lapsed, {}))).toEqual(["prisma-90s", "clock-1ms"]);
+    expect(names(await exec.rows(lapsed, {}))).toEqual(["prisma-90s", "clock-1ms"]);
   });
 });

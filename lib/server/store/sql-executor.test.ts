@@ -34,7 +34,7 @@ describe("the engine's executor", () => {
     // Prisma reads what the executor wrote, and the other way round.
     expect((await fixture.chatSession.findUnique({ where: { id: "s1" } }))!.createdAt).toEqual(at);
     await fixture.message.create({ data: { id: "m1", sessionId: "s1", role: "agent", text: "x", stopped: true } });
-    const [read] = await exec.read(sessionWithFlag, { id: "s1" });
+    const [read] = await exec.rows(sessionWithFlag, { id: "s1" });
     expect(read).toEqual({ id: "s1", createdAt: at, deletedAt: null, stopped: true });
   });
 });
@@ -62,7 +62,7 @@ describe("a transaction on the engine's executor", () => {
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
-    expect(await exec.read(countSessions, {})).toEqual([{ n: 1 }]);
+    expect(await exec.rows(countSessions, {})).toEqual([{ n: 1 }]);
     expect(await exec.changes(renameSession, { id: "s1", title: "again" })).toBe(1);
     expect(await exec.changes(renameSession, { id: "nope", title: "again" })).toBe(0);
     expect((await fixture.chatSession.findUnique({ where: { id: "s1" } }))!.title).toBe("again");

@@ -10,8 +10,6 @@ import type { Params, Statement } from "./typed-sql";
  * schema's types on both engines: DateTime as Date, Boolean as boolean, integers as numbers.
  */
 export interface SqlExecutor extends SqlTx {
-  /** One read statement, seeing only what is committed. */
-  read<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
   /** One write statement, atomic on its own: the rows it returned (RETURNING). */
   write<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
   /** One write statement without RETURNING, atomic on its own: how many rows it changed. */
@@ -23,6 +21,7 @@ export interface SqlExecutor extends SqlTx {
 /** Statements inside one transaction (SqlExecutor.transaction); the executor itself runs each on its own. */
 export interface SqlTx {
   readonly engine: Engine;
+  /** A read's rows (on the executor: seeing only what is committed; a write with RETURNING goes through `write`). */
   rows<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
   changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
 }
@@ -88,7 +87,6 @@ export function sqliteExecutor(direct: DirectSqlite): SqlExecutor {
   };
   return {
     engine: "sqlite",
-    read: (statement, params) => direct.read(() => now.rows(statement, params)),
     rows: (statement, params) => direct.read(() => now.rows(statement, params)),
     write: (statement, params) => direct.transaction(() => now.rows(statement, params)),
     changes: (statement, params) => direct.transaction(() => now.changes(statement, params)),
@@ -116,7 +114,6 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
   const { rows, changes } = pgTx(lane);
   return {
     engine: "postgresql",
-    read: rows,
     rows,
     write: rows,
     changes,

@@ -31,7 +31,7 @@ const sessionRow = (id: string, title = id) => ({ id, ownerId: "local", title, a
 const newSession = (id: string) => db!.exec.write(insertSession, sessionRow(id));
 const rename = statement((q, p: { id: string; title: string }) => q.updateTable("ChatSession").set({ title: p.title }).where("id", "=", p.id));
 const sessions = statement((q) => q.selectFrom("ChatSession").select(["id", "title", "createdAt"]).orderBy("id"));
-const ids = async () => (await db!.exec.read(sessions, {})).map((s) => s.id);
+const ids = async () => (await db!.exec.rows(sessions, {})).map((s) => s.id);
 
 describe("the database client", () => {
   it("runs with synchronous = FULL unless told NORMAL, so a durably recorded receipt survives a power loss", async () => {
@@ -61,7 +61,7 @@ describe("the database client", () => {
     // A stall of the lock's length (3 s) is the bug; a loaded 2-core machine may pause ~0.3 s by itself.
     expect(worstStall).toBeLessThan(750);
     for (const at of done) expect(at - lock.lockedAt).toBeGreaterThanOrEqual(2_950);
-    expect((await db.exec.read(sessions, {})).map((s) => [s.id, s.title])).toEqual([
+    expect((await db.exec.rows(sessions, {})).map((s) => [s.id, s.title])).toEqual([
       ["in-tx", "t"],
       ["plain", "plain"],
       ["warm-up", "renamed"],
@@ -131,7 +131,7 @@ describe("the database client", () => {
         throw new Error("changed its mind");
       }),
     ).rejects.toThrow("changed its mind");
-    expect((await db.exec.read(sessions, {})).map((s) => [s.id, s.createdAt.toISOString()])).toEqual([["direct", "2026-12-01T00:00:00.000Z"]]);
+    expect((await db.exec.rows(sessions, {})).map((s) => [s.id, s.createdAt.toISOString()])).toEqual([["direct", "2026-12-01T00:00:00.000Z"]]);
   }, 15_000);
 
   it("direct transactions asked for together share one commit; one that throws rolls back alone", async () => {

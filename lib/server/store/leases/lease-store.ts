@@ -97,13 +97,13 @@ export function createLeaseStore(exec: SqlExecutor) {
     /** Leases the run to `nodeId` for `ms` unless another node holds a live lease: the epoch the take raised, or null. */
     take: async (runId: string, nodeId: string, ms: number) => (await exec.write(take, { runId, nodeId, ms }))[0]?.leaseEpoch ?? null,
     /** Who holds the run's lease, and whether it is live (undefined: no such run). */
-    holder: async (runId: string) => (await exec.read(holder, { runId })).map((r) => ({ owner: r.leaseOwner, live: r.live === 1 }))[0],
+    holder: async (runId: string) => (await exec.rows(holder, { runId })).map((r) => ({ owner: r.leaseOwner, live: r.live === 1 }))[0],
     /** Clears the run's lease if `nodeId` holds it (at `epoch`, unless null); `at` is the run's change. */
     release: async (runId: string, nodeId: string, epoch: number | null, at: Date) => void (await exec.changes(release, { runId, nodeId, epoch, at })),
     /** Sets the leases `nodeId` holds of `runIds` to end `ms` from now (negative: lapsed): how many it held. */
     extend: (runIds: string[], nodeId: string, ms: number) => exec.changes(extend, { ids: JSON.stringify(runIds), nodeId, ms }),
     /** Those of `runIds` whose lease `nodeId` holds. */
-    holding: async (runIds: string[], nodeId: string) => (await exec.read(holding, { ids: JSON.stringify(runIds), nodeId })).map((r) => r.id),
+    holding: async (runIds: string[], nodeId: string) => (await exec.rows(holding, { ids: JSON.stringify(runIds), nodeId })).map((r) => r.id),
     /**
      * Active runs whose lease lapsed (this node's too: the caller skips runs live here), or that
      * nobody has leased for `leaseMs` since their last change (inserted or woken, then their node
@@ -111,7 +111,7 @@ export function createLeaseStore(exec: SqlExecutor) {
      * woke them). `updatedAt` is written on the changing node's clock: a skewed clock makes such a
      * run a candidate sooner or later, and the take decides anyway.
      */
-    orphans: async (leaseMs: number, limit: number) => (await exec.read(orphans, { ms: -leaseMs, limit })).map((r) => ({ id: r.id, lapsed: r.leaseOwner !== null })),
+    orphans: async (leaseMs: number, limit: number) => (await exec.rows(orphans, { ms: -leaseMs, limit })).map((r) => ({ id: r.id, lapsed: r.leaseOwner !== null })),
     /** Renews, takes (once lapsed) or makes the job's lease for `ms`: whether `nodeId` holds it now. */
     async claimJob(name: string, nodeId: string, ms: number) {
       const p = { name, holder: nodeId, ms };

@@ -124,11 +124,11 @@ export function createQuestionStore(db: Db) {
       return toQuestion({ ...questionRow(q), run_rootRunId: q.rootRunId });
     },
 
-    find: async (id: string): Promise<Question | null> => one(await exec.read(Q.byId, { id })),
-    findByPendingId: async (pendingId: string): Promise<Question | null> => one(await exec.read(Q.byPendingId, { pendingId })),
+    find: async (id: string): Promise<Question | null> => one(await exec.rows(Q.byId, { id })),
+    findByPendingId: async (pendingId: string): Promise<Question | null> => one(await exec.rows(Q.byPendingId, { pendingId })),
 
     /** The policy fixed when a run started. */
-    policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await exec.read(Q.runPolicyAndRoot, { runId }))[0]?.policy),
+    policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await exec.rows(Q.runPolicyAndRoot, { runId }))[0]?.policy),
 
     /** A reply's target, read at once. */
     target: async (id: string, on: SqlReader = exec): Promise<ReplyTarget | null> => targetOf((await on.rows(Q.target, { id }))[0]),
@@ -137,33 +137,33 @@ export function createQuestionStore(db: Db) {
     claim: async (id: string, closing: Closing, tx: Pick<SqlTx, "changes"> = exec): Promise<boolean> => (await tx.changes(Q.claim, { id, ...closingData(closing) })) === 1,
 
     /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
-    countAsked: async (runId: string): Promise<number> => (await exec.read(Q.countAsked, { runId }))[0]!.n,
+    countAsked: async (runId: string): Promise<number> => (await exec.rows(Q.countAsked, { runId }))[0]!.n,
 
     /** A session's pending approvals, read inside a transaction. */
     pendingApprovalsIn: async (tx: SqlTx, sessionId: string): Promise<Question[]> => (await tx.rows(Q.pendingApprovalsInSession, { sessionId })).map(withRoot),
 
     /** The root of a run's tree (a question names it). */
-    rootRunIdOf: async (runId: string): Promise<string | null> => (await exec.read(Q.runPolicyAndRoot, { runId }))[0]?.rootRunId ?? null,
+    rootRunIdOf: async (runId: string): Promise<string | null> => (await exec.rows(Q.runPolicyAndRoot, { runId }))[0]?.rootRunId ?? null,
 
     /** The first pending question of a session, read inside someone's transaction. */
     firstPendingIn: async (tx: SqlTx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> => (await tx.rows(Q.firstPending, { sessionId }))[0] ?? null,
 
-    pendingIdsOf: async (runId: string): Promise<string[]> => (await exec.read(Q.pendingIdsOf, { runId })).map((q) => q.id),
+    pendingIdsOf: async (runId: string): Promise<string[]> => (await exec.rows(Q.pendingIdsOf, { runId })).map((q) => q.id),
 
     /** Every question a run asked, in journal order (its audit trail). */
-    listOfRun: async (runId: string): Promise<Question[]> => (await exec.read(Q.ofRun, { runId })).map(withRoot),
+    listOfRun: async (runId: string): Promise<Question[]> => (await exec.rows(Q.ofRun, { runId })).map(withRoot),
 
     /** Pending questions, oldest first: all, a session's, or those of the runs named. */
     listPending: async ({ sessionId, runIds }: { sessionId?: string; runIds?: string[] } = {}): Promise<Question[]> => {
-      if (runIds) return (await Promise.all(runIds.map((runId) => exec.read(Q.pendingOfRun, { runId })))).flat().map(withRoot).sort(oldestFirst);
-      return (await (sessionId === undefined ? exec.read(Q.pending, {}) : exec.read(Q.pendingInSession, { sessionId }))).map(withRoot);
+      if (runIds) return (await Promise.all(runIds.map((runId) => exec.rows(Q.pendingOfRun, { runId })))).flat().map(withRoot).sort(oldestFirst);
+      return (await (sessionId === undefined ? exec.rows(Q.pending, {}) : exec.rows(Q.pendingInSession, { sessionId }))).map(withRoot);
     },
 
-    countPending: async (): Promise<number> => (await exec.read(Q.countPending, {}))[0]!.n,
+    countPending: async (): Promise<number> => (await exec.rows(Q.countPending, {}))[0]!.n,
 
     /** Pending questions that expire, for the expiry timers. */
     listExpiring: async (before?: Date): Promise<Array<{ id: string; expiresAt: Date }>> =>
-      (await exec.read(Q.expiring, { before: before ?? null })).map((r) => ({ id: r.id, expiresAt: r.expiresAt! })),
+      (await exec.rows(Q.expiring, { before: before ?? null })).map((r) => ({ id: r.id, expiresAt: r.expiresAt! })),
   };
 }
 

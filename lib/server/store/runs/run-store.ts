@@ -91,7 +91,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
   async function refusedUnlessHeld(id: string, epoch: HeldEpoch): Promise<void> {
     if (!fenced(epoch)) return;
-    const [row] = await exec.read(S.leaseEpochOf, { id });
+    const [row] = await exec.rows(S.leaseEpochOf, { id });
     if (row?.leaseEpoch !== epoch) throw new RunLeaseLost(id);
   }
 
@@ -102,19 +102,19 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
   /** Why a session cannot take a new turn: the question it waits on, or the turn still working. */
   async function sessionBusy(sessionId: string, runId: string): Promise<AppError> {
-    const [waiting] = await exec.read(firstPending, { sessionId });
+    const [waiting] = await exec.rows(firstPending, { sessionId });
     return waiting ? sessionWaitingError(waiting) : sessionWorkingError(runId);
   }
 
   /** What a run waits on: a pending question of its own (`questions`), or that or an active child run (`blocked`); `status` as stored (null: no such run). */
   async function waitingOn(id: string): Promise<{ questions: boolean; blocked: boolean; status: string | null }> {
-    const [row] = await exec.read(S.waitingOn, { id });
+    const [row] = await exec.rows(S.waitingOn, { id });
     const questions = truthy(row?.questions);
     return { questions, blocked: questions || truthy(row?.children), status: row?.status ?? null };
   }
 
   async function find(id: string): Promise<Run | null> {
-    const [row] = await exec.read(S.findRun, { id });
+    const [row] = await exec.rows(S.findRun, { id });
     return row ? toRun(row) : null;
   }
 
@@ -127,14 +127,14 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   return {
     get,
     find,
-    listBySession: async (sessionId: string): Promise<Run[]> => (await exec.read(S.runsOfSession, { sessionId })).map(toRun),
+    listBySession: async (sessionId: string): Promise<Run[]> => (await exec.rows(S.runsOfSession, { sessionId })).map(toRun),
     /** A session's active runs, parents before their children. */
-    listActiveInSession: async (sessionId: string): Promise<Run[]> => (await exec.read(S.activeInSession, { sessionId })).map(toRun),
+    listActiveInSession: async (sessionId: string): Promise<Run[]> => (await exec.rows(S.activeInSession, { sessionId })).map(toRun),
     /** Whether a run of this function was started in the session at or after `since`, other than the failed turn and its retry (a Retry checks that its turn is still the latest). */
     startedSince: async (tx: SqlTx, { sessionId, functionName, since, failed, retry }: { sessionId: string; functionName: string; since: string; failed: string; retry: string }): Promise<boolean> =>
       (await tx.rows(S.startedSince, { sessionId, functionName, since: new Date(since), failed, retry })).length > 0,
-    listActive: async (): Promise<Run[]> => (await exec.read(S.active, {})).map(toRun),
-    activeChildIds: async (parentRunId: string): Promise<string[]> => (await exec.read(S.activeChildIds, { parentRunId })).map((r) => r.id),
+    listActive: async (): Promise<Run[]> => (await exec.rows(S.active, {})).map(toRun),
+    activeChildIds: async (parentRunId: string): Promise<string[]> => (await exec.rows(S.activeChildIds, { parentRunId })).map((r) => r.id),
 
     /**
      * Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what
@@ -152,7 +152,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
         leases.holdFresh(created.id);
         return created;
       } catch (err) {
-        const [turn] = run.turnOf && isUniqueViolation(err) ? await exec.read(S.turnOf, { turnOf: run.turnOf }) : [];
+        const [turn] = run.turnOf && isUniqueViolation(err) ? await exec.rows(S.turnOf, { turnOf: run.turnOf }) : [];
         if (turn) throw await sessionBusy(run.sessionId, turn.id);
         throw err;
       }
@@ -215,7 +215,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     /** Sets a run's progress line; true when it changed (the same text, or clearing a clear one, writes nothing). */
     async setProgress(id: string, progress: string | null, epoch?: HeldEpoch): Promise<boolean> {
       // Read first: most calls change nothing (a park clears a clear line), and a read takes no write transaction.
-      const [current] = await exec.read(S.progressOf, { id });
+      const [current] = await exec.rows(S.progressOf, { id });
       if (current && current.progress === progress) return false;
       const changed = current ? await exec.write(S.setProgress, { id, progress, at: new Date(), epoch: epochOf(epoch) }) : [];
       if (changed.length === 0) await refusedUnlessHeld(id, epoch);
@@ -264,9 +264,9 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     /** Whether a run can only wait: a pending question of its own, or a child run still active. */
     isBlocked: async (id: string): Promise<boolean> => (await waitingOn(id)).blocked,
 
-    parentSeqOf: async (childId: string): Promise<number | null> => (await exec.read(S.findRun, { id: childId }))[0]?.parentSeq ?? null,
+    parentSeqOf: async (childId: string): Promise<number | null> => (await exec.rows(S.findRun, { id: childId }))[0]?.parentSeq ?? null,
 
-    loadJournal: async (runId: string): Promise<JournalRecord[]> => (await exec.read(S.journal, { runId })).map((row) => journalRecordOf(row, runId)),
+    loadJournal: async (runId: string): Promise<JournalRecord[]> => (await exec.rows(S.journal, { runId })).map((row) => journalRecordOf(row, runId)),
   };
 }
 

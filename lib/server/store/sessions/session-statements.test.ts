@@ -13,8 +13,8 @@ it("session statements: an owner's list or everyone's, a message stored alike on
   const at = new Date("2026-01-02T03:04:05.678Z");
   await exec.write(S.insertSession, { id: "s1", ownerId: "a", title: "t", at });
   await exec.write(S.insertSession, { id: "s2", ownerId: "b", title: "t", at: new Date(at.getTime() + 1) });
-  expect((await exec.read(S.sessionsOf, { ownerId: null, limit: 10 })).map((r) => r.id)).toEqual(["s2", "s1"]);
-  expect((await exec.read(S.sessionsOf, { ownerId: "a", limit: 10 })).map((r) => [r.id, r.pendingCount])).toEqual([["s1", 0]]);
+  expect((await exec.rows(S.sessionsOf, { ownerId: null, limit: 10 })).map((r) => r.id)).toEqual(["s2", "s1"]);
+  expect((await exec.rows(S.sessionsOf, { ownerId: "a", limit: 10 })).map((r) => [r.id, r.pendingCount])).toEqual([["s1", 0]]);
   const m = { id: "m1", sessionId: "s1", runId: null, role: "agent", text: "x", stopped: true, sender: null, createdAt: at };
   await exec.transaction((tx) => tx.changes(S.insertMessage, m));
   await exec.changes(S.insertMessage, { ...m, id: "m2", stopped: false });
@@ -23,8 +23,8 @@ it("session statements: an owner's list or everyone's, a message stored alike on
     [at.toISOString(), true],
     [at.toISOString(), false],
   ]);
-  expect((await exec.read(S.saidAfter, { sessionId: "s1", afterAt: null, afterId: null, limit: 10 })).map((r) => r.id)).toEqual(["m1", "m2"]);
-  expect((await exec.read(S.saidAfter, { sessionId: "s1", afterAt: at, afterId: "m1", limit: 10 })).map((r) => r.id)).toEqual(["m2"]);
+  expect((await exec.rows(S.saidAfter, { sessionId: "s1", afterAt: null, afterId: null, limit: 10 })).map((r) => r.id)).toEqual(["m1", "m2"]);
+  expect((await exec.rows(S.saidAfter, { sessionId: "s1", afterAt: at, afterId: "m1", limit: 10 })).map((r) => r.id)).toEqual(["m2"]);
   expect(await exec.write(S.markDeleted, { id: "s1", at })).toEqual([{ ownerId: "a" }]);
   expect(await exec.write(S.markDeleted, { id: "s1", at })).toEqual([]);
   await exec.changes(S.removeDeleted, { id: "s1" });
