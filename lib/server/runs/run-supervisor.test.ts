@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } fr
 import { QuestionSpecSchema } from "../../protocol/question";
 import { FakeWorker, startFakeParley, until } from "../../../tests/helpers/fakes";
 import { RunLeaseLost } from "../cluster/lease-fence";
+import { log } from "../log";
 import { canMove, IllegalTransition, RUN_STATES, TRANSITIONS } from "./run-lifecycle";
 
 type Fx = Awaited<ReturnType<typeof startFakeParley>>;
@@ -105,12 +106,16 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
     it("a stop cut off after it cancelled the questions (its node died): the run, replayed, fails its cancelled ask and ends cancelled, not failed", async () => {
       // Found by the cluster fault trials (seed 7, trial 15): the replay's ask threw RunCancelled with the stop's reason, reported as failed.
       const { run, worker } = await start();
+      const errors = vi.spyOn(log, "error");
       await ask(worker, run.id);
       await fx.parley.questions.closeForRun({ runId: run.id, status: "cancelled", by: "stop", feedback: "Stopped by you." });
       // No stop intent on this node: the worker's function ends by the cancelled question, not by an abort.
       worker.say({ type: "run.finished", runId: run.id, status: "failed", result: null, error: { code: "run_cancelled", message: "Stopped by you." } });
       await until(async () => (await statusOf(run.id)) !== "waiting_input" && (await statusOf(run.id)) !== "running");
       expect(await fx.parley.runs.getRun({ id: run.id })).toMatchObject({ status: "cancelled", error: "Stopped by you." });
+      // Stopped, not failed: nothing about it is logged as an error.
+      expect(errors.mock.calls.filter(([fields]) => (fields as { runId?: string }).runId === run.id)).toEqual([]);
+      errors.mockRestore();
     });
 
     it("stop, then the function ends by the cancel: cancelled, and the stop says stopped", async () => {

@@ -545,12 +545,6 @@ export class RunSupervisor {
 
   private async workerFinished(message: RunFinishedMessage, state: WorkerState): Promise<void> {
     const { error } = message;
-    if (error && message.status === "failed") {
-      log.error(
-        { runId: this.runId, sessionId: this.run.sessionId, fn: this.run.functionName },
-        `[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`,
-      );
-    }
     const intent = state.kind === "stopping" ? state.intent : null;
     let outcome: FinalOutcome;
     let byStop = false;
@@ -565,6 +559,13 @@ export class RunSupervisor {
       outcome = { status: "cancelled", error: error.message };
     } else {
       outcome = { status: message.status, error: error?.message ?? (message.status === "cancelled" ? "Stopped." : "Unknown error") };
+    }
+    // Only a run that ends failed is an error: a stopped one's function often fails by the stop.
+    if (error && outcome.status === "failed") {
+      log.error(
+        { runId: this.runId, sessionId: this.run.sessionId, fn: this.run.functionName },
+        `[runs] run ${this.runId} (${this.run.functionName}) failed: ${error.code}: ${error.detail ?? error.message}`,
+      );
     }
     await this.finalize(outcome, endOf(byStop));
     this.ctx.pool.release(state.worker.handle);
