@@ -87,8 +87,10 @@ describe("a real worker process", () => {
     expect(done.status).toBe("failed");
     expect(done.error).toMatch(/worker process ended unexpectedly 4 times \(last: signal SIGKILL\)/);
     expect(done.attempts).toBe(4);
-    const snapshot = await app.parley.sessions.getSnapshot({ id: session.id });
-    expect(snapshot.messages.at(-1)).toMatchObject({ role: "system", text: expect.stringContaining("failed") });
+    // The end's message is written after the end itself.
+    const last = await waitFor(async () => (await app.parley.sessions.getSnapshot({ id: session.id })).messages.find((m) => m.role === "system"));
+    expect(last).toMatchObject({ role: "system", text: expect.stringContaining("failed") });
+    expect((await app.parley.sessions.getSnapshot({ id: session.id })).messages.at(-1)).toEqual(last);
   });
 
   it("stop cancels the questions; a worker that ignores it is killed after the grace period", async () => {
