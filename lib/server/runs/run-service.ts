@@ -97,8 +97,7 @@ export function createRunService(deps: RunServiceDeps) {
     async startChild(parent, message, epoch) {
       const childId = newOrderedId();
       const known = hasFunction(message.functionName);
-      await store.createChild({ parent, childId, seq: message.seq, digest: message.digest, functionName: message.functionName, input: message.input, known }, epoch);
-      const child = await store.get(childId);
+      const child = await store.createChild({ parent, childId, seq: message.seq, digest: message.digest, functionName: message.functionName, input: message.input, known }, epoch);
       events.emit("run.updated", child);
       if (known) activate(childId);
       else await deliverToParent(child);

@@ -113,15 +113,16 @@ export function createQuestionStore(db: Db) {
      * stored, without reading it back.
      */
     async insert(q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> {
+      const row = questionRow(q);
       await exec.transaction(async (tx) => {
         if ((await tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null })).length === 0) throw noRunOrLeaseLost(q.runId, epoch);
-        await tx.changes(Q.insertQuestion, questionRow(q));
+        await tx.changes(Q.insertQuestion, row);
         await tx.changes(
           insertJournal,
           journalEntry({ runId: q.runId, seq: q.seq, kind: "question", name: q.spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id, createdAt: q.createdAt }),
         );
       });
-      return toQuestion({ ...questionRow(q), run_rootRunId: q.rootRunId });
+      return toQuestion({ ...row, run_rootRunId: q.rootRunId });
     },
 
     find: async (id: string): Promise<Question | null> => one(await exec.rows(Q.byId, { id })),

@@ -52,7 +52,7 @@ interface ChildOf {
 }
 
 /** A run's row as first stored: a top-level run (its own root), or a child run. */
-function runRow(run: Omit<NewRun, "turnOf" | "startedBy"> & Pick<Partial<NewRun>, "turnOf" | "startedBy">, child?: ChildOf): S.RunInsert {
+function runRow(run: NewRun, child?: ChildOf): S.RunInsert {
   const at = new Date();
   const unknown = child !== undefined && !child.known;
   return {
@@ -162,15 +162,16 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     async createChild(
       { parent, childId, seq, digest, functionName, input, known }: ChildOf & { childId: string; digest: string; functionName: string; input: JsonValue },
       epoch?: HeldEpoch,
-    ): Promise<void> {
-      await exec.transaction(async (tx) => {
+    ): Promise<Run> {
+      return exec.transaction(async (tx) => {
         await holdEpoch(tx, parent.id, epoch);
         await assertSessionLive(tx, parent.sessionId);
-        await tx.rows(
+        const [row] = await tx.rows(
           S.insertRun,
           runRow({ id: childId, sessionId: parent.sessionId, ownerId: parent.ownerId, functionName, input, policy: parent.policy, canAsk: parent.canAsk }, { parent, seq, known }),
         );
         await tx.changes(S.insertJournal, S.journalEntry({ runId: parent.id, seq, kind: "call", name: functionName, digest, childRunId: childId, createdAt: new Date() }));
+        return toRun(row!);
       });
     },
 
