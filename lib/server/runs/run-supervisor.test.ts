@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } fr
 import { QuestionSpecSchema } from "../../protocol/question";
 import { FakeWorker, startFakeParley, until } from "../../../tests/helpers/fakes";
 import { RunLeaseLost } from "../cluster/lease-fence";
+import { moveWaiting } from "../store/runs/run-statements";
 import { log } from "../log";
 import { canMove, IllegalTransition, RUN_STATES, TRANSITIONS } from "./run-lifecycle";
 
@@ -258,6 +259,31 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
       await until(() => toldFirst.length > 0);
       expect(toldFirst).toEqual([true]);
       expect(await statusOf(run.id)).toBe("running");
+    });
+
+    it("the worker's next line is not held behind its run's move to running; its next question waits for that move", async () => {
+      const { run, worker, session } = await start();
+      const questionId = await ask(worker, run.id);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const write = fx.db.exec.write.bind(fx.db.exec);
+      const writes = vi.spyOn(fx.db.exec, "write").mockImplementation(async (statement, params) => {
+        if (statement === moveWaiting && (params as { to: string }).to === "running") await held;
+        return write(statement, params);
+      });
+      await fx.parley.questions.reply({ id: questionId, value: "blue", by: "rest" });
+      await until(() => worker.sentOf("question.settled").length === 1);
+      worker.say({ type: "run.say", runId: run.id, seq: 1, digest: "s1", text: "next line" });
+      await until(async () => (await fx.fixture.message.findFirst({ where: { sessionId: session.id, text: "next line" } })) !== null);
+      expect(await statusOf(run.id)).toBe("waiting_input");
+      const second = randomUUID();
+      worker.say({ type: "question.ask", runId: run.id, seq: 2, digest: "d2", questionId: second, spec: QuestionSpecSchema.parse({ kind: "question", prompt: "Again?", timeoutMs: null }) });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await fx.fixture.question.findUnique({ where: { id: second } })).toBeNull();
+      release();
+      await until(async () => (await fx.fixture.question.findUnique({ where: { id: second } })) !== null && stateOf(run.id) === "waiting");
+      await until(async () => (await statusOf(run.id)) === "waiting_input");
+      writes.mockRestore();
     });
 
     it("a parked run's answer loads it into a worker by replay", async () => {

@@ -71,6 +71,11 @@ function dispatch<K extends keyof MessageOf>(handlers: MessageHandlers, message:
 export class RunSupervisor {
   private current: RunState = { kind: "starting", missed: [] };
   private chain: Promise<void> = Promise.resolve();
+  /**
+   * The move to running that an answer's delivery started. Every event waits for it but the
+   * worker's lines (`run.say`), which write no status: the next line is not held behind a commit.
+   */
+  private resuming: Promise<void> = Promise.resolve();
   private run!: Run;
   private losses = 0;
   private readonly active: ActiveClock;
@@ -188,15 +193,18 @@ export class RunSupervisor {
 
   // ---- the chain -----------------------------------------------------------------------------
 
-  private enqueue(work: () => Promise<void> | void): void {
+  private enqueue(work: () => Promise<void> | void, { passesResume = false } = {}): void {
     this.chain = this.chain
+      .then(() => (passesResume ? undefined : this.resuming))
       .then(() => (this.detached ? undefined : work()))
-      .catch((err) => {
-        // A write the lease's epoch refused: another node executes the run now.
-        if (isRunLeaseLost(err)) return isGone(this.current) ? undefined : this.giveUp();
-        log.error({ runId: this.runId, err }, `[runs] ${this.runId}: ${this.current.kind}`);
-      });
+      .catch(this.failed);
   }
+
+  private readonly failed = (err: unknown): void => {
+    // A write the lease's epoch refused: another node executes the run now.
+    if (isRunLeaseLost(err)) return isGone(this.current) ? undefined : this.giveUp();
+    log.error({ runId: this.runId, err }, `[runs] ${this.runId}: ${this.current.kind}`);
+  };
 
   /**
    * The only way the state changes: checked against the table. A state that holds a worker listens
@@ -251,7 +259,8 @@ export class RunSupervisor {
         case "working":
         case "waiting":
           this.send(message);
-          return this.syncWaiting();
+          this.resuming = this.syncWaiting().catch(this.failed);
+          return;
         case "parking":
           this.send(message);
           return;
@@ -284,7 +293,7 @@ export class RunSupervisor {
     }
     // The run has left its worker: a stop's grace need not kill it (nor the runs beside it).
     if (link && (message.type === "run.finished" || (message.type === "run.parked" && message.parked))) link.left = true;
-    this.enqueue(() => this.handleMessage(message));
+    this.enqueue(() => this.handleMessage(message), { passesResume: message.type === "run.say" || message.type === "run.say.delta" });
   };
 
   private readonly onExit = (exit: WorkerExit) => this.enqueue(() => this.workerLost(exit));
