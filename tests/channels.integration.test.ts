@@ -39,8 +39,18 @@ describe("POST /api/channels/text", { timeout: 60_000 }, () => {
   it("starts a turn, delivers its question as numbered text, takes the next message as the answer, and relays what the agent said", async () => {
     const session = await rest.ok(rest.post<Session>("/api/sessions", {}));
     const started = await rest.ok(rest.post<ChannelReply>("/api/channels/text", { sessionId: session.id, from: "Ann (SMS)", text: "/coffee" }));
-    expect(started.reply).toContain("waiting for your answer: What would you like to drink?");
+    expect(started.reply).toContain(`waiting for your answer (question ${started.questionId!.slice(0, 8)}): What would you like to drink?`);
     expect(started.reply).toMatch(/1\. Espresso\n2\. Flat white/);
+
+    // While it waits, no message gets an error: an unknown command and a function's own command are answered with what waits.
+    for (const text of ["/pending", "/coffee"]) {
+      const res = await rest.post<ChannelReply>("/api/channels/text", { sessionId: session.id, from: "Ann (SMS)", text });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ outcome: "refused", questionId: started.questionId });
+      expect(res.body.reply).toContain(`(question ${started.questionId!.slice(0, 8)}): What would you like to drink?\n1. Espresso`);
+    }
+    const unknown = await rest.ok(rest.post<ChannelReply>("/api/channels/text", { sessionId: session.id, from: "Ann (SMS)", text: "/pending" }));
+    expect(unknown.reply).toMatch(/^\/pending is not a command here\. The commands are \/answer, \/decline, \/approve, .*\/coffee/);
 
     const answered = await rest.ok(rest.post<ChannelReply>("/api/channels/text", { sessionId: session.id, from: "Ann (SMS)", text: "2" }));
     expect(answered).toMatchObject({ outcome: "answered", questionId: started.questionId });

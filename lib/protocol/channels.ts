@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Question } from "./question";
-import { describePending } from "./text-commands";
+import { TEXT_COMMANDS, describePending, shortId } from "./text-commands";
 import { MAX_MESSAGE_CHARS } from "./rest";
 
 /**
@@ -59,18 +59,26 @@ export interface ChannelOutbox {
 
 /** How to answer one pending question by plain text: numbered choices and the reply forms. */
 export function waitingText(q: Question): string {
+  const waiting = `waiting for your answer (question ${shortId(q.id)}):`;
   if (q.kind === "approval") {
     const what = q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt;
-    return [`waiting for your answer: ${q.owner} asks to use ${what}`, "Reply once, always or deny (deny may add feedback)."].join("\n");
+    return [`${waiting} ${q.owner} asks to use ${what}`, "Reply once, always or deny (deny may add feedback)."].join("\n");
   }
-  if (q.kind === "confirm") return [`waiting for your answer: ${q.prompt}`, "Reply yes or no, or /decline [feedback]."].join("\n");
+  if (q.kind === "confirm") return [`${waiting} ${q.prompt}`, "Reply yes or no, or /decline [feedback]."].join("\n");
   const choices = q.options.map((o, i) => `${i + 1}. ${o}`);
   const how = q.options.length
     ? q.multi
       ? "Reply with the numbers or labels of your choices, separated by spaces"
       : `Reply with a number or a label${q.allowCustom ? ", or your own text" : ""}`
     : "Reply with your answer";
-  return [`waiting for your answer: ${q.prompt}`, ...choices, `${how}, or /decline [feedback].`].join("\n");
+  return [`${waiting} ${q.prompt}`, ...choices, `${how}, or /decline [feedback].`].join("\n");
+}
+
+/** What waits in a session and how to answer it by plain text; null when nothing does. */
+function waitingBlock(pending: readonly Question[]): string | null {
+  if (pending.length === 0) return null;
+  if (pending.length === 1) return waitingText(pending[0]!);
+  return ["waiting for your answers (say which with its id):", ...pending.map(describePending)].join("\n");
 }
 
 /** How a channel's message names who wrote it in the transcript: "Ann (SMS) via text channel". */
@@ -79,9 +87,23 @@ export const channelSender = (from: string): string => `${from} via text channel
 /** The channel's reply: what the agent said, then the pending question(s) and how to answer. */
 export function formatChannelReply({ said, pending }: { said: readonly string[]; pending: readonly Question[] }): string {
   const parts = said.map((s) => s.trim()).filter(Boolean);
-  if (pending.length === 1) parts.push(waitingText(pending[0]!));
-  else if (pending.length > 1) parts.push(["waiting for your answers (say which with its id):", ...pending.map(describePending)].join("\n"));
+  const waiting = waitingBlock(pending);
+  if (waiting) parts.push(waiting);
   return parts.length ? parts.join("\n\n") : "Working on it. Ask the outbox for what follows.";
+}
+
+/** A channel's message that changes nothing (a text channel never answers with an error): why, then what waits and how to answer it. */
+export function refusalText(problem: string, pending: readonly Question[]): string {
+  return [problem, waitingBlock(pending) ?? "Nothing is waiting for an answer."].join("\n\n");
+}
+
+/** The first word of a slash command (`/pending` → `pending`), or null when the text is not one. */
+export const slashWord = (text: string): string | null => /^\s*\/([A-Za-z][\w-]*)/.exec(text)?.[1]!.toLowerCase() ?? null;
+
+/** An unknown slash command's reply line: the commands a text channel knows, its functions' chat commands last. */
+export function unknownCommandLine(word: string, chatCommands: readonly string[]): string {
+  const known = [...TEXT_COMMANDS, ...chatCommands].map((c) => `/${c}`).join(", ");
+  return `/${word} is not a command here. The commands are ${known}; plain text answers the question that waits, or starts a chat turn when none does.`;
 }
 
 /** Who answered, from where: kept in the stored reply and the audit trail. */

@@ -84,12 +84,13 @@ function matching(pending: readonly Question[], token: string): Question[] {
 /** Looks like an id someone meant (not a word of an answer): a pending id, a uuid, or hex with a digit. */
 export const looksLikeId = (token: string) => /^p_[0-9a-z]+$/i.test(token) || /^[0-9a-f]{8}-[0-9a-f-]*$/i.test(token) || (/^[0-9a-f]{6,}$/i.test(token) && /\d/.test(token));
 
-const short = (id: string) => id.slice(0, 8);
+/** A question's id as help text shows it: its first 8 characters (any unique prefix is accepted). */
+export const shortId = (id: string) => id.slice(0, 8);
 const quoteLabel = (s: string) => (/\s/.test(s) ? `"${s}"` : s);
 
 /** One line of the help listing for a pending question, with how to answer it. */
 export function describePending(q: Question): string {
-  const id = short(q.id);
+  const id = shortId(q.id);
   if (q.kind === "approval") {
     const what = q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt;
     return `• ${id} — ${q.owner} asks to use ${what}. Reply: /approve ${id} once|always|deny [feedback]`;

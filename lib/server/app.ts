@@ -189,7 +189,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   inbox.start();
 
   const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
-  const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage });
+  const chatCommands = () => listed().flatMap((f) => (f.command ? [f.command] : []));
+  const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage, chatCommands });
 
   return {
     db,

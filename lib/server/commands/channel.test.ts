@@ -42,7 +42,7 @@ describe("the plain-text channel (Parley.channelText / channelOutbox)", () => {
     // In the transcript the message is Ann's over the channel, not the app user's own; a tab's message names no one.
     const [message] = (await app.parley.sessions.getSnapshot({ id: sessionId })).messages.filter((m) => m.role === "user");
     expect(message).toMatchObject({ text: "Deploy it", sender: "ann via text channel" });
-    expect(first.reply).toBe("About Which region?\n\nwaiting for your answer: Which region?\n1. us\n2. eu\nReply with a number or a label, or /decline [feedback].");
+    expect(first.reply).toBe(`About Which region?\n\nwaiting for your answer (question ${q1.slice(0, 8)}): Which region?\n1. us\n2. eu\nReply with a number or a label, or /decline [feedback].`);
 
     // The person's next message answers it (non-blocking mode), closed by "channel", the sender kept.
     const second = await app.parley.channelText({ sessionId, from: "ann", text: "2" });
@@ -73,6 +73,32 @@ describe("the plain-text channel (Parley.channelText / channelOutbox)", () => {
     expect(after.messages.map((m) => m.text)).toEqual(all.messages.slice(1).map((m) => m.text));
     expect(await app.parley.channelOutbox({ sessionId, after: all.cursor! })).toEqual({ messages: [], cursor: all.cursor });
     await expect(app.parley.channelOutbox({ sessionId, after: "nope" })).rejects.toMatchObject({ code: "bad_request" });
+  });
+
+  it("never answers with an error: while a question waits, an unknown command or an invalid choice is told what waits, its id, its choices and how to answer; a working turn says so", async () => {
+    const firstReply = app.parley.channelText({ sessionId, from: "ann", text: "Deploy it" });
+    const { worker, runId } = await chatWorker();
+    const q = ask(worker, runId, 0, "Which region?");
+    await firstReply;
+    const waits = [`waiting for your answer (question ${q.slice(0, 8)}): Which region?`, "1. us", "2. eu", "Reply with a number or a label, or /decline [feedback]."].join("\n");
+
+    const unknown = await app.parley.channelText({ sessionId, from: "ann", text: "/pending" });
+    expect(unknown).toMatchObject({ outcome: "refused", questionId: q, runId, cursor: null });
+    expect(unknown.reply).toBe(
+      `/pending is not a command here. The commands are /answer, /decline, /approve; plain text answers the question that waits, or starts a chat turn when none does.\n\n${waits}`,
+    );
+
+    const invalid = await app.parley.channelText({ sessionId, from: "ann", text: "mars" });
+    expect(invalid).toMatchObject({ outcome: "refused", questionId: null });
+    for (const part of ['"mars" is not one of the options', "Which region?", q.slice(0, 8), "1. us", "2. eu", "Reply:"]) expect(invalid.reply).toContain(part);
+    expect((await app.parley.questions.getQuestion({ id: q })).status).toBe("pending");
+
+    // Answered, the turn works on: a new message is told so, with nothing waiting.
+    expect((await app.parley.channelText({ sessionId, from: "ann", text: "1" })).outcome).toBe("answered");
+    const busy = await app.parley.channelText({ sessionId, from: "ann", text: "and then?" });
+    expect(busy).toMatchObject({ outcome: "refused", questionId: null, runId: null });
+    expect(busy.reply).toBe("This session is still working on its last message. Wait for it, or stop it, before starting a new turn.\n\nNothing is waiting for an answer.");
+    expect((await app.parley.runs.listRuns({ sessionId })).filter((r) => r.functionName === "chat")).toHaveLength(1);
   });
 
   it("a chat turn that asks nothing within the wait answers with what was said; with nothing pending a command gets help", async () => {

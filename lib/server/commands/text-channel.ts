@@ -1,8 +1,7 @@
 import type { Run } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
-import { CHANNEL_WAIT_MS, MAX_OUTBOX_PAGE, channelSender, formatChannelReply, type ChannelOutbox, type ChannelReply } from "../../protocol/channels";
+import { CHANNEL_WAIT_MS, MAX_OUTBOX_PAGE, channelSender, formatChannelReply, refusalText, slashWord, unknownCommandLine, type ChannelOutbox, type ChannelReply } from "../../protocol/channels";
 import type { Question } from "../../protocol/question";
-import { helpText } from "../../protocol/text-commands";
 import type { Db } from "../store/db/client";
 import type { QuestionService } from "../questions/question-service";
 import type { RunService } from "../runs/run-service";
@@ -18,16 +17,21 @@ export interface TextChannelDeps {
   textCommands: TextCommands;
   /** Starts a chat turn (or applies a text command) as a message typed in the app would. */
   postMessage(message: { sessionId: string; text: string; sender?: string }): Promise<Run | TextCommandResult>;
+  /** The chat commands of the functions loaded now (`coffee` for `/coffee`). */
+  chatCommands(): readonly string[];
 }
 
 /** A plain-text channel (SMS, chat bridges): its messages in, and what the session said out. */
-export function createTextChannel({ db, sessions, questions, runs, textCommands, postMessage }: TextChannelDeps) {
+export function createTextChannel({ db, sessions, questions, runs, textCommands, postMessage, chatCommands }: TextChannelDeps) {
   const { exec } = db;
   /**
    * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
    * one question pending, plain text answers it (closed by "channel", the sender in the reply);
    * else it starts a chat turn, and the reply says what the agent said within CHANNEL_WAIT_MS
-   * and the question it asks, if any. The request is never held open for an answer.
+   * and the question it asks, if any. The request is never held open for an answer. A message
+   * that can do nothing (an unknown command, a new turn while a question waits or a turn works) is
+   * answered, never refused with an error: a text-only surface could not act on one, so the reply
+   * says what waits and how to answer it.
    */
   async function receive({ sessionId, from, text, waitMs = CHANNEL_WAIT_MS }: { sessionId: string; from: string; text: string; waitMs?: number }): Promise<ChannelReply> {
     await sessions.getSession({ id: sessionId });
@@ -35,11 +39,22 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
     if (command) {
       return { reply: command.reply.text, from, outcome: command.outcome, questionId: command.question?.id ?? null, runId: command.question?.runId ?? null, cursor: command.reply.id };
     }
+    const refused = (problem: string, waiting: readonly Question[]): ChannelReply => {
+      const only = waiting.length === 1 ? waiting[0]! : null;
+      return { reply: refusalText(problem, waiting), from, outcome: "refused", questionId: only?.id ?? null, runId: only?.runId ?? null, cursor: null };
+    };
     const waiting = await questions.listPending({ sessionId });
-    if (waiting.length > 1) {
-      return { reply: helpText("Several questions are waiting: say which one you answer.", waiting), from, outcome: "refused", questionId: null, runId: null, cursor: null };
+    const word = slashWord(text);
+    if (word !== null && !chatCommands().includes(word)) return refused(unknownCommandLine(word, chatCommands()), waiting);
+    if (waiting.length > 0) return refused(waiting.length > 1 ? "Several questions are waiting: say which one you answer." : "Answer the question first: a new chat turn waits for it.", waiting);
+    let started: Run | TextCommandResult;
+    try {
+      started = await postMessage({ sessionId, text, sender: channelSender(from) });
+    } catch (err) {
+      // Busy after all: a question was asked, or a turn started, since the look above.
+      if (!(err instanceof AppError) || err.code !== "session_busy") throw err;
+      return refused(err.message, await questions.listPending({ sessionId }));
     }
-    const started = await postMessage({ sessionId, text, sender: channelSender(from) });
     if (!("status" in started)) throw new Error("a chat message started no run");
     const deadline = Date.now() + waitMs;
     let pending: Question[];
