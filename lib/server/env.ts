@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseProxyTrust } from "./access/client-address";
 import { DEFAULT_RUNS_PER_WORKER } from "./workers/worker-pool";
 import { LOG_LEVELS } from "../log/create-log";
+import { commaList } from "../protocol/comma-list";
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -22,12 +23,7 @@ const EnvSchema = z.object({
   PARLEY_ALLOWED_ORIGINS: z
     .string()
     .default("")
-    .transform((s) =>
-      s
-        .split(",")
-        .map((o) => o.trim())
-        .filter(Boolean),
-    )
+    .transform(commaList)
     .pipe(z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL such as https://chat.example.com" }).transform((u) => new URL(u).origin))),
   /**
    * Which proxies in front of the server are believed about the client's address (X-Forwarded-For)
@@ -54,10 +50,7 @@ const EnvSchema = z.object({
     .transform((s, ctx) => {
       if (s.trim() === "off") return "off" as const;
       const limits: Record<string, { points: number; seconds: number }> = {};
-      for (const part of s
-        .split(",")
-        .map((p) => p.trim())
-        .filter(Boolean)) {
+      for (const part of commaList(s)) {
         const m = /^(replies|runs|messages|sessions|signIn|handshakes|badTokens)=(\d+)\/(\d+)$/.exec(part);
         if (!m || Number(m[2]) < 1 || Number(m[3]) < 1) {
           ctx.addIssue({ code: "custom", message: `"${part}" is not NAME=COUNT/SECONDS with NAME one of replies, runs, messages, sessions, signIn, handshakes` });

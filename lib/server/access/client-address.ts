@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import proxyAddr from "proxy-addr";
+import { commaList } from "../../protocol/comma-list";
 
 /**
  * Whether the hop at `address`, `hop` steps in front of this server (0: the socket's peer), is a
@@ -30,10 +31,7 @@ export function parseProxyTrust(setting: string | undefined): ProxyTrust {
     if (hops > MAX_HOPS) throw new Error(`a hop count is at most ${MAX_HOPS}, not ${value}`);
     return hops === 0 ? TRUST_NO_PROXY : (_address, hop) => hop < hops;
   }
-  const entries = value
-    .split(",")
-    .map((e) => e.trim())
-    .filter(Boolean);
+  const entries = commaList(value);
   if (entries.length === 0) return TRUST_NO_PROXY;
   for (const entry of entries) {
     // proxy-addr reads a bare number as an address; here a number means a hop count, alone.

@@ -63,6 +63,9 @@ function dispatch<K extends keyof MessageOf>(handlers: MessageHandlers, message:
   return handlers[message.type](message, state);
 }
 
+/** How long a failed database write of the supervisor waits before its next try: doubling from 0.5 s, at most 30 s. */
+const retryDelay = (tries: number) => Math.min(30_000, 500 * 2 ** tries);
+
 /**
  * One live run: its worker, the IPC it speaks, its timers, and one explicit state that carries its
  * data. Every event (a worker message, an answer, a stop, a park, a timer, the worker's exit) is
@@ -321,7 +324,7 @@ export class RunSupervisor {
       this.ctx.pool.release(worker);
       if (isRunLeaseLost(err)) throw err;
       // The database failed before the worker had the run: give the worker back and try again later.
-      const delay = Math.min(30_000, 500 * 2 ** tries);
+      const delay = retryDelay(tries);
       log.error({ runId: this.runId, err }, `[runs] could not load run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms`);
       this.ctx.clock.setTimeout(() => this.begin(tries + 1), delay);
     }
@@ -689,7 +692,7 @@ export class RunSupervisor {
     } catch (err) {
       // Another node took the run over: it decides the end.
       if (isRunLeaseLost(err)) return this.giveUp();
-      const delay = Math.min(30_000, 500 * 2 ** tries);
+      const delay = retryDelay(tries);
       log.error({ runId: this.runId, err }, `[runs] could not record the end of run ${this.runId} (try ${tries + 1}); trying again in ${delay} ms`);
       this.ctx.clock.setTimeout(() => this.enqueue(() => this.recordEnd(tries + 1)), delay);
     }
