@@ -19,6 +19,7 @@ describe("approval wording", () => {
   it("an owner reads as words: kebab, snake, dotted and camel case", () => {
     expect(ownerLabel("order-coffee")).toBe("Order coffee");
     expect(ownerLabel("coffee_helper")).toBe("Coffee helper");
+    expect(ownerLabel(" deploy-script (CI) ")).toBe("deploy-script (CI)");
     expect(ownerLabel("test.approve")).toBe("Test approve");
     expect(ownerLabel("writeReport")).toBe("Write report");
     expect(ownerLabel("chat")).toBe("Chat");

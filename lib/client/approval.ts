@@ -3,8 +3,12 @@ import { hiddenCount, hiddenWarning } from "./visible-text";
 
 /** The approval card's wording, kept out of React. */
 
-/** A function's (or model's) name as a person reads it: "order-coffee" → "Order coffee", "writeReport" → "Write report". */
+/**
+ * A function's (or model's) name as a person reads it: "order-coffee" → "Order coffee", "writeReport" →
+ * "Write report". A name with spaces was written for people (an outside asker's "deploy script (CI)"): as given.
+ */
 export function ownerLabel(owner: string): string {
+  if (/\s/.test(owner.trim())) return owner.trim();
   const words = owner
     .trim()
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")

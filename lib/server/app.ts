@@ -23,6 +23,7 @@ import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
 import { createRunService } from "./runs/run-service";
 import { createChatTurns } from "./sessions/chat-turns";
+import { createAskService } from "./asks/ask-service";
 import { createTextChannel } from "./commands/text-channel";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
@@ -190,6 +191,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 
   const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
   const chatCommands = () => listed().flatMap((f) => (f.command ? [f.command] : []));
+  const asks = createAskService({ sessions, runs, questions, events });
   const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage, chatCommands });
 
   return {
@@ -201,6 +203,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     sessions,
     questions,
     runs,
+    /** Questions asked from outside Parley (the ask API): runs of the built-in `ask` function. */
+    asks,
     permissions,
     pool,
     access,

@@ -6,6 +6,7 @@ import { isUniqueViolation, type Db } from "../store/db/client";
 import { type SqlTx } from "../store/sql-executor";
 import * as C from "../store/commands/command-statements";
 import type { ReceiptParams } from "../store/commands/command-statements";
+import { keyedSerial } from "../one-at-a-time";
 
 export interface CommandInput {
   commandId?: string;
@@ -102,18 +103,8 @@ export function createCommandService({ db }: { db: Db }) {
    * receipt: applying beside it, it would see the first's effect (a stop finds the run ended) and
    * might commit that receipt first. Twins on other nodes are still decided by the unique id.
    */
-  const inFlight = new Map<string, Promise<unknown>>();
-  async function oneAtATime<R>(commandId: string | undefined, work: () => Promise<R>): Promise<R> {
-    if (commandId === undefined) return work();
-    const ahead = inFlight.get(commandId);
-    const mine = (ahead ? ahead.catch(() => undefined) : Promise.resolve()).then(work);
-    inFlight.set(commandId, mine);
-    try {
-      return await mine;
-    } finally {
-      if (inFlight.get(commandId) === mine) inFlight.delete(commandId);
-    }
-  }
+  const serial = keyedSerial();
+  const oneAtATime = <R>(commandId: string | undefined, work: () => Promise<R>): Promise<R> => (commandId === undefined ? work() : serial(commandId, work));
 
   return {
     run: <R extends Receipt>(input: CommandInput, apply: Apply<R>): Promise<R> => oneAtATime(input.commandId, () => applyOnce(input, apply)),

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { parseFormSchema } from "./forms";
+import { MAX_OPTIONS, MAX_OPTION_CHARS, QuestionSpecSchema, type QuestionSpecInput } from "./question";
+import { MAX_SENDER_CHARS } from "./channels";
+
+/**
+ * An ask from outside Parley (`POST /api/asks`; MCP's `ask_user` and `parley ask` take the same
+ * fields): an ordinary question of its own run, a run of the built-in function `ask`, which no
+ * person starts from the chat. The question is its card in every tab, the CLI inbox and the text
+ * channel; the first answer wins; `GET /api/questions/{id}?wait=` tells the asker.
+ */
+export const ASK_FUNCTION = "ask";
+/** The longest `?wait=` a question read holds the request, in seconds. */
+export const MAX_ASK_WAIT_SECONDS = 60;
+/** The longest an asker may let a question wait before it times out: a week. */
+export const MAX_ASK_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
+/** The asker's own key for one ask (`Idempotency-Key`): the same key again never asks twice. */
+export const IdempotencyKeySchema = z.string().trim().min(1).max(200);
+
+const AskFieldsSchema = z.strictObject({
+  question: z.string().trim().min(1, "An ask needs a question").max(16_384),
+  options: z.array(z.string().trim().min(1).max(MAX_OPTION_CHARS)).max(MAX_OPTIONS).optional(),
+  multiple: z.boolean().optional(),
+  allow_custom: z.boolean().optional(),
+  /** The answer a timeout gives (an option, or options for `multiple`). */
+  default: z.union([z.string(), z.array(z.string())]).optional(),
+  timeout_seconds: z.number().int().positive().max(MAX_ASK_TIMEOUT_SECONDS).optional(),
+  /** A flat object schema of primitive fields, as MCP elicitation's form mode; the answer is its content. */
+  form: z.record(z.string(), z.unknown()).optional(),
+  /** A session id or title; absent: the session named after `from`, made on its first ask. */
+  session: z.string().trim().min(1).max(200).optional(),
+  /** Who asks, shown on the card: a script's or a client's name. */
+  from: z
+    .string()
+    .trim()
+    .min(1, "from names who asks")
+    .max(MAX_SENDER_CHARS)
+    .regex(/^[^\r\n\t]+$/, "from is one line"),
+});
+
+/** A form asks nothing else; a question is what the one schema every question passes allows (multi needs options …). */
+function checkAsk(body: Omit<z.infer<typeof AskFieldsSchema>, "session">, ctx: z.RefinementCtx): void {
+  if (body.form !== undefined) {
+    if (body.options !== undefined || body.multiple !== undefined || body.allow_custom !== undefined || body.default !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["form"], message: "a form has no options, multiple, allow_custom or default" });
+    }
+    const form = parseFormSchema(body.form);
+    if (!form.ok) ctx.addIssue({ code: "custom", path: ["form"], message: form.error });
+    return;
+  }
+  const spec = QuestionSpecSchema.safeParse(askSpecOf(body));
+  for (const issue of spec.success ? [] : spec.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+}
+
+export const AskBodySchema = AskFieldsSchema.superRefine(checkAsk);
+export type AskBody = z.infer<typeof AskBodySchema>;
+
+/** What the `ask` run is given: the ask without its session (the run is in it already). */
+export const AskInputSchema = AskFieldsSchema.omit({ session: true }).superRefine(checkAsk);
+export type AskInput = z.infer<typeof AskInputSchema>;
+
+/** The question an ask (not a form) becomes. */
+export function askSpecOf(ask: Omit<AskInput, "form">): QuestionSpecInput {
+  return {
+    kind: "question",
+    prompt: ask.question,
+    options: ask.options ?? [],
+    multi: ask.multiple ?? false,
+    allowCustom: ask.allow_custom ?? false,
+    timeoutMs: ask.timeout_seconds === undefined ? null : ask.timeout_seconds * 1000,
+    owner: ask.from,
+    ...(ask.default === undefined ? {} : { default: ask.default }),
+  };
+}
+
+export const QuestionReadQuerySchema = z.strictObject({
+  /** Hold the request until the question settles, at most this many seconds. */
+  wait: z.coerce.number().int().min(0).max(MAX_ASK_WAIT_SECONDS).optional(),
+});

@@ -1,0 +1,102 @@
+import { ACTIVE_RUN_STATUSES, type RunStarter } from "../../protocol/entities";
+import { AppError } from "../../protocol/errors";
+import { ASK_FUNCTION, type AskBody } from "../../protocol/asks";
+import type { Question } from "../../protocol/question";
+import { subscribe, type DomainEvents } from "../events";
+import type { QuestionService } from "../questions/question-service";
+import type { RunService } from "../runs/run-service";
+import type { SessionService } from "../sessions/session-service";
+import { keyedSerial } from "../one-at-a-time";
+
+/** How long an ask waits for its run to put the question (a worker starts it, warm: a few ms). */
+const ASKED_WITHIN_MS = 15_000;
+
+export interface AskRequest {
+  ownerId: string;
+  body: AskBody;
+  /** The asker's key for this ask, kept per credential: the same key again returns the same question. */
+  idempotencyKey?: string;
+  /** The credential that asks (`api:<token id>`, `server`, …): keys of different credentials never meet. */
+  credential: string;
+  startedBy?: RunStarter;
+}
+
+/**
+ * Asks from outside Parley: each is a run of the built-in `ask` function in a session of the
+ * asker's owner, so its question is an ordinary one (cards, inbox, text channel, first answer
+ * wins, retraction, audit, parking and restarts). This service starts it and waits for it.
+ */
+export function createAskService({ sessions, runs, questions, events }: { sessions: SessionService; runs: RunService; questions: QuestionService; events: DomainEvents }) {
+  const sessionsByName = keyedSerial();
+
+  /** The session an ask names (an id, else a title), or the one named after who asks; made on first use. */
+  function sessionFor(ownerId: string, named: string | undefined, from: string): Promise<string> {
+    const title = named ?? from;
+    return sessionsByName(`${ownerId}\n${title}`, async () => {
+      const mine = await sessions.listSessions({ ownerId });
+      const found = mine.find((s) => s.id === named) ?? mine.find((s) => s.title === title);
+      return found ? found.id : (await sessions.createSession({ ownerId, title })).id;
+    });
+  }
+
+  /** Settles with the first question of the run, once it is stored (or fails when the run ends without one). */
+  function questionOf(runId: string): Promise<Question> {
+    const deadline = Date.now() + ASKED_WITHIN_MS;
+    return watch(
+      async () => {
+        const [question] = await questions.listOfRun(runId);
+        if (question) return question;
+        const run = await runs.getRun({ id: runId });
+        if (!ACTIVE_RUN_STATUSES.includes(run.status)) throw new AppError("internal", `The ask's run ended ${run.status} before it asked: ${run.error ?? "no reason given"}`);
+        if (Date.now() >= deadline) throw new AppError("unavailable", "The question could not be put in time (no worker took the ask). Ask again with the same Idempotency-Key.");
+        return undefined;
+      },
+      (wake) => subscribe(events, { "question.asked": (q) => q.runId === runId && wake(), "run.updated": (run) => run.id === runId && wake() }),
+      deadline,
+    );
+  }
+
+  return {
+    /** Puts the question (idempotent by key): its run is started, or found again, and the question returned once stored. */
+    async ask({ ownerId, body, idempotencyKey, credential, startedBy }: AskRequest): Promise<Question> {
+      const { session, ...input } = body;
+      const sessionId = await sessionFor(ownerId, session, body.from);
+      const commandId = idempotencyKey === undefined ? undefined : `ask:${credential}:${idempotencyKey}`;
+      const run = await runs.startRun({ sessionId, functionName: ASK_FUNCTION, input, commandId, startedBy });
+      return questionOf(run.id);
+    },
+
+    /** The question, once it is settled or `seconds` have passed, whichever is first (settled on another node: seen within a second). */
+    settled(id: string, seconds: number): Promise<Question> {
+      const deadline = Date.now() + seconds * 1000;
+      return watch(
+        async () => {
+          const question = await questions.getQuestion({ id });
+          return question.status !== "pending" || Date.now() >= deadline ? question : undefined;
+        },
+        (wake) => subscribe(events, { "question.closed": (q) => q.id === id && wake() }),
+        deadline,
+      );
+    },
+  };
+}
+
+export type AskService = ReturnType<typeof createAskService>;
+
+/** Looks until `look` gives a value: again at each event `listen` wakes it for, at least each second (what another node changed is not heard here), and at `deadline`. */
+async function watch<T>(look: () => Promise<T | undefined>, listen: (wake: () => void) => () => void, deadline: number): Promise<T> {
+  let wake: () => void = () => {};
+  const unlisten = listen(() => wake());
+  try {
+    for (;;) {
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      const value = await look();
+      if (value !== undefined) return value;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([woken, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, Math.min(1_000, deadline - Date.now())))))]);
+      clearTimeout(timer);
+    }
+  } finally {
+    unlisten();
+  }
+}
