@@ -1,31 +1,16 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
 import type { Run, Session } from "../lib/protocol/entities";
-import { jsonOrText, poll, restClient, type RestClient } from "./helpers/remote";
-import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { jsonOrText, poll } from "./helpers/remote";
+import { authHeaders } from "./helpers/server-process";
+import { suiteServer } from "./helpers/suite-server";
 
 /** The ask API against the production server: a script asks, a person answers elsewhere, the script hears it. */
 
-let dir: string;
-let server: ServerProcess;
-let rest: RestClient;
-
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "parley-asks-"));
-  server = await startServerProcess({ port: await freePort(), databaseFile: path.join(dir, "p.db") });
-  rest = restClient(server.url);
-}, 90_000);
-
-afterAll(async () => {
-  await server?.kill();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const suite = suiteServer("asks");
 
 async function ask(body: unknown, key?: string): Promise<{ status: number; body: Question & { error?: { code: string; message: string } } }> {
-  const res = await fetch(`${server.url}/api/asks`, {
+  const res = await fetch(`${suite.server.url}/api/asks`, {
     method: "POST",
     headers: { ...authHeaders(), "content-type": "application/json", ...(key ? { "idempotency-key": key } : {}) },
     body: JSON.stringify(body),
@@ -38,7 +23,7 @@ describe("POST /api/asks and GET /api/questions/{id}?wait=", { timeout: 60_000 }
     const asked = await ask({ question: "Deploy to production?", options: ["yes", "no"], from: "deploy-script" }, "deploy-42");
     expect(asked.status).toBe(201);
     expect(asked.body).toMatchObject({ status: "pending", prompt: "Deploy to production?", options: ["yes", "no"], owner: "deploy-script" });
-    const sessions = await rest.ok(rest.get<Session[]>("/api/sessions"));
+    const sessions = await suite.rest.ok(suite.rest.get<Session[]>("/api/sessions"));
     expect(sessions.find((s) => s.id === asked.body.sessionId)?.title).toBe("deploy-script");
 
     const again = await ask({ question: "Deploy to production?", options: ["yes", "no"], from: "deploy-script" }, "deploy-42");
@@ -48,15 +33,15 @@ describe("POST /api/asks and GET /api/questions/{id}?wait=", { timeout: 60_000 }
 
     // Nothing answers within a second: the held read ends with the question still pending.
     const started = Date.now();
-    expect(await rest.ok(rest.get<Question>(`/api/questions/${asked.body.id}?wait=1`))).toMatchObject({ status: "pending" });
+    expect(await suite.rest.ok(suite.rest.get<Question>(`/api/questions/${asked.body.id}?wait=1`))).toMatchObject({ status: "pending" });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
 
-    const held = rest.ok(rest.get<Question>(`/api/questions/${asked.body.id}?wait=30`));
+    const held = suite.rest.ok(suite.rest.get<Question>(`/api/questions/${asked.body.id}?wait=30`));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await rest.ok(rest.post(`/api/questions/${asked.body.id}/reply`, { value: "yes" }));
+    await suite.rest.ok(suite.rest.post(`/api/questions/${asked.body.id}/reply`, { value: "yes" }));
     expect(await held).toMatchObject({ id: asked.body.id, status: "answered", answer: "yes" });
     const run = await poll("the ask's run ends", async () => {
-      const r = await rest.ok(rest.get<Run>(`/api/runs/${asked.body.runId}`));
+      const r = await suite.rest.ok(suite.rest.get<Run>(`/api/runs/${asked.body.runId}`));
       return r.status === "succeeded" ? r : undefined;
     });
     expect(run.result).toEqual({ outcome: "answered", value: "yes" });
@@ -64,13 +49,13 @@ describe("POST /api/asks and GET /api/questions/{id}?wait=", { timeout: 60_000 }
     // The next ask from the same script goes to the same session; declined, the held read says so.
     const second = await ask({ question: "Roll back?", from: "deploy-script" });
     expect(second.body.sessionId).toBe(asked.body.sessionId);
-    await rest.ok(rest.post(`/api/questions/${second.body.id}/reject`, { message: "not now" }));
-    expect(await rest.ok(rest.get<Question>(`/api/questions/${second.body.id}?wait=5`))).toMatchObject({ status: "declined", feedback: "not now" });
+    await suite.rest.ok(suite.rest.post(`/api/questions/${second.body.id}/reject`, { message: "not now" }));
+    expect(await suite.rest.ok(suite.rest.get<Question>(`/api/questions/${second.body.id}?wait=5`))).toMatchObject({ status: "declined", feedback: "not now" });
 
     // Stopping an ask's run withdraws its question everywhere.
     const third = await ask({ question: "Tag the release?", from: "deploy-script" });
-    await rest.ok(rest.post(`/api/runs/${third.body.runId}/stop`, {}));
-    expect(await rest.ok(rest.get<Question>(`/api/questions/${third.body.id}?wait=5`))).toMatchObject({ status: "cancelled" });
+    await suite.rest.ok(suite.rest.post(`/api/runs/${third.body.runId}/stop`, {}));
+    expect(await suite.rest.ok(suite.rest.get<Question>(`/api/questions/${third.body.id}?wait=5`))).toMatchObject({ status: "cancelled" });
   });
 
   it("at once: twins of one key put one question; the first asks of a new name make one session", async () => {
@@ -79,7 +64,7 @@ describe("POST /api/asks and GET /api/questions/{id}?wait=", { timeout: 60_000 }
     expect(new Set(twins.map((t) => t.body.id)).size).toBe(1);
     const firsts = await Promise.all(["One?", "Two?", "Three?"].map((question) => ask({ question, from: "fresh-client" })));
     expect(new Set(firsts.map((t) => t.body.sessionId)).size).toBe(1);
-    expect((await rest.ok(rest.get<Session[]>("/api/sessions"))).filter((s) => s.title === "fresh-client")).toHaveLength(1);
+    expect((await suite.rest.ok(suite.rest.get<Session[]>("/api/sessions"))).filter((s) => s.title === "fresh-client")).toHaveLength(1);
   });
 
   it("a form asks for its fields; the answer is its content", async () => {
@@ -87,8 +72,8 @@ describe("POST /api/asks and GET /api/questions/{id}?wait=", { timeout: 60_000 }
     const asked = await ask({ question: "Who and how many?", form, from: "survey", session: "forms" });
     expect(asked.status).toBe(201);
     expect(asked.body.replySchema).toEqual(form);
-    await rest.ok(rest.post(`/api/questions/${asked.body.id}/reply`, { value: { name: "Ann", count: 2 } }));
-    expect(await rest.ok(rest.get<Question>(`/api/questions/${asked.body.id}?wait=5`))).toMatchObject({ status: "answered", answer: { name: "Ann", count: 2 } });
+    await suite.rest.ok(suite.rest.post(`/api/questions/${asked.body.id}/reply`, { value: { name: "Ann", count: 2 } }));
+    expect(await suite.rest.ok(suite.rest.get<Question>(`/api/questions/${asked.body.id}?wait=5`))).toMatchObject({ status: "answered", answer: { name: "Ann", count: 2 } });
   });
 
   it("refuses what cannot be asked with 400, naming the field, and stores nothing", async () => {
@@ -102,8 +87,8 @@ describe("POST /api/asks and GET /api/questions/{id}?wait=", { timeout: 60_000 }
       expect(res.status).toBe(400);
       expect(res.body.error?.message).toContain(field);
     }
-    expect((await rest.get(`/api/questions/none?wait=61`)).status).toBe(400);
+    expect((await suite.rest.get(`/api/questions/none?wait=61`)).status).toBe(400);
     // Refused before anything was stored: not even the asker's session was made.
-    expect((await rest.ok(rest.get<Session[]>("/api/sessions"))).some((s) => s.title === "x")).toBe(false);
+    expect((await suite.rest.ok(suite.rest.get<Session[]>("/api/sessions"))).some((s) => s.title === "x")).toBe(false);
   });
 });
