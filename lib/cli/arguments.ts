@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE } from "./usage";
+import { ASK_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE } from "./usage";
 
 export const USAGE = `Usage: parley <command> [options]
 
@@ -7,6 +7,7 @@ Commands:
   chat [SESSION] [--continue]       chat in this terminal: a new chat, SESSION (an id, a prefix of
                                     one, or a title), or with --continue the most recent one
 ${RUN_USAGE}
+${ASK_USAGE}
   sessions                          list chat sessions with their pending questions
   pending [--session ID]            list pending questions
   inspect RUN_ID                    a run: state, journal, pending questions and how to answer them
@@ -55,10 +56,24 @@ const OPTIONS = {
 /** `parley run`: --wait is a flag (follow the run), and the run takes --input. */
 const RUN_OPTIONS = { ...OPTIONS, wait: { type: "boolean", default: false }, input: { type: "string" } } as const satisfies ParseArgsOptionsConfig;
 
+/** `parley ask`: what the question offers, how long it waits, where it goes and who asks. */
+const ASK_OPTIONS = {
+  ...OPTIONS,
+  options: { type: "string" },
+  multi: { type: "boolean", default: false },
+  default: { type: "string" },
+  timeout: { type: "string" },
+  new: { type: "string" },
+  from: { type: "string" },
+} as const satisfies ParseArgsOptionsConfig;
+export type AskValues = ReturnType<typeof parseArgs<{ options: typeof ASK_OPTIONS; allowPositionals: true }>>["values"];
+
 export interface CommandLine {
   command: string | undefined;
   args: string[];
-  values: Omit<ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"], "wait"> & { wait: string | boolean; input?: string };
+  values: Omit<ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"], "wait"> & { wait: string | boolean; input?: string } & Partial<
+      Omit<AskValues, keyof typeof OPTIONS>
+    >;
 }
 
 /** The command and its options; what an option means can depend on the command (see RUN_OPTIONS). */
@@ -66,6 +81,10 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const [command] = parseArgs({ args: argv, allowPositionals: true, strict: false, options: OPTIONS }).positionals;
   if (command === "run") {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: RUN_OPTIONS });
+    return { command, args: positionals.slice(1), values };
+  }
+  if (command === "ask") {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: ASK_OPTIONS });
     return { command, args: positionals.slice(1), values };
   }
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });

@@ -92,6 +92,14 @@ export async function main(argv: string[]): Promise<number> {
       const body = startRunBody(functionName, values.input, values["command-id"]);
       return runCommand({ server: await needServer(), body, sessionId: values.session, wait: values.wait === true, print });
     }
+    case "ask": {
+      const [question, ...rest] = args;
+      if (!question || rest.length > 0) throw new UsageError('Usage: parley ask "QUESTION" [--options A,B] [--multi] [--default A] [--timeout 10m] [--session ID | --new TITLE] [--from NAME]');
+      if (values.session !== undefined && values.new !== undefined) throw new UsageError("Give --session or --new, not both.");
+      const { askBody, askCommand } = await import("./ask-command");
+      const body = askBody(question, { options: values.options, multi: values.multi, default: values.default, timeout: values.timeout, session: values.session, from: values.from });
+      return askCommand({ server: await needServer(), body, newTitle: values.new, json: values.json });
+    }
     case "sessions":
     case "pending":
     case "inspect":

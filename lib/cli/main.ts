@@ -3,6 +3,7 @@ import { AppError } from "../protocol/errors";
 import { USAGE, UsageError } from "./arguments";
 import { main } from "./commands";
 import { isEntryPoint, projectRootOf } from "./entry-point";
+import { ASK_EXIT } from "./ask-exit";
 
 export { main };
 
@@ -12,7 +13,8 @@ export async function run(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
       process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
-      process.exitCode = 2;
+      // For `ask`, 2 means declined: a script must not read a mistyped flag as the person's no.
+      process.exitCode = argv[0] === "ask" ? ASK_EXIT.error : 2;
     } else if (err instanceof AppError) {
       process.stderr.write(`error (${err.code}): ${err.message}\n`);
       process.exitCode = 1;

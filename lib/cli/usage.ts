@@ -22,3 +22,9 @@ export const TOKEN_USAGE = `  token create [--name N] [--owner O]
                                     (shown once; --owner defaults to the server's own owner, "${LOCAL_OWNER}")
   token list                        list API tokens
   token revoke TOKEN_ID             revoke an API token (through a running server: its connections close at once)`;
+
+export const ASK_USAGE = `  ask QUESTION [--options A,B] [--multi] [--default A] [--timeout 10m]
+      [--session ID | --new TITLE] [--from NAME]
+                                    ask the person through the running server and wait: prints the
+                                    answer; exits 0 answered, 2 declined, 3 timed out or withdrawn
+                                    (Ctrl-C withdraws it), 1 on an error`;
