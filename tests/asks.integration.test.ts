@@ -67,6 +67,31 @@ describe("POST /api/asks and GET /api/questions/{id}?wait=", { timeout: 60_000 }
     expect((await suite.rest.ok(suite.rest.get<Session[]>("/api/sessions"))).filter((s) => s.title === "fresh-client")).toHaveLength(1);
   });
 
+  it("GET /api/questions/{id}/events streams the question, then its settlement, then ends", async () => {
+    const asked = await ask({ question: "Stream it?", options: ["a", "b"], from: "streamer" });
+    const res = await fetch(`${suite.server.url}/api/questions/${asked.body.id}/events`, { headers: authHeaders() });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const until = async (part: string) => {
+      while (!text.includes(part)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${part}: ${text}`);
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await until("event: question\n");
+    expect(text).toContain(`"id":"${asked.body.id}"`);
+    await suite.rest.ok(suite.rest.post(`/api/questions/${asked.body.id}/reply`, { value: "b" }));
+    await until("event: settled\n");
+    const settled = JSON.parse(/event: settled\ndata: (.*)\n/.exec(text)![1]!) as Question;
+    expect(settled).toMatchObject({ id: asked.body.id, status: "answered", answer: "b" });
+    expect((await reader.read()).done).toBe(true);
+    expect((await fetch(`${suite.server.url}/api/questions/nope/events`, { headers: authHeaders() })).status).toBe(404);
+  });
+
   it("a form asks for its fields; the answer is its content", async () => {
     const form = { type: "object", properties: { name: { type: "string" }, count: { type: "integer" } }, required: ["name"] };
     const asked = await ask({ question: "Who and how many?", form, from: "survey", session: "forms" });

@@ -33,6 +33,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/asks", methods: ["POST"], limit: "runs" },
   { path: "/api/questions", methods: ["GET"] },
   { path: "/api/questions/:id", methods: ["GET"] },
+  { path: "/api/questions/:id/events", methods: ["GET"] },
   { path: "/api/questions/:id/reply", methods: ["POST"], limit: "replies" },
   { path: "/api/questions/:id/reject", methods: ["POST"], limit: "replies" },
   { path: "/api/runs/:id", methods: ["GET"] },
