@@ -191,7 +191,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 
   const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
   const chatCommands = () => listed().flatMap((f) => (f.command ? [f.command] : []));
-  const asks = createAskService({ sessions, runs, questions, events });
+  const asks = createAskService({ db, sessions, runs, questions, events });
   const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage, chatCommands });
 
   return {

@@ -7,6 +7,8 @@ import type { QuestionService } from "../questions/question-service";
 import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
 import { keyedSerial } from "../one-at-a-time";
+import type { Db } from "../store/db/client";
+import { sessionNamed } from "../store/sessions/session-statements";
 
 /** How long an ask waits for its run to put the question (a worker starts it, warm: a few ms). */
 const ASKED_WITHIN_MS = 15_000;
@@ -26,15 +28,14 @@ export interface AskRequest {
  * asker's owner, so its question is an ordinary one (cards, inbox, text channel, first answer
  * wins, retraction, audit, parking and restarts). This service starts it and waits for it.
  */
-export function createAskService({ sessions, runs, questions, events }: { sessions: SessionService; runs: RunService; questions: QuestionService; events: DomainEvents }) {
+export function createAskService({ db, sessions, runs, questions, events }: { db: Db; sessions: SessionService; runs: RunService; questions: QuestionService; events: DomainEvents }) {
   const sessionsByName = keyedSerial();
 
   /** The session an ask names (an id, else a title), or the one named after who asks; made on first use. */
   function sessionFor(ownerId: string, named: string | undefined, from: string): Promise<string> {
     const title = named ?? from;
     return sessionsByName(`${ownerId}\n${title}`, async () => {
-      const mine = await sessions.listSessions({ ownerId });
-      const found = mine.find((s) => s.id === named) ?? mine.find((s) => s.title === title);
+      const [found] = await db.exec.rows(sessionNamed, { ownerId, name: title });
       return found ? found.id : (await sessions.createSession({ ownerId, title })).id;
     });
   }

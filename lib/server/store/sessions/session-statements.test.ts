@@ -15,6 +15,12 @@ it("session statements: an owner's list or everyone's, a message stored alike on
   await exec.write(S.insertSession, { id: "s2", ownerId: "b", title: "t", at: new Date(at.getTime() + 1) });
   expect((await exec.rows(S.sessionsOf, { ownerId: null, limit: 10 })).map((r) => r.id)).toEqual(["s2", "s1"]);
   expect((await exec.rows(S.sessionsOf, { ownerId: "a", limit: 10 })).map((r) => [r.id, r.pendingCount])).toEqual([["s1", 0]]);
+  // Named by id first, else by its title (the most recent), and only the owner's own.
+  await exec.write(S.insertSession, { id: "t", ownerId: "a", title: "s1", at: new Date(at.getTime() + 2) });
+  expect(await exec.rows(S.sessionNamed, { ownerId: "a", name: "s1" })).toEqual([{ id: "s1" }]);
+  expect(await exec.rows(S.sessionNamed, { ownerId: "a", name: "t" })).toEqual([{ id: "t" }]);
+  expect(await exec.rows(S.sessionNamed, { ownerId: "b", name: "s1" })).toEqual([]);
+  expect(await exec.rows(S.sessionNamed, { ownerId: "b", name: "t" })).toEqual([{ id: "s2" }]);
   const m = { id: "m1", sessionId: "s1", runId: null, role: "agent", text: "x", stopped: true, sender: null, createdAt: at };
   await exec.transaction((tx) => tx.changes(S.insertMessage, m));
   await exec.changes(S.insertMessage, { ...m, id: "m2", stopped: false });
@@ -26,6 +32,7 @@ it("session statements: an owner's list or everyone's, a message stored alike on
   expect((await exec.rows(S.saidAfter, { sessionId: "s1", afterAt: null, afterId: null, limit: 10 })).map((r) => r.id)).toEqual(["m1", "m2"]);
   expect((await exec.rows(S.saidAfter, { sessionId: "s1", afterAt: at, afterId: "m1", limit: 10 })).map((r) => r.id)).toEqual(["m2"]);
   expect(await exec.write(S.markDeleted, { id: "s1", at })).toEqual([{ ownerId: "a" }]);
+  expect(await exec.rows(S.sessionNamed, { ownerId: "a", name: "s1" })).toEqual([{ id: "t" }]);
   expect(await exec.write(S.markDeleted, { id: "s1", at })).toEqual([]);
   await exec.changes(S.removeDeleted, { id: "s1" });
   expect(await fixture.message.count()).toBe(0);

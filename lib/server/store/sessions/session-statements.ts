@@ -33,6 +33,19 @@ export const sessionsOf = statement((q, p: { ownerId: string | null; limit: numb
     .limit(p.limit),
 );
 
+/** An owner's session named by its id or, failing that, its most recent one with that title (not being deleted). */
+export const sessionNamed = statement((q, p: { ownerId: string; name: string }) =>
+  q
+    .selectFrom("ChatSession")
+    .select("id")
+    .where("ownerId", "=", p.ownerId)
+    .where("deletedAt", "is", null)
+    .where((eb) => eb.or([eb("id", "=", p.name), eb("title", "=", p.name)]))
+    .orderBy((eb) => eb.case().when("id", "=", p.name).then(eb.lit(0)).else(eb.lit(1)).end())
+    .orderBy("updatedAt", "desc")
+    .limit(1),
+);
+
 /** Who a session belongs to and whether its delete has begun (visibility, ownership). */
 export const sessionAccess = statement((q, p: { id: string }) => q.selectFrom("ChatSession").select(["ownerId", "deletedAt"]).where("id", "=", p.id));
 
