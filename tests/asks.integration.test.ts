@@ -112,7 +112,9 @@ describe("POST /api/asks and GET /api/questions/{id}?wait=", { timeout: 60_000 }
       expect(res.status).toBe(400);
       expect(res.body.error?.message).toContain(field);
     }
-    expect((await suite.rest.get(`/api/questions/none?wait=61`)).status).toBe(400);
+    const waiting = await ask({ question: "How long?", from: "waiter" });
+    expect((await suite.rest.get(`/api/questions/${waiting.body.id}?wait=61`)).status).toBe(400);
+    expect((await suite.rest.get(`/api/questions/none?wait=61`)).status).toBe(404);
     // Refused before anything was stored: not even the asker's session was made.
     expect((await suite.rest.ok(suite.rest.get<Session[]>("/api/sessions"))).some((s) => s.title === "x")).toBe(false);
   });

@@ -74,7 +74,8 @@ export function askSpecOf(ask: Omit<AskInput, "form">): QuestionSpecInput {
   };
 }
 
-export const QuestionReadQuerySchema = z.strictObject({
+/** Other query parameters are ignored, as every read ignores them. */
+export const QuestionReadQuerySchema = z.object({
   /** Hold the request until the question settles, at most this many seconds. */
   wait: z.coerce.number().int().min(0).max(MAX_ASK_WAIT_SECONDS).optional(),
 });

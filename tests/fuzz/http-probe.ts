@@ -40,6 +40,19 @@ export function send(base: string, req: ProbeRequest, timeoutMs = ANSWER_WITHIN_
     // reach the server as a second, invalid request after a bodyless DELETE that the server applies.
     if (req.chunked) headers["transfer-encoding"] = "chunked";
     const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent }, (res) => {
+      if (res.headers["content-type"]?.startsWith("text/event-stream")) {
+        // An event stream's answer is its first event: the stream itself stays open until what it follows happens.
+        res.once("data", (c: Buffer) => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: c.toString("utf8"), ms: Date.now() - started });
+          res.destroy();
+        });
+        res.on("end", () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: "", ms: Date.now() - started });
+        });
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {

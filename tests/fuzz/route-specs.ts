@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { AskBodySchema } from "../../lib/protocol/asks";
 import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
 import { RevokeTokenBodySchema, RotateTokenBodySchema, SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
@@ -50,6 +51,8 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/runs/:id/stop": { schema: StopRunBodySchema, optional: true },
   "POST /api/runs/:id/retry": { schema: RetryRunBodySchema, optional: true },
   "POST /api/channels/text": { schema: ChannelTextBodySchema, optional: false },
+  // A valid body asks in a chat of its own (named after `from`): the sentinel is not touched.
+  "POST /api/asks": { schema: AskBodySchema, optional: false },
 };
 
 /** Writes without a body (none now: every write's body is checked, an empty one included). */

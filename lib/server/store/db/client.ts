@@ -37,8 +37,10 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 export async function createDb(databaseUrl: string, { synchronous = "FULL", busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, observer, poolSize }: DbOptions = {}): Promise<Db> {
   if (engineOf(databaseUrl) === "postgresql") {
     // PostgreSQL's driver loads only for a PostgreSQL database (the CLI's start-up, a SQLite server's memory).
-    const [{ default: pg }, { createPgLane }] = await Promise.all([import("pg"), import("./pg-lane")]);
+    const [{ default: pg }, { createPgLane }, { log }] = await Promise.all([import("pg"), import("./pg-lane"), import("../../log")]);
     const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: busyTimeoutMs });
+    // An idle connection the server ended (a restart, a failover, an administrator) is dropped and replaced by the pool; unheard, it would end the process.
+    pool.on("error", (err) => log.warn({ err }, "[db] an idle PostgreSQL connection ended; the pool opens another when one is needed"));
     await pool.query("SELECT 1");
     const lane: PgLane = createPgLane(pool, observer);
     return { engine: "postgresql", exec: pgExecutor(pool, lane, observer), direct: null, close: () => pool.end() };

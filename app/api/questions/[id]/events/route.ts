@@ -4,6 +4,8 @@ import type { Question } from "@/lib/protocol/question";
 
 export const dynamic = "force-dynamic";
 
+const STREAM_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-store, no-transform", connection: "keep-alive" };
+
 /** What goes down the stream: the question as it is now (`question`), then, once it settles, `settled`; a comment line keeps it open meanwhile. */
 const event = (name: "question" | "settled", question: Question) => `event: ${name}\ndata: ${JSON.stringify(question)}\n\n`;
 
@@ -33,5 +35,11 @@ export const GET = jsonRoute<{ id: string }>(async ({ req, params, parley, calle
     // The client went away: the wait in progress ends at its next look, and nothing more is sent.
     cancel: () => void (gone = true),
   });
-  return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-store, no-transform", connection: "keep-alive" } });
+  return new Response(stream, { headers: STREAM_HEADERS });
+});
+
+/** HEAD: the stream's headers, and no stream left open behind a request that reads none. */
+export const HEAD = jsonRoute<{ id: string }>(async ({ params, caller }) => {
+  await caller.see.question(one(params.id));
+  return new Response(null, { headers: STREAM_HEADERS });
 });
