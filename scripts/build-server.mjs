@@ -14,7 +14,14 @@ function functionEntries(folder) {
 rmSync("dist", { recursive: true, force: true });
 
 await build({
-  entryPoints: { server: "server.ts", "agent-worker": "workers/agent-worker.ts", cli: "lib/cli/main.ts", ...functionEntries("functions"), ...functionEntries("test-functions") },
+  entryPoints: {
+    server: "server.ts",
+    "agent-worker": "workers/agent-worker.ts",
+    cli: "lib/cli/main.ts",
+    "parley-client": "lib/parley-client.ts",
+    ...functionEntries("functions"),
+    ...functionEntries("test-functions"),
+  },
   outdir: "dist",
   bundle: true,
   platform: "node",
@@ -26,4 +33,4 @@ await build({
   sourcemap: true,
   logLevel: "warning",
 });
-console.log("built dist/server.js, dist/agent-worker.js, dist/cli.js and dist/functions/");
+console.log("built dist/server.js, dist/agent-worker.js, dist/cli.js, dist/parley-client.js and dist/functions/");

@@ -65,6 +65,27 @@ describe("parley ask", { timeout: 60_000 }, () => {
     expect(await suite.rest.ok(suite.rest.get<Question>(`/api/questions/${question.id}`))).toMatchObject({ status: "cancelled" });
   });
 
+  it("a script imports parley/client (the package's export): it asks, and its answer() returns the answer given elsewhere", async () => {
+    const script = `
+      import { createParleyClient, ParleyError } from "parley/client";
+      const parley = createParleyClient({ url: process.env.URL, token: process.env.TOKEN });
+      const question = await parley.ask({ question: "From a script?", options: ["a", "b"], from: "node script" });
+      console.log(JSON.stringify({ id: question.id }));
+      const settled = await parley.answer(question.id);
+      const refused = await parley.question("no-such-question").catch((err) => err instanceof ParleyError && err.code);
+      console.log(JSON.stringify({ status: settled.status, answer: settled.answer, refused }));`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: root, env: { ...process.env, URL: suite.server.url, TOKEN: TEST_TOKEN } });
+    const lines: string[] = [];
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on("data", (d: Buffer) => lines.push(...d.toString().split("\n").filter(Boolean)));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const { id } = JSON.parse(await poll("the script's question", () => lines[0])) as { id: string };
+    await suite.rest.ok(suite.rest.post(`/api/questions/${id}/reply`, { value: "b" }));
+    expect(await exited, stderr).toBe(0);
+    expect(JSON.parse(lines[1]!)).toEqual({ status: "answered", answer: "b", refused: "not_found:question" });
+  });
+
   it("a mistyped ask exits 1 (never 2, which means declined) and asks nothing", async () => {
     for (const args of [["Pick?", "--multi"], ["When?", "--timeout", "soon"], []]) {
       const { code, stderr } = await parleyAsk(...args).exited;

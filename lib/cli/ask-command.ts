@@ -1,11 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { AskBodySchema, MAX_ASK_WAIT_SECONDS, type AskBody } from "../protocol/asks";
+import { AskBodySchema, type AskBody } from "../protocol/asks";
 import { commaList } from "../protocol/comma-list";
 import { describeZodError } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import { shortId } from "../protocol/text-commands";
 import { UsageError } from "./arguments";
 import { ASK_EXIT } from "./ask-exit";
+import { createParleyClient } from "../parley-client";
+import { ClientSurfaceSchema, SURFACE_HEADER } from "../protocol/rest";
 import { createServerClient, type FoundServer } from "./server-client";
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -66,15 +67,15 @@ export function outcomeOf(question: Question): { code: number; stdout: string | 
  * Ctrl-C withdraws the question (its run is stopped: retracted everywhere) and exits 3.
  */
 export async function askCommand({ server, body, newTitle, json }: { server: FoundServer; body: AskBody; newTitle?: string; json: boolean }): Promise<number> {
-  const client = createServerClient(server);
-  const session = newTitle === undefined ? body.session : (await client.createSession(newTitle)).id;
-  let question = await client.ask({ ...body, ...(session !== undefined && { session }) }, randomUUID());
-  if (!json) process.stderr.write(`Asked (question ${shortId(question.id)}); waiting for the answer in Parley. Ctrl-C withdraws it.\n`);
-  const asked = question;
-  const withdraw = () => void client.stop(asked.runId, { commandId: randomUUID() }).catch((err: Error) => process.stderr.write(`Could not withdraw the question: ${err.message}\n`));
+  const client = createParleyClient({ url: server.url, token: server.token, headers: { [SURFACE_HEADER]: ClientSurfaceSchema.value } });
+  const session = newTitle === undefined ? body.session : (await createServerClient(server).createSession(newTitle)).id;
+  const asked = await client.ask({ ...body, ...(session !== undefined && { session }) });
+  if (!json) process.stderr.write(`Asked (question ${shortId(asked.id)}); waiting for the answer in Parley. Ctrl-C withdraws it.\n`);
+  const withdraw = () => void client.withdraw(asked).catch((err: Error) => process.stderr.write(`Could not withdraw the question: ${err.message}\n`));
   process.once("SIGINT", withdraw);
+  let question: Question;
   try {
-    while (question.status === "pending") question = await client.question(question.id, MAX_ASK_WAIT_SECONDS);
+    question = await client.answer(asked.id);
   } finally {
     process.off("SIGINT", withdraw);
   }

@@ -1,6 +1,5 @@
 import { ClientSurfaceSchema, SURFACE_HEADER } from "../protocol/rest";
 import type { ApiTokenInfo, RevokeTokenBody, RotateTokenResult, SignOutEverywhereResult } from "../protocol/access";
-import type { AskBody } from "../protocol/asks";
 import type { ReplyReceipt, ResumeReceipt, StartRunBody, StoppedRun } from "../protocol/commands";
 import type { Run, Session } from "../protocol/entities";
 import { AppError, WireErrorSchema } from "../protocol/errors";
@@ -81,12 +80,11 @@ export async function findServer({ databaseUrl, explicit, token = null }: { data
 export function createServerClient(server: FoundServer) {
   const { url } = server;
   const token = createTokenHolder(server);
-  async function send(method: "GET" | "POST", pathname: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  async function send(method: "GET" | "POST", pathname: string, body?: unknown): Promise<Response> {
     try {
       return await fetch(new URL(pathname, url), {
         method,
         headers: {
-          ...headers,
           [SURFACE_HEADER]: ClientSurfaceSchema.value,
           ...(token.current ? { authorization: `Bearer ${token.current}` } : {}),
           ...(body === undefined ? {} : { "content-type": "application/json" }),
@@ -97,9 +95,9 @@ export function createServerClient(server: FoundServer) {
       throw new ServerUnreachable(`The Parley server at ${url} could not be reached: ${(err as Error).message}`);
     }
   }
-  async function call<T>(method: "GET" | "POST", pathname: string, body?: unknown, headers?: Record<string, string>): Promise<T> {
+  async function call<T>(method: "GET" | "POST", pathname: string, body?: unknown): Promise<T> {
     const res = await token.renewing(
-      () => send(method, pathname, body, headers),
+      () => send(method, pathname, body),
       (r) => r.status === 401,
     );
     const data: unknown = await res.json().catch(() => null);
@@ -126,10 +124,6 @@ export function createServerClient(server: FoundServer) {
     createSession: (title: string) => call<Session>("POST", "/api/sessions", { title }),
     startRun: (sessionId: string, body: StartRunBody) => call<Run>("POST", `/api/sessions/${enc(sessionId)}/runs`, body),
     getRun: (runId: string) => call<Run>("GET", `/api/runs/${enc(runId)}`),
-    /** Puts a question from outside (`parley ask`); the same key again returns the same question. */
-    ask: (body: AskBody, idempotencyKey: string) => call<Question>("POST", "/api/asks", body, { "idempotency-key": idempotencyKey }),
-    /** The question once it settles, or as it is after `wait` seconds (≤ 60). */
-    question: (id: string, wait: number) => call<Question>("GET", `/api/questions/${enc(id)}?wait=${wait}`),
     pendingIn: (sessionId: string) => call<Question[]>("GET", `/api/questions?session_id=${enc(sessionId)}`),
     rotateToken: () => call<RotateTokenResult>("POST", "/api/auth/rotate-token", {}),
     revokeToken: (id: string) => call<ApiTokenInfo>("POST", "/api/auth/revoke-token", { id } satisfies RevokeTokenBody),
