@@ -10,6 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { MAX_ASK_WAIT_SECONDS, type AskBody } from "./protocol/asks";
+import { WireErrorSchema } from "./protocol/errors";
 import type { Question } from "./protocol/question";
 
 export type { AskBody, Question };
@@ -43,9 +44,10 @@ export function createParleyClient({ url, token = null, headers = {} }: ParleyCl
       headers: { ...headers, ...extra, ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const data = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
-    if (!res.ok) throw new ParleyError(data?.error?.code ?? "internal", data?.error?.message ?? `The server answered ${res.status}.`, res.status);
-    return data as T;
+    const data: unknown = await res.json().catch(() => null);
+    if (res.ok) return data as T;
+    const wire = WireErrorSchema.safeParse((data as { error?: unknown } | null)?.error);
+    throw wire.success ? new ParleyError(wire.data.code, wire.data.message, res.status) : new ParleyError("internal", `The server answered ${res.status}.`, res.status);
   }
   const enc = encodeURIComponent;
 

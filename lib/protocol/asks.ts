@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseFormSchema } from "./forms";
 import { MAX_OPTIONS, MAX_OPTION_CHARS, QuestionSpecSchema, type QuestionSpecInput } from "./question";
-import { MAX_SENDER_CHARS } from "./channels";
+import { SenderNameSchema } from "./channels";
 
 /**
  * An ask from outside Parley (`POST /api/asks`; MCP's `ask_user` and `parley ask` take the same
@@ -31,12 +31,7 @@ const AskFieldsSchema = z.strictObject({
   /** A session id or title; absent: the session named after `from`, made on its first ask. */
   session: z.string().trim().min(1).max(200).optional(),
   /** Who asks, shown on the card: a script's or a client's name. */
-  from: z
-    .string()
-    .trim()
-    .min(1, "from names who asks")
-    .max(MAX_SENDER_CHARS)
-    .regex(/^[^\r\n\t]+$/, "from is one line"),
+  from: SenderNameSchema,
 });
 
 /** A form asks nothing else; a question is what the one schema every question passes allows (multi needs options …). */

@@ -16,15 +16,18 @@ export const CHANNEL_WAIT_MS = 1_500;
 /** The most messages one outbox page returns. */
 export const MAX_OUTBOX_PAGE = 200;
 
+/** Who sends a channel's message or asks from outside (`from`): one short line, shown to the person. */
+export const SenderNameSchema = z
+  .string()
+  .trim()
+  .min(1, "from names the sender")
+  .max(MAX_SENDER_CHARS)
+  .regex(/^[^\r\n\t]+$/, "from is one line");
+
 /** The text's length is checked by the route (413 when too long), so no `max` here. */
 export const ChannelTextBodySchema = z.strictObject({
   sessionId: z.string().trim().min(1).max(200),
-  from: z
-    .string()
-    .trim()
-    .min(1, "from names the sender")
-    .max(MAX_SENDER_CHARS)
-    .regex(/^[^\r\n\t]+$/, "from is one line"),
+  from: SenderNameSchema,
   text: z.string().trim().min(1, "A message needs text"),
 });
 export type ChannelTextBody = z.infer<typeof ChannelTextBodySchema>;
