@@ -81,6 +81,7 @@ async function main() {
     },
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
+    mcpProgressMs: env.PARLEY_MCP_PROGRESS_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
     access: { token: env.PARLEY_TOKEN ?? keptToken(), tokenFile: tokenFile ?? undefined, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: say,

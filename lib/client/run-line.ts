@@ -31,7 +31,8 @@ export function formatElapsed(seconds: number): string {
  * own word ("(the CLI, as it says)"): any client may say it.
  */
 export function startedByText(starter: RunStarter, name: string): string {
-  const where = `through the REST API${starter.clientSays === "cli" ? " (the CLI, as it says)" : ""}`;
+  const where =
+    starter.surface === "mcp" ? `through MCP${starter.mcpClient ? ` by “${starter.mcpClient}”` : ""}` : `through the REST API${starter.clientSays === "cli" ? " (the CLI, as it says)" : ""}`;
   const how =
     starter.via === "api_token"
       ? starter.tokenName

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { parseFormSchema } from "./forms";
 import { MAX_OPTIONS, MAX_OPTION_CHARS, QuestionSpecSchema, type QuestionSpecInput } from "./question";
 import { SenderNameSchema } from "./channels";
+import { nestedAtMost } from "./json-input";
+import { MAX_PREVIEW_CHARS, ToolNameSchema } from "./permissions";
 
 /**
  * An ask from outside Parley (`POST /api/asks`; MCP's `ask_user` and `parley ask` take the same
@@ -18,7 +20,7 @@ export const MAX_ASK_TIMEOUT_SECONDS = 7 * 24 * 3600;
 /** The asker's own key for one ask (`Idempotency-Key`): the same key again never asks twice. */
 export const IdempotencyKeySchema = z.string().trim().min(1).max(200);
 
-const AskFieldsSchema = z.strictObject({
+export const AskFieldsSchema = z.strictObject({
   question: z.string().trim().min(1, "An ask needs a question").max(16_384),
   options: z.array(z.string().trim().min(1).max(MAX_OPTION_CHARS)).max(MAX_OPTIONS).optional(),
   multiple: z.boolean().optional(),
@@ -35,7 +37,7 @@ const AskFieldsSchema = z.strictObject({
 });
 
 /** A form asks nothing else; a question is what the one schema every question passes allows (multi needs options …). */
-function checkAsk(body: Omit<z.infer<typeof AskFieldsSchema>, "session">, ctx: z.RefinementCtx): void {
+export function checkAsk(body: Omit<z.infer<typeof AskFieldsSchema>, "session" | "from"> & { from?: string }, ctx: z.RefinementCtx): void {
   if (body.form !== undefined) {
     if (body.options !== undefined || body.multiple !== undefined || body.allow_custom !== undefined || body.default !== undefined) {
       ctx.addIssue({ code: "custom", path: ["form"], message: "a form has no options, multiple, allow_custom or default" });
@@ -56,7 +58,7 @@ export const AskInputSchema = AskFieldsSchema.omit({ session: true }).superRefin
 export type AskInput = z.infer<typeof AskInputSchema>;
 
 /** The question an ask (not a form) becomes. */
-export function askSpecOf(ask: Omit<AskInput, "form">): QuestionSpecInput {
+export function askSpecOf(ask: Omit<AskInput, "form" | "from"> & { from?: string }): QuestionSpecInput {
   return {
     kind: "question",
     prompt: ask.question,
@@ -74,3 +76,21 @@ export const QuestionReadQuerySchema = z.object({
   /** Hold the request until the question settles, at most this many seconds. */
   wait: z.coerce.number().int().min(0).max(MAX_ASK_WAIT_SECONDS).optional(),
 });
+
+/** The built-in function an approval asked from outside Parley runs (MCP's `request_approval` and `permission_prompt`). */
+export const APPROVAL_FUNCTION = "approval";
+
+/** What an approval from outside asks about: a tool of the asker's, by name, and the input it would run with. */
+export const ApprovalAskFieldsSchema = z.strictObject({
+  tool_name: ToolNameSchema,
+  input: z.record(z.string(), nestedAtMost(32)),
+  /** What the card shows instead of the input's own preview (a diff, a summary). */
+  preview: z.string().max(MAX_PREVIEW_CHARS).optional(),
+});
+
+/** What the `approval` run is given. */
+export const ApprovalAskInputSchema = ApprovalAskFieldsSchema.extend({
+  from: SenderNameSchema,
+  timeout_seconds: z.number().int().positive().max(MAX_ASK_TIMEOUT_SECONDS).optional(),
+});
+export type ApprovalAskInput = z.infer<typeof ApprovalAskInputSchema>;

@@ -25,7 +25,8 @@ export function describeVia(closedBy: string | null): string | null {
 }
 
 /** Who stopped a run, for its transcript line and its error: the person who owns the chat reads "you". */
-export function stoppedBy(by: "rest" | "cli"): string {
+export function stoppedBy(by: "rest" | "cli" | "asker"): string {
+  if (by === "asker") return "Withdrawn by the asker.";
   return by === "cli" ? "Stopped from the CLI." : "Stopped by you.";
 }
 

@@ -46,10 +46,13 @@ export const isFinalRunStatus = (status: string): status is FinalRunStatus => (F
  * (`X-Parley-Surface: cli`): anyone may send that, so it is shown as its word, not as a fact.
  */
 export const RunStarterSchema = z.object({
-  surface: z.literal("rest"),
+  /** The REST API, or Parley's MCP server (`/mcp`): an agent's tool call. */
+  surface: z.enum(["rest", "mcp"]),
   via: z.enum(["cookie", "server_token", "api_token"]),
   tokenName: z.string().max(200).optional(),
   clientSays: ClientSurfaceSchema.optional(),
+  /** The MCP client's name, as it gave it when it connected (its word). */
+  mcpClient: z.string().max(200).optional(),
 });
 export type RunStarter = z.infer<typeof RunStarterSchema>;
 

@@ -26,7 +26,7 @@ function routeFiles(dir = apiDir, prefix = "/api"): Map<string, string[]> {
 
 describe("the route table", () => {
   it("lists exactly the route files under app/api and the methods they export", () => {
-    const files = routeFiles();
+    const files = new Map([...routeFiles(), ...routeFiles(path.resolve(apiDir, "../mcp"), "/mcp")]);
     expect(Object.fromEntries([...files].sort())).toEqual(Object.fromEntries(API_ROUTES.map((r) => [r.path, [...r.methods]]).sort()));
   });
 

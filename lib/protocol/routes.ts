@@ -42,6 +42,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/runs/:id/retry", methods: ["POST"], limit: "runs" },
   { path: "/api/channels/text", methods: ["POST"], limit: "messages" },
   { path: "/api/channels/text/outbox", methods: ["GET"] },
+  /** Parley's MCP server (Streamable HTTP; lib/protocol/mcp.ts): gated like the API. */
+  { path: "/mcp", methods: ["GET", "POST", "DELETE"], limit: "replies" },
 ];
 
 /** The route a path belongs to and its decoded parameters; undefined for no route. Throws URIError on malformed percent-encoding. */

@@ -24,6 +24,7 @@ import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
 import { createRunService } from "./runs/run-service";
 import { createChatTurns } from "./sessions/chat-turns";
 import { createAskService } from "./asks/ask-service";
+import { createMcpEndpoint } from "./mcp/mcp-endpoint";
 import { createTextChannel } from "./commands/text-channel";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
@@ -50,6 +51,8 @@ export interface ParleyOptions {
   stopGraceMs?: number;
   /** How long a run may wait in its worker before the worker is released (while the pool has room). */
   parkAfterMs?: number;
+  /** How often an MCP tool call waiting for a person sends a progress notification. */
+  mcpProgressMs?: number;
   /** How often to apply commands recorded while no server ran (the CLI's inbox). */
   inboxPollMs?: number;
   /** The server token and rate limits; without a token one is generated. */
@@ -192,6 +195,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
   const chatCommands = () => listed().flatMap((f) => (f.command ? [f.command] : []));
   const asks = createAskService({ db, sessions, runs, questions, events });
+  const mcp = createMcpEndpoint({ asks, version: "1", progressEveryMs: config.mcpProgressMs });
   const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage, chatCommands });
 
   return {
@@ -205,6 +209,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     runs,
     /** Questions asked from outside Parley (the ask API): runs of the built-in `ask` function. */
     asks,
+    /** Parley's MCP server (`/mcp`): the ask tools for agents outside Parley. */
+    mcp,
     permissions,
     pool,
     access,
@@ -261,6 +267,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     },
 
     async close(): Promise<void> {
+      await mcp.close();
       await inbox.stop();
       runs.detachAll();
       questions.dispose();

@@ -66,6 +66,8 @@ const EnvSchema = z.object({
   /** Runs one worker process hosts at once (agent functions mostly wait); PARLEY_MAX_WORKERS × this runs hold a worker at most. */
   PARLEY_RUNS_PER_WORKER: z.coerce.number().int().min(1).max(256).default(DEFAULT_RUNS_PER_WORKER),
   PARLEY_PARK_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
+  /** How often an MCP tool call waiting for a person sends a progress notification (the TypeScript SDK's request timeout is 60 s). */
+  PARLEY_MCP_PROGRESS_MS: z.coerce.number().int().min(100).max(55_000).default(10_000),
   /**
    * Several nodes on one PostgreSQL database: how long a node's hold on a run it executes lasts
    * unless renewed (a dead node's runs are taken over after it). Ignored on SQLite (one node).

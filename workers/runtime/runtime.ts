@@ -175,6 +175,8 @@ export interface Runtime {
    */
   tool<N extends string, T>(name: N, input: ToolInputOf<N>, impl: (input: ToolParsedInputOf<N>, ctx: StepContext) => Promise<T> | T, options?: ToolOptions): Promise<T>;
   tool<N extends string>(name: N, input: ToolInputOf<N>, impl?: undefined, options?: ToolOptions): Promise<ToolResultOf<N>>;
+  /** A tool that is not in the catalogue, by its definition (a tool outside Parley: workers/tools/external-tool.ts); it runs `impl` once allowed. */
+  tool<T>(tool: Tool, input: unknown, impl: (input: never, ctx: StepContext) => Promise<T> | T, options?: ToolOptions): Promise<T>;
   /** Starts a child run of another agent function and waits for its result. */
   call<T extends JsonValue = JsonValue>(functionName: string, input?: JsonValue): Promise<T>;
   /** Adds an agent message to the chat (once, even when the run is replayed). */
@@ -368,9 +370,10 @@ export function createRuntime(host: RuntimeHost): RunController {
    * approval the journal has: it was asked already), which build the preview. A declined call leaves its step
    * position unused; so does a call its checks refuse (and its approval's position).
    */
-  async function tool<T>(name: string, input: unknown, impl: ((input: never, ctx: StepContext) => Promise<T> | T) | undefined, options: ToolOptions = {}): Promise<T> {
-    const t = lookUpTool(name);
-    if (!t) throw own(new UnknownTool(name, host.findTool ? [] : catalogue.map((c) => c.name)));
+  async function tool<T>(name: string | Tool, input: unknown, impl: ((input: never, ctx: StepContext) => Promise<T> | T) | undefined, options: ToolOptions = {}): Promise<T> {
+    if (typeof name !== "string" && !impl) throw new TypeError(`rt.tool(${name.name}, …) with a tool's definition needs its implementation.`);
+    const t = typeof name === "string" ? lookUpTool(name) : name;
+    if (!t) throw own(new UnknownTool(name as string, host.findTool ? [] : catalogue.map((c) => c.name)));
     const checked = t.inputSchema.safeParse(input);
     if (!checked.success) throw own(new ToolInputInvalid(t.name, describeZodError(checked.error)));
     const value = checked.data;
@@ -668,7 +671,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       confirm: (prompt, options = {}) => rt.confirm(prompt, { owner, ...options }),
       form: (message: string, schema: Record<string, unknown>, options: FormOptions = {}) => rt.form(message, schema, { owner, ...options } as never),
       askUser: (prompt, options = {}) => rt.askUser(prompt, { owner, ...options }),
-      tool: (name: string, input: unknown, impl: never, options: ToolOptions = {}) => rt.tool(name, input as never, impl, { owner, ...options }),
+      tool: ((name: string | Tool, input: unknown, impl: never, options: ToolOptions = {}) => rt.tool(name as never, input as never, impl, { owner, ...options })) as Runtime["tool"],
     };
   }
 

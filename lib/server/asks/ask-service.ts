@@ -1,6 +1,6 @@
 import { ACTIVE_RUN_STATUSES, type RunStarter } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
-import { ASK_FUNCTION, type AskBody } from "../../protocol/asks";
+import { APPROVAL_FUNCTION, ASK_FUNCTION, type ApprovalAskInput, type AskBody } from "../../protocol/asks";
 import type { Question } from "../../protocol/question";
 import { subscribe, type DomainEvents } from "../events";
 import type { QuestionService } from "../questions/question-service";
@@ -13,9 +13,9 @@ import { sessionNamed } from "../store/sessions/session-statements";
 /** How long an ask waits for its run to put the question (a worker starts it, warm: a few ms). */
 const ASKED_WITHIN_MS = 15_000;
 
-export interface AskRequest {
+export interface AskRequest<B = AskBody> {
   ownerId: string;
-  body: AskBody;
+  body: B;
   /** The asker's key for this ask, kept per credential: the same key again returns the same question. */
   idempotencyKey?: string;
   /** The credential that asks (`api:<token id>`, `server`, …): keys of different credentials never meet. */
@@ -57,25 +57,43 @@ export function createAskService({ db, sessions, runs, questions, events }: { db
     );
   }
 
+  /** Starts the run that asks (idempotent by key: the same key finds the same run), and returns its question once stored. */
+  async function put(functionName: string, { ownerId, body, idempotencyKey, credential, startedBy }: AskRequest<{ session?: string; from: string }>): Promise<Question> {
+    const { session, ...input } = body;
+    const sessionId = await sessionFor(ownerId, session, body.from);
+    const commandId = idempotencyKey === undefined ? undefined : `ask:${credential}:${idempotencyKey}`;
+    const run = await runs.startRun({ sessionId, functionName, input, commandId, startedBy });
+    return questionOf(run.id);
+  }
+
   return {
     /** Puts the question (idempotent by key): its run is started, or found again, and the question returned once stored. */
-    async ask({ ownerId, body, idempotencyKey, credential, startedBy }: AskRequest): Promise<Question> {
-      const { session, ...input } = body;
-      const sessionId = await sessionFor(ownerId, session, body.from);
-      const commandId = idempotencyKey === undefined ? undefined : `ask:${credential}:${idempotencyKey}`;
-      const run = await runs.startRun({ sessionId, functionName: ASK_FUNCTION, input, commandId, startedBy });
-      return questionOf(run.id);
+    ask: (request: AskRequest) => put(ASK_FUNCTION, request),
+
+    /** Puts an approval of a tool outside Parley (idempotent by key); the permission rules may have settled it already. */
+    approve: (request: AskRequest<ApprovalAskInput & { session?: string }>) => put(APPROVAL_FUNCTION, request),
+
+    /** Withdraws the question (its run is stopped: every surface retracts it); one already settled stays as it is. */
+    async withdraw(question: Pick<Question, "runId">): Promise<void> {
+      await runs.stopRun({ id: question.runId, by: "asker" });
     },
 
-    /** The question, once it is settled or `seconds` have passed, whichever is first (settled on another node: seen within a second). */
-    settled(id: string, seconds: number): Promise<Question> {
+    /** The question, once it is settled, `seconds` have passed or `signal` is aborted, whichever is first (settled on another node: seen within a second). */
+    settled(id: string, seconds: number, signal?: AbortSignal): Promise<Question> {
       const deadline = Date.now() + seconds * 1000;
       return watch(
         async () => {
           const question = await questions.getQuestion({ id });
-          return question.status !== "pending" || Date.now() >= deadline ? question : undefined;
+          return question.status !== "pending" || Date.now() >= deadline || signal?.aborted ? question : undefined;
         },
-        (wake) => subscribe(events, { "question.closed": (q) => q.id === id && wake() }),
+        (wake) => {
+          signal?.addEventListener("abort", wake);
+          const unsubscribe = subscribe(events, { "question.closed": (q) => q.id === id && wake() });
+          return () => {
+            signal?.removeEventListener("abort", wake);
+            unsubscribe();
+          };
+        },
         deadline,
       );
     },

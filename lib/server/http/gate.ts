@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { LOCAL_OWNER, TOKEN_PARAM } from "../../protocol/access";
 import { clip } from "../../protocol/bounded-text";
 import { AppError, type WireError } from "../../protocol/errors";
+import { MCP_PATH } from "../../protocol/mcp";
 import { matchRoute } from "../../protocol/routes";
 import type { Access } from "../access/access";
 import { bearerOf, type Principal } from "../access/authenticator";
@@ -169,7 +170,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
         throw new AppError("bad_request", "The request path is not valid (malformed percent-encoding).");
       }
       const collapsed = path.replace(/\/{2,}/g, "/");
-      if (collapsed.startsWith("/api/") || collapsed === "/api") return await api(req, res, path, client);
+      if (collapsed.startsWith("/api/") || collapsed === "/api" || collapsed === MCP_PATH) return await api(req, res, path, client);
       return await page(req, res, url, client);
     } catch (err) {
       const error = AppError.from(err);
