@@ -1,12 +1,11 @@
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
 import type { Run, Session } from "../lib/protocol/entities";
+import { createApiToken } from "./helpers/api-token";
 import { poll } from "./helpers/remote";
 import { TEST_TOKEN } from "./helpers/server-process";
 import { suiteServer } from "./helpers/suite-server";
@@ -14,15 +13,11 @@ import { suiteServer } from "./helpers/suite-server";
 /** Parley's MCP server with the official MCP client: an agent elsewhere asks, a person answers in Parley. */
 
 const suite = suiteServer("mcp", { PARLEY_MCP_PROGRESS_MS: "300" });
-const root = path.resolve(import.meta.dirname, "..");
 let apiToken = "";
 const open: Client[] = [];
 
 beforeAll(async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "laptop", "--database", `file:${path.join(suite.dir, "p.db")}`], {
-    env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
-  });
-  apiToken = stdout.split("\n")[0]!.trim();
+  apiToken = await createApiToken(path.join(suite.dir, "p.db"), "laptop");
 }, 60_000);
 
 afterEach(async () => {
@@ -164,5 +159,44 @@ describe("the MCP server at /mcp", { timeout: 60_000 }, () => {
     expect(asked.owner).toBe("cursor (laptop)");
     await reject(asked, "no");
     expect((await elsewhere).structuredContent).toEqual({ outcome: "declined", decision: "reject", feedback: "no" });
+  });
+
+  it("a token of scope ask asks (REST and MCP) and reads its own asks; nothing else: no other question, no answer, no chat, no socket", async () => {
+    const askOnly = await createApiToken(path.join(suite.dir, "p.db"), "ci-job", ["--scope", "ask"]);
+    const as = (token: string) => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
+    const asked = await fetch(`${suite.server.url}/api/asks`, { method: "POST", headers: as(askOnly), body: JSON.stringify({ question: "Scoped?", from: "ci" }) });
+    expect(asked.status).toBe(201);
+    const mine = (await asked.json()) as Question;
+    expect((await fetch(`${suite.server.url}/api/questions/${mine.id}?wait=0`, { headers: as(askOnly) })).status).toBe(200);
+    const events = await fetch(`${suite.server.url}/api/questions/${mine.id}/events`, { method: "HEAD", headers: as(askOnly) });
+    expect(events.status).toBe(200);
+
+    // Someone else's question (the full token's) is not found; answering, listing and chats are refused.
+    const theirs = (await (await fetch(`${suite.server.url}/api/asks`, { method: "POST", headers: as(apiToken), body: JSON.stringify({ question: "Not yours?", from: "other" }) })).json()) as Question;
+    const notFound = await fetch(`${suite.server.url}/api/questions/${theirs.id}`, { headers: as(askOnly) });
+    expect(notFound.status).toBe(404);
+    for (const [method, url, body] of [
+      ["POST", `/api/questions/${mine.id}/reply`, { value: "yes" }],
+      ["GET", `/api/questions?session_id=${mine.sessionId}`, undefined],
+      ["GET", "/api/sessions", undefined],
+      ["GET", `/api/runs/${mine.runId}`, undefined],
+      ["POST", `/api/runs/${mine.runId}/stop`, {}],
+    ] as const) {
+      const res = await fetch(`${suite.server.url}${url}`, { method, headers: as(askOnly), body: body && JSON.stringify(body) });
+      expect([method, url, res.status]).toEqual([method, url, 403]);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/scope ask/);
+    }
+    expect(await question(mine.id)).toMatchObject({ status: "pending" });
+
+    // MCP works with it; the chat's socket does not.
+    const client = await connect("scoped-agent", askOnly);
+    const result = call(client, "ask_user", { question: "Scoped over MCP?" });
+    await reply(await pendingOf("Scoped over MCP?"), "fine");
+    expect((await result).structuredContent).toEqual({ outcome: "answered", value: "fine" });
+    const { io } = await import("socket.io-client");
+    const socket = io(suite.server.url, { auth: { token: askOnly }, transports: ["websocket"], reconnection: false });
+    const refused = await new Promise<{ data?: { code: string } }>((resolve) => socket.on("connect_error", resolve));
+    socket.close();
+    expect(refused.data?.code).toBe("forbidden");
   });
 });

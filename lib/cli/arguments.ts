@@ -50,6 +50,7 @@ const OPTIONS = {
   token: { type: "string" },
   name: { type: "string" },
   owner: { type: "string" },
+  scope: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const satisfies ParseArgsOptionsConfig;
 

@@ -1,17 +1,17 @@
 import { TOKEN_USAGE } from "./usage";
-import { ApiTokenNameSchema, LOCAL_OWNER, OwnerIdSchema, type ApiTokenInfo } from "../protocol/access";
+import { ApiTokenNameSchema, ApiTokenScopeSchema, LOCAL_OWNER, OwnerIdSchema, type ApiTokenInfo } from "../protocol/access";
 import { parseOrThrow } from "../protocol/errors";
 import { createApiTokens } from "../server/access/api-tokens";
 import type { Db } from "../server/store/db/client";
 
 const formatToken = (t: ApiTokenInfo) =>
-  `${t.id}  ${t.name}  owner ${t.ownerId}  created ${t.createdAt}${t.lastUsedAt ? `, last used ${t.lastUsedAt}` : ""}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ""}`;
+  `${t.id}  ${t.name}  owner ${t.ownerId}${t.scope === "full" ? "" : `  scope ${t.scope}`}  created ${t.createdAt}${t.lastUsedAt ? `, last used ${t.lastUsedAt}` : ""}${t.revokedAt ? `  REVOKED ${t.revokedAt}` : ""}`;
 
 /** `parley token create|list`: API tokens are kept in the database, so these work with or without a server (`revoke`: revoke-token-command.ts). */
 export async function tokenCommand(
   db: Db,
   [sub]: string[],
-  options: { name?: string; owner?: string },
+  options: { name?: string; owner?: string; scope?: string },
   print: (data: unknown, text: string) => void,
   usage: (message: string) => Error,
 ): Promise<number> {
@@ -20,7 +20,8 @@ export async function tokenCommand(
     case "create": {
       const name = parseOrThrow(ApiTokenNameSchema, options.name ?? "API token");
       const ownerId = parseOrThrow(OwnerIdSchema, options.owner ?? LOCAL_OWNER);
-      const { token, info } = await tokens.create({ ownerId, name });
+      const scope = parseOrThrow(ApiTokenScopeSchema, options.scope ?? "full");
+      const { token, info } = await tokens.create({ ownerId, name, scope });
       print(
         { token, ...info },
         `${token}\n\nThis is the only time the token is shown. Send it as "Authorization: Bearer <token>" (REST) or auth: { token } (Socket.IO).\nRevoke it with: parley token revoke ${info.id}`,

@@ -17,9 +17,10 @@ export const RUN_USAGE = `  run FUNCTION [--session ID] [--input JSON] [--wait]
 export const SIGN_OUT_USAGE = `  sign-out-everywhere               sign every browser out: session cookies issued before now are
                                     refused (through the running server, else in the database)`;
 
-export const TOKEN_USAGE = `  token create [--name N] [--owner O]
+export const TOKEN_USAGE = `  token create [--name N] [--owner O] [--scope full|ask]
                                     create an API token for scripts, channels and the terminal client
-                                    (shown once; --owner defaults to the server's own owner, "${LOCAL_OWNER}")
+                                    (shown once; --owner defaults to the server's own owner, "${LOCAL_OWNER}";
+                                    --scope ask: it may only ask (the ask API, MCP) and read its own asks)
   token list                        list API tokens
   token revoke TOKEN_ID             revoke an API token (through a running server: its connections close at once)`;
 

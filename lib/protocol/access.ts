@@ -30,6 +30,13 @@ export const WhoAmISchema = z.object({ ownerId: z.string(), via: z.enum(["cookie
 export type WhoAmI = z.infer<typeof WhoAmISchema>;
 
 export const ApiTokenNameSchema = z.string().trim().min(1).max(100);
+
+/**
+ * What an API token may do: `full` (everything its owner may), or `ask`: ask (`POST /api/asks`,
+ * MCP at `/mcp`) and read the questions it asked, nothing else (no other chat, no answer).
+ */
+export const ApiTokenScopeSchema = z.enum(["full", "ask"]);
+export type ApiTokenScope = z.infer<typeof ApiTokenScopeSchema>;
 export const OwnerIdSchema = z
   .string()
   .trim()
@@ -40,6 +47,7 @@ export const ApiTokenInfoSchema = z.object({
   id: z.string(),
   ownerId: z.string(),
   name: z.string(),
+  scope: ApiTokenScopeSchema,
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),

@@ -50,6 +50,8 @@ export const RunStarterSchema = z.object({
   surface: z.enum(["rest", "mcp"]),
   via: z.enum(["cookie", "server_token", "api_token"]),
   tokenName: z.string().max(200).optional(),
+  /** The API token's id (what `parley token list` shows): a token that may only ask reads the questions its runs asked. */
+  tokenId: z.string().max(100).optional(),
   clientSays: ClientSurfaceSchema.optional(),
   /** The MCP client's name, as it gave it when it connected (its word). */
   mcpClient: z.string().max(200).optional(),

@@ -13,6 +13,8 @@ export interface ApiRoute {
   public?: boolean;
   /** The rate bucket of its writes (POST, PATCH, DELETE). */
   limit?: RateBucket;
+  /** Open to an API token of scope `ask` too (which reads only the questions it asked). */
+  asks?: true;
 }
 
 export const API_ROUTES: readonly ApiRoute[] = [
@@ -30,10 +32,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/sessions/:id/runs", methods: ["GET", "POST"], limit: "runs" },
   { path: "/api/sessions/:id/rules", methods: ["GET", "POST"], limit: "sessions" },
   { path: "/api/sessions/:id/rules/:ruleId", methods: ["DELETE"], limit: "sessions" },
-  { path: "/api/asks", methods: ["POST"], limit: "runs" },
+  { path: "/api/asks", methods: ["POST"], limit: "runs", asks: true },
   { path: "/api/questions", methods: ["GET"] },
-  { path: "/api/questions/:id", methods: ["GET"] },
-  { path: "/api/questions/:id/events", methods: ["GET"] },
+  { path: "/api/questions/:id", methods: ["GET"], asks: true },
+  { path: "/api/questions/:id/events", methods: ["GET"], asks: true },
   { path: "/api/questions/:id/reply", methods: ["POST"], limit: "replies" },
   { path: "/api/questions/:id/reject", methods: ["POST"], limit: "replies" },
   { path: "/api/runs/:id", methods: ["GET"] },
@@ -43,7 +45,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/channels/text", methods: ["POST"], limit: "messages" },
   { path: "/api/channels/text/outbox", methods: ["GET"] },
   /** Parley's MCP server (Streamable HTTP; lib/protocol/mcp.ts): gated like the API. */
-  { path: "/mcp", methods: ["GET", "POST", "DELETE"], limit: "replies" },
+  { path: "/mcp", methods: ["GET", "POST", "DELETE"], limit: "replies", asks: true },
 ];
 
 /** The route a path belongs to and its decoded parameters; undefined for no route. Throws URIError on malformed percent-encoding. */

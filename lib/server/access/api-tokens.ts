@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { API_TOKEN_PATTERN, type ApiTokenInfo } from "../../protocol/access";
+import { API_TOKEN_PATTERN, ApiTokenScopeSchema, type ApiTokenInfo, type ApiTokenScope } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import type { Db } from "../store/db/client";
 import * as T from "../store/access/access-statements";
@@ -12,10 +12,14 @@ const toInfo = (row: RowOf<typeof T.listTokens>): ApiTokenInfo => ({
   id: row.id,
   ownerId: row.ownerId,
   name: row.name,
+  scope: scopeOf(row.scope),
   createdAt: row.createdAt.toISOString(),
   lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
   revokedAt: row.revokedAt?.toISOString() ?? null,
 });
+
+/** A scope this version does not know is read as the narrowest. */
+const scopeOf = (stored: string): ApiTokenScope => ApiTokenScopeSchema.catch("ask").parse(stored);
 
 /** Long-lived credentials for scripts, channels and the terminal client; the secret is stored only as a hash. */
 export function createApiTokens(db: Db) {
@@ -24,10 +28,10 @@ export function createApiTokens(db: Db) {
   const find = async (id: string) => (await exec.rows(T.findToken, { id }))[0];
 
   return {
-    async create({ ownerId, name }: { ownerId: string; name: string }): Promise<{ token: string; info: ApiTokenInfo }> {
+    async create({ ownerId, name, scope = "full" }: { ownerId: string; name: string; scope?: ApiTokenScope }): Promise<{ token: string; info: ApiTokenInfo }> {
       const id = randomBytes(8).toString("hex");
       const secret = randomSecret(30);
-      const [row] = await exec.write(T.insertToken, { id, ownerId, name, secretHash: sha256(secret).toString("hex"), at: new Date() });
+      const [row] = await exec.write(T.insertToken, { id, ownerId, name, secretHash: sha256(secret).toString("hex"), scope, at: new Date() });
       return { token: `pat_${id}_${secret}`, info: toInfo(row!) };
     },
 
@@ -47,7 +51,7 @@ export function createApiTokens(db: Db) {
     liveIds: async (ids: string[]): Promise<Set<string>> => new Set((await exec.rows(T.listTokens, {})).filter((r) => !r.revokedAt && ids.includes(r.id)).map((r) => r.id)),
 
     /** The token's id and owner when it is a live API token; null otherwise. Read from the database each time, so a revocation takes effect at once. */
-    async verify(token: string): Promise<{ id: string; ownerId: string } | null> {
+    async verify(token: string): Promise<{ id: string; ownerId: string; scope: ApiTokenScope } | null> {
       const match = API_TOKEN_PATTERN.exec(token);
       if (!match) return null;
       const [, id, secret] = match as unknown as [string, string, string];
@@ -59,7 +63,7 @@ export function createApiTokens(db: Db) {
         // Not awaited: under another process's write lock this write waits, and the request must not.
         void exec.changes(T.touchToken, { id, at: new Date(now) }).catch(() => {});
       }
-      return { id, ownerId: row.ownerId };
+      return { id, ownerId: row.ownerId, scope: scopeOf(row.scope) };
     },
   };
 }

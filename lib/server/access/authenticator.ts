@@ -9,6 +9,8 @@ export interface Principal extends WhoAmI {
   credential: string;
   /** The API token's id, for a principal that signed in with one. */
   apiTokenId?: string;
+  /** `ask` for an API token that may only ask and read its own asks; absent: everything its owner may. */
+  scope?: "ask";
 }
 
 export interface Credentials {
@@ -52,7 +54,7 @@ export function createAuthenticator({ serverToken, apiTokens, browserSessions, r
   async function bearerPrincipal(bearer: string): Promise<Principal | null> {
     if (sameSecret(bearer, serverToken())) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
     const api = await apiTokens.verify(bearer);
-    return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id } : null;
+    return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id, ...(api.scope === "ask" && { scope: "ask" as const }) } : null;
   }
 
   return {

@@ -2,7 +2,8 @@ import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { Db } from "../store/db/client";
 import type { Statement } from "../store/typed-sql";
-import { questionAccess, runAccess, sessionAccess } from "../store/sessions/session-statements";
+import { RunStarterSchema } from "../../protocol/entities";
+import { questionAccess, questionAskedBy, runAccess, sessionAccess } from "../store/sessions/session-statements";
 
 /**
  * What an owner may see. An id of another owner answers exactly as an unknown id does (404 with
@@ -16,7 +17,14 @@ export function createVisibility(db: Db) {
     const [found] = await exec.rows(access, { id });
     if (!found || found.ownerId !== ownerId || found.deletedAt !== null) throw new AppError(`not_found:${code}`, `No ${code} with id ${quoteId(id)}.`);
   };
-  return { session: check(sessionAccess, "session"), question: check(questionAccess, "question"), run: check(runAccess, "run") };
+  /** What a token that may only ask sees: the questions its own asks put (its id on their run's starter), answered as an unknown id otherwise. */
+  async function askedBy(ownerId: string, credential: string, id: string): Promise<void> {
+    const [found] = await exec.rows(questionAskedBy, { id });
+    const starter = found?.startedBy ? RunStarterSchema.safeParse(JSON.parse(found.startedBy)) : null;
+    const asker = starter?.success && starter.data.tokenId ? `api:${starter.data.tokenId}` : null;
+    if (!found || found.ownerId !== ownerId || found.deletedAt !== null || asker !== credential) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
+  }
+  return { session: check(sessionAccess, "session"), question: check(questionAccess, "question"), run: check(runAccess, "run"), askedBy };
 }
 
 export type Visibility = ReturnType<typeof createVisibility>;

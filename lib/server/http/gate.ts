@@ -19,6 +19,9 @@ const PUBLIC_PAGES = new Set(["/sign-in", "/icon.svg", "/favicon.ico", "/robots.
 const isPublicPage = (pathname: string) => pathname.startsWith("/_next/") || PUBLIC_PAGES.has(pathname);
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+const askScopeRefusal = () =>
+  new AppError("forbidden", "This API token may only ask (scope ask): POST /api/asks, /mcp, and reading the questions it asked. Use a full token for anything else.");
+
 export interface GateOptions {
   access: Access;
   origins: OriginPolicy;
@@ -57,6 +60,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
     req.headers[PRINCIPAL_HEADERS.owner] = principal.ownerId;
     req.headers[PRINCIPAL_HEADERS.via] = principal.via;
     req.headers[PRINCIPAL_HEADERS.credential] = principal.credential;
+    if (principal.scope) req.headers[PRINCIPAL_HEADERS.scope] = principal.scope;
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, pathname: string, client: GatedClient): Promise<boolean> {
@@ -97,6 +101,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       sendError(res, error.toWire(), 401, { "www-authenticate": 'Bearer realm="parley"' });
       return true;
     }
+    if (principal?.scope === "ask" && !route.asks) throw askScopeRefusal();
     if (write && route.limit) await rateLimits.take(route.limit, route.limit === "signIn" || !principal ? client.address : principal.credential);
     announce(req, principal);
     return false;
@@ -135,6 +140,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       redirect(res, `/sign-in?next=${encodeURIComponent(`${pathname}${url.search}`)}`, stale);
       return true;
     }
+    if (principal.scope === "ask") throw askScopeRefusal();
     announce(req, principal);
     withNonce(req, res);
     return false;

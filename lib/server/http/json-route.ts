@@ -31,13 +31,16 @@ function callerOf(req: Request, parley: Parley): Caller | null {
   const via = req.headers.get(PRINCIPAL_HEADERS.via) as WhoAmI["via"] | null;
   if (!ownerId || !via) return null;
   const { visibility } = parley.access;
+  const credential = req.headers.get(PRINCIPAL_HEADERS.credential) ?? "";
+  const askOnly = req.headers.get(PRINCIPAL_HEADERS.scope) === "ask";
   return {
     ownerId,
     via,
-    credential: req.headers.get(PRINCIPAL_HEADERS.credential) ?? "",
+    credential,
     see: {
       session: (id) => visibility.session(ownerId, id),
-      question: (id) => visibility.question(ownerId, id),
+      // A token that may only ask sees the questions it asked, and no other.
+      question: (id) => (askOnly ? visibility.askedBy(ownerId, credential, id) : visibility.question(ownerId, id)),
       run: (id) => visibility.run(ownerId, id),
     },
   };

@@ -14,5 +14,5 @@ export async function runStarterOf(req: Request, caller: Caller, parley: Parley)
   if (caller.via !== "api_token") return { surface: "rest", via: caller.via, ...clientSays };
   const id = caller.credential.replace(/^api:/, "");
   const tokenName = await parley.access.apiTokens.nameOf(id);
-  return { surface: "rest", via: "api_token", ...(tokenName !== null && { tokenName }), ...clientSays };
+  return { surface: "rest", via: "api_token", tokenId: id, ...(tokenName !== null && { tokenName }), ...clientSays };
 }

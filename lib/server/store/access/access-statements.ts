@@ -1,7 +1,7 @@
 import { statement } from "../typed-sql";
 
-export const insertToken = statement((q, p: { id: string; ownerId: string; name: string; secretHash: string; at: Date }) =>
-  q.insertInto("ApiToken").values({ id: p.id, ownerId: p.ownerId, name: p.name, secretHash: p.secretHash, createdAt: p.at }).returningAll(),
+export const insertToken = statement((q, p: { id: string; ownerId: string; name: string; secretHash: string; scope: string; at: Date }) =>
+  q.insertInto("ApiToken").values({ id: p.id, ownerId: p.ownerId, name: p.name, secretHash: p.secretHash, scope: p.scope, createdAt: p.at }).returningAll(),
 );
 
 export const listTokens = statement((q) => q.selectFrom("ApiToken").selectAll().orderBy("createdAt", "asc"));

@@ -54,6 +54,16 @@ export const questionAccess = statement((q, p: { id: string }) =>
   q.selectFrom("Question as q").innerJoin("ChatSession as s", "s.id", "q.sessionId").select(["s.ownerId", "s.deletedAt"]).where("q.id", "=", p.id),
 );
 
+/** A question's owner, whether its session's delete has begun, and who started its run (JSON: a RunStarter). */
+export const questionAskedBy = statement((q, p: { id: string }) =>
+  q
+    .selectFrom("Question as q")
+    .innerJoin("Run as r", "r.id", "q.runId")
+    .innerJoin("ChatSession as s", "s.id", "q.sessionId")
+    .select(["s.ownerId", "s.deletedAt", "r.startedBy"])
+    .where("q.id", "=", p.id),
+);
+
 /** A run's owner, and whether its session's delete has begun. */
 export const runAccess = statement((q, p: { id: string }) =>
   q.selectFrom("Run as r").innerJoin("ChatSession as s", "s.id", "r.sessionId").select(["r.ownerId", "s.deletedAt"]).where("r.id", "=", p.id),
