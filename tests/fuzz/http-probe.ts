@@ -1,5 +1,6 @@
 import http from "node:http";
 import { ERROR_STATUS, ErrorCodeSchema } from "../../lib/protocol/errors";
+import { OWN_PROTOCOL_ROUTES } from "./route-specs";
 
 /**
  * One HTTP request as the fuzz suite sends it (node:http, so the method, the raw path and every
@@ -95,6 +96,21 @@ export function headBytes(req: ProbeRequest): number {
  * Never a 5xx; a non-2xx answer (but a HEAD's) is `{ error: { code, message } }` with a known code
  * whose status it is, a bounded message, and JSON's content type. Returns the error code, if any.
  */
+/** MCP's answers past the gate are JSON-RPC errors (the SDK's): `{ jsonrpc: "2.0", error: { code: number, message } }`. */
+const isJsonRpcError = (body: unknown) => {
+  const b = body as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+  return b?.jsonrpc === "2.0" && typeof b.error?.code === "number" && typeof b.error.message === "string";
+};
+
+function ownProtocolPath(target: string): boolean {
+  try {
+    const pathname = decodeURIComponent(new URL(target, "http://fuzz.invalid").pathname).replace(/\/{2,}/g, "/");
+    return OWN_PROTOCOL_ROUTES.has(pathname);
+  } catch {
+    return false;
+  }
+}
+
 export function checkAnswer(req: ProbeRequest, res: ProbeResponse): string | null {
   const what = () => `${req.method} ${req.path.slice(0, 120)} → ${res.status} ${res.text.slice(0, 300)}`;
   if (res.status >= 500 || res.status < 100) throw new ResponseProblem(`server error: ${what()}`);
@@ -109,6 +125,7 @@ export function checkAnswer(req: ProbeRequest, res: ProbeResponse): string | nul
     throw new ResponseProblem(`body is not JSON: ${what()}`);
   }
   const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  if (isJsonRpcError(body) && res.status < 500 && ownProtocolPath(req.path)) return "json-rpc";
   const code = ErrorCodeSchema.safeParse(error?.code);
   if (!code.success || typeof error?.message !== "string") throw new ResponseProblem(`not a typed error: ${what()}`);
   if (ERROR_STATUS[code.data] !== res.status) throw new ResponseProblem(`code ${code.data} belongs to ${ERROR_STATUS[code.data]}, answered ${res.status}: ${what()}`);

@@ -19,6 +19,9 @@ const PUBLIC_PAGES = new Set(["/sign-in", "/icon.svg", "/favicon.ico", "/robots.
 const isPublicPage = (pathname: string) => pathname.startsWith("/_next/") || PUBLIC_PAGES.has(pathname);
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** `/mcp` and every other spelling of it (`/mcp/`, `/mcp;x=1`, `/mcp/x`): the gate's typed answers, not a page. */
+const isMcpSpelling = (path: string) => path === MCP_PATH || path.startsWith(`${MCP_PATH}/`) || path.startsWith(`${MCP_PATH};`);
+
 const askScopeRefusal = () =>
   new AppError("forbidden", "This API token may only ask (scope ask): POST /api/asks, /mcp, and reading the questions it asked. Use a full token for anything else.");
 
@@ -176,7 +179,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
         throw new AppError("bad_request", "The request path is not valid (malformed percent-encoding).");
       }
       const collapsed = path.replace(/\/{2,}/g, "/");
-      if (collapsed.startsWith("/api/") || collapsed === "/api" || collapsed === MCP_PATH) return await api(req, res, path, client);
+      if (collapsed.startsWith("/api/") || collapsed === "/api" || isMcpSpelling(collapsed)) return await api(req, res, path, client);
       return await page(req, res, url, client);
     } catch (err) {
       const error = AppError.from(err);
