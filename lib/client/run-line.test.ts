@@ -24,5 +24,7 @@ describe("the line that introduces a run started from outside the chat", () => {
     expect(startedByText({ surface: "rest", via: "api_token" }, "Interview")).toBe("Interview was started through the REST API with an API token");
     expect(startedByText({ surface: "rest", via: "server_token", clientSays: "cli" }, "Deploy")).toBe("Deploy was started through the REST API (the CLI, as it says) with the server token");
     expect(startedByText({ surface: "rest", via: "cookie" }, "Deploy")).toBe("Deploy was started through the REST API from a signed-in browser");
+    expect(startedByText({ surface: "mcp", via: "api_token", tokenName: "laptop", mcpClient: "claude-code" }, "Approval")).toBe("“claude-code” asked through MCP with the API token “laptop”");
+    expect(startedByText({ surface: "mcp", via: "server_token" }, "Ask")).toBe("An MCP client asked through MCP with the server token");
   });
 });

@@ -31,8 +31,7 @@ export function formatElapsed(seconds: number): string {
  * own word ("(the CLI, as it says)"): any client may say it.
  */
 export function startedByText(starter: RunStarter, name: string): string {
-  const where =
-    starter.surface === "mcp" ? `through MCP${starter.mcpClient ? ` by “${starter.mcpClient}”` : ""}` : `through the REST API${starter.clientSays === "cli" ? " (the CLI, as it says)" : ""}`;
+  const where = `through the REST API${starter.clientSays === "cli" ? " (the CLI, as it says)" : ""}`;
   const how =
     starter.via === "api_token"
       ? starter.tokenName
@@ -41,5 +40,6 @@ export function startedByText(starter: RunStarter, name: string): string {
       : starter.via === "server_token"
         ? "with the server token"
         : "from a signed-in browser";
+  if (starter.surface === "mcp") return `${starter.mcpClient ? `“${starter.mcpClient}”` : "An MCP client"} asked through MCP ${how}`;
   return `${name} was started ${where} ${how}`;
 }

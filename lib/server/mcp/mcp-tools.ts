@@ -48,7 +48,8 @@ export function registerAskTools(server: McpServer, { asks, caller, progressEver
   const from = () => {
     const name = caller.clientName();
     const token = caller.startedBy.tokenName;
-    return clip(token && token !== name ? `${name} (${token})` : name, MAX_SENDER_CHARS);
+    // Two words at least: the card shows them as written (a single word would read as a function's name).
+    return clip(`${name} (${token && token !== name ? token : "MCP"})`, MAX_SENDER_CHARS);
   };
   const startedBy = (): RunStarter => ({ ...caller.startedBy, mcpClient: caller.clientName() });
   /** Keys are kept per credential and per tool: an approval's key never finds an ask's question. */
