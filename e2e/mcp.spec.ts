@@ -9,13 +9,20 @@ import { ChatPage } from "./chat-page";
 
 /** An agent elsewhere (Claude Code through MCP) asks for approval: an ordinary approval card in every tab of its chat. */
 
-test("Claude Code's permission prompt is an approval card in two tabs (one a phone); allowed always on the phone, it retracts everywhere, Claude Code reads allow, and the next such call is not asked", async ({ context, request, baseURL }) => {
+test("Claude Code's permission prompt is an approval card in two tabs (one a phone); allowed always on the phone, it retracts everywhere, Claude Code reads allow, and the next such call is not asked", async ({
+  context,
+  request,
+  baseURL,
+}) => {
   const name = `claude-code-e2e-${test.info().retry}`;
   const client = new Client({ name, version: "2.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${baseURL}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } } }));
   try {
     const prompt = (command: string, id: string) =>
-      client.callTool({ name: "permission_prompt", arguments: { tool_name: "Bash", input: { command, description: "Run the tests" }, tool_use_id: id } }, CallToolResultSchema) as Promise<CallToolResult>;
+      client.callTool(
+        { name: "permission_prompt", arguments: { tool_name: "Bash", input: { command, description: "Run the tests" }, tool_use_id: id } },
+        CallToolResultSchema,
+      ) as Promise<CallToolResult>;
     const first = prompt("npm test -- --run a.test.ts", `toolu_${Date.now()}`);
 
     let session: Session | undefined;
@@ -40,7 +47,7 @@ test("Claude Code's permission prompt is an approval card in two tabs (one a pho
     await phone.getByTestId("approval-always-option").last().locator("input").check();
     await phone.getByTestId("approval-always-confirm").click();
     for (const tab of tabs) await tab.expectNoCard();
-    expect(JSON.parse((((await first).content[0]) as { text: string }).text)).toEqual({ behavior: "allow", updatedInput: { command: "npm test -- --run a.test.ts", description: "Run the tests" } });
+    expect(JSON.parse(((await first).content[0] as { text: string }).text)).toEqual({ behavior: "allow", updatedInput: { command: "npm test -- --run a.test.ts", description: "Run the tests" } });
 
     // npm test with other arguments: allowed by the rule just added, no card.
     const second = await prompt("npm test -- --run b.test.ts", `toolu_${Date.now()}_2`);

@@ -57,7 +57,9 @@ describe("the MCP server at /mcp", { timeout: 60_000 }, () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["ask_user", "permission_prompt", "request_approval"]);
     const ask = tools.find((t) => t.name === "ask_user")!;
-    expect(Object.keys(ask.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["question", "options", "multiple", "allow_custom", "default", "timeout_seconds", "form", "session", "idempotency_key"]));
+    expect(Object.keys(ask.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["question", "options", "multiple", "allow_custom", "default", "timeout_seconds", "form", "session", "idempotency_key"]),
+    );
     expect(ask.outputSchema?.properties).toHaveProperty("outcome");
 
     const anonymous = await fetch(`${suite.server.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
@@ -65,7 +67,13 @@ describe("the MCP server at /mcp", { timeout: 60_000 }, () => {
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
     const other = await fetch(`${suite.server.url}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${TEST_TOKEN}`,
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": "2025-06-18",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
     });
     expect(other.status).toBe(404);

@@ -47,8 +47,7 @@ export type PermissionPromptArgs = z.infer<typeof PermissionPromptArgsSchema>;
 /** What Claude Code reads from the permission prompt's text block. */
 export type PermissionPromptResult = { behavior: "allow"; updatedInput: Record<string, unknown> } | { behavior: "deny"; message: string };
 
-const outcomeOf = (question: Question): AskOutcome =>
-  question.status === "answered" || question.status === "declined" || question.status === "timed_out" ? question.status : "cancelled";
+const outcomeOf = (question: Question): AskOutcome => (question.status === "answered" || question.status === "declined" || question.status === "timed_out" ? question.status : "cancelled");
 
 /** How an ask ended, for its asker (the question must be settled). */
 export function askResultOf(question: Question): AskUserResult {

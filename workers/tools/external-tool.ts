@@ -60,7 +60,8 @@ function previewOf(input: Record<string, unknown>, kind: SubjectKind): ToolPrevi
   const command = kind === "command" ? stringField(input, COMMAND_FIELDS) : undefined;
   if (command !== undefined) return { type: "command", command: clip(command, MAX_PREVIEW_CHARS) };
   const path = kind === "path" ? stringField(input, PATH_FIELDS) : undefined;
-  if (path !== undefined && typeof input.new_string === "string") return { type: "diff", path: clip(path, 1_000), diff: fileDiff(path, typeof input.old_string === "string" ? input.old_string : "", input.new_string) };
+  if (path !== undefined && typeof input.new_string === "string")
+    return { type: "diff", path: clip(path, 1_000), diff: fileDiff(path, typeof input.old_string === "string" ? input.old_string : "", input.new_string) };
   if (path !== undefined && typeof input.content === "string") return { type: "diff", path: clip(path, 1_000), diff: fileDiff(path, undefined, input.content) };
   return { type: "text", text: clip(JSON.stringify(input, null, 2), MAX_PREVIEW_CHARS) };
 }

@@ -22,8 +22,7 @@ const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** `/mcp` and every other spelling of it (`/mcp/`, `/mcp;x=1`, `/mcp/x`): the gate's typed answers, not a page. */
 const isMcpSpelling = (path: string) => path === MCP_PATH || path.startsWith(`${MCP_PATH}/`) || path.startsWith(`${MCP_PATH};`);
 
-const askScopeRefusal = () =>
-  new AppError("forbidden", "This API token may only ask (scope ask): POST /api/asks, /mcp, and reading the questions it asked. Use a full token for anything else.");
+const askScopeRefusal = () => new AppError("forbidden", "This API token may only ask (scope ask): POST /api/asks, /mcp, and reading the questions it asked. Use a full token for anything else.");
 
 export interface GateOptions {
   access: Access;

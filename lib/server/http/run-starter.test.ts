@@ -19,7 +19,13 @@ describe("runStarterOf: who a run's starter line names", () => {
     const { token, info } = await fake.parley.access.apiTokens.create({ ownerId: "local", name: "nightly" });
     expect(token).toMatch(/^pat_/);
     expect(await runStarterOf(request("cli"), caller("server_token", "server"), fake.parley)).toEqual({ surface: "rest", via: "server_token", clientSays: "cli" });
-    expect(await runStarterOf(request("cli"), caller("api_token", `api:${info.id}`), fake.parley)).toEqual({ surface: "rest", via: "api_token", tokenId: info.id, tokenName: "nightly", clientSays: "cli" });
+    expect(await runStarterOf(request("cli"), caller("api_token", `api:${info.id}`), fake.parley)).toEqual({
+      surface: "rest",
+      via: "api_token",
+      tokenId: info.id,
+      tokenName: "nightly",
+      clientSays: "cli",
+    });
     for (const other of [undefined, "", "CLI", "cli, cli", "terminal", "rest", "socket"]) {
       expect(await runStarterOf(request(other), caller("cookie", "cookie:1"), fake.parley)).toEqual({ surface: "rest", via: "cookie" });
     }

@@ -42,7 +42,10 @@ export function createMcpEndpoint({ asks, version, progressEveryMs = MCP_PROGRES
   const sessions = new Map<string, OpenSession>();
 
   function open(caller: McpRequestCaller): WebStandardStreamableHTTPServerTransport {
-    const server = new McpServer({ name: "parley", title: "Parley", version }, { instructions: "Ask the person who runs you through Parley: questions (ask_user) and approvals of your tool calls (request_approval; permission_prompt for Claude Code)." });
+    const server = new McpServer(
+      { name: "parley", title: "Parley", version },
+      { instructions: "Ask the person who runs you through Parley: questions (ask_user) and approvals of your tool calls (request_approval; permission_prompt for Claude Code)." },
+    );
     // The SDK's own handler of `notifications/cancelled` is replaced: a cancel is kept with its
     // reason (it may arrive before its call waits) and aborts the call's own controller.
     const cancelled = new Map<string | number, string>();

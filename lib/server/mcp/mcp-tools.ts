@@ -115,7 +115,7 @@ export function registerAskTools(server: McpServer, { asks, caller, progressEver
     {
       title: "Permission prompt (Claude Code)",
       description:
-        "Claude Code's --permission-prompt-tool: asks the person to approve a tool call. Returns a text block whose JSON is {\"behavior\":\"allow\",\"updatedInput\":{…}} or {\"behavior\":\"deny\",\"message\":\"…\"}.",
+        'Claude Code\'s --permission-prompt-tool: asks the person to approve a tool call. Returns a text block whose JSON is {"behavior":"allow","updatedInput":{…}} or {"behavior":"deny","message":"…"}.',
       inputSchema: PermissionPromptArgsSchema,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },

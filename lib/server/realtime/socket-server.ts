@@ -99,7 +99,8 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     authenticator.authenticate({ bearer, cookie: socket.handshake.headers.cookie, client: clientAddress(socket.request, parley.access.proxyTrust) }).then(
       (principal) => {
         if (!principal) return next(Object.assign(new Error("unauthorized"), { data: { code: "unauthorized", message: "Sign in first (a session cookie, or auth: { token })." } }));
-        if (principal.scope === "ask") return next(Object.assign(new Error("forbidden"), { data: { code: "forbidden", message: "This API token may only ask (scope ask): it cannot open the chat's socket." } }));
+        if (principal.scope === "ask")
+          return next(Object.assign(new Error("forbidden"), { data: { code: "forbidden", message: "This API token may only ask (scope ask): it cannot open the chat's socket." } }));
         socket.data.principal = principal;
         socket.data.surface = auth.success && auth.data.surface === "terminal" ? "terminal" : "socket";
         void socket.join(ownerRoom(principal.ownerId));
