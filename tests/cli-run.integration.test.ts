@@ -89,7 +89,7 @@ describe("parley run", { timeout: 60_000 }, () => {
     const ci = restClient(server.url, { token });
     const session = await ci.ok(ci.post<Session>("/api/sessions", {}));
     const run = await ci.ok(ci.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.ask" }));
-    expect(run.startedBy).toEqual({ surface: "rest", via: "api_token", tokenName: "nightly ci" });
+    expect(run.startedBy).toEqual({ surface: "rest", via: "api_token", tokenId: token.split("_")[1], tokenName: "nightly ci" });
   });
 
   it("refuses input that is not JSON before sending anything, and says when the function does not exist", async () => {
