@@ -94,15 +94,15 @@ describe("MCP servers' tools in the agent loop", () => {
   });
 
   it("the tool's elicitation is a form card of the run; the answer's content goes back to the tool and its result to the model", async () => {
-    const h = harness((ask) => approve(ask) ?? { outcome: "answered", value: { environment: "production", replicas: 3, notify: false } });
+    const h = harness((ask) => approve(ask) ?? { outcome: "answered", value: { environment: "production", replicas: 3, notify: false, regions: ["eu", "ap"] } });
     const result = await runAgentLoop(h.rt, { choice: scripted().choice, text: 'call mcp__deployer__deploy with {"service":"api"}', mcp: toolbox });
     const [approval, form] = h.asks();
     expect(approval!.spec.kind).toBe("approval");
     expect(form!.spec).toMatchObject({ kind: "question", prompt: "Where should api be deployed?", detail: "The MCP server deployer asks this while its tool deploy runs." });
-    expect(form!.spec.replySchema).toMatchObject({ type: "object", required: ["environment", "replicas"], properties: { environment: { default: "staging" }, replicas: { minimum: 1, maximum: 5 } } });
+    expect(form!.spec.replySchema).toMatchObject({ type: "object", required: ["environment", "replicas"], properties: { environment: { default: "staging" }, replicas: { minimum: 1, maximum: 5 }, regions: { type: "array", default: ["eu"] } } });
     // The form takes the journal position after the tool's step: its question goes out before the step is recorded.
     expect(form!.seq).toBeGreaterThan(approval!.seq + 1);
-    expect(result.reply).toMatch(/Deployed api to production with 3 replicas, notify=false \(call \d+\)/);
+    expect(result.reply).toMatch(/Deployed api to production with 3 replicas in eu\+ap, notify=false \(call \d+\)/);
   });
 
   it("a declined form is decline for the tool; a form nobody answers in time is cancel", async () => {
@@ -115,7 +115,7 @@ describe("MCP servers' tools in the agent loop", () => {
   });
 
   it("a replayed run gets the recorded result without calling the server or asking again, its forms in their places", async () => {
-    const first = harness((ask) => approve(ask) ?? { outcome: "answered", value: { environment: "staging", replicas: 1, notify: true, note: "friday" } });
+    const first = harness((ask) => approve(ask) ?? { outcome: "answered", value: { environment: "staging", replicas: 1, notify: true, regions: ["us"], note: "friday" } });
     const text = 'call mcp__deployer__deploy with {"service":"queue"}';
     const a = await runAgentLoop(first.rt, { choice: scripted().choice, text, mcp: toolbox });
     const before = await echoCount();
