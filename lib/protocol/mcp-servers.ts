@@ -37,7 +37,16 @@ export const McpServerConfigSchema = z.union([StdioMcpServerSchema, HttpMcpServe
 });
 
 export const McpServersFileSchema = z.strictObject({
-  servers: z.record(McpServerNameSchema, McpServerConfigSchema).refine((s) => Object.keys(s).length <= 20, "at most 20 servers"),
+  servers: z
+    .record(z.string(), McpServerConfigSchema)
+    .refine((s) => Object.keys(s).length <= 20, "at most 20 servers")
+    // Checked here rather than as the record's key schema, whose error would not say what a name may be.
+    .superRefine((servers, ctx) => {
+      for (const name of Object.keys(servers)) {
+        const checked = McpServerNameSchema.safeParse(name);
+        if (!checked.success) ctx.addIssue({ code: "custom", path: [name], message: checked.error.issues[0]!.message });
+      }
+    }),
 });
 
 export type StdioMcpServer = z.output<typeof StdioMcpServerSchema>;
