@@ -72,7 +72,7 @@ describe("MCP servers used by Parley's own agent", () => {
     expect(form).toMatchObject({ kind: "question", prompt: "Where should api be deployed?", detail: "The MCP server deployer asks this while its tool deploy runs." });
     expect(form.replySchema).toMatchObject({ properties: { environment: { default: "staging" }, regions: { type: "array", default: ["eu"] } }, required: ["environment", "replicas"] });
     // The server checks the content against the form: a wrong one is refused and the card stays.
-    expect((await suite.rest.post(`/api/questions/${form.id}/reply`, { value: { environment: "moon", replicas: 9 } })).status).toBe(400);
+    expect((await suite.rest.post(`/api/questions/${form.id}/reply`, { value: { environment: "moon", replicas: 9 } })).status).toBe(422);
     await suite.rest.ok(suite.rest.post(`/api/questions/${form.id}/reply`, { value: { environment: "production", replicas: 3, notify: true, regions: ["eu", "us"] } }));
 
     expect(await finished(run.id)).toMatchObject({ status: "succeeded" });
@@ -88,8 +88,11 @@ describe("MCP servers used by Parley's own agent", () => {
     await suite.rest.ok(suite.rest.post(`/api/questions/${form.id}/reject`, { message: "not today" }));
     expect(await finished(run.id)).toMatchObject({ status: "succeeded" });
     expect(await agentText(chat.id, run.id)).toMatch(/Deploy of web: decline/);
-    const questions = await suite.rest.ok(suite.rest.get<Question[]>(`/api/questions?session_id=${chat.id}`));
-    expect(questions.map((q) => q.kind)).toEqual(["question"]);
+    // The rule decided the approval: it was answered by the rule, never shown as a card.
+    const { journal } = await suite.rest.ok(suite.rest.get<Run & { journal: Array<{ kind: string; name: string; questionId: string | null }> }>(`/api/runs/${run.id}`));
+    const approval = journal.find((e) => e.kind === "question" && e.name === "Use mcp__deployer__deploy?")!;
+    const decided = await suite.rest.ok(suite.rest.get<Question>(`/api/questions/${approval.questionId}`));
+    expect(decided).toMatchObject({ kind: "approval", status: "answered", answer: "once", closedBy: "rule" });
   });
 
   it("a session rule that denies the tool: nothing is asked or called, the model reads why", { timeout: TIMEOUT }, async () => {

@@ -1,6 +1,6 @@
 import type { ElicitationRequest, ElicitResult } from "@ai-sdk/mcp";
 import { parseFormSchema } from "../../../lib/protocol/forms";
-import { RunCancelled, type FormResult, type Runtime } from "../../runtime";
+import { AskRefused, RunCancelled, type FormResult, type Runtime } from "../../runtime";
 
 /** A form an MCP tool's call asked, as its journaled step keeps it: a replay asks (claims) it again at the same place. */
 export interface AskedForm {
@@ -52,5 +52,12 @@ export async function elicitThroughForm(rt: Runtime, request: ElicitationRequest
  * again (answered already, nothing is shown), so what the run does next lands where it did before.
  */
 export async function replayForms(rt: Runtime, asked: readonly AskedForm[], where: { server: string; tool: string }): Promise<void> {
-  for (const form of asked) await rt.form(form.message, form.schema, { detail: elicitationDetail(where.server, where.tool) });
+  for (const form of asked) {
+    try {
+      await rt.form(form.message, form.schema, { detail: elicitationDetail(where.server, where.tool) });
+    } catch (err) {
+      // The server refused it the first time too (the call got an error then): its position is taken all the same.
+      if (!(err instanceof AskRefused)) throw err;
+    }
+  }
 }
