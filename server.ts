@@ -21,6 +21,7 @@ import { setParley } from "./lib/server/registry";
 import { describeFunctions } from "./lib/server/workers/function-report";
 import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { toolCatalogue } from "./workers/tools";
+import { loadMcpServers } from "./workers/agent/mcp/servers-file";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
 import { configureLog, hideInLogs, log } from "./lib/server/log";
 
@@ -64,6 +65,10 @@ async function main() {
   const refusal = bindRefusal(env.HOST, env.PARLEY_TOKEN);
   if (refusal) throw new Error(refusal);
   const workspace = prepareWorkspace(env.PARLEY_WORKSPACE);
+  // Checked here so a bad file stops start-up; each worker reads it again (by its absolute path) when its agent first needs it.
+  const mcpServersFile = env.PARLEY_MCP_SERVERS ? path.resolve(env.PARLEY_MCP_SERVERS) : undefined;
+  const mcpServers = Object.keys(loadMcpServers(mcpServersFile));
+  if (mcpServers.length > 0) say(`> MCP servers for the agent (${mcpServersFile}): ${mcpServers.join(", ")}`);
   if (workspace.seeded.length > 0) say(`> The workspace ${workspace.path} was empty: seeded it with a sample project (${workspace.seeded.length} files)`);
   const parley = await openParley({
     tools: toolCatalogue,
@@ -74,7 +79,7 @@ async function main() {
     // The workers' tools work in the workspace: its real path reaches them in their environment.
     worker: {
       ...workerEntry(),
-      env: { ...process.env, PARLEY_WORKSPACE: workspace.path },
+      env: { ...process.env, PARLEY_WORKSPACE: workspace.path, ...(mcpServersFile ? { PARLEY_MCP_SERVERS: mcpServersFile } : {}) },
       maxIdle: env.PARLEY_IDLE_WORKERS,
       maxWorkers: env.PARLEY_MAX_WORKERS,
       runsPerWorker: env.PARLEY_RUNS_PER_WORKER,

@@ -58,7 +58,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
       return message ? { ...rest, [name]: message } : rest;
     });
 
-  const change = (name: string, value: string | boolean) => {
+  const change = (name: string, value: FormDraft[string]) => {
     const next = { ...draft, [name]: value };
     setDraft(next);
     // A field that shows an error is checked again as it changes, so the error leaves once it is fixed.
@@ -202,11 +202,11 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
 interface FieldProps {
   field: FormField;
   id: string;
-  value: string | boolean;
+  value: FormDraft[string];
   error: string | null;
   disabled: boolean;
   autoFocus: boolean;
-  onChange: (value: string | boolean) => void;
+  onChange: (value: FormDraft[string]) => void;
 }
 
 const INPUT_TYPES = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" } as const;
@@ -269,6 +269,47 @@ function Field({ field, id, value, error, disabled, autoFocus, onChange }: Field
         </label>
         {help}
       </div>
+    );
+  }
+
+  if (field.kind === "multi") {
+    const ticked = Array.isArray(value) ? value : [];
+    const toggle = (choice: string, on: boolean) => onChange(on ? [...ticked, choice] : ticked.filter((v) => v !== choice));
+    return (
+      <fieldset data-testid="form-field" data-field={field.name} aria-invalid={error ? true : undefined} aria-describedby={describedBy} className="space-y-1 sm:col-span-2">
+        <legend className="block text-sm font-medium text-stone-800">
+          {field.label}
+          {field.required && (
+            <span aria-hidden className="ml-0.5 text-red-600">
+              *
+            </span>
+          )}
+        </legend>
+        <div className="flex flex-wrap gap-2">
+          {field.choices.map((c, i) => (
+            <label
+              key={c.value}
+              className="inline-flex min-h-10 cursor-pointer items-center gap-2 rounded-lg border border-stone-200 bg-stone-50/60 px-3 py-2 text-sm text-stone-800 hover:bg-stone-50 has-focus-visible:ring-2 has-focus-visible:ring-indigo-500"
+            >
+              <input
+                id={i === 0 ? id : undefined}
+                name={field.name}
+                type="checkbox"
+                value={c.value}
+                disabled={disabled}
+                checked={ticked.includes(c.value)}
+                onChange={(e) => toggle(c.value, e.target.checked)}
+                data-testid="form-input"
+                data-field={field.name}
+                data-autofocus={autoFocus && i === 0 ? "" : undefined}
+                className="h-4 w-4 accent-indigo-600 outline-none"
+              />
+              {c.title}
+            </label>
+          ))}
+        </div>
+        {help}
+      </fieldset>
     );
   }
 

@@ -13,6 +13,7 @@ import { createRuntime, RunCancelled, RunParked, RuntimeError, type RunControlle
 import { runErrorOf } from "./runtime/run-error";
 import { createRunScope, currentScope, installRunScopes, leaveScope, runInScope, type RunScope } from "./runtime/run-scope";
 import { captureOutput, createWorkerLog } from "./worker-log";
+import { closeAgentMcp } from "./agent/mcp";
 
 /** A run in this worker now. It leaves when it finishes, is parked, or fails. */
 interface ActiveRun {
@@ -162,8 +163,15 @@ process.on("message", (raw) => {
   }
 });
 
-// The parent going away means nobody can answer: leave rather than linger as an orphan.
-process.on("disconnect", () => process.exit(0));
+/** How long the MCP servers' connections may take to close when the worker goes. */
+const MCP_CLOSE_MS = 2_000;
+
+// The parent going away means nobody can answer: leave rather than linger as an orphan (the
+// agent's MCP servers closed first, so a stdio server does not outlive its worker).
+process.on("disconnect", () => {
+  const closing = closeAgentMcp().catch((err: unknown) => log.error({ err }, "agent-worker: could not close the MCP servers"));
+  void Promise.race([closing, new Promise((r) => setTimeout(r, MCP_CLOSE_MS))]).finally(() => process.exit(0));
+});
 // Ctrl-C or a signal to the whole process group reaches workers too; the server decides when
 // they end (it detaches its runs first, so they resume after a restart instead of failing).
 process.on("SIGINT", () => {});

@@ -207,3 +207,51 @@ describe("the browser's draft", () => {
     expect(fieldErrorsOf({ fields: [] })).toBeNull();
   });
 });
+
+describe("multi-select fields (MCP elicitation's arrays of enums)", () => {
+  const form = {
+    type: "object",
+    properties: {
+      regions: { type: "array", title: "Regions", items: { type: "string", enum: ["eu", "us", "ap"] }, minItems: 1, maxItems: 2, default: ["eu"] },
+      extras: { type: "array", items: { anyOf: [{ const: "logs", title: "Logs" }, { const: "metrics", title: "Metrics" }] } },
+    },
+    required: ["regions"],
+  };
+  const schema = parseFormSchema(form);
+  if (!schema.ok) throw new Error(schema.error);
+  const [regions, extras] = formFields(schema.schema);
+
+  it("reads untitled (items.enum) and titled (items.anyOf) choices, the item bounds and a list default", () => {
+    expect(regions).toMatchObject({ kind: "multi", label: "Regions", minItems: 1, maxItems: 2, default: ["eu"], choices: [{ value: "eu", title: "eu" }, { value: "us", title: "us" }, { value: "ap", title: "ap" }] });
+    expect(extras).toMatchObject({ kind: "multi", label: "Extras", minItems: null, choices: [{ value: "logs", title: "Logs" }, { value: "metrics", title: "Metrics" }] });
+    expect(initialDraft(schema.schema)).toEqual({ regions: ["eu"], extras: [] });
+  });
+
+  it("checks a reply's list: known choices, each once, within minItems and maxItems", () => {
+    expect(validateForm(schema.schema, { regions: ["eu", "ap"], extras: [] })).toEqual({ ok: true, content: { regions: ["eu", "ap"], extras: [] } });
+    expect(validateForm(schema.schema, { regions: [] })).toEqual({ ok: false, errors: { regions: "at least 1 choice" } });
+    expect(validateForm(schema.schema, { regions: ["eu", "us", "ap"] })).toEqual({ ok: false, errors: { regions: "at most 2 choices" } });
+    expect(validateForm(schema.schema, { regions: ["eu", "eu"] }).ok).toBe(false);
+    expect(validateForm(schema.schema, { regions: ["mars"] })).toEqual({ ok: false, errors: { regions: "any of eu, us, ap" } });
+    expect(validateForm(schema.schema, { regions: "eu" }).ok).toBe(false);
+    expect(validateForm(schema.schema, {})).toEqual({ ok: false, errors: { regions: "required" } });
+  });
+
+  it("turns ticked boxes (in the choices' order) or comma-separated values or titles (the terminal) into the list", () => {
+    expect(draftToContent(schema.schema, { regions: ["ap", "eu"], extras: [] })).toEqual({ ok: true, content: { regions: ["eu", "ap"], extras: [] } });
+    expect(draftToContent(schema.schema, { regions: "us, eu", extras: "metrics,Logs" })).toEqual({ ok: true, content: { regions: ["eu", "us"], extras: ["logs", "metrics"] } });
+    expect(draftToContent(schema.schema, { regions: "eu, moon", extras: "" })).toEqual({ ok: false, errors: { regions: "any of eu, us, ap" } });
+    expect(describeFormAnswer(schema.schema, { regions: ["eu", "us"], extras: ["metrics"] })).toBe("Regions: eu, us · Extras: Metrics");
+  });
+
+  it("refuses a multi-select without its choices, with choices beside items, bounds the wrong way round or a default that does not fit", () => {
+    const bad = (field: Record<string, unknown>) => parseFormSchema({ type: "object", properties: { f: field } });
+    expect(bad({ type: "array" })).toMatchObject({ ok: false, error: expect.stringContaining("a multi-select needs items with enum or anyOf") });
+    expect(bad({ type: "array", items: { enum: ["a"], anyOf: [{ const: "a" }] } }).ok).toBe(false);
+    expect(bad({ type: "array", enum: ["a"], items: { enum: ["a"] } })).toMatchObject({ ok: false, error: expect.stringContaining("lists its choices in items") });
+    expect(bad({ type: "array", items: { enum: ["a", "b"] }, minItems: 2, maxItems: 1 })).toMatchObject({ ok: false, error: expect.stringContaining("minItems is above maxItems") });
+    expect(bad({ type: "array", items: { enum: ["a", "b"] }, default: ["c"] })).toMatchObject({ ok: false, error: expect.stringContaining("its default is not valid") });
+    expect(bad({ type: "string", minItems: 1 })).toMatchObject({ ok: false, error: expect.stringContaining("minItems does not apply to a text field") });
+    expect(bad({ type: "string", default: ["a"] }).ok).toBe(false);
+  });
+});

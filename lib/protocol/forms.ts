@@ -14,6 +14,8 @@ import { describeZodError } from "./errors";
  * - boolean: `default`
  * - enum: a string with `enum` (and optional `enumNames`), or `oneOf: [{ const, title }]`;
  *   `type: "string"` may be left out
+ * - multi-select: `type: "array"` with `items: { type: "string", enum }` or
+ *   `items: { anyOf: [{ const, title }] }`, `minItems`, `maxItems`, a list as `default`
  * and the form lists the `required` ones.
  */
 
@@ -26,10 +28,19 @@ const MAX_ENUM_VALUES = 100;
 const text = (max: number) => z.string().max(max);
 const count = z.number().int().min(0).max(1_000_000);
 
+const ChoiceOptionSchema = z.strictObject({ const: text(200).min(1), title: text(200).optional() });
+
+/** A multi-select's `items`: the choices, untitled (`enum`) or titled (`anyOf`). */
+const MultiItemsSchema = z.strictObject({
+  type: z.literal("string").optional(),
+  enum: z.array(text(200).min(1)).min(1).max(MAX_ENUM_VALUES).optional(),
+  anyOf: z.array(ChoiceOptionSchema).min(1).max(MAX_ENUM_VALUES).optional(),
+});
+
 /** One field as a schema says it; the checks that tie its keywords together are in `fieldProblems`. */
 export const FormFieldSchema = z
   .strictObject({
-    type: z.enum(["string", "number", "integer", "boolean"]).optional(),
+    type: z.enum(["string", "number", "integer", "boolean", "array"]).optional(),
     title: text(200).optional(),
     description: text(2_000).optional(),
     minLength: count.optional(),
@@ -39,12 +50,11 @@ export const FormFieldSchema = z
     maximum: z.number().optional(),
     enum: z.array(text(200).min(1)).min(1).max(MAX_ENUM_VALUES).optional(),
     enumNames: z.array(text(200)).max(MAX_ENUM_VALUES).optional(),
-    oneOf: z
-      .array(z.strictObject({ const: text(200).min(1), title: text(200).optional() }))
-      .min(1)
-      .max(MAX_ENUM_VALUES)
-      .optional(),
-    default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    oneOf: z.array(ChoiceOptionSchema).min(1).max(MAX_ENUM_VALUES).optional(),
+    items: MultiItemsSchema.optional(),
+    minItems: count.optional(),
+    maxItems: count.optional(),
+    default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).optional(),
   })
   .superRefine((field, ctx) => {
     for (const message of fieldProblems(field)) ctx.addIssue({ code: "custom", message });
@@ -81,10 +91,10 @@ export const FormSchemaSchema = z
 export type FormSchema = z.infer<typeof FormSchemaSchema>;
 
 /** A form's answer: each field's value by name (fields left empty are absent). */
-export type FormContent = Record<string, string | number | boolean>;
+export type FormContent = Record<string, string | number | boolean | string[]>;
 
 /** What a field is, resolved from its keywords. */
-export type FieldKind = "text" | "number" | "integer" | "boolean" | "choice";
+export type FieldKind = "text" | "number" | "integer" | "boolean" | "choice" | "multi";
 
 export interface FormField {
   name: string;
@@ -98,15 +108,20 @@ export interface FormField {
   maxLength: number | null;
   minimum: number | null;
   maximum: number | null;
-  /** A choice's values with the titles to show. */
+  /** How many a multi-select takes. */
+  minItems: number | null;
+  maxItems: number | null;
+  /** A choice's (or a multi-select's) values with the titles to show. */
   choices: Array<{ value: string; title: string }>;
-  default: string | number | boolean | undefined;
+  default: string | number | boolean | string[] | undefined;
 }
 
 const TEXT_KEYS = ["minLength", "maxLength", "format"] as const;
 const NUMBER_KEYS = ["minimum", "maximum"] as const;
+const MULTI_KEYS = ["items", "minItems", "maxItems"] as const;
 
 function kindOf(field: FormFieldInput): FieldKind {
+  if (field.type === "array") return "multi";
   if (field.enum || field.oneOf) return "choice";
   if (field.type === "number" || field.type === "integer" || field.type === "boolean") return field.type;
   return "text";
@@ -118,7 +133,14 @@ function fieldProblems(field: FormFieldInput): string[] {
   if (field.enum && field.oneOf) problems.push("use enum or oneOf, not both");
   const choice = field.enum !== undefined || field.oneOf !== undefined;
   if (field.type === undefined && !choice) problems.push('needs a type: "string", "number", "integer" or "boolean"');
-  if (choice && field.type !== undefined && field.type !== "string") problems.push('an enum is a list of strings: type "string"');
+  if (choice && field.type !== undefined && field.type !== "string" && field.type !== "array") problems.push('an enum is a list of strings: type "string"');
+  if (field.type === "array") {
+    if (choice) problems.push("a multi-select lists its choices in items (enum or anyOf)");
+    if (!field.items || (field.items.enum === undefined) === (field.items.anyOf === undefined)) problems.push("a multi-select needs items with enum or anyOf (one of them)");
+    const values = field.items?.enum ?? field.items?.anyOf?.map((o) => o.const) ?? [];
+    if (new Set(values).size !== values.length) problems.push("a choice is listed twice");
+    if (field.minItems !== undefined && field.maxItems !== undefined && field.minItems > field.maxItems) problems.push("minItems is above maxItems");
+  }
   if (field.enumNames && !field.enum) problems.push("enumNames needs enum");
   if (field.enumNames && field.enum && field.enumNames.length !== field.enum.length) problems.push("enumNames must name every enum value, in order");
   const values = field.enum ?? field.oneOf?.map((o) => o.const) ?? [];
@@ -127,8 +149,10 @@ function fieldProblems(field: FormFieldInput): string[] {
   const misplaced = [
     ...(kind === "text" ? [] : TEXT_KEYS.filter((k) => field[k] !== undefined)),
     ...(kind === "number" || kind === "integer" ? [] : NUMBER_KEYS.filter((k) => field[k] !== undefined)),
+    ...(kind === "multi" ? [] : MULTI_KEYS.filter((k) => field[k] !== undefined)),
   ];
-  for (const key of misplaced) problems.push(`${key} does not apply to ${kind === "choice" ? "a choice" : `a ${kind} field`}`);
+  const kindName = kind === "choice" ? "a choice" : kind === "multi" ? "a multi-select" : `a ${kind} field`;
+  for (const key of misplaced) problems.push(`${key} does not apply to ${kindName}`);
   if (field.minLength !== undefined && field.maxLength !== undefined && field.minLength > field.maxLength) problems.push("minLength is above maxLength");
   if (field.minimum !== undefined && field.maximum !== undefined && field.minimum > field.maximum) problems.push("minimum is above maximum");
   if (kind === "integer" && ((field.minimum !== undefined && !Number.isInteger(field.minimum)) || (field.maximum !== undefined && !Number.isInteger(field.maximum)))) {
@@ -153,9 +177,10 @@ function readable(name: string): string {
 
 function toField(name: string, field: FormFieldInput, required: boolean): FormField {
   const kind = kindOf(field);
-  const choices = field.oneOf
-    ? field.oneOf.map((o) => ({ value: o.const, title: o.title?.trim() || o.const }))
-    : (field.enum ?? []).map((value, i) => ({ value, title: field.enumNames?.[i]?.trim() || value }));
+  const titled = field.oneOf ?? field.items?.anyOf;
+  const choices = titled
+    ? titled.map((o) => ({ value: o.const, title: o.title?.trim() || o.const }))
+    : (field.enum ?? field.items?.enum ?? []).map((value, i) => ({ value, title: field.enumNames?.[i]?.trim() || value }));
   return {
     name,
     kind,
@@ -167,6 +192,8 @@ function toField(name: string, field: FormFieldInput, required: boolean): FormFi
     maxLength: field.maxLength ?? null,
     minimum: field.minimum ?? null,
     maximum: field.maximum ?? null,
+    minItems: field.minItems ?? null,
+    maxItems: field.maxItems ?? null,
     choices,
     default: field.default,
   };
@@ -264,6 +291,14 @@ function checkValue(field: FormField, value: unknown): string | null {
     }
     case "choice":
       return typeof value === "string" && field.choices.some((c) => c.value === value) ? null : choiceText(field);
+    case "multi": {
+      const picked = Array.isArray(value) ? value : null;
+      const known = picked !== null && picked.every((v) => typeof v === "string" && field.choices.some((c) => c.value === v)) && new Set(picked).size === picked.length;
+      if (!known) return `any of ${field.choices.map((c) => c.title).join(", ")}`;
+      if (field.minItems !== null && picked.length < field.minItems) return `at least ${plural(field.minItems, "choice")}`;
+      if (field.maxItems !== null && picked.length > field.maxItems) return `at most ${plural(field.maxItems, "choice")}`;
+      return null;
+    }
     case "text": {
       if (typeof value !== "string") return "text";
       const length = [...value].length;
@@ -299,7 +334,7 @@ export function validateForm(schema: FormSchema, value: unknown): { ok: true; co
     const v = Object.hasOwn(reply, field.name) ? reply[field.name] : undefined;
     const wrong = validateField(field, v);
     if (wrong) errors[field.name] = wrong;
-    else if (v !== undefined && v !== null && !(field.kind !== "boolean" && v === "")) content[field.name] = v as string | number | boolean;
+    else if (v !== undefined && v !== null && !(field.kind !== "boolean" && v === "")) content[field.name] = v as FormContent[string];
   }
   if (schema.additionalProperties === false) {
     // A few unknown keys are named (a reply may carry thousands): enough to say what is wrong.
@@ -322,7 +357,7 @@ export function describeFormErrors(schema: FormSchema, errors: FormErrors): stri
 // What the browser's form holds
 
 /** The form as typed: text for text, number and choice fields, a boolean for a checkbox. */
-export type FormDraft = Record<string, string | boolean>;
+export type FormDraft = Record<string, string | boolean | string[]>;
 
 /** The starting values: each field's default, else empty (an unticked box). */
 export function initialDraft(schema: FormSchema, preset?: unknown): FormDraft {
@@ -331,6 +366,7 @@ export function initialDraft(schema: FormSchema, preset?: unknown): FormDraft {
   for (const field of formFields(schema)) {
     const v = Object.hasOwn(given, field.name) ? given[field.name] : field.default;
     if (field.kind === "boolean") draft[field.name] = v === true;
+    else if (field.kind === "multi") draft[field.name] = Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
     else if (field.kind === "choice") draft[field.name] = typeof v === "string" ? v : "";
     else if (field.format === "date-time" && typeof v === "string") draft[field.name] = toLocalInput(v);
     else draft[field.name] = typeof v === "string" || typeof v === "number" ? String(v) : "";
@@ -360,11 +396,15 @@ function toLocalInput(value: string): string {
  * that is no number stays text, so its error says what is allowed), empty fields left out.
  */
 export function draftToContent(schema: FormSchema, draft: FormDraft): { ok: true; content: FormContent } | { ok: false; errors: FormErrors } {
-  const reply: Record<string, string | number | boolean> = {};
+  const reply: Record<string, FormContent[string]> = {};
   for (const field of formFields(schema)) {
     const raw = draft[field.name];
     if (field.kind === "boolean") {
       reply[field.name] = raw === true;
+      continue;
+    }
+    if (field.kind === "multi") {
+      reply[field.name] = pickedChoices(field, raw);
       continue;
     }
     const typed = typeof raw === "string" ? raw.trim() : "";
@@ -376,6 +416,18 @@ export function draftToContent(schema: FormSchema, draft: FormDraft): { ok: true
     else reply[field.name] = typed;
   }
   return validateForm(schema, reply);
+}
+
+/**
+ * A multi-select's draft as its list: ticked boxes (the browser), or text separated by commas (the
+ * terminal: values or titles). Known choices come in the choices' order; an unknown word stays, so
+ * the error says what is allowed.
+ */
+function pickedChoices(field: FormField, raw: FormDraft[string] | undefined): string[] {
+  const words = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",").map((w) => w.trim()).filter(Boolean) : [];
+  const values = words.map((w) => field.choices.find((c) => c.value === w || c.title.toLowerCase() === w.toLowerCase())?.value ?? w);
+  const known = field.choices.filter((c) => values.includes(c.value)).map((c) => c.value);
+  return known.length === new Set(values).size ? known : values;
 }
 
 /** The server's per-field errors from a refused reply's `details`, if it has them. */
@@ -394,7 +446,9 @@ export function describeFormAnswer(schema: FormSchema, content: unknown): string
     .filter((f) => Object.hasOwn(given, f.name))
     .map((f) => {
       const v = given[f.name];
-      const shown = f.kind === "boolean" ? (v === true ? "Yes" : "No") : f.kind === "choice" ? (f.choices.find((c) => c.value === v)?.title ?? String(v)) : String(v);
+      const titleOf = (x: unknown) => f.choices.find((c) => c.value === x)?.title ?? String(x);
+      const shown =
+        f.kind === "boolean" ? (v === true ? "Yes" : "No") : f.kind === "choice" ? titleOf(v) : f.kind === "multi" && Array.isArray(v) ? v.map(titleOf).join(", ") || "None" : String(v);
       return `${f.label}: ${shown}`;
     })
     .join(" · ");

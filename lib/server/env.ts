@@ -97,6 +97,8 @@ const EnvSchema = z.object({
     .optional(),
   /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
   PARLEY_PERMISSIONS_FILE: z.string().trim().min(1, "PARLEY_PERMISSIONS_FILE may not be empty; unset it for parley.permissions.json").optional(),
+  /** A JSON file of the MCP servers the built-in agent uses (lib/protocol/mcp-servers.ts); unset: none. */
+  PARLEY_MCP_SERVERS: z.string().trim().min(1, "PARLEY_MCP_SERVERS may not be empty; unset it for no MCP servers").optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -166,6 +166,7 @@ export function fieldHint(field: FormField): string {
   else if (field.maxLength !== null) parts.push(`at most ${field.maxLength} characters`);
   if (field.kind === "choice") parts.push("←→ to choose");
   if (field.kind === "boolean") parts.push("Space to tick");
+  if (field.kind === "multi") parts.push(`type any of ${field.choices.map((c) => c.value).join(", ")}, separated by commas`);
   return parts.join(" · ");
 }
 

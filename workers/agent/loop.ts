@@ -5,6 +5,7 @@ import { providerError, redact } from "./errors";
 import type { ModelChoice } from "./provider";
 import { askAloneRefusals, runToolCall, type RecordedToolCall } from "./tool-calls";
 import { modelTools, type DemoCommand } from "./tools";
+import type { McpListing, McpToolbox } from "./mcp";
 
 export const MAX_STEPS = 8;
 
@@ -36,6 +37,8 @@ export const SYSTEM_PROMPT = [
   "If a tool result says the user declined or rejected something, respect it. Keep replies short.",
 ].join(" ");
 
+const MCP_PROMPT = "Tools named mcp__<server>__<tool> belong to MCP servers; the person approves them first, and the server may ask them questions on a form while its tool runs.";
+
 const DEMO_PROMPT = "When the person clearly asks for one of the demos (deploy the app, plan my evening …), call start_demo with its name and then say what it returned.";
 
 export interface AgentLoopOptions {
@@ -48,6 +51,8 @@ export interface AgentLoopOptions {
   reply?: () => ReplyWriter;
   /** Demo functions the model may start with `start_demo` (the slash-command table); none: the tool is not offered. */
   demos?: ReadonlyArray<DemoCommand>;
+  /** The MCP servers whose tools the model is offered (PARLEY_MCP_SERVERS); listed once per run. */
+  mcp?: McpToolbox | null;
 }
 
 export interface AgentLoopResult {
@@ -68,13 +73,14 @@ export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Prom
     ...(options.history ?? []).map((m): ModelMessage => (m.role === "user" ? { role: "user", content: m.text } : { role: "assistant", content: m.text })),
     { role: "user", content: options.text },
   ];
-  const system = options.demos?.length ? `${SYSTEM_PROMPT} ${DEMO_PROMPT}` : SYSTEM_PROMPT;
+  const mcp = options.mcp ? { toolbox: options.mcp, listing: await options.mcp.list() } : undefined;
+  const system = systemPrompt(Boolean(options.demos?.length), mcp?.listing);
   const live = options.reply ?? (rt as RuntimeWithReply).reply?.bind(rt);
   const replies: string[] = [];
   let toolCalls = 0;
   for (let n = 1; n <= maxSteps; n++) {
     // Offered again each step: `clarify` disappears when nobody can answer any more.
-    const tools = modelTools({ canAsk: rt.canAsk(), demos: options.demos });
+    const tools = modelTools({ canAsk: rt.canAsk(), demos: options.demos, mcp: mcp?.listing.tools });
     const writer = live?.() ?? null;
     let streamed = "";
     let step: ModelStep;
@@ -108,7 +114,7 @@ export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Prom
     const refused = askAloneRefusals(step.toolCalls);
     for (const call of step.toolCalls) {
       const refusal = refused?.get(call.toolCallId);
-      const output = refusal !== undefined ? ({ type: "text", value: refusal } as const) : await runToolCall(rt, call, options.demos);
+      const output = refusal !== undefined ? ({ type: "text", value: refusal } as const) : await runToolCall(rt, call, options.demos, mcp);
       toolCalls++;
       messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output }] });
     }
@@ -116,6 +122,15 @@ export async function runAgentLoop(rt: Runtime, options: AgentLoopOptions): Prom
   const note = `I stopped after ${maxSteps} model steps without finishing. Ask me to go on if you want more.`;
   rt.say(note);
   return { reply: [...replies, note].join("\n\n"), steps: maxSteps, toolCalls };
+}
+
+/** The system prompt: the demos' part when they are offered, the MCP tools' part and a line for each server that is not available (so the agent can say why a tool is missing). */
+function systemPrompt(demos: boolean, mcp: McpListing | undefined): string {
+  const parts = [SYSTEM_PROMPT];
+  if (demos) parts.push(DEMO_PROMPT);
+  if (mcp && mcp.tools.size > 0) parts.push(MCP_PROMPT);
+  for (const line of mcp?.unavailable ?? []) parts.push(`${line} Its tools are not offered this time.`);
+  return parts.join(" ");
 }
 
 /** Errors of the runtime itself (parked, diverged …) are not provider errors. */

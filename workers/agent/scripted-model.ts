@@ -7,6 +7,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Conten
  * follows a small script: it greets, says what it can do, asks `clarify` when a request is
  * ambiguous ("order a coffee" without a size), and calls tools ("run the tests" → shell,
  * "write the changelog" → write_file, "read README.md" → read_file), several in one turn when asked,
+ * calls any offered tool by name ("call mcp__deployer__deploy with {\"service\":\"api\"}"),
  * and starts a demo function when a sentence clearly asks for one ("deploy the app" → start_demo
  * deploy, "plan my evening" → start_demo evening), then says what it returned.
  * Its text streams in small chunks.
@@ -109,6 +110,18 @@ function demosAsked(request: string, demos: string[]): string[] {
   return [...new Set([...named, ...phrased])].filter((n) => demos.includes(n));
 }
 
+/** "call <tool> with {json}": any offered tool by its name (an MCP server's, say), with that input. */
+function callAsked(original: string): Call | null {
+  const m = /\bcall ([A-Za-z][A-Za-z0-9_.-]*) with (\{.*\})\s*$/s.exec(original);
+  if (!m) return null;
+  try {
+    const input: unknown = JSON.parse(m[2]!);
+    return typeof input === "object" && input !== null && !Array.isArray(input) ? { toolName: m[1]!, input: input as Record<string, unknown> } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The tool calls a request asks for, in order. */
 function plan(original: string, offered: Set<string>, demos: string[] = []): Call[] {
   const request = original.toLowerCase();
@@ -116,6 +129,8 @@ function plan(original: string, offered: Set<string>, demos: string[] = []): Cal
   const asked = offered.has("start_demo") ? demosAsked(request, demos) : [];
   for (const name of asked) calls.push({ toolName: "start_demo", input: { name } });
   if (asked.length > 0 && /\bdemo\b/.test(request)) return calls.filter((c) => offered.has(c.toolName));
+  const named = callAsked(original);
+  if (named) calls.push(named);
   if (has(request, /\b(run|start)\b.*\btests?\b|\btest suite\b|\bnpm test\b/)) calls.push({ toolName: "shell", input: { command: "npm test" } });
   if (has(request, /\bchangelog\b/) && has(request, /\b(write|update)\b/)) calls.push({ toolName: "write_file", input: { path: "docs/changelog.md", content: CHANGELOG } });
   const read = original.match(/\bread\s+(?:the\s+)?([\w./-]+\.\w+)/i);
@@ -183,7 +198,9 @@ export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>, demo
             ? "I'll run the tests."
             : first.toolName === "write_file"
               ? "I'll write the changelog."
-              : "Let me read that.";
+              : first.toolName === "read_file"
+                ? "Let me read that."
+                : `Calling ${first.toolName}.`;
     return { text: lead, calls: [first] };
   }
   if (has(request, /\bcoffee\b/)) {

@@ -2,6 +2,7 @@ import type { JsonValue } from "../../lib/protocol/question";
 import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, DEFAULT_TIMEOUT_MS, ToolDenied, ToolFailed, ToolInputInvalid, UnknownTool, UserDeclined, type Runtime } from "../runtime";
 import { describeWait } from "../runtime/tool-call";
 import { CLARIFY, ClarifyInputSchema, startDemoInputSchema, type DemoCommand } from "./tools";
+import { modelTextOf, type McpListing, type McpToolbox } from "./mcp";
 
 /** A tool call as a model step recorded it. */
 export interface RecordedToolCall {
@@ -22,12 +23,14 @@ export type ToolOutput = { type: "text"; value: string } | { type: "json"; value
  * failed (a missing file …), a declined or unanswered `clarify`, an invalid input. Stopping,
  * parking and journal divergence are not results: they propagate.
  */
-export async function runToolCall(rt: Runtime, call: RecordedToolCall, demos: ReadonlyArray<DemoCommand> = []): Promise<ToolOutput> {
+export async function runToolCall(rt: Runtime, call: RecordedToolCall, demos: ReadonlyArray<DemoCommand> = [], mcp?: { toolbox: McpToolbox; listing: McpListing }): Promise<ToolOutput> {
   const text = (value: string): ToolOutput => ({ type: "text", value });
   if (call.error) return text(call.error);
   if (call.toolName === CLARIFY) return text(await clarify(rt, call.input));
   if (call.toolName === "start_demo" && demos.length > 0) return text(await startDemo(rt, call.input, demos));
+  const mcpTool = mcp?.listing.tools.get(call.toolName);
   try {
+    if (mcpTool) return text(modelTextOf(mcpTool.name, await mcp!.toolbox.call(rt, mcpTool, call.input)));
     const result = await rt.tool(call.toolName, call.input as never);
     return { type: "json", value: result };
   } catch (err) {

@@ -1,6 +1,7 @@
 import { jsonSchema, tool, type ToolSet } from "ai";
 import { z } from "zod";
 import { tools as catalogue, type Tool } from "../tools";
+import type { McpTool } from "./mcp";
 
 /** The built-in ask: the only tool name that asks the person, and only as the runtime's own tool. */
 export const CLARIFY = "clarify";
@@ -42,11 +43,22 @@ function startDemoDescription(demos: ReadonlyArray<DemoCommand>): string {
 
 /**
  * What the model is offered: the tool catalogue (workers/tools), when somebody can answer,
- * `clarify`, and, when the caller passes demos, `start_demo`. No `execute`: the loop runs each call itself, through `rt.tool` / `rt.ask`, so that
+ * `clarify`, when the caller passes demos, `start_demo`, and the MCP servers' tools
+ * (`mcp__<server>__<tool>`, their own JSON Schemas). No `execute`: the loop runs each call itself, through `rt.tool` / `rt.ask`, so that
  * approvals and the journal apply. The schemas are plain JSON Schema: the runtime checks inputs
  * and a bad one goes back to the model as the call's result.
  */
-export function modelTools({ canAsk, demos = [], tools = catalogue }: { canAsk: boolean; demos?: ReadonlyArray<DemoCommand>; tools?: readonly Tool[] }): ToolSet {
+export function modelTools({
+  canAsk,
+  demos = [],
+  tools = catalogue,
+  mcp = new Map(),
+}: {
+  canAsk: boolean;
+  demos?: ReadonlyArray<DemoCommand>;
+  tools?: readonly Tool[];
+  mcp?: ReadonlyMap<string, McpTool>;
+}): ToolSet {
   const set: ToolSet = {};
   for (const t of tools) {
     if (RESERVED_TOOL_NAMES.has(t.name.toLowerCase())) throw new Error(`A tool may not be named "${t.name}": the agent's own ${[...RESERVED_TOOL_NAMES].join(" and ")} use that name.`);
@@ -55,6 +67,10 @@ export function modelTools({ canAsk, demos = [], tools = catalogue }: { canAsk: 
   if (canAsk) set[CLARIFY] = tool({ description: CLARIFY_DESCRIPTION, inputSchema: jsonSchema(z.toJSONSchema(ClarifyInputSchema, { io: "input" }) as never) });
   if (demos.length > 0) {
     set.start_demo = tool({ description: startDemoDescription(demos), inputSchema: jsonSchema(z.toJSONSchema(startDemoInputSchema(demos), { io: "input" }) as never) });
+  }
+  for (const t of mcp.values()) {
+    const schema = t.definition.inputSchema;
+    set[t.name] = tool({ description: t.description, inputSchema: jsonSchema({ ...schema, properties: schema.properties ?? {} } as never) });
   }
   return set;
 }

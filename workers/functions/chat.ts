@@ -1,4 +1,5 @@
 import { runAgentLoop, selectModel, type HistoryMessage } from "../agent";
+import { agentMcpToolbox } from "../agent/mcp";
 import { currentCatalogue, type FunctionCatalogue } from "../function-catalogue";
 import { defineAgentFunction } from "../runtime";
 import type { AgentFunction } from "../runtime";
@@ -70,7 +71,7 @@ export const chat = defineAgentFunction({
       return { reply: "unknown_command", command: command.name };
     }
     if (command?.kind === "run") return command.fn.run(rt.withOwner(command.fn.name), input);
-    const result = await runAgentLoop(rt, { choice: selectModel(process.env, { retry: retryOf !== null }), text, history, demos: toolFunctionsOf(currentCatalogue()) });
+    const result = await runAgentLoop(rt, { choice: selectModel(process.env, { retry: retryOf !== null }), text, history, demos: toolFunctionsOf(currentCatalogue()), mcp: agentMcpToolbox() });
     return { reply: result.reply, steps: result.steps, toolCalls: result.toolCalls };
   },
 });

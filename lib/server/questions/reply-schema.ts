@@ -33,9 +33,10 @@ const ALLOWED = new Set([
   "default",
   "examples",
   "$comment",
-  // Forms (lib/protocol/forms.ts): a choice's titles, `oneOf: [{ const, title }]`, and the formats below.
+  // Forms (lib/protocol/forms.ts): a choice's titles, `oneOf: [{ const, title }]`, a multi-select's `items.anyOf`, and the formats below.
   "format",
   "oneOf",
+  "anyOf",
   "enumNames",
 ]);
 /** Keywords whose values are maps of subschemas (their keys are names, not keywords). */
@@ -122,7 +123,7 @@ export function checkReplySchema(schema: unknown): void {
       } else if (SCHEMA_MAPS.has(key)) {
         if (typeof value !== "object" || value === null) throw new AppError("invalid_schema", `${at} must be an object of schemas.`);
         for (const [name, sub] of Object.entries(value)) walk(sub, `${path}/${key}/${name}`);
-      } else if (key === "oneOf") {
+      } else if (key === "oneOf" || key === "anyOf") {
         if (!Array.isArray(value)) throw new AppError("invalid_schema", `${at} must be a list of schemas.`);
         value.forEach((sub, i) => walk(sub, `${path}/${key}/${i}`));
       } else if (key === "items" || key === "additionalProperties") {
