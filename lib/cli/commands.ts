@@ -155,6 +155,13 @@ export async function main(argv: string[]): Promise<number> {
       print(result, text);
       return 0;
     }
+    case "webhook-secret": {
+      if (args.length > 0) throw new UsageError("Usage: parley webhook-secret");
+      const { webhookSecretCommand } = await import("./webhook-secret-command");
+      const { result, text } = await webhookSecretCommand(process.env.PARLEY_WEBHOOK_SECRET?.trim() || undefined, (work) => withDb(databaseUrl, work));
+      print(result, text);
+      return 0;
+    }
     case "send-input":
     case "decline":
     case "resume":
