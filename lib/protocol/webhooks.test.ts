@@ -37,7 +37,8 @@ describe("an ask's callbackUrl", () => {
   it("is an http(s) URL of at most 2,000 characters", () => {
     expect(ask("http://127.0.0.1:8080/parley").success).toBe(true);
     expect(ask("https://hooks.example.com/p?x=1").success).toBe(true);
-    for (const bad of ["ftp://127.0.0.1/x", "file:///etc/passwd", "javascript:alert(1)", "not a url", "", 42, `http://localhost/${"a".repeat(2_000)}`]) expect(ask(bad).success, String(bad)).toBe(false);
+    for (const bad of ["ftp://127.0.0.1/x", "file:///etc/passwd", "javascript:alert(1)", "not a url", "", 42, `http://localhost/${"a".repeat(2_000)}`])
+      expect(ask(bad).success, String(bad)).toBe(false);
   });
 
   it("is the ask API's alone: MCP's ask_user does not take it", () => {

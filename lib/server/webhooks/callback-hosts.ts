@@ -5,7 +5,11 @@ import { commaList } from "../../protocol/comma-list";
 export const DEFAULT_WEBHOOK_HOSTS = ["localhost", "127.0.0.1", "::1"] as const;
 
 /** A host as URL parsing gives it, compared case-insensitively and without an IPv6 literal's brackets. */
-const normalHost = (host: string): string => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+const normalHost = (host: string): string =>
+  host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
 
 /** PARLEY_WEBHOOK_HOSTS: a comma list of host names or IP addresses, each allowed exactly (no wildcards, no ports). */
 export function parseWebhookHosts(text: string): string[] {

@@ -53,7 +53,14 @@ function callbackOf(run: { functionName: string; input: string } | undefined): s
  */
 export function createWebhookOutbox(
   { db, events, questions }: { db: Db; events: DomainEvents; questions: { getQuestion(args: { id: string }): Promise<Question> } },
-  { secret, hosts = DEFAULT_WEBHOOK_HOSTS, retryMs = DEFAULT_WEBHOOK_RETRY_MS, pollMs = DEFAULT_POLL_MS, windowMs = DELIVERY_WINDOW_MS, timeoutMs = WEBHOOK_TIMEOUT_MS }: WebhookOptions & { secret: string },
+  {
+    secret,
+    hosts = DEFAULT_WEBHOOK_HOSTS,
+    retryMs = DEFAULT_WEBHOOK_RETRY_MS,
+    pollMs = DEFAULT_POLL_MS,
+    windowMs = DELIVERY_WINDOW_MS,
+    timeoutMs = WEBHOOK_TIMEOUT_MS,
+  }: WebhookOptions & { secret: string },
 ) {
   const store = createWebhookStore(db.exec);
   const signer = new Webhook(secret);

@@ -11,7 +11,12 @@ export type PostOutcome = { ok: true; status: number } | { ok: false; error: str
  * POSTs one webhook. A redirect is a failure, never followed (it could lead anywhere, past the
  * allowed hosts); only the status line is waited for, and the body the receiver sends is dropped.
  */
-export function postWebhook(url: string, headers: Record<string, string>, body: string, { timeoutMs = WEBHOOK_TIMEOUT_MS, signal }: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<PostOutcome> {
+export function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  { timeoutMs = WEBHOOK_TIMEOUT_MS, signal }: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<PostOutcome> {
   const target = new URL(url);
   const request = target.protocol === "https:" ? https.request : http.request;
   const timeout = AbortSignal.timeout(timeoutMs);

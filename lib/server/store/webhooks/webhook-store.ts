@@ -25,13 +25,7 @@ const insertDelivery = statement((q, p: { id: string; questionId: string; url: s
 );
 
 const dueDeliveries = statement((q, p: { limit: number }, engine) =>
-  q
-    .selectFrom("WebhookDelivery")
-    .select(["id", "url", "payload", "attempts"])
-    .where("status", "=", "pending")
-    .where("nextAttemptAt", "<=", dbNow(engine))
-    .orderBy("nextAttemptAt")
-    .limit(p.limit),
+  q.selectFrom("WebhookDelivery").select(["id", "url", "payload", "attempts"]).where("status", "=", "pending").where("nextAttemptAt", "<=", dbNow(engine)).orderBy("nextAttemptAt").limit(p.limit),
 );
 
 /**
@@ -49,7 +43,12 @@ const claimAttempt = statement((q, p: { id: string; attempts: number; holdMs: nu
 );
 
 const markDelivered = statement((q, p: { id: string; attempts: number }, engine) =>
-  q.updateTable("WebhookDelivery").set({ status: "delivered", deliveredAt: dbNow(engine), lastError: null }).where("id", "=", p.id).where("attempts", "=", p.attempts).where("status", "=", "pending"),
+  q
+    .updateTable("WebhookDelivery")
+    .set({ status: "delivered", deliveredAt: dbNow(engine), lastError: null })
+    .where("id", "=", p.id)
+    .where("attempts", "=", p.attempts)
+    .where("status", "=", "pending"),
 );
 
 /** A failed attempt: the next is due after `delayMs`, unless that is past the delivery's window (then it has failed for good). */
