@@ -45,6 +45,6 @@ export const WebhookDeliverySchema = z.object({
 });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
-/** `GET /api/questions/{id}`: the question, and its callback's deliveries (none without a callbackUrl, or before it settled). */
+/** `GET /api/questions/{id}`: the question, and its callback's deliveries (none without a callbackUrl, nor until its delivery is enqueued, right after it settles). */
 export const QuestionReadSchema = QuestionSchema.extend({ deliveries: z.array(WebhookDeliverySchema) });
 export type QuestionRead = z.infer<typeof QuestionReadSchema>;
