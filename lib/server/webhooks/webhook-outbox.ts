@@ -9,6 +9,7 @@ import { subscribe, type DomainEvents } from "../events";
 import { log } from "../log";
 import type { Db } from "../store/db/client";
 import { createWebhookStore, type DueDelivery } from "../store/webhooks/webhook-store";
+import { guardedLookup } from "./address-guard";
 import { DELIVERY_WINDOW_MS, retryDelayMs } from "./backoff";
 import { callbackAllowed, DEFAULT_WEBHOOK_HOSTS } from "./callback-hosts";
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostOutcome } from "./webhook-post";
@@ -64,6 +65,7 @@ export function createWebhookOutbox(
 ) {
   const store = createWebhookStore(db.exec);
   const signer = new Webhook(secret);
+  const lookup = guardedLookup(hosts);
   // An attempt holds its row this long: past its own timeout, so only a node that died sending lets it go.
   const holdMs = timeoutMs + 20_000;
   const stopping = new AbortController();
@@ -92,7 +94,7 @@ export function createWebhookOutbox(
     const attempts = d.attempts + 1;
     // The hosts may have changed since the ask (a restart with another PARLEY_WEBHOOK_HOSTS).
     const outcome: PostOutcome = callbackAllowed(d.url, hosts)
-      ? await postWebhook(d.url, headersFor(d), d.payload, { timeoutMs, signal: stopping.signal })
+      ? await postWebhook(d.url, headersFor(d), d.payload, { timeoutMs, signal: stopping.signal, lookup })
       : { ok: false, error: "its host is no longer allowed by PARLEY_WEBHOOK_HOSTS" };
     if (outcome.ok) {
       await store.delivered(d.id, attempts);

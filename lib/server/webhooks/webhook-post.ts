@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import type { LookupFunction } from "node:net";
 
 /** How long one attempt may take, from connecting to the receiver's status line. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -15,7 +16,7 @@ export function postWebhook(
   url: string,
   headers: Record<string, string>,
   body: string,
-  { timeoutMs = WEBHOOK_TIMEOUT_MS, signal }: { timeoutMs?: number; signal?: AbortSignal } = {},
+  { timeoutMs = WEBHOOK_TIMEOUT_MS, signal, lookup }: { timeoutMs?: number; signal?: AbortSignal; lookup?: LookupFunction } = {},
 ): Promise<PostOutcome> {
   const target = new URL(url);
   const request = target.protocol === "https:" ? https.request : http.request;
@@ -25,6 +26,9 @@ export function postWebhook(
       method: "POST",
       headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "user-agent": "Parley-Webhooks" },
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      lookup,
+      // A connection of its own each time: every attempt's addresses go through `lookup`.
+      agent: false,
     });
     req.on("response", (res) => {
       res.resume();
