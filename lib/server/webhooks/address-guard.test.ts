@@ -9,7 +9,23 @@ import { postWebhook } from "./webhook-post";
 describe("a webhook's addresses", () => {
   it("tells the public internet from loopback, private, link-local and reserved addresses, IPv4-mapped ones too", () => {
     for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:93.184.216.34"]) expect(isPublicAddress(address), address).toBe(true);
-    for (const address of ["127.0.0.1", "127.1.2.3", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "::", "fd00::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254", "239.1.1.1"]) {
+    for (const address of [
+      "127.0.0.1",
+      "127.1.2.3",
+      "10.1.2.3",
+      "172.20.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "::",
+      "fd00::1",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+      "::ffff:169.254.169.254",
+      "239.1.1.1",
+    ]) {
       expect(isPublicAddress(address), address).toBe(false);
     }
   });
