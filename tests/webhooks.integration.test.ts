@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
-import type { Session } from "../lib/protocol/entities";
+import { RunDetailSchema, type RunDetail, type Session } from "../lib/protocol/entities";
 import { QuestionReadSchema, WebhookPayloadSchema, type QuestionRead } from "../lib/protocol/webhooks";
 import { jsonOrText, poll, restClient } from "./helpers/remote";
 import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
@@ -147,6 +147,10 @@ describe("a delivery across a restart", () => {
       const q = QuestionReadSchema.parse(await rest.ok(rest.get<QuestionRead>(`/api/questions/${asked.body.id}`)));
       return q.deliveries[0]?.status === "delivered" ? q.deliveries[0] : undefined;
     });
-    expect(delivered).toMatchObject({ id: first.headers["webhook-id"], attempts: 2, lastError: null });
+    expect(delivered).toMatchObject({ id: first.headers["webhook-id"], questionId: asked.body.id, attempts: 2, lastError: null });
+    // The run's audit shows it beside the question.
+    const run = RunDetailSchema.parse(await rest.ok(rest.get<RunDetail>(`/api/runs/${asked.body.runId}`)));
+    expect(run.questions.map((q) => q.id)).toEqual([asked.body.id]);
+    expect(run.deliveries).toEqual([delivered]);
   });
 });

@@ -56,7 +56,17 @@ describe("the webhook payload", () => {
   });
 
   it("a question read carries its deliveries", () => {
-    const delivery = { id: "msg_1", host: "127.0.0.1:9", status: "delivered", attempts: 2, lastError: null, nextAttemptAt: null, deliveredAt: question.closedAt, createdAt: question.closedAt };
+    const delivery = {
+      id: "msg_1",
+      questionId: "q1",
+      host: "127.0.0.1:9",
+      status: "delivered",
+      attempts: 2,
+      lastError: null,
+      nextAttemptAt: null,
+      deliveredAt: question.closedAt,
+      createdAt: question.closedAt,
+    };
     expect(QuestionReadSchema.parse({ ...question, deliveries: [delivery] }).deliveries).toEqual([delivery]);
     expect(QuestionReadSchema.safeParse({ ...question, deliveries: [{ ...delivery, status: "sent" }] }).success).toBe(false);
   });

@@ -32,6 +32,8 @@ export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatusSchema>;
 export const WebhookDeliverySchema = z.object({
   /** The webhook-id header: the same at every attempt. */
   id: z.string(),
+  /** The settled question it carries. */
+  questionId: z.string(),
   host: z.string(),
   status: WebhookDeliveryStatusSchema,
   /** Attempts started so far. */

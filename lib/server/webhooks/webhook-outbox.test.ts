@@ -9,6 +9,7 @@ import { createDomainServices, type DomainServices } from "../domain-services";
 import type { Db } from "../store/db/client";
 import { DomainEvents } from "../events";
 import { newWebhookSecret } from "./secret-format";
+import { createWebhookStore } from "../store/webhooks/webhook-store";
 import { createWebhookOutbox, type WebhookOptions, type WebhookOutbox } from "./webhook-outbox";
 
 // The outbox on whichever engine the suite runs (SQLite, or PostgreSQL under `npm run test:pg`), against a real receiver.
@@ -106,8 +107,11 @@ describe("the webhook outbox", () => {
     expect(() => new Webhook(newWebhookSecret()).verify(body, headers as Record<string, string>)).toThrow();
 
     const [delivery] = await o.deliveriesOf("q1");
-    expect(delivery).toMatchObject({ id: headers["webhook-id"], host: new URL(hook.url).host, status: "delivered", attempts: 1, lastError: null, nextAttemptAt: null });
+    expect(delivery).toMatchObject({ id: headers["webhook-id"], questionId: "q1", host: new URL(hook.url).host, status: "delivered", attempts: 1, lastError: null, nextAttemptAt: null });
     expect((await rows()).map((r) => r.questionId)).toEqual(["q1"]);
+    // The run's audit lists it too; another run's lists nothing of it.
+    expect(await createWebhookStore(db.exec).ofRun("r-q1")).toEqual([delivery]);
+    expect(await createWebhookStore(db.exec).ofRun("r-q2")).toEqual([]);
   });
 
   it("retries a failed attempt with backoff under the same webhook-id, and shows why it failed meanwhile", async () => {

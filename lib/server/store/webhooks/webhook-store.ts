@@ -67,6 +67,10 @@ const markAttemptFailed = statement((q, p: { id: string; attempts: number; error
 
 const deliveriesOf = statement((q, p: { questionId: string }) => q.selectFrom("WebhookDelivery").selectAll().where("questionId", "=", p.questionId).orderBy("createdAt"));
 
+const deliveriesOfRun = statement((q, p: { runId: string }) =>
+  q.selectFrom("WebhookDelivery as d").innerJoin("Question as q", "q.id", "d.questionId").selectAll("d").where("q.runId", "=", p.runId).orderBy("d.createdAt").orderBy("d.id"),
+);
+
 /**
  * Questions of `functionName` runs whose input names a callbackUrl, settled within the window,
  * that have no delivery: what a crash between a settlement and its enqueue left behind.
@@ -94,6 +98,7 @@ export function toWebhookDelivery(row: DeliveryRow): WebhookDelivery {
   const status = row.status as WebhookDelivery["status"];
   return {
     id: row.id,
+    questionId: row.questionId,
     host: new URL(row.url).host,
     status,
     attempts: row.attempts,
@@ -125,6 +130,8 @@ export function createWebhookStore(exec: SqlExecutor) {
     delivered: async (id: string, attempts: number) => void (await exec.changes(markDelivered, { id, attempts })),
     failed: async (id: string, attempts: number, error: string, delayMs: number) => void (await exec.changes(markAttemptFailed, { id, attempts, error, delayMs })),
     of: async (questionId: string) => (await exec.rows(deliveriesOf, { questionId })).map(toWebhookDelivery),
+    /** The deliveries of a run's questions (its audit). */
+    ofRun: async (runId: string) => (await exec.rows(deliveriesOfRun, { runId })).map(toWebhookDelivery),
     settledWithoutDelivery: (functionName: string, windowMs: number, limit: number) => exec.rows(settledWithoutDelivery, { functionName, sinceMs: -windowMs, limit }),
     runOf: async (runId: string) => (await exec.rows(runOf, { runId }))[0],
   };
