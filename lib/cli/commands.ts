@@ -120,7 +120,7 @@ export async function main(argv: string[]): Promise<number> {
           ]);
           const detail = await loadRunDetail(db, questions, runId!);
           const messages = (await db.exec.rows(messagesOfRun, { runId: runId! })).map(toMessage);
-          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, messages };
+          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, deliveries: detail.deliveries, messages };
           print(data, formatInspect(data));
         }
         return 0;
