@@ -134,11 +134,14 @@ describe("a delivery across a restart", () => {
     expect(second.at).toBeGreaterThan(restartedAt);
     expect(second.headers["webhook-id"]).toBe(first.headers["webhook-id"]);
 
+    const parley = async (...args: string[]) =>
+      (
+        await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), ...args, "--database", `file:${databaseFile}`], {
+          env: { ...process.env, PARLEY_URL: "", PARLEY_WEBHOOK_SECRET: "" },
+        })
+      ).stdout;
     // The secret the server made at its first start and kept: the CLI shows it without a server.
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), "webhook-secret", "--database", `file:${databaseFile}`], {
-      env: { ...process.env, PARLEY_URL: "", PARLEY_WEBHOOK_SECRET: "" },
-    });
-    const secret = stdout.trim();
+    const secret = (await parley("webhook-secret")).trim();
     expect(secret).toMatch(/^whsec_/);
     for (const r of [first, second]) expect(verified(secret, r)).toMatchObject({ data: { question: { id: asked.body.id, status: "answered", answer: "yes" } } });
     expect(first.body).toBe(second.body);
@@ -152,5 +155,6 @@ describe("a delivery across a restart", () => {
     const run = RunDetailSchema.parse(await rest.ok(rest.get<RunDetail>(`/api/runs/${asked.body.runId}`)));
     expect(run.questions.map((q) => q.id)).toEqual([asked.body.id]);
     expect(run.deliveries).toEqual([delivered]);
+    expect(await parley("inspect", asked.body.runId)).toContain(`webhooks (1):\n  ${delivered.id} to ${new URL(hook.url).host}: delivered after 2 attempt(s)`);
   });
 });
