@@ -88,6 +88,7 @@ async function main() {
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     mcpProgressMs: env.PARLEY_MCP_PROGRESS_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
+    webhooks: { hosts: env.PARLEY_WEBHOOK_HOSTS, secret: env.PARLEY_WEBHOOK_SECRET, retryMs: env.PARLEY_WEBHOOK_RETRY_MS },
     access: { token: env.PARLEY_TOKEN ?? keptToken(), tokenFile: tokenFile ?? undefined, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: say,
     nodeId,

@@ -20,6 +20,7 @@ const SUITES = [
   "lib/server/sessions",
   "lib/server/cluster",
   "lib/server/access/sign-out-everywhere.test.ts",
+  "lib/server/webhooks",
 ];
 
 const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });

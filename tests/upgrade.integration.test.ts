@@ -1,4 +1,6 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -114,7 +116,7 @@ interface Facts {
 /**
  * Rows in every table, written by the current server through its API: two chats with messages, a
  * chat turn, a finished run with its answered question, a run waiting on a pending question,
- * commands with receipts, a rule, an API token, the server's settings.
+ * commands with receipts, a rule, an API token, the server's settings, an ask's delivered callback.
  */
 async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts: Facts }> {
   const db = await newDatabase(engine);
@@ -136,6 +138,14 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
   await rest.ok(rest.post(`/api/questions/${question.id}/reply`, { value: "blue", digest: question.targetDigest, commandId: "upgrade-reply-1" }));
   await poll("the answered run to finish", async () => (await rest.ok(rest.get<{ status: string }>(`/api/runs/${answered.id}`))).status === "succeeded");
   await rest.ok(rest.post(`/api/sessions/${first.id}/rules`, { tool: "run_command", pattern: "npm test", decision: "allow" }));
+  // An ask with a callback, answered: its webhook delivery, taken by a receiver on loopback.
+  const hook = createServer((req, res) => req.resume().on("end", () => res.writeHead(204).end()));
+  await new Promise<void>((resolve) => hook.listen(0, "127.0.0.1", resolve));
+  const callbackUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+  const asked = await rest.ok(rest.post<{ id: string }>("/api/asks", { question: "Upgrade now?", from: "upgrade-script", callbackUrl }));
+  await rest.ok(rest.post(`/api/questions/${asked.id}/reply`, { value: "yes" }));
+  await poll("the callback delivered", async () => (await rest.ok(rest.get<{ deliveries: Array<{ status: string }> }>(`/api/questions/${asked.id}`))).deliveries[0]?.status === "delivered");
+  hook.close();
 
   const second = await rest.ok(rest.post<{ id: string }>("/api/sessions", { title: "A second chat" }));
   await rest.ok(rest.post(`/api/sessions/${second.id}/messages`, { text: "what can you do?" }));

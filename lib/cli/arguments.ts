@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { ASK_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE } from "./usage";
+import { ASK_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE, WEBHOOK_SECRET_USAGE } from "./usage";
 
 export const USAGE = `Usage: parley <command> [options]
 
@@ -21,6 +21,7 @@ ${TOKEN_USAGE}
 ${ROTATE_USAGE}
 ${BACKUP_USAGE}
 ${SIGN_OUT_USAGE}
+${WEBHOOK_SECRET_USAGE}
 
 send-input, decline, resume and stop go through the running server (found beside the database,
 or --server); with none running they are recorded in the database and applied when it starts.

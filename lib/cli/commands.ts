@@ -120,7 +120,7 @@ export async function main(argv: string[]): Promise<number> {
           ]);
           const detail = await loadRunDetail(db, questions, runId!);
           const messages = (await db.exec.rows(messagesOfRun, { runId: runId! })).map(toMessage);
-          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, messages };
+          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, deliveries: detail.deliveries, messages };
           print(data, formatInspect(data));
         }
         return 0;
@@ -152,6 +152,13 @@ export async function main(argv: string[]): Promise<number> {
       const server = await findServer({ databaseUrl, explicit, token });
       const { signOutEverywhereCommand } = await import("./sign-out-command");
       const { result, text } = await signOutEverywhereCommand({ server, explicit: Boolean(explicit), inDatabase: (work) => withDb(databaseUrl, work) });
+      print(result, text);
+      return 0;
+    }
+    case "webhook-secret": {
+      if (args.length > 0) throw new UsageError("Usage: parley webhook-secret");
+      const { webhookSecretCommand } = await import("./webhook-secret-command");
+      const { result, text } = await webhookSecretCommand(process.env.PARLEY_WEBHOOK_SECRET?.trim() || undefined, (work) => withDb(databaseUrl, work));
       print(result, text);
       return 0;
     }

@@ -2,6 +2,7 @@ import { askedLine, outcomeLine } from "../protocol/audit";
 import type { Message, Run, Session } from "../protocol/entities";
 import type { Receipt, ReplyReceipt, StopReceipt } from "../protocol/commands";
 import type { Question } from "../protocol/question";
+import type { WebhookDelivery } from "../protocol/webhooks";
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
@@ -43,12 +44,14 @@ export function formatInspect({
   journal,
   pendingQuestions,
   questions = [],
+  deliveries = [],
   messages,
 }: {
   run: Run;
   journal: Array<{ seq: number; kind: string; name: string }>;
   pendingQuestions: Question[];
   questions?: Question[];
+  deliveries?: WebhookDelivery[];
   messages: Message[];
 }): string {
   const lines = [
@@ -70,9 +73,18 @@ export function formatInspect({
        ${outcomeLine(q)}${q.closedAt ? ` (${q.closedAt})` : ""}`,
       ),
     );
+  if (deliveries.length) lines.push(`webhooks (${deliveries.length}):`, ...deliveries.map((d) => `  ${d.id} to ${d.host}: ${deliveryLine(d)}`));
   lines.push(pendingQuestions.length ? `pending questions (${pendingQuestions.length}):` : "no pending questions");
   lines.push(...pendingQuestions.flatMap(describeQuestion).map((l) => `  ${l}`));
   return lines.join("\n");
+}
+
+/** Where a callback's delivery stands, in a line. */
+export function deliveryLine(d: WebhookDelivery): string {
+  const lastError = d.lastError ? `; last error: ${d.lastError}` : "";
+  if (d.status === "delivered") return `delivered after ${d.attempts} attempt(s)${d.deliveredAt ? ` (${d.deliveredAt})` : ""}`;
+  if (d.status === "failed") return `failed after ${d.attempts} attempt(s), given up${lastError}`;
+  return `pending, ${d.attempts} attempt(s) so far${d.nextAttemptAt ? `, next at ${d.nextAttemptAt}` : ""}${lastError}`;
 }
 
 export function formatReceipt(receipt: Receipt | ReplyReceipt | StopReceipt): string {

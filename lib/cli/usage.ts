@@ -29,3 +29,7 @@ export const ASK_USAGE = `  ask QUESTION [--options A,B] [--multi] [--default A]
                                     ask the person through the running server and wait: prints the
                                     answer; exits 0 answered, 2 declined, 3 timed out or withdrawn
                                     (Ctrl-C withdraws it), 1 on an error`;
+
+export const WEBHOOK_SECRET_USAGE = `  webhook-secret                    the secret asks' callbacks are signed with (Standard Webhooks):
+                                    PARLEY_WEBHOOK_SECRET, else the one kept in the database (made
+                                    on first use; no server needed)`;

@@ -4,6 +4,7 @@ import { MAX_OPTIONS, MAX_OPTION_CHARS, QuestionSpecSchema, type QuestionSpecInp
 import { SenderNameSchema } from "./channels";
 import { nestedAtMost } from "./json-input";
 import { MAX_PREVIEW_CHARS, ToolNameSchema } from "./permissions";
+import { CallbackUrlSchema } from "./webhooks";
 
 /**
  * An ask from outside Parley (`POST /api/asks`; MCP's `ask_user` and `parley ask` take the same
@@ -34,10 +35,12 @@ export const AskFieldsSchema = z.strictObject({
   session: z.string().trim().min(1).max(200).optional(),
   /** Who asks, shown on the card: a script's or a client's name. */
   from: SenderNameSchema,
+  /** Where the settlement is POSTed (a signed webhook); the host must be allowed by PARLEY_WEBHOOK_HOSTS. The ask API's alone. */
+  callbackUrl: CallbackUrlSchema.optional(),
 });
 
 /** A form asks nothing else; a question is what the one schema every question passes allows (multi needs options …). */
-export function checkAsk(body: Omit<z.infer<typeof AskFieldsSchema>, "session" | "from"> & { from?: string }, ctx: z.RefinementCtx): void {
+export function checkAsk(body: Omit<z.infer<typeof AskFieldsSchema>, "session" | "from" | "callbackUrl"> & { from?: string }, ctx: z.RefinementCtx): void {
   if (body.form !== undefined) {
     if (body.options !== undefined || body.multiple !== undefined || body.allow_custom !== undefined || body.default !== undefined) {
       ctx.addIssue({ code: "custom", path: ["form"], message: "a form has no options, multiple, allow_custom or default" });

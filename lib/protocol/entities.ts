@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RunPolicySchema } from "./policy";
 import { ClientSurfaceSchema } from "./rest";
 import { QuestionSchema } from "./question";
+import { WebhookDeliverySchema } from "./webhooks";
 
 export const SessionSchema = z.object({
   id: z.string(),
@@ -93,6 +94,8 @@ export const RunDetailSchema = RunSchema.extend({
   pendingQuestions: z.array(QuestionSchema),
   /** The audit trail: every question and approval this run asked, in order, with who answered, from where, and how. */
   questions: z.array(QuestionSchema),
+  /** Where their settlements were POSTed (an ask's callbackUrl), in order. */
+  deliveries: z.array(WebhookDeliverySchema),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 

@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   max_requests_exceeded: 422,
   prompt_too_long: 422,
   invalid_policy: 422,
+  callback_not_allowed: 422,
   session_busy: 409,
   not_retryable: 409,
   command_conflict: 409,

@@ -213,7 +213,15 @@ describe("multi-select fields (MCP elicitation's arrays of enums)", () => {
     type: "object",
     properties: {
       regions: { type: "array", title: "Regions", items: { type: "string", enum: ["eu", "us", "ap"] }, minItems: 1, maxItems: 2, default: ["eu"] },
-      extras: { type: "array", items: { anyOf: [{ const: "logs", title: "Logs" }, { const: "metrics", title: "Metrics" }] } },
+      extras: {
+        type: "array",
+        items: {
+          anyOf: [
+            { const: "logs", title: "Logs" },
+            { const: "metrics", title: "Metrics" },
+          ],
+        },
+      },
     },
     required: ["regions"],
   };
@@ -222,8 +230,27 @@ describe("multi-select fields (MCP elicitation's arrays of enums)", () => {
   const [regions, extras] = formFields(schema.schema);
 
   it("reads untitled (items.enum) and titled (items.anyOf) choices, the item bounds and a list default", () => {
-    expect(regions).toMatchObject({ kind: "multi", label: "Regions", minItems: 1, maxItems: 2, default: ["eu"], choices: [{ value: "eu", title: "eu" }, { value: "us", title: "us" }, { value: "ap", title: "ap" }] });
-    expect(extras).toMatchObject({ kind: "multi", label: "Extras", minItems: null, choices: [{ value: "logs", title: "Logs" }, { value: "metrics", title: "Metrics" }] });
+    expect(regions).toMatchObject({
+      kind: "multi",
+      label: "Regions",
+      minItems: 1,
+      maxItems: 2,
+      default: ["eu"],
+      choices: [
+        { value: "eu", title: "eu" },
+        { value: "us", title: "us" },
+        { value: "ap", title: "ap" },
+      ],
+    });
+    expect(extras).toMatchObject({
+      kind: "multi",
+      label: "Extras",
+      minItems: null,
+      choices: [
+        { value: "logs", title: "Logs" },
+        { value: "metrics", title: "Metrics" },
+      ],
+    });
     expect(initialDraft(schema.schema)).toEqual({ regions: ["eu"], extras: [] });
   });
 

@@ -424,7 +424,14 @@ export function draftToContent(schema: FormSchema, draft: FormDraft): { ok: true
  * the error says what is allowed.
  */
 function pickedChoices(field: FormField, raw: FormDraft[string] | undefined): string[] {
-  const words = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",").map((w) => w.trim()).filter(Boolean) : [];
+  const words = Array.isArray(raw)
+    ? raw
+    : typeof raw === "string"
+      ? raw
+          .split(",")
+          .map((w) => w.trim())
+          .filter(Boolean)
+      : [];
   const values = words.map((w) => field.choices.find((c) => c.value === w || c.title.toLowerCase() === w.toLowerCase())?.value ?? w);
   const known = field.choices.filter((c) => values.includes(c.value)).map((c) => c.value);
   return known.length === new Set(values).size ? known : values;
@@ -447,8 +454,7 @@ export function describeFormAnswer(schema: FormSchema, content: unknown): string
     .map((f) => {
       const v = given[f.name];
       const titleOf = (x: unknown) => f.choices.find((c) => c.value === x)?.title ?? String(x);
-      const shown =
-        f.kind === "boolean" ? (v === true ? "Yes" : "No") : f.kind === "choice" ? titleOf(v) : f.kind === "multi" && Array.isArray(v) ? v.map(titleOf).join(", ") || "None" : String(v);
+      const shown = f.kind === "boolean" ? (v === true ? "Yes" : "No") : f.kind === "choice" ? titleOf(v) : f.kind === "multi" && Array.isArray(v) ? v.map(titleOf).join(", ") || "None" : String(v);
       return `${f.label}: ${shown}`;
     })
     .join(" · ");

@@ -12,9 +12,7 @@ import { describeZodError } from "./errors";
  */
 
 /** A server's name: part of its tools' names (`mcp__<name>__<tool>`), so short and plain. */
-export const McpServerNameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,31}$/, "a server name: letters, digits and -, at most 32, starting with a letter or digit");
+export const McpServerNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,31}$/, "a server name: letters, digits and -, at most 32, starting with a letter or digit");
 
 const EnvMapSchema = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable's name"), z.string().max(10_000));
 

@@ -16,7 +16,7 @@ export const MCP_PROGRESS_EVERY_MS = 10_000;
 const SessionField = z.string().trim().min(1).max(200).describe("A Parley chat (its id or title) to ask in; by default, the chat named after this client.");
 const KeyField = IdempotencyKeySchema.describe("Your key for this ask: calling again with the same key never asks twice; it waits on the same question or returns how it ended.");
 
-export const AskUserArgsObject = AskFieldsSchema.omit({ from: true, session: true }).extend({ session: SessionField.optional(), idempotency_key: KeyField.optional() });
+export const AskUserArgsObject = AskFieldsSchema.omit({ from: true, session: true, callbackUrl: true }).extend({ session: SessionField.optional(), idempotency_key: KeyField.optional() });
 /** `ask_user`'s arguments, checked as the ask API checks an ask (a form asks nothing else …). */
 export const AskUserArgsSchema = AskUserArgsObject.superRefine(checkAsk);
 export type AskUserArgs = z.infer<typeof AskUserArgsSchema>;

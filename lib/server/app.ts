@@ -29,6 +29,8 @@ import { createTextChannel } from "./commands/text-channel";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
 import { log } from "./log";
+import { createWebhookOutbox, type WebhookOptions } from "./webhooks/webhook-outbox";
+import { loadWebhookSecret } from "./webhooks/webhook-secret";
 
 /** The parts Parley is built from: real ones in server.ts, fakes in tests. */
 export interface ParleyParts {
@@ -64,6 +66,8 @@ export interface ParleyOptions {
    * within this time (ms); one node owns the expiry timers. 0 or unset: this node alone.
    */
   runLeaseMs?: number;
+  /** Asks' callbacks: the hosts they may name, the retry base, and the secret (PARLEY_WEBHOOK_SECRET; unset: one kept in the database). */
+  webhooks?: WebhookOptions & { secret?: string };
 }
 
 export const DEFAULT_RUN_LEASE_MS = 15_000;
@@ -162,6 +166,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     metrics,
   });
   const access = await openAccess(db, config.access, { now: () => clock.now() });
+  // Subscribed before anything settles at start-up (a restart's recovery closes questions too).
+  const webhooks = createWebhookOutbox({ db, events, questions }, { ...config.webhooks, secret: await loadWebhookSecret(db, config.webhooks?.secret) });
   const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
   const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
 
@@ -191,10 +197,12 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const applied = await inbox.applyOnce();
   pool.warm();
   inbox.start();
+  await webhooks.sweep();
+  webhooks.start();
 
   const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
   const chatCommands = () => listed().flatMap((f) => (f.command ? [f.command] : []));
-  const asks = createAskService({ db, sessions, runs, questions, events });
+  const asks = createAskService({ db, sessions, runs, questions, events, callbackHosts: config.webhooks?.hosts });
   const mcp = createMcpEndpoint({ asks, version: "1", progressEveryMs: config.mcpProgressMs });
   const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage, chatCommands });
 
@@ -211,6 +219,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     asks,
     /** Parley's MCP server (`/mcp`): the ask tools for agents outside Parley. */
     mcp,
+    /** Asks' callbacks: the outbox of their signed deliveries. */
+    webhooks,
     permissions,
     pool,
     access,
@@ -269,6 +279,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     async close(): Promise<void> {
       await mcp.close();
       await inbox.stop();
+      await webhooks.stop();
       runs.detachAll();
       questions.dispose();
       publishSoon.stop();

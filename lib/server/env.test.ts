@@ -63,3 +63,23 @@ describe("the access settings", () => {
     expect(() => loadEnv({ PARLEY_RATE_LIMITS: "bogus=5/10" })).toThrow(/PARLEY_RATE_LIMITS/);
   });
 });
+
+describe("webhooks", () => {
+  it("allow loopback hosts unless PARLEY_WEBHOOK_HOSTS lists others; retry after 5 s unless PARLEY_WEBHOOK_RETRY_MS says otherwise", () => {
+    expect(loadEnv({}).PARLEY_WEBHOOK_HOSTS).toEqual(["localhost", "127.0.0.1", "::1"]);
+    expect(loadEnv({ PARLEY_WEBHOOK_HOSTS: "Hooks.example.com, 10.0.0.5" }).PARLEY_WEBHOOK_HOSTS).toEqual(["hooks.example.com", "10.0.0.5"]);
+    expect(loadEnv({}).PARLEY_WEBHOOK_RETRY_MS).toBe(5_000);
+    expect(loadEnv({ PARLEY_WEBHOOK_RETRY_MS: "100" }).PARLEY_WEBHOOK_RETRY_MS).toBe(100);
+    expect(() => loadEnv({ PARLEY_WEBHOOK_RETRY_MS: "0" })).toThrow(/PARLEY_WEBHOOK_RETRY_MS/);
+  });
+
+  it("sign with PARLEY_WEBHOOK_SECRET only if it is a Standard Webhooks secret (whsec_ and base64); unset or empty: the kept one", () => {
+    expect(loadEnv({}).PARLEY_WEBHOOK_SECRET).toBeUndefined();
+    expect(loadEnv({ PARLEY_WEBHOOK_SECRET: "" }).PARLEY_WEBHOOK_SECRET).toBeUndefined();
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    expect(loadEnv({ PARLEY_WEBHOOK_SECRET: secret }).PARLEY_WEBHOOK_SECRET).toBe(secret);
+    for (const bad of ["MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_short", "whsec_not base64 at all, not at all!!"]) {
+      expect(() => loadEnv({ PARLEY_WEBHOOK_SECRET: bad }), bad).toThrow(/PARLEY_WEBHOOK_SECRET: PARLEY_WEBHOOK_SECRET must be whsec_/);
+    }
+  });
+});

@@ -3,6 +3,8 @@ import { parseProxyTrust } from "./access/client-address";
 import { DEFAULT_RUNS_PER_WORKER } from "./workers/worker-pool";
 import { LOG_LEVELS } from "../log/create-log";
 import { commaList } from "../protocol/comma-list";
+import { DEFAULT_WEBHOOK_HOSTS, parseWebhookHosts } from "./webhooks/callback-hosts";
+import { WEBHOOK_SECRET_PATTERN } from "./webhooks/secret-format";
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -95,6 +97,17 @@ const EnvSchema = z.object({
     .toLowerCase()
     .pipe(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`))
     .optional(),
+  /** The hosts an ask's callbackUrl may name: host names or IP addresses, comma-separated, each exactly (loopback only by default). */
+  PARLEY_WEBHOOK_HOSTS: z.string().default(DEFAULT_WEBHOOK_HOSTS.join(",")).transform(parseWebhookHosts),
+  /** The Standard Webhooks secret callbacks are signed with (`whsec_` and base64); unset: one is made and kept in the database (`npx parley webhook-secret`). */
+  PARLEY_WEBHOOK_SECRET: z
+    .string()
+    .trim()
+    .optional()
+    .transform((s) => (s ? s : undefined))
+    .pipe(z.string().regex(WEBHOOK_SECRET_PATTERN, "PARLEY_WEBHOOK_SECRET must be whsec_ followed by a base64 key of 24 bytes or more").optional()),
+  /** The wait after a callback's first failed attempt, doubled at each next one (at most an hour), for a day. */
+  PARLEY_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
   /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
   PARLEY_PERMISSIONS_FILE: z.string().trim().min(1, "PARLEY_PERMISSIONS_FILE may not be empty; unset it for parley.permissions.json").optional(),
   /** A JSON file of the MCP servers the built-in agent uses (lib/protocol/mcp-servers.ts); unset: none. */

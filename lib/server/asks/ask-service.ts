@@ -9,6 +9,7 @@ import type { SessionService } from "../sessions/session-service";
 import { keyedSerial } from "../one-at-a-time";
 import type { Db } from "../store/db/client";
 import { sessionNamed } from "../store/sessions/session-statements";
+import { checkCallbackUrl, DEFAULT_WEBHOOK_HOSTS } from "../webhooks/callback-hosts";
 
 /** How long an ask waits for its run to put the question (a worker starts it, warm: a few ms). */
 const ASKED_WITHIN_MS = 15_000;
@@ -28,7 +29,22 @@ export interface AskRequest<B = AskBody> {
  * asker's owner, so its question is an ordinary one (cards, inbox, text channel, first answer
  * wins, retraction, audit, parking and restarts). This service starts it and waits for it.
  */
-export function createAskService({ db, sessions, runs, questions, events }: { db: Db; sessions: SessionService; runs: RunService; questions: QuestionService; events: DomainEvents }) {
+export function createAskService({
+  db,
+  sessions,
+  runs,
+  questions,
+  events,
+  callbackHosts = DEFAULT_WEBHOOK_HOSTS,
+}: {
+  db: Db;
+  sessions: SessionService;
+  runs: RunService;
+  questions: QuestionService;
+  events: DomainEvents;
+  /** The hosts an ask's callbackUrl may name (PARLEY_WEBHOOK_HOSTS). */
+  callbackHosts?: readonly string[];
+}) {
   const sessionsByName = keyedSerial();
 
   /** The session an ask names (an id, else a title), or the one named after who asks; made on first use. */
@@ -68,7 +84,11 @@ export function createAskService({ db, sessions, runs, questions, events }: { db
 
   return {
     /** Puts the question (idempotent by key): its run is started, or found again, and the question returned once stored. */
-    ask: (request: AskRequest) => put(ASK_FUNCTION, request),
+    ask(request: AskRequest): Promise<Question> {
+      // Refused before anything is stored: a callback to a host not allowed is never enqueued.
+      if (request.body.callbackUrl !== undefined) checkCallbackUrl(request.body.callbackUrl, callbackHosts);
+      return put(ASK_FUNCTION, request);
+    },
 
     /** Puts an approval of a tool outside Parley (idempotent by key); the permission rules may have settled it already. */
     approve: (request: AskRequest<ApprovalAskInput & { session?: string }>) => put(APPROVAL_FUNCTION, request),

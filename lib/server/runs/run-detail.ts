@@ -4,10 +4,11 @@ import type { RunDetail } from "../../protocol/entities";
 import type { Db } from "../store/db/client";
 import { parseJson, toRun } from "../store/db/mappers";
 import { findRun, journalOf, runTree } from "../store/runs/run-statements";
+import { createWebhookStore } from "../store/webhooks/webhook-store";
 import type { QuestionService } from "../questions/question-service";
 import { treeBelow } from "./run-tree";
 
-/** The run, its journal, and the pending questions of its whole tree, each naming the run that owns it. */
+/** The run, its journal, the pending questions of its whole tree (each naming the run that owns it), its own questions and their webhook deliveries. */
 export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending" | "listOfRun">, id: string): Promise<RunDetail> {
   const { exec } = db;
   const [row] = await exec.rows(findRun, { id });
@@ -20,5 +21,6 @@ export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "li
     journal: entries.map((e) => ({ ...e, output: parseJson(e.output) })),
     pendingQuestions: await questions.listPending({ runIds: [...treeBelow(id, tree)] }),
     questions: await questions.listOfRun(id),
+    deliveries: await createWebhookStore(exec).ofRun(id),
   };
 }

@@ -534,7 +534,8 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
       worker.say({ type: "run.parked", runId: run.id, parked: false });
       await until(() => stateOf(run.id) === "working");
       expect(worker.sentOf("question.settled")).toMatchObject([{ questionId, outcome: "answered", value: "blue" }]);
-      expect(await statusOf(run.id)).toBe("running");
+      // Back to working, the supervisor then stores `running` (syncWaiting): a read right after the move may come first.
+      await until(async () => (await statusOf(run.id)) === "running");
       expect(fx.pool.created.flatMap((w) => w.sentOf("run.start"))).toHaveLength(1);
       // Working again: its park timer is gone with its waiting.
       fx.clock.advance(10_000);

@@ -99,7 +99,11 @@ describe("MCP servers' tools in the agent loop", () => {
     const [approval, form] = h.asks();
     expect(approval!.spec.kind).toBe("approval");
     expect(form!.spec).toMatchObject({ kind: "question", prompt: "Where should api be deployed?", detail: "The MCP server deployer asks this while its tool deploy runs." });
-    expect(form!.spec.replySchema).toMatchObject({ type: "object", required: ["environment", "replicas"], properties: { environment: { default: "staging" }, replicas: { minimum: 1, maximum: 5 }, regions: { type: "array", default: ["eu"] } } });
+    expect(form!.spec.replySchema).toMatchObject({
+      type: "object",
+      required: ["environment", "replicas"],
+      properties: { environment: { default: "staging" }, replicas: { minimum: 1, maximum: 5 }, regions: { type: "array", default: ["eu"] } },
+    });
     // The form takes the journal position after the tool's step: its question goes out before the step is recorded.
     expect(form!.seq).toBeGreaterThan(approval!.seq + 1);
     expect(result.reply).toMatch(/Deployed api to production with 3 replicas in eu\+ap, notify=false \(call \d+\)/);
