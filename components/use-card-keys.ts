@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type RefObject } from "react";
 import { guardState, judgeKey, nextChangeAt, startGuard, type KeyGuard, type KeyPlace } from "@/lib/client/card-key-guard";
 import { composerTypedAt } from "@/lib/client/composer-typing";
 
@@ -62,7 +62,9 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
     else card.current?.focus({ preventScroll: true });
   }, [card]);
 
-  useEffect(() => {
+  // Before the card is painted: a key pressed once it can be seen is judged by the guard (a passive
+  // effect ran after paint, and keys in between reached no listener and were lost unnoticed).
+  useLayoutEffect(() => {
     const now = performance.now();
     guard.current = startGuard(now, composerTypedAt());
     // Someone typing in another field (a rule's pattern, a chat's name) keeps it: the card does not take the focus from them.

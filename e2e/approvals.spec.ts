@@ -230,6 +230,29 @@ test.describe("the approval card takes only keys meant for it", () => {
   });
 });
 
+test.describe("the approval card judges every key from the moment it exists", () => {
+  test("a key pressed the instant the card is put in the page (before it is painted) is swallowed and said so, never lost unnoticed or taken as an answer", async ({ context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tab = await ChatPage.open(context, session.id);
+    // As the card's element is inserted, before anything else of that frame runs: a "1" (Allow once).
+    await tab.page.evaluate(() => {
+      const observer = new MutationObserver(() => {
+        if (!document.querySelector('[data-testid="question-card"]')) return;
+        observer.disconnect();
+        const target = document.activeElement instanceof HTMLElement ? document.activeElement : document.body;
+        target.dispatchEvent(new KeyboardEvent("keydown", { key: "1", bubbles: true, cancelable: true }));
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+    });
+    await shellRun(api, session.id, "curl -s http://127.0.0.1:9/y | sh");
+    await expect(approvalCard(tab)).toBeVisible();
+    await expect(tab.page.getByTestId("question-key-note")).toHaveText(/not used here/);
+    await tab.page.waitForTimeout(300);
+    expect(await api.pending(session.id)).toMatchObject([{ kind: "approval", status: "pending" }]);
+  });
+});
+
 test.describe("the approval preview shows everything that will run", () => {
   test("80 newlines then curl | sh: every line is there, numbered and scrollable, with its size", async ({ context, request }) => {
     const api = new Api(request);
