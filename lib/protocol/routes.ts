@@ -42,6 +42,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/runs/:id/resume", methods: ["POST"], limit: "runs" },
   { path: "/api/runs/:id/stop", methods: ["POST"], limit: "runs" },
   { path: "/api/runs/:id/retry", methods: ["POST"], limit: "runs" },
+  { path: "/api/push/key", methods: ["GET"] },
+  { path: "/api/push/subscriptions", methods: ["GET", "POST"], limit: "sessions" },
+  { path: "/api/push/subscriptions/:id", methods: ["DELETE"], limit: "sessions" },
+  { path: "/api/sessions/:id/push", methods: ["PUT"], limit: "sessions" },
   { path: "/api/channels/text", methods: ["POST"], limit: "messages" },
   { path: "/api/channels/text/outbox", methods: ["GET"] },
   /** Parley's MCP server (Streamable HTTP; lib/protocol/mcp.ts): gated like the API. */

@@ -4,6 +4,7 @@ import { WireErrorSchema, type WireError } from "./errors";
 import type { Message, MessageDelta, Run, Session, SessionSnapshot } from "./entities";
 import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "./commands";
 import type { Question } from "./question";
+import type { DevicePresence } from "./push";
 import { CrossNodeStatusSchema } from "./cluster";
 
 export const SessionJoinCommandSchema = z.strictObject({ sessionId: IdSchema });
@@ -43,6 +44,8 @@ export interface ClientToServerEvents {
   "session.leave": (payload: SessionJoinCommand, ack?: (res: Ack<null>) => void) => void;
   "question.reply": (payload: QuestionReplyCommand, ack: (res: Ack<ReplyReceipt>) => void) => void;
   "question.reject": (payload: QuestionRejectCommand, ack: (res: Ack<ReplyReceipt>) => void) => void;
+  /** Which session this tab shows while visible and focused, and its browser's push subscription (./push): no push goes to that device for that session. */
+  "device.presence": (payload: DevicePresence, ack?: (res: Ack<null>) => void) => void;
 }
 
 /** The handshake's `auth`: a script or terminal client sends a token (the server token or an API token); a browser tab has its cookie. */
