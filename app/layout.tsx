@@ -5,6 +5,8 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "Parley",
   description: "A chat where agents stop to ask you, and carry on with your answer.",
+  // iOS opens a home-screen Parley as its own app (no Safari bars); push needs that on iOS.
+  appleWebApp: { capable: true, title: "Parley", statusBarStyle: "default" },
 };
 
 // Every page is rendered per request, so Next can put this response's CSP nonce on its scripts.

@@ -141,6 +141,18 @@ describe("the request gate", () => {
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
   });
 
+  it("lets the installable app's files through without sign-in (a browser fetches them with no cookie), and allows the worker and manifest in the page's policy", async () => {
+    for (const path of ["/manifest.webmanifest", "/sw.js", "/offline.html", "/icons/icon-192.png", "/apple-icon.png"]) {
+      const res = await send({ path });
+      expect(res.status, path).toBe(200);
+      expect(reached?.[PRINCIPAL_HEADERS.via], path).toBeUndefined();
+    }
+    for (const path of ["/", "/s/abc", "/sw.js/x", "/icons"]) expect((await send({ path })).status, path).toBe(303);
+    const csp = String((await send({ path: "/offline.html" })).headers["content-security-policy"]);
+    expect(csp).toMatch(/worker-src 'self'/);
+    expect(csp).toMatch(/manifest-src 'self'/);
+  });
+
   it("signs a browser in from the printed URL, and sends one without a credential to the sign-in page", async () => {
     const page = await send({ path: "/s/abc?x=1" });
     expect(page.status).toBe(303);
