@@ -18,7 +18,7 @@ const threeChoices: PushPayload = {
   ...confirm,
   questionId: "q2",
   tag: "q2",
-  buttons: pushButtonsFor({ kind: "choice", options: ["red", "green", "blue"], multi: false, replySchema: null, approval: null }),
+  buttons: pushButtonsFor({ kind: "question", options: ["red", "green", "blue"], multi: false, replySchema: null, approval: null }),
 };
 
 describe("a push", () => {
