@@ -148,7 +148,7 @@ test.describe("the chat around the card", () => {
     });
     const tab = await ChatPage.open(context, session.id);
     const page = tab.page;
-    await expect(page.getByTestId("notify-toggle")).toHaveAttribute("data-permission", "granted");
+    await expect(page.getByTestId("notify-button")).toHaveAttribute("data-subscribed", "false");
 
     // Seen while visible: no notification, then or later.
     await api.startRun(session.id, "test.ask", { prompt: "Seen already?", options: ["yes", "no"] });

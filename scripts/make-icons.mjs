@@ -4,7 +4,10 @@ import { readFileSync } from "node:fs";
 import sharp from "sharp";
 
 const svg = readFileSync("app/icon.svg", "utf8");
-const inner = svg.replace(/^<svg[^>]*>/, "").replace(/<\/svg>\s*$/, "").replace(/<rect[^>]*\/>/, "");
+const inner = svg
+  .replace(/^<svg[^>]*>/, "")
+  .replace(/<\/svg>\s*$/, "")
+  .replace(/<rect[^>]*\/>/, "");
 const background = /<rect[^>]*fill="([^"]+)"/.exec(svg)?.[1] ?? "#4f46e5";
 
 // Full-bleed square with the glyph inside the middle 80%, as a maskable icon (and iOS, which rounds the corners itself) needs.

@@ -1,11 +1,13 @@
 import { useEffect, useRef } from "react";
+import { questionTag } from "../protocol/push";
 import type { Question } from "../protocol/question";
 import { approvalTitle, ownerLabel } from "./approval";
+import { thisDevice } from "./push/this-device-state";
 
 /** What a desktop notification of a waiting question says. */
 export function notificationFor(q: Question, chatTitle: string | null): { title: string; body: string; tag: string } {
   const title = q.approval ? approvalTitle(q.owner, q.approval.tool) : `${ownerLabel(q.owner)} asks`;
-  return { title, body: chatTitle ? `${q.prompt}\n— ${chatTitle}` : q.prompt, tag: `parley:${q.id}` };
+  return { title, body: chatTitle ? `${q.prompt}\n— ${chatTitle}` : q.prompt, tag: questionTag(q.id) };
 }
 
 const supported = () => typeof window !== "undefined" && "Notification" in window;
@@ -14,6 +16,7 @@ const supported = () => typeof window !== "undefined" && "Notification" in windo
  * A question arriving while this tab is hidden shows one desktop notification, when the person
  * allowed them; a click brings the tab forward with the card focused. A question that arrived
  * while the tab was visible never notifies later, and a notification goes once its question closes.
+ * A browser subscribed to pushes gets the push instead (with answer buttons; same tag), not both.
  */
 export function useQuestionNotifications(pending: Question[], chatTitle: string | null, focusCard: () => void): void {
   const seen = useRef(new Set<string>());
@@ -30,7 +33,7 @@ export function useQuestionNotifications(pending: Question[], chatTitle: string 
     for (const q of pending) {
       if (seen.current.has(q.id)) continue;
       seen.current.add(q.id);
-      if (!supported() || document.visibilityState !== "hidden" || Notification.permission !== "granted") continue;
+      if (!supported() || document.visibilityState !== "hidden" || Notification.permission !== "granted" || thisDevice() !== null) continue;
       const { title, body, tag } = notificationFor(q, chatTitle);
       try {
         const n = new Notification(title, { body, tag });

@@ -17,7 +17,8 @@ import { MobileSidebar, Sidebar } from "@/components/Sidebar";
 import { activeRuns, activeTurn, latestRun, transcript } from "@/lib/client/session-store";
 import { useTabTitle } from "@/lib/client/tab-title";
 import { useQuestionNotifications } from "@/lib/client/question-notifications";
-import { NotifyToggle } from "@/components/NotifyToggle";
+import { NotifyDeviceButton } from "@/components/NotifyDevice";
+import { useDevicePresence } from "@/lib/client/push/use-device-presence";
 import { useSession } from "@/lib/client/use-session";
 import { useSessions } from "@/lib/client/use-sessions";
 
@@ -47,6 +48,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
   const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
   useTabTitle(title, pending);
   useQuestionNotifications(pending, title, focusCard);
+  useDevicePresence(sessionId);
 
   const running = activeRuns(state);
   const turn = activeTurn(state);
@@ -110,7 +112,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <ConnectionDot status={connection} />
           <span className="flex-1" />
           <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => void stop(headerStops)} />
-          <NotifyToggle />
+          <NotifyDeviceButton sessionId={sessionId} />
           <PermissionsButton sessionId={sessionId} />
         </header>
         <ConnectionBanner status={connection} show={joined || slow} error={joinError ? joinError.message : null} />

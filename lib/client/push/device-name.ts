@@ -11,7 +11,7 @@ function browserOf(ua: string): string {
   if (/\b(OPR|Opera)\//.test(ua)) return "Opera";
   if (/\bSamsungBrowser\//.test(ua)) return "Samsung Internet";
   if (/\b(Firefox|FxiOS)\//.test(ua)) return "Firefox";
-  if (/\b(Chrome|CriOS|Chromium)\//.test(ua)) return "Chrome";
+  if (/\b(HeadlessChrome|Chrome|CriOS|Chromium)\//.test(ua)) return "Chrome";
   if (/\bSafari\//.test(ua) || /\bAppleWebKit\//.test(ua)) return "Safari";
   return "Browser";
 }

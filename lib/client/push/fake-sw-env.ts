@@ -44,7 +44,7 @@ function fakeCaches(store: Map<string, Map<string, Response>>, fetcher: typeof f
       }
       return undefined;
     },
-  } as unknown as CacheStorage;
+  };
 }
 
 export const ORIGIN = "https://parley.example";
@@ -79,9 +79,7 @@ export function fakeSw({ maxActions = 2, windows = [] as string[] } = {}): FakeS
         fake.shown.push({ title, options, closed: false });
       },
       getNotifications: async (filter) =>
-        fake.shown
-          .filter((s) => !s.closed && (!filter?.tag || s.options.tag === filter.tag))
-          .map((s) => ({ tag: s.options.tag, data: s.options.data, close: () => void (s.closed = true) })),
+        fake.shown.filter((s) => !s.closed && (!filter?.tag || s.options.tag === filter.tag)).map((s) => ({ tag: s.options.tag, data: s.options.data, close: () => void (s.closed = true) })),
       pushManager: { subscribe: async () => ({ endpoint: "https://push.example/new", toJSON: () => ({ endpoint: "https://push.example/new", keys: { p256dh: "BNew", auth: "aNew" } }) }) },
     },
     clients: {
@@ -97,3 +95,6 @@ export function fakeSw({ maxActions = 2, windows = [] as string[] } = {}): FakeS
   };
   return fake;
 }
+
+/** The JSON a recorded fetch sent. */
+export const sentJson = (f: { init?: RequestInit }): unknown => JSON.parse(typeof f.init?.body === "string" ? f.init.body : "null");

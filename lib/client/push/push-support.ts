@@ -14,8 +14,7 @@ export interface BrowserTraits {
   notification: boolean;
 }
 
-export const isAppleMobile = (t: Pick<BrowserTraits, "userAgent" | "maxTouchPoints">) =>
-  /\b(iPhone|iPad|iPod)\b/.test(t.userAgent) || (/\bMacintosh\b/.test(t.userAgent) && t.maxTouchPoints > 1);
+export const isAppleMobile = (t: Pick<BrowserTraits, "userAgent" | "maxTouchPoints">) => /\b(iPhone|iPad|iPod)\b/.test(t.userAgent) || (/\bMacintosh\b/.test(t.userAgent) && t.maxTouchPoints > 1);
 
 export function pushSupport(t: BrowserTraits): PushSupport {
   if (isAppleMobile(t) && !t.standalone) return "needs-home-screen";

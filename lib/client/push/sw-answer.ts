@@ -10,11 +10,7 @@ export const PUSH_SURFACE = "push";
 /** Waits before the second and third try; the same commandId makes each try the same answer. */
 export const RETRY_DELAYS_MS = [500, 1_500] as const;
 
-export type AnswerResult =
-  | { kind: "outcome"; outcome: ReplyOutcome }
-  | { kind: "unauthorized" }
-  | { kind: "refused"; message: string }
-  | { kind: "unreachable" };
+export type AnswerResult = { kind: "outcome"; outcome: ReplyOutcome } | { kind: "unauthorized" } | { kind: "refused"; message: string } | { kind: "unreachable" };
 
 const OutcomeSchema = z.object({ outcome: ReplyOutcomeSchema });
 /** A gateway between the phone and the server said the server is not there: worth another try. */

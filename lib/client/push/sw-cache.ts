@@ -45,10 +45,7 @@ export async function dropOldShells(env: SwEnv): Promise<void> {
 
 export async function offlinePage(env: SwEnv): Promise<Response> {
   const cached = await env.caches.match(OFFLINE_URL, { cacheName: shellCacheName(env.version) });
-  return (
-    cached ??
-    new Response("Parley is offline — can't reach the server.", { status: 503, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } })
-  );
+  return cached ?? new Response("Parley is offline — can't reach the server.", { status: 503, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
 }
 
 /** The answer to a request the worker takes (route navigate or cache-first). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pushButtonsFor, type PushPayload } from "../../protocol/push";
-import { fakeSw, ORIGIN, type FakeSw } from "./fake-sw-env";
+import { fakeSw, sentJson, ORIGIN, type FakeSw } from "./fake-sw-env";
 import { RETRY_DELAYS_MS } from "./sw-answer";
 import { handleNotificationClick } from "./sw-click";
 import { handlePush } from "./sw-push";
@@ -42,7 +42,7 @@ describe("a tap on a notification", () => {
     const { url, init } = sw.fetched[0]!;
     expect(url).toBe(`${ORIGIN}/api/questions/q%2F1/reply`);
     expect(init).toMatchObject({ method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", "x-parley-surface": "push" } });
-    expect(JSON.parse(String(init!.body))).toEqual({ value: "once", commandId: "cmd-1", digest: "digest-1" });
+    expect(sentJson({ init })).toEqual({ value: "once", commandId: "cmd-1", digest: "digest-1" });
     expect(sw.shown.map((s) => s.closed)).toEqual([true]);
     expect(sw.opened).toEqual([]);
   });
@@ -52,7 +52,7 @@ describe("a tap on a notification", () => {
     sw.respond = () => receipt("declined");
     await tap(sw, "reject");
     expect(sw.fetched[0]!.url).toBe(`${ORIGIN}/api/questions/q%2F1/reject`);
-    expect(JSON.parse(String(sw.fetched[0]!.init!.body))).toEqual({ commandId: "cmd-1", digest: "digest-1" });
+    expect(sentJson(sw.fetched[0]!)).toEqual({ commandId: "cmd-1", digest: "digest-1" });
     expect(sw.shown.every((s) => s.closed)).toBe(true);
   });
 
@@ -65,7 +65,7 @@ describe("a tap on a notification", () => {
     };
     await tap(sw, "allow");
     expect(sw.fetched).toHaveLength(3);
-    expect(new Set(sw.fetched.map((f) => JSON.parse(String(f.init!.body)).commandId))).toEqual(new Set(["cmd-1"]));
+    expect(new Set(sw.fetched.map((f) => (sentJson(f) as { commandId: string }).commandId))).toEqual(new Set(["cmd-1"]));
     expect(sw.slept).toEqual([...RETRY_DELAYS_MS]);
     expect(sw.shown.every((s) => s.closed)).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fakeSw, ORIGIN } from "./fake-sw-env";
+import { fakeSw, sentJson, ORIGIN } from "./fake-sw-env";
 import { handleSubscriptionChange } from "./sw-resubscribe";
 import { readThisDevice, writeThisDevice } from "./this-device-store";
 
@@ -10,7 +10,7 @@ describe("a push subscription the push service replaced", () => {
     sw.respond = () => new Response(JSON.stringify({ id: "new" }), { status: 201 });
     await handleSubscriptionChange(sw.env, { oldSubscription: { options: { applicationServerKey: new Uint8Array([4, 1]).buffer } }, newSubscription: null });
     expect(sw.fetched.map((f) => f.url)).toEqual([`${ORIGIN}/api/push/subscriptions`]);
-    expect(JSON.parse(String(sw.fetched[0]!.init!.body))).toEqual({ endpoint: "https://push.example/new", keys: { p256dh: "BNew", auth: "aNew" }, device: "Chrome on Android" });
+    expect(sentJson(sw.fetched[0]!)).toEqual({ endpoint: "https://push.example/new", keys: { p256dh: "BNew", auth: "aNew" }, device: "Chrome on Android" });
     expect(await readThisDevice(sw.env.caches, ORIGIN)).toEqual({ id: "new", device: "Chrome on Android", endpoint: "https://push.example/new" });
   });
 

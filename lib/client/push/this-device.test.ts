@@ -7,7 +7,7 @@ import { readThisDevice } from "./this-device-store";
 
 const KEY = "BPcMbnWQL5GOYX_5LKZXT6sLmHiMsJSiEvIFvfcDvX7IJ9qd3M5uyH5lFdAvYAxpTX6SjFEw9jh9J9V2Qz2FS7o";
 
-function fakeBrowser({ permission = "granted" as NotificationPermission, answers = {} as Record<string, unknown> } = {}) {
+function fakeBrowser({ permission = "granted", answers = {} }: { permission?: NotificationPermission; answers?: Record<string, unknown> } = {}) {
   const sent: { path: string; init?: RequestOptions }[] = [];
   let sub: (BrowserSubscription & { unsubscribed: boolean }) | null = null;
   const subscribed: BufferSource[] = [];
