@@ -1,7 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import type { PushDevices } from "../lib/protocol/push";
 import { Api, ChatPage } from "./chat-page";
+import { ENDPOINT, fakePushManager, KEY } from "./push-fakes";
 
 /** Issue 27: the installable app (manifest, icons, service worker, offline page) and the "Notify this device" panel. */
 
@@ -85,36 +86,6 @@ test.describe("the installable app", () => {
     await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
   });
 });
-
-const KEY = "BPcMbnWQL5GOYX_5LKZXT6sLmHiMsJSiEvIFvfcDvX7IJ9qd3M5uyH5lFdAvYAxpTX6SjFEw9jh9J9V2Qz2FS7o";
-const ENDPOINT = "https://fcm.googleapis.com/fcm/send/e2e-fake";
-
-/** The browser's push subscription stood in for (a headless browser reaches no push service). */
-async function fakePushManager(context: BrowserContext): Promise<void> {
-  await context.addInitScript(
-    ({ endpoint }) => {
-      let sub: unknown = null;
-      const make = (key: ArrayBuffer) => ({
-        endpoint,
-        options: { applicationServerKey: key, userVisibleOnly: true },
-        toJSON: () => ({ endpoint, keys: { p256dh: "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM", auth: "tBHItJI5svbpez7KI4CCXg" } }),
-        unsubscribe: async () => {
-          sub = null;
-          return true;
-        },
-      });
-      PushManager.prototype.getSubscription = async function () {
-        return sub as PushSubscription | null;
-      };
-      PushManager.prototype.subscribe = async function (options?: PushSubscriptionOptionsInit) {
-        const key = options?.applicationServerKey as Uint8Array;
-        sub = make(new Uint8Array(key).buffer);
-        return sub as PushSubscription;
-      };
-    },
-    { endpoint: ENDPOINT },
-  );
-}
 
 /** /api/push/* as lib/protocol/push.ts describes them, until the server's routes are merged (e2e/push.spec.ts uses the real ones). */
 async function fakePushRoutes(page: Page, sessionId: string) {
