@@ -45,7 +45,7 @@ export function NotifyDeviceButton({ sessionId }: { sessionId: string }) {
 }
 
 function NotifyDevicePanel({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
-  const state = useNotifyDevice(true, sessionId);
+  const state = useNotifyDevice(sessionId);
   const panel = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const closing = useRef(onClose);

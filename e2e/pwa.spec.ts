@@ -195,6 +195,26 @@ test.describe("Notify this device", () => {
     await phone.close();
   });
 
+  test("Safari on an iPhone, outside the Home Screen, is asked to add Parley there first", async ({ browser, context, request }) => {
+    const session = await new Api(request).createSession();
+    const iphone = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+      userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+      storageState: await context.storageState(),
+    });
+    const tab = new ChatPage(await iphone.newPage());
+    await fakePushRoutes(tab.page, session.id);
+    await tab.goto(session.id);
+    await tab.page.getByTestId("notify-button").click();
+    await expect(tab.page.getByTestId("notify-home-screen")).toContainText("Add Parley to your Home Screen first");
+    await expect(tab.page.getByTestId("notify-subscribe")).toHaveCount(0);
+    expect(await seriousAxe(tab.page)).toEqual([]);
+    await shot(tab.page, "notify-panel-iphone");
+    await iphone.close();
+  });
+
   test("blocked notifications say how to allow them again", async ({ browser, context, request }) => {
     const session = await new Api(request).createSession();
     const blocked = await browser.newContext({ storageState: await context.storageState() });

@@ -50,7 +50,6 @@ export interface SwRegistration {
 export interface WindowClientLike {
   url: string;
   focus(): Promise<unknown>;
-  navigate(url: string): Promise<unknown>;
 }
 
 export interface SwClients {

@@ -11,10 +11,10 @@ import { browserPushDeps, refreshThisDevice, setThisDevice, useThisDevice } from
 export type Permission = NotificationPermission | "unsupported";
 
 /**
- * The "Notify this device" panel's state while it is open: whether this browser can get pushes,
- * its permission and subscription, the person's devices and muted chats, and the actions.
+ * The "Notify this device" panel's state while it is open (mounted): whether this browser can get
+ * pushes, its permission and subscription, the person's devices and muted chats, and the actions.
  */
-export function useNotifyDevice(open: boolean, sessionId: string | null) {
+export function useNotifyDevice(sessionId: string | null) {
   const device = useThisDevice();
   const [support, setSupport] = useState<PushSupport | null>(null);
   const [permission, setPermission] = useState<Permission>("unsupported");
@@ -37,7 +37,6 @@ export function useNotifyDevice(open: boolean, sessionId: string | null) {
   }, []);
 
   useEffect(() => {
-    if (!open) return;
     const traits = browserTraits();
     setSupport(pushSupport(traits));
     setPermission("Notification" in window ? Notification.permission : "unsupported");
@@ -45,7 +44,7 @@ export function useNotifyDevice(open: boolean, sessionId: string | null) {
     setError(null);
     void refreshThisDevice();
     void load();
-  }, [open, load]);
+  }, [load]);
 
   const subscribe = useCallback(async () => {
     setBusy("subscribing");
