@@ -85,6 +85,49 @@ test.describe("the installable app", () => {
     await page.getByTestId("offline-retry").click();
     await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
   });
+  test("the real worker shows a pushed question with its buttons, and a retraction closes it (pushes delivered through DevTools)", async ({ context, request, baseURL }) => {
+    await context.grantPermissions(["notifications"]);
+    const session = await new Api(request).createSession();
+    const tab = await ChatPage.open(context, session.id);
+    const page = tab.page;
+    await controlled(page);
+    const cdp = await context.newCDPSession(page);
+    const registrationId = new Promise<string>((resolve) =>
+      cdp.on("ServiceWorker.workerRegistrationUpdated", ({ registrations }) => {
+        const mine = registrations.find((r) => r.scopeURL === `${baseURL}/` && !r.isDeleted);
+        if (mine) resolve(mine.registrationId);
+      }),
+    );
+    await cdp.send("ServiceWorker.enable");
+    const push = async (payload: unknown) => cdp.send("ServiceWorker.deliverPushMessage", { origin: baseURL!, registrationId: await registrationId, data: JSON.stringify(payload) });
+    const shown = () =>
+      page.evaluate(async () =>
+        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
+          title: n.title,
+          body: n.body,
+          tag: n.tag,
+          actions: (n as Notification & { actions?: { action: string }[] }).actions?.map((a) => a.action) ?? [],
+        })),
+      );
+
+    await push({
+      type: "question",
+      questionId: "q-e2e",
+      sessionId: session.id,
+      title: "deploy asks",
+      body: "Ship it?",
+      tag: "q-e2e",
+      url: `/s/${session.id}`,
+      digest: "d",
+      buttons: [
+        { action: "yes", title: "Yes", command: { kind: "reply", value: true } },
+        { action: "no", title: "No", command: { kind: "reply", value: false } },
+      ],
+    });
+    await expect.poll(shown).toEqual([{ title: "deploy asks", body: "Ship it?", tag: "q-e2e", actions: ["yes", "no"] }]);
+    await push({ type: "closed", questionId: "q-e2e", tag: "q-e2e" });
+    await expect.poll(shown).toEqual([]);
+  });
 });
 
 /** /api/push/* as lib/protocol/push.ts describes them, until the server's routes are merged (e2e/push.spec.ts uses the real ones). */
