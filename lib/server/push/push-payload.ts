@@ -45,7 +45,7 @@ export function fitPayload(payload: PushPayload, maxBytes = MAX_PUSH_PAYLOAD_BYT
 }
 
 /** The push of a waiting question: who asks, the question and the chat, where tapping goes, and the answer buttons it offers. */
-export function questionPayload(q: Question, chatTitle: string | null): PushPayload {
+export function questionPayload(q: Question, chatTitle: string | null): Extract<PushPayload, { type: "question" }> {
   const { title, body, tag } = notificationFor(q, chatTitle);
   return { type: "question", questionId: q.id, sessionId: q.sessionId, title, body, tag, url: questionLink(q), digest: q.targetDigest, buttons: pushButtonsFor(q) };
 }
