@@ -89,25 +89,29 @@ function checkVapid(r: Received, publicKey: string, origin: string): void {
 function makeCertificate(dir: string) {
   const certFile = path.join(dir, "cert.pem");
   const keyFile = path.join(dir, "key.pem");
-  execFileSync("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-    "-keyout",
-    keyFile,
-    "-out",
-    certFile,
-    "-days",
-    "1",
-    "-subj",
-    "/CN=127.0.0.1",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1",
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      keyFile,
+      "-out",
+      certFile,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
   return { certFile, keyFile };
 }
 
@@ -271,10 +275,12 @@ describe("a question's push", { timeout: TIMEOUT }, () => {
     const loud = await askConfirm("Loud?");
     await pushFor(phone, loud.question.id, "question");
     await pushFor(tablet, loud.question.id, "question");
-    expect(service.received.filter((r) => [phone, tablet].some((d) => d.path === r.device)).map((r) => (r.device === phone.path ? phone : tablet).open(r).questionId)).not.toContain(
-      quiet.question.id,
-    );
-    const unknown = await fetch(`${server.url}/api/sessions/no-such-session/push`, { method: "PUT", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify({ muted: true }) });
+    expect(service.received.filter((r) => [phone, tablet].some((d) => d.path === r.device)).map((r) => (r.device === phone.path ? phone : tablet).open(r).questionId)).not.toContain(quiet.question.id);
+    const unknown = await fetch(`${server.url}/api/sessions/no-such-session/push`, {
+      method: "PUT",
+      headers: { ...authHeaders(), "content-type": "application/json" },
+      body: JSON.stringify({ muted: true }),
+    });
     expect(unknown.status).toBe(404);
   });
 
