@@ -299,6 +299,11 @@ describe("a question's push", { timeout: TIMEOUT }, () => {
     // The phone gets the other session's question, not the one its tab shows.
     await pushFor(phone, elsewhere.question.id, "question");
     expect(pushesTo(phone).map((p) => p.payload.questionId)).not.toContain(watched.question.id);
+
+    // The tab goes: what it set goes with it, and the phone gets that session's next question.
+    tab.disconnect();
+    const next = await askConfirm("Seen now?", session.id);
+    await pushFor(phone, next.question.id, "question");
   });
 
   it("a push service answering 410 drops the subscription", async () => {

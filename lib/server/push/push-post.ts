@@ -42,19 +42,25 @@ export async function postPush(
     });
     return { ok: true };
   } catch (err) {
-    const status = (err as { statusCode?: unknown }).statusCode;
-    if (typeof status === "number") {
-      // The body is the push service's words; the endpoint (a capability) is never part of the error kept.
-      const body = (err as { body?: unknown }).body;
-      const said = clip(typeof body === "string" ? body.trim() : "", 120);
-      const error = `HTTP ${status}${said ? `: ${said}` : ""}`;
-      if (status === 404 || status === 410) return { ok: false, gone: true, error };
-      if (status >= 300 && status < 400) return { ok: false, gone: false, retry: false, error: `${error} (redirects are not followed)` };
-      return { ok: false, gone: false, retry: RETRYABLE(status), error };
-    }
-    const e = err as NodeJS.ErrnoException;
-    // A bad key of the device (an encryption error) is final; anything on the way there is retried.
-    const network = typeof e.code === "string" || /socket|timeout|ECONN|EADDR/i.test(e.message ?? "");
-    return { ok: false, gone: false, retry: network, error: e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : (e.message ?? String(err)) };
+    return failedPush(err);
   }
+}
+
+/** What a failed send means: web-push's WebPushError carries the push service's status; anything else happened on the way. */
+export function failedPush(err: unknown): Exclude<PushOutcome, { ok: true }> {
+  const status = (err as { statusCode?: unknown }).statusCode;
+  if (typeof status === "number") {
+    // The body is the push service's words; the endpoint (a capability) is never part of the error kept.
+    const body = (err as { body?: unknown }).body;
+    const said = clip(typeof body === "string" ? body.trim() : "", 120);
+    const error = `HTTP ${status}${said ? `: ${said}` : ""}`;
+    if (status === 404 || status === 410) return { ok: false, gone: true, error };
+    if (status >= 300 && status < 400) return { ok: false, gone: false, retry: false, error: `${error} (redirects are not followed)` };
+    return { ok: false, gone: false, retry: RETRYABLE(status), error };
+  }
+  const e = err as NodeJS.ErrnoException;
+  const message = e?.message ?? String(err);
+  // A bad key of the device (an encryption error) is final; anything on the way there is retried.
+  const network = typeof e?.code === "string" || /socket|timeout|ECONN|EADDR/i.test(message);
+  return { ok: false, gone: false, retry: network, error: e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message };
 }
