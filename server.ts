@@ -89,6 +89,11 @@ async function main() {
     mcpProgressMs: env.PARLEY_MCP_PROGRESS_MS,
     runLeaseMs: env.PARLEY_RUN_LEASE_MS,
     webhooks: { hosts: env.PARLEY_WEBHOOK_HOSTS, secret: env.PARLEY_WEBHOOK_SECRET, retryMs: env.PARLEY_WEBHOOK_RETRY_MS },
+    push: {
+      hosts: env.PARLEY_PUSH_HOSTS,
+      retryMs: env.PARLEY_PUSH_RETRY_MS,
+      vapid: { publicKey: env.PARLEY_VAPID_PUBLIC_KEY, privateKey: env.PARLEY_VAPID_PRIVATE_KEY, subject: env.PARLEY_VAPID_SUBJECT },
+    },
     access: { token: env.PARLEY_TOKEN ?? keptToken(), tokenFile: tokenFile ?? undefined, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: say,
     nodeId,

@@ -10,6 +10,7 @@ import { CardMessages, Countdown, Kbd, KeyGuardNote, Position } from "@/componen
 import { InlineCodeText, VisibleText } from "@/components/VisibleText";
 import { useCardKeys } from "@/components/use-card-keys";
 import { useSettle, type Settle } from "@/components/use-settle";
+import { questionAnchor } from "@/lib/protocol/question-notification";
 
 interface ApprovalBodyProps {
   question: Question;
@@ -94,6 +95,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
   return (
     <section
       ref={card}
+      id={questionAnchor(question.id)}
       data-testid="question-card"
       data-question-id={question.id}
       data-kind="approval"

@@ -6,6 +6,7 @@ import { draftToContent, fieldErrorsOf, formFields, initialDraft, parseFormSchem
 import { ActionButton, CardHeader, CardMessages, DeclineBar, Kbd, KeyGuardNote } from "@/components/QuestionCardParts";
 import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
+import { questionAnchor } from "@/lib/protocol/question-notification";
 
 interface FormBodyProps {
   question: Question;
@@ -113,6 +114,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
       ref={card}
       noValidate
       onSubmit={submit}
+      id={questionAnchor(question.id)}
       data-testid="question-card"
       data-question-id={question.id}
       data-kind="form"

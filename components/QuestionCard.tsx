@@ -8,6 +8,7 @@ import { ApprovalBody } from "@/components/ApprovalCard";
 import { FormBody } from "@/components/FormCard";
 import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
+import { questionAnchor } from "@/lib/protocol/question-notification";
 
 interface QuestionCardProps {
   /** Pending questions, oldest first. */
@@ -84,6 +85,7 @@ function QuestionBody({ question, position, onReply, onReject, notice }: BodyPro
   return (
     <section
       ref={card}
+      id={questionAnchor(question.id)}
       data-testid="question-card"
       data-question-id={question.id}
       data-kind={kind}

@@ -21,6 +21,7 @@ const SUITES = [
   "lib/server/cluster",
   "lib/server/access/sign-out-everywhere.test.ts",
   "lib/server/webhooks",
+  "lib/server/push",
 ];
 
 const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });

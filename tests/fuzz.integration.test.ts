@@ -20,7 +20,7 @@ import { PATH_SHAPES } from "./fuzz/path-shapes";
 import { BODY_SPECS, BODYLESS_WRITES, keyOf, OWN_PROTOCOL_ROUTES, pathWith, STANDARD_METHODS, targetOf, uncoveredWrites, WRITE_METHODS, type BodySpec } from "./fuzz/route-specs";
 import { arbitraryOf, isValid, jsonSchemaOf } from "./fuzz/schema-arbitrary";
 import { refusedByTextQuestionArb } from "./fuzz/refused-answers";
-import { Sentinel } from "./fuzz/sentinel";
+import { FUZZ_PUSH_HOSTS, Sentinel } from "./fuzz/sentinel";
 import { checkAck, checkErrorAck, emitForAck, emitRaw, handshake, type Ack } from "./fuzz/socket-probe";
 
 /**
@@ -86,7 +86,7 @@ async function databaseBytes(): Promise<number> {
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-fuzz-"));
   databaseFile = path.join(dir, "fuzz.db");
-  server = await startServerProcess({ port: await freePort(), databaseFile });
+  server = await startServerProcess({ port: await freePort(), databaseFile, env: { PARLEY_PUSH_HOSTS: FUZZ_PUSH_HOSTS } });
   sentinel = new Sentinel(server.url);
   await sentinel.create();
   // A question already answered: late replies to it must not store anything either.
@@ -121,7 +121,7 @@ function missingId(choice: MissingChoice, target: keyof Sentinel["ids"]): string
   const near = nearMissesOf(sentinel.ids[target]);
   return near[choice.near % near.length]!;
 }
-const TARGET_KEY = { session: "sessionId", question: "questionId", run: "runId" } as const;
+const TARGET_KEY = { session: "sessionId", question: "questionId", run: "runId", push_subscription: "pushSubscriptionId" } as const;
 
 /** Sends one case, counts it, and checks what every answer must be. */
 async function probe(req: ProbeRequest): Promise<ProbeResponse & { code: string | null }> {

@@ -1,3 +1,4 @@
+import { createECDH, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,7 +12,7 @@ import { migrateDatabase } from "../lib/server/store/db/migrate";
 import { migrationNames, migrationsPrefix } from "./helpers/migrations";
 import { openRawPostgres, openRawSqlite, type RawDb } from "./helpers/raw-db";
 import { isFinalStatus, joinSession, openTab, poll, restClient, sendReply } from "./helpers/remote";
-import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
+import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { createPgDatabase, pgReachable } from "./helpers/test-db";
 import { fillDatabase, readDataset, rowsKept, type Dataset } from "./helpers/upgrade-data";
 
@@ -102,7 +103,7 @@ function prefixRoot(engine: Engine, count: number): string {
 }
 
 async function startServer(db: Db): Promise<ServerProcess> {
-  const server = await startServerProcess({ port: await freePort(), databaseFile: path.join(db.dir, "unused.db"), env: { DATABASE_URL: db.url } });
+  const server = await startServerProcess({ port: await freePort(), databaseFile: path.join(db.dir, "unused.db"), env: { DATABASE_URL: db.url, PARLEY_PUSH_HOSTS: "127.0.0.1:1" } });
   cleanups.push(() => server.kill());
   return server;
 }
@@ -116,7 +117,8 @@ interface Facts {
 /**
  * Rows in every table, written by the current server through its API: two chats with messages, a
  * chat turn, a finished run with its answered question, a run waiting on a pending question,
- * commands with receipts, a rule, an API token, the server's settings, an ask's delivered callback.
+ * commands with receipts, a rule, an API token, the server's settings, an ask's delivered callback,
+ * a push subscription with a muted chat and the pushes of the pending question.
  */
 async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts: Facts }> {
   const db = await newDatabase(engine);
@@ -147,11 +149,20 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
   await poll("the callback delivered", async () => (await rest.ok(rest.get<{ deliveries: Array<{ status: string }> }>(`/api/questions/${asked.id}`))).deliveries[0]?.status === "delivered");
   hook.close();
 
+  // A device subscribed (its push service never answers: the pushes stay in the outbox) and the first chat muted.
+  const p256dh = createECDH("prime256v1").generateKeys().toString("base64url");
+  const endpoint = "https://127.0.0.1:1/push/upgrade";
+  await rest.ok(rest.post("/api/push/subscriptions", { endpoint, keys: { p256dh, auth: randomBytes(16).toString("base64url") }, device: "Upgrade phone" }));
+  expect((await fetch(`${server.url}/api/sessions/${first.id}/push`, { method: "PUT", headers: { ...authHeaders(), "content-type": "application/json" }, body: '{"muted":true}' })).status).toBe(204);
+
   const second = await rest.ok(rest.post<{ id: string }>("/api/sessions", { title: "A second chat" }));
   await rest.ok(rest.post(`/api/sessions/${second.id}/messages`, { text: "what can you do?" }));
   await settled(second.id);
   await rest.ok(rest.post(`/api/sessions/${second.id}/runs`, { function: "test.journal", commandId: "upgrade-start-2" }));
   const pending = await pendingOf(second.id);
+  const pushes = await db.raw();
+  await poll("the pending question's push in the outbox", async () => (await pushes.rows("PushDelivery")).length > 0);
+  await pushes.close();
   // Stopped as for an upgrade: the node lets go of its runs' leases.
   await server.kill("SIGTERM");
 

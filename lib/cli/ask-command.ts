@@ -67,7 +67,7 @@ export function outcomeOf(question: Question): { code: number; stdout: string | 
  * Ctrl-C withdraws the question (its run is stopped: retracted everywhere) and exits 3.
  */
 export async function askCommand({ server, body, newTitle, json }: { server: FoundServer; body: AskBody; newTitle?: string; json: boolean }): Promise<number> {
-  const client = createParleyClient({ url: server.url, token: server.token, headers: { [SURFACE_HEADER]: ClientSurfaceSchema.value } });
+  const client = createParleyClient({ url: server.url, token: server.token, headers: { [SURFACE_HEADER]: ClientSurfaceSchema.enum.cli } });
   const session = newTitle === undefined ? body.session : (await createServerClient(server).createSession(newTitle)).id;
   const asked = await client.ask({ ...body, ...(session !== undefined && { session }) });
   if (!json) process.stderr.write(`Asked (question ${shortId(asked.id)}); waiting for the answer in Parley. Ctrl-C withdraws it.\n`);

@@ -85,7 +85,7 @@ export function createServerClient(server: FoundServer) {
       return await fetch(new URL(pathname, url), {
         method,
         headers: {
-          [SURFACE_HEADER]: ClientSurfaceSchema.value,
+          [SURFACE_HEADER]: ClientSurfaceSchema.enum.cli,
           ...(token.current ? { authorization: `Bearer ${token.current}` } : {}),
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },

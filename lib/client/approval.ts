@@ -3,26 +3,7 @@ import { hiddenCount, hiddenWarning } from "./visible-text";
 
 /** The approval card's wording, kept out of React. */
 
-/**
- * A function's (or model's) name as a person reads it: "order-coffee" → "Order coffee", "writeReport" →
- * "Write report". A name with spaces was written for people (an outside asker's "deploy script (CI)"): as given.
- */
-export function ownerLabel(owner: string): string {
-  if (/\s/.test(owner.trim())) return owner.trim();
-  const words = owner
-    .trim()
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .split(/[\s\-_./:]+/)
-    .filter(Boolean);
-  if (words.length === 0) return owner;
-  const text = words.map((w) => (/^[A-Z0-9]+$/.test(w) && w.length > 1 ? w : w.toLowerCase())).join(" ");
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** "Coffee helper wants to run shell". */
-export function approvalTitle(owner: string, tool: string): string {
-  return `${ownerLabel(owner)} wants to run ${tool}`;
-}
+export { approvalTitle, ownerLabel } from "../protocol/question-notification";
 
 /** What an "Allow always" option adds: "Allow shell: `npm test` exactly, in this chat"; null when the approval offers none. */
 export function alwaysHint(approval: Pick<ApprovalSpec, "tool" | "always">, which: 0 | 1 = 0): string | null {

@@ -1,14 +1,9 @@
 import { useEffect, useRef } from "react";
-import { questionTag } from "../protocol/push";
 import type { Question } from "../protocol/question";
-import { approvalTitle, ownerLabel } from "./approval";
 import { thisDevice } from "./push/this-device-state";
+import { notificationFor } from "../protocol/question-notification";
 
-/** What a desktop notification of a waiting question says. */
-export function notificationFor(q: Question, chatTitle: string | null): { title: string; body: string; tag: string } {
-  const title = q.approval ? approvalTitle(q.owner, q.approval.tool) : `${ownerLabel(q.owner)} asks`;
-  return { title, body: chatTitle ? `${q.prompt}\n— ${chatTitle}` : q.prompt, tag: questionTag(q.id) };
-}
+export { notificationFor };
 
 const supported = () => typeof window !== "undefined" && "Notification" in window;
 

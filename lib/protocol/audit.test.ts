@@ -36,6 +36,7 @@ describe("the audit of a question", () => {
     const question = q({ kind: "question", approval: null });
     expect(outcomeLine({ ...question, status: "answered", answer: "staging", closedBy: "rest" })).toBe('Answered "staging", over REST');
     expect(outcomeLine({ ...question, status: "declined", closedBy: "socket", feedback: "later" })).toBe("Declined, in a browser tab: later");
+    expect(outcomeLine({ ...question, status: "answered", answer: "staging", closedBy: "push" })).toBe('Answered "staging", from a notification');
   });
 
   it("says a form's answer by its labels and choice titles", () => {

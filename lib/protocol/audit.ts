@@ -6,6 +6,7 @@ const VIA: Record<string, string | null> = {
   socket: "in a browser tab",
   terminal: "in a terminal",
   rest: "over REST",
+  push: "from a notification",
   cli: "from the CLI",
   text: "by a text command",
   channel: "from a text channel",

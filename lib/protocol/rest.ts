@@ -3,13 +3,14 @@ import { z } from "zod";
 // Command bodies (reply, reject, start run, resume, stop) are declared in ./commands.
 
 /**
- * What a REST client says it is (`cli`). Any client can send it, so it is never the audit's
- * surface (which the server sets: REST, and the credential it checked); a run's starter line
- * shows it as the client's own word.
+ * What a REST client says it is: `cli`, or `push` (a notification's button, answering through the
+ * service worker). Any client can send it, so it never decides anything: a run's starter line
+ * shows it as the client's own word, and an answer sent with `push` is recorded as given "from a
+ * notification" (closedBy `push`) instead of "over REST", with the same credential checks.
  */
 export const SURFACE_HEADER = "x-parley-surface";
 /** The values SURFACE_HEADER may take; anything else (or none) says nothing. */
-export const ClientSurfaceSchema = z.literal("cli");
+export const ClientSurfaceSchema = z.enum(["cli", "push"]);
 
 /** Above the largest reply a policy allows (1 MiB), so replies meet their own typed limit first. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;

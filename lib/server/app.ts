@@ -31,6 +31,9 @@ import type { WorkerPoolPort } from "./workers/worker-port";
 import { log } from "./log";
 import { createWebhookOutbox, type WebhookOptions } from "./webhooks/webhook-outbox";
 import { loadWebhookSecret } from "./webhooks/webhook-secret";
+import { createPushOutbox, type PushOptions } from "./push/push-outbox";
+import { createPushDevices } from "./push/push-devices";
+import { loadVapidKeys } from "./push/vapid-keys";
 
 /** The parts Parley is built from: real ones in server.ts, fakes in tests. */
 export interface ParleyParts {
@@ -68,6 +71,8 @@ export interface ParleyOptions {
   runLeaseMs?: number;
   /** Asks' callbacks: the hosts they may name, the retry base, and the secret (PARLEY_WEBHOOK_SECRET; unset: one kept in the database). */
   webhooks?: WebhookOptions & { secret?: string };
+  /** Web Push: the hosts endpoints may name besides the push services, the retry base, and the VAPID keys (PARLEY_VAPID_*; unset: a pair kept in the database). */
+  push?: PushOptions & { vapid?: { publicKey?: string; privateKey?: string; subject?: string } };
 }
 
 export const DEFAULT_RUN_LEASE_MS = 15_000;
@@ -168,6 +173,9 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const access = await openAccess(db, config.access, { now: () => clock.now() });
   // Subscribed before anything settles at start-up (a restart's recovery closes questions too).
   const webhooks = createWebhookOutbox({ db, events, questions }, { ...config.webhooks, secret: await loadWebhookSecret(db, config.webhooks?.secret) });
+  const vapid = await loadVapidKeys(db, config.push?.vapid);
+  const pushOutbox = createPushOutbox({ db, events, questions }, { ...config.push, vapid });
+  const pushDevices = createPushDevices({ db, hosts: config.push?.hosts });
   const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
   const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
 
@@ -199,6 +207,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   inbox.start();
   await webhooks.sweep();
   webhooks.start();
+  await pushOutbox.sweep();
+  pushOutbox.start();
 
   const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
   const chatCommands = () => listed().flatMap((f) => (f.command ? [f.command] : []));
@@ -221,6 +231,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     mcp,
     /** Asks' callbacks: the outbox of their signed deliveries. */
     webhooks,
+    /** Web Push: the VAPID public key browsers subscribe with, a person's devices, and the outbox of pushes. */
+    push: { publicKey: vapid.publicKey, devices: pushDevices, outbox: pushOutbox },
     permissions,
     pool,
     access,
@@ -280,6 +292,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       await mcp.close();
       await inbox.stop();
       await webhooks.stop();
+      await pushOutbox.stop();
       runs.detachAll();
       questions.dispose();
       publishSoon.stop();

@@ -83,3 +83,29 @@ describe("webhooks", () => {
     }
   });
 });
+
+describe("web push", () => {
+  it("PARLEY_PUSH_HOSTS adds hosts (with a port or not); PARLEY_PUSH_RETRY_MS the retry base", () => {
+    expect(loadEnv({}).PARLEY_PUSH_HOSTS).toEqual([]);
+    expect(loadEnv({ PARLEY_PUSH_HOSTS: "Push.Local, 127.0.0.1:8443" }).PARLEY_PUSH_HOSTS).toEqual(["push.local", "127.0.0.1:8443"]);
+    expect(loadEnv({}).PARLEY_PUSH_RETRY_MS).toBe(5_000);
+    expect(loadEnv({ PARLEY_PUSH_RETRY_MS: "50" }).PARLEY_PUSH_RETRY_MS).toBe(50);
+    expect(() => loadEnv({ PARLEY_PUSH_RETRY_MS: "0" })).toThrow(/PARLEY_PUSH_RETRY_MS/);
+  });
+
+  it("VAPID keys: both or neither, each a key; the subject mailto: or https:", () => {
+    const publicKey = "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM";
+    const privateKey = "kZtEwEO2tDJVfy5nxwxLFgLx3ZE4M2n9UzWJcRJ4uiU";
+    expect(loadEnv({}).PARLEY_VAPID_PUBLIC_KEY).toBeUndefined();
+    expect(loadEnv({ PARLEY_VAPID_PUBLIC_KEY: publicKey, PARLEY_VAPID_PRIVATE_KEY: privateKey, PARLEY_VAPID_SUBJECT: "mailto:ops@example.com" })).toMatchObject({
+      PARLEY_VAPID_PUBLIC_KEY: publicKey,
+      PARLEY_VAPID_PRIVATE_KEY: privateKey,
+      PARLEY_VAPID_SUBJECT: "mailto:ops@example.com",
+    });
+    expect(() => loadEnv({ PARLEY_VAPID_PUBLIC_KEY: publicKey })).toThrow(/PARLEY_VAPID_PRIVATE_KEY: set both/);
+    expect(() => loadEnv({ PARLEY_VAPID_PRIVATE_KEY: privateKey })).toThrow(/PARLEY_VAPID_PUBLIC_KEY: set both/);
+    expect(() => loadEnv({ PARLEY_VAPID_PUBLIC_KEY: privateKey, PARLEY_VAPID_PRIVATE_KEY: privateKey })).toThrow(/PARLEY_VAPID_PUBLIC_KEY must be a VAPID public key/);
+    expect(() => loadEnv({ PARLEY_VAPID_SUBJECT: "ops@example.com" })).toThrow(/PARLEY_VAPID_SUBJECT must be a mailto:/);
+    expect(loadEnv({ PARLEY_VAPID_SUBJECT: "https://example.com/ops" }).PARLEY_VAPID_SUBJECT).toBe("https://example.com/ops");
+  });
+});

@@ -5,114 +5,140 @@ import { LOG_LEVELS } from "../log/create-log";
 import { commaList } from "../protocol/comma-list";
 import { DEFAULT_WEBHOOK_HOSTS, parseWebhookHosts } from "./webhooks/callback-hosts";
 import { WEBHOOK_SECRET_PATTERN } from "./webhooks/secret-format";
+import { parsePushHosts } from "./push/push-hosts";
+import { isVapidPrivateKey, isVapidPublicKey, isVapidSubject } from "./push/vapid-keys";
 
-const EnvSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  DATABASE_URL: z
-    .string()
-    .regex(/^(file:|postgres(ql)?:\/\/)/i, "DATABASE_URL must be a SQLite file: URL (e.g. file:./data/parley.db) or a PostgreSQL URL (postgresql://user@host:5432/parley)")
-    .default("file:./data/parley.db"),
-  /** Redis for several nodes behind a load balancer (Socket.IO's Redis adapter and the cluster bus); unset: one node alone. */
-  REDIS_URL: z
+/** An optional setting: unset and empty are the same. */
+const optionalText = () =>
+  z
     .string()
     .trim()
     .optional()
-    .transform((s) => (s ? s : undefined))
-    .pipe(z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379" }).optional()),
-  /** Extra origins (comma-separated, e.g. https://chat.example.com behind a proxy) whose pages and Host names this server answers. */
-  PARLEY_ALLOWED_ORIGINS: z
-    .string()
-    .default("")
-    .transform(commaList)
-    .pipe(z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL such as https://chat.example.com" }).transform((u) => new URL(u).origin))),
-  /**
-   * Which proxies in front of the server are believed about the client's address (X-Forwarded-For)
-   * and scheme (X-Forwarded-Proto): a hop count, true/false, or addresses and subnets such as
-   * `loopback,10.0.0.0/8`. Unset: none, and those headers are ignored.
-   */
-  PARLEY_TRUST_PROXY: z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      try {
-        return parseProxyTrust(s);
-      } catch (err) {
-        ctx.addIssue({ code: "custom", message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
-  /** The server token, fixed (scripts, CI); without it one is generated at each start and printed with the app's URL. */
-  PARLEY_TOKEN: z.string().min(16, "PARLEY_TOKEN must be at least 16 characters").max(200).regex(/^\S+$/, "PARLEY_TOKEN may not contain spaces").optional(),
-  /** `off`, or limits per client such as `replies=120/10,runs=60/10` (count per seconds) for replies, runs, messages, sessions, signIn, handshakes, badTokens. */
-  PARLEY_RATE_LIMITS: z
-    .string()
-    .default("")
-    .transform((s, ctx) => {
-      if (s.trim() === "off") return "off" as const;
-      const limits: Record<string, { points: number; seconds: number }> = {};
-      for (const part of commaList(s)) {
-        const m = /^(replies|runs|messages|sessions|signIn|handshakes|badTokens)=(\d+)\/(\d+)$/.exec(part);
-        if (!m || Number(m[2]) < 1 || Number(m[3]) < 1) {
-          ctx.addIssue({ code: "custom", message: `"${part}" is not NAME=COUNT/SECONDS with NAME one of replies, runs, messages, sessions, signIn, handshakes` });
+    .transform((s) => (s ? s : undefined));
+
+const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    DATABASE_URL: z
+      .string()
+      .regex(/^(file:|postgres(ql)?:\/\/)/i, "DATABASE_URL must be a SQLite file: URL (e.g. file:./data/parley.db) or a PostgreSQL URL (postgresql://user@host:5432/parley)")
+      .default("file:./data/parley.db"),
+    /** Redis for several nodes behind a load balancer (Socket.IO's Redis adapter and the cluster bus); unset: one node alone. */
+    REDIS_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((s) => (s ? s : undefined))
+      .pipe(z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379" }).optional()),
+    /** Extra origins (comma-separated, e.g. https://chat.example.com behind a proxy) whose pages and Host names this server answers. */
+    PARLEY_ALLOWED_ORIGINS: z
+      .string()
+      .default("")
+      .transform(commaList)
+      .pipe(z.array(z.url({ protocol: /^https?$/, error: "each origin must be an http(s) URL such as https://chat.example.com" }).transform((u) => new URL(u).origin))),
+    /**
+     * Which proxies in front of the server are believed about the client's address (X-Forwarded-For)
+     * and scheme (X-Forwarded-Proto): a hop count, true/false, or addresses and subnets such as
+     * `loopback,10.0.0.0/8`. Unset: none, and those headers are ignored.
+     */
+    PARLEY_TRUST_PROXY: z
+      .string()
+      .optional()
+      .transform((s, ctx) => {
+        try {
+          return parseProxyTrust(s);
+        } catch (err) {
+          ctx.addIssue({ code: "custom", message: (err as Error).message });
           return z.NEVER;
         }
-        limits[m[1]!] = { points: Number(m[2]), seconds: Number(m[3]) };
-      }
-      return limits;
-    }),
-  PARLEY_STOP_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
-  PARLEY_IDLE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
-  PARLEY_MAX_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
-  /** Runs one worker process hosts at once (agent functions mostly wait); PARLEY_MAX_WORKERS × this runs hold a worker at most. */
-  PARLEY_RUNS_PER_WORKER: z.coerce.number().int().min(1).max(256).default(DEFAULT_RUNS_PER_WORKER),
-  PARLEY_PARK_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
-  /** How often an MCP tool call waiting for a person sends a progress notification (the TypeScript SDK's request timeout is 60 s). */
-  PARLEY_MCP_PROGRESS_MS: z.coerce.number().int().min(100).max(55_000).default(10_000),
-  /**
-   * Several nodes on one PostgreSQL database: how long a node's hold on a run it executes lasts
-   * unless renewed (a dead node's runs are taken over after it). Ignored on SQLite (one node).
-   */
-  PARLEY_RUN_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
-  /** SQLite's `synchronous`: FULL survives a power loss; NORMAL only a crash of the process, for fewer fsyncs. */
-  PARLEY_DB_SYNC: z
-    .string()
-    .default("FULL")
-    .transform((s) => s.toUpperCase())
-    .pipe(z.enum(["FULL", "NORMAL"], "must be FULL or NORMAL")),
-  /** PostgreSQL: connections each node keeps in its pool. */
-  PARLEY_DB_POOL: z.coerce.number().int().min(1).max(200).default(10),
-  /** Longest a database statement waits for a lock held by another process before the request fails with 503 database_busy. */
-  PARLEY_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  /**
-   * The folder the agent's tools work in (read, write, run commands), relative to the server's
-   * working directory; created at start, and a new or empty one seeded with a small sample project.
-   */
-  PARLEY_WORKSPACE: z.string().trim().min(1, "PARLEY_WORKSPACE may not be empty; unset it for ./workspace").default("workspace"),
-  /** How much the server logs: fatal, error, warn, info (the default), debug, trace or silent. */
-  PARLEY_LOG_LEVEL: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`))
-    .optional(),
-  /** The hosts an ask's callbackUrl may name: host names or IP addresses, comma-separated, each exactly (loopback only by default). */
-  PARLEY_WEBHOOK_HOSTS: z.string().default(DEFAULT_WEBHOOK_HOSTS.join(",")).transform(parseWebhookHosts),
-  /** The Standard Webhooks secret callbacks are signed with (`whsec_` and base64); unset: one is made and kept in the database (`npx parley webhook-secret`). */
-  PARLEY_WEBHOOK_SECRET: z
-    .string()
-    .trim()
-    .optional()
-    .transform((s) => (s ? s : undefined))
-    .pipe(z.string().regex(WEBHOOK_SECRET_PATTERN, "PARLEY_WEBHOOK_SECRET must be whsec_ followed by a base64 key of 24 bytes or more").optional()),
-  /** The wait after a callback's first failed attempt, doubled at each next one (at most an hour), for a day. */
-  PARLEY_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
-  /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
-  PARLEY_PERMISSIONS_FILE: z.string().trim().min(1, "PARLEY_PERMISSIONS_FILE may not be empty; unset it for parley.permissions.json").optional(),
-  /** A JSON file of the MCP servers the built-in agent uses (lib/protocol/mcp-servers.ts); unset: none. */
-  PARLEY_MCP_SERVERS: z.string().trim().min(1, "PARLEY_MCP_SERVERS may not be empty; unset it for no MCP servers").optional(),
-});
+      }),
+    /** The server token, fixed (scripts, CI); without it one is generated at each start and printed with the app's URL. */
+    PARLEY_TOKEN: z.string().min(16, "PARLEY_TOKEN must be at least 16 characters").max(200).regex(/^\S+$/, "PARLEY_TOKEN may not contain spaces").optional(),
+    /** `off`, or limits per client such as `replies=120/10,runs=60/10` (count per seconds) for replies, runs, messages, sessions, signIn, handshakes, badTokens. */
+    PARLEY_RATE_LIMITS: z
+      .string()
+      .default("")
+      .transform((s, ctx) => {
+        if (s.trim() === "off") return "off" as const;
+        const limits: Record<string, { points: number; seconds: number }> = {};
+        for (const part of commaList(s)) {
+          const m = /^(replies|runs|messages|sessions|signIn|handshakes|badTokens)=(\d+)\/(\d+)$/.exec(part);
+          if (!m || Number(m[2]) < 1 || Number(m[3]) < 1) {
+            ctx.addIssue({ code: "custom", message: `"${part}" is not NAME=COUNT/SECONDS with NAME one of replies, runs, messages, sessions, signIn, handshakes` });
+            return z.NEVER;
+          }
+          limits[m[1]!] = { points: Number(m[2]), seconds: Number(m[3]) };
+        }
+        return limits;
+      }),
+    PARLEY_STOP_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
+    PARLEY_IDLE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
+    PARLEY_MAX_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
+    /** Runs one worker process hosts at once (agent functions mostly wait); PARLEY_MAX_WORKERS × this runs hold a worker at most. */
+    PARLEY_RUNS_PER_WORKER: z.coerce.number().int().min(1).max(256).default(DEFAULT_RUNS_PER_WORKER),
+    PARLEY_PARK_AFTER_MS: z.coerce.number().int().min(0).max(3_600_000).default(3_000),
+    /** How often an MCP tool call waiting for a person sends a progress notification (the TypeScript SDK's request timeout is 60 s). */
+    PARLEY_MCP_PROGRESS_MS: z.coerce.number().int().min(100).max(55_000).default(10_000),
+    /**
+     * Several nodes on one PostgreSQL database: how long a node's hold on a run it executes lasts
+     * unless renewed (a dead node's runs are taken over after it). Ignored on SQLite (one node).
+     */
+    PARLEY_RUN_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
+    /** SQLite's `synchronous`: FULL survives a power loss; NORMAL only a crash of the process, for fewer fsyncs. */
+    PARLEY_DB_SYNC: z
+      .string()
+      .default("FULL")
+      .transform((s) => s.toUpperCase())
+      .pipe(z.enum(["FULL", "NORMAL"], "must be FULL or NORMAL")),
+    /** PostgreSQL: connections each node keeps in its pool. */
+    PARLEY_DB_POOL: z.coerce.number().int().min(1).max(200).default(10),
+    /** Longest a database statement waits for a lock held by another process before the request fails with 503 database_busy. */
+    PARLEY_DB_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+    /**
+     * The folder the agent's tools work in (read, write, run commands), relative to the server's
+     * working directory; created at start, and a new or empty one seeded with a small sample project.
+     */
+    PARLEY_WORKSPACE: z.string().trim().min(1, "PARLEY_WORKSPACE may not be empty; unset it for ./workspace").default("workspace"),
+    /** How much the server logs: fatal, error, warn, info (the default), debug, trace or silent. */
+    PARLEY_LOG_LEVEL: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`))
+      .optional(),
+    /** The hosts an ask's callbackUrl may name: host names or IP addresses, comma-separated, each exactly (loopback only by default). */
+    PARLEY_WEBHOOK_HOSTS: z.string().default(DEFAULT_WEBHOOK_HOSTS.join(",")).transform(parseWebhookHosts),
+    /** The Standard Webhooks secret callbacks are signed with (`whsec_` and base64); unset: one is made and kept in the database (`npx parley webhook-secret`). */
+    PARLEY_WEBHOOK_SECRET: z
+      .string()
+      .trim()
+      .optional()
+      .transform((s) => (s ? s : undefined))
+      .pipe(z.string().regex(WEBHOOK_SECRET_PATTERN, "PARLEY_WEBHOOK_SECRET must be whsec_ followed by a base64 key of 24 bytes or more").optional()),
+    /** The wait after a callback's first failed attempt, doubled at each next one (at most an hour), for a day. */
+    PARLEY_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    /** More hosts a Web Push endpoint may name besides the browsers' push services: host names or addresses, each alone (any port) or as host:port. */
+    PARLEY_PUSH_HOSTS: z.string().default("").transform(parsePushHosts),
+    /** The VAPID key pair pushes are signed with (base64url, as `npx web-push generate-vapid-keys` prints); unset: a pair made once and kept in the database. */
+    PARLEY_VAPID_PUBLIC_KEY: optionalText().pipe(z.string().refine(isVapidPublicKey, "PARLEY_VAPID_PUBLIC_KEY must be a VAPID public key: base64url of a 65-byte P-256 point").optional()),
+    PARLEY_VAPID_PRIVATE_KEY: optionalText().pipe(z.string().refine(isVapidPrivateKey, "PARLEY_VAPID_PRIVATE_KEY must be a VAPID private key: base64url of 32 bytes").optional()),
+    /** Who runs this server, for the push services: a mailto: address or an https: URL. */
+    PARLEY_VAPID_SUBJECT: optionalText().pipe(z.string().refine(isVapidSubject, "PARLEY_VAPID_SUBJECT must be a mailto: address (mailto:you@example.com) or an https: URL").optional()),
+    /** The wait after a push's first failed attempt, doubled at each next one (at most an hour), for a day. */
+    PARLEY_PUSH_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
+    PARLEY_PERMISSIONS_FILE: z.string().trim().min(1, "PARLEY_PERMISSIONS_FILE may not be empty; unset it for parley.permissions.json").optional(),
+    /** A JSON file of the MCP servers the built-in agent uses (lib/protocol/mcp-servers.ts); unset: none. */
+    PARLEY_MCP_SERVERS: z.string().trim().min(1, "PARLEY_MCP_SERVERS may not be empty; unset it for no MCP servers").optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (Boolean(env.PARLEY_VAPID_PUBLIC_KEY) !== Boolean(env.PARLEY_VAPID_PRIVATE_KEY)) {
+      const missing = env.PARLEY_VAPID_PUBLIC_KEY ? "PARLEY_VAPID_PRIVATE_KEY" : "PARLEY_VAPID_PUBLIC_KEY";
+      ctx.addIssue({ code: "custom", path: [missing], message: "set both PARLEY_VAPID_PUBLIC_KEY and PARLEY_VAPID_PRIVATE_KEY (one key pair), or neither" });
+    }
+  });
 
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -3,6 +3,7 @@ import { AskBodySchema } from "../../lib/protocol/asks";
 import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
 import { RevokeTokenBodySchema, RotateTokenBodySchema, SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
+import { PushSubscribeBodySchema, RemovePushSubscriptionBodySchema, SessionPushBodySchema } from "../../lib/protocol/push";
 import { RejectBodySchema, ReplyBodySchema, ResumeBodySchema, RetryRunBodySchema, StartRunBodySchema, StopRunBodySchema } from "../../lib/protocol/commands";
 import {
   CreateSessionBodySchema,
@@ -20,7 +21,7 @@ import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
  * schema of a write, whether an empty body counts as `{}`, the query schema, and what its `:id` names.
  */
 
-export type Target = "session" | "question" | "run";
+export type Target = "session" | "question" | "run" | "push_subscription";
 
 export interface BodySpec {
   schema: z.ZodType;
@@ -53,6 +54,11 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/channels/text": { schema: ChannelTextBodySchema, optional: false },
   // A valid body asks in a chat of its own (named after `from`): the sentinel is not touched.
   "POST /api/asks": { schema: AskBodySchema, optional: false },
+  // A valid body names an endpoint on a host the server does not allow (422), or keys that are no keys (400): nothing is stored.
+  "POST /api/push/subscriptions": { schema: PushSubscribeBodySchema, optional: false },
+  // Strict and empty, as the session's DELETE: a body aimed at the sentinel's subscription removes nothing.
+  "DELETE /api/push/subscriptions/:id": { schema: RemovePushSubscriptionBodySchema, optional: true },
+  "PUT /api/sessions/:id/push": { schema: SessionPushBodySchema, optional: false },
 };
 
 /** Writes without a body (none now: every write's body is checked, an empty one included). */
@@ -74,6 +80,7 @@ export function targetOf(route: ApiRoute): Target | null {
   if (route.path.startsWith("/api/sessions/")) return "session";
   if (route.path.startsWith("/api/questions/")) return "question";
   if (route.path.startsWith("/api/runs/")) return "run";
+  if (route.path.startsWith("/api/push/subscriptions/")) return "push_subscription";
   throw new Error(`the fuzz suite does not know what ${route.path}'s :id names`);
 }
 

@@ -67,6 +67,14 @@ describe("a push", () => {
     ]);
   });
 
+  it("a question's push that arrives after its retraction (push services don't keep order) never shows", async () => {
+    const sw = fakeSw();
+    await handlePush(sw.env, { type: "closed", questionId: "q1", tag: "q1" });
+    await handlePush(sw.env, confirm);
+    await handlePush(sw.env, threeChoices);
+    expect(sw.shown.map((s) => s.options.tag)).toEqual(["q2"]);
+  });
+
   it("ignores a push that is not Parley's payload", async () => {
     const sw = fakeSw();
     await handlePush(sw.env, { type: "question", questionId: "q1" });

@@ -1,4 +1,5 @@
 import { PushPayloadSchema, type PushPayload } from "../../protocol/push";
+import { rememberClosed, wasClosed } from "./sw-closed";
 import type { NotificationData, ShowOptions, SwEnv } from "./sw-env";
 
 export const NOTIFICATION_ICON = "/icons/icon-192.png";
@@ -30,12 +31,16 @@ export async function closeTagged(env: SwEnv, tag: string): Promise<void> {
   for (const n of await env.registration.getNotifications({ tag })) n.close();
 }
 
-/** A push: a new question shows its notification; a settled one's notification closes on this device too. */
+/** A push: a new question shows its notification (unless its retraction came first); a settled one's notification closes on this device too. */
 export async function handlePush(env: SwEnv, data: unknown): Promise<void> {
   const parsed = PushPayloadSchema.safeParse(data);
   if (!parsed.success) return;
   const payload = parsed.data;
-  if (payload.type === "closed") return closeTagged(env, payload.tag);
+  if (payload.type === "closed") {
+    await rememberClosed(env, payload.questionId);
+    return closeTagged(env, payload.tag);
+  }
+  if (await wasClosed(env, payload.questionId)) return;
   const { title, options } = questionNotification(payload, env.maxActions());
   await env.registration.showNotification(title, options);
 }

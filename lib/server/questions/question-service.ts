@@ -18,7 +18,7 @@ import { log } from "../log";
 import type { SqlTx } from "../store/sql-executor";
 
 /** Who or what settled a question; stored as `closedBy`. */
-export type Closer = "socket" | "terminal" | "rest" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
+export type Closer = "socket" | "terminal" | "rest" | "push" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -2,6 +2,7 @@ import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { AppError, parseOrThrow } from "../../protocol/errors";
 import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../../protocol/commands";
+import { DevicePresenceSchema } from "../../protocol/push";
 import type { ClusterMessage, ClusterQuery, CrossNodeStatus } from "../../protocol/cluster";
 import type { ClusterTransport } from "../cluster/cluster-link";
 import { createRedisBus, type RedisBus } from "./redis-bus";
@@ -141,6 +142,26 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       // The reply checks who may see the question in its own transaction.
       return parley.questions.reply({ id, value, commandId, digest, by, ownerId });
     });
+
+    // The push subscription and session this tab said it shows, so its going away clears what it set (and no more).
+    let presence: { subscriptionId: string; sessionId: string } | null = null;
+    const leavePresence = async () => {
+      const left = presence;
+      presence = null;
+      if (left) await parley.push.devices.absent(left.subscriptionId, left.sessionId);
+    };
+    on("device.presence", async (payload) => {
+      const { subscriptionId, sessionId } = parseOrThrow(DevicePresenceSchema, payload);
+      if (presence && (presence.subscriptionId !== subscriptionId || presence.sessionId !== sessionId)) await leavePresence();
+      if (subscriptionId === null) return null;
+      if (sessionId !== null) await visibility.session(ownerId, sessionId);
+      if (!(await parley.push.devices.present(ownerId, { subscriptionId, sessionId }))) {
+        throw new AppError("not_found:push_subscription", "No push subscription of yours has that id: subscribe this browser again.");
+      }
+      presence = sessionId === null ? null : { subscriptionId, sessionId };
+      return null;
+    });
+    socket.on("disconnect", () => void leavePresence().catch((err) => log.error({ err }, "[realtime] could not clear a tab's presence")));
 
     on("question.reject", async (payload) => {
       const { id, message, commandId, digest } = parseOrThrow(QuestionRejectCommandSchema, payload);

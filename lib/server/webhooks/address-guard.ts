@@ -42,14 +42,14 @@ const systemResolve: Resolve = (hostname, callback) => dns.lookup(hostname, { al
  * turns to an inside address (rebinding, a taken-over record) reaches nothing inside. The
  * connection uses the addresses checked here, so there is no second lookup to differ.
  */
-export function guardedLookup(allowed: readonly string[], resolve: Resolve = systemResolve): LookupFunction {
+export function guardedLookup(allowed: readonly string[], resolve: Resolve = systemResolve, setting = "PARLEY_WEBHOOK_HOSTS"): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, (err, addresses) => {
       if (err) return callback(err, "", 0);
       const permitted = addresses.filter((a) => isPublicAddress(a.address) || allowed.includes(a.address.toLowerCase()));
       if (permitted.length === 0) {
         const shown = addresses.map((a) => a.address).join(", ") || "nothing";
-        return callback(Object.assign(new Error(`${hostname} resolves to ${shown}, not a public address, and PARLEY_WEBHOOK_HOSTS does not list it`), { code: "EADDRNOTPUBLIC" }), "", 0);
+        return callback(Object.assign(new Error(`${hostname} resolves to ${shown}, not a public address, and ${setting} does not list it`), { code: "EADDRNOTPUBLIC" }), "", 0);
       }
       const wanted = options.family === 4 || options.family === 6 ? permitted.filter((a) => a.family === options.family) : permitted;
       if (wanted.length === 0) return callback(Object.assign(new Error(`${hostname} has no permitted IPv${options.family} address`), { code: "ENOTFOUND" }), "", 0);

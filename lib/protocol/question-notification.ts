@@ -1,0 +1,40 @@
+import type { Question } from "./question";
+import { questionTag } from "./push";
+
+/**
+ * What a notification of a waiting question says (a tab's desktop notification and a push alike),
+ * and who asks, as a person reads it.
+ */
+
+/**
+ * A function's (or model's) name as a person reads it: "order-coffee" → "Order coffee", "writeReport" →
+ * "Write report". A name with spaces was written for people (an outside asker's "deploy script (CI)"): as given.
+ */
+export function ownerLabel(owner: string): string {
+  if (/\s/.test(owner.trim())) return owner.trim();
+  const words = owner
+    .trim()
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/[\s\-_./:]+/)
+    .filter(Boolean);
+  if (words.length === 0) return owner;
+  const text = words.map((w) => (/^[A-Z0-9]+$/.test(w) && w.length > 1 ? w : w.toLowerCase())).join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** "Coffee helper wants to run shell". */
+export function approvalTitle(owner: string, tool: string): string {
+  return `${ownerLabel(owner)} wants to run ${tool}`;
+}
+
+/** The title, body and tag of a waiting question's notification: who asks, the question and the chat's title. */
+export function notificationFor(q: Pick<Question, "id" | "owner" | "prompt" | "approval">, chatTitle: string | null): { title: string; body: string; tag: string } {
+  const title = q.approval ? approvalTitle(q.owner, q.approval.tool) : `${ownerLabel(q.owner)} asks`;
+  return { title, body: chatTitle ? `${q.prompt}\n— ${chatTitle}` : q.prompt, tag: questionTag(q.id) };
+}
+
+/** The anchor of a question's card on its session's page. */
+export const questionAnchor = (questionId: string) => `question-${questionId}`;
+
+/** Where a notification of a question leads: its session, on its card. */
+export const questionLink = (q: Pick<Question, "id" | "sessionId">) => `/s/${encodeURIComponent(q.sessionId)}#${questionAnchor(q.id)}`;

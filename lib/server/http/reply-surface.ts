@@ -1,0 +1,4 @@
+import { SURFACE_HEADER } from "../../protocol/rest";
+
+/** Where a REST answer is recorded as given from: a notification's button says so (`X-Parley-Surface: push`), anything else is REST. */
+export const replySurfaceOf = (req: Request): "push" | "rest" => (req.headers.get(SURFACE_HEADER) === "push" ? "push" : "rest");
