@@ -7,6 +7,9 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fakeSw, sentJson, type FakeSw } from "../lib/client/push/fake-sw-env";
+import { handleNotificationClick } from "../lib/client/push/sw-click";
+import { handlePush } from "../lib/client/push/sw-push";
 import { ReplyReceiptSchema } from "../lib/protocol/commands";
 import type { Run, Session } from "../lib/protocol/entities";
 import { PushDevicesSchema, PushKeySchema, PushPayloadSchema, type PushPayload } from "../lib/protocol/push";
@@ -156,6 +159,20 @@ async function askConfirm(prompt: string, sessionId?: string): Promise<{ session
   return { session, question };
 }
 
+/** A device's service worker: the real handlers, with a fake `self` whose requests reach the server signed in as the owner. */
+function serviceWorkerOf() {
+  const sw = fakeSw({ maxActions: 2 });
+  sw.env.randomUUID = randomUUID;
+  sw.respond = (url, init) => fetch(new URL(new URL(url).pathname, server.url), { ...init, headers: { ...(init?.headers as Record<string, string>), ...authHeaders() } });
+  return sw;
+}
+
+/** The notification a service worker shows now, as a tap hands it to the handler. */
+function shownOf(sw: FakeSw) {
+  const open = sw.shown.filter((n) => !n.closed).at(-1)!;
+  return { tag: open.options.tag, data: open.options.data, body: open.options.body, close: () => void (open.closed = true) };
+}
+
 /** The pushes `device` received so far, read as that browser reads them. */
 const pushesTo = (device: Device) => service.received.filter((r) => r.device === device.path).map((r) => ({ raw: r, payload: device.open(r) }));
 const pushFor = (device: Device, questionId: string, type: PushPayload["type"]) =>
@@ -238,29 +255,44 @@ describe("a question's push", { timeout: TIMEOUT }, () => {
     expect(toPhone.raw.headers).toMatchObject({ urgency: "high", ttl: "86400" });
     expect(toPhone.raw.headers.topic).toMatch(/^[A-Za-z0-9_-]{1,32}$/);
 
-    // The service worker taps "Yes" on the phone: the same reply command, with a command id.
-    const commandId = randomUUID();
-    const tap = (id: string) =>
-      fetch(`${server.url}/api/questions/${question.id}/reply`, {
-        method: "POST",
-        headers: { ...authHeaders(), "content-type": "application/json", [SURFACE_HEADER]: "push" },
-        body: JSON.stringify({ value: true, commandId: id, digest: toPhone.payload.type === "question" ? toPhone.payload.digest : "" }),
-      }).then(async (res) => ({ status: res.status, receipt: ReplyReceiptSchema.parse(await res.json()) }));
-    const first = await tap(commandId);
-    expect(first).toMatchObject({ status: 200, receipt: { commandId, outcome: "answered" } });
+    // Each device's service worker (its real handlers, with a fake `self` whose fetch reaches this
+    // server with the device's sign-in) shows the push with its buttons.
+    const [phoneSw, tabletSw] = [serviceWorkerOf(), serviceWorkerOf()];
+    await handlePush(phoneSw.env, toPhone.payload);
+    await handlePush(tabletSw.env, toTablet.payload);
+    for (const sw of [phoneSw, tabletSw]) expect(sw.shown.map((n) => [n.options.tag, n.options.actions?.map((a) => a.title)])).toEqual([[question.id, ["Yes", "No"]]]);
+
+    // "Yes" tapped on the phone: the reply command with a command id, recorded from a notification; the phone's notification closes.
+    await handleNotificationClick(phoneSw.env, { action: "yes", notification: shownOf(phoneSw) });
+    const [sent] = phoneSw.fetched;
+    expect(sent!.init!.headers).toMatchObject({ [SURFACE_HEADER]: "push" });
+    const commandId = (sentJson(sent!) as { commandId: string }).commandId;
     expect(await replied).toMatchObject({ status: "answered", answer: true, closedBy: "push" });
     expect(await rest.ok(rest.get<Question>(`/api/questions/${question.id}`))).toMatchObject({ status: "answered", closedBy: "push" });
+    expect(phoneSw.shown.every((n) => n.closed)).toBe(true);
 
-    // Both devices showed it: both get the retraction, with the same tag.
+    // "No" tapped on the tablet before its retraction arrived: never a second answer, and it says so.
+    await handleNotificationClick(tabletSw.env, { action: "no", notification: shownOf(tabletSw) });
+    expect(tabletSw.shown.at(-1)).toMatchObject({ title: "Already answered on another device", closed: false, options: { tag: question.id } });
+    expect(await rest.ok(rest.get<Question>(`/api/questions/${question.id}`))).toMatchObject({ answer: true });
+
+    // Both devices showed it: both get the retraction, with the same tag, which closes what the tablet shows.
     for (const device of [tablet, phone]) {
       const closed = await pushFor(device, question.id, "closed");
       expect(closed.payload).toEqual({ type: "closed", questionId: question.id, tag: question.id });
       checkVapid(closed.raw, publicKey, `https://127.0.0.1:${service.port}`);
       expect(closed.raw.headers.topic).toBe(toPhone.raw.headers.topic);
+      if (device === tablet) await handlePush(tabletSw.env, closed.payload);
     }
-    // A retry of the tap is the same answer; a tap on the tablet after it is "already answered", never a second answer.
-    expect((await tap(commandId)).receipt).toEqual(first.receipt);
-    expect((await tap(randomUUID())).receipt).toMatchObject({ outcome: "already_answered" });
+    expect(tabletSw.shown.every((n) => n.closed)).toBe(true);
+
+    // A retry of the phone's tap is the same answer, and the receipt says so.
+    const retry = await fetch(`${server.url}/api/questions/${question.id}/reply`, {
+      method: "POST",
+      headers: { ...authHeaders(), "content-type": "application/json", [SURFACE_HEADER]: "push" },
+      body: JSON.stringify(sentJson(sent!)),
+    });
+    expect(ReplyReceiptSchema.parse(await retry.json())).toMatchObject({ commandId, outcome: "answered" });
     const devices = PushDevicesSchema.parse(await rest.ok(rest.get("/api/push/subscriptions"))).devices;
     expect(devices.find((d) => d.id === phoneId)!.lastPushAt).not.toBeNull();
   });

@@ -2,11 +2,9 @@ import { z } from "zod";
 import { ReplyOutcomeSchema, type ReplyOutcome } from "../../protocol/commands";
 import { WireErrorSchema } from "../../protocol/errors";
 import type { PushButton } from "../../protocol/push";
+import { ClientSurfaceSchema, SURFACE_HEADER } from "../../protocol/rest";
 import type { NotificationData, SwEnv } from "./sw-env";
 
-/** Replies from a notification are recorded as answered "from a notification". */
-export const SURFACE_HEADER = "x-parley-surface";
-export const PUSH_SURFACE = "push";
 /** Waits before the second and third try; the same commandId makes each try the same answer. */
 export const RETRY_DELAYS_MS = [500, 1_500] as const;
 
@@ -29,7 +27,7 @@ export async function sendAnswer(env: SwEnv, data: NotificationData, button: Pus
   const init: RequestInit = {
     method: "POST",
     credentials: "same-origin",
-    headers: { "content-type": "application/json", [SURFACE_HEADER]: PUSH_SURFACE },
+    headers: { "content-type": "application/json", [SURFACE_HEADER]: ClientSurfaceSchema.enum.push },
     body: JSON.stringify(body),
   };
   for (let attempt = 0; ; attempt++) {
