@@ -97,7 +97,11 @@ test.describe("a desktop with a keyboard", () => {
   test.use({ isMobile: false, hasTouch: false, viewport: { width: 1280, height: 800 } });
 
   test("keeps its key hints", async ({ page, request }) => {
-    await openState(page, request, CARD_STATES.find((s) => s.name === "single choice with Other")!);
+    await openState(
+      page,
+      request,
+      CARD_STATES.find((s) => s.name === "single choice with Other")!,
+    );
     await expect(page.getByTestId("question-key-hint")).toHaveText("Press a number to choose");
     await expect(page.getByTestId("question-option").first().locator("kbd")).toBeVisible();
     await expect(page.getByTestId("question-decline").locator("kbd")).toHaveText("Esc");

@@ -30,7 +30,14 @@ const EVERY_KIND = {
     nights: { type: "integer", title: "Nights", minimum: 1, maximum: 14 },
     budget: { type: "number", title: "Budget per night", minimum: 0 },
     currency: { type: "string", title: "Currency", enum: ["EUR", "USD", "GBP"], enumNames: ["Euro", "US dollar", "Pound sterling"] },
-    seat: { type: "string", title: "Seat", oneOf: [{ const: "aisle", title: "Aisle" }, { const: "window", title: "Window" }] },
+    seat: {
+      type: "string",
+      title: "Seat",
+      oneOf: [
+        { const: "aisle", title: "Aisle" },
+        { const: "window", title: "Window" },
+      ],
+    },
     meals: { type: "array", title: "Meals", items: { type: "string", enum: ["Breakfast", "Lunch", "Dinner", "Late snack"] } },
     email: { type: "string", title: "Email", format: "email" },
     website: { type: "string", title: "Hotel website", format: "uri" },
