@@ -23,7 +23,7 @@ export function HomeScreen() {
           <NewChatButton size="large" onClick={() => void createSession()} busy={creating} />
         </div>
         {error && <p className="mt-4 text-sm text-red-600">{error.message}</p>}
-        <h2 className="mb-3 mt-14 text-sm font-medium uppercase tracking-wide text-stone-400">Recent chats</h2>
+        <h2 className="mb-3 mt-14 text-sm font-medium uppercase tracking-wide text-stone-500">Recent chats</h2>
         <SessionList sessions={sessions} variant="roomy" onRename={renameSession} onDelete={deleteSession} />
       </div>
     </main>

@@ -202,7 +202,7 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
                 data-testid="approval-reject-confirm"
                 onClick={() => void reject()}
                 disabled={busy}
-                className="rounded-lg bg-rose-700 px-3.5 py-2 text-sm font-medium text-white shadow-sm hover:bg-rose-600 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-700"
+                className="min-h-10 rounded-lg bg-rose-700 px-3.5 py-2 text-sm pointer-coarse:min-h-11 font-medium text-white shadow-sm hover:bg-rose-600 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-rose-700"
               >
                 {busy ? "Rejecting…" : "Reject"}
               </button>
@@ -272,7 +272,7 @@ function AnswerButton({ testId, children, onClick, disabled, primary, danger, hi
       onClick={onClick}
       disabled={disabled}
       className={[
-        "inline-flex min-h-10 items-center justify-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
+        "inline-flex min-h-10 items-center justify-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50 pointer-coarse:min-h-11",
         "focus-visible:outline-2 focus-visible:outline-offset-2",
         primary
           ? "bg-indigo-600 text-white hover:bg-indigo-500 focus-visible:outline-indigo-600 disabled:hover:bg-indigo-600"
@@ -320,7 +320,7 @@ function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: A
             data-testid="approval-always-option"
             data-which={which === 0 ? "exact" : "wider"}
             data-checked={on ? "" : undefined}
-            className={`flex min-h-10 cursor-pointer items-start gap-3 rounded-lg border px-3 py-2 text-sm has-focus-visible:ring-2 has-focus-visible:ring-indigo-500 ${
+            className={`flex min-h-10 cursor-pointer items-start gap-3 pointer-coarse:min-h-11 rounded-lg border px-3 py-2 text-sm has-focus-visible:ring-2 has-focus-visible:ring-indigo-500 ${
               on ? "border-indigo-400 bg-white text-indigo-950 shadow-sm" : "border-stone-200 bg-white/60 text-stone-700 hover:bg-white"
             }`}
           >
@@ -362,7 +362,7 @@ function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: A
           data-testid="approval-always-confirm"
           onClick={onConfirm}
           disabled={busy}
-          className="min-h-10 rounded-lg bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          className="min-h-10 rounded-lg bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white pointer-coarse:min-h-11 shadow-sm hover:bg-indigo-500 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
         >
           {busy ? "Allowing…" : "Allow and add the rule"}
         </button>
@@ -390,7 +390,7 @@ function BackButton({ testId, onClick, disabled }: { testId: string; onClick: ()
       data-testid={testId}
       onClick={onClick}
       disabled={disabled}
-      className="rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+      className="min-h-10 rounded-lg px-3.5 py-2 text-sm font-medium text-stone-700 hover:bg-stone-200/70 pointer-coarse:min-h-11 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
     >
       Back
     </button>

@@ -115,7 +115,7 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
                 type="button"
                 data-testid="retry-turn"
                 onClick={() => onRetry?.(retryRun)}
-                className="rounded-full border border-stone-300 bg-white px-3 py-1 text-xs font-medium text-stone-700 shadow-sm hover:bg-stone-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
+                className="rounded-full border border-stone-300 bg-white px-3 py-1 text-xs pointer-coarse:min-h-11 pointer-coarse:px-4 font-medium text-stone-700 shadow-sm hover:bg-stone-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
               >
                 Retry
               </button>
@@ -129,7 +129,7 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
           type="button"
           data-testid="jump-to-latest"
           onClick={jump}
-          className="absolute bottom-3 left-1/2 flex h-9 -translate-x-1/2 items-center gap-1.5 rounded-full border border-stone-200 bg-white px-4 text-sm font-medium text-stone-700 shadow-md hover:bg-stone-50 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
+          className="absolute bottom-3 left-1/2 flex h-9 -translate-x-1/2 pointer-coarse:h-11 items-center gap-1.5 rounded-full border border-stone-200 bg-white px-4 text-sm font-medium text-stone-700 shadow-md hover:bg-stone-50 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
         >
           <svg aria-hidden viewBox="0 0 16 16" className="h-4 w-4">
             <path d="M8 3v10m0 0-4-4m4 4 4-4" className="fill-none stroke-current" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />

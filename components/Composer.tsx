@@ -97,13 +97,13 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
             type="submit"
             data-testid="composer-send"
             disabled={!canSend}
-            className="h-10 shrink-0 rounded-xl bg-indigo-600 px-4 text-sm font-medium text-white hover:bg-indigo-500 disabled:bg-stone-200 disabled:text-stone-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+            className="h-10 shrink-0 rounded-xl bg-indigo-600 px-4 pointer-coarse:h-11 text-sm font-medium text-white hover:bg-indigo-500 disabled:bg-stone-200 disabled:text-stone-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
           >
             {sending ? "Sending…" : "Send"}
           </button>
         )}
       </div>
-      <p className="mt-1.5 px-2 text-xs text-stone-400">
+      <p className="mt-1.5 px-2 text-xs text-stone-500">
         {error ? (
           <span data-testid="composer-error" role="alert" className="text-red-600">
             {error}

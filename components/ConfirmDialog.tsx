@@ -75,7 +75,7 @@ export function ConfirmDialog({ title, children, confirmLabel, busyLabel, busy =
             data-testid={`${testId}-cancel`}
             onClick={onCancel}
             disabled={busy}
-            className="rounded-lg px-3 py-2 text-sm font-medium text-stone-700 ring-1 ring-stone-300 hover:bg-stone-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:opacity-60"
+            className="rounded-lg px-3 py-2 text-sm font-medium text-stone-700 ring-1 pointer-coarse:min-h-11 ring-stone-300 hover:bg-stone-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:opacity-60"
           >
             Cancel
           </button>
@@ -84,7 +84,7 @@ export function ConfirmDialog({ title, children, confirmLabel, busyLabel, busy =
             data-testid={`${testId}-confirm`}
             onClick={onConfirm}
             disabled={busy}
-            className="rounded-lg bg-red-600 px-3 py-2 text-sm font-medium text-white shadow-sm hover:bg-red-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-600 disabled:opacity-60"
+            className="rounded-lg bg-red-600 px-3 py-2 text-sm pointer-coarse:min-h-11 font-medium text-white shadow-sm hover:bg-red-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-red-600 disabled:opacity-60"
           >
             {busy ? (busyLabel ?? confirmLabel) : confirmLabel}
           </button>

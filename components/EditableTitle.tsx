@@ -50,7 +50,7 @@ export function EditableTitle({ title, onRename }: EditableTitleProps) {
           aria-label="Rename chat"
           title="Rename chat"
           onClick={() => setEditing(true)}
-          className="flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-stone-400 outline-none hover:bg-stone-100 hover:text-stone-800 focus-visible:ring-2 focus-visible:ring-indigo-500"
+          className="flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-stone-500 pointer-coarse:size-11 outline-none hover:bg-stone-100 hover:text-stone-800 focus-visible:ring-2 focus-visible:ring-indigo-500"
         >
           <svg viewBox="0 0 20 20" aria-hidden className="h-3.5 w-3.5">
             <path d="M13.5 3.5l3 3L7 16H4v-3l9.5-9.5z" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinejoin="round" />

@@ -188,7 +188,7 @@ function FormCard({ question, schema, position, onReply, onReject, notice }: For
             aria-keyshortcuts="Escape"
             onClick={() => setDeclineOpen(true)}
             disabled={busy}
-            className="ml-auto inline-flex min-h-10 items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+            className="ml-auto inline-flex min-h-10 items-center gap-2 rounded-lg pointer-coarse:min-h-11 px-3.5 py-2 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
           >
             Decline <Kbd>Esc</Kbd>
           </button>
@@ -264,7 +264,7 @@ function Field({ field, id, value, error, disabled, autoFocus, onChange }: Field
       <div data-testid="form-field" data-field={field.name} className="space-y-1 sm:col-span-2">
         <label
           htmlFor={id}
-          className="inline-flex min-h-10 cursor-pointer items-center gap-3 rounded-lg border border-stone-200 bg-stone-50/60 px-3 py-2 text-sm font-medium text-stone-800 hover:bg-stone-50 has-focus-visible:ring-2 has-focus-visible:ring-indigo-500"
+          className="inline-flex min-h-10 cursor-pointer items-center gap-3 rounded-lg pointer-coarse:min-h-11 border border-stone-200 bg-stone-50/60 px-3 py-2 text-sm font-medium text-stone-800 hover:bg-stone-50 has-focus-visible:ring-2 has-focus-visible:ring-indigo-500"
         >
           <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} className="h-4 w-4 accent-indigo-600 outline-none" />
           {field.label}
@@ -291,7 +291,7 @@ function Field({ field, id, value, error, disabled, autoFocus, onChange }: Field
           {field.choices.map((c, i) => (
             <label
               key={c.value}
-              className="inline-flex min-h-10 cursor-pointer items-center gap-2 rounded-lg border border-stone-200 bg-stone-50/60 px-3 py-2 text-sm text-stone-800 hover:bg-stone-50 has-focus-visible:ring-2 has-focus-visible:ring-indigo-500"
+              className="inline-flex min-h-10 cursor-pointer items-center gap-2 rounded-lg border border-stone-200 pointer-coarse:min-h-11 bg-stone-50/60 px-3 py-2 text-sm text-stone-800 hover:bg-stone-50 has-focus-visible:ring-2 has-focus-visible:ring-indigo-500"
             >
               <input
                 id={i === 0 ? id : undefined}
@@ -319,7 +319,7 @@ function Field({ field, id, value, error, disabled, autoFocus, onChange }: Field
   const text = typeof value === "string" ? value : "";
   if (field.kind === "choice") {
     input = (
-      <select {...common} value={text} onChange={(e) => onChange(e.target.value)} className={`${control(error)} min-h-10 pr-8`}>
+      <select {...common} value={text} onChange={(e) => onChange(e.target.value)} className={`${control(error)} min-h-10 pr-8 pointer-coarse:min-h-11`}>
         <option value="">{field.required ? "Choose…" : "None"}</option>
         {field.choices.map((c) => (
           <option key={c.value} value={c.value}>

@@ -15,7 +15,7 @@ export function NewChatButton({ onClick, busy, size = "small" }: NewChatButtonPr
       className={[
         "inline-flex items-center justify-center gap-2 rounded-lg bg-indigo-600 font-medium text-white shadow-sm",
         "hover:bg-indigo-500 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
-        large ? "px-6 py-3 text-base" : "w-full px-3 py-2 text-sm",
+        large ? "px-6 py-3 text-base" : "w-full px-3 py-2 text-sm pointer-coarse:min-h-11",
       ].join(" ")}
     >
       <span aria-hidden className="text-lg leading-none">

@@ -30,7 +30,7 @@ export function PermissionsButton({ sessionId }: { sessionId: string }) {
         aria-haspopup="dialog"
         aria-expanded={open}
         onClick={() => setOpen((o) => !o)}
-        className={`flex h-8 w-8 items-center justify-center rounded-md text-stone-500 hover:bg-stone-100 hover:text-stone-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${open ? "bg-stone-100 text-stone-900" : ""}`}
+        className={`flex h-8 w-8 items-center justify-center rounded-md text-stone-500 pointer-coarse:-mr-2 pointer-coarse:size-11 hover:bg-stone-100 hover:text-stone-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${open ? "bg-stone-100 text-stone-900" : ""}`}
       >
         <GearIcon />
       </button>
@@ -89,7 +89,7 @@ function PermissionsPanel({ sessionId, onClose }: { sessionId: string; onClose: 
             data-testid="permissions-close"
             aria-label="Close"
             onClick={onClose}
-            className="-mr-1 flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-lg leading-none text-stone-400 hover:bg-stone-100 hover:text-stone-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+            className="-mr-1 flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-lg leading-none text-stone-500 pointer-coarse:-my-2 pointer-coarse:-mr-2 pointer-coarse:size-11 hover:bg-stone-100 hover:text-stone-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
           >
             ×
           </button>
@@ -99,7 +99,7 @@ function PermissionsPanel({ sessionId, onClose }: { sessionId: string; onClose: 
           {error && (
             <div role="alert" data-testid="permissions-error" className="mx-4 mt-3 flex items-center gap-2 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
               <span className="min-w-0 flex-1">{error.message}</span>
-              <button type="button" onClick={() => void reload()} className="shrink-0 rounded px-1.5 text-sm font-medium text-red-900 underline-offset-2 hover:underline">
+              <button type="button" onClick={() => void reload()} className="shrink-0 rounded px-1.5 text-sm font-medium text-red-900 pointer-coarse:min-h-11 underline-offset-2 hover:underline">
                 Retry
               </button>
             </div>
@@ -142,7 +142,7 @@ function Section({ title, note, testId, children }: { title: string; note?: stri
     <section data-testid={testId} className="pt-3 last:pb-3">
       <h3 className="flex items-baseline gap-2 px-4 pb-1 text-xs font-medium uppercase tracking-wide text-stone-500">
         {title}
-        {note && <span className="font-mono text-[11px] normal-case tracking-normal text-stone-400/80">{note}</span>}
+        {note && <span className="font-mono text-[11px] normal-case tracking-normal text-stone-500">{note}</span>}
       </h3>
       <ul className="divide-y divide-stone-100">{children}</ul>
     </section>
@@ -230,7 +230,7 @@ function RuleRow({ rule, removing = false, onRemove, compact = false }: { rule: 
           onClick={onRemove}
           disabled={removing}
           aria-label={`Remove rule: ${DECISION_LABEL[rule.decision].toLowerCase()} ${ruleWords(rule).replaceAll("`", "")}`}
-          className="shrink-0 rounded-md border border-stone-300 bg-white px-2.5 py-1 text-xs font-medium text-stone-700 shadow-sm hover:border-rose-300 hover:bg-rose-50 hover:text-rose-800 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          className="shrink-0 rounded-md border border-stone-300 bg-white px-2.5 py-1 text-xs pointer-coarse:min-h-11 pointer-coarse:px-3 font-medium text-stone-700 shadow-sm hover:border-rose-300 hover:bg-rose-50 hover:text-rose-800 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
         >
           {removing ? "Removing…" : "Remove"}
         </button>

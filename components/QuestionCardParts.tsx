@@ -30,9 +30,9 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
   }, [open, inputRef]);
 
   const subtle =
-    "shrink-0 rounded-md px-3 py-1 text-sm font-medium text-stone-600 hover:bg-stone-200/70 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600";
+    "shrink-0 rounded-md px-3 py-1 text-sm font-medium text-stone-700 hover:bg-stone-200/70 pointer-coarse:min-h-11 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600";
   return (
-    <footer className="flex items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2">
+    <footer className="flex flex-wrap items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2">
       {open ? (
         <>
           <label htmlFor={id} className="sr-only">
@@ -53,9 +53,9 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
               }
             }}
             placeholder="Why not? (optional, the agent sees it)"
-            className="min-w-0 flex-1 rounded-md border border-stone-300 bg-white px-2.5 py-1 text-sm text-stone-800 outline-none placeholder:text-stone-400 focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100"
+            className="min-w-0 flex-1 basis-full rounded-md border border-stone-300 bg-white px-2.5 py-1 text-sm sm:basis-0 pointer-coarse:min-h-11 text-stone-800 outline-none placeholder:text-stone-400 focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100"
           />
-          <button type="button" onClick={onCancel} disabled={busy} className={subtle}>
+          <button type="button" onClick={onCancel} disabled={busy} className={`${subtle} ml-auto sm:ml-0`}>
             Cancel
           </button>
           <button
@@ -63,7 +63,7 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
             data-testid="question-decline"
             onClick={onDecline}
             disabled={busy}
-            className="shrink-0 rounded-md bg-stone-800 px-3 py-1 text-sm font-medium text-white hover:bg-stone-700 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+            className="shrink-0 rounded-md bg-stone-800 px-3 py-1 text-sm font-medium text-white pointer-coarse:min-h-11 hover:bg-stone-700 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
           >
             Decline
           </button>
@@ -74,7 +74,7 @@ export function DeclineBar({ open, onOpen, onCancel, text, onText, onDecline, bu
             {hint}
           </span>
           <span className="flex-1 sm:hidden pointer-coarse:block" />
-          <button type="button" data-testid="question-decline" onClick={onOpen} disabled={busy} aria-keyshortcuts="Escape" className={`${subtle} min-h-10 sm:min-h-0 pointer-coarse:min-h-10`}>
+          <button type="button" data-testid="question-decline" onClick={onOpen} disabled={busy} aria-keyshortcuts="Escape" className={`${subtle} min-h-10 sm:min-h-0`}>
             Decline <Kbd>Esc</Kbd>
           </button>
         </>
@@ -114,7 +114,7 @@ export function Countdown({ question, after }: { question: Question; after?: str
 /** "1 of 2" with real previous/next buttons (40px targets) when several questions wait. */
 export function Position({ at, total, go }: { at: number; total: number; go: (delta: number) => void }) {
   const nav =
-    "inline-flex h-10 w-10 items-center justify-center rounded-lg border border-indigo-200 bg-white text-lg leading-none text-indigo-800 shadow-sm hover:bg-indigo-100 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-600";
+    "inline-flex h-10 w-10 items-center justify-center rounded-lg border border-indigo-200 pointer-coarse:size-11 bg-white text-lg leading-none text-indigo-800 shadow-sm hover:bg-indigo-100 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-600";
   return (
     <nav aria-label="Waiting questions" className="flex items-center gap-1.5 text-indigo-900">
       <button type="button" data-testid="question-previous" aria-label="Previous question" className={nav} onClick={() => go(-1)}>
@@ -179,7 +179,7 @@ export function ActionButton({ testId, children, onClick, submit, disabled, prim
       onClick={onClick}
       disabled={disabled}
       className={[
-        "inline-flex min-h-10 items-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50",
+        "inline-flex min-h-10 items-center justify-center gap-2 rounded-lg px-3.5 py-2 text-sm font-medium shadow-sm transition-colors disabled:opacity-50 pointer-coarse:min-h-11 pointer-coarse:min-w-11",
         "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600",
         primary ? "bg-indigo-600 text-white hover:bg-indigo-500 disabled:hover:bg-indigo-600" : "border border-stone-300 bg-white text-stone-800 hover:border-indigo-300 hover:bg-indigo-50",
       ].join(" ")}
@@ -255,7 +255,7 @@ export function CheckboxGroup({ options, checked, onToggle, disabled }: Checkbox
         return (
           <label
             key={option}
-            className={`inline-flex min-h-10 cursor-pointer items-center gap-2 rounded-lg border px-3 py-2 text-sm has-focus-visible:ring-2 has-focus-visible:ring-indigo-500 ${
+            className={`inline-flex min-h-10 cursor-pointer items-center gap-2 rounded-lg border px-3 py-2 text-sm pointer-coarse:min-h-11 has-focus-visible:ring-2 has-focus-visible:ring-indigo-500 ${
               on ? "border-indigo-400 bg-indigo-50 text-indigo-900" : "border-stone-300 bg-white text-stone-800 hover:bg-stone-50"
             }`}
           >
@@ -308,12 +308,12 @@ export function FreeTextInput({ value, onChange, onEnter, disabled, replySchema 
             onEnter();
           }
         }}
-        placeholder={json ? "Answer as JSON… (Enter to send)" : "Type your answer… (Enter to send)"}
+        placeholder={json ? "Answer as JSON…" : "Type your answer…"}
         className={`w-full resize-y rounded-lg border border-stone-300 px-3 py-2 text-[15px] outline-none focus:border-indigo-400 focus:ring-2 focus:ring-indigo-100 ${json ? "font-mono text-sm" : ""}`}
       />
       {json && (
         <details className="mt-1 text-xs text-stone-500">
-          <summary className="cursor-pointer select-none">Show the expected format</summary>
+          <summary className="cursor-pointer select-none pointer-coarse:py-3.5">Show the expected format</summary>
           <pre className="mt-1 max-h-40 overflow-auto rounded bg-stone-50 p-2 font-mono">{JSON.stringify(replySchema, null, 2)}</pre>
         </details>
       )}

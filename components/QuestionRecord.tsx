@@ -10,7 +10,7 @@ const TONE_STYLE: Record<QuestionAudit["tone"], string> = {
   allowed: "text-emerald-700",
   denied: "text-rose-700",
   timeout: "text-amber-700",
-  neutral: "text-stone-500",
+  neutral: "text-stone-600",
 };
 
 /**
@@ -34,7 +34,7 @@ export function QuestionRecord({ question }: { question: Question }) {
       <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">
         {approval ? (
           <span data-testid="question-record-asked" className="text-stone-700">
-            <span className="text-stone-500">{audit.owner}:</span> <code className="rounded bg-white/80 px-1 font-mono text-[13px] font-medium text-stone-800">{audit.tool}</code>{" "}
+            <span className="text-stone-600">{audit.owner}:</span> <code className="rounded bg-white/80 px-1 font-mono text-[13px] font-medium text-stone-800">{audit.tool}</code>{" "}
             <code className="font-mono text-[13px] text-stone-700">
               <VisibleText text={audit.subject ?? ""} />
             </code>
@@ -56,7 +56,7 @@ export function QuestionRecord({ question }: { question: Question }) {
               {" "}
               ·{" "}
             </span>
-            <span data-testid="question-record-via" className="text-stone-500">
+            <span data-testid="question-record-via" className="text-stone-600">
               {audit.via}
             </span>
           </>
@@ -67,7 +67,7 @@ export function QuestionRecord({ question }: { question: Question }) {
               {" "}
               ·{" "}
             </span>
-            <time data-testid="question-record-when" dateTime={question.closedAt ?? undefined} title={audit.whenFull ?? undefined} className="whitespace-nowrap text-xs text-stone-500">
+            <time data-testid="question-record-when" dateTime={question.closedAt ?? undefined} title={audit.whenFull ?? undefined} className="whitespace-nowrap text-xs text-stone-600">
               {audit.when}
             </time>
           </>
@@ -81,7 +81,7 @@ export function QuestionRecord({ question }: { question: Question }) {
           aria-expanded={open}
           aria-label={`${open ? "Hide" : "Show"} the input and result of ${audit.tool}`}
           onClick={() => setOpen((o) => !o)}
-          className="-mr-1 flex h-6 w-6 shrink-0 items-center justify-center rounded text-stone-500 hover:bg-stone-200 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
+          className="-mr-1 flex h-6 w-6 shrink-0 items-center justify-center rounded text-stone-600 pointer-coarse:-my-2.5 pointer-coarse:-mr-3 pointer-coarse:size-11 hover:bg-stone-200 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500"
         >
           <svg aria-hidden viewBox="0 0 12 12" className={`h-3 w-3 transition-transform ${open ? "rotate-180" : ""}`}>
             <path d="m2.5 4.5 3.5 3.5 3.5-3.5" className="fill-none stroke-current" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round" />

@@ -192,7 +192,7 @@ function SessionRow({ session: s, active, roomy, now, onRename, onAskDelete }: S
           aria-expanded={menuOpen}
           onClick={() => setMenuOpen((open) => !open)}
           className={[
-            "mr-1 flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-stone-500 outline-none hover:bg-stone-300/60 hover:text-stone-900 focus-visible:opacity-100 focus-visible:ring-2 focus-visible:ring-indigo-500",
+            "mr-1 flex h-7 w-7 shrink-0 items-center justify-center rounded-md pointer-coarse:mr-0 pointer-coarse:size-11 text-stone-500 outline-none hover:bg-stone-300/60 hover:text-stone-900 focus-visible:opacity-100 focus-visible:ring-2 focus-visible:ring-indigo-500",
             menuOpen || active ? "opacity-100" : "opacity-0 group-hover:opacity-100 [@media(hover:none)]:opacity-100",
           ].join(" ")}
         >
@@ -263,7 +263,7 @@ function RowMenu({
     }
   };
 
-  const item = "block w-full px-3 py-2 text-left text-sm outline-none hover:bg-stone-100 focus-visible:bg-stone-100";
+  const item = "block w-full px-3 py-2 text-left text-sm pointer-coarse:min-h-11 outline-none hover:bg-stone-100 focus-visible:bg-stone-100";
   return (
     <div
       ref={menu}

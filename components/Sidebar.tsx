@@ -34,7 +34,7 @@ function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRena
   return (
     <>
       <div className="flex items-center gap-2 px-4 pb-3 pt-4">
-        <Link href="/" className="flex items-center gap-2 rounded font-semibold tracking-tight text-stone-900 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500">
+        <Link href="/" className="flex items-center gap-2 rounded font-semibold pointer-coarse:min-h-11 tracking-tight text-stone-900 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500">
           <Logo /> Parley
         </Link>
         <span className="flex-1" />
@@ -110,7 +110,7 @@ export function MobileSidebar(props: SidebarProps) {
         aria-haspopup="dialog"
         aria-expanded={open}
         onClick={() => setOpen(true)}
-        className="-ml-1 flex h-9 w-9 shrink-0 items-center justify-center rounded-lg text-stone-600 outline-none hover:bg-stone-100 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500 md:hidden"
+        className="-ml-1 flex h-9 w-9 shrink-0 items-center justify-center rounded-lg pointer-coarse:-ml-2 pointer-coarse:size-11 text-stone-600 outline-none hover:bg-stone-100 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500 md:hidden"
       >
         <svg viewBox="0 0 20 20" aria-hidden className="h-5 w-5">
           <path d="M3 5.5h14M3 10h14M3 14.5h14" stroke="currentColor" strokeWidth="1.7" strokeLinecap="round" />
@@ -140,7 +140,7 @@ export function MobileSidebar(props: SidebarProps) {
                   data-testid="drawer-close"
                   aria-label="Close chat list"
                   onClick={() => close()}
-                  className="flex h-8 w-8 items-center justify-center rounded-lg text-stone-500 outline-none hover:bg-stone-200 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500"
+                  className="flex h-8 w-8 items-center justify-center rounded-lg text-stone-500 pointer-coarse:-mr-2 pointer-coarse:size-11 outline-none hover:bg-stone-200 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500"
                 >
                   <svg viewBox="0 0 20 20" aria-hidden className="h-4 w-4">
                     <path d="M5 5l10 10M15 5L5 15" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" />

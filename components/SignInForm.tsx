@@ -61,7 +61,7 @@ export function SignInForm({ next, initialError }: { next: string; initialError:
       <button
         type="submit"
         disabled={busy || token.trim() === ""}
-        className="inline-flex w-full items-center justify-center rounded-lg bg-indigo-600 px-4 py-2.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        className="inline-flex w-full items-center justify-center rounded-lg bg-indigo-600 px-4 py-2.5 pointer-coarse:min-h-11 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
       >
         {busy ? "Signing in…" : "Sign in"}
       </button>

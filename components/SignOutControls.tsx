@@ -6,7 +6,7 @@ import { createSignOut } from "@/lib/client/sign-out";
 import { ConfirmDialog } from "./ConfirmDialog";
 
 const BUTTON =
-  "inline-flex items-center gap-1.5 rounded-lg px-2.5 py-1.5 text-sm text-stone-600 outline-none hover:bg-stone-200/70 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500 disabled:opacity-60";
+  "inline-flex items-center gap-1.5 rounded-lg px-2.5 py-1.5 text-sm pointer-coarse:min-h-11 text-stone-600 outline-none hover:bg-stone-200/70 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500 disabled:opacity-60";
 
 /**
  * Sign out (this browser) and Sign out everywhere (every browser signed in to this server, after a

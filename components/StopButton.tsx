@@ -9,7 +9,7 @@ export function StopButton({ onStop, stopping, testId, size = "small" }: { onSto
       data-testid={testId}
       onClick={onStop}
       disabled={stopping}
-      className={`inline-flex shrink-0 items-center border border-stone-300 bg-white text-sm font-medium text-stone-800 hover:bg-stone-100 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${box}`}
+      className={`inline-flex shrink-0 items-center border pointer-coarse:min-h-11 border-stone-300 bg-white text-sm font-medium text-stone-800 hover:bg-stone-100 disabled:opacity-60 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${box}`}
     >
       <span aria-hidden className="h-2.5 w-2.5 rounded-[2px] bg-current" />
       {stopping ? "Stopping…" : "Stop"}

@@ -35,7 +35,7 @@ function CopyButton({ text }: { text: string }) {
       aria-label={state === "copied" ? "Copied" : "Copy message"}
       title="Copy message"
       onClick={() => void copyText(text).then((ok) => setState(ok ? "copied" : "failed"))}
-      className="inline-flex h-5 items-center gap-1 rounded px-1 text-xs text-stone-500 opacity-0 transition-opacity hover:bg-stone-200 hover:text-stone-700 focus-visible:opacity-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500 group-hover:opacity-100 pointer-coarse:opacity-100"
+      className="inline-flex h-5 items-center gap-1 rounded px-1 text-xs pointer-coarse:h-11 pointer-coarse:min-w-11 pointer-coarse:justify-center text-stone-500 opacity-0 transition-opacity hover:bg-stone-200 hover:text-stone-700 focus-visible:opacity-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500 group-hover:opacity-100 pointer-coarse:opacity-100"
     >
       <svg aria-hidden viewBox="0 0 16 16" className="h-3.5 w-3.5">
         {state === "copied" ? (
@@ -121,7 +121,7 @@ function AgentBubble({ text, stopped = false, streaming = false, at }: { text: s
           <AgentMarkdown text={text} />
         </div>
         {(stopped || at) && (
-          <div className="-mt-0.5 ml-2 flex h-5 items-center gap-2">
+          <div className="-mt-0.5 ml-2 flex h-5 items-center gap-2 pointer-coarse:h-8">
             {stopped && (
               <span data-testid="message-stopped" className="inline-flex items-center gap-1 text-xs text-stone-500">
                 <svg aria-hidden viewBox="0 0 12 12" className="h-3 w-3">

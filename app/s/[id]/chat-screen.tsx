@@ -106,7 +106,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
     <div className="flex h-dvh">
       {sidebar}
       <main className="flex min-w-0 flex-1 flex-col bg-stone-50">
-        <header className="flex h-14 shrink-0 items-center gap-3 border-b border-stone-200 bg-white px-4">
+        <header className="flex h-14 shrink-0 items-center gap-1.5 border-b border-stone-200 bg-white px-3 sm:gap-3 sm:px-4">
           <MobileSidebar {...sidebarProps} />
           <EditableTitle title={title} onRename={(t) => list.renameSession(sessionId, t)} />
           <ConnectionDot status={connection} />
