@@ -41,6 +41,7 @@ async function expectNoSeriousViolations(request: APIRequestContext, state: UiSt
     await state.reach(page);
     for (const line of await seriousViolations(page, within)) found.push(`${screen}: ${line}`);
   }
+  await state.cleanup?.(request);
   expect(found, `${state.name}:\n${found.join("\n")}`).toEqual([]);
 }
 

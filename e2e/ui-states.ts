@@ -1,4 +1,6 @@
+import { createECDH, randomBytes, randomUUID } from "node:crypto";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { PushDevicesSchema } from "../lib/protocol/push";
 import { Api } from "./chat-page";
 
 /**
@@ -17,6 +19,8 @@ export interface UiState {
   prepare(api: Api, request: APIRequestContext): Promise<string>;
   /** After the page opened: waits for the state, or clicks to it (an open sheet, a reason field). */
   reach(page: Page): Promise<void>;
+  /** Removes what the state made that would reach into later tests. */
+  cleanup?(request: APIRequestContext): Promise<void>;
 }
 
 const WIDE_LINE = `export const wideConfiguration = { ${Array.from({ length: 12 }, (_, i) => `optionNumber${i}: "a value that goes on and on"`).join(", ")} };`;
@@ -202,6 +206,25 @@ export const PAGE_STATES: UiState[] = [
     },
   },
   {
+    name: "notify this device panel",
+    prepare: async (api, request) => {
+      // Another of this person's devices is listed, with its Remove button.
+      const ecdh = createECDH("prime256v1");
+      const keys = { p256dh: ecdh.generateKeys().toString("base64url"), auth: randomBytes(16).toString("base64url") };
+      const device = { endpoint: `https://fcm.googleapis.com/fcm/send/ui-state-${randomUUID()}`, keys, device: UI_DEVICE };
+      expect((await request.post("/api/push/subscriptions", { data: device })).status()).toBe(201);
+      return `/s/${(await api.createSession()).id}`;
+    },
+    reach: async (page) => {
+      await ready(page);
+      await page.getByTestId("notify-button").click();
+      await expect(page.getByTestId("notify-panel")).toBeVisible();
+      await expect(page.getByTestId("notify-device").filter({ hasText: UI_DEVICE })).toBeVisible();
+    },
+    // Every later question would be pushed to it, at a push service no test reaches.
+    cleanup: removeUiDevices,
+  },
+  {
     name: "session list",
     prepare: async (api) => `/s/${(await api.createSession()).id}`,
     reach: async (page) => {
@@ -226,6 +249,14 @@ export const PAGE_STATES: UiState[] = [
     },
   },
 ];
+
+/** The other device the Notify panel's state lists. */
+const UI_DEVICE = "Old tablet";
+
+async function removeUiDevices(request: APIRequestContext): Promise<void> {
+  const { devices } = PushDevicesSchema.parse(await (await request.get("/api/push/subscriptions")).json());
+  for (const d of devices.filter((d) => d.device === UI_DEVICE)) expect((await request.delete(`/api/push/subscriptions/${d.id}`)).status()).toBe(204);
+}
 
 /** Opens a state in a page: its server side made first. */
 export async function openState(page: Page, request: APIRequestContext, state: UiState): Promise<void> {
