@@ -82,10 +82,7 @@ export const PRESENCE_REFRESH_MS = 30_000;
 export const PRESENCE_TTL_MS = 75_000;
 
 /** What a notification button does: answer the question with `value`, or reject it. */
-export const PushCommandSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("reply"), value: z.union([z.string(), z.boolean()]) }),
-  z.object({ kind: z.literal("reject") }),
-]);
+export const PushCommandSchema = z.discriminatedUnion("kind", [z.object({ kind: z.literal("reply"), value: z.union([z.string(), z.boolean()]) }), z.object({ kind: z.literal("reject") })]);
 export type PushCommand = z.infer<typeof PushCommandSchema>;
 
 /** A notification button: `action` is the Notification action id. */
