@@ -1,12 +1,12 @@
 "use client";
 
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useId, useRef, useState, type ReactNode } from "react";
 import type { PushDevice } from "@/lib/protocol/push";
 import { MAX_DEVICE_NAME_CHARS } from "@/lib/protocol/push";
 import { useNotifyDevice } from "@/lib/client/push/use-notify-device";
 import { useThisDevice } from "@/lib/client/push/this-device-state";
 import { relativeTime } from "@/lib/client/relative-time";
-import { keepTabInside } from "./focus-trap";
+import { HeaderSheet } from "./HeaderSheet";
 
 /**
  * "Notify this device": the bell in the chat header opens a panel (a sheet from the bottom on a
@@ -46,78 +46,29 @@ export function NotifyDeviceButton({ sessionId }: { sessionId: string }) {
 
 function NotifyDevicePanel({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
   const state = useNotifyDevice(sessionId);
-  const panel = useRef<HTMLDivElement>(null);
-  const titleId = useId();
-  const closing = useRef(onClose);
-  useEffect(() => {
-    closing.current = onClose;
-  });
-
-  useEffect(() => {
-    panel.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape" || e.defaultPrevented) return;
-      e.preventDefault();
-      e.stopPropagation();
-      closing.current();
-    };
-    document.addEventListener("keydown", onKey, true);
-    return () => document.removeEventListener("keydown", onKey, true);
-  }, []);
-
   return (
-    <>
-      <div aria-hidden data-testid="notify-backdrop" onClick={onClose} className="fixed inset-0 z-30 bg-stone-900/30 md:bg-transparent" />
-      <div
-        ref={panel}
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        tabIndex={-1}
-        data-testid="notify-panel"
-        onKeyDown={(e) => keepTabInside(e, panel.current)}
-        className={[
-          "fixed inset-x-0 bottom-0 z-40 flex max-h-[85dvh] flex-col rounded-t-2xl border-t border-stone-200 bg-white shadow-2xl outline-none",
-          "md:absolute md:inset-x-auto md:bottom-auto md:right-0 md:top-full md:mt-3 md:max-h-[min(36rem,calc(100dvh-5rem))] md:w-[24rem] md:rounded-xl md:border md:shadow-xl",
-        ].join(" ")}
-      >
-        <div aria-hidden className="mx-auto mt-2 h-1 w-10 shrink-0 rounded-full bg-stone-300 md:hidden" />
-        <header className="flex shrink-0 items-start gap-3 border-b border-stone-100 px-4 pb-3 pt-3 md:pt-4">
-          <div className="min-w-0 flex-1">
-            <h2 id={titleId} className="font-semibold text-stone-900">
-              Notify this device
-            </h2>
-            <p className="mt-0.5 text-xs leading-relaxed text-stone-600">A notification for every question, with answer buttons where they fit, even when Parley is closed.</p>
-          </div>
-          <button
-            type="button"
-            data-testid="notify-close"
-            aria-label="Close"
-            onClick={onClose}
-            className="-mr-2 -mt-1 flex h-11 w-11 shrink-0 items-center justify-center rounded-md text-lg leading-none text-stone-500 hover:bg-stone-100 hover:text-stone-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 md:h-7 md:w-7"
-          >
-            ×
-          </button>
-        </header>
-
-        <div className="min-h-0 flex-1 overflow-y-auto overscroll-contain pb-[env(safe-area-inset-bottom)]">
-          {state.error && (
-            <p role="alert" data-testid="notify-error" className="mx-4 mt-3 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
-              {state.error}
-            </p>
-          )}
-          <Section title="This device" testId="notify-this-device">
-            <ThisDeviceSection state={state} />
-          </Section>
-          <Section title="This chat" testId="notify-this-chat">
-            <MuteSwitch muted={state.muted} disabled={state.list === null || state.busy === "muting"} onChange={(m) => void state.setMuted(m)} />
-          </Section>
-          <Section title="Your devices" testId="notify-devices">
-            <DeviceList state={state} />
-          </Section>
-        </div>
-      </div>
-    </>
+    <HeaderSheet
+      testId="notify"
+      title="Notify this device"
+      note="A notification for every question, with answer buttons where they fit, even when Parley is closed."
+      width="md:w-[24rem]"
+      onClose={onClose}
+    >
+      {state.error && (
+        <p role="alert" data-testid="notify-error" className="mx-4 mt-3 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
+          {state.error}
+        </p>
+      )}
+      <Section title="This device" testId="notify-this-device">
+        <ThisDeviceSection state={state} />
+      </Section>
+      <Section title="This chat" testId="notify-this-chat">
+        <MuteSwitch muted={state.muted} disabled={state.list === null || state.busy === "muting"} onChange={(m) => void state.setMuted(m)} />
+      </Section>
+      <Section title="Your devices" testId="notify-devices">
+        <DeviceList state={state} />
+      </Section>
+    </HeaderSheet>
   );
 }
 

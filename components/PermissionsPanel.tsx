@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
+import { HeaderSheet } from "./HeaderSheet";
 import type { PermissionDecision, PermissionRule } from "@/lib/protocol/permissions";
 import { DECISION_HINT, DECISION_LABEL, matchWords, PRECEDENCE_NOTE, ruleWords, sourceLabel, UNKNOWN_TOOL_HINT } from "@/lib/client/permission-rules";
 import { usePermissionRules } from "@/lib/client/use-permission-rules";
@@ -41,99 +42,44 @@ export function PermissionsButton({ sessionId }: { sessionId: string }) {
 
 function PermissionsPanel({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
   const { rules, error, loading, removing, remove, reload } = usePermissionRules(sessionId, true);
-  const panel = useRef<HTMLDivElement>(null);
-  const titleId = useId();
-  const closing = useRef(onClose);
-  useEffect(() => {
-    closing.current = onClose;
-  });
-
-  useEffect(() => {
-    panel.current?.focus();
-    // Escape closes the panel first (before an open card's Escape, which opens its reject box).
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape" || e.defaultPrevented) return;
-      e.preventDefault();
-      e.stopPropagation();
-      closing.current();
-    };
-    document.addEventListener("keydown", onKey, true);
-    return () => document.removeEventListener("keydown", onKey, true);
-  }, []);
-
   return (
-    <>
-      {/* A dim backdrop under the phone's sheet; on a wide screen a click outside closes the popover. */}
-      <div aria-hidden data-testid="permissions-backdrop" onClick={onClose} className="fixed inset-0 z-30 bg-stone-900/30 md:bg-transparent" />
-      <div
-        ref={panel}
-        role="dialog"
-        aria-labelledby={titleId}
-        tabIndex={-1}
-        data-testid="permissions-panel"
-        className={[
-          "fixed inset-x-0 bottom-0 z-40 flex max-h-[85dvh] flex-col rounded-t-2xl border-t border-stone-200 bg-white shadow-2xl outline-none",
-          "md:absolute md:inset-x-auto md:bottom-auto md:right-0 md:top-full md:mt-3 md:max-h-[min(36rem,calc(100dvh-5rem))] md:w-[28rem] md:rounded-xl md:border md:shadow-xl",
-        ].join(" ")}
-      >
-        <div aria-hidden className="mx-auto mt-2 h-1 w-10 shrink-0 rounded-full bg-stone-300 md:hidden" />
-        <header className="flex shrink-0 items-start gap-3 border-b border-stone-100 px-4 pb-3 pt-3 md:pt-4">
-          <div className="min-w-0 flex-1">
-            <h2 id={titleId} className="font-semibold text-stone-900">
-              Permissions
-            </h2>
-            <p className="mt-0.5 text-xs leading-relaxed text-stone-500">{PRECEDENCE_NOTE}</p>
-          </div>
-          <button
-            type="button"
-            data-testid="permissions-close"
-            aria-label="Close"
-            onClick={onClose}
-            className="-mr-1 flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-lg leading-none text-stone-500 pointer-coarse:-my-2 pointer-coarse:-mr-2 pointer-coarse:size-11 hover:bg-stone-100 hover:text-stone-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-          >
-            ×
+    <HeaderSheet testId="permissions" title="Permissions" note={PRECEDENCE_NOTE} width="md:w-[28rem]" onClose={onClose}>
+      {error && (
+        <div role="alert" data-testid="permissions-error" className="mx-4 mt-3 flex items-center gap-2 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
+          <span className="min-w-0 flex-1">{error.message}</span>
+          <button type="button" onClick={() => void reload()} className="shrink-0 rounded px-1.5 text-sm font-medium text-red-900 pointer-coarse:min-h-11 underline-offset-2 hover:underline">
+            Retry
           </button>
-        </header>
-
-        <div className="min-h-0 flex-1 overflow-y-auto overscroll-contain pb-[env(safe-area-inset-bottom)]">
-          {error && (
-            <div role="alert" data-testid="permissions-error" className="mx-4 mt-3 flex items-center gap-2 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200">
-              <span className="min-w-0 flex-1">{error.message}</span>
-              <button type="button" onClick={() => void reload()} className="shrink-0 rounded px-1.5 text-sm font-medium text-red-900 pointer-coarse:min-h-11 underline-offset-2 hover:underline">
-                Retry
-              </button>
-            </div>
-          )}
-          {rules === null ? (
-            !error && (
-              <p className="px-4 py-6 text-center text-sm text-stone-400" aria-busy={loading}>
-                Loading rules…
-              </p>
-            )
-          ) : (
-            <>
-              <Section title="This chat" testId="permissions-session">
-                {rules.session.length === 0 ? (
-                  <Empty>No rules yet. Choosing “Allow always” on an approval adds one here.</Empty>
-                ) : (
-                  rules.session.map((rule) => <RuleRow key={rule.id} rule={rule} removing={removing.has(rule.id)} onRemove={() => void remove(rule.id)} />)
-                )}
-              </Section>
-              <Section title="Project defaults" note="parley.permissions.json" testId="permissions-project">
-                {rules.project.length === 0 ? <Empty>None. Dangerous tools ask; the rest run.</Empty> : rules.project.map((rule) => <RuleRow key={rule.id} rule={rule} compact />)}
-              </Section>
-              {rules.builtin.length > 0 && (
-                <Section title="Built in" note="not removable" testId="permissions-builtin">
-                  {rules.builtin.map((rule) => (
-                    <RuleRow key={rule.id} rule={rule} compact />
-                  ))}
-                </Section>
-              )}
-            </>
-          )}
         </div>
-      </div>
-    </>
+      )}
+      {rules === null ? (
+        !error && (
+          <p className="px-4 py-6 text-center text-sm text-stone-400" aria-busy={loading}>
+            Loading rules…
+          </p>
+        )
+      ) : (
+        <>
+          <Section title="This chat" testId="permissions-session">
+            {rules.session.length === 0 ? (
+              <Empty>No rules yet. Choosing “Allow always” on an approval adds one here.</Empty>
+            ) : (
+              rules.session.map((rule) => <RuleRow key={rule.id} rule={rule} removing={removing.has(rule.id)} onRemove={() => void remove(rule.id)} />)
+            )}
+          </Section>
+          <Section title="Project defaults" note="parley.permissions.json" testId="permissions-project">
+            {rules.project.length === 0 ? <Empty>None. Dangerous tools ask; the rest run.</Empty> : rules.project.map((rule) => <RuleRow key={rule.id} rule={rule} compact />)}
+          </Section>
+          {rules.builtin.length > 0 && (
+            <Section title="Built in" note="not removable" testId="permissions-builtin">
+              {rules.builtin.map((rule) => (
+                <RuleRow key={rule.id} rule={rule} compact />
+              ))}
+            </Section>
+          )}
+        </>
+      )}
+    </HeaderSheet>
   );
 }
 

@@ -3,6 +3,7 @@ import { clip } from "../../protocol/bounded-text";
 import type { Question } from "../../protocol/question";
 import { subscribe, type DomainEvents } from "../events";
 import { log } from "../log";
+import { createOutboxRounds } from "../outbox/outbox-rounds";
 import type { Db } from "../store/db/client";
 import { createPushStore, type DuePush } from "../store/push/push-store";
 import { guardedLookup } from "../webhooks/address-guard";
@@ -70,11 +71,7 @@ export function createPushOutbox(
   const agent = new https.Agent({ lookup: guardedLookup(hostsOnly(hosts), undefined, "PARLEY_PUSH_HOSTS") });
   // An attempt holds its row this long: past its own timeout, so only a node that died sending lets it go.
   const holdMs = timeoutMs + 20_000;
-  let running = false;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<void> | null = null;
-  let again = false;
   // A question's enqueues in the order its events came: a retraction never overtakes its question's pushes.
   const chains = new Map<string, Promise<void>>();
 
@@ -122,29 +119,8 @@ export function createPushOutbox(
     await store.failed(d.id, attempts, clip(outcome.error, MAX_ERROR_CHARS), retryDelayMs(attempts, retryMs), !outcome.retry);
   }
 
-  async function sendDue(): Promise<void> {
-    const due = await store.due(BATCH);
-    await Promise.all(due.map((d) => attempt(d).catch((err) => log.error({ deliveryId: d.id, err }, "[push] attempt could not be recorded"))));
-    if (due.length === BATCH) again = true;
-  }
-
-  /** A round now, or right after the one running: rounds never overlap. */
-  function kick(): void {
-    if (!running) return;
-    if (round) {
-      again = true;
-      return;
-    }
-    round = sendDue()
-      .catch((err) => log.error({ err }, "[push] could not read due pushes"))
-      .finally(() => {
-        round = null;
-        if (again) {
-          again = false;
-          kick();
-        }
-      });
-  }
+  const rounds = createOutboxRounds({ name: "push", due: (limit) => store.due(limit), attempt, batch: BATCH, pollMs });
+  const kick = rounds.kick;
 
   const unsubscribe = subscribe(events, {
     "question.asked": (question) => void inOrder(question.id, () => enqueueQuestion(question)).catch(() => {}),
@@ -167,21 +143,15 @@ export function createPushOutbox(
 
     /** Starts sending: now, at every enqueue, and every `pollMs`. */
     start(): void {
-      if (stopped) return;
-      running = true;
-      timer = setInterval(kick, pollMs);
-      timer.unref();
-      kick();
+      if (!stopped) rounds.start();
     },
 
     /** Stops sending; an attempt under way is cut short and counted as failed (it is retried at the next start). */
     async stop(): Promise<void> {
-      running = false;
       stopped = true;
       unsubscribe();
-      clearInterval(timer);
       agent.destroy();
-      await round;
+      await rounds.stop();
       await Promise.all(chains.values());
     },
   };

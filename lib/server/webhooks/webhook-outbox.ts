@@ -7,6 +7,7 @@ import type { Question } from "../../protocol/question";
 import { CallbackUrlSchema, WEBHOOK_EVENT, type WebhookDelivery, type WebhookPayload } from "../../protocol/webhooks";
 import { subscribe, type DomainEvents } from "../events";
 import { log } from "../log";
+import { createOutboxRounds } from "../outbox/outbox-rounds";
 import type { Db } from "../store/db/client";
 import { createWebhookStore, type DueDelivery } from "../store/webhooks/webhook-store";
 import { guardedLookup } from "./address-guard";
@@ -69,10 +70,6 @@ export function createWebhookOutbox(
   // An attempt holds its row this long: past its own timeout, so only a node that died sending lets it go.
   const holdMs = timeoutMs + 20_000;
   const stopping = new AbortController();
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<void> | null = null;
-  let again = false;
 
   /** The delivery of a settled question, if its ask named a callback (once: a second call changes nothing). */
   async function enqueue(question: Question): Promise<void> {
@@ -105,29 +102,8 @@ export function createWebhookOutbox(
     await store.failed(d.id, attempts, clip(outcome.error, MAX_ERROR_CHARS), retryDelayMs(attempts, retryMs));
   }
 
-  async function sendDue(): Promise<void> {
-    const due = await store.due(BATCH);
-    await Promise.all(due.map((d) => attempt(d).catch((err) => log.error({ deliveryId: d.id, err }, "[webhooks] attempt could not be recorded"))));
-    if (due.length === BATCH) again = true;
-  }
-
-  /** A round now, or right after the one running: rounds never overlap. */
-  function kick(): void {
-    if (!running) return;
-    if (round) {
-      again = true;
-      return;
-    }
-    round = sendDue()
-      .catch((err) => log.error({ err }, "[webhooks] could not read due deliveries"))
-      .finally(() => {
-        round = null;
-        if (again) {
-          again = false;
-          kick();
-        }
-      });
-  }
+  const rounds = createOutboxRounds({ name: "webhooks", due: (limit) => store.due(limit), attempt, batch: BATCH, pollMs });
+  const kick = rounds.kick;
 
   const unsubscribe = subscribe(events, {
     "question.closed": (question) => void enqueue(question).catch((err) => log.error({ questionId: question.id, err }, "[webhooks] could not enqueue a delivery")),
@@ -144,23 +120,16 @@ export function createWebhookOutbox(
     },
 
     /** Starts sending: now, at every enqueue, and every `pollMs`. */
-    start(): void {
-      running = true;
-      timer = setInterval(kick, pollMs);
-      timer.unref();
-      kick();
-    },
+    start: rounds.start,
 
     /** The deliveries of a question, for its audit. */
     deliveriesOf: (questionId: string): Promise<WebhookDelivery[]> => store.of(questionId),
 
     /** Stops sending; an attempt under way is cut short and counted as failed (it is retried at the next start). */
     async stop(): Promise<void> {
-      running = false;
       unsubscribe();
-      clearInterval(timer);
       stopping.abort();
-      await round;
+      await rounds.stop();
     },
   };
 }
