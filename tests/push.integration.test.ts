@@ -338,6 +338,24 @@ describe("a question's push", { timeout: TIMEOUT }, () => {
     await pushFor(phone, next.question.id, "question");
   });
 
+  it("a tab of the phone's browser switched to another chat: the tab it left saying it shows nothing, after, leaves the new one's presence as it is", async () => {
+    const [left, switchedTo] = [await openTab(server.url), await openTab(server.url)];
+    tabs.push(left, switchedTo);
+    const [first, second] = [await rest.ok(rest.post<Session>("/api/sessions", { title: "First" })), await rest.ok(rest.post<Session>("/api/sessions", { title: "Second" }))];
+    expect(await left.emitWithAck("device.presence", { subscriptionId: phoneId, sessionId: first.id })).toEqual({ ok: true, data: null });
+    // The new tab's focus reaches the server before the old tab's blur.
+    expect(await switchedTo.emitWithAck("device.presence", { subscriptionId: phoneId, sessionId: second.id })).toEqual({ ok: true, data: null });
+    expect(await left.emitWithAck("device.presence", { subscriptionId: phoneId, sessionId: null })).toEqual({ ok: true, data: null });
+
+    const shown = await askConfirm("Shown?", second.id);
+    const other = await askConfirm("Other?", first.id);
+    await pushFor(tablet, shown.question.id, "question");
+    await pushFor(phone, other.question.id, "question");
+    expect(pushesTo(phone).map((p) => p.payload.questionId)).not.toContain(shown.question.id);
+    left.disconnect();
+    switchedTo.disconnect();
+  });
+
   it("a push service answering 410 drops the subscription", async () => {
     const gone = fakeDevice(service, "Old phone");
     const id = await subscribe(gone);

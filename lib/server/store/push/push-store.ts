@@ -40,13 +40,15 @@ const removeSubscription = statement((q, p: { id: string; ownerId: string }) => 
 /** A push service said the subscription is gone (404, 410): it goes, with its deliveries. */
 const dropSubscription = statement((q, p: { id: string }) => q.deleteFrom("PushSubscription").where("id", "=", p.id));
 
-const setPresence = statement((q, p: { id: string; ownerId: string; sessionId: string | null; ttlMs: number }, engine) =>
+const setPresence = statement((q, p: { id: string; ownerId: string; sessionId: string; ttlMs: number }, engine) =>
   q
     .updateTable("PushSubscription")
-    .set({ presentSessionId: p.sessionId, presentUntil: sql<Date | null>`CASE WHEN ${text(p.sessionId as string)} IS NULL THEN NULL ELSE ${dbNowPlusMs(engine, p.ttlMs)} END` })
+    .set({ presentSessionId: p.sessionId, presentUntil: dbNowPlusMs(engine, p.ttlMs) })
     .where("id", "=", p.id)
     .where("ownerId", "=", p.ownerId),
 );
+
+const ownedSubscription = statement((q, p: { id: string; ownerId: string }) => q.selectFrom("PushSubscription").select("id").where("id", "=", p.id).where("ownerId", "=", p.ownerId));
 
 /** A tab that went away forgets the presence it set (not one another tab of the browser set since). */
 const clearPresence = statement((q, p: { id: string; sessionId: string }) =>
@@ -255,8 +257,13 @@ export function createPushStore(exec: SqlExecutor) {
     /** Whether the owner had it. */
     remove: async (id: string, ownerId: string) => (await exec.changes(removeSubscription, { id, ownerId })) === 1,
     drop: async (id: string) => void (await exec.changes(dropSubscription, { id })),
-    /** Whether the subscription is the owner's (nothing changes otherwise). */
-    present: async (p: { id: string; ownerId: string; sessionId: string | null; ttlMs: number }) => (await exec.changes(setPresence, p)) === 1,
+    /**
+     * Whether the subscription is the owner's (nothing changes otherwise). A tab that shows no
+     * session changes nothing: what it showed before goes through `absent`, so it never clears
+     * the presence another tab of the browser set since.
+     */
+    present: async ({ sessionId, ...p }: { id: string; ownerId: string; sessionId: string | null; ttlMs: number }) =>
+      sessionId === null ? (await exec.rows(ownedSubscription, p)).length === 1 : (await exec.changes(setPresence, { ...p, sessionId })) === 1,
     absent: async (id: string, sessionId: string) => void (await exec.changes(clearPresence, { id, sessionId })),
     setMuted: async (ownerId: string, sessionId: string, muted: boolean) => void (await exec.changes(muted ? mute : unmute, { ownerId, sessionId })),
     mutedSessions: async (ownerId: string) => (await exec.rows(mutedSessions, { ownerId })).map((r) => r.sessionId),
