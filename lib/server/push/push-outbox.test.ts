@@ -102,13 +102,28 @@ describe("the push outbox", () => {
   it("a question settled before its push went out is never pushed, nor retracted", async () => {
     const service = pushService();
     const o = outbox(service.send);
-    const q = await ask("q1");
-    domain.events.emit("question.asked", q);
-    domain.events.emit("question.closed", await settle("q1"));
-    await poll("cancelled", async () => ((await deliveries("q1")).join() === "sub1:question:cancelled,sub2:question:cancelled" ? true : undefined));
+    await o.enqueueQuestion(await ask("q1"));
+    await o.enqueueClosed((await settle("q1")).id);
+    expect(await deliveries("q1")).toEqual(["sub1:question:cancelled", "sub2:question:cancelled"]);
     o.start();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(service.sent).toEqual([]);
+  });
+
+  it("a question whose settlement another node retracted before this node enqueued its pushes is never pushed", async () => {
+    const service = pushService();
+    const here = outbox(service.send);
+    const elsewhere = outbox(pushService().send);
+    const asked = await ask("q1");
+    // The other node heard the settlement first: nothing of this question to retract or cancel yet.
+    await settle("q1");
+    await elsewhere.enqueueClosed("q1");
+    // This node's question.asked, late, with the question as it was asked.
+    await here.enqueueQuestion(asked);
+    here.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(service.sent).toEqual([]);
+    expect(await deliveries("q1")).toEqual([]);
   });
 
   it("a push service answering 404 or 410 drops the subscription and what it had pending", async () => {

@@ -89,7 +89,10 @@ export function createPushOutbox(
     const session = await store.sessionOf(question.sessionId);
     if (!session) return;
     const payload = fitPayload(questionPayload(question, session.title));
-    if ((await store.enqueueQuestion({ questionId: question.id, sessionId: question.sessionId, ownerId: session.ownerId, payload, windowMs })) > 0) kick();
+    if ((await store.enqueueQuestion({ questionId: question.id, sessionId: question.sessionId, ownerId: session.ownerId, payload, windowMs })) === 0) return;
+    // Settled while the pushes went in (on another node, whose retraction may not have seen them): retract them here.
+    if (!(await store.questionPending(question.id))) await enqueueClosed(question.id);
+    kick();
   }
 
   /** The retraction of a settled question. */

@@ -18,7 +18,13 @@ beforeEach(async () => {
   store = createPushStore(db.exec);
   await fixture.chatSession.create({ data: { id: "s1", title: "t" } });
   await fixture.chatSession.create({ data: { id: "s2", title: "u" } });
+  // The questions the pushes are of, waiting (a settled one gets no push).
+  await fixture.run.create({ data: { id: "r1", sessionId: "s1", functionName: "f", input: "{}", status: "waiting_input" } });
+  for (const id of ["q1", "q2"]) await question(id, "pending");
 });
+
+const question = (id: string, status: string) =>
+  fixture.question.create({ data: { id, sessionId: "s1", runId: "r1", kind: "confirm", prompt: "?", owner: "f", pendingId: `p-${id}`, targetDigest: "d", status } });
 
 afterEach(() => t.close());
 
@@ -160,11 +166,7 @@ describe("the push outbox's rows", () => {
   });
 
   it("the sweep finds a pending question with no push, and a settled one not retracted", async () => {
-    await fixture.run.create({ data: { id: "r1", sessionId: "s1", functionName: "f", input: "{}", status: "waiting_input" } });
-    const question = (id: string, status: string) =>
-      fixture.question.create({ data: { id, sessionId: "s1", runId: "r1", kind: "confirm", prompt: "?", owner: "f", pendingId: `p-${id}`, targetDigest: "d", status } });
-    await question("q1", "answered");
-    await question("q2", "pending");
+    await fixture.question.update({ where: { id: "q1" }, data: { status: "answered" } });
     await question("q3", "answered");
     expect(await store.askedWithoutPush(DAY, 10)).toEqual(["q2"]);
     expect(await store.settledWithoutRetraction(10)).toEqual(["q1"]);

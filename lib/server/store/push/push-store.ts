@@ -94,6 +94,8 @@ const enqueueQuestion = statement((q, p: { questionId: string; sessionId: string
           dbNow(engine).as("createdAt"),
         ])
         .where("s.ownerId", "=", p.ownerId)
+        // Another node may have settled and retracted it already: a question pushed after that would never close.
+        .where((w) => w.exists(w.selectFrom("Question as q").select("q.id").where("q.id", "=", p.questionId).where("q.status", "=", "pending")))
         .where((w) => w.not(w.exists(w.selectFrom("PushMute as m").select("m.sessionId").whereRef("m.ownerId", "=", "s.ownerId").where("m.sessionId", "=", p.sessionId))))
         .where((w) => w.or([w("s.presentSessionId", "is", null), w("s.presentSessionId", "<>", p.sessionId), w("s.presentUntil", "is", null), w("s.presentUntil", "<=", dbNow(engine))])),
     )
@@ -129,6 +131,8 @@ const enqueueClosed = statement((q, p: { questionId: string; payload: string; wi
     )
     .onConflict((oc) => oc.columns(["subscriptionId", "questionId", "kind"]).doNothing()),
 );
+
+const questionPending = statement((q, p: { id: string }) => q.selectFrom("Question").select("id").where("id", "=", p.id).where("status", "=", "pending"));
 
 /** A settled question's pushes not yet taken are never sent. */
 const cancelQuestion = statement((q, p: { questionId: string }) =>
@@ -267,6 +271,7 @@ export function createPushStore(exec: SqlExecutor) {
     absent: async (id: string, sessionId: string) => void (await exec.changes(clearPresence, { id, sessionId })),
     setMuted: async (ownerId: string, sessionId: string, muted: boolean) => void (await exec.changes(muted ? mute : unmute, { ownerId, sessionId })),
     mutedSessions: async (ownerId: string) => (await exec.rows(mutedSessions, { ownerId })).map((r) => r.sessionId),
+    questionPending: async (id: string) => (await exec.rows(questionPending, { id })).length === 1,
     sessionOf: async (id: string) => (await exec.rows(sessionOf, { id }))[0],
     /** How many pushes this made. */
     enqueueQuestion: (p: { questionId: string; sessionId: string; ownerId: string; payload: string; windowMs: number }) => exec.changes(enqueueQuestion, p),
