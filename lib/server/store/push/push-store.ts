@@ -69,6 +69,20 @@ const sessionOf = statement((q, p: { id: string }) => q.selectFrom("ChatSession"
 const deliveryId = (engine: SqlEngine, questionId: string, subscriptionId: ReturnType<typeof sql.ref<string>>, kind: PushKind) =>
   engine === "postgresql" ? sql<string>`${text(questionId)} || ':' || ${subscriptionId} || ':${sql.raw(kind)}'` : sql<string>`${questionId} || ':' || ${subscriptionId} || ':${sql.raw(kind)}'`;
 
+/** The columns of a new delivery, due at once, given up a window after now, to the subscription `subscriptionId` names. */
+const newDelivery = (engine: SqlEngine, p: { questionId: string; payload: string; windowMs: number }, subscriptionId: ReturnType<typeof sql.ref<string>>, kind: PushKind) => [
+  deliveryId(engine, p.questionId, subscriptionId, kind).as("id"),
+  subscriptionId.as("subscriptionId"),
+  text(p.questionId).as("questionId"),
+  sql<string>`${sql.lit(kind)}`.as("kind"),
+  text(p.payload).as("payload"),
+  sql<string>`'pending'`.as("status"),
+  sql<number>`0`.as("attempts"),
+  dbNow(engine).as("nextAttemptAt"),
+  dbNowPlusMs(engine, p.windowMs).as("giveUpAt"),
+  dbNow(engine).as("createdAt"),
+];
+
 /**
  * A question's push to each device of the session's owner, except where the session is muted or a
  * tab of that browser shows the session (visible and focused, not yet lapsed). One per device:
@@ -81,18 +95,7 @@ const enqueueQuestion = statement((q, p: { questionId: string; sessionId: string
     .expression((eb) =>
       eb
         .selectFrom("PushSubscription as s")
-        .select([
-          deliveryId(engine, p.questionId, sql.ref<string>("s.id"), "question").as("id"),
-          "s.id as subscriptionId",
-          text(p.questionId).as("questionId"),
-          sql<string>`'question'`.as("kind"),
-          text(p.payload).as("payload"),
-          sql<string>`'pending'`.as("status"),
-          sql<number>`0`.as("attempts"),
-          dbNow(engine).as("nextAttemptAt"),
-          dbNowPlusMs(engine, p.windowMs).as("giveUpAt"),
-          dbNow(engine).as("createdAt"),
-        ])
+        .select(newDelivery(engine, p, sql.ref<string>("s.id"), "question"))
         .where("s.ownerId", "=", p.ownerId)
         // Another node may have settled and retracted it already: a question pushed after that would never close.
         .where((w) => w.exists(w.selectFrom("Question as q").select("q.id").where("q.id", "=", p.questionId).where("q.status", "=", "pending")))
@@ -113,18 +116,7 @@ const enqueueClosed = statement((q, p: { questionId: string; payload: string; wi
     .expression((eb) =>
       eb
         .selectFrom("PushDelivery as d")
-        .select([
-          deliveryId(engine, p.questionId, sql.ref<string>("d.subscriptionId"), "closed").as("id"),
-          "d.subscriptionId",
-          text(p.questionId).as("questionId"),
-          sql<string>`'closed'`.as("kind"),
-          text(p.payload).as("payload"),
-          sql<string>`'pending'`.as("status"),
-          sql<number>`0`.as("attempts"),
-          dbNow(engine).as("nextAttemptAt"),
-          dbNowPlusMs(engine, p.windowMs).as("giveUpAt"),
-          dbNow(engine).as("createdAt"),
-        ])
+        .select(newDelivery(engine, p, sql.ref<string>("d.subscriptionId"), "closed"))
         .where("d.questionId", "=", p.questionId)
         .where("d.kind", "=", "question")
         .where((w) => w.or([w("d.status", "=", "delivered"), w.and([w("d.status", "=", "pending"), w("d.attempts", ">", 0)])])),
