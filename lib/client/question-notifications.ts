@@ -3,8 +3,6 @@ import type { Question } from "../protocol/question";
 import { thisDevice } from "./push/this-device-state";
 import { notificationFor } from "../protocol/question-notification";
 
-export { notificationFor };
-
 const supported = () => typeof window !== "undefined" && "Notification" in window;
 
 /**

@@ -3,9 +3,8 @@ import { parseProxyTrust } from "./access/client-address";
 import { DEFAULT_RUNS_PER_WORKER } from "./workers/worker-pool";
 import { LOG_LEVELS } from "../log/create-log";
 import { commaList } from "../protocol/comma-list";
-import { DEFAULT_WEBHOOK_HOSTS, parseWebhookHosts } from "./webhooks/callback-hosts";
+import { DEFAULT_WEBHOOK_HOSTS, parseHostPortList, parseWebhookHosts } from "./webhooks/callback-hosts";
 import { WEBHOOK_SECRET_PATTERN } from "./webhooks/secret-format";
-import { parsePushHosts } from "./push/push-hosts";
 import { isVapidPrivateKey, isVapidPublicKey, isVapidSubject } from "./push/vapid-keys";
 
 /** An optional setting: unset and empty are the same. */
@@ -120,7 +119,7 @@ const EnvSchema = z
     /** The wait after a callback's first failed attempt, doubled at each next one (at most an hour), for a day. */
     PARLEY_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
     /** More hosts a Web Push endpoint may name besides the browsers' push services: host names or addresses, each alone (any port) or as host:port. */
-    PARLEY_PUSH_HOSTS: z.string().default("").transform(parsePushHosts),
+    PARLEY_PUSH_HOSTS: z.string().default("").transform(parseHostPortList),
     /** The VAPID key pair pushes are signed with (base64url, as `npx web-push generate-vapid-keys` prints); unset: a pair made once and kept in the database. */
     PARLEY_VAPID_PUBLIC_KEY: optionalText().pipe(z.string().refine(isVapidPublicKey, "PARLEY_VAPID_PUBLIC_KEY must be a VAPID public key: base64url of a 65-byte P-256 point").optional()),
     PARLEY_VAPID_PRIVATE_KEY: optionalText().pipe(z.string().refine(isVapidPrivateKey, "PARLEY_VAPID_PRIVATE_KEY must be a VAPID private key: base64url of 32 bytes").optional()),

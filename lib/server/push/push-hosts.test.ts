@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../protocol/errors";
 import { hostsOnly } from "../webhooks/callback-hosts";
-import { checkPushEndpoint, parsePushHosts, pushEndpointAllowed } from "./push-hosts";
+import { parseHostPortList } from "../webhooks/callback-hosts";
+import { checkPushEndpoint, pushEndpointAllowed } from "./push-hosts";
 
 describe("which push endpoints the server posts to", () => {
   it("https on the browsers' push services", () => {
@@ -34,7 +35,7 @@ describe("which push endpoints the server posts to", () => {
   });
 
   it("PARLEY_PUSH_HOSTS adds hosts, alone (any port) or with a port (that one only), still https only", () => {
-    const hosts = parsePushHosts(" Push.Local, 127.0.0.1:8443, [::1]:9443 ,");
+    const hosts = parseHostPortList(" Push.Local, 127.0.0.1:8443, [::1]:9443 ,");
     expect(hosts).toEqual(["push.local", "127.0.0.1:8443", "[::1]:9443"]);
     expect(hostsOnly(hosts)).toEqual(["push.local", "127.0.0.1", "::1"]);
     expect(pushEndpointAllowed("https://push.local:1234/x", hosts)).toBe(true);

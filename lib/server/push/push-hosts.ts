@@ -1,12 +1,9 @@
 import { AppError } from "../../protocol/errors";
-import { hostListed, parseHostPortList } from "../webhooks/callback-hosts";
+import { hostListed } from "../webhooks/callback-hosts";
 
 /** The push services of the browsers people use: Chromium's (FCM), Firefox's (Mozilla autopush), Edge's (WNS) and Safari's (Apple). */
 const KNOWN_HOSTS = ["fcm.googleapis.com", "updates.push.services.mozilla.com", "web.push.apple.com"];
 const KNOWN_SUFFIXES = [".push.services.mozilla.com", ".notify.windows.com", ".push.apple.com"];
-
-/** PARLEY_PUSH_HOSTS: more hosts a push endpoint may name, each alone (any port) or as host:port. */
-export const parsePushHosts = (text: string): string[] => parseHostPortList(text);
 
 function knownService(target: URL): boolean {
   if (target.port !== "" && target.port !== "443") return false;
