@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { nestedAtMost } from "./json-input";
 import { ApprovalSpecSchema } from "./permissions";
+import { AnswerersSchema, ApprovalsInputSchema, EscalationSchema, QuestionTeamFieldsSchema } from "./teams";
 
 /** `approval`: may a tool run (see ./permissions); answered "once" or "always", or rejected with feedback. */
 export const QuestionKindSchema = z.enum(["question", "confirm", "approval"]);
@@ -52,6 +53,12 @@ export const QuestionSpecSchema = z
     owner: z.string().trim().min(1).max(100).optional(),
     /** For an approval: the tool, its input and preview, what rules match. */
     approval: ApprovalSpecSchema.optional(),
+    /** Who may answer (people's names); absent: any member of the session. */
+    answerers: AnswerersSchema.optional(),
+    /** After so long with no allowed answer, more people may answer and are told. */
+    escalate: EscalationSchema.optional(),
+    /** An approval that needs several people's votes. */
+    approvals: ApprovalsInputSchema.optional(),
   })
   .refine((q) => !(q.multi && q.options.length === 0), { message: "multi needs options", path: ["multi"] })
   .refine((q) => q.kind !== "confirm" || (q.options.length === 0 && !q.multi), {
@@ -59,7 +66,8 @@ export const QuestionSpecSchema = z
     path: ["options"],
   })
   .refine((q) => (q.kind === "approval") === (q.approval !== undefined), { message: "an approval, and only an approval, names its tool", path: ["approval"] })
-  .refine((q) => q.kind !== "approval" || (q.options.length === 0 && !q.multi && q.replySchema === null), { message: "an approval has no options or reply schema", path: ["options"] });
+  .refine((q) => q.kind !== "approval" || (q.options.length === 0 && !q.multi && q.replySchema === null), { message: "an approval has no options or reply schema", path: ["options"] })
+  .refine((q) => q.approvals === undefined || q.kind === "approval", { message: "only an approval takes approvals", path: ["approvals"] });
 export type QuestionSpec = z.infer<typeof QuestionSpecSchema>;
 export type QuestionSpecInput = z.input<typeof QuestionSpecSchema>;
 
@@ -97,6 +105,7 @@ export const QuestionSchema = z.object({
   feedback: z.string().nullable(),
   closedBy: z.string().nullable(),
   closedAt: z.string().nullable(),
+  ...QuestionTeamFieldsSchema.shape,
 });
 export type Question = z.infer<typeof QuestionSchema>;
 

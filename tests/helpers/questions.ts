@@ -1,4 +1,8 @@
 import type { Question } from "../../lib/protocol/question";
+import type { QuestionTeamFields } from "../../lib/protocol/teams";
+
+/** A question that names nobody: any member answers, one vote settles. */
+export const NO_TEAM: QuestionTeamFields = { answerers: null, approvals: null, votes: [], escalate: [], escalated: 0, closedByUser: null, closedByRule: null, editedInput: null };
 
 /** A pending question as a client receives it, for tests: a plain question unless `over` says otherwise. */
 export const aQuestion = (over: Partial<Question> = {}): Question => ({
@@ -27,6 +31,7 @@ export const aQuestion = (over: Partial<Question> = {}): Question => ({
   feedback: null,
   closedBy: null,
   closedAt: null,
+  ...NO_TEAM,
   ...over,
 });
 

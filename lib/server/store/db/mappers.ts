@@ -2,6 +2,7 @@ import type { ApprovalSpec } from "../../../protocol/permissions";
 import { RunStarterSchema, type Message, type Run, type RunStarter, type Session } from "../../../protocol/entities";
 import { RunPolicySchema } from "../../../protocol/policy";
 import type { JsonValue, Question } from "../../../protocol/question";
+import type { Approvals, EscalationStep } from "../../../protocol/teams";
 import type { Selectable } from "kysely";
 import type { DB } from "../typed-sql";
 
@@ -43,6 +44,14 @@ export function toQuestion(row: Row<"Question"> & { run_rootRunId?: string | nul
     feedback: row.feedback,
     closedBy: row.closedBy,
     closedAt: isoOrNull(row.closedAt),
+    answerers: parseJson<string[]>(row.answerers),
+    approvals: parseJson<Approvals>(row.approvals),
+    votes: [],
+    escalate: parseJson<EscalationStep[]>(row.escalate) ?? [],
+    escalated: row.escalated,
+    closedByUser: row.closedByUser,
+    closedByRule: row.closedByRule,
+    editedInput: parseJson<Record<string, unknown>>(row.editedInput),
   };
 }
 

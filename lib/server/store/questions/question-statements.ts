@@ -71,10 +71,27 @@ interface ClaimParams {
   closedAt: Date;
   answer: string | null;
   feedback: string | null;
+  closedByUser: string | null;
+  closedByRule: string | null;
+  editedInput: string | null;
 }
 
 const claimPending = (q: QueryCreator<DB>, p: ClaimParams) =>
-  q.updateTable("Question").set({ status: p.status, closedBy: p.closedBy, closedAt: p.closedAt, answer: p.answer, feedback: p.feedback }).where("id", "=", p.id).where("status", "=", "pending");
+  q
+    .updateTable("Question")
+    .set({
+      status: p.status,
+      closedBy: p.closedBy,
+      closedAt: p.closedAt,
+      answer: p.answer,
+      feedback: p.feedback,
+      closedByUser: p.closedByUser,
+      closedByRule: p.closedByRule,
+      editedInput: p.editedInput,
+      escalateAt: null,
+    })
+    .where("id", "=", p.id)
+    .where("status", "=", "pending");
 
 /** Claim-once: the conditional update that moves a pending question to how it closed. */
 export const claim = statement((q, p: ClaimParams) => claimPending(q, p));
@@ -104,8 +121,11 @@ const ASKED = [
   "detail",
   "defaultValue",
   "approval",
+  "answerers",
+  "approvals",
+  "escalate",
 ] as const;
-const STANDING = ["status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt"] as const;
+const STANDING = ["status", "answer", "feedback", "closedBy", "closedAt", "createdAt", "expiresAt", "closedByUser", "closedByRule", "escalated", "escalateAt", "editedInput"] as const;
 
 /** A question's row (inside the transaction that checked its run still holds the lease: heldRun). */
 export const insertQuestion = statement((q, p: QuestionInsert) => q.insertInto("Question").values(valuesOf(p, [...ASKED, ...STANDING])));

@@ -15,6 +15,12 @@ export interface Closing {
   closedAt: Date;
   answer: JsonValue | null;
   feedback: string | null;
+  /** The person whose answer closed it. */
+  closedByUser?: string | null;
+  /** The permission rule that decided it. */
+  closedByRule?: string | null;
+  /** An approval allowed with an edited input: the input the tool runs with. */
+  editedInput?: Record<string, unknown> | null;
 }
 
 export interface NewQuestion {
@@ -34,12 +40,15 @@ export interface NewQuestion {
   closing?: Closing;
 }
 
-const closingData = ({ status, closedBy, closedAt, answer, feedback }: Closing) => ({
+const closingData = ({ status, closedBy, closedAt, answer, feedback, closedByUser = null, closedByRule = null, editedInput = null }: Closing) => ({
   status,
   closedBy,
   closedAt,
   answer: answer === null ? null : JSON.stringify(answer),
   feedback,
+  closedByUser,
+  closedByRule,
+  editedInput: editedInput === null ? null : JSON.stringify(editedInput),
 });
 
 /** The stored row of a new question. */
@@ -62,7 +71,12 @@ function questionRow(q: NewQuestion) {
     detail: spec.detail,
     defaultValue: spec.default === undefined ? null : JSON.stringify(spec.default),
     approval: spec.approval ? JSON.stringify(spec.approval) : null,
-    ...(q.closing ? closingData(q.closing) : { status: "pending", closedBy: null, closedAt: null, answer: null, feedback: null }),
+    answerers: spec.answerers ? JSON.stringify(spec.answerers) : null,
+    approvals: spec.approvals ? JSON.stringify({ required: spec.approvals.required, from: spec.approvals.from ?? null, rejections: spec.approvals.rejections }) : null,
+    escalate: spec.escalate ? JSON.stringify(spec.escalate) : null,
+    escalated: 0,
+    escalateAt: spec.escalate && !q.closing ? new Date(q.createdAt.getTime() + spec.escalate[0]!.afterMs) : null,
+    ...(q.closing ? closingData(q.closing) : { status: "pending", closedBy: null, closedAt: null, answer: null, feedback: null, closedByUser: null, closedByRule: null, editedInput: null }),
     createdAt: q.createdAt,
     expiresAt: q.expiresAt,
   };
@@ -91,10 +105,13 @@ const targetOf = (row: RowOf<typeof Q.target> | undefined): ReplyTarget | null =
     : null;
 
 /** A pending question as it reads once `closing` has claimed it. */
-export const closedAs = (question: Question, { status, closedBy, closedAt, answer, feedback }: Closing): Question => ({
+export const closedAs = (question: Question, { status, closedBy, closedAt, answer, feedback, closedByUser = null, closedByRule = null, editedInput = null }: Closing): Question => ({
   ...question,
   status,
   closedBy,
+  closedByUser,
+  closedByRule,
+  editedInput,
   closedAt: closedAt.toISOString(),
   answer: answer === null ? null : (JSON.parse(JSON.stringify(answer)) as JsonValue),
   feedback,
