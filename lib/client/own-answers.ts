@@ -27,3 +27,27 @@ export function stillOpen(pending: Question[], own: OwnAnswers): Question[] {
 export function lostToSomeoneElse(receipt: ReplyReceipt, own: OwnAnswers): boolean {
   return (receipt.outcome === "already_answered" || receipt.outcome === "already_closed") && !own.has(receipt.question.id);
 }
+
+/**
+ * What this tab does with its own answer's receipt: `retract` the card (it closed), `update` it (a
+ * vote counted and the approval waits for more people: the card stays and shows the vote), show a
+ * `late` notice first (someone else settled it), or `keep` it as it is (queued, or a changed
+ * question the card reports).
+ */
+export type AfterReceipt = "retract" | "update" | "late" | "keep";
+
+export function afterReceipt(receipt: ReplyReceipt, own: OwnAnswers): AfterReceipt {
+  switch (receipt.outcome) {
+    case "answered":
+    case "declined":
+    case "stale_target":
+      return receipt.question.status === "pending" ? "keep" : "retract";
+    case "queued":
+      return "keep"; // recorded; the server applies it and broadcasts
+    case "voted":
+      return "update";
+    case "already_answered":
+    case "already_closed":
+      return lostToSomeoneElse(receipt, own) ? "late" : "retract";
+  }
+}

@@ -328,3 +328,55 @@ describe("streaming replies", () => {
     expect(textOf(state)).toEqual(["r2:1=new"]);
   });
 });
+
+describe("a question that changes while it waits (votes, escalations)", () => {
+  const vote = (user: string, second: number) => ({ user, decision: "allow" as const, at: at(second), feedback: null });
+  const approvals = { required: 2, from: null, rejections: 1 };
+  const asked = question("q1", 1, { kind: "approval", answerers: ["bob", "carol", "dave"], approvals });
+  const votedBy = (...users: string[]) => ({ ...asked, votes: users.map((u, i) => vote(u, 2 + i)) });
+  const updated = (q: Question): SessionAction => ({ type: "question.updated", question: q });
+
+  it("replaces the card's question with the one that carries the new vote", () => {
+    const state = apply(joined({ pendingQuestions: [asked, question("q2", 5)] }), updated(votedBy("bob")));
+    expect(state.pending.map((q) => [q.id, q.votes.map((v) => v.user)])).toEqual([
+      ["q1", ["bob"]],
+      ["q2", []],
+    ]);
+    expect(state.closed).toEqual([]);
+  });
+
+  it("an update that comes after the question closed does not bring its card back", () => {
+    const settled = { ...votedBy("bob", "carol"), status: "answered" as const, answer: "once" };
+    const state = apply(joined({ pendingQuestions: [asked] }), { type: "question.replied", question: settled }, updated(votedBy("bob")));
+    expect(state.pending).toEqual([]);
+    expect(state.closed).toEqual([settled]);
+  });
+
+  it("the closing that comes after an update closes it", () => {
+    const settled = { ...votedBy("bob", "carol"), status: "answered" as const, answer: "once" };
+    const state = apply(joined({ pendingQuestions: [asked] }), updated(votedBy("bob")), { type: "question.replied", question: settled });
+    expect(state.pending).toEqual([]);
+    expect(state.closed.map((q) => q.votes.length)).toEqual([2]);
+  });
+
+  it("an older update that arrives after a newer one (or after a fresher snapshot) is ignored", () => {
+    const late = apply(joined({ pendingQuestions: [asked] }), updated(votedBy("bob", "dave")), updated(votedBy("bob")));
+    expect(late.pending[0]!.votes.map((v) => v.user)).toEqual(["bob", "dave"]);
+    const afterSnapshot = apply(joined({ pendingQuestions: [votedBy("bob")] }), updated(asked));
+    expect(afterSnapshot.pending[0]!.votes.map((v) => v.user)).toEqual(["bob"]);
+    const escalated = { ...question("q3", 1, { answerers: ["carol"], escalate: [{ afterMs: 1000, to: ["bob"] }] }) };
+    const notBack = apply(joined({ pendingQuestions: [{ ...escalated, escalated: 1 }] }), updated(escalated));
+    expect(notBack.pending[0]!.escalated).toBe(1);
+  });
+
+  it("an update before its asked event shows the card once, and the late asked event does not undo the vote", () => {
+    const state = apply(joined(), updated(votedBy("bob")), { type: "question.asked", question: asked });
+    expect(state.pending.map((q) => [q.id, q.votes.length])).toEqual([["q1", 1]]);
+  });
+
+  it("an update of another session, or one that says it is no longer pending, changes nothing", () => {
+    const before = joined({ pendingQuestions: [asked] });
+    expect(apply(before, updated({ ...votedBy("bob"), sessionId: "other" }))).toEqual(before);
+    expect(apply(before, updated({ ...votedBy("bob"), status: "answered" }))).toEqual(before);
+  });
+});

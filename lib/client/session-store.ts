@@ -19,6 +19,8 @@ export type SessionAction =
   | { type: "question.asked"; question: Question }
   | { type: "question.replied"; question: Question }
   | { type: "question.rejected"; question: Question }
+  /** A pending question changed (a vote, an escalation): from the server's event, or this tab's own vote's receipt. */
+  | { type: "question.updated"; question: Question }
   | { type: "message.created"; message: Message }
   | { type: "message.delta"; delta: MessageDelta }
   | { type: "run.updated"; run: Run }
@@ -72,6 +74,11 @@ function isOlder(incoming: Run, existing: Run | undefined): boolean {
   return existing !== undefined && Date.parse(incoming.updatedAt) < Date.parse(existing.updatedAt);
 }
 
+/** Votes and escalations only ever add: an update that has fewer than the question shown is an older one that arrived late. */
+function isOlderQuestion(incoming: Question, existing: Question): boolean {
+  return incoming.votes.length < existing.votes.length || incoming.escalated < existing.escalated;
+}
+
 function closeQuestion(state: SessionState, question: Question): SessionState {
   if (question.status === "pending") return state;
   return {
@@ -102,6 +109,14 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
       const q = action.question;
       if (!belongs(state, q.sessionId) || q.status !== "pending") return state;
       if (state.pending.some((p) => p.id === q.id) || state.closed.some((c) => c.id === q.id)) return state;
+      return { ...state, pending: upsert(state.pending, q) };
+    }
+    case "question.updated": {
+      const q = action.question;
+      // A question that closed (its retraction came first) stays closed.
+      if (!belongs(state, q.sessionId) || q.status !== "pending" || state.closed.some((c) => c.id === q.id)) return state;
+      const shown = state.pending.find((p) => p.id === q.id);
+      if (shown && isOlderQuestion(q, shown)) return state;
       return { ...state, pending: upsert(state.pending, q) };
     }
     case "question.replied":

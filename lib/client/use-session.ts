@@ -6,7 +6,7 @@ import type { Ack, ServerToClientEvents } from "../protocol/socket";
 import { describeVia } from "../protocol/audit";
 import { createCoalescer, type Coalescer } from "./coalesce";
 import { crossNodeStore } from "./cross-node";
-import { afterAck, lostToSomeoneElse, stillOpen, type OwnAnswers } from "./own-answers";
+import { afterAck, afterReceipt, stillOpen, type OwnAnswers } from "./own-answers";
 import { initialSessionState, sessionReducer, type SessionAction } from "./session-store";
 import { emitWithAck, type ParleySocket } from "./socket";
 import { browserTransport, type SessionTransport } from "./transport";
@@ -113,6 +113,7 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
       listen(socket, "question.asked", (question) => handle({ type: "question.asked", question })),
       listen(socket, "question.replied", (question) => handle({ type: "question.replied", question })),
       listen(socket, "question.rejected", (question) => handle({ type: "question.rejected", question })),
+      listen(socket, "question.updated", (question) => handle({ type: "question.updated", question })),
       listen(socket, "message.created", (message) => handle({ type: "message.created", message })),
       listen(socket, "message.delta", (delta) => handle({ type: "message.delta", delta })),
       listen(socket, "run.updated", (run) => handle({ type: "run.updated", run })),
@@ -154,13 +155,19 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
       if (ownNow.current !== before) setOwn(ownNow.current);
       if (!ack.ok) return;
       const receipt = ack.data;
-      if (receipt.outcome === "answered" || receipt.outcome === "declined" || receipt.outcome === "stale_target") {
-        // stale_target: the card shows the error; a closed question is retracted, a changed one stays.
-        if (receipt.question.status !== "pending") closings.current!.hold(retraction(receipt.question));
-        return;
+      switch (afterReceipt(receipt, before)) {
+        case "keep":
+          return;
+        case "retract":
+          return void closings.current!.hold(retraction(receipt.question));
+        case "update": {
+          // Your vote counted: the card stays and shows it (behind any closings held, keeping the order).
+          const counted: SessionAction = { type: "question.updated", question: receipt.question };
+          return void (closings.current!.waiting ? closings.current!.hold(counted) : dispatch(counted));
+        }
+        case "late":
+          break;
       }
-      if (receipt.outcome === "queued") return; // recorded; the server applies it and broadcasts
-      if (!lostToSomeoneElse(receipt, before)) return void closings.current!.hold(retraction(receipt.question));
       const late = { questionId: receipt.question.id, text: lateText(receipt, via().surface) };
       setNotice(late);
       later(LATE_NOTICE_MS, () => {
