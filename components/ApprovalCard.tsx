@@ -11,9 +11,12 @@ import { InlineCodeText, VisibleText } from "@/components/VisibleText";
 import { useCardKeys } from "@/components/use-card-keys";
 import { useSettle, type Settle } from "@/components/use-settle";
 import { questionAnchor } from "@/lib/protocol/question-notification";
+import { TeamStatus } from "@/components/TeamStatus";
 
 interface ApprovalBodyProps {
   question: Question;
+  /** Who is answering: an approval that needs several people shows its count. */
+  me: string | null;
   position: { at: number; total: number; go: (delta: number) => void } | null;
   onReply: (question: Question, value: JsonValue) => Settle;
   onReject: (question: Question, message?: string) => Settle;
@@ -26,7 +29,7 @@ interface ApprovalBodyProps {
  * tool offers one) or Reject with optional feedback. Keys: 1 / 2 / 3, Escape opens (or leaves) the
  * feedback field, Enter in it rejects; the card never starts focused on an answer.
  */
-export function ApprovalBody({ question, position, onReply, onReject, notice }: ApprovalBodyProps) {
+export function ApprovalBody({ question, me, position, onReply, onReject, notice }: ApprovalBodyProps) {
   const approval = question.approval!;
   const { busy, error, settle } = useSettle("This request changed since it was shown. Check it and answer again.");
   const [rejectOpen, setRejectOpen] = useState(false);
@@ -170,6 +173,8 @@ export function ApprovalBody({ question, position, onReply, onReject, notice }: 
             </code>
           </p>
         )}
+
+        <TeamStatus question={question} me={me} />
 
         {rejectOpen ? (
           <div className="space-y-2 rounded-xl border border-stone-200 bg-stone-50 p-3">

@@ -9,6 +9,9 @@ import { FormBody } from "@/components/FormCard";
 import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
 import { questionAnchor } from "@/lib/protocol/question-notification";
+import { cardMode } from "@/lib/protocol/team-card";
+import { asOffered } from "@/lib/client/approval";
+import { ReadOnlyCard } from "@/components/ReadOnlyCard";
 
 interface QuestionCardProps {
   /** Pending questions, oldest first. */
@@ -17,9 +20,11 @@ interface QuestionCardProps {
   onReject: (question: Question, message?: string) => Settle;
   /** "Already answered in another tab" and the like, shown for a moment. */
   notice?: string | null;
+  /** Who is looking (null until known): a question for other people, or one they already voted on, shows read-only. */
+  me: string | null;
 }
 
-export function QuestionCard({ questions, onReply, onReject, notice }: QuestionCardProps) {
+export function QuestionCard({ questions, onReply, onReject, notice, me }: QuestionCardProps) {
   // Follow the question being looked at by id; when it goes away, stay at the same position.
   const [selected, setSelected] = useState({ id: "", index: 0 });
   const found = questions.findIndex((q) => q.id === selected.id);
@@ -32,8 +37,15 @@ export function QuestionCard({ questions, onReply, onReject, notice }: QuestionC
     setSelected({ id: questions[index]!.id, index });
   };
 
-  const Body = question.kind === "approval" && question.approval ? ApprovalBody : isFormQuestion(question) ? FormBody : QuestionBody;
-  return <Body key={question.id} question={question} position={questions.length > 1 ? { at, total: questions.length, go } : null} onReply={onReply} onReject={onReject} notice={notice ?? null} />;
+  const position = questions.length > 1 ? { at, total: questions.length, go } : null;
+  // Not the viewer's to answer (now): no inputs and no keys. Keyed apart, so becoming theirs mounts a fresh card with its key guard.
+  const mode = cardMode(question, me);
+  if (mode !== "answer") return <ReadOnlyCard key={`${question.id}:${mode}`} question={question} mode={mode} me={me} position={position} notice={notice ?? null} />;
+  const offered = asOffered(question);
+  if (offered.kind === "approval" && offered.approval)
+    return <ApprovalBody key={question.id} question={offered} me={me} position={position} onReply={onReply} onReject={onReject} notice={notice ?? null} />;
+  const Body = isFormQuestion(question) ? FormBody : QuestionBody;
+  return <Body key={question.id} question={question} position={position} onReply={onReply} onReject={onReject} notice={notice ?? null} />;
 }
 
 interface BodyProps {

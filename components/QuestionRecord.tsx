@@ -3,6 +3,7 @@
 import { useState } from "react";
 import type { Question } from "@/lib/protocol/question";
 import { auditOf, type QuestionAudit } from "@/lib/client/question-audit";
+import { decidedByLine } from "@/lib/protocol/team-card";
 import { ToolCallDetails } from "./ToolCallDetails";
 import { VisibleText } from "./VisibleText";
 
@@ -20,6 +21,8 @@ const TONE_STYLE: Record<QuestionAudit["tone"], string> = {
 export function QuestionRecord({ question }: { question: Question }) {
   const audit = auditOf(question);
   const approval = audit.tool !== null;
+  // An approval that needed several people: who approved it (or rejected it), from its votes.
+  const decidedBy = decidedByLine(question);
   const [open, setOpen] = useState(false);
   return (
     <li
@@ -58,6 +61,17 @@ export function QuestionRecord({ question }: { question: Question }) {
             </span>
             <span data-testid="question-record-via" className="text-stone-600">
               {audit.via}
+            </span>
+          </>
+        )}
+        {decidedBy && (
+          <>
+            <span aria-hidden className="text-stone-300">
+              {" "}
+              ·{" "}
+            </span>
+            <span data-testid="question-record-votes" className="text-stone-600">
+              {decidedBy}
             </span>
           </>
         )}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   alwaysAnswer,
+  asOffered,
   alwaysChoiceHint,
   alwaysHint,
   approvalTitle,
@@ -13,6 +14,8 @@ import {
   promptShortened,
   subjectLabel,
 } from "./approval";
+import { anApproval } from "../../tests/helpers/questions";
+import { keyHint } from "./question-input";
 import { HOSTILE_COMMAND, approvalSpec, hostileShellSpec, shellSpec } from "./fixtures/approvals";
 
 describe("approval wording", () => {
@@ -99,5 +102,16 @@ describe("what the card warns about", () => {
     expect(promptShortened("Run `npm test`?", "npm test")).toBe(false);
     expect(promptShortened("Write docs/a.md?", "docs/a.md")).toBe(false);
     expect(promptShortened("Allow it?", "docs/a.md")).toBe(false);
+  });
+});
+
+describe("an approval that needs several people", () => {
+  it("offers Allow once and Reject only: its Allow always choices are not on offer, the keys' hint says so", () => {
+    const several = anApproval({}, { approvals: { required: 2, from: null, rejections: 1 } });
+    expect(asOffered(several).approval!.always).toEqual([]);
+    expect(keyHint(asOffered(several))).toBe("1 allow once · 3 reject");
+    const one = anApproval();
+    expect(asOffered(one)).toBe(one);
+    expect(keyHint(asOffered(one))).toBe("1 allow once · 2 allow always · 3 reject");
   });
 });

@@ -1,4 +1,6 @@
 import type { ApprovalSpec, ToolPreview } from "../protocol/permissions";
+import type { Question } from "../protocol/question";
+import { needsVotes } from "../protocol/team-card";
 import { hiddenCount, hiddenWarning } from "./visible-text";
 
 /** The approval card's wording, kept out of React. */
@@ -9,6 +11,11 @@ export { approvalTitle, ownerLabel } from "../protocol/question-notification";
 export function alwaysHint(approval: Pick<ApprovalSpec, "tool" | "always">, which: 0 | 1 = 0): string | null {
   const option = approval.always[which];
   return option ? `Allow ${approval.tool}: ${option.label}, in this chat` : null;
+}
+
+/** The question as a card offers it: an approval that needs several people is allowed once or rejected, never always (the server refuses that). */
+export function asOffered(q: Question): Question {
+  return needsVotes(q) && q.approval && q.approval.always.length > 0 ? { ...q, approval: { ...q.approval, always: [] } } : q;
 }
 
 /** The hint under the card's buttons: what Allow always adds, or that it lets the person choose between the two rules. */

@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import type { Question } from "../protocol/question";
 import { thisDevice } from "./push/this-device-state";
 import { notificationFor } from "../protocol/question-notification";
+import { questionsToNotify } from "./questions-to-notify";
 
 const supported = () => typeof window !== "undefined" && "Notification" in window;
 
@@ -10,9 +11,10 @@ const supported = () => typeof window !== "undefined" && "Notification" in windo
  * allowed them; a click brings the tab forward with the card focused. A question that arrived
  * while the tab was visible never notifies later, and a notification goes once its question closes.
  * A browser subscribed to pushes gets the push instead (with answer buttons; same tag), not both.
+ * A question for other people notifies only once it becomes `me`'s to answer (an escalation named them).
  */
-export function useQuestionNotifications(pending: Question[], chatTitle: string | null, focusCard: () => void): void {
-  const seen = useRef(new Set<string>());
+export function useQuestionNotifications(pending: Question[], chatTitle: string | null, focusCard: () => void, me: string | null): void {
+  const seen = useRef<ReadonlySet<string>>(new Set());
   const shown = useRef(new Map<string, Notification>());
 
   useEffect(() => {
@@ -23,9 +25,9 @@ export function useQuestionNotifications(pending: Question[], chatTitle: string 
         shown.current.delete(id);
       }
     }
-    for (const q of pending) {
-      if (seen.current.has(q.id)) continue;
-      seen.current.add(q.id);
+    const { fresh, seen: now } = questionsToNotify(pending, me, seen.current);
+    seen.current = now;
+    for (const q of fresh) {
       if (!supported() || document.visibilityState !== "hidden" || Notification.permission !== "granted" || thisDevice() !== null) continue;
       const { title, body, tag } = notificationFor(q, chatTitle);
       try {
@@ -40,7 +42,7 @@ export function useQuestionNotifications(pending: Question[], chatTitle: string 
         // Some browsers allow notifications only from a service worker: the tab title still says it.
       }
     }
-  }, [pending, chatTitle, focusCard]);
+  }, [pending, chatTitle, focusCard, me]);
 
   useEffect(() => {
     const notifications = shown.current;

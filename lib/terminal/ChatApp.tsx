@@ -4,6 +4,7 @@ import type { JsonValue, Question } from "../protocol/question";
 import { activeRuns, latestRun } from "../client/session-store";
 import type { SessionTransport } from "../client/transport";
 import { useSession } from "../client/use-session";
+import { useMe } from "../client/use-me";
 import { LogLine } from "./LogLine";
 import { MessageInput } from "./MessageInput";
 import { QuestionPrompt } from "./QuestionPrompt";
@@ -27,6 +28,7 @@ export interface ChatAppProps {
 export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppProps) {
   const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId, transport);
   const { exit } = useApp();
+  const me = useMe(transport.request)?.name ?? null;
   // Printed lines are laid out once: at the terminal's width then.
   const { stdout } = useStdout();
   const [log, setLog] = useState<LogEntry[]>([]);
@@ -125,6 +127,7 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppPr
         <QuestionPrompt
           key={current.id}
           question={current}
+          me={me}
           position={{ index: pending.indexOf(current), count: pending.length }}
           onReply={answer}
           onReject={decline}

@@ -11,6 +11,7 @@ describe("FormPrompt (rendered by ink)", () => {
     const { stdin, lastFrame } = render(
       <QuestionPrompt
         question={aQuestion({ options: [], prompt: "Book a trip", replySchema: schema })}
+        me="local"
         position={{ index: 0, count: 1 }}
         onReply={onReply}
         onReject={vi.fn()}

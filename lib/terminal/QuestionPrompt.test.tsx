@@ -3,12 +3,16 @@ import { describe, expect, it, vi } from "vitest";
 import { anApproval, aQuestion } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
 
-function prompt(question = aQuestion()) {
+function prompt(question = aQuestion(), me: string | null = "local") {
   const onReply = vi.fn(async () => ({ ok: true }));
   const onReject = vi.fn(async () => ({ ok: true }));
-  const view = render(<QuestionPrompt question={question} position={{ index: 0, count: 2 }} onReply={onReply} onReject={onReject} onNext={() => {}} notice={null} />);
-  return { ...view, onReply, onReject };
+  const onNext = vi.fn();
+  const view = render(<QuestionPrompt question={question} me={me} position={{ index: 0, count: 2 }} onReply={onReply} onReject={onReject} onNext={onNext} notice={null} />);
+  return { ...view, onReply, onReject, onNext };
 }
+
+const vote = (user: string) => ({ user, decision: "allow" as const, at: "2026-01-01T00:01:00.000Z", feedback: null });
+const twoOfThree = (votes = [vote("bob")]) => anApproval({}, { answerers: ["bob", "carol", "dave"], approvals: { required: 2, from: null, rejections: 1 }, votes });
 
 describe("QuestionPrompt (rendered by ink)", () => {
   it("draws the owner, the prompt, numbered rows with a cursor, and the position", () => {
@@ -58,5 +62,40 @@ describe("QuestionPrompt (rendered by ink)", () => {
     expect(frame).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
     // ink colours with its own escape codes; the command's own ESC [8m (hidden text) must not be among them.
     expect(frame).not.toContain("\u001b[8m");
+  });
+
+  it("a question for someone else is read-only: it says whom it waits for, and keys answer nothing (Tab still moves on)", async () => {
+    const { stdin, lastFrame, onReply, onReject, onNext } = prompt(aQuestion({ answerers: ["carol"] }), "bob");
+    const frame = lastFrame()!;
+    expect(frame).toContain("Which environment?");
+    expect(frame).toContain("Waiting for carol");
+    expect(frame).not.toContain("production");
+    for (const key of ["1", "y", "\r", "\u001B", " "]) stdin.write(key);
+    stdin.write("\t");
+    await vi.waitFor(() => expect(onNext).toHaveBeenCalled());
+    expect(onReply).not.toHaveBeenCalled();
+    expect(onReject).not.toHaveBeenCalled();
+    expect(lastFrame()).not.toContain("Reason (optional):");
+  });
+
+  it("an approval of several counts its approvals, offers no Allow always, and a voter's own prompt says their vote counted", async () => {
+    const carol = prompt(twoOfThree(), "carol");
+    const frame = carol.lastFrame()!;
+    expect(frame).toContain("1 of 2 approved — bob");
+    expect(frame).toMatch(/Allow once[\s\S]*Reject/);
+    expect(frame).not.toContain("Allow always");
+    expect(frame).not.toContain("a allow always");
+    carol.stdin.write("a");
+    carol.stdin.write("y");
+    await vi.waitFor(() => expect(carol.onReply).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "once"));
+    expect(carol.onReply).toHaveBeenCalledTimes(1);
+
+    const bob = prompt(twoOfThree(), "bob");
+    expect(bob.lastFrame()).toContain("1 of 2 approved — bob");
+    expect(bob.lastFrame()).toContain("You approved · waiting for 1 more");
+    expect(bob.lastFrame()).not.toContain("Allow once");
+    bob.stdin.write("y");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(bob.onReply).not.toHaveBeenCalled();
   });
 });

@@ -1,18 +1,53 @@
 import { Box, Text, useInput } from "ink";
 import { isFlatForm } from "../protocol/forms";
+import { cardMode, teamStatus } from "../protocol/team-card";
+import type { Question } from "../protocol/question";
+import { asOffered } from "../client/approval";
 import { ApprovalPreview } from "./ApprovalPreview";
 import { FormPrompt } from "./FormPrompt";
 import { LineInput } from "./LineInput";
 import { PromptFrame, usePromptMachine, type PromptProps } from "./PromptFrame";
 import { initialPrompt, pressKey, promptHint, promptRows, type PromptKey } from "./prompt-keys";
 
-/** A pending question in place of the input line: a form, rows to choose from, or a text field. */
-export function QuestionPrompt(props: PromptProps) {
+/**
+ * A pending question in place of the input line: a form, rows to choose from, or a text field; or,
+ * when it is not `me`'s to answer (now), the question read-only with whom it waits for.
+ */
+export function QuestionPrompt({ me, ...props }: PromptProps & { me: string | null }) {
+  const mode = cardMode(props.question, me);
+  if (mode !== "answer") return <WatchPrompt key={mode} {...props} me={me} />;
   const schema = props.question.replySchema;
-  return isFlatForm(schema) ? <FormPrompt {...props} schema={schema} /> : <ChoicePrompt {...props} />;
+  return isFlatForm(schema) ? <FormPrompt {...props} schema={schema} /> : <ChoicePrompt {...props} question={asOffered(props.question)} me={me} />;
 }
 
-function ChoicePrompt(props: PromptProps) {
+/** The lines about the question's people: the approvals counted, your vote, whom it waits for. */
+function TeamLines({ question, me }: { question: Question; me: string | null }) {
+  const { count, rejections, mine, waiting } = teamStatus(question, me);
+  return (
+    <>
+      {count ? <Text color="green">{count}</Text> : null}
+      {rejections ? <Text color="red">{rejections}</Text> : null}
+      {mine ? <Text bold>✓ {mine}</Text> : null}
+      {waiting ? <Text color="yellow">{waiting}</Text> : null}
+    </>
+  );
+}
+
+/** Read-only: no rows and no keys but Tab to the next question. The input line stays hidden: the session waits. */
+function WatchPrompt(props: PromptProps & { me: string | null }) {
+  const { question, onNext, me, position } = props;
+  useInput((_input, key) => {
+    if (key.tab) onNext();
+  });
+  return (
+    <PromptFrame {...props} failure={null} hint={position.count > 1 ? "You cannot answer this one · Tab next" : "You cannot answer this one"}>
+      {question.approval ? <ApprovalPreview approval={question.approval} prompt={question.prompt} /> : null}
+      <TeamLines question={question} me={me} />
+    </PromptFrame>
+  );
+}
+
+function ChoicePrompt({ me, ...props }: PromptProps & { me: string | null }) {
   const { question, onNext } = props;
   const { state, press, sending, failure } = usePromptMachine(
     () => initialPrompt(question),
@@ -36,6 +71,7 @@ function ChoicePrompt(props: PromptProps) {
   return (
     <PromptFrame {...props} failure={state.error ?? failure} hint={sending ? "Sending…" : promptHint(question, state)}>
       {question.approval ? <ApprovalPreview approval={question.approval} prompt={question.prompt} /> : null}
+      <TeamLines question={question} me={me} />
       {state.mode === "choose" || state.mode === "reason"
         ? rows.map((row, i) => {
             const here = i === state.cursor && state.mode === "choose";

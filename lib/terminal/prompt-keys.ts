@@ -185,6 +185,6 @@ export function promptHint(q: Q, state: PromptState): string {
   if (state.mode === "reason") return q.kind === "approval" ? "Enter to reject · Esc to go back" : "Enter to decline · Esc to go back";
   if (state.mode === "text") return promptRows(q).length > 0 ? "Enter to send · Esc back to the options" : "Enter to send · Esc to decline";
   if (q.kind === "confirm") return "y yes · n no · ↑↓ Enter · Esc decline";
-  if (q.kind === "approval") return "y allow once · a allow always · n reject · ↑↓ Enter";
+  if (q.kind === "approval") return q.approval?.always.length ? "y allow once · a allow always · n reject · ↑↓ Enter" : "y allow once · n reject · ↑↓ Enter";
   return q.multi ? "↑↓ move · Space tick · Enter send · Esc decline" : "↑↓ or 1-9 choose · Enter send · Esc decline";
 }

@@ -21,6 +21,7 @@ import { NotifyDeviceButton } from "@/components/NotifyDevice";
 import { useDevicePresence } from "@/lib/client/push/use-device-presence";
 import { useSession } from "@/lib/client/use-session";
 import { useSessions } from "@/lib/client/use-sessions";
+import { useMe } from "@/lib/client/use-me";
 
 /** Waits a moment before admitting we're still connecting, so a fast connect shows no banner. */
 function useAfter(ms: number): boolean {
@@ -41,13 +42,14 @@ function focusCard() {
 export function ChatScreen({ sessionId }: { sessionId: string }) {
   const { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
   const list = useSessions();
+  const me = useMe()?.name ?? null;
   const [stopping, setStopping] = useState(false);
   const slow = useAfter(1500);
   const items = useMemo(() => transcript(state), [state]);
   const waitingRunIds = useMemo(() => new Set(pending.map((q) => q.runId)), [pending]);
   const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
   useTabTitle(title, pending);
-  useQuestionNotifications(pending, title, focusCard);
+  useQuestionNotifications(pending, title, focusCard, me);
   useDevicePresence(sessionId);
 
   const running = activeRuns(state);
@@ -131,7 +133,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <LiveAnnouncer questions={pending} />
           {notice && pending.length === 0 && <LateNotice text={notice.text} />}
           {pending.length > 0 ? (
-            <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} />
+            <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} me={me} />
           ) : (
             <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={() => turn && void stop([turn])} stopping={stopping} />
           )}
