@@ -2,6 +2,7 @@ import { createECDH, randomBytes, randomUUID } from "node:crypto";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { PushDevicesSchema } from "../lib/protocol/push";
 import { Api } from "./chat-page";
+import { answerAs, people, share } from "./team-people";
 
 /**
  * Every state of the UI a person can reach, each opened the way a person would meet it: the specs
@@ -144,6 +145,39 @@ export const CARD_STATES: UiState[] = [
     reach: async (page) => {
       await cardShows(page, "approval");
       await expect(page.locator('[data-testid="approval-preview"][data-preview-type="diff"]')).toBeVisible();
+    },
+  },
+  {
+    name: "read-only card waiting for another person",
+    prepare: async (api) => {
+      await people("carol");
+      const session = await api.createSession();
+      await share(session.id, ["carol"]);
+      await api.startRun(session.id, "test.ask", { prompt: "Ship release 2.4 to production?", confirm: true, detail: "12 commits since 2.3, all checks green.", answerers: ["carol"] });
+      await api.waitForPending(session.id);
+      return `/s/${session.id}`;
+    },
+    reach: async (page) => {
+      await cardShows(page, "confirm");
+      await expect(card(page)).toHaveAttribute("data-readonly", "");
+      await expect(page.getByTestId("question-waiting")).toHaveText("Waiting for carol");
+    },
+  },
+  {
+    name: "approval of several, 1 of 2 approved",
+    prepare: async (api) => {
+      const [bob] = await people("bob", "carol");
+      const session = await api.createSession();
+      await share(session.id, ["bob", "carol"]);
+      await api.startRun(session.id, "test.team-tool", { tool: "shell", input: { command: "npm run deploy -- --env production" }, answerers: ["local", "bob", "carol"], approvals: { required: 2 } });
+      const [asked] = await api.waitForPending(session.id);
+      expect((await answerAs(bob!, asked!.id, "once")).outcome).toBe("voted");
+      return `/s/${session.id}`;
+    },
+    reach: async (page) => {
+      await cardShows(page, "approval");
+      await expect(page.getByTestId("approval-count")).toHaveText("1 of 2 approved — bob");
+      await expect(page.getByTestId("approval-allow-once")).toBeVisible();
     },
   },
   {

@@ -9,6 +9,7 @@ import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/test-db";
+import { createSessionService } from "../sessions/session-service";
 
 // Who may answer, and approvals that need several people: on whichever engine the suite runs (test-pg.mjs: PostgreSQL).
 let testDb: TestDatabase;
@@ -134,6 +135,17 @@ describe("an approval that needs two of three", () => {
     await expect(questions.reply({ id: q.id, value: "once", by: "socket", person: "dave" })).rejects.toMatchObject({ code: "not_an_answerer" });
     await expect(questions.reply({ id: q.id, value: "always", by: "socket", person: "bob" })).rejects.toMatchObject({ code: "invalid_answer" });
     expect(await fixture.questionVote.count()).toBe(0);
+  });
+
+  it("a tab that joins after a vote sees it: the session's snapshot carries the votes of its pending and its settled approvals", async () => {
+    const sessions = createSessionService({ db, events: new DomainEvents() });
+    const waiting = await askApproval({ required: 2, from: ["bob", "carol", "dave"] });
+    const settled = await askApproval({ required: 2, from: ["bob", "carol", "dave"] });
+    await questions.reply({ id: waiting.id, value: "once", by: "socket", person: "bob" });
+    for (const person of ["carol", "dave"]) await questions.reply({ id: settled.id, value: "once", by: "socket", person });
+    const snapshot = await sessions.getSnapshot({ id: "s1" });
+    expect(snapshot.pendingQuestions.map((q) => [q.id, q.votes.map((v) => v.user)])).toEqual([[waiting.id, ["bob"]]]);
+    expect(snapshot.closedQuestions.map((q) => [q.id, q.votes.map((v) => v.user)])).toEqual([[settled.id, ["carol", "dave"]]]);
   });
 
   it("three people voting at once settle it once, with exactly two votes counted", async () => {

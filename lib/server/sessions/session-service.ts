@@ -10,6 +10,7 @@ import { type SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as S from "../store/sessions/session-statements";
 import * as Q from "../store/questions/question-statements";
+import { withVotes } from "../store/questions/question-store";
 import { runsOfSession } from "../store/runs/run-statements";
 import type { DomainEvents } from "../events";
 import { createReplyStreams, mergeStreams } from "./reply-streams";
@@ -84,6 +85,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         exec.rows(Q.pendingInSession, { sessionId: id }),
         exec.rows(Q.closedInSession, { sessionId: id, limit: SNAPSHOT_CLOSED_QUESTIONS }),
       ]);
+      // An approval of several carries its votes: a tab that joins after one shows it counted.
+      const [pending, settled] = await Promise.all([withVotes(questions.map(toQuestion), exec), withVotes(closed.reverse().map(toQuestion), exec)]);
       const stored = messages.reverse().map(toMessage);
       // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
       const local = streams.of(id);
@@ -93,8 +96,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         session,
         messages: stored,
         runs: runs.map(toRun),
-        pendingQuestions: questions.map(toQuestion),
-        closedQuestions: closed.reverse().map(toQuestion),
+        pendingQuestions: pending,
+        closedQuestions: settled,
         streaming: mergeStreams(local, elsewhere, stored),
       };
     },
