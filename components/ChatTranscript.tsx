@@ -3,6 +3,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Run } from "@/lib/protocol/entities";
 import type { TranscriptItem } from "@/lib/client/session-store";
+import type { WaitingOn } from "@/lib/client/run-line";
 import { dayLabel, fullTime, withDays } from "@/lib/client/timestamps";
 import { EmptyChat } from "./EmptyChat";
 import { QuestionRecord } from "./QuestionRecord";
@@ -17,7 +18,8 @@ interface ChatTranscriptProps {
   /** Sends a suggestion of the empty chat. */
   onSuggest?: (text: string) => unknown;
   /** Runs with a question pending (their line says they wait for you). */
-  waitingRunIds: ReadonlySet<string>;
+  /** The runs that wait for an answer, and whether for the viewer's or only other people's. */
+  waitingRunIds: ReadonlyMap<string, Exclude<WaitingOn, false>>;
   onStopRun?: (run: Run) => unknown;
   stopping: boolean;
 }
@@ -100,7 +102,7 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
                   <RunLine
                     key={`run:${item.run.id}`}
                     run={item.run}
-                    waiting={waitingRunIds.has(item.run.id)}
+                    waiting={waitingRunIds.get(item.run.id) ?? false}
                     stopping={stopping}
                     onStop={onStopRun && item.run.parentRunId === null ? () => onStopRun(item.run) : undefined}
                   />

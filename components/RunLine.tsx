@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import type { Run } from "@/lib/protocol/entities";
 import { ownerLabel } from "@/lib/client/approval";
-import { formatElapsed, runLineText, startedByText } from "@/lib/client/run-line";
+import { formatElapsed, runLineText, startedByText, type WaitingOn } from "@/lib/client/run-line";
 import { StopButton } from "./StopButton";
 
 /** Seconds since an ISO time, ticking while `live`. */
@@ -26,7 +26,7 @@ const DOT: Record<Run["status"], string> = {
 };
 
 /** A run in the transcript, where it started: what it is doing now, or how it ended (a child run). */
-export function RunLine({ run, waiting, onStop, stopping }: { run: Run; waiting: boolean; onStop?: () => void; stopping: boolean }) {
+export function RunLine({ run, waiting, onStop, stopping }: { run: Run; waiting: WaitingOn; onStop?: () => void; stopping: boolean }) {
   const active = run.status === "running" || run.status === "waiting_input";
   const elapsed = useElapsed(run.createdAt, active);
   const name = run.parentRunId === null && run.functionName === "chat" ? "Parley" : ownerLabel(run.functionName);

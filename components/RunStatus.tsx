@@ -1,10 +1,11 @@
 import type { Run, RunStatus as Status } from "@/lib/protocol/entities";
 import { StopButton } from "./StopButton";
+import type { WaitingOn } from "@/lib/client/run-line";
 
 interface RunStatusProps {
   run: Run | null;
-  /** True while the session has a pending question (perhaps a child run's, while this run works). */
-  waiting: boolean;
+  /** Whom the session's pending questions wait for (perhaps a child run's, while this run works): the viewer, only other people, or none. */
+  waiting: WaitingOn;
   /** True while any run of the session is running or waiting for input. */
   canStop: boolean;
   stopping: boolean;
@@ -19,9 +20,13 @@ const LABEL: Record<Status, { text: string; dot: string }> = {
   cancelled: { text: "Stopped", dot: "bg-stone-400" },
 };
 
+/** Every pending question waits for someone else: the viewer has nothing to answer. */
+const OTHERS = { text: "Waiting for others", dot: "bg-amber-500 animate-pulse" };
+
 export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatusProps) {
   if (!run) return null;
-  const label = run.status === "running" && waiting ? LABEL.waiting_input : LABEL[run.status];
+  const waits = run.status === "waiting_input" || (run.status === "running" && waiting !== false);
+  const label = waits ? (waiting === "others" ? OTHERS : LABEL.waiting_input) : LABEL[run.status];
   return (
     // On a phone a finished run's dot beside the connection's would read as a second connection light: it shows while work goes on.
     <div className={`${run.status === "running" || run.status === "waiting_input" ? "flex" : "hidden sm:flex"} min-w-0 items-center gap-3`}>

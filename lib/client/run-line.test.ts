@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Run } from "../protocol/entities";
-import { formatElapsed, runLineText, startedByText } from "./run-line";
+import { aQuestion } from "../../tests/helpers/questions";
+import { formatElapsed, runLineText, sessionWaitingOn, startedByText, waitingOn } from "./run-line";
 
 const run = (over: Partial<Run>) => ({ status: "running", progress: null, error: null, ...over }) as Run;
 
@@ -8,9 +9,25 @@ describe("run lines", () => {
   it("say what the run is doing, or how it ended", () => {
     expect(runLineText(run({}), { waiting: false, name: "Deploy" })).toBe("Deploy is working…");
     expect(runLineText(run({ progress: "Step 2 of 3" }), { waiting: false, name: "Deploy" })).toBe("Deploy is working · Step 2 of 3");
-    expect(runLineText(run({}), { waiting: true, name: "Deploy" })).toBe("Deploy is waiting for your answer");
+    expect(runLineText(run({}), { waiting: "you", name: "Deploy" })).toBe("Deploy is waiting for your answer");
     expect(runLineText(run({ status: "failed", error: "boom" }), { waiting: false, name: "Deploy" })).toBe("Deploy failed: boom");
     expect(runLineText(run({ status: "succeeded" }), { waiting: false, name: "Order coffee" })).toBe("Order coffee finished");
+  });
+
+  it("a run that waits only for other people's answers says so, not that it waits for yours", () => {
+    expect(runLineText(run({}), { waiting: "others", name: "Deploy" })).toBe("Deploy is waiting for an answer");
+    expect(runLineText(run({ status: "waiting_input" }), { waiting: "you", name: "Deploy" })).toBe("Deploy is waiting for your answer");
+    const carols = aQuestion({ id: "a", runId: "r1", answerers: ["carol"] });
+    const anyones = aQuestion({ id: "b", runId: "r2" });
+    const runs = waitingOn([carols, anyones, aQuestion({ id: "c", runId: "r1", answerers: ["bob"] })], "bob");
+    expect([...runs]).toEqual([
+      ["r1", "you"],
+      ["r2", "you"],
+    ]);
+    expect([...waitingOn([carols], "bob")]).toEqual([["r1", "others"]]);
+    expect(sessionWaitingOn(waitingOn([carols], "bob"))).toBe("others");
+    expect(sessionWaitingOn(waitingOn([carols, anyones], "bob"))).toBe("you");
+    expect(sessionWaitingOn(waitingOn([], "bob"))).toBe(false);
   });
 
   it("formats elapsed time", () => {

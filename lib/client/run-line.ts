@@ -1,13 +1,29 @@
 import type { Run, RunStarter } from "../protocol/entities";
+import type { Question } from "../protocol/question";
+import { cardMode } from "../protocol/team-card";
+
+/** Whom a run (or the session) waits for: the viewer (a question of theirs to answer), only other people, or nobody. */
+export type WaitingOn = "you" | "others" | false;
+
+/** Each waiting run's: "you" when one of its pending questions is the viewer's to answer, else "others". */
+export function waitingOn(pending: Question[], me: string | null): Map<string, Exclude<WaitingOn, false>> {
+  const runs = new Map<string, Exclude<WaitingOn, false>>();
+  for (const q of pending) if (runs.get(q.runId) !== "you") runs.set(q.runId, cardMode(q, me) === "answer" ? "you" : "others");
+  return runs;
+}
+
+/** The session's: "you" when any pending question is the viewer's, "others" when all wait for other people. */
+export const sessionWaitingOn = (runs: ReadonlyMap<string, Exclude<WaitingOn, false>>): WaitingOn => (runs.size === 0 ? false : [...runs.values()].includes("you") ? "you" : "others");
 
 /** What a run's line in the transcript says: "Order coffee is working · Brewing", "Deploy finished". */
-export function runLineText(run: Run, { waiting, name }: { waiting: boolean; name: string }): string {
+export function runLineText(run: Run, { waiting, name }: { waiting: WaitingOn; name: string }): string {
+  const forWhom = waiting === "others" ? "is waiting for an answer" : "is waiting for your answer";
   switch (run.status) {
     case "running":
-      if (waiting) return `${name} is waiting for your answer`;
+      if (waiting) return `${name} ${forWhom}`;
       return run.progress ? `${name} is working · ${run.progress}` : `${name} is working…`;
     case "waiting_input":
-      return `${name} is waiting for your answer`;
+      return `${name} ${forWhom}`;
     case "succeeded":
       return `${name} finished`;
     case "failed":

@@ -5,6 +5,7 @@ import { activeRuns, latestRun } from "../client/session-store";
 import type { SessionTransport } from "../client/transport";
 import { useSession } from "../client/use-session";
 import { useMe } from "../client/use-me";
+import { sessionWaitingOn, waitingOn } from "../client/run-line";
 import { LogLine } from "./LogLine";
 import { MessageInput } from "./MessageInput";
 import { QuestionPrompt } from "./QuestionPrompt";
@@ -137,7 +138,7 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppPr
       ) : null}
       {joined && !current ? <MessageInput onSend={sendMessage} onStop={stop} /> : null}
       {notice && !current ? <Text color="yellow">{notice.text}</Text> : null}
-      <StatusLine connection={connection} run={latestRun(state)} waiting={pending.length > 0} canStop={stop !== null} error={joined && joinError ? joinError.message : null} />
+      <StatusLine connection={connection} run={latestRun(state)} waiting={sessionWaitingOn(waitingOn(pending, me))} canStop={stop !== null} error={joined && joinError ? joinError.message : null} />
     </>
   );
 }

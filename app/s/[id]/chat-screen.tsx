@@ -22,6 +22,7 @@ import { useDevicePresence } from "@/lib/client/push/use-device-presence";
 import { useSession } from "@/lib/client/use-session";
 import { useSessions } from "@/lib/client/use-sessions";
 import { useMe } from "@/lib/client/use-me";
+import { sessionWaitingOn, waitingOn } from "@/lib/client/run-line";
 
 /** Waits a moment before admitting we're still connecting, so a fast connect shows no banner. */
 function useAfter(ms: number): boolean {
@@ -46,7 +47,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
   const [stopping, setStopping] = useState(false);
   const slow = useAfter(1500);
   const items = useMemo(() => transcript(state), [state]);
-  const waitingRunIds = useMemo(() => new Set(pending.map((q) => q.runId)), [pending]);
+  const waitingRunIds = useMemo(() => waitingOn(pending, me), [pending, me]);
   const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
   useTabTitle(title, pending);
   useQuestionNotifications(pending, title, focusCard, me);
@@ -113,7 +114,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <EditableTitle title={title} onRename={(t) => list.renameSession(sessionId, t)} />
           <ConnectionDot status={connection} />
           <span className="flex-1" />
-          <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => void stop(headerStops)} />
+          <RunStatus run={latestRun(state)} waiting={sessionWaitingOn(waitingRunIds)} canStop={headerStops.length > 0} stopping={stopping} onStop={() => void stop(headerStops)} />
           <NotifyDeviceButton sessionId={sessionId} />
           <PermissionsButton sessionId={sessionId} />
         </header>
