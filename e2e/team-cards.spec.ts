@@ -1,6 +1,8 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { Api, ChatPage } from "./chat-page";
-import { browserOf, people, share, type Person } from "./team-people";
+import { contextOf, peopleOnServer } from "./people";
+import { share } from "./team-people";
+import type { Person } from "../tests/helpers/people";
 
 /**
  * One session shared by several people, each in their own browser: a question for one of them is
@@ -11,7 +13,7 @@ import { browserOf, people, share, type Person } from "./team-people";
 const card = (tab: ChatPage) => tab.page.getByTestId("question-card");
 
 async function tabsOf(browser: Browser, person: Person, baseURL: string, sessionId: string, count = 1): Promise<ChatPage[]> {
-  const context = await browserOf(browser, person, baseURL);
+  const context = await contextOf(browser, baseURL, person);
   return Promise.all(Array.from({ length: count }, () => ChatPage.open(context, sessionId)));
 }
 
@@ -30,7 +32,7 @@ const clickTogether = (pages: Page[], testId: string) =>
 test.describe("the question card of a shared session", () => {
   test("a question for carol is read-only for bob and the owner: it says whom it waits for and keys do nothing; carol answers it", async ({ browser, context, request, baseURL }) => {
     const api = new Api(request);
-    const [bob, carol] = await people("bob", "carol");
+    const [bob, carol] = await peopleOnServer(["bob", "carol"]);
     const session = await api.createSession();
     await share(session.id, ["bob", "carol"]);
     const owner = await ChatPage.open(context, session.id);
@@ -80,7 +82,7 @@ test.describe("the question card of a shared session", () => {
     baseURL,
   }) => {
     const api = new Api(request);
-    const [bob, carol] = await people("bob", "carol", "dave");
+    const [bob, carol] = await peopleOnServer(["bob", "carol", "dave"]);
     const session = await api.createSession();
     await share(session.id, ["bob", "carol", "dave"]);
     const owner = await ChatPage.open(context, session.id);

@@ -1,27 +1,22 @@
-import { expect, type Browser, type BrowserContextOptions } from "@playwright/test";
+import { expect } from "@playwright/test";
 import { io, type Socket } from "socket.io-client";
 import type { ReplyReceipt } from "../lib/protocol/question";
 import { SOCKET_PATH, type Ack } from "../lib/protocol/socket";
 import { createDb } from "../lib/server/store/db/client";
 import { statement } from "../lib/server/store/typed-sql";
-import { addPeople, type Person } from "../tests/helpers/people";
+import type { Person } from "../tests/helpers/people";
 
 /**
- * Other people on the e2e server, for the states and specs that need several: made on its
- * database (a person, their API token, their signed-in browser cookie), a session shared with
- * them (a SessionMember row), their browser, and their vote over a socket of theirs.
+ * What the states and specs of several people need besides ./people (who they are, their
+ * browsers): a session of the administrator's shared with them (a SessionMember row, as the
+ * members route writes it), and a person's answer over a socket of theirs.
  */
-
-export type { Person };
 
 const databaseUrl = () => {
   const file = process.env.PARLEY_E2E_DB;
-  if (!file) throw new Error("PARLEY_E2E_DB is not set (playwright.config.ts sets it)");
+  if (!file) throw new Error("PARLEY_E2E_DB is unset: run the specs through playwright.config.ts");
   return `file:${file}`;
 };
-
-/** The people, made once each (a second call makes them new tokens and cookies). */
-export const people = (...names: string[]): Promise<Person[]> => addPeople(databaseUrl(), names);
 
 const addMember = statement((q, p: { sessionId: string; userId: string; at: Date }) =>
   q
@@ -38,15 +33,6 @@ export async function share(sessionId: string, names: string[]): Promise<void> {
   } finally {
     await db.close();
   }
-}
-
-/** A browser signed in as this person (their cookie instead of the administrator's). */
-export async function browserOf(browser: Browser, person: Person, baseURL: string, options: BrowserContextOptions = {}) {
-  const { hostname } = new URL(baseURL);
-  return browser.newContext({
-    ...options,
-    storageState: { cookies: [{ name: person.cookie.name, value: person.cookie.value, domain: hostname, path: "/", httpOnly: true, secure: false, sameSite: "Strict", expires: -1 }], origins: [] },
-  });
 }
 
 /** The e2e server, as playwright.config.ts names it. */

@@ -2,7 +2,8 @@ import { createECDH, randomBytes, randomUUID } from "node:crypto";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { PushDevicesSchema } from "../lib/protocol/push";
 import { Api } from "./chat-page";
-import { answerAs, people, share } from "./team-people";
+import { peopleOnServer } from "./people";
+import { answerAs, share } from "./team-people";
 
 /**
  * Every state of the UI a person can reach, each opened the way a person would meet it: the specs
@@ -150,7 +151,7 @@ export const CARD_STATES: UiState[] = [
   {
     name: "read-only card waiting for another person",
     prepare: async (api) => {
-      await people("carol");
+      await peopleOnServer(["carol"]);
       const session = await api.createSession();
       await share(session.id, ["carol"]);
       await api.startRun(session.id, "test.ask", { prompt: "Ship release 2.4 to production?", confirm: true, detail: "12 commits since 2.3, all checks green.", answerers: ["carol"] });
@@ -166,7 +167,7 @@ export const CARD_STATES: UiState[] = [
   {
     name: "approval of several, 1 of 2 approved",
     prepare: async (api) => {
-      const [bob] = await people("bob", "carol");
+      const [bob] = await peopleOnServer(["bob", "carol"]);
       const session = await api.createSession();
       await share(session.id, ["bob", "carol"]);
       await api.startRun(session.id, "test.team-tool", { tool: "shell", input: { command: "npm run deploy -- --env production" }, answerers: ["local", "bob", "carol"], approvals: { required: 2 } });

@@ -43,14 +43,15 @@ function focusCard() {
 export function ChatScreen({ sessionId }: { sessionId: string }) {
   const { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
   const list = useSessions();
-  const me = useMe()?.name ?? null;
+  const me = useMe();
+  const myName = me?.name ?? null;
   const [stopping, setStopping] = useState(false);
   const slow = useAfter(1500);
   const items = useMemo(() => transcript(state), [state]);
-  const waitingRunIds = useMemo(() => waitingOn(pending, me), [pending, me]);
+  const waitingRunIds = useMemo(() => waitingOn(pending, myName), [pending, myName]);
   const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
   useTabTitle(title, pending);
-  useQuestionNotifications(pending, title, focusCard, me);
+  useQuestionNotifications(pending, title, focusCard, myName);
   useDevicePresence(sessionId);
 
   const running = activeRuns(state);
@@ -134,7 +135,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <LiveAnnouncer questions={pending} />
           {notice && pending.length === 0 && <LateNotice text={notice.text} />}
           {pending.length > 0 ? (
-            <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} me={me} />
+            <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} me={myName} />
           ) : (
             <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={() => turn && void stop([turn])} stopping={stopping} />
           )}
