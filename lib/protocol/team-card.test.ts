@@ -6,8 +6,7 @@ import type { Vote } from "./teams";
 
 const vote = (user: string, decision: Vote["decision"] = "allow"): Vote => ({ user, decision, at: "2026-01-01T00:01:00.000Z", feedback: null });
 /** A 2-of-3 approval by bob, carol and dave. */
-const twoOfThree = (votes: Vote[] = [], over: Partial<Question> = {}) =>
-  anApproval({}, { answerers: ["bob", "carol", "dave"], approvals: { required: 2, from: null, rejections: 1 }, votes, ...over });
+const twoOfThree = (votes: Vote[] = [], over: Partial<Question> = {}) => anApproval({}, { answerers: ["bob", "carol", "dave"], approvals: { required: 2, from: null, rejections: 1 }, votes, ...over });
 
 describe("who a card is for", () => {
   it("a question that names nobody is anyone's to answer, even before the viewer is known", () => {
@@ -21,7 +20,14 @@ describe("who a card is for", () => {
     expect(cardMode(q, "carol")).toBe("answer");
     expect(cardMode(q, "bob")).toBe("watch");
     // An escalation that has happened adds its people; one still to come does not.
-    const escalating = aQuestion({ answerers: ["carol"], escalate: [{ afterMs: 60_000, to: ["bob"] }, { afterMs: 120_000, to: ["dave"] }], escalated: 1 });
+    const escalating = aQuestion({
+      answerers: ["carol"],
+      escalate: [
+        { afterMs: 60_000, to: ["bob"] },
+        { afterMs: 120_000, to: ["dave"] },
+      ],
+      escalated: 1,
+    });
     expect(cardMode(escalating, "bob")).toBe("answer");
     expect(cardMode(escalating, "dave")).toBe("watch");
   });
@@ -84,6 +90,8 @@ describe("a card's words about its people", () => {
   it("a settled approval of several says who decided it", () => {
     const settled = (status: Question["status"], votes: Vote[]) => twoOfThree(votes, { status });
     expect(decidedByLine(settled("answered", [vote("bob"), vote("carol")]))).toBe("Approved by bob and carol");
+    expect(decidedByLine(settled("answered", [vote("bob"), vote("local")]))).toBe("Approved by bob and Administrator");
+    expect(decidedByLine(settled("answered", [vote("bob"), vote("carol")]), "carol")).toBe("Approved by bob and you");
     expect(decidedByLine(settled("declined", [vote("bob"), vote("dave", "reject")]))).toBe("Rejected by dave");
     expect(decidedByLine(settled("timed_out", [vote("bob")]))).toBeNull();
     expect(decidedByLine(aQuestion({ status: "answered", answer: "production" }))).toBeNull();

@@ -91,10 +91,10 @@ export function teamStatus(q: TeamQuestion, me: string | null): { count: string 
   };
 }
 
-/** A settled approval of several: "Approved by bob and carol" (or "Rejected by …"), from its votes; null for any other question. */
-export function decidedByLine(q: Pick<Question, "approvals" | "votes" | "status">): string | null {
+/** A settled approval of several: "Approved by bob and carol" (or "Rejected by …"; the reader, when given, is "you"), from its votes; null for any other question. */
+export function decidedByLine(q: Pick<Question, "approvals" | "votes" | "status">, viewer: string | null = null): string | null {
   if (!q.approvals || (q.status !== "answered" && q.status !== "declined")) return null;
   const allowed = q.status === "answered";
-  const names = votersOf(q, allowed ? "allow" : "reject");
-  return names.length > 0 ? `${allowed ? "Approved" : "Rejected"} by ${listWords(names.map(personName), "and")}` : null;
+  const names = votersOf(q, allowed ? "allow" : "reject").map((n) => (n === viewer ? "you" : personName(n)));
+  return names.length > 0 ? `${allowed ? "Approved" : "Rejected"} by ${listWords(names, "and")}` : null;
 }
