@@ -28,6 +28,25 @@ export type AddPersonBody = z.infer<typeof AddPersonBodySchema>;
 export const AddPersonResultSchema = z.object({ person: PersonSchema, signInLink: z.string(), expiresAt: z.string() });
 export type AddPersonResult = z.infer<typeof AddPersonResultSchema>;
 
+/** `GET /api/users` (administrators only): everyone but the administrator `local`, oldest first. */
+export const PeopleSchema = z.object({ people: z.array(PersonSchema) });
+export type People = z.infer<typeof PeopleSchema>;
+
+/** `POST /api/users/{name}/link`: no parameters (an empty body or `{}`). */
+export const NewSignInLinkBodySchema = z.strictObject({});
+/** `POST /api/users/{name}/link` (`parley user link NAME`): a new one-time link, which replaces the person's unused ones (a lost link stops working). */
+export const NewSignInLinkResultSchema = z.object({ name: PersonNameSchema, signInLink: z.string(), expiresAt: z.string() });
+export type NewSignInLinkResult = z.infer<typeof NewSignInLinkResultSchema>;
+
+/** `DELETE /api/users/{name}`: no parameters (an empty body or `{}`). */
+export const RemovePersonBodySchema = z.strictObject({});
+/** `DELETE /api/users/{name}`'s answer: who was removed, and the ids of the API tokens that were revoked with them. */
+export const RemovePersonResultSchema = z.object({ person: PersonSchema, revokedTokens: z.array(z.string()) });
+export type RemovePersonResult = z.infer<typeof RemovePersonResultSchema>;
+
+/** The URL a sign-in link is handed out as: the server's origin, and the link in SIGN_IN_LINK_PARAM. */
+export const signInLinkUrl = (origin: string, link: string): string => `${origin.replace(/\/+$/, "")}/?${SIGN_IN_LINK_PARAM}=${encodeURIComponent(link)}`;
+
 /** A session's people: its owner and the members it is shared with. */
 export const SessionMemberSchema = z.object({ user: PersonNameSchema, role: z.enum(["owner", "member"]), addedAt: z.string() });
 export type SessionMember = z.infer<typeof SessionMemberSchema>;

@@ -10,6 +10,8 @@ import { migrateDatabase } from "./store/db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
 import { createRevokeApiToken } from "./access/revoke-api-token";
 import { createSignOutEverywhere } from "./access/sign-out-everywhere";
+import { createPeopleChanged } from "./access/people-changed";
+import { createPeople } from "./people/people-service";
 import { createDomainServices } from "./domain-services";
 import { DomainEvents } from "./events";
 import { createMetrics, type Metrics } from "./metrics";
@@ -73,6 +75,8 @@ export interface ParleyOptions {
   webhooks?: WebhookOptions & { secret?: string };
   /** Web Push: the hosts endpoints may name besides the push services, the retry base, and the VAPID keys (PARLEY_VAPID_*; unset: a pair kept in the database). */
   push?: PushOptions & { vapid?: { publicKey?: string; privateKey?: string; subject?: string } };
+  /** Where people reach this server: the origin of the sign-in links it hands out (unset: the origin a request came to). */
+  origin?: () => string;
 }
 
 export const DEFAULT_RUN_LEASE_MS = 15_000;
@@ -178,6 +182,13 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const pushDevices = createPushDevices({ db, hosts: config.push?.hosts });
   const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
   const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
+  const people = createPeople({
+    db,
+    apiTokens: access.apiTokens,
+    now: () => clock.now(),
+    changed: createPeopleChanged({ cache: access.peopleCache, cluster, events }),
+    revokeToken: revokeApiToken,
+  });
 
   if (expiryTimers) {
     cluster.on((m) => m.type === "question.expiring" && questions.expireAt(m.id, new Date(m.expiresAt)));
@@ -240,6 +251,10 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     signOutEverywhere,
     /** Refuses an API token from now on and drops its sockets (this node's before it answers, the others' over the bus). */
     revokeApiToken,
+    /** People (teams): added with a one-time sign-in link; a removal refuses their credentials and drops their sockets on every node. */
+    people,
+    /** The origin of the sign-in links this server hands out, when it knows where people reach it. */
+    origin: config.origin,
     /**
      * A new server token (kept in the token file): the old one is refused at once, sockets signed
      * in with it are dropped, and so are browser cookies (they were signed in with the old token).

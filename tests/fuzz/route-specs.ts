@@ -15,6 +15,7 @@ import {
   SignOutBodySchema,
 } from "../../lib/protocol/rest";
 import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
+import { AddPersonBodySchema, NewSignInLinkBodySchema, RemovePersonBodySchema } from "../../lib/protocol/teams";
 
 /**
  * What each REST route takes, beside API_ROUTES (which says which methods it answers): the body
@@ -59,6 +60,11 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   // Strict and empty, as the session's DELETE: a body aimed at the sentinel's subscription removes nothing.
   "DELETE /api/push/subscriptions/:id": { schema: RemovePushSubscriptionBodySchema, optional: true },
   "PUT /api/sessions/:id/push": { schema: SessionPushBodySchema, optional: false },
+  // A valid body adds a person (a name taken before is 409): no chat is touched.
+  "POST /api/users": { schema: AddPersonBodySchema, optional: false },
+  // Strict and empty; the path names no person (404).
+  "DELETE /api/users/:name": { schema: RemovePersonBodySchema, optional: true },
+  "POST /api/users/:name/link": { schema: NewSignInLinkBodySchema, optional: true },
 };
 
 /** Writes without a body (none now: every write's body is checked, an empty one included). */

@@ -15,6 +15,8 @@ export interface Caller {
   via: WhoAmI["via"];
   /** Which credential: `server`, `api:<token id>` or `cookie:<issued at>`. */
   credential: string;
+  /** The administrator (`local`), or a person added with --admin. */
+  admin: boolean;
   see: {
     session(id: string): Promise<void>;
     question(id: string): Promise<void>;
@@ -37,6 +39,7 @@ function callerOf(req: Request, parley: Parley): Caller | null {
     ownerId,
     via,
     credential,
+    admin: req.headers.get(PRINCIPAL_HEADERS.admin) === "1",
     see: {
       session: (id) => visibility.session(ownerId, id),
       // A token that may only ask sees the questions it asked, and no other.
@@ -74,6 +77,11 @@ export function publicJsonRoute<P extends Params = Params>(handler: PublicHandle
       return errorResponse(error.toWire(), error.status);
     }
   };
+}
+
+/** Refuses a caller who is not an administrator (`forbidden`). */
+export function mustBeAdmin(caller: Caller, what: string): void {
+  if (!caller.admin) throw new AppError("forbidden", `Only an administrator can ${what}.`);
 }
 
 export function errorResponse(error: WireError, status: number): Response {
