@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { ASK_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE, WEBHOOK_SECRET_USAGE } from "./usage";
+import { ASK_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE, USER_USAGE, WEBHOOK_SECRET_USAGE } from "./usage";
 
 export const USAGE = `Usage: parley <command> [options]
 
@@ -17,6 +17,7 @@ ${ASK_USAGE}
                                     decline a pending question
   resume RUN_ID [--command-id C]    load an active run into a worker again
   stop RUN_ID [--command-id C]      stop a run and its child runs
+${USER_USAGE}
 ${TOKEN_USAGE}
 ${ROTATE_USAGE}
 ${BACKUP_USAGE}
@@ -25,6 +26,8 @@ ${WEBHOOK_SECRET_USAGE}
 
 send-input, decline, resume and stop go through the running server (found beside the database,
 or --server); with none running they are recorded in the database and applied when it starts.
+user, token revoke and sign-out-everywhere go through the running server too; with none running
+they write the database.
 
 Options:
   --json          print JSON instead of text
@@ -51,6 +54,8 @@ const OPTIONS = {
   token: { type: "string" },
   name: { type: "string" },
   owner: { type: "string" },
+  user: { type: "string" },
+  admin: { type: "boolean", default: false },
   scope: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const satisfies ParseArgsOptionsConfig;

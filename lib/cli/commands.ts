@@ -147,6 +147,18 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       return withDb(databaseUrl, async (db) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
+    case "user": {
+      const [{ userCommand }, { signInOrigin }] = await Promise.all([import("./user-commands"), import("../server/people/sign-in-origin")]);
+      const { result, text } = await userCommand(args, { admin: values.admin }, {
+        findServer: () => findServer({ databaseUrl, explicit, token }),
+        explicit: Boolean(explicit),
+        inDatabase: (work) => withDb(databaseUrl, work),
+        origin: signInOrigin(serverAddress()),
+        usage: (message) => new UsageError(message),
+      });
+      print(result, text);
+      return 0;
+    }
     case "sign-out-everywhere": {
       if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");
       const server = await findServer({ databaseUrl, explicit, token });
@@ -230,6 +242,16 @@ async function withDb<T>(databaseUrl: string, work: (db: Db) => Promise<T>): Pro
 async function withLocal<T>(databaseUrl: string, work: (local: Local) => Promise<T>): Promise<T> {
   const { createDomainServices } = await import("../server/domain-services");
   return withDb(databaseUrl, (db) => work({ db, ...createDomainServices({ db }) }));
+}
+
+/** Where a server started in this environment is reached (its defaults: 127.0.0.1:3000), for links made with no server running. */
+function serverAddress(): { allowedOrigins: string[]; host: string; port: number } {
+  const allowedOrigins = (process.env.PARLEY_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter((o) => URL.canParse(o));
+  const port = Number(process.env.PORT || 3000);
+  return { allowedOrigins, host: process.env.HOST || "127.0.0.1", port: Number.isInteger(port) ? port : 3000 };
 }
 
 function need(args: string[], count: number, usage: string): string[] {
