@@ -3,7 +3,7 @@
 import { NewChatButton } from "@/components/NewChatButton";
 import { SessionList } from "@/components/SessionList";
 import { Logo } from "@/components/Sidebar";
-import { SignOutControls } from "@/components/SignOutControls";
+import { AccountMenu } from "@/components/AccountMenu";
 import { useSessions } from "@/lib/client/use-sessions";
 
 export function HomeScreen() {
@@ -15,7 +15,7 @@ export function HomeScreen() {
           <div className="flex items-center gap-2 text-lg font-semibold tracking-tight text-stone-900">
             <Logo className="h-8 w-8" /> Parley
           </div>
-          <SignOutControls className="-mr-2.5" />
+          <AccountMenu />
         </div>
         <h1 className="mt-8 text-3xl font-semibold tracking-tight text-stone-900 sm:text-4xl">Agents that ask before they act.</h1>
         <p className="mt-3 max-w-xl text-stone-600">When an agent needs a decision, a question card takes the place of the input — in every open tab. The first answer wins; the others step aside.</p>

@@ -8,7 +8,6 @@ import type { Session } from "@/lib/protocol/entities";
 import type { Ack } from "@/lib/protocol/socket";
 import { NewChatButton } from "./NewChatButton";
 import { SessionList } from "./SessionList";
-import { SignOutControls } from "./SignOutControls";
 
 interface SidebarProps {
   sessions: Session[] | null;
@@ -48,7 +47,6 @@ function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRena
         {error && <p className="px-3 py-1 text-xs text-red-600">{error}</p>}
         <SessionList sessions={sessions} activeId={activeId} onRename={onRename} onDelete={onDelete} />
       </nav>
-      <SignOutControls className="border-t border-stone-200 px-2 py-2" />
     </>
   );
 }

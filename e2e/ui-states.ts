@@ -225,6 +225,16 @@ export const PAGE_STATES: UiState[] = [
     cleanup: removeUiDevices,
   },
   {
+    name: "account menu",
+    prepare: async (api) => `/s/${(await api.createSession()).id}`,
+    reach: async (page) => {
+      await ready(page);
+      await page.getByTestId("account-button").click();
+      await expect(page.getByTestId("account-panel")).toBeVisible();
+      await expect(page.getByTestId("sign-out")).toBeVisible();
+    },
+  },
+  {
     name: "session list",
     prepare: async (api) => `/s/${(await api.createSession()).id}`,
     reach: async (page) => {

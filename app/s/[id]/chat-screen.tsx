@@ -18,6 +18,7 @@ import { activeRuns, activeTurn, latestRun, transcript } from "@/lib/client/sess
 import { useTabTitle } from "@/lib/client/tab-title";
 import { useQuestionNotifications } from "@/lib/client/question-notifications";
 import { NotifyDeviceButton } from "@/components/NotifyDevice";
+import { AccountMenu } from "@/components/AccountMenu";
 import { useDevicePresence } from "@/lib/client/push/use-device-presence";
 import { useSession } from "@/lib/client/use-session";
 import { useSessions } from "@/lib/client/use-sessions";
@@ -114,6 +115,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           <RunStatus run={latestRun(state)} waiting={pending.length > 0} canStop={headerStops.length > 0} stopping={stopping} onStop={() => void stop(headerStops)} />
           <NotifyDeviceButton sessionId={sessionId} />
           <PermissionsButton sessionId={sessionId} />
+          <AccountMenu compact />
         </header>
         <ConnectionBanner status={connection} show={joined || slow} error={joinError ? joinError.message : null} />
         {connection === "connected" && <CrossNodeBanner />}
