@@ -51,7 +51,7 @@ export function createApiTokens(db: Db) {
     liveIds: async (ids: string[]): Promise<Set<string>> => new Set((await exec.rows(T.listTokens, {})).filter((r) => !r.revokedAt && ids.includes(r.id)).map((r) => r.id)),
 
     /** The token's id and owner when it is a live API token; null otherwise. Read from the database each time, so a revocation takes effect at once. */
-    async verify(token: string): Promise<{ id: string; ownerId: string; scope: ApiTokenScope; createdAt: number } | null> {
+    async verify(token: string): Promise<{ id: string; ownerId: string; scope: ApiTokenScope } | null> {
       const match = API_TOKEN_PATTERN.exec(token);
       if (!match) return null;
       const [, id, secret] = match as unknown as [string, string, string];
@@ -63,7 +63,7 @@ export function createApiTokens(db: Db) {
         // Not awaited: under another process's write lock this write waits, and the request must not.
         void exec.changes(T.touchToken, { id, at: new Date(now) }).catch(() => {});
       }
-      return { id, ownerId: row.ownerId, scope: scopeOf(row.scope), createdAt: row.createdAt.getTime() };
+      return { id, ownerId: row.ownerId, scope: scopeOf(row.scope) };
     },
   };
 }

@@ -6,8 +6,8 @@ import type { PeopleCache } from "./people-cache";
 import type { RateLimits } from "./rate-limits";
 
 /**
- * How much older than its person a credential may be and still be theirs: the node that issued it
- * and the one that added the person read different clocks. Older than that, it is of someone of the
+ * How much older than its person a cookie may be and still be theirs: the node that issued it and
+ * the one that added the person read different clocks. Older than that, it is of someone of the
  * same name who was removed before this person was added.
  */
 export const CLOCK_SKEW_MS = 5_000;
@@ -64,18 +64,24 @@ export function bearerOf(authorization: string | null | undefined): string | nul
 export function createAuthenticator({ serverToken, apiTokens, browserSessions, rateLimits, people }: AuthenticatorDeps) {
   const isPrincipal = (principal: Principal | null) => principal !== null;
 
-  /** Whether the owner of a credential issued at `issuedAt` (ms) is an administrator; null when no such person exists (any more). */
-  async function adminOf(ownerId: string, issuedAt: number): Promise<boolean | null> {
+  /**
+   * Whether the owner of a credential is an administrator; null when no such person exists (any
+   * more). A cookie issued at `issuedAt` (ms) before the person was added was someone else's of
+   * that name. API tokens are not dated so: a removal revokes them, and a token an older version
+   * made for a name (`--owner`) works again once a person of that name is added.
+   */
+  async function adminOf(ownerId: string, issuedAt?: number): Promise<boolean | null> {
     if (ownerId === LOCAL_OWNER) return true;
     const person = await people.get(ownerId);
-    return person && issuedAt >= person.createdAt - CLOCK_SKEW_MS ? person.admin : null;
+    if (!person || (issuedAt !== undefined && issuedAt < person.createdAt - CLOCK_SKEW_MS)) return null;
+    return person.admin;
   }
 
   async function bearerPrincipal(bearer: string): Promise<Principal | null> {
     if (sameSecret(bearer, serverToken())) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server", admin: true };
     const api = await apiTokens.verify(bearer);
     if (!api) return null;
-    const admin = await adminOf(api.ownerId, api.createdAt);
+    const admin = await adminOf(api.ownerId);
     if (admin === null) return null;
     // A token that may only ask is no administrator's, whoever made it.
     if (api.scope === "ask") return { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id, admin: false, scope: "ask" };
