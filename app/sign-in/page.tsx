@@ -21,14 +21,10 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         <h1 className="mt-6 text-2xl font-semibold tracking-tight text-stone-900">Sign in</h1>
         <p className="mt-2 text-sm leading-6 text-stone-600">Were you added to this server? Open the sign-in link you were sent: it signs you in once.</p>
         <p className="mt-2 text-sm leading-6 text-stone-600">
-          Running the server? Open the link it printed when it started (it ends in <code className="rounded bg-stone-100 px-1 py-0.5 text-[13px]">?token=…</code>), or paste its token here. If
-          the server was started with <code className="rounded bg-stone-100 px-1 py-0.5 text-[13px]">PARLEY_TOKEN</code>, use that value.
+          Running the server? Open the link it printed when it started (it ends in <code className="rounded bg-stone-100 px-1 py-0.5 text-[13px]">?token=…</code>), or paste its token here. If the
+          server was started with <code className="rounded bg-stone-100 px-1 py-0.5 text-[13px]">PARLEY_TOKEN</code>, use that value.
         </p>
-        <SignInForm
-          next={next}
-          withLink={withLink}
-          initialError={invalid ? "That link's token is not this server's. The server prints a new one at each start unless PARLEY_TOKEN is set." : null}
-        />
+        <SignInForm next={next} withLink={withLink} initialError={invalid ? "That link's token is not this server's. The server prints a new one at each start unless PARLEY_TOKEN is set." : null} />
       </div>
     </main>
   );

@@ -149,13 +149,17 @@ export async function main(argv: string[]): Promise<number> {
       return withDb(databaseUrl, async (db) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
     case "user": {
       const [{ userCommand }, { signInOrigin }] = await Promise.all([import("./user-commands"), import("../server/people/sign-in-origin")]);
-      const { result, text } = await userCommand(args, { admin: values.admin }, {
-        findServer: () => findServer({ databaseUrl, explicit, token }),
-        explicit: Boolean(explicit),
-        inDatabase: (work) => withDb(databaseUrl, work),
-        origin: signInOrigin(serverAddress()),
-        usage: (message) => new UsageError(message),
-      });
+      const { result, text } = await userCommand(
+        args,
+        { admin: values.admin },
+        {
+          findServer: () => findServer({ databaseUrl, explicit, token }),
+          explicit: Boolean(explicit),
+          inDatabase: (work) => withDb(databaseUrl, work),
+          origin: signInOrigin(serverAddress()),
+          usage: (message) => new UsageError(message),
+        },
+      );
       print(result, text);
       return 0;
     }

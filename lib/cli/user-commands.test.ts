@@ -56,7 +56,13 @@ describe("parley user, with no server running", () => {
     expect(linkIn((again.result as { signInLink: string }).signInLink)).not.toBe(first);
 
     const printed: unknown[] = [];
-    await tokenCommand(db, ["create"], { name: "ann's script", user: "ann" }, (data) => printed.push(data), (m) => new UsageError(m));
+    await tokenCommand(
+      db,
+      ["create"],
+      { name: "ann's script", user: "ann" },
+      (data) => printed.push(data),
+      (m) => new UsageError(m),
+    );
     expect(printed[0]).toMatchObject({ ownerId: "ann", token: expect.stringMatching(/^pat_/) });
     const removed = await user(["remove", "ann"]);
     expect(removed.result).toMatchObject({ person: { name: "ann" }, revokedTokens: [(printed[0] as { id: string }).id] });
@@ -126,7 +132,14 @@ describe("parley user, through the running server", () => {
 
 describe("parley token create --user", () => {
   const nowhere = ["--database", "file:/nonexistent/parley-cli-test.db", "--server", "http://127.0.0.1:9"];
-  const create = (options: { user?: string; owner?: string }) => tokenCommand(db, ["create"], { name: "script", ...options }, () => {}, (m) => new UsageError(m));
+  const create = (options: { user?: string; owner?: string }) =>
+    tokenCommand(
+      db,
+      ["create"],
+      { name: "script", ...options },
+      () => {},
+      (m) => new UsageError(m),
+    );
 
   it("makes a token only for a person who exists (--owner is the older spelling), and for the administrator by default", async () => {
     await expect(create({ user: "zed" })).rejects.toMatchObject({ code: "not_found:person", message: expect.stringContaining("parley user add zed") });
@@ -141,7 +154,7 @@ describe("parley token create --user", () => {
   it("lists user in --help", async () => {
     const out: string[] = [];
     const write = process.stdout.write;
-    process.stdout.write = ((chunk: string) => (out.push(chunk), true)) as typeof process.stdout.write;
+    process.stdout.write = (chunk: string) => (out.push(chunk), true);
     try {
       expect(await main(["--help", ...nowhere])).toBe(0);
     } finally {

@@ -47,7 +47,11 @@ export async function userCommand(args: string[], { admin }: { admin: boolean },
 }
 
 /** The work through the server when one runs (and answers), else in the database; which it was. */
-async function either<T>(ctx: UserCommandContext, remote: (client: ServerClient) => Promise<T>, local: (people: ReturnType<typeof createPeople>) => Promise<T>): Promise<{ result: T; viaServer: boolean }> {
+async function either<T>(
+  ctx: UserCommandContext,
+  remote: (client: ServerClient) => Promise<T>,
+  local: (people: ReturnType<typeof createPeople>) => Promise<T>,
+): Promise<{ result: T; viaServer: boolean }> {
   const server = await ctx.findServer();
   if (server) {
     try {

@@ -45,5 +45,4 @@ export function takeSignInLink(bar: AddressBar): string | null {
 }
 
 /** Spends a sign-in link: this browser gets the person's session cookie, or the words that say why not. */
-export const spendSignInLink = (request: RequestJson, link: string): Promise<Ack<WhoAmI>> =>
-  request<WhoAmI>("/api/auth/session", { method: "POST", body: { link }, signInOn401: false });
+export const spendSignInLink = (request: RequestJson, link: string): Promise<Ack<WhoAmI>> => request<WhoAmI>("/api/auth/session", { method: "POST", body: { link }, signInOn401: false });

@@ -11,7 +11,10 @@ describe("who this tab is signed in as", () => {
   });
 
   it("is asked once for every header that shows it, and again after a failure", async () => {
-    const answers: Array<Ack<unknown>> = [{ ok: false, error: { code: "unavailable", message: "away" } }, { ok: true, data: { ownerId: "bob", via: "cookie", admin: false } }];
+    const answers: Array<Ack<unknown>> = [
+      { ok: false, error: { code: "unavailable", message: "away" } },
+      { ok: true, data: { ownerId: "bob", via: "cookie", admin: false } },
+    ];
     let asked = 0;
     const request = (async () => (asked++, answers.shift()!)) as RequestJson;
     const who = createWhoAmI(request);
