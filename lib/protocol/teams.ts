@@ -71,8 +71,13 @@ export const EscalationAskSchema = z
   .min(1)
   .max(MAX_ESCALATION_STEPS)
   .refine((steps) => steps.every((s, i) => i === 0 || s.after > steps[i - 1]!.after), { message: "each step comes after the one before it" });
-/** As a question stores it. */
-export const EscalationSchema = EscalationAskSchema.transform((steps): EscalationStep[] => steps.map((s) => ({ afterMs: s.after, to: [...new Set(s.to)] })));
+/** As a question stores it; a spec parsed once (the worker's, then the server's) parses again the same. */
+export const EscalationSchema = z
+  .array(z.union([EscalationStepInputSchema.transform((s) => ({ afterMs: s.after, to: s.to })), EscalationStepSchema.strict()]))
+  .min(1)
+  .max(MAX_ESCALATION_STEPS)
+  .transform((steps): EscalationStep[] => steps.map((s) => ({ afterMs: s.afterMs, to: [...new Set(s.to)] })))
+  .refine((steps) => steps.every((s, i) => i === 0 || s.afterMs > steps[i - 1]!.afterMs), { message: "each step comes after the one before it" });
 
 /** An approval that needs several people: `required` distinct people of `from` (default: its answerers), rejected at `rejections` distinct rejections (default 1). */
 export const ApprovalsInputSchema = z

@@ -206,3 +206,12 @@ describe("escalation", () => {
     expect((await questions.reply({ id: q.id, value: false, by: "rest", person: "dave" })).outcome).toBe("answered");
   });
 });
+
+describe("a question's spec", () => {
+  it("parses again the same once parsed (the worker checks it, then the server): escalation steps keep their times", () => {
+    const once = QuestionSpecSchema.parse({ kind: "question", prompt: "Refund?", timeoutMs: null, answerers: ["bob"], escalate: [{ after: "2s", to: ["carol", "carol"] }] });
+    expect(once.escalate).toEqual([{ afterMs: 2000, to: ["carol"] }]);
+    expect(QuestionSpecSchema.parse(once)).toEqual(once);
+    expect(QuestionSpecSchema.safeParse({ ...once, escalate: [{ afterMs: 2000, after: "2s", to: ["carol"] }] }).success).toBe(false);
+  });
+});
