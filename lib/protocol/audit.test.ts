@@ -2,19 +2,7 @@ import { describe, expect, it } from "vitest";
 import { aQuestion } from "../../tests/helpers/questions";
 import type { Question } from "./question";
 import { describeZodError } from "./errors";
-import {
-  AUDIT_LIMIT_DEFAULT,
-  AuditEntrySchema,
-  AuditPageSchema,
-  AuditQuerySchema,
-  askedLine,
-  auditCursor,
-  outcomeLine,
-  parseAuditAfter,
-  personLabel,
-  ruleDecisionLine,
-  settledVia,
-} from "./audit";
+import { AUDIT_LIMIT_DEFAULT, AuditEntrySchema, AuditPageSchema, AuditQuerySchema, askedLine, auditCursor, outcomeLine, parseAuditAfter, personLabel, ruleDecisionLine, settledVia } from "./audit";
 
 const base: Question = aQuestion({
   owner: "writer",

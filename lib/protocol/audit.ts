@@ -99,9 +99,15 @@ export function ruleDecisionLine(allowed: boolean, rule: RuleNamed | null): stri
   return rule ? `${verb} by rule “${rule.rule}”${rule.always ? " (from Allow always)" : ""}` : `${verb} by rule`;
 }
 
+const ALLOWED = new Map<unknown, string>([
+  ["once", "Allowed once"],
+  ["always", "Allowed always"],
+  ["always_wider", "Allowed always (the wider rule)"],
+]);
+
 /** A person's allow: "Allowed once", "Allowed always", "Allowed always (the wider rule)", "… (input edited)". */
 export function allowedLine(q: Pick<Question, "answer" | "editedInput">): string {
-  const how = q.answer === "always" ? "Allowed always" : q.answer === "always_wider" ? "Allowed always (the wider rule)" : q.answer === "once" ? "Allowed once" : `Allowed: ${typeof q.answer === "string" ? q.answer : JSON.stringify(q.answer)}`;
+  const how = ALLOWED.get(q.answer) ?? `Allowed: ${typeof q.answer === "string" ? q.answer : JSON.stringify(q.answer)}`;
   return q.editedInput ? `${how} (input edited)` : how;
 }
 
