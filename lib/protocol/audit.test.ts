@@ -59,6 +59,7 @@ describe("who settled it, in words", () => {
     const question = q({ kind: "question", approval: null });
     expect(outcomeLine({ ...question, status: "answered", answer: "eu", closedBy: "mcp", closedByUser: "carol" })).toBe('Answered "eu" by carol, over MCP');
     expect(outcomeLine({ ...question, status: "declined", closedBy: "cli", closedByUser: "dave", feedback: "later" })).toBe("Declined by dave, from the CLI: later");
+    expect(outcomeLine({ ...question, status: "answered", answer: "eu", closedBy: "text", closedByUser: "erin" })).toBe('Answered "eu" by erin, with a text command');
     // No person recorded (an older row, a server closer): the surface alone, as before.
     expect(outcomeLine(q({ status: "answered", answer: "once", closedBy: "rest" }))).toBe("Allowed once, over REST");
   });

@@ -12,7 +12,7 @@ const VIA: Record<string, string | null> = {
   rest: "over REST",
   push: "from a notification",
   cli: "from the CLI",
-  text: "by a text command",
+  text: "with a text command",
   channel: "from a text channel",
   mcp: "over MCP",
   rule: "by a rule",
