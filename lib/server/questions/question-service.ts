@@ -15,6 +15,8 @@ import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 import { log } from "../log";
+import { LOCAL_OWNER } from "../../protocol/access";
+import { mayAnswer, waitingFor } from "../../protocol/teams";
 import type { SqlTx } from "../store/sql-executor";
 
 /** Who or what settled a question; stored as `closedBy`. */
@@ -63,13 +65,18 @@ export function targetDigestOf(runId: string, questionId: string, spec: Pick<Que
   return createHash("sha256").update(canonicalJson(target)).digest("hex");
 }
 
-/** Who answers which question (a reply or a decline): `ownerId` hides another owner's questions, `digest` guards against a changed one. */
+/**
+ * Who answers which question (a reply or a decline): `person` sees only the questions of sessions
+ * they own or are a member of (an administrator sees all) and may answer only as its answerers
+ * allow; `digest` guards against a changed question. Without `person` the server itself answers.
+ */
 interface AnswerCommand {
   id: string;
   commandId?: string;
   digest?: string | null;
   by: Closer;
-  ownerId?: string;
+  person?: string;
+  admin?: boolean;
 }
 
 /** What a question the run asks is stored with. */
@@ -185,7 +192,7 @@ export function createQuestionService({
    */
   function personalSettle(
     kind: Kind,
-    { id, commandId, by, payload, ownerId }: Omit<AnswerCommand, "digest"> & { payload: { digest: string | null } },
+    { id, commandId, by, payload, person, admin = false }: Omit<AnswerCommand, "digest"> & { payload: { digest: string | null } },
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
     limit: (policy: RunPolicy) => void = () => {},
     /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers), or null when it changes nothing else. */
@@ -202,7 +209,12 @@ export function createQuestionService({
         return receipt("target_closed", outcome, question);
       };
       const visible = (target: ReplyTarget | null): ReplyTarget => {
-        if (!target || (ownerId !== undefined && (target.ownerId !== ownerId || target.deleted))) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
+        const sees = (t: ReplyTarget) => !t.deleted && (admin || t.ownerId === person || t.member);
+        if (!target || (person !== undefined && !sees(target))) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
+        if (person !== undefined && !mayAnswer(target.question, person)) {
+          const names = waitingFor(target.question) ?? [];
+          throw new AppError("not_an_answerer", `Only ${names.join(" or ") || "the people it names"} may answer this question; it waits for them.`);
+        }
         return target;
       };
       /** What this answer closes the question with, or why it comes too late. */
@@ -211,14 +223,45 @@ export function createQuestionService({
         const { question } = target;
         if (question.status !== "pending" || (digest !== null && digest !== question.targetDigest)) return { late: lateReceipt(question) };
         const { status, answer, feedback } = decide(question, target.policy);
-        return { closing: closing(status, by, answer, feedback), status };
+        return { closing: { ...closing(status, by, answer, feedback), closedByUser: person ?? null }, status };
       };
       type Won = { question: Question; receipt: ReplyReceipt; also: AlsoChanged };
 
+      /**
+       * A vote on an approval that needs several people: the question is held first, so concurrent
+       * voters count one after another and exactly one of them, the one whose vote makes the count,
+       * settles it. A person counts once, whichever tab or surface they vote from.
+       */
+      const voted = async (tx: SqlTx, target: ReplyTarget, verdict: { closing: Closing; status: "answered" | "declined" }): Promise<Won | ReplyReceipt | null> => {
+        const approvals = target.question.approvals!;
+        if (verdict.status === "answered" && verdict.closing.answer !== "once") {
+          throw new AppError("invalid_answer", `This approval needs ${approvals.required} people: it can only be allowed once, not always.`);
+        }
+        if (!(await store.hold(tx, id))) return null;
+        const votes = await store.vote(tx, {
+          questionId: id,
+          userId: person ?? LOCAL_OWNER,
+          decision: verdict.status === "answered" ? "allow" : "reject",
+          feedback: verdict.closing.feedback,
+          surface: by,
+          createdAt: verdict.closing.closedAt,
+        });
+        const count = (decision: "allow" | "reject") => votes.filter((v) => v.decision === decision).length;
+        const decides = verdict.status === "answered" ? count("allow") >= approvals.required : count("reject") >= approvals.rejections;
+        const mine = votes.find((v) => v.user === (person ?? LOCAL_OWNER))!;
+        // The person's first vote stands: a second one that differs decides nothing.
+        if (!decides || mine.decision !== (verdict.status === "answered" ? "allow" : "reject")) {
+          return receipt("applied", "voted", { ...target.question, votes });
+        }
+        if (!(await store.claim(id, verdict.closing, tx))) return null;
+        const question = { ...closedAs(target.question, verdict.closing), votes };
+        return { question, receipt: receipt("applied", verdict.status, question), also: NOTHING_ELSE };
+      };
+
       const claimed = metrics.time("reply.claim");
       // Read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
-      const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt }> => {
-        const target = visible(await store.target(id, tx));
+      const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt } | { vote: ReplyReceipt }> => {
+        const target = visible(await store.target(id, person ?? LOCAL_OWNER, tx));
         const verdict = judged(target);
         const late = async (late: ReplyReceipt) => {
           // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
@@ -226,15 +269,29 @@ export function createQuestionService({
           return { late };
         };
         if ("late" in verdict) return late(verdict.late);
+        if (target.question.approvals) {
+          const result = await voted(tx, target, verdict);
+          if (result === null) return late(lateReceipt((await store.target(id, person ?? LOCAL_OWNER, tx))!.question));
+          if ("kind" in result) {
+            await record(tx, result);
+            return { vote: result };
+          }
+          await record(tx, result.receipt);
+          return result;
+        }
         const question = closedAs(target.question, verdict.closing);
         // Another settler's claim committed after our read (PostgreSQL reads what is committed; SQLite's write lock excludes it).
-        if (!(await store.claim(id, verdict.closing, tx))) return late(lateReceipt((await store.target(id, tx))!.question));
+        if (!(await store.claim(id, verdict.closing, tx))) return late(lateReceipt((await store.target(id, person ?? LOCAL_OWNER, tx))!.question));
         const r = receipt("applied", verdict.status, question);
         await record(tx, r);
         return { question, receipt: r, also: (await alongWith(question)?.(tx)) ?? NOTHING_ELSE };
       });
       claimed();
       if ("late" in won) return won.late;
+      if ("vote" in won) {
+        events.emit("question.updated", won.vote.question);
+        return won.vote;
+      }
       announce(won.question, broadcast);
       delivered();
       for (const other of won.also.closedIds) await closed(other);
@@ -249,10 +306,12 @@ export function createQuestionService({
    */
   async function allowAlways(question: Question, tx: SqlTx): Promise<AlsoChanged> {
     const rule = alwaysRule(judge, question.approval!, question.answer);
-    await judge.addRule(question.sessionId, rule, "always", tx);
+    const added = await judge.addRule(question.sessionId, rule, "always", tx);
     const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
     const closedIds: string[] = [];
-    for (const q of covered) if (await store.claim(q.id, closing("answered", "rule", "always", alwaysFeedback(rule)), tx)) closedIds.push(q.id);
+    const byRule = { ...closing("answered", "rule", "always", alwaysFeedback(rule)), closedByRule: added.id };
+    // An approval that needs several people is not the person's alone to allow: a rule one of them made leaves it to their votes.
+    for (const q of covered) if (!q.approvals && (await store.claim(q.id, byRule, tx))) closedIds.push(q.id);
     return { closedIds, committed: () => judge.announce(question.sessionId) };
   }
 
@@ -276,7 +335,9 @@ export function createQuestionService({
       if (spec.approval && judge.offered) spec = { ...spec, approval: { ...spec.approval, always: await judge.offered(run.sessionId, spec.approval) } };
       const createdAt = now();
       // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
-      const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
+      const ruled = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
+      // An approval that needs several people is theirs to allow, never a rule's; a deny rule still denies it.
+      const decided = spec.approvals && ruled?.status === "answered" ? null : ruled;
       const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
       const rootRunId = run.rootRunId ?? (await store.rootRunIdOf(run.id)) ?? run.id;
       const question = await store.insert(
@@ -293,7 +354,7 @@ export function createQuestionService({
           spec,
           createdAt,
           expiresAt,
-          closing: decided ? closing(decided.status, "rule", decided.answer, decided.feedback) : undefined,
+          closing: decided ? { ...closing(decided.status, "rule", decided.answer, decided.feedback), closedByRule: decided.ruleId } : undefined,
         },
         epoch,
       );
@@ -315,20 +376,20 @@ export function createQuestionService({
       else checkReplyLimits(policy, value);
     },
 
-    async reply({ id, value, commandId, digest, by, ownerId }: AnswerCommand & { value: unknown }): Promise<ReplyReceipt> {
+    async reply({ id, value, commandId, digest, by, person, admin }: AnswerCommand & { value: unknown }): Promise<ReplyReceipt> {
       const payload = commandPayload("send_input", { questionId: id, value, digest });
       return personalSettle(
         "send_input",
-        { id, commandId, by, payload, ownerId },
+        { id, commandId, by, payload, person, admin },
         (question, policy) => ({ status: "answered", answer: validateReply(question, policy, value), feedback: null }),
         (policy) => checkReplyLimits(policy, value),
         (question) => (question.approval && (question.answer === "always" || question.answer === "always_wider") ? (tx) => allowAlways(question, tx) : null),
       );
     },
 
-    async reject({ id, message, commandId, digest, by, ownerId }: AnswerCommand & { message?: string | null }): Promise<ReplyReceipt> {
+    async reject({ id, message, commandId, digest, by, person, admin }: AnswerCommand & { message?: string | null }): Promise<ReplyReceipt> {
       const payload = commandPayload("reject_input", { questionId: id, message, digest });
-      return personalSettle("reject_input", { id, commandId, by, payload, ownerId }, () => ({ status: "declined", answer: null, feedback: message?.trim() || null }));
+      return personalSettle("reject_input", { id, commandId, by, payload, person, admin }, () => ({ status: "declined", answer: null, feedback: message?.trim() || null }));
     },
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */
