@@ -9,6 +9,8 @@ export interface DomainEventMap {
   "question.closed": [Question];
   /** A pending question changed: a vote, an escalation. */
   "question.updated": [Question];
+  /** An escalation step let more people answer a pending question: they are told. */
+  "question.escalated": [Question, string[]];
   "message.created": [Message];
   /** More text of a streaming agent reply. */
   "message.delta": [MessageDelta];

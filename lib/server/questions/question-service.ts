@@ -115,16 +115,38 @@ export function createQuestionService({
 }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
   const timers = new Map<string, NodeJS.Timeout>();
+  const escalations = new Map<string, NodeJS.Timeout>();
 
   function clearTimer(id: string) {
-    const timer = timers.get(id);
-    if (timer) clearTimeout(timer);
-    timers.delete(id);
+    for (const map of [timers, escalations]) {
+      const timer = map.get(id);
+      if (timer) clearTimeout(timer);
+      map.delete(id);
+    }
   }
 
   function clearTimers(): void {
-    for (const timer of timers.values()) clearTimeout(timer);
-    timers.clear();
+    for (const map of [timers, escalations]) {
+      for (const timer of map.values()) clearTimeout(timer);
+      map.clear();
+    }
+  }
+
+  /** A timer for `at` (re-armed past the longest setTimeout), kept in `map` under the question's id. */
+  function timerAt(map: Map<string, NodeJS.Timeout>, id: string, at: Date, fire: () => Promise<unknown>, what: string): void {
+    const old = map.get(id);
+    if (old) clearTimeout(old);
+    const delay = Math.max(0, at.getTime() - now().getTime());
+    const timer = setTimeout(
+      () => {
+        map.delete(id);
+        if (delay > MAX_TIMER_MS) return timerAt(map, id, at, fire, what);
+        void fire().catch((err) => log.error({ questionId: id, err }, `[questions] could not ${what} ${id}`));
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    );
+    timer.unref();
+    map.set(id, timer);
   }
 
   function expireLater(id: string, expiresAt: Date) {
@@ -133,18 +155,30 @@ export function createQuestionService({
   }
 
   function scheduleExpiry(id: string, expiresAt: Date) {
-    clearTimer(id);
-    const delay = Math.max(0, expiresAt.getTime() - now().getTime());
-    const timer = setTimeout(
-      () => {
-        timers.delete(id);
-        if (delay > MAX_TIMER_MS) return scheduleExpiry(id, expiresAt);
-        void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => log.error({ questionId: id, err }, `[questions] could not time out ${id}`));
-      },
-      Math.min(delay, MAX_TIMER_MS),
-    );
-    timer.unref();
-    timers.set(id, timer);
+    timerAt(timers, id, expiresAt, () => settle(id, { status: "timed_out", by: "timeout" }), "time out");
+  }
+
+  function scheduleEscalation(id: string, at: Date) {
+    timerAt(escalations, id, at, () => escalate(id), "escalate");
+  }
+
+  /**
+   * The next escalation step of a question nobody allowed has answered: its people may answer from
+   * now on and are told. One conditional update, so a step is taken once whichever node's timer
+   * fires; a step overdue after a restart is taken at once, and the next one scheduled.
+   */
+  async function escalate(id: string): Promise<Question | null> {
+    const question = await store.find(id);
+    if (!question || question.status !== "pending" || question.escalated >= question.escalate.length) return null;
+    const step = question.escalate[question.escalated]!;
+    const next = question.escalate[question.escalated + 1];
+    const nextAt = next ? new Date(Date.parse(question.createdAt) + next.afterMs) : null;
+    if (!(await store.escalate(id, question.escalated, nextAt))) return null;
+    const escalated: Question = { ...question, escalated: question.escalated + 1 };
+    events.emit("question.updated", escalated);
+    events.emit("question.escalated", escalated, step.to);
+    if (nextAt && timerOwner.owns()) scheduleEscalation(id, nextAt);
+    return escalated;
   }
 
   async function getQuestion({ id }: { id: string }): Promise<Question> {
@@ -361,6 +395,9 @@ export function createQuestionService({
       if (decided) announce(question);
       else {
         if (expiresAt) expireLater(id, expiresAt);
+        // Another node's timers take it up in their next round.
+        const escalateAt = spec.escalate ? new Date(createdAt.getTime() + spec.escalate[0]!.afterMs) : null;
+        if (escalateAt && timerOwner.owns()) scheduleEscalation(id, escalateAt);
         events.emit("question.asked", question);
       }
       return question;
@@ -421,7 +458,9 @@ export function createQuestionService({
     async rescheduleExpiries(before?: Date): Promise<void> {
       if (!timerOwner.owns()) return;
       for (const { id, expiresAt } of await store.listExpiring(before)) if (!timers.has(id)) scheduleExpiry(id, expiresAt);
+      for (const { id, escalateAt } of await store.listEscalating(before)) if (!escalations.has(id)) scheduleEscalation(id, escalateAt);
     },
+    escalate,
 
     dispose: clearTimers,
   };

@@ -148,3 +148,70 @@ describe("an approval that needs two of three", () => {
     }
   });
 });
+
+describe("escalation", () => {
+  const waitFor = async (done: () => boolean, what: string) => {
+    for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    if (!done()) throw new Error(`timed out waiting for ${what}`);
+  };
+
+  it("after its time with nobody allowed answering, the next people may answer and are told; the step is taken once", async () => {
+    const told: Array<[string, string[]]> = [];
+    const events = new DomainEvents();
+    questions.dispose();
+    questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
+    events.on("question.escalated", (q, to) => told.push([q.id, to]));
+    events.on("question.updated", (q) => updated.push(q));
+    const q = await ask({ kind: "confirm", answerers: ["bob"], escalate: [{ after: 80, to: ["carol"] }] });
+    await expect(questions.reply({ id: q.id, value: true, by: "socket", person: "carol" })).rejects.toMatchObject({ code: "not_an_answerer" });
+    await waitFor(() => told.length > 0, "the escalation");
+    expect(told).toEqual([[q.id, ["carol"]]]);
+    expect(updated.at(-1)).toMatchObject({ id: q.id, escalated: 1, status: "pending" });
+    // Another node's timer for the same step finds it taken.
+    expect(await questions.escalate(q.id)).toBeNull();
+    expect(await questions.reply({ id: q.id, value: true, by: "socket", person: "carol" })).toMatchObject({ outcome: "answered", question: { closedByUser: "carol" } });
+  });
+
+  it("a question answered in time never escalates", async () => {
+    const q = await ask({ kind: "confirm", answerers: ["bob"], escalate: [{ after: 60, to: ["carol"] }] });
+    await questions.reply({ id: q.id, value: true, by: "socket", person: "bob" });
+    await new Promise((r) => setTimeout(r, 120));
+    expect(updated).toEqual([]);
+    expect((await questions.getQuestion({ id: q.id })).escalated).toBe(0);
+  });
+
+  it("survives a restart: steps that fell due while no server ran are taken at start-up, in order", async () => {
+    const q = await ask({
+      kind: "confirm",
+      answerers: ["bob"],
+      escalate: [
+        { after: 50, to: ["carol"] },
+        { after: 100, to: ["dave"] },
+      ],
+    });
+    // The server stops before either step is due.
+    questions.dispose();
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await questions.getQuestion({ id: q.id })).escalated).toBe(0);
+    const events = new DomainEvents();
+    const told: string[][] = [];
+    events.on("question.escalated", (_q, to) => told.push(to));
+    questions = createQuestionService({ db, events, commands: createCommandService({ db }) });
+    await questions.rescheduleExpiries();
+    await waitFor(() => told.length === 2, "both steps");
+    expect(told).toEqual([["carol"], ["dave"]]);
+    const stored = await questions.getQuestion({ id: q.id });
+    expect(stored).toMatchObject({ escalated: 2, status: "pending" });
+    expect(await fixture.question.findUnique({ where: { id: q.id } })).toMatchObject({ escalateAt: null });
+    expect((await questions.reply({ id: q.id, value: false, by: "rest", person: "dave" })).outcome).toBe("answered");
+  });
+});
+
+describe("a question's spec", () => {
+  it("parses again the same once parsed (the worker checks it, then the server): escalation steps keep their times", () => {
+    const once = QuestionSpecSchema.parse({ kind: "question", prompt: "Refund?", timeoutMs: null, answerers: ["bob"], escalate: [{ after: "2s", to: ["carol", "carol"] }] });
+    expect(once.escalate).toEqual([{ afterMs: 2000, to: ["carol"] }]);
+    expect(QuestionSpecSchema.parse(once)).toEqual(once);
+    expect(QuestionSpecSchema.safeParse({ ...once, escalate: [{ afterMs: 2000, after: "2s", to: ["carol"] }] }).success).toBe(false);
+  });
+});

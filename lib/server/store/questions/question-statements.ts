@@ -72,6 +72,21 @@ export const countPending = statement((q) =>
     .select(sql<number>`CAST(COUNT(*) AS INTEGER)`.as("n"))
     .where("status", "=", "pending"),
 );
+/** Pending questions with an escalation step due (before `before`, when given), for the escalation timers. */
+export const escalating = statement((q, p: { before: Date | null }, engine) =>
+  q
+    .selectFrom("Question")
+    .select(["id", "escalateAt"])
+    .where("status", "=", "pending")
+    .where("escalateAt", "is not", null)
+    .where((eb) => eb.or([eb(typedParam(engine, p.before, "timestamp(3)"), "is", null), eb("escalateAt", "<", p.before)])),
+);
+
+/** Takes escalation step `from` of a pending question (once, whoever's timer fires first), and sets when the next one is due. */
+export const escalateStep = statement((q, p: { id: string; from: number; to: number; nextAt: Date | null }) =>
+  q.updateTable("Question").set({ escalated: p.to, escalateAt: p.nextAt }).where("id", "=", p.id).where("status", "=", "pending").where("escalated", "=", p.from),
+);
+
 /** Pending questions that expire (before `before`, when given), for the expiry timers. */
 export const expiring = statement((q, p: { before: Date | null }, engine) =>
   q

@@ -201,6 +201,13 @@ export function createQuestionStore(db: Db) {
 
     countPending: async (): Promise<number> => (await exec.rows(Q.countPending, {}))[0]!.n,
 
+    /** Pending questions whose next escalation step is due (before `before`), for the escalation timers. */
+    listEscalating: async (before?: Date): Promise<Array<{ id: string; escalateAt: Date }>> =>
+      (await exec.rows(Q.escalating, { before: before ?? null })).map((r) => ({ id: r.id, escalateAt: r.escalateAt! })),
+
+    /** Takes escalation step `from` (true for the one caller that took it), setting when the next is due. */
+    escalate: async (id: string, from: number, nextAt: Date | null): Promise<boolean> => (await exec.changes(Q.escalateStep, { id, from, to: from + 1, nextAt })) === 1,
+
     /** Pending questions that expire, for the expiry timers. */
     listExpiring: async (before?: Date): Promise<Array<{ id: string; expiresAt: Date }>> =>
       (await exec.rows(Q.expiring, { before: before ?? null })).map((r) => ({ id: r.id, expiresAt: r.expiresAt! })),
