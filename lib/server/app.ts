@@ -13,6 +13,7 @@ import { createSignOutEverywhere } from "./access/sign-out-everywhere";
 import { createPeopleChanged } from "./access/people-changed";
 import { createPeople } from "./people/people-service";
 import { createDomainServices } from "./domain-services";
+import { createAuditService } from "./audit/audit-service";
 import { DomainEvents } from "./events";
 import { createMetrics, type Metrics } from "./metrics";
 import { coalescePerKey } from "./coalesce";
@@ -245,6 +246,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     /** Web Push: the VAPID public key browsers subscribe with, a person's devices, and the outbox of pushes. */
     push: { publicKey: vapid.publicKey, devices: pushDevices, outbox: pushOutbox },
     permissions,
+    /** Who settled each question, from where, or which rule did. */
+    audit: createAuditService(db),
     pool,
     access,
     /** Refuses every browser session cookie issued before now, on every node, and drops their sockets. */
