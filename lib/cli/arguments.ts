@@ -76,6 +76,9 @@ const ASK_OPTIONS = {
   timeout: { type: "string" },
   new: { type: "string" },
   from: { type: "string" },
+  answerers: { type: "string" },
+  "escalate-after": { type: "string" },
+  "escalate-to": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 export type AskValues = ReturnType<typeof parseArgs<{ options: typeof ASK_OPTIONS; allowPositionals: true }>>["values"];
 

@@ -97,7 +97,17 @@ export async function main(argv: string[]): Promise<number> {
       if (!question || rest.length > 0) throw new UsageError('Usage: parley ask "QUESTION" [--options A,B] [--multi] [--default A] [--timeout 10m] [--session ID | --new TITLE] [--from NAME]');
       if (values.session !== undefined && values.new !== undefined) throw new UsageError("Give --session or --new, not both.");
       const { askBody, askCommand } = await import("./ask-command");
-      const body = askBody(question, { options: values.options, multi: values.multi, default: values.default, timeout: values.timeout, session: values.session, from: values.from });
+      const body = askBody(question, {
+        options: values.options,
+        multi: values.multi,
+        default: values.default,
+        timeout: values.timeout,
+        session: values.session,
+        from: values.from,
+        answerers: values.answerers,
+        escalateAfter: values["escalate-after"],
+        escalateTo: values["escalate-to"],
+      });
       return askCommand({ server: await needServer(), body, newTitle: values.new, json: values.json });
     }
     case "sessions":

@@ -27,10 +27,12 @@ export const TOKEN_USAGE = `  token create [--name N] [--user NAME] [--scope ful
   token revoke TOKEN_ID             revoke an API token (through a running server: its connections close at once)`;
 
 export const ASK_USAGE = `  ask QUESTION [--options A,B] [--multi] [--default A] [--timeout 10m]
-      [--session ID | --new TITLE] [--from NAME]
+      [--session ID | --new TITLE] [--from NAME] [--answerers A,B]
+      [--escalate-after 10m --escalate-to C,D]
                                     ask the person through the running server and wait: prints the
                                     answer; exits 0 answered, 2 declined, 3 timed out or withdrawn
-                                    (Ctrl-C withdraws it), 1 on an error`;
+                                    (Ctrl-C withdraws it), 1 on an error; --answerers: only they may
+                                    answer; --escalate-*: after that long, those may answer too`;
 
 export const AUDIT_USAGE = `  audit [--session ID_OR_TITLE] [--after CURSOR] [--limit N]
                                     settled questions, oldest first: who answered each and from where,
