@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   "not_found:function": 404,
   "not_found:rule": 404,
   "not_found:push_subscription": 404,
+  "not_found:person": 404,
   "not_found:route": 404,
   method_not_allowed: 405,
   payload_too_large: 413,

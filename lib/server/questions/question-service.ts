@@ -63,7 +63,7 @@ export function targetDigestOf(runId: string, questionId: string, spec: Pick<Que
   return createHash("sha256").update(canonicalJson(target)).digest("hex");
 }
 
-/** Who answers which question (a reply or a decline): `ownerId` hides another owner's questions, `digest` guards against a changed one. */
+/** Who answers which question (a reply or a decline): `ownerId` (the person replying) hides the questions of sessions they neither own nor are a member of, `digest` guards against a changed one. */
 interface AnswerCommand {
   id: string;
   commandId?: string;
@@ -177,7 +177,7 @@ export function createQuestionService({
    * Replies and declines: idempotent by commandId, guarded by the digest, claim-once. `limit`
    * checks what applies whatever the outcome (a reply's size and depth under the run's policy)
    * before anything is stored, so a late or stale reply cannot store more than a winning one.
-   * Given `ownerId`, a question of another owner (or of a session being deleted) is not found.
+   * Given `ownerId`, a question of a session they neither own nor are a member of (or of a session being deleted) is not found.
    *
    * The whole of it (read the target, decide, claim, record the receipt, and what `alongWith`
    * changes: "Allow always") is one transaction; the retraction is broadcast before the answer is
@@ -202,7 +202,7 @@ export function createQuestionService({
         return receipt("target_closed", outcome, question);
       };
       const visible = (target: ReplyTarget | null): ReplyTarget => {
-        if (!target || (ownerId !== undefined && (target.ownerId !== ownerId || target.deleted))) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
+        if (!target || (ownerId !== undefined && ((target.ownerId !== ownerId && !target.member) || target.deleted))) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
         return target;
       };
       /** What this answer closes the question with, or why it comes too late. */
@@ -218,7 +218,7 @@ export function createQuestionService({
       const claimed = metrics.time("reply.claim");
       // Read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
       const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt }> => {
-        const target = visible(await store.target(id, tx));
+        const target = visible(await store.target(id, tx, ownerId ?? null));
         const verdict = judged(target);
         const late = async (late: ReplyReceipt) => {
           // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.

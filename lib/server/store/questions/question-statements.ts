@@ -9,14 +9,28 @@ export type QuestionInsert = Required<Omit<Insertable<DB["Question"]>, "createdA
   expiresAt: Date | null;
 };
 
-/** What a reply needs of its target, read at once: the question, its run's root and policy, its session's owner and whether its delete has begun. */
-export const target = statement((q, p: { id: string }) =>
+/**
+ * What a reply needs of its target, read at once: the question, its run's root and policy, its
+ * session's owner, whether `viewer` (none: null) is a member of it, and whether its delete has begun.
+ */
+export const target = statement((q, p: { id: string; viewer: string | null }) =>
   q
     .selectFrom("Question as q")
     .innerJoin("Run as r", "r.id", "q.runId")
     .innerJoin("ChatSession as s", "s.id", "q.sessionId")
     .selectAll("q")
     .select(["r.rootRunId as run_rootRunId", "r.policy as run_policy", "s.ownerId as session_ownerId", "s.deletedAt as session_deletedAt"])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom("SessionMember as m")
+            .select("m.userId")
+            .whereRef("m.sessionId", "=", "q.sessionId")
+            .where("m.userId", "=", p.viewer as string),
+        )
+        .as("session_viewerIsMember"),
+    )
     .where("q.id", "=", p.id),
 );
 

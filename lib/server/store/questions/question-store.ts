@@ -86,8 +86,9 @@ function questionRow(q: NewQuestion) {
 export interface ReplyTarget {
   question: Question;
   policy: RunPolicy;
-  /** The session's owner, and whether its delete has begun: who may see the question. */
+  /** The session's owner, whether the one replying is a member of it, and whether its delete has begun: who may see the question. */
   ownerId: string;
+  member: boolean;
   deleted: boolean;
 }
 
@@ -100,6 +101,8 @@ const targetOf = (row: RowOf<typeof Q.target> | undefined): ReplyTarget | null =
         question: toQuestion(row),
         policy: parsePolicy(row.run_policy),
         ownerId: row.session_ownerId,
+        // EXISTS reads 0 or 1 on SQLite.
+        member: row.session_viewerIsMember === true || (row.session_viewerIsMember as unknown) === 1,
         deleted: row.session_deletedAt !== null,
       }
     : null;
@@ -148,8 +151,8 @@ export function createQuestionStore(db: Db) {
     /** The policy fixed when a run started. */
     policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await exec.rows(Q.runPolicyAndRoot, { runId }))[0]?.policy),
 
-    /** A reply's target, read at once. */
-    target: async (id: string, on: SqlReader = exec): Promise<ReplyTarget | null> => targetOf((await on.rows(Q.target, { id }))[0]),
+    /** A reply's target, read at once; `viewer`: whose membership of its session to read. */
+    target: async (id: string, on: SqlReader = exec, viewer: string | null = null): Promise<ReplyTarget | null> => targetOf((await on.rows(Q.target, { id, viewer }))[0]),
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
     claim: async (id: string, closing: Closing, tx: Pick<SqlTx, "changes"> = exec): Promise<boolean> => (await tx.changes(Q.claim, { id, ...closingData(closing) })) === 1,
