@@ -28,6 +28,8 @@ export function createSessionMembers({ db, events, sessions }: { db: Db; events:
 
     /** Shares it with `user`, a person (`not_found:person` else); its owner, or a member already, changes nothing. */
     async add({ sessionId, user, by }: { sessionId: string; user: string; by: string }): Promise<SessionMembers> {
+      const before = await list(sessionId);
+      if (before.members.some((m) => m.user === user)) return before;
       if (user !== LOCAL_OWNER && !(await store.isPerson(user))) throw new AppError("not_found:person", `No person named ${quoteId(user)}: add them first (parley user add ${user}).`);
       // Every tab of its people hears it, the new member's too: the session appears in their list.
       if (await store.add({ sessionId, userId: user, addedBy: by, at: new Date() })) await sessions.publish(sessionId);
