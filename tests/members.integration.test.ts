@@ -43,7 +43,8 @@ beforeAll(async () => {
   const databaseFile = path.join(dir, "p.db");
   server = await startServerProcess({ port: await freePort(), databaseFile, env: { PARLEY_STOP_GRACE_MS: "1000" } });
   people = Object.fromEntries((await addPeople(`file:${databaseFile}`, ["alice", "bob", "carol"])).map((p) => [p.name, p]));
-  [alice, bob, carol] = [people.alice!, people.bob!, people.carol!].map((p) => restClient(server.url, { token: p.token }));
+  const as = (name: string) => restClient(server.url, { token: people[name]!.token });
+  [alice, bob, carol] = [as("alice"), as("bob"), as("carol")];
 }, TIMEOUT);
 afterAll(async () => {
   for (const t of tabs) t.disconnect();
@@ -76,7 +77,7 @@ describe("a shared session", () => {
       expect(await joinSession(aliceTab, session.id)).toMatchObject({ ok: true });
       const cards = [aliceTab, bobTab].map((t) => eventOn(t, "question.asked", (q) => q.sessionId === session.id));
       await alice.ok(alice.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: "Where to?", options: ["Rome", "Oslo"] } }));
-      const [seenByAlice, seenByBob] = await Promise.all(cards);
+      const [seenByAlice, seenByBob] = (await Promise.all(cards)) as [Question, Question];
       expect(seenByBob.id).toBe(seenByAlice.id);
 
       const retracted = eventOn(aliceTab, "question.replied", (q) => q.id === seenByBob.id);

@@ -130,7 +130,8 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
     <div className="flex h-dvh">
       {sidebar}
       <main className="flex min-w-0 flex-1 flex-col bg-stone-50">
-        <header className="flex h-14 shrink-0 items-center gap-1.5 border-b border-stone-200 bg-white px-3 sm:gap-3 sm:px-4">
+        {/* On a phone its 44 px buttons stand close together: the title gives way to them. */}
+        <header className="flex h-14 shrink-0 items-center gap-0.5 border-b border-stone-200 bg-white px-2 sm:gap-3 sm:px-4">
           <MobileSidebar {...sidebarProps} />
           <EditableTitle title={title} onRename={session && !mayManage(session, me) ? undefined : (t) => list.renameSession(sessionId, t)} />
           <ConnectionDot status={connection} />
