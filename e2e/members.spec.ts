@@ -4,7 +4,11 @@ import { ChatPage } from "./chat-page";
 import { contextOf, peopleOnServer } from "./people";
 
 test.describe("a chat shared by two people", () => {
-  test("alice shares it from the People panel, bob's list shows it at once, both see the card, bob answers and alice's card retracts; removed, bob's tab says so", async ({ browser, baseURL, playwright }) => {
+  test("alice shares it from the People panel, bob's list shows it at once, both see the card, bob answers and alice's card retracts; removed, bob's tab says so, and shows it again once it is shared again", async ({
+    browser,
+    baseURL,
+    playwright,
+  }) => {
     const [alice, bob] = await peopleOnServer(["alice", "bob"]);
     const [aliceContext, bobContext] = [await contextOf(browser, baseURL!, alice!), await contextOf(browser, baseURL!, bob!)];
     const aliceApi = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { authorization: `Bearer ${alice!.token}` } });
@@ -57,6 +61,15 @@ test.describe("a chat shared by two people", () => {
       await expect(aliceTab.page.locator('[data-testid="person"][data-user="bob"]')).toHaveCount(0);
       await expect(bobTab.page.getByTestId("session-left")).toContainText("no longer shared with you");
       await expect(bobTab.page.locator(`[data-testid="session-link"][data-session-id="${session.id}"]`)).toHaveCount(0);
+
+      // Shared with him again, the same tab shows it again and gets its next card.
+      await aliceTab.page.getByTestId("people-add-name").fill("bob");
+      await aliceTab.page.getByTestId("people-add-submit").click();
+      await expect(bobTab.page.getByTestId("session-left")).toHaveCount(0);
+      await expect(bobTab.page.getByTestId("session-title")).toHaveText("Team lunch");
+      const again = await aliceApi.post(`/api/sessions/${session.id}/runs`, { data: { function: "test.ask", input: { prompt: "Dessert too?", options: ["Yes", "No"] } } });
+      expect(again.status()).toBe(201);
+      await bobTab.expectCard("Dessert too?");
     } finally {
       await aliceApi.dispose();
       await aliceContext.close();
