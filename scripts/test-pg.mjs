@@ -14,6 +14,7 @@ const SUITES = [
   "lib/server/questions/question-service.test.ts",
   "lib/server/questions/question-service.pg.test.ts",
   "lib/server/questions/approvals.test.ts",
+  "lib/server/questions/team-answers.test.ts",
   "lib/server/ledger/command-ledger.test.ts",
   "lib/server/ledger/inbox.test.ts",
   "lib/server/runs",

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { ASK_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE, WEBHOOK_SECRET_USAGE } from "./usage";
+import { ASK_USAGE, AUDIT_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE, WEBHOOK_SECRET_USAGE } from "./usage";
 
 export const USAGE = `Usage: parley <command> [options]
 
@@ -11,6 +11,7 @@ ${ASK_USAGE}
   sessions                          list chat sessions with their pending questions
   pending [--session ID]            list pending questions
   inspect RUN_ID                    a run: state, journal, pending questions and how to answer them
+${AUDIT_USAGE}
   send-input RUN_ID PENDING_ID --value-json JSON [--digest D] [--command-id C]
                                     answer a pending question
   decline RUN_ID PENDING_ID [--message TEXT] [--digest D] [--command-id C]
@@ -58,6 +59,9 @@ const OPTIONS = {
 /** `parley run`: --wait is a flag (follow the run), and the run takes --input. */
 const RUN_OPTIONS = { ...OPTIONS, wait: { type: "boolean", default: false }, input: { type: "string" } } as const satisfies ParseArgsOptionsConfig;
 
+/** `parley audit`: where a page starts and how long it is. */
+const AUDIT_OPTIONS = { ...OPTIONS, after: { type: "string" }, limit: { type: "string" } } as const satisfies ParseArgsOptionsConfig;
+
 /** `parley ask`: what the question offers, how long it waits, where it goes and who asks. */
 const ASK_OPTIONS = {
   ...OPTIONS,
@@ -75,7 +79,7 @@ export interface CommandLine {
   args: string[];
   values: Omit<ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"], "wait"> & { wait: string | boolean; input?: string } & Partial<
       Omit<AskValues, keyof typeof OPTIONS>
-    >;
+    > & { after?: string; limit?: string };
 }
 
 /** The command and its options; what an option means can depend on the command (see RUN_OPTIONS). */
@@ -83,6 +87,10 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const [command] = parseArgs({ args: argv, allowPositionals: true, strict: false, options: OPTIONS }).positionals;
   if (command === "run") {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: RUN_OPTIONS });
+    return { command, args: positionals.slice(1), values };
+  }
+  if (command === "audit") {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: AUDIT_OPTIONS });
     return { command, args: positionals.slice(1), values };
   }
   if (command === "ask") {

@@ -1,14 +1,14 @@
 /**
  * `parley`'s commands. Commands (send-input, decline, resume, stop) go through the running
  * server's REST API when one runs for the database; otherwise they are recorded in the database's
- * durable inbox and applied by the server when it runs. Reads (sessions, pending, inspect) read
- * the database directly, so they work while the server is down. Each command loads only the
+ * durable inbox and applied by the server when it runs. Reads (sessions, pending, inspect, audit)
+ * read the database directly (as the administrator: every session), so they work while the server is down. Each command loads only the
  * modules it needs (Prisma, ink, the server's services), so the CLI starts fast.
  */
 import { randomUUID } from "node:crypto";
 import { clip } from "../protocol/bounded-text";
 import { RejectBodySchema, ReplyBodySchema, type Receipt } from "../protocol/commands";
-import { AppError, parseOrThrow } from "../protocol/errors";
+import { AppError, describeZodError, parseOrThrow } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import type { Db } from "../server/store/db/client";
 import type { DomainServices } from "../server/domain-services";
@@ -125,6 +125,19 @@ export async function main(argv: string[]): Promise<number> {
         }
         return 0;
       });
+    case "audit": {
+      if (args.length > 0) throw new UsageError("Usage: parley audit [--session ID_OR_TITLE] [--after CURSOR] [--limit N] [--json]");
+      const { AuditQuerySchema } = await import("../protocol/audit");
+      const given = Object.entries({ session: values.session, after: values.after, limit: values.limit }).filter(([, v]) => v !== undefined);
+      const query = AuditQuerySchema.safeParse(Object.fromEntries(given));
+      if (!query.success) throw new UsageError(`Invalid audit options: ${describeZodError(query.error)}`);
+      return withDb(databaseUrl, async (db) => {
+        const [{ createAuditService }, { formatAudit }] = await Promise.all([import("../server/audit/audit-service"), import("./format")]);
+        const page = await createAuditService(db).read(null, query.data);
+        print(page, formatAudit(page, { session: values.session, limit: values.limit }));
+        return 0;
+      });
+    }
     case "backup":
       return (await import("./backup-commands")).backupCommand(databaseUrl, args[0], print);
     case "restore":

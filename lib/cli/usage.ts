@@ -30,6 +30,11 @@ export const ASK_USAGE = `  ask QUESTION [--options A,B] [--multi] [--default A]
                                     answer; exits 0 answered, 2 declined, 3 timed out or withdrawn
                                     (Ctrl-C withdraws it), 1 on an error`;
 
+export const AUDIT_USAGE = `  audit [--session ID_OR_TITLE] [--after CURSOR] [--limit N]
+                                    settled questions, oldest first: who answered each and from where,
+                                    or which rule decided, with the votes; --after an ISO time or the
+                                    cursor a page ends with (reads the database; every session)`;
+
 export const WEBHOOK_SECRET_USAGE = `  webhook-secret                    the secret asks' callbacks are signed with (Standard Webhooks):
                                     PARLEY_WEBHOOK_SECRET, else the one kept in the database (made
                                     on first use; no server needed)`;

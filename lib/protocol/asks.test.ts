@@ -10,6 +10,7 @@ const issues = (body: unknown) => {
 describe("an ask from outside", () => {
   it("becomes an ordinary question, shown as its asker's, timing out when it says", () => {
     const body = AskBodySchema.parse({ question: "Deploy?", options: ["yes", "no"], default: "no", timeout_seconds: 600, from: "ci", session: "deploys" });
+    if (body.kind !== "question") throw new Error("an ask without a kind is a question");
     const spec = QuestionSpecSchema.parse(askSpecOf(body));
     expect(spec).toMatchObject({ kind: "question", prompt: "Deploy?", options: ["yes", "no"], multi: false, allowCustom: false, timeoutMs: 600_000, default: "no", owner: "ci" });
     expect(QuestionSpecSchema.parse(askSpecOf({ question: "Free text?", from: "ci" })).timeoutMs).toBeNull();
@@ -25,6 +26,46 @@ describe("an ask from outside", () => {
     expect(issues({ question: "Who?", from: "x", extra: 1 })[0]).toMatch(/extra/);
     expect(issues({ question: " ", from: "x" })[0]).toMatch(/^question: /);
     expect(issues({ question: "Q", from: "x", timeout_seconds: 0 })[0]).toMatch(/^timeout_seconds: /);
+  });
+
+  it("names who may answer and who it escalates to, and an approval of several people; refusing what cannot be", () => {
+    const body = AskBodySchema.parse({
+      question: "Deploy?",
+      from: "ci",
+      answerers: ["alice", "alice", "bob"],
+      escalate: [
+        { after: "10m", to: ["carol"] },
+        { after: 3_600_000, to: ["dave"] },
+      ],
+    });
+    expect(body).toMatchObject({
+      kind: "question",
+      answerers: ["alice", "bob"],
+      escalate: [
+        { after: 600_000, to: ["carol"] },
+        { after: 3_600_000, to: ["dave"] },
+      ],
+    });
+    // What the run is given parses again the same (the durations are milliseconds by then).
+    const { session: _s, ...input } = body;
+    expect(AskInputSchema.parse(input)).toEqual(input);
+    const approval = AskBodySchema.parse({ kind: "approval", tool_name: "deploy", input: { env: "prod" }, from: "ci", approvals: { required: 2, from: ["alice", "bob", "carol"] } });
+    expect(approval).toMatchObject({ kind: "approval", approvals: { required: 2, from: ["alice", "bob", "carol"], rejections: 1 } });
+    expect(
+      issues({
+        question: "Q",
+        from: "x",
+        escalate: [
+          { after: "1h", to: ["b"] },
+          { after: "10m", to: ["c"] },
+        ],
+      })[0],
+    ).toMatch(/^escalate: each step comes after/);
+    expect(issues({ question: "Q", from: "x", escalate: [{ after: "soon", to: ["b"] }] })[0]).toMatch(/^escalate\.0\.after: /);
+    expect(issues({ question: "Q", from: "x", answerers: [] })[0]).toMatch(/^answerers: /);
+    expect(issues({ question: "Q", from: "x", answerers: ["not a name"] })[0]).toMatch(/^answerers\.0: /);
+    expect(issues({ kind: "approval", tool_name: "t", input: {}, from: "x", approvals: { required: 3, from: ["a", "b"] } })[0]).toMatch(/^approvals\.from: from names fewer people than required/);
+    expect(issues({ question: "Q", from: "x", approvals: { required: 2 } })[0]).toMatch(/approvals/);
   });
 
   it("a held read waits at most 60 seconds", () => {

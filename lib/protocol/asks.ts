@@ -5,6 +5,7 @@ import { SenderNameSchema } from "./channels";
 import { nestedAtMost } from "./json-input";
 import { MAX_PREVIEW_CHARS, ToolNameSchema } from "./permissions";
 import { CallbackUrlSchema } from "./webhooks";
+import { ApprovalsInputSchema, AudienceFieldsSchema } from "./teams";
 
 /**
  * An ask from outside Parley (`POST /api/asks`; MCP's `ask_user` and `parley ask` take the same
@@ -22,6 +23,8 @@ export const MAX_ASK_TIMEOUT_SECONDS = 7 * 24 * 3600;
 export const IdempotencyKeySchema = z.string().trim().min(1).max(200);
 
 export const AskFieldsSchema = z.strictObject({
+  /** A question (the default), or see ApprovalAskBodySchema. */
+  kind: z.literal("question").optional(),
   question: z.string().trim().min(1, "An ask needs a question").max(16_384),
   options: z.array(z.string().trim().min(1).max(MAX_OPTION_CHARS)).max(MAX_OPTIONS).optional(),
   multiple: z.boolean().optional(),
@@ -37,6 +40,7 @@ export const AskFieldsSchema = z.strictObject({
   from: SenderNameSchema,
   /** Where the settlement is POSTed (a signed webhook); the host must be allowed by PARLEY_WEBHOOK_HOSTS. The ask API's alone. */
   callbackUrl: CallbackUrlSchema.optional(),
+  ...AudienceFieldsSchema.shape,
 });
 
 /** A form asks nothing else; a question is what the one schema every question passes allows (multi needs options …). */
@@ -53,8 +57,8 @@ export function checkAsk(body: Omit<z.infer<typeof AskFieldsSchema>, "session" |
   for (const issue of spec.success ? [] : spec.error.issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
 }
 
-export const AskBodySchema = AskFieldsSchema.superRefine(checkAsk);
-export type AskBody = z.infer<typeof AskBodySchema>;
+export const QuestionAskBodySchema = AskFieldsSchema.superRefine(checkAsk);
+export type QuestionAskBody = z.infer<typeof QuestionAskBodySchema>;
 
 /** What the `ask` run is given: the ask without its session (the run is in it already). */
 export const AskInputSchema = AskFieldsSchema.omit({ session: true }).superRefine(checkAsk);
@@ -95,5 +99,26 @@ export const ApprovalAskFieldsSchema = z.strictObject({
 export const ApprovalAskInputSchema = ApprovalAskFieldsSchema.extend({
   from: SenderNameSchema,
   timeout_seconds: z.number().int().positive().max(MAX_ASK_TIMEOUT_SECONDS).optional(),
+  ...AudienceFieldsSchema.shape,
+  approvals: ApprovalsInputSchema.optional(),
+  kind: z.literal("approval").optional(),
 });
 export type ApprovalAskInput = z.infer<typeof ApprovalAskInputSchema>;
+
+/**
+ * `POST /api/asks` with `"kind": "approval"`: may the asker's tool run with this input. Who may
+ * approve, and how many of them must (`approvals: { required, from }`), as for any question.
+ */
+export const ApprovalAskBodySchema = ApprovalAskInputSchema.extend({
+  kind: z.literal("approval"),
+  session: z.string().trim().min(1).max(200).optional(),
+  callbackUrl: CallbackUrlSchema.optional(),
+}).strict();
+export type ApprovalAskBody = z.infer<typeof ApprovalAskBodySchema>;
+
+/** An ask: a question (no `kind`, or `"question"`), or an approval (`"kind": "approval"`). */
+export const AskBodySchema = z.preprocess(
+  (raw) => (raw !== null && typeof raw === "object" && !Array.isArray(raw) && !("kind" in raw) ? { ...raw, kind: "question" } : raw),
+  z.discriminatedUnion("kind", [QuestionAskBodySchema, ApprovalAskBodySchema]),
+);
+export type AskBody = z.infer<typeof AskBodySchema>;

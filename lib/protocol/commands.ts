@@ -132,9 +132,11 @@ export type Receipt = z.infer<typeof ReceiptSchema>;
  * The result of a reply or a reject. The winner gets `answered` / `declined`;
  * anyone later gets `already_answered` (someone settled it) or `already_closed`
  * (it timed out, was cancelled or expired); a reply naming a digest that is not the
- * question's gets `stale_target`; a reply recorded while no server runs gets `queued`.
+ * question's gets `stale_target`; a reply recorded while no server runs gets `queued`. A vote on
+ * an approval that needs several people which did not decide it gets `voted` (the question, still
+ * pending, carries every vote so far; a person's second vote changes nothing).
  */
-export const ReplyOutcomeSchema = z.enum(["answered", "declined", "already_answered", "already_closed", "stale_target", "queued"]);
+export const ReplyOutcomeSchema = z.enum(["answered", "declined", "already_answered", "already_closed", "stale_target", "queued", "voted"]);
 export type ReplyOutcome = z.infer<typeof ReplyOutcomeSchema>;
 
 export const ReplyReceiptSchema = ReceiptSchema.extend({

@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   forbidden_origin: 403,
   forbidden_host: 403,
+  not_an_answerer: 403,
   "not_found:session": 404,
   "not_found:question": 404,
   "not_found:run": 404,

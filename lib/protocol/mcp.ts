@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApprovalAskFieldsSchema, AskFieldsSchema, IdempotencyKeySchema, checkAsk } from "./asks";
 import type { Question } from "./question";
+import { ApprovalsInputSchema, AudienceFieldsSchema } from "./teams";
 
 /**
  * Parley's MCP server (`/mcp`, Streamable HTTP, `Authorization: Bearer <API token>`): the tools
@@ -16,7 +17,7 @@ export const MCP_PROGRESS_EVERY_MS = 10_000;
 const SessionField = z.string().trim().min(1).max(200).describe("A Parley chat (its id or title) to ask in; by default, the chat named after this client.");
 const KeyField = IdempotencyKeySchema.describe("Your key for this ask: calling again with the same key never asks twice; it waits on the same question or returns how it ended.");
 
-export const AskUserArgsObject = AskFieldsSchema.omit({ from: true, session: true, callbackUrl: true }).extend({ session: SessionField.optional(), idempotency_key: KeyField.optional() });
+export const AskUserArgsObject = AskFieldsSchema.omit({ kind: true, from: true, session: true, callbackUrl: true }).extend({ session: SessionField.optional(), idempotency_key: KeyField.optional() });
 /** `ask_user`'s arguments, checked as the ask API checks an ask (a form asks nothing else …). */
 export const AskUserArgsSchema = AskUserArgsObject.superRefine(checkAsk);
 export type AskUserArgs = z.infer<typeof AskUserArgsSchema>;
@@ -33,7 +34,12 @@ export const AskUserResultSchema = z.object({
 });
 export type AskUserResult = z.infer<typeof AskUserResultSchema>;
 
-export const RequestApprovalArgsSchema = ApprovalAskFieldsSchema.extend({ session: SessionField.optional(), idempotency_key: KeyField.optional() });
+export const RequestApprovalArgsSchema = ApprovalAskFieldsSchema.extend({
+  session: SessionField.optional(),
+  idempotency_key: KeyField.optional(),
+  ...AudienceFieldsSchema.shape,
+  approvals: ApprovalsInputSchema.optional().describe("An approval that needs several people: { required: 2, from: [names] } (rejected at the first rejection unless rejections says more)."),
+});
 export type RequestApprovalArgs = z.infer<typeof RequestApprovalArgsSchema>;
 
 export const ApprovalDecisionSchema = z.enum(["once", "always", "reject"]);

@@ -44,6 +44,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/runs/:id/resume", methods: ["POST"], limit: "runs" },
   { path: "/api/runs/:id/stop", methods: ["POST"], limit: "runs" },
   { path: "/api/runs/:id/retry", methods: ["POST"], limit: "runs" },
+  /** Who settled each question, from where, or which rule did (lib/protocol/audit.ts). */
+  { path: "/api/audit", methods: ["GET"] },
   { path: "/api/push/key", methods: ["GET"] },
   { path: "/api/push/subscriptions", methods: ["GET", "POST"], limit: "sessions" },
   { path: "/api/push/subscriptions/:id", methods: ["DELETE"], limit: "sessions" },

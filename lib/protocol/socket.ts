@@ -25,6 +25,8 @@ export interface ServerToClientEvents {
   "question.replied": (question: Question) => void;
   /** The question ended without an answer — declined, timed out, cancelled or expired (its `status` says which): retract its card. */
   "question.rejected": (question: Question) => void;
+  /** A pending question changed without closing: a vote counted, or an escalation added answerers. Replace its card's question. */
+  "question.updated": (question: Question) => void;
   "message.created": (message: Message) => void;
   /** More text of an agent reply still streaming (the snapshot's `streaming` holds what came before); its `message.created` replaces it. */
   "message.delta": (delta: MessageDelta) => void;

@@ -67,11 +67,18 @@ export const EscalationStepInputSchema = z.strictObject({ after: DurationSchema,
 /** As stored and shown: `afterMs` counts from when the question was asked. */
 export const EscalationStepSchema = z.object({ afterMs: z.number().int().positive(), to: z.array(PersonNameSchema) });
 export type EscalationStep = z.infer<typeof EscalationStepSchema>;
-export const EscalationSchema = z
+/** Escalation as an asker gives it (the ask API, MCP, `rt.ask`): each step's `after` read as milliseconds, the shape kept, so it parses again the same. */
+export const EscalationAskSchema = z
   .array(EscalationStepInputSchema)
   .min(1)
   .max(MAX_ESCALATION_STEPS)
-  .transform((steps): EscalationStep[] => steps.map((s) => ({ afterMs: s.after, to: [...new Set(s.to)] })))
+  .refine((steps) => steps.every((s, i) => i === 0 || s.after > steps[i - 1]!.after), { message: "each step comes after the one before it" });
+/** As a question stores it; a spec parsed once (the worker's, then the server's) parses again the same. */
+export const EscalationSchema = z
+  .array(z.union([EscalationStepInputSchema.transform((s) => ({ afterMs: s.after, to: s.to })), EscalationStepSchema.strict()]))
+  .min(1)
+  .max(MAX_ESCALATION_STEPS)
+  .transform((steps): EscalationStep[] => steps.map((s) => ({ afterMs: s.afterMs, to: [...new Set(s.to)] })))
   .refine((steps) => steps.every((s, i) => i === 0 || s.afterMs > steps[i - 1]!.afterMs), { message: "each step comes after the one before it" });
 
 /** An approval that needs several people: `required` distinct people of `from` (default: its answerers), rejected at `rejections` distinct rejections (default 1). */
@@ -107,10 +114,12 @@ export const QuestionTeamFieldsSchema = z.object({
 });
 export type QuestionTeamFields = z.infer<typeof QuestionTeamFieldsSchema>;
 
-/** What an asker may add to a question about who answers it (`rt.ask`, the ask API, MCP). */
-export const AskTeamFieldsSchema = z.object({
+/** What an asker may add to a question about who answers it (the ask API, MCP, `parley ask`). */
+export const AudienceFieldsSchema = z.object({
+  /** People's names: only they may answer; absent, any member of the session. */
   answerers: AnswerersSchema.optional(),
-  escalate: EscalationSchema.optional(),
+  /** `[{ after: "10m", to: ["bob"] }, …]`: with no allowed answer by then, `to` may answer too and is notified. */
+  escalate: EscalationAskSchema.optional(),
 });
 
 /** The people a question names (its answerers, escalation and approvers): each must belong to its session. */

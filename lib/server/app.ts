@@ -11,6 +11,7 @@ import { openAccess, type AccessOptions } from "./access/access";
 import { createRevokeApiToken } from "./access/revoke-api-token";
 import { createSignOutEverywhere } from "./access/sign-out-everywhere";
 import { createDomainServices } from "./domain-services";
+import { createAuditService } from "./audit/audit-service";
 import { DomainEvents } from "./events";
 import { createMetrics, type Metrics } from "./metrics";
 import { coalescePerKey } from "./coalesce";
@@ -238,6 +239,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     /** Web Push: the VAPID public key browsers subscribe with, a person's devices, and the outbox of pushes. */
     push: { publicKey: vapid.publicKey, devices: pushDevices, outbox: pushOutbox },
     permissions,
+    /** Who settled each question, from where, or which rule did. */
+    audit: createAuditService(db),
     pool,
     access,
     /** Refuses every browser session cookie issued before now, on every node, and drops their sockets. */

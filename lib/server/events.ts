@@ -7,6 +7,10 @@ export interface DomainEventMap {
   "question.asked": [Question];
   /** A question left `pending`: answered, declined, timed out, cancelled or expired. */
   "question.closed": [Question];
+  /** A pending question changed: a vote, an escalation. */
+  "question.updated": [Question];
+  /** An escalation step let more people answer a pending question: they are told. */
+  "question.escalated": [Question, string[]];
   "message.created": [Message];
   /** More text of a streaming agent reply. */
   "message.delta": [MessageDelta];

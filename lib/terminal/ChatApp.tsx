@@ -17,6 +17,8 @@ export interface ChatAppProps {
   browserUrl: string;
   /** Called when the session cannot be shown (it does not exist, or is not this caller's). */
   onFatal: (message: string) => void;
+  /** Who this terminal is signed in as: their answers read "by you". */
+  viewer?: string | null;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface ChatAppProps {
  * the pending question in its place. Joins like a browser tab; every reconnect's snapshot replays
  * what is pending.
  */
-export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppProps) {
+export function ChatApp({ sessionId, transport, browserUrl, onFatal, viewer = null }: ChatAppProps) {
   const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId, transport);
   const { exit } = useApp();
   // Printed lines are laid out once: at the terminal's width then.
@@ -109,7 +111,7 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppPr
       <Static items={joined ? [header, ...log] : []}>
         {(entry) => (
           <Box key={entry.key} width={stdout.columns || 80}>
-            <LogLine entry={entry} retractedHere={entry.type === "question" && retracted.has(entry.question.id)} />
+            <LogLine entry={entry} retractedHere={entry.type === "question" && retracted.has(entry.question.id)} viewer={viewer} />
           </Box>
         )}
       </Static>

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AskBodySchema } from "../../lib/protocol/asks";
+import { AuditQuerySchema } from "../../lib/protocol/audit";
 import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
 import { RevokeTokenBodySchema, RotateTokenBodySchema, SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
@@ -72,6 +73,7 @@ export const BODYLESS_WRITES = new Set<string>();
 export const QUERY_SPECS: Record<string, z.ZodType> = {
   "GET /api/questions": QuestionsQuerySchema,
   "GET /api/channels/text/outbox": ChannelOutboxQuerySchema,
+  "GET /api/audit": AuditQuerySchema,
 };
 
 export const STANDARD_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -17,7 +17,8 @@ export const approval = defineAgentFunction({
     const tool = externalTool(asked.tool_name, { subjectKind: subjectKindOf(asked.input), preview: asked.preview });
     const timeoutMs = asked.timeout_seconds === undefined ? null : asked.timeout_seconds * 1000;
     try {
-      await rt.tool(tool, asked.input, () => null, { owner: asked.from, timeoutMs });
+      const { answerers, escalate, approvals } = asked;
+      await rt.tool(tool, asked.input, () => null, { owner: asked.from, timeoutMs, ...(answerers && { answerers }), ...(escalate && { escalate }), ...(approvals && { approvals }) });
       return { outcome: "allowed" };
     } catch (err) {
       if (err instanceof ToolDenied) return { outcome: "denied", reason: err.message };

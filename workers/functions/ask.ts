@@ -12,8 +12,9 @@ export const ask = defineAgentFunction({
   async run(rt, input) {
     const asked = AskInputSchema.parse(input);
     const timeoutMs = asked.timeout_seconds === undefined ? null : asked.timeout_seconds * 1000;
+    const audience = { ...(asked.answerers && { answerers: asked.answerers }), ...(asked.escalate && { escalate: asked.escalate }) };
     if (asked.form) {
-      const result = await rt.form(asked.question, asked.form, { timeoutMs, owner: asked.from });
+      const result = await rt.form(asked.question, asked.form, { timeoutMs, owner: asked.from, ...audience });
       if (result.action === "accept") return { outcome: "answered", value: result.content };
       return result.action === "decline" ? { outcome: "declined", feedback: result.feedback ?? null } : { outcome: "timed_out" };
     }
@@ -26,6 +27,7 @@ export const ask = defineAgentFunction({
         timeoutMs,
         owner: asked.from,
         ...(asked.default === undefined ? {} : { default: asked.default }),
+        ...audience,
       });
       return { outcome: "answered", value };
     } catch (err) {

@@ -27,7 +27,18 @@ import { boundedInput, declinedError, inspectionError, runRealTool, timedOutErro
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
-export interface AskOptions {
+/** The audience fields a question's spec takes, only those given (a spec without them reads as before). */
+const audienceOf = ({ answerers, escalate }: Audience) => ({ ...(answerers && { answerers }), ...(escalate && { escalate }) });
+
+/** Who may answer a question (any of the session's members by default), and who else may after a while. */
+export interface Audience {
+  /** People's names: only they may answer (others see the card read-only). */
+  answerers?: string[];
+  /** After `after` ("10m", "2h", or ms) with no allowed answer, `to` may answer too and is notified. */
+  escalate?: Array<{ after: string | number; to: string[] }>;
+}
+
+export interface AskOptions extends Audience {
   /** Choices shown as buttons; omit for free text. */
   options?: string[];
   /** true: checkboxes, the answer is a list. */
@@ -44,7 +55,7 @@ export interface AskOptions {
   owner?: string;
 }
 
-export interface AskJsonOptions {
+export interface AskJsonOptions extends Audience {
   /** JSON Schema (subset: type, enum, const, properties, required, items, min/max, pattern, local $ref). */
   schema: Record<string, unknown>;
   detail?: string;
@@ -53,7 +64,7 @@ export interface AskJsonOptions {
   owner?: string;
 }
 
-export interface FormOptions<T extends FormContent = FormContent> {
+export interface FormOptions<T extends FormContent = FormContent> extends Audience {
   /** Extra context shown under the message. */
   detail?: string;
   /** Default 30 minutes; null = never times out. */
@@ -70,7 +81,7 @@ export interface FormOptions<T extends FormContent = FormContent> {
  */
 export type FormResult<T extends FormContent = FormContent> = { action: "accept"; content: T } | { action: "decline"; feedback?: string } | { action: "cancel" };
 
-export interface ConfirmOptions {
+export interface ConfirmOptions extends Audience {
   detail?: string;
   timeoutMs?: number | null;
   /** Returned on timeout; false unless given. */
@@ -88,7 +99,9 @@ export interface StepContext {
   idempotencyKey: string;
 }
 
-export interface ToolOptions {
+export interface ToolOptions extends Audience {
+  /** An approval that needs several people: `required` of `from` (default: its answerers) must allow it; `rejections` (default 1) reject it. */
+  approvals?: { required: number; from?: string[]; rejections?: number };
   /** How long the approval waits for a person: default 30 minutes; null = no limit. */
   timeoutMs?: number | null;
   /** What a timeout means: "deny" (default) throws ToolDenied, "allow" runs the tool. */
@@ -381,7 +394,7 @@ export function createRuntime(host: RuntimeHost): RunController {
     const timeoutMs = timeoutOf(options.timeoutMs);
     const fallback = options.fallback ?? "deny";
     const prompt = t.prompt?.(value) ?? `Use ${t.name} on ${clip(subject.replace(/\s+/g, " "), 200)}?`;
-    const spec = { kind: "approval" as const, prompt, timeoutMs, owner: options.owner };
+    const spec = { kind: "approval" as const, prompt, timeoutMs, owner: options.owner, ...audienceOf(options), ...(options.approvals && { approvals: options.approvals }) };
     const real = !impl;
     // A real tool whose approval stands on what it found (a file's content) journals that first, so
     // the tool can refuse to act on something changed since, even in a run resumed after a park.
@@ -483,6 +496,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       detail: options.detail ?? null,
       timeoutMs: timeoutOf(options.timeoutMs),
       owner: options.owner,
+      ...audienceOf(options),
     };
     return (await question(prompt, spec, options.default)) as string | string[];
   }
@@ -512,6 +526,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       timeoutMs: timeoutOf(options.timeoutMs),
       owner: options.owner,
       default: fallback,
+      ...audienceOf(options),
     });
     switch (s.outcome) {
       case "answered":
@@ -546,6 +561,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       replySchema: schema,
       owner: options.owner,
       ...(hasDefault ? { default: options.default } : {}),
+      ...audienceOf(options),
     });
     switch (s.outcome) {
       case "answered":
@@ -566,7 +582,7 @@ export function createRuntime(host: RuntimeHost): RunController {
     signal: abort.signal,
     ask: ask as Runtime["ask"],
     async askJson<T extends JsonValue>(prompt: string, options: AskJsonOptions): Promise<T> {
-      const spec = { detail: options.detail ?? null, timeoutMs: timeoutOf(options.timeoutMs), replySchema: options.schema, owner: options.owner };
+      const spec = { detail: options.detail ?? null, timeoutMs: timeoutOf(options.timeoutMs), replySchema: options.schema, owner: options.owner, ...audienceOf(options) };
       return (await question(prompt, spec, options.default)) as T;
     },
     confirm,

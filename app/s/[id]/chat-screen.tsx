@@ -41,7 +41,8 @@ function focusCard() {
   (card?.querySelector<HTMLElement>("[data-autofocus]") ?? card)?.focus();
 }
 
-export function ChatScreen({ sessionId }: { sessionId: string }) {
+/** `viewer`: who is signed in (the gate's principal), so the records of their own answers read "by you". */
+export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; viewer?: string | null }) {
   const { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
   const list = useSessions();
   const me = useMe();
@@ -152,6 +153,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           // With runs side by side each line has its own Stop; one run is stopped from the header.
           onStopRun={running.length > 1 ? (run) => stop([run]) : undefined}
           stopping={stopping}
+          viewer={viewer}
         />
         <div className="shrink-0 border-t border-stone-200 bg-white/80 px-4 pb-4 pt-3 backdrop-blur">
           <LiveAnnouncer questions={pending} />

@@ -77,5 +77,7 @@ export function noticeFor(result: AnswerResult): { title: string; body: string }
       return { title: "This question has closed", body: "Tap to open the chat." };
     case "stale_target":
       return { title: "This question changed — open it to answer", body: "Tap to open the question." };
+    case "voted":
+      return { title: "Your vote counted", body: "It waits for more people. Tap to see who approved." };
   }
 }

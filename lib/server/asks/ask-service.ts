@@ -87,7 +87,7 @@ export function createAskService({
     ask(request: AskRequest): Promise<Question> {
       // Refused before anything is stored: a callback to a host not allowed is never enqueued.
       if (request.body.callbackUrl !== undefined) checkCallbackUrl(request.body.callbackUrl, callbackHosts);
-      return put(ASK_FUNCTION, request);
+      return put(request.body.kind === "approval" ? APPROVAL_FUNCTION : ASK_FUNCTION, request);
     },
 
     /** Puts an approval of a tool outside Parley (idempotent by key); the permission rules may have settled it already. */

@@ -1,3 +1,4 @@
+import type { Answerer } from "../access/answering-as";
 import type { Run } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
 import { CHANNEL_WAIT_MS, MAX_OUTBOX_PAGE, channelSender, formatChannelReply, refusalText, slashWord, unknownCommandLine, type ChannelOutbox, type ChannelReply } from "../../protocol/channels";
@@ -16,7 +17,7 @@ export interface TextChannelDeps {
   runs: RunService;
   textCommands: TextCommands;
   /** Starts a chat turn (or applies a text command) as a message typed in the app would. */
-  postMessage(message: { sessionId: string; text: string; sender?: string }): Promise<Run | TextCommandResult>;
+  postMessage(message: { sessionId: string; text: string; sender?: string; answerer?: Answerer }): Promise<Run | TextCommandResult>;
   /** The chat commands of the functions loaded now (`coffee` for `/coffee`). */
   chatCommands(): readonly string[];
 }
@@ -33,9 +34,21 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
    * answered, never refused with an error: a text-only surface could not act on one, so the reply
    * says what waits and how to answer it.
    */
-  async function receive({ sessionId, from, text, waitMs = CHANNEL_WAIT_MS }: { sessionId: string; from: string; text: string; waitMs?: number }): Promise<ChannelReply> {
+  async function receive({
+    sessionId,
+    from,
+    text,
+    waitMs = CHANNEL_WAIT_MS,
+    answerer,
+  }: {
+    sessionId: string;
+    from: string;
+    text: string;
+    waitMs?: number;
+    answerer?: Answerer;
+  }): Promise<ChannelReply> {
     await sessions.getSession({ id: sessionId });
-    const command = await textCommands.apply({ sessionId, text, by: "channel", from, plainAnswer: true });
+    const command = await textCommands.apply({ sessionId, text, by: "channel", from, plainAnswer: true, answerer });
     if (command) {
       return { reply: command.reply.text, from, outcome: command.outcome, questionId: command.question?.id ?? null, runId: command.question?.runId ?? null, cursor: command.reply.id };
     }
@@ -49,7 +62,7 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
     if (waiting.length > 0) return refused(waiting.length > 1 ? "Several questions are waiting: say which one you answer." : "Answer the question first: a new chat turn waits for it.", waiting);
     let started: Run | TextCommandResult;
     try {
-      started = await postMessage({ sessionId, text, sender: channelSender(from) });
+      started = await postMessage({ sessionId, text, sender: channelSender(from), answerer });
     } catch (err) {
       // Busy after all: a question was asked, or a turn started, since the look above.
       if (!(err instanceof AppError) || err.code !== "session_busy") throw err;

@@ -1,3 +1,4 @@
+import type { Answerer } from "../access/answering-as";
 import { AppError } from "../../protocol/errors";
 import type { Message } from "../../protocol/entities";
 import type { ReplyOutcome } from "../../protocol/commands";
@@ -27,6 +28,8 @@ interface TypedText {
   by?: Closer;
   from?: string;
   plainAnswer?: boolean;
+  /** The person typing (absent: the server's own, who may answer anything it sees). */
+  answerer?: Answerer;
 }
 
 const title = (q: Question) => (q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt);
@@ -70,7 +73,7 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
    * text answers it, as `/answer <id> <text>` (or `/approve <id> <text>` for an approval) would.
    * `from` names the sender: it goes into the stored reply.
    */
-  async function apply({ sessionId, text, by = "text", from, plainAnswer = false }: TypedText): Promise<TextCommandResult | null> {
+  async function apply({ sessionId, text, by = "text", from, plainAnswer = false, answerer }: TypedText): Promise<TextCommandResult | null> {
     let parse: ParseResult | null = parseTextCommand(text);
     let pending: Question[] | null = null;
     if (!parse && plainAnswer && !/^\s*\//.test(text)) {
@@ -106,7 +109,9 @@ export function createTextCommands({ db, sessions, questions }: { db: Db; sessio
     const { action } = resolved;
     try {
       const receipt =
-        action.type === "reply" ? await questions.reply({ id: action.question.id, value: action.value, by }) : await questions.reject({ id: action.question.id, message: action.message, by });
+        action.type === "reply"
+          ? await questions.reply({ id: action.question.id, value: action.value, by, ...answerer })
+          : await questions.reject({ id: action.question.id, message: action.message, by, ...answerer });
       const line = receipt.apply_state === "applied" ? appliedLine(action, receipt.question) : lateLine(receipt.question, receipt.outcome);
       return done(receipt.outcome, line, receipt.question);
     } catch (err) {

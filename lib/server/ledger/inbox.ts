@@ -1,3 +1,4 @@
+import { LOCAL_OWNER } from "../../protocol/access";
 import { isQueueable, parseCommand, type CommandKind, type QueueableCommand, type Receipt } from "../../protocol/commands";
 import { AppError } from "../../protocol/errors";
 import type { CommandService } from "./command-ledger";
@@ -32,6 +33,9 @@ export function isPermanent(err: unknown): boolean {
  * so two appliers (an overlapping poll, a second server) apply each command once; a transient
  * failure leaves the command queued for the next poll.
  */
+/** The CLI that records commands straight into the database is the administrator's, on the server's machine. */
+const THE_CLI = { person: LOCAL_OWNER, admin: true };
+
 export function createInbox({ commands, questions, resume, stop, pollMs = 1_000, log = serverLog }: InboxTargets) {
   /** Commands whose transient failure was logged, so a lasting fault logs once, not every poll. */
   const failing = new Set<string>();
@@ -44,11 +48,11 @@ export function createInbox({ commands, questions, resume, stop, pollMs = 1_000,
     const run: { [K in QueueableCommand]: () => Promise<unknown> } = {
       send_input: async () => {
         const { questionId, value, digest } = parseCommand("send_input", payload);
-        return questions.reply({ id: questionId, value, digest, commandId: id, by });
+        return questions.reply({ id: questionId, value, digest, commandId: id, by, ...THE_CLI });
       },
       reject_input: async () => {
         const { questionId, message, digest } = parseCommand("reject_input", payload);
-        return questions.reject({ id: questionId, message, digest, commandId: id, by });
+        return questions.reject({ id: questionId, message, digest, commandId: id, by, ...THE_CLI });
       },
       resume: async () => resume({ runId: parseCommand("resume", payload).runId, commandId: id }),
       stop_run: async () => {

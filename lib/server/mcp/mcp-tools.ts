@@ -1,3 +1,4 @@
+import type { ApprovalAskInput } from "../../protocol/asks";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -81,11 +82,19 @@ export function registerAskTools(server: McpServer, { asks, caller, progressEver
       }),
   );
 
-  const approve = async (args: { tool_name: string; input: Record<string, unknown>; preview?: string; session?: string; key?: string }, tool: string, extra: Extra) => {
+  const approve = async (
+    {
+      key,
+      session,
+      ...args
+    }: { tool_name: string; input: Record<string, unknown>; preview?: string; session?: string; key?: string } & Partial<Pick<ApprovalAskInput, "answerers" | "escalate" | "approvals">>,
+    tool: string,
+    extra: Extra,
+  ) => {
     const question = await asks.approve({
       ownerId: caller.ownerId,
-      body: { tool_name: args.tool_name, input: args.input, ...(args.preview !== undefined && { preview: args.preview }), from: from(), session: args.session ?? caller.clientName() },
-      idempotencyKey: args.key,
+      body: { ...args, from: from(), session: session ?? caller.clientName() },
+      idempotencyKey: key,
       credential: credentialOf(tool),
       startedBy: startedBy(),
     });
@@ -104,8 +113,8 @@ export function registerAskTools(server: McpServer, { asks, caller, progressEver
     },
     async (raw, extra) =>
       answerOf(async () => {
-        const args = parseOrThrow(RequestApprovalArgsSchema, raw);
-        const result = await approve({ ...args, key: args.idempotency_key }, MCP_TOOLS.approval, extra);
+        const { idempotency_key, ...args } = parseOrThrow(RequestApprovalArgsSchema, raw);
+        const result = await approve({ ...args, key: idempotency_key }, MCP_TOOLS.approval, extra);
         return { content: [{ type: "text", text: approvalResultText(result) }], structuredContent: result };
       }),
   );
@@ -122,7 +131,7 @@ export function registerAskTools(server: McpServer, { asks, caller, progressEver
     async (raw, extra) =>
       answerOf(async () => {
         const args = parseOrThrow(PermissionPromptArgsSchema, raw);
-        const result = await approve({ ...args, key: args.tool_use_id }, MCP_TOOLS.permission, extra);
+        const result = await approve({ tool_name: args.tool_name, input: args.input, key: args.tool_use_id }, MCP_TOOLS.permission, extra);
         return { content: [{ type: "text", text: JSON.stringify(permissionPromptResultOf(result, args.input)) }] };
       }),
   );

@@ -1,3 +1,4 @@
+import { waitingFor } from "../../protocol/teams";
 import https from "node:https";
 import { clip } from "../../protocol/bounded-text";
 import type { Question } from "../../protocol/question";
@@ -83,13 +84,20 @@ export function createPushOutbox(
     return next;
   }
 
-  /** The pushes of a waiting question (once: a second call adds none). */
-  async function enqueueQuestion(question: Question): Promise<void> {
+  /**
+   * The pushes of a waiting question to the devices of the people who may answer it now (`people`:
+   * those an escalation just added), once per device: a second call adds none.
+   */
+  async function enqueueQuestion(question: Question, people?: string[]): Promise<void> {
     if (question.status !== "pending") return;
     const session = await store.sessionOf(question.sessionId);
     if (!session) return;
     const payload = fitPayload(questionPayload(question, session.title));
-    if ((await store.enqueueQuestion({ questionId: question.id, sessionId: question.sessionId, ownerId: session.ownerId, payload, windowMs })) === 0) return;
+    let made = 0;
+    for (const ownerId of people ?? waitingFor(question) ?? [session.ownerId]) {
+      made += await store.enqueueQuestion({ questionId: question.id, sessionId: question.sessionId, ownerId, payload, windowMs });
+    }
+    if (made === 0) return;
     // Settled while the pushes went in (on another node, whose retraction may not have seen them): retract them here.
     if (!(await store.questionPending(question.id))) await enqueueClosed(question.id);
     kick();
@@ -127,6 +135,7 @@ export function createPushOutbox(
 
   const unsubscribe = subscribe(events, {
     "question.asked": (question) => void inOrder(question.id, () => enqueueQuestion(question)).catch(() => {}),
+    "question.escalated": (question, to) => void inOrder(question.id, () => enqueueQuestion(question, to)).catch(() => {}),
     "question.closed": (question) => void inOrder(question.id, () => enqueueClosed(question.id)).catch(() => {}),
   });
 

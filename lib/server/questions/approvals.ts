@@ -1,3 +1,4 @@
+import { describeRule } from "../../protocol/audit";
 import { AppError } from "../../protocol/errors";
 import {
   APPROVAL_ANSWERS,
@@ -43,8 +44,6 @@ export const defaultJudge: ApprovalJudge = {
   announce: () => {},
 };
 
-const describeRule = (rule: { tool: string; pattern: string; cwd?: string | null }) => `${rule.tool} ${rule.pattern}${rule.cwd != null ? ` in ${rule.cwd}` : ""}`;
-
 /**
  * How an approval is settled when it is asked (its denials worded with SERVER_DENIAL_PREFIXES), or null when a person must answer: a rule's
  * allow or deny, or a run that nobody can answer.
@@ -52,14 +51,15 @@ const describeRule = (rule: { tool: string; pattern: string; cwd?: string | null
 export function settlementAtAsk(
   { decision, rule }: { decision: PermissionDecision; rule: PermissionRule | null },
   { canAsk, approval }: { canAsk: boolean; approval: ApprovalSpec },
-): { status: QuestionOutcome; answer: JsonValue | null; feedback: string } | null {
+): { status: QuestionOutcome; answer: JsonValue | null; feedback: string; ruleId: string | null } | null {
+  const ruleId = rule?.id ?? null;
   if (decision === "allow") {
-    return { status: "answered", answer: "once", feedback: rule ? `Allowed by the rule "${describeRule(rule)}".` : `Allowed: ${approval.tool} is not a dangerous tool.` };
+    return { status: "answered", answer: "once", feedback: rule ? `Allowed by the rule "${describeRule(rule)}".` : `Allowed: ${approval.tool} is not a dangerous tool.`, ruleId };
   }
   if (decision === "deny") {
-    return { status: "declined", answer: null, feedback: `Denied by the rule "${describeRule(rule ?? { tool: approval.tool, pattern: "*" })}".` };
+    return { status: "declined", answer: null, feedback: `Denied by the rule "${describeRule(rule ?? { tool: approval.tool, pattern: "*" })}".`, ruleId };
   }
-  if (!canAsk) return { status: "declined", answer: null, feedback: `Nobody can approve ${approval.tool} in this run (it runs without a person to ask), so it was denied.` };
+  if (!canAsk) return { status: "declined", answer: null, ruleId: null, feedback: `Nobody can approve ${approval.tool} in this run (it runs without a person to ask), so it was denied.` };
   return null;
 }
 

@@ -148,7 +148,7 @@ describe("the reply's database work", () => {
   it("is one joined read, then the claim with its receipt, atomically", async () => {
     const q = await ask();
     Object.assign(sent, { reads: 0, writes: 0, transactions: 0 });
-    const receipt = await questions.reply({ id: q.id, value: "staging", by: "socket", ownerId: "local" });
+    const receipt = await questions.reply({ id: q.id, value: "staging", by: "socket", person: "local" });
     expect(receipt.outcome).toBe("answered");
     expect(sent).toEqual(replyWork);
     expect(closed.at(-1)).toMatchObject({ id: q.id, status: "answered", answer: "staging", closedBy: "socket", rootRunId: "r1" });
@@ -173,9 +173,9 @@ describe("the reply's database work", () => {
 
   it("a question of another owner, or of a session being deleted, is not found and stays pending", async () => {
     const q = await ask();
-    await expect(questions.reply({ id: q.id, value: "staging", by: "socket", ownerId: "someone-else" })).rejects.toMatchObject({ code: "not_found:question" });
+    await expect(questions.reply({ id: q.id, value: "staging", by: "socket", person: "someone-else" })).rejects.toMatchObject({ code: "not_found:question" });
     await fixture.chatSession.update({ where: { id: "s1" }, data: { deletedAt: new Date() } });
-    await expect(questions.reject({ id: q.id, by: "socket", ownerId: "local" })).rejects.toMatchObject({ code: "not_found:question" });
+    await expect(questions.reject({ id: q.id, by: "socket", person: "local" })).rejects.toMatchObject({ code: "not_found:question" });
     expect((await questions.getQuestion({ id: q.id })).status).toBe("pending");
     expect(await fixture.command.count()).toBe(0);
   });

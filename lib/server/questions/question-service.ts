@@ -15,6 +15,8 @@ import { checkReplySchema } from "./reply-schema";
 import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 import { log } from "../log";
+import { LOCAL_OWNER } from "../../protocol/access";
+import { mayAnswer, waitingFor } from "../../protocol/teams";
 import type { SqlTx } from "../store/sql-executor";
 
 /** Who or what settled a question; stored as `closedBy`. */
@@ -63,13 +65,18 @@ export function targetDigestOf(runId: string, questionId: string, spec: Pick<Que
   return createHash("sha256").update(canonicalJson(target)).digest("hex");
 }
 
-/** Who answers which question (a reply or a decline): `ownerId` (the person replying) hides the questions of sessions they neither own nor are a member of, `digest` guards against a changed one. */
+/**
+ * Who answers which question (a reply or a decline): `person` sees only the questions of sessions
+ * they own or are a member of (an administrator sees all) and may answer only as its answerers
+ * allow; `digest` guards against a changed question. Without `person` the server itself answers.
+ */
 interface AnswerCommand {
   id: string;
   commandId?: string;
   digest?: string | null;
   by: Closer;
-  ownerId?: string;
+  person?: string;
+  admin?: boolean;
 }
 
 /** What a question the run asks is stored with. */
@@ -108,16 +115,38 @@ export function createQuestionService({
 }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
   const timers = new Map<string, NodeJS.Timeout>();
+  const escalations = new Map<string, NodeJS.Timeout>();
 
   function clearTimer(id: string) {
-    const timer = timers.get(id);
-    if (timer) clearTimeout(timer);
-    timers.delete(id);
+    for (const map of [timers, escalations]) {
+      const timer = map.get(id);
+      if (timer) clearTimeout(timer);
+      map.delete(id);
+    }
   }
 
   function clearTimers(): void {
-    for (const timer of timers.values()) clearTimeout(timer);
-    timers.clear();
+    for (const map of [timers, escalations]) {
+      for (const timer of map.values()) clearTimeout(timer);
+      map.clear();
+    }
+  }
+
+  /** A timer for `at` (re-armed past the longest setTimeout), kept in `map` under the question's id. */
+  function timerAt(map: Map<string, NodeJS.Timeout>, id: string, at: Date, fire: () => Promise<unknown>, what: string): void {
+    const old = map.get(id);
+    if (old) clearTimeout(old);
+    const delay = Math.max(0, at.getTime() - now().getTime());
+    const timer = setTimeout(
+      () => {
+        map.delete(id);
+        if (delay > MAX_TIMER_MS) return timerAt(map, id, at, fire, what);
+        void fire().catch((err) => log.error({ questionId: id, err }, `[questions] could not ${what} ${id}`));
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    );
+    timer.unref();
+    map.set(id, timer);
   }
 
   function expireLater(id: string, expiresAt: Date) {
@@ -126,18 +155,30 @@ export function createQuestionService({
   }
 
   function scheduleExpiry(id: string, expiresAt: Date) {
-    clearTimer(id);
-    const delay = Math.max(0, expiresAt.getTime() - now().getTime());
-    const timer = setTimeout(
-      () => {
-        timers.delete(id);
-        if (delay > MAX_TIMER_MS) return scheduleExpiry(id, expiresAt);
-        void settle(id, { status: "timed_out", by: "timeout" }).catch((err) => log.error({ questionId: id, err }, `[questions] could not time out ${id}`));
-      },
-      Math.min(delay, MAX_TIMER_MS),
-    );
-    timer.unref();
-    timers.set(id, timer);
+    timerAt(timers, id, expiresAt, () => settle(id, { status: "timed_out", by: "timeout" }), "time out");
+  }
+
+  function scheduleEscalation(id: string, at: Date) {
+    timerAt(escalations, id, at, () => escalate(id), "escalate");
+  }
+
+  /**
+   * The next escalation step of a question nobody allowed has answered: its people may answer from
+   * now on and are told. One conditional update, so a step is taken once whichever node's timer
+   * fires; a step overdue after a restart is taken at once, and the next one scheduled.
+   */
+  async function escalate(id: string): Promise<Question | null> {
+    const question = await store.find(id);
+    if (!question || question.status !== "pending" || question.escalated >= question.escalate.length) return null;
+    const step = question.escalate[question.escalated]!;
+    const next = question.escalate[question.escalated + 1];
+    const nextAt = next ? new Date(Date.parse(question.createdAt) + next.afterMs) : null;
+    if (!(await store.escalate(id, question.escalated, nextAt))) return null;
+    const escalated: Question = { ...question, escalated: question.escalated + 1 };
+    events.emit("question.updated", escalated);
+    events.emit("question.escalated", escalated, step.to);
+    if (nextAt && timerOwner.owns()) scheduleEscalation(id, nextAt);
+    return escalated;
   }
 
   async function getQuestion({ id }: { id: string }): Promise<Question> {
@@ -177,7 +218,7 @@ export function createQuestionService({
    * Replies and declines: idempotent by commandId, guarded by the digest, claim-once. `limit`
    * checks what applies whatever the outcome (a reply's size and depth under the run's policy)
    * before anything is stored, so a late or stale reply cannot store more than a winning one.
-   * Given `ownerId`, a question of a session they neither own nor are a member of (or of a session being deleted) is not found.
+   * Given `ownerId`, a question of another owner (or of a session being deleted) is not found.
    *
    * The whole of it (read the target, decide, claim, record the receipt, and what `alongWith`
    * changes: "Allow always") is one transaction; the retraction is broadcast before the answer is
@@ -185,7 +226,7 @@ export function createQuestionService({
    */
   function personalSettle(
     kind: Kind,
-    { id, commandId, by, payload, ownerId }: Omit<AnswerCommand, "digest"> & { payload: { digest: string | null } },
+    { id, commandId, by, payload, person, admin = false }: Omit<AnswerCommand, "digest"> & { payload: { digest: string | null } },
     decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
     limit: (policy: RunPolicy) => void = () => {},
     /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers), or null when it changes nothing else. */
@@ -202,7 +243,12 @@ export function createQuestionService({
         return receipt("target_closed", outcome, question);
       };
       const visible = (target: ReplyTarget | null): ReplyTarget => {
-        if (!target || (ownerId !== undefined && ((target.ownerId !== ownerId && !target.member) || target.deleted))) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
+        const sees = (t: ReplyTarget) => !t.deleted && (admin || t.ownerId === person || t.member);
+        if (!target || (person !== undefined && !sees(target))) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
+        if (person !== undefined && !mayAnswer(target.question, person)) {
+          const names = waitingFor(target.question) ?? [];
+          throw new AppError("not_an_answerer", `Only ${names.join(" or ") || "the people it names"} may answer this question; it waits for them.`);
+        }
         return target;
       };
       /** What this answer closes the question with, or why it comes too late. */
@@ -211,14 +257,45 @@ export function createQuestionService({
         const { question } = target;
         if (question.status !== "pending" || (digest !== null && digest !== question.targetDigest)) return { late: lateReceipt(question) };
         const { status, answer, feedback } = decide(question, target.policy);
-        return { closing: closing(status, by, answer, feedback), status };
+        return { closing: { ...closing(status, by, answer, feedback), closedByUser: person ?? null }, status };
       };
       type Won = { question: Question; receipt: ReplyReceipt; also: AlsoChanged };
 
+      /**
+       * A vote on an approval that needs several people: the question is held first, so concurrent
+       * voters count one after another and exactly one of them, the one whose vote makes the count,
+       * settles it. A person counts once, whichever tab or surface they vote from.
+       */
+      const voted = async (tx: SqlTx, target: ReplyTarget, verdict: { closing: Closing; status: "answered" | "declined" }): Promise<Won | ReplyReceipt | null> => {
+        const approvals = target.question.approvals!;
+        if (verdict.status === "answered" && verdict.closing.answer !== "once") {
+          throw new AppError("invalid_answer", `This approval needs ${approvals.required} people: it can only be allowed once, not always.`);
+        }
+        if (!(await store.hold(tx, id))) return null;
+        const votes = await store.vote(tx, {
+          questionId: id,
+          userId: person ?? LOCAL_OWNER,
+          decision: verdict.status === "answered" ? "allow" : "reject",
+          feedback: verdict.closing.feedback,
+          surface: by,
+          createdAt: verdict.closing.closedAt,
+        });
+        const count = (decision: "allow" | "reject") => votes.filter((v) => v.decision === decision).length;
+        const decides = verdict.status === "answered" ? count("allow") >= approvals.required : count("reject") >= approvals.rejections;
+        const mine = votes.find((v) => v.user === (person ?? LOCAL_OWNER))!;
+        // The person's first vote stands: a second one that differs decides nothing.
+        if (!decides || mine.decision !== (verdict.status === "answered" ? "allow" : "reject")) {
+          return receipt("applied", "voted", { ...target.question, votes });
+        }
+        if (!(await store.claim(id, verdict.closing, tx))) return null;
+        const question = { ...closedAs(target.question, verdict.closing), votes };
+        return { question, receipt: receipt("applied", verdict.status, question), also: NOTHING_ELSE };
+      };
+
       const claimed = metrics.time("reply.claim");
       // Read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
-      const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt }> => {
-        const target = visible(await store.target(id, tx, ownerId ?? null));
+      const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt } | { vote: ReplyReceipt }> => {
+        const target = visible(await store.target(id, person ?? LOCAL_OWNER, tx));
         const verdict = judged(target);
         const late = async (late: ReplyReceipt) => {
           // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
@@ -226,15 +303,29 @@ export function createQuestionService({
           return { late };
         };
         if ("late" in verdict) return late(verdict.late);
+        if (target.question.approvals) {
+          const result = await voted(tx, target, verdict);
+          if (result === null) return late(lateReceipt((await store.target(id, person ?? LOCAL_OWNER, tx))!.question));
+          if ("kind" in result) {
+            await record(tx, result);
+            return { vote: result };
+          }
+          await record(tx, result.receipt);
+          return result;
+        }
         const question = closedAs(target.question, verdict.closing);
         // Another settler's claim committed after our read (PostgreSQL reads what is committed; SQLite's write lock excludes it).
-        if (!(await store.claim(id, verdict.closing, tx))) return late(lateReceipt((await store.target(id, tx))!.question));
+        if (!(await store.claim(id, verdict.closing, tx))) return late(lateReceipt((await store.target(id, person ?? LOCAL_OWNER, tx))!.question));
         const r = receipt("applied", verdict.status, question);
         await record(tx, r);
         return { question, receipt: r, also: (await alongWith(question)?.(tx)) ?? NOTHING_ELSE };
       });
       claimed();
       if ("late" in won) return won.late;
+      if ("vote" in won) {
+        events.emit("question.updated", won.vote.question);
+        return won.vote;
+      }
       announce(won.question, broadcast);
       delivered();
       for (const other of won.also.closedIds) await closed(other);
@@ -249,10 +340,12 @@ export function createQuestionService({
    */
   async function allowAlways(question: Question, tx: SqlTx): Promise<AlsoChanged> {
     const rule = alwaysRule(judge, question.approval!, question.answer);
-    await judge.addRule(question.sessionId, rule, "always", tx);
+    const added = await judge.addRule(question.sessionId, rule, "always", tx);
     const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
     const closedIds: string[] = [];
-    for (const q of covered) if (await store.claim(q.id, closing("answered", "rule", "always", alwaysFeedback(rule)), tx)) closedIds.push(q.id);
+    const byRule = { ...closing("answered", "rule", "always", alwaysFeedback(rule)), closedByRule: added.id };
+    // An approval that needs several people is not the person's alone to allow: a rule one of them made leaves it to their votes.
+    for (const q of covered) if (!q.approvals && (await store.claim(q.id, byRule, tx))) closedIds.push(q.id);
     return { closedIds, committed: () => judge.announce(question.sessionId) };
   }
 
@@ -276,7 +369,9 @@ export function createQuestionService({
       if (spec.approval && judge.offered) spec = { ...spec, approval: { ...spec.approval, always: await judge.offered(run.sessionId, spec.approval) } };
       const createdAt = now();
       // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
-      const decided = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
+      const ruled = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
+      // An approval that needs several people is theirs to allow, never a rule's; a deny rule still denies it.
+      const decided = spec.approvals && ruled?.status === "answered" ? null : ruled;
       const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
       const rootRunId = run.rootRunId ?? (await store.rootRunIdOf(run.id)) ?? run.id;
       const question = await store.insert(
@@ -293,13 +388,16 @@ export function createQuestionService({
           spec,
           createdAt,
           expiresAt,
-          closing: decided ? closing(decided.status, "rule", decided.answer, decided.feedback) : undefined,
+          closing: decided ? { ...closing(decided.status, "rule", decided.answer, decided.feedback), closedByRule: decided.ruleId } : undefined,
         },
         epoch,
       );
       if (decided) announce(question);
       else {
         if (expiresAt) expireLater(id, expiresAt);
+        // Another node's timers take it up in their next round.
+        const escalateAt = spec.escalate ? new Date(createdAt.getTime() + spec.escalate[0]!.afterMs) : null;
+        if (escalateAt && timerOwner.owns()) scheduleEscalation(id, escalateAt);
         events.emit("question.asked", question);
       }
       return question;
@@ -315,20 +413,20 @@ export function createQuestionService({
       else checkReplyLimits(policy, value);
     },
 
-    async reply({ id, value, commandId, digest, by, ownerId }: AnswerCommand & { value: unknown }): Promise<ReplyReceipt> {
+    async reply({ id, value, commandId, digest, by, person, admin }: AnswerCommand & { value: unknown }): Promise<ReplyReceipt> {
       const payload = commandPayload("send_input", { questionId: id, value, digest });
       return personalSettle(
         "send_input",
-        { id, commandId, by, payload, ownerId },
+        { id, commandId, by, payload, person, admin },
         (question, policy) => ({ status: "answered", answer: validateReply(question, policy, value), feedback: null }),
         (policy) => checkReplyLimits(policy, value),
         (question) => (question.approval && (question.answer === "always" || question.answer === "always_wider") ? (tx) => allowAlways(question, tx) : null),
       );
     },
 
-    async reject({ id, message, commandId, digest, by, ownerId }: AnswerCommand & { message?: string | null }): Promise<ReplyReceipt> {
+    async reject({ id, message, commandId, digest, by, person, admin }: AnswerCommand & { message?: string | null }): Promise<ReplyReceipt> {
       const payload = commandPayload("reject_input", { questionId: id, message, digest });
-      return personalSettle("reject_input", { id, commandId, by, payload, ownerId }, () => ({ status: "declined", answer: null, feedback: message?.trim() || null }));
+      return personalSettle("reject_input", { id, commandId, by, payload, person, admin }, () => ({ status: "declined", answer: null, feedback: message?.trim() || null }));
     },
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */
@@ -360,7 +458,9 @@ export function createQuestionService({
     async rescheduleExpiries(before?: Date): Promise<void> {
       if (!timerOwner.owns()) return;
       for (const { id, expiresAt } of await store.listExpiring(before)) if (!timers.has(id)) scheduleExpiry(id, expiresAt);
+      for (const { id, escalateAt } of await store.listEscalating(before)) if (!escalations.has(id)) scheduleEscalation(id, escalateAt);
     },
+    escalate,
 
     dispose: clearTimers,
   };

@@ -13,6 +13,7 @@ import type { Principal } from "../access/authenticator";
 import { clientAddress } from "../access/client-address";
 import type { OriginPolicy } from "../access/origin-policy";
 import { log } from "../log";
+import { answeringAs } from "../access/answering-as";
 
 interface SocketData {
   principal: Principal;
@@ -149,7 +150,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       const { id, value, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
       await rateLimits.take("replies", credential);
       // The reply checks who may see the question in its own transaction.
-      return parley.questions.reply({ id, value, commandId, digest, by, ownerId });
+      return parley.questions.reply({ id, value, commandId, digest, by, ...answeringAs(socket.data.principal) });
     });
 
     // The push subscription and session this tab said it shows, so its going away clears what it set (and no more).
@@ -175,7 +176,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     on("question.reject", async (payload) => {
       const { id, message, commandId, digest } = parseOrThrow(QuestionRejectCommandSchema, payload);
       await rateLimits.take("replies", credential);
-      return parley.questions.reject({ id, message, commandId, digest, by, ownerId });
+      return parley.questions.reject({ id, message, commandId, digest, by, ...answeringAs(socket.data.principal) });
     });
   });
 
@@ -186,6 +187,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   // Which room hears each domain event; the revocations below drop sockets instead.
   const relays: DomainHandlers = {
     "question.asked": (q) => toRoom(q.sessionId).emit("question.asked", q),
+    "question.updated": (q) => toRoom(q.sessionId).emit("question.updated", q),
     // The seed's contract has two retractions: a person's answer, and every other end (its status says which).
     "question.closed": (q) => toRoom(q.sessionId).emit(q.status === "answered" ? "question.replied" : "question.rejected", q),
     "message.created": (m) => toRoom(m.sessionId).emit("message.created", m),

@@ -1,3 +1,4 @@
+import type { Answerer } from "../access/answering-as";
 import type { Run } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
 import type { Db } from "../store/db/client";
@@ -33,9 +34,9 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
    * A text command (`/answer`, `/decline`, `/approve`) is applied instead, busy or not: it answers
    * a pending question as its card would, and starts no run.
    */
-  async function postMessage({ sessionId, text, sender }: { sessionId: string; text: string; sender?: string }): Promise<Run | TextCommandResult> {
+  async function postMessage({ sessionId, text, sender, answerer }: { sessionId: string; text: string; sender?: string; answerer?: Answerer }): Promise<Run | TextCommandResult> {
     await sessions.getSession({ id: sessionId });
-    const command = await textCommands.apply({ sessionId, text });
+    const command = await textCommands.apply({ sessionId, text, answerer });
     if (command) return command;
     // The model's context: the session's earlier messages, bounded (this one is stored below).
     const history = await loadChatHistory(db, sessionId);

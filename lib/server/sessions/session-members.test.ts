@@ -84,12 +84,12 @@ describe("who sees a shared session", () => {
   it("a member's reply settles the question for everyone; a stranger's is not found", async () => {
     const { parley } = fx;
     const { session, questionId } = await aliceAsks();
-    expect(await codeOf(parley.questions.reply({ id: questionId, value: "Rome", by: "socket", ownerId: "bob" }))).toBe("not_found:question");
+    expect(await codeOf(parley.questions.reply({ id: questionId, value: "Rome", by: "socket", person: "bob" }))).toBe("not_found:question");
     await parley.members.add({ sessionId: session.id, user: "bob", by: "alice" });
-    expect(await codeOf(parley.questions.reply({ id: questionId, value: "Rome", by: "socket", ownerId: "carol" }))).toBe("not_found:question");
-    const bob = await parley.questions.reply({ id: questionId, value: "Rome", by: "socket", ownerId: "bob" });
+    expect(await codeOf(parley.questions.reply({ id: questionId, value: "Rome", by: "socket", person: "carol" }))).toBe("not_found:question");
+    const bob = await parley.questions.reply({ id: questionId, value: "Rome", by: "socket", person: "bob" });
     expect(bob.outcome).toBe("answered");
-    const alice = await parley.questions.reply({ id: questionId, value: "Oslo", by: "socket", ownerId: "alice" });
+    const alice = await parley.questions.reply({ id: questionId, value: "Oslo", by: "socket", person: "alice" });
     expect(alice).toMatchObject({ outcome: "already_answered", question: { answer: "Rome" } });
   });
 });

@@ -1,3 +1,4 @@
+import { withVotes } from "../store/questions/question-store";
 import { randomUUID } from "node:crypto";
 import { newOrderedId } from "../ids";
 import { LOCAL_OWNER } from "../../protocol/access";
@@ -104,8 +105,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         session,
         messages: stored,
         runs: runs.map(toRun),
-        pendingQuestions: questions.map(toQuestion),
-        closedQuestions: closed.reverse().map(toQuestion),
+        pendingQuestions: await withVotes(questions.map(toQuestion), exec),
+        closedQuestions: await withVotes(closed.reverse().map(toQuestion), exec),
         streaming: mergeStreams(local, elsewhere, stored),
       };
     },

@@ -1,3 +1,4 @@
+import { answeringAs } from "@/lib/server/access/answering-as";
 import { jsonRoute, readJson } from "@/lib/server/http/json-route";
 import { AppError } from "@/lib/protocol/errors";
 import { ChannelTextBodySchema, MAX_CHANNEL_TEXT_CHARS } from "@/lib/protocol/channels";
@@ -9,5 +10,5 @@ export const POST = jsonRoute(async ({ req, parley, caller }) => {
   const body = await readJson(req, ChannelTextBodySchema);
   if (body.text.length > MAX_CHANNEL_TEXT_CHARS) throw new AppError("payload_too_large", `The text is longer than ${MAX_CHANNEL_TEXT_CHARS} characters.`);
   await caller.see.session(body.sessionId);
-  return parley.channelText(body);
+  return parley.channelText({ ...body, answerer: answeringAs(caller) });
 });

@@ -11,28 +11,42 @@ export type QuestionInsert = Required<Omit<Insertable<DB["Question"]>, "createdA
 
 /**
  * What a reply needs of its target, read at once: the question, its run's root and policy, its
- * session's owner, whether `viewer` (none: null) is a member of it, and whether its delete has begun.
+ * session's owner, whether its delete has begun, and whether `person` is a member of it.
  */
-export const target = statement((q, p: { id: string; viewer: string | null }) =>
+export const target = statement((q, p: { id: string; person: string }) =>
   q
     .selectFrom("Question as q")
     .innerJoin("Run as r", "r.id", "q.runId")
     .innerJoin("ChatSession as s", "s.id", "q.sessionId")
     .selectAll("q")
     .select(["r.rootRunId as run_rootRunId", "r.policy as run_policy", "s.ownerId as session_ownerId", "s.deletedAt as session_deletedAt"])
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom("SessionMember as m")
-            .select("m.userId")
-            .whereRef("m.sessionId", "=", "q.sessionId")
-            .where("m.userId", "=", p.viewer as string),
-        )
-        .as("session_viewerIsMember"),
-    )
+    .select((eb) => eb.exists(eb.selectFrom("SessionMember as m").select("m.userId").whereRef("m.sessionId", "=", "q.sessionId").where("m.userId", "=", p.person)).as("session_member"))
     .where("q.id", "=", p.id),
 );
+
+/**
+ * Holds a pending question while a vote is counted: on PostgreSQL the row stays locked until the
+ * vote's transaction ends, so concurrent voters count one after another and the last sees every
+ * vote before it (SQLite's write lock does the same). 0 rows: it is no longer pending.
+ */
+export const holdPending = statement((q, p: { id: string }) =>
+  q
+    .updateTable("Question")
+    .set((eb) => ({ escalated: eb("escalated", "+", 0) }))
+    .where("id", "=", p.id)
+    .where("status", "=", "pending"),
+);
+
+/** A person's vote: their first counts, a second from another tab or surface changes nothing. */
+export const insertVote = statement((q, p: { questionId: string; userId: string; decision: string; feedback: string | null; surface: string; createdAt: Date }) =>
+  q
+    .insertInto("QuestionVote")
+    .values({ questionId: p.questionId, userId: p.userId, decision: p.decision, feedback: p.feedback, surface: p.surface, createdAt: p.createdAt })
+    .onConflict((oc) => oc.columns(["questionId", "userId"]).doNothing()),
+);
+
+/** The votes on a question, oldest first. */
+export const votesOf = statement((q, p: { questionId: string }) => q.selectFrom("QuestionVote").selectAll().where("questionId", "=", p.questionId).orderBy("createdAt").orderBy("userId"));
 
 /** Questions with their run's root (a question names it), oldest first. */
 const withRoot = (q: QueryCreator<DB>) =>
@@ -58,6 +72,21 @@ export const countPending = statement((q) =>
     .select(sql<number>`CAST(COUNT(*) AS INTEGER)`.as("n"))
     .where("status", "=", "pending"),
 );
+/** Pending questions with an escalation step due (before `before`, when given), for the escalation timers. */
+export const escalating = statement((q, p: { before: Date | null }, engine) =>
+  q
+    .selectFrom("Question")
+    .select(["id", "escalateAt"])
+    .where("status", "=", "pending")
+    .where("escalateAt", "is not", null)
+    .where((eb) => eb.or([eb(typedParam(engine, p.before, "timestamp(3)"), "is", null), eb("escalateAt", "<", p.before)])),
+);
+
+/** Takes escalation step `from` of a pending question (once, whoever's timer fires first), and sets when the next one is due. */
+export const escalateStep = statement((q, p: { id: string; from: number; to: number; nextAt: Date | null }) =>
+  q.updateTable("Question").set({ escalated: p.to, escalateAt: p.nextAt }).where("id", "=", p.id).where("status", "=", "pending").where("escalated", "=", p.from),
+);
+
 /** Pending questions that expire (before `before`, when given), for the expiry timers. */
 export const expiring = statement((q, p: { before: Date | null }, engine) =>
   q

@@ -1,5 +1,6 @@
 import { RunPolicySchema, type RunPolicy } from "../../../protocol/policy";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../../protocol/question";
+import type { Vote } from "../../../protocol/teams";
 import type { Db } from "../db/client";
 import { toQuestion } from "../db/mappers";
 import { fenced, noRunOrLeaseLost, type HeldEpoch } from "../../cluster/lease-fence";
@@ -86,10 +87,10 @@ function questionRow(q: NewQuestion) {
 export interface ReplyTarget {
   question: Question;
   policy: RunPolicy;
-  /** The session's owner, whether the one replying is a member of it, and whether its delete has begun: who may see the question. */
+  /** The session's owner, whether its delete has begun, and whether the person answering is a member: who may see the question. */
   ownerId: string;
-  member: boolean;
   deleted: boolean;
+  member: boolean;
 }
 
 const parsePolicy = (text: string | null | undefined): RunPolicy => RunPolicySchema.parse(JSON.parse(text ?? "{}"));
@@ -101,9 +102,8 @@ const targetOf = (row: RowOf<typeof Q.target> | undefined): ReplyTarget | null =
         question: toQuestion(row),
         policy: parsePolicy(row.run_policy),
         ownerId: row.session_ownerId,
-        // EXISTS reads 0 or 1 on SQLite.
-        member: row.session_viewerIsMember === true || (row.session_viewerIsMember as unknown) === 1,
         deleted: row.session_deletedAt !== null,
+        member: Boolean(row.session_member),
       }
     : null;
 
@@ -121,6 +121,13 @@ export const closedAs = (question: Question, { status, closedBy, closedAt, answe
 });
 
 const withRoot = (row: RowOf<typeof Q.byId>): Question => toQuestion(row);
+
+const toVote = (row: RowOf<typeof Q.votesOf>): Vote => ({ user: row.userId, decision: row.decision as Vote["decision"], at: row.createdAt.toISOString(), feedback: row.feedback });
+
+/** Questions with their votes: only an approval that needs several people has any, read one statement each. */
+export async function withVotes<T extends Question | null>(questions: T[], on: SqlReader): Promise<T[]> {
+  return Promise.all(questions.map(async (q) => (q?.approvals ? { ...q, votes: (await on.rows(Q.votesOf, { questionId: q.id })).map(toVote) } : q)));
+}
 const one = (rows: Array<RowOf<typeof Q.byId>>): Question | null => (rows[0] ? toQuestion(rows[0]) : null);
 const oldestFirst = (a: Question, b: Question) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
@@ -145,14 +152,26 @@ export function createQuestionStore(db: Db) {
       return toQuestion({ ...row, run_rootRunId: q.rootRunId });
     },
 
-    find: async (id: string): Promise<Question | null> => one(await exec.rows(Q.byId, { id })),
+    find: async (id: string): Promise<Question | null> => (await withVotes([one(await exec.rows(Q.byId, { id }))], exec))[0]!,
     findByPendingId: async (pendingId: string): Promise<Question | null> => one(await exec.rows(Q.byPendingId, { pendingId })),
 
     /** The policy fixed when a run started. */
     policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await exec.rows(Q.runPolicyAndRoot, { runId }))[0]?.policy),
 
-    /** A reply's target, read at once; `viewer`: whose membership of its session to read. */
-    target: async (id: string, on: SqlReader = exec, viewer: string | null = null): Promise<ReplyTarget | null> => targetOf((await on.rows(Q.target, { id, viewer }))[0]),
+    /** A reply's target, read at once (and whether `person` is a member of its session). */
+    target: async (id: string, person: string, on: SqlReader = exec): Promise<ReplyTarget | null> => {
+      const found = targetOf((await on.rows(Q.target, { id, person }))[0]);
+      return found?.question.approvals ? { ...found, question: (await withVotes([found.question], on))[0]! } : found;
+    },
+
+    /** Holds a pending question for a vote's transaction: false when it is no longer pending. */
+    hold: async (tx: SqlTx, id: string): Promise<boolean> => (await tx.changes(Q.holdPending, { id })) === 1,
+
+    /** A person's vote (their first one counts), then every vote on the question, oldest first. */
+    vote: async (tx: SqlTx, vote: { questionId: string; userId: string; decision: Vote["decision"]; feedback: string | null; surface: string; createdAt: Date }): Promise<Vote[]> => {
+      await tx.changes(Q.insertVote, vote);
+      return (await tx.rows(Q.votesOf, { questionId: vote.questionId })).map(toVote);
+    },
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
     claim: async (id: string, closing: Closing, tx: Pick<SqlTx, "changes"> = exec): Promise<boolean> => (await tx.changes(Q.claim, { id, ...closingData(closing) })) === 1,
@@ -172,15 +191,22 @@ export function createQuestionStore(db: Db) {
     pendingIdsOf: async (runId: string): Promise<string[]> => (await exec.rows(Q.pendingIdsOf, { runId })).map((q) => q.id),
 
     /** Every question a run asked, in journal order (its audit trail). */
-    listOfRun: async (runId: string): Promise<Question[]> => (await exec.rows(Q.ofRun, { runId })).map(withRoot),
+    listOfRun: async (runId: string): Promise<Question[]> => withVotes((await exec.rows(Q.ofRun, { runId })).map(withRoot), exec),
 
     /** Pending questions, oldest first: all, a session's, or those of the runs named. */
     listPending: async ({ sessionId, runIds }: { sessionId?: string; runIds?: string[] } = {}): Promise<Question[]> => {
-      if (runIds) return (await Promise.all(runIds.map((runId) => exec.rows(Q.pendingOfRun, { runId })))).flat().map(withRoot).sort(oldestFirst);
-      return (await (sessionId === undefined ? exec.rows(Q.pending, {}) : exec.rows(Q.pendingInSession, { sessionId }))).map(withRoot);
+      if (runIds) return withVotes((await Promise.all(runIds.map((runId) => exec.rows(Q.pendingOfRun, { runId })))).flat().map(withRoot).sort(oldestFirst), exec);
+      return withVotes((await (sessionId === undefined ? exec.rows(Q.pending, {}) : exec.rows(Q.pendingInSession, { sessionId }))).map(withRoot), exec);
     },
 
     countPending: async (): Promise<number> => (await exec.rows(Q.countPending, {}))[0]!.n,
+
+    /** Pending questions whose next escalation step is due (before `before`), for the escalation timers. */
+    listEscalating: async (before?: Date): Promise<Array<{ id: string; escalateAt: Date }>> =>
+      (await exec.rows(Q.escalating, { before: before ?? null })).map((r) => ({ id: r.id, escalateAt: r.escalateAt! })),
+
+    /** Takes escalation step `from` (true for the one caller that took it), setting when the next is due. */
+    escalate: async (id: string, from: number, nextAt: Date | null): Promise<boolean> => (await exec.changes(Q.escalateStep, { id, from, to: from + 1, nextAt })) === 1,
 
     /** Pending questions that expire, for the expiry timers. */
     listExpiring: async (before?: Date): Promise<Array<{ id: string; expiresAt: Date }>> =>

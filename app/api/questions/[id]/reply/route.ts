@@ -1,3 +1,4 @@
+import { answeringAs } from "@/lib/server/access/answering-as";
 import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
 import { replySurfaceOf } from "@/lib/server/http/reply-surface";
 import { ReplyBodySchema } from "@/lib/protocol/commands";
@@ -14,5 +15,5 @@ export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, call
   // An unknown id is 404 whatever the body; the reply checks again in its own transaction.
   await caller.see.question(id);
   const { value, commandId, digest } = await readJson(req, ReplyBodySchema);
-  return parley.questions.reply({ id, value, commandId, digest, by: replySurfaceOf(req), ownerId: caller.ownerId });
+  return parley.questions.reply({ id, value, commandId, digest, by: replySurfaceOf(req), ...answeringAs(caller) });
 });

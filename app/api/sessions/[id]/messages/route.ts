@@ -1,3 +1,4 @@
+import { answeringAs } from "@/lib/server/access/answering-as";
 import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
 import { PostMessageBodySchema } from "@/lib/protocol/rest";
 
@@ -9,7 +10,7 @@ export const POST = jsonRoute<{ id: string }>(
     const sessionId = one(params.id);
     await caller.see.session(sessionId);
     const { text } = await readJson(req, PostMessageBodySchema);
-    return parley.postMessage({ sessionId, text });
+    return parley.postMessage({ sessionId, text, answerer: answeringAs(caller) });
   },
   { status: 201 },
 );

@@ -1,0 +1,13 @@
+import { LOCAL_OWNER } from "../../protocol/access";
+import type { Principal } from "./authenticator";
+
+/** Who answers: the person, and whether they are an administrator. */
+export interface Answerer {
+  person: string;
+  admin: boolean;
+}
+
+/** The person a credential answers questions as, and whether they are an administrator (who sees every session). */
+export function answeringAs(principal: Pick<Principal, "ownerId"> & { admin?: boolean }): Answerer {
+  return { person: principal.ownerId, admin: principal.admin ?? principal.ownerId === LOCAL_OWNER };
+}
