@@ -5,9 +5,11 @@ import { SessionList } from "@/components/SessionList";
 import { Logo } from "@/components/Sidebar";
 import { AccountMenu } from "@/components/AccountMenu";
 import { useSessions } from "@/lib/client/use-sessions";
+import { useMe } from "@/lib/client/use-me";
 
 export function HomeScreen() {
   const { sessions, error, creating, createSession, renameSession, deleteSession } = useSessions();
+  const me = useMe();
   return (
     <main className="min-h-dvh bg-stone-50">
       <div className="mx-auto flex max-w-2xl flex-col px-6 py-16 sm:py-24">
@@ -24,7 +26,7 @@ export function HomeScreen() {
         </div>
         {error && <p className="mt-4 text-sm text-red-600">{error.message}</p>}
         <h2 className="mb-3 mt-14 text-sm font-medium uppercase tracking-wide text-stone-500">Recent chats</h2>
-        <SessionList sessions={sessions} variant="roomy" onRename={renameSession} onDelete={deleteSession} />
+        <SessionList sessions={sessions} variant="roomy" onRename={renameSession} onDelete={deleteSession} me={me} />
       </div>
     </main>
   );

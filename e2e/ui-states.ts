@@ -2,6 +2,7 @@ import { createECDH, randomBytes, randomUUID } from "node:crypto";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { PushDevicesSchema } from "../lib/protocol/push";
 import { Api } from "./chat-page";
+import { peopleOnServer } from "./people";
 
 /**
  * Every state of the UI a person can reach, each opened the way a person would meet it: the specs
@@ -232,6 +233,41 @@ export const PAGE_STATES: UiState[] = [
       await page.getByTestId("account-button").click();
       await expect(page.getByTestId("account-panel")).toBeVisible();
       await expect(page.getByTestId("sign-out")).toBeVisible();
+    },
+  },
+  {
+    name: "people panel",
+    prepare: async (api, request) => {
+      await peopleOnServer(["bob"]);
+      const session = await api.createSession();
+      expect((await request.post(`/api/sessions/${session.id}/members`, { data: { user: "bob" } })).status()).toBe(201);
+      return `/s/${session.id}`;
+    },
+    reach: async (page) => {
+      await ready(page);
+      await page.getByTestId("people-button").click();
+      await expect(page.getByTestId("person-remove")).toBeVisible();
+      await expect(page.getByTestId("people-add-name")).toBeVisible();
+    },
+  },
+  {
+    name: "a chat shared with me, its People panel",
+    prepare: async (_api, request) => {
+      // Bob's chat, shared with the person signed in here (local).
+      const [bob] = await peopleOnServer(["bob"]);
+      const asBob = { headers: { authorization: `Bearer ${bob!.token}` } };
+      const created = await request.post("/api/sessions", { ...asBob, data: { title: "Bob’s plans" } });
+      expect(created.status()).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      expect((await request.post(`/api/sessions/${id}/members`, { ...asBob, data: { user: "local" } })).status()).toBe(201);
+      return `/s/${id}`;
+    },
+    reach: async (page) => {
+      await ready(page);
+      await page.getByTestId("people-button").click();
+      await expect(page.getByTestId("person-leave")).toBeVisible();
+      // Local is the administrator: it may share bob's chat on.
+      await expect(page.getByTestId("people-add-name")).toBeVisible();
     },
   },
   {

@@ -35,6 +35,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/sessions/:id/runs", methods: ["GET", "POST"], limit: "runs" },
   { path: "/api/sessions/:id/rules", methods: ["GET", "POST"], limit: "sessions" },
   { path: "/api/sessions/:id/rules/:ruleId", methods: ["DELETE"], limit: "sessions" },
+  { path: "/api/sessions/:id/members", methods: ["GET", "POST"], limit: "sessions" },
+  { path: "/api/sessions/:id/members/:user", methods: ["DELETE"], limit: "sessions" },
   { path: "/api/asks", methods: ["POST"], limit: "runs", asks: true },
   { path: "/api/questions", methods: ["GET"] },
   { path: "/api/questions/:id", methods: ["GET"], asks: true },

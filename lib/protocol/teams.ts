@@ -55,6 +55,8 @@ export type SessionMembers = z.infer<typeof SessionMembersSchema>;
 /** `POST /api/sessions/{id}/members` (the owner or an administrator). */
 export const AddMemberBodySchema = z.strictObject({ user: PersonNameSchema });
 export type AddMemberBody = z.infer<typeof AddMemberBodySchema>;
+/** `DELETE /api/sessions/{id}/members/{user}` (the owner or an administrator; a member for themselves: leaving) takes no body, or `{}`. */
+export const RemoveMemberBodySchema = z.strictObject({});
 
 export const MAX_ANSWERERS = 50;
 export const MAX_ESCALATION_STEPS = 5;

@@ -26,6 +26,7 @@ import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
 import { createRunService } from "./runs/run-service";
 import { createChatTurns } from "./sessions/chat-turns";
+import { createSessionMembers } from "./sessions/session-members";
 import { createAskService } from "./asks/ask-service";
 import { createMcpEndpoint } from "./mcp/mcp-endpoint";
 import { createTextChannel } from "./commands/text-channel";
@@ -207,6 +208,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   events.on("question.asked", publishSession);
   events.on("question.closed", publishSession);
 
+  const members = createSessionMembers({ db, events, sessions });
   const textCommands = createTextCommands({ db, sessions, questions });
   const resume = createResume({ commands, runs });
   const inbox = createInbox({ commands, questions, resume, stop: runs.stopRun, pollMs: config.inboxPollMs });
@@ -235,6 +237,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     events,
     commands,
     sessions,
+    /** Who a session is shared with: its owner and its members. */
+    members,
     questions,
     runs,
     /** Questions asked from outside Parley (the ask API): runs of the built-in `ask` function. */
@@ -292,17 +296,19 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
      * and no run can start in it: a run's insert checks the mark in its own transaction); its
      * active runs are stopped, which cancels their pending questions (every tab retracts the
      * cards: `question.rejected`, status `cancelled`); anything still pending is cancelled; the
-     * session is removed with all it holds; then the owner's tabs hear `session.deleted`.
+     * session is removed with all it holds; then its people's tabs (its owner's and members') hear `session.deleted`.
      * Of concurrent deletes one does this and the others get not_found.
      */
     async deleteSession({ id }: { id: string }): Promise<{ id: string; deleted: true }> {
       const { ownerId } = await sessions.markDeleted({ id });
+      // Read before its rows go with it: nobody is added to a session whose delete has begun.
+      const people = [ownerId, ...(await members.names(id))];
       const reason = "The chat was deleted.";
       await runs.stopSessionRuns({ sessionId: id, reason });
       const leftover = new Set((await questions.listPending({ sessionId: id })).map((q) => q.runId));
       for (const runId of leftover) await questions.closeForRun({ runId, status: "cancelled", by: "stop", feedback: reason });
       await sessions.removeDeleted({ id });
-      events.emit("session.deleted", { id, ownerId });
+      events.emit("session.deleted", { id, people });
       return { id, deleted: true };
     },
 

@@ -40,15 +40,23 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal, viewer = nu
   const shown = useRef<string | null>(null);
   const [retracted, setRetracted] = useState<ReadonlySet<string>>(new Set());
 
-  // Deleted in a browser tab (or anywhere): nothing is left to show.
+  // Deleted in a browser tab (or anywhere), or no longer shared with this person: nothing is left to show.
   useEffect(() => {
-    const onDeleted = ({ id }: { id: string }) => {
-      if (id !== sessionId) return;
-      onFatal("This chat was deleted.");
-      exit();
-    };
+    const ending =
+      (why: string) =>
+      ({ id }: { id: string }) => {
+        if (id !== sessionId) return;
+        onFatal(why);
+        exit();
+      };
+    const onDeleted = ending("This chat was deleted.");
+    const onLeft = ending("This chat is no longer shared with you.");
     transport.socket.on("session.deleted", onDeleted);
-    return () => void transport.socket.off("session.deleted", onDeleted);
+    transport.socket.on("session.left", onLeft);
+    return () => {
+      transport.socket.off("session.deleted", onDeleted);
+      transport.socket.off("session.left", onLeft);
+    };
   }, [transport, sessionId, onFatal, exit]);
 
   useEffect(() => {

@@ -16,7 +16,7 @@ import {
   SignOutBodySchema,
 } from "../../lib/protocol/rest";
 import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
-import { AddPersonBodySchema, NewSignInLinkBodySchema, RemovePersonBodySchema } from "../../lib/protocol/teams";
+import { AddMemberBodySchema, AddPersonBodySchema, NewSignInLinkBodySchema, RemoveMemberBodySchema, RemovePersonBodySchema } from "../../lib/protocol/teams";
 
 /**
  * What each REST route takes, beside API_ROUTES (which says which methods it answers): the body
@@ -48,6 +48,10 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/sessions/:id/rules": { schema: CreateRuleBodySchema, optional: false },
   // Strict and empty, as the session's DELETE: a body aimed at the sentinel session removes no rule.
   "DELETE /api/sessions/:id/rules/:ruleId": { schema: RemoveRuleBodySchema, optional: true },
+  // A valid body names someone who is no person (404): the sentinel session is shared with nobody.
+  "POST /api/sessions/:id/members": { schema: AddMemberBodySchema, optional: false },
+  // Strict and empty, as the session's DELETE: a body aimed at the sentinel session removes nobody.
+  "DELETE /api/sessions/:id/members/:user": { schema: RemoveMemberBodySchema, optional: true },
   "POST /api/questions/:id/reply": { schema: ReplyBodySchema, optional: false },
   "POST /api/questions/:id/reject": { schema: RejectBodySchema, optional: true },
   "POST /api/runs/:id/resume": { schema: ResumeBodySchema, optional: true },

@@ -22,6 +22,10 @@ export interface Caller {
     question(id: string): Promise<void>;
     run(id: string): Promise<void>;
   };
+  /** Changes only a session's owner or an administrator may make (`action` in words: "delete this chat"): 404 unseen, 403 for a member. */
+  manage: {
+    session(id: string, action: string): Promise<void>;
+  };
 }
 
 type Handler<P extends Params> = (args: { req: Request; params: P; parley: Parley; caller: Caller }) => Promise<unknown>;
@@ -41,10 +45,13 @@ function callerOf(req: Request, parley: Parley): Caller | null {
     credential,
     admin: req.headers.get(PRINCIPAL_HEADERS.admin) === "1",
     see: {
-      session: (id) => visibility.session(ownerId, id),
+      session: async (id) => void (await visibility.session(ownerId, id)),
       // A token that may only ask sees the questions it asked, and no other.
       question: (id) => (askOnly ? visibility.askedBy(ownerId, credential, id) : visibility.question(ownerId, id)),
       run: (id) => visibility.run(ownerId, id),
+    },
+    manage: {
+      session: async (id, action) => void (await visibility.manage({ ownerId }, id, action)),
     },
   };
 }

@@ -11,6 +11,7 @@ const caller = (via: Caller["via"], credential: string): Caller => ({
   credential,
   admin: true,
   see: { session: async () => {}, question: async () => {}, run: async () => {} },
+  manage: { session: async () => {} },
 });
 
 let fake: FakeParley | undefined;
