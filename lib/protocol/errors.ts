@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   invalid_schema: 422,
   schema_remote_ref: 422,
   max_requests_exceeded: 422,
+  invalid_answerers: 422,
   prompt_too_long: 422,
   invalid_policy: 422,
   callback_not_allowed: 422,
