@@ -23,6 +23,7 @@ import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { toolCatalogue } from "./workers/tools";
 import { loadMcpServers } from "./workers/agent/mcp/servers-file";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
+import { signInOrigin, startUrl } from "./lib/server/people/sign-in-origin";
 import { configureLog, hideInLogs, log } from "./lib/server/log";
 
 /** Connections the kernel queues before the server accepts them (see the listen below). */
@@ -70,6 +71,7 @@ async function main() {
   const mcpServers = Object.keys(loadMcpServers(mcpServersFile));
   if (mcpServers.length > 0) say(`> MCP servers for the agent (${mcpServersFile}): ${mcpServers.join(", ")}`);
   if (workspace.seeded.length > 0) say(`> The workspace ${workspace.path} was empty: seeded it with a sample project (${workspace.seeded.length} files)`);
+  let port = env.PORT;
   const parley = await openParley({
     tools: toolCatalogue,
     permissionsFile: env.PARLEY_PERMISSIONS_FILE,
@@ -97,6 +99,8 @@ async function main() {
     access: { token: env.PARLEY_TOKEN ?? keptToken(), tokenFile: tokenFile ?? undefined, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: say,
     nodeId,
+    // Known once the server listens (PORT 0 picks a port); no request comes before.
+    origin: () => signInOrigin({ allowedOrigins: env.PARLEY_ALLOWED_ORIGINS, host: env.HOST, port }),
   });
   setParley(parley);
   hideInLogs(() => parley.access.serverToken);
@@ -123,7 +127,6 @@ async function main() {
   const app = next({ dev, dir: root, hostname: env.HOST, port: env.PORT, httpServer });
   await app.prepare();
   const handle = app.getRequestHandler();
-  let port = env.PORT;
   const origins = createOriginPolicy({ host: env.HOST, port: () => port, allowedOrigins: env.PARLEY_ALLOWED_ORIGINS });
   const gate = createGate({ access: parley.access, origins, dev });
   httpServer.on("request", (req, res) => {
@@ -145,7 +148,7 @@ async function main() {
   });
   const address = httpServer.address();
   port = typeof address === "object" && address ? address.port : env.PORT;
-  const appUrl = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST}:${port}`;
+  const appUrl = startUrl(env.HOST, port);
   say(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
   say(`> ${describeModel(modelSettings(process.env))}`);
   say(`> The agent's tools work in ${workspace.path} (PARLEY_WORKSPACE)`);

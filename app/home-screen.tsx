@@ -3,11 +3,13 @@
 import { NewChatButton } from "@/components/NewChatButton";
 import { SessionList } from "@/components/SessionList";
 import { Logo } from "@/components/Sidebar";
-import { SignOutControls } from "@/components/SignOutControls";
+import { AccountMenu } from "@/components/AccountMenu";
 import { useSessions } from "@/lib/client/use-sessions";
+import { useMe } from "@/lib/client/use-me";
 
 export function HomeScreen() {
   const { sessions, error, creating, createSession, renameSession, deleteSession } = useSessions();
+  const me = useMe();
   return (
     <main className="min-h-dvh bg-stone-50">
       <div className="mx-auto flex max-w-2xl flex-col px-6 py-16 sm:py-24">
@@ -15,7 +17,7 @@ export function HomeScreen() {
           <div className="flex items-center gap-2 text-lg font-semibold tracking-tight text-stone-900">
             <Logo className="h-8 w-8" /> Parley
           </div>
-          <SignOutControls className="-mr-2.5" />
+          <AccountMenu />
         </div>
         <h1 className="mt-8 text-3xl font-semibold tracking-tight text-stone-900 sm:text-4xl">Agents that ask before they act.</h1>
         <p className="mt-3 max-w-xl text-stone-600">When an agent needs a decision, a question card takes the place of the input — in every open tab. The first answer wins; the others step aside.</p>
@@ -24,7 +26,7 @@ export function HomeScreen() {
         </div>
         {error && <p className="mt-4 text-sm text-red-600">{error.message}</p>}
         <h2 className="mb-3 mt-14 text-sm font-medium uppercase tracking-wide text-stone-500">Recent chats</h2>
-        <SessionList sessions={sessions} variant="roomy" onRename={renameSession} onDelete={deleteSession} />
+        <SessionList sessions={sessions} variant="roomy" onRename={renameSession} onDelete={deleteSession} me={me} />
       </div>
     </main>
   );

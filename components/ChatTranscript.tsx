@@ -22,6 +22,8 @@ interface ChatTranscriptProps {
   waitingRunIds: ReadonlyMap<string, Exclude<WaitingOn, false>>;
   onStopRun?: (run: Run) => unknown;
   stopping: boolean;
+  /** The person reading (their own answers read "by you"). */
+  viewer?: string | null;
 }
 
 /** The failed chat turn to run again when the transcript ends with its failure. */
@@ -34,7 +36,7 @@ function retryRunOf(items: TranscriptItem[]): string | null {
 /** How close to the bottom still counts as reading the latest (px). */
 const NEAR_BOTTOM = 80;
 
-export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunIds, onStopRun, stopping }: ChatTranscriptProps) {
+export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunIds, onStopRun, stopping, viewer = null }: ChatTranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
   const retryRun = onRetry ? retryRunOf(items) : null;
@@ -108,7 +110,7 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
                   />
                 );
               case "question":
-                return <QuestionRecord key={item.question.id} question={item.question} />;
+                return <QuestionRecord key={item.question.id} question={item.question} viewer={viewer} />;
             }
           })}
           {retryRun !== null && (

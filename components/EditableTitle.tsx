@@ -6,7 +6,8 @@ import { TitleInput } from "./TitleInput";
 
 interface EditableTitleProps {
   title: string | null;
-  onRename: (title: string) => Promise<Ack<unknown>>;
+  /** Without it (a chat shared with me: its owner names it) the title is only shown. */
+  onRename?: (title: string) => Promise<Ack<unknown>>;
 }
 
 /** The chat's title in its header: the pencil (or a double-click) edits it in place; Enter saves, Esc cancels. */
@@ -21,7 +22,8 @@ export function EditableTitle({ title, onRename }: EditableTitleProps) {
     pencil.current?.focus();
   }, [editing]);
 
-  if (editing && title !== null) {
+  const editable = title !== null && onRename !== undefined;
+  if (editing && title !== null && onRename) {
     return (
       <div className="flex min-w-0 max-w-md flex-1">
         <TitleInput
@@ -39,10 +41,10 @@ export function EditableTitle({ title, onRename }: EditableTitleProps) {
 
   return (
     <div className="group flex min-w-0 items-center gap-1">
-      <h1 data-testid="session-title" className="min-w-0 truncate font-semibold text-stone-900" onDoubleClick={() => title !== null && setEditing(true)}>
+      <h1 data-testid="session-title" className="min-w-0 truncate font-semibold text-stone-900" onDoubleClick={() => editable && setEditing(true)}>
         {title ?? "\u00a0"}
       </h1>
-      {title !== null && (
+      {editable && (
         <button
           ref={pencil}
           type="button"

@@ -15,11 +15,12 @@ const TONE_STYLE: Record<QuestionAudit["tone"], string> = {
 };
 
 /**
- * A closed question or approval: what was asked, how it ended, from where and when. An approval is
- * a tool call: its row expands (the chevron) to the tool's input and result.
+ * A closed question or approval: what was asked, how it ended, who settled it from where (or the
+ * rule that did) and when. An approval is a tool call: its row expands (the chevron) to the tool's
+ * input and result. `viewer` is the person reading: their own answers read "by you".
  */
-export function QuestionRecord({ question }: { question: Question }) {
-  const audit = auditOf(question);
+export function QuestionRecord({ question, viewer = null }: { question: Question; viewer?: string | null }) {
+  const audit = auditOf(question, { viewer });
   const approval = audit.tool !== null;
   // An approval that needed several people: who approved it (or rejected it), from its votes.
   const decidedBy = decidedByLine(question);
@@ -30,6 +31,7 @@ export function QuestionRecord({ question }: { question: Question }) {
       data-status={question.status}
       data-kind={question.kind}
       data-closed-by={question.closedBy ?? undefined}
+      data-closed-by-user={question.closedByUser ?? undefined}
       data-question-id={question.id}
       className="ml-9 flex max-w-[85%] items-start gap-2 self-start rounded-lg bg-stone-100 px-3 py-1.5 text-sm text-stone-600"
     >

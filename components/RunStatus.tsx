@@ -29,7 +29,8 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
   const label = waits ? (waiting === "others" ? OTHERS : LABEL.waiting_input) : LABEL[run.status];
   return (
     // On a phone a finished run's dot beside the connection's would read as a second connection light: it shows while work goes on.
-    <div className={`${run.status === "running" || run.status === "waiting_input" ? "flex" : "hidden sm:flex"} min-w-0 items-center gap-3`}>
+    // With its Stop it does not shrink (the title does), and on a phone the Stop alone says work goes on.
+    <div className={`${run.status === "running" || run.status === "waiting_input" ? "flex" : "hidden sm:flex"} ${canStop ? "shrink-0" : "min-w-0"} items-center sm:gap-3`}>
       <div
         data-testid="run-status"
         data-status={run.status}
@@ -38,7 +39,7 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
         title={run.error ?? undefined}
         className="flex min-w-0 items-center gap-2 text-sm text-stone-600"
       >
-        <span aria-hidden className={`h-2 w-2 shrink-0 rounded-full ${label.dot}`} />
+        <span aria-hidden className={`h-2 w-2 shrink-0 rounded-full ${label.dot} ${canStop ? "hidden sm:block" : ""}`} />
         {/* On a phone the header keeps the dot; the words stay for screen readers. */}
         <span className="sr-only min-w-0 truncate font-medium sm:not-sr-only">{label.text}</span>
         {run.progress && <span className="sr-only truncate text-stone-500 sm:not-sr-only">· {run.progress}</span>}

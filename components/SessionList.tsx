@@ -6,7 +6,9 @@ import type { Session } from "@/lib/protocol/entities";
 import type { Ack } from "@/lib/protocol/socket";
 import { relativeTime, useNow } from "@/lib/client/relative-time";
 import { fullTime } from "@/lib/client/timestamps";
+import { mayManage, sharedWords, whoseChat, type Me } from "@/lib/client/session-people";
 import { ConfirmDialog } from "./ConfirmDialog";
+import { PeopleIcon } from "./PeoplePanel";
 import { TitleInput } from "./TitleInput";
 
 interface SessionListProps {
@@ -14,12 +16,14 @@ interface SessionListProps {
   activeId?: string;
   /** "compact" for the sidebar, "roomy" for the home page. */
   variant?: "compact" | "roomy";
-  /** With these, each chat has a menu to rename and delete it. */
+  /** With these, each chat I may manage (mine, or any as an administrator) has a menu to rename and delete it. */
   onRename?: (id: string, title: string) => Promise<Ack<unknown>>;
   onDelete?: (id: string) => Promise<Ack<unknown>>;
+  /** Who I am: a chat shared with me says whose it is. */
+  me?: Me | null;
 }
 
-export function SessionList({ sessions, activeId, variant = "compact", onRename, onDelete }: SessionListProps) {
+export function SessionList({ sessions, activeId, variant = "compact", onRename, onDelete, me = null }: SessionListProps) {
   // Relative times stay true while the page stays open.
   const now = useNow(60_000);
   const [deleting, setDeleting] = useState<Session | null>(null);
@@ -49,9 +53,10 @@ export function SessionList({ sessions, activeId, variant = "compact", onRename,
             active={s.id === activeId}
             roomy={roomy}
             now={now}
-            onRename={onRename}
+            me={me}
+            onRename={mayManage(s, me) ? onRename : undefined}
             onAskDelete={
-              onDelete
+              onDelete && mayManage(s, me)
                 ? () => {
                     setDeleteError(null);
                     setDeleting(s);
@@ -72,7 +77,7 @@ export function SessionList({ sessions, activeId, variant = "compact", onRename,
           onConfirm={() => void confirmDelete()}
           onCancel={() => setDeleting(null)}
         >
-          <p>The chat and its messages are deleted for good.</p>
+          <p>The chat and its messages are deleted for good{deleting.shared ? ", for everyone it is shared with" : ""}.</p>
           {deleting.pendingCount > 0 ? (
             <p className="mt-2 font-medium text-amber-800">
               {deleting.pendingCount === 1 ? "A question is" : `${deleting.pendingCount} questions are`} still waiting for an answer: its work is stopped and the question withdrawn in every tab.
@@ -91,11 +96,12 @@ interface SessionRowProps {
   active: boolean;
   roomy: boolean;
   now: number;
+  me: Me | null;
   onRename?: (id: string, title: string) => Promise<Ack<unknown>>;
   onAskDelete?: () => void;
 }
 
-function SessionRow({ session: s, active, roomy, now, onRename, onAskDelete }: SessionRowProps) {
+function SessionRow({ session: s, active, roomy, now, me, onRename, onAskDelete }: SessionRowProps) {
   const [renaming, setRenaming] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
@@ -134,6 +140,16 @@ function SessionRow({ session: s, active, roomy, now, onRename, onAskDelete }: S
   }
 
   const time = relativeTime(s.updatedAt, now);
+  const whose = whoseChat(s, me);
+  const shared = sharedWords(s, me);
+  /** A shared chat's mark: the people icon, and whose it is when it is someone else's. */
+  const sharing = shared && (
+    <span data-testid="session-shared" data-whose={whose ?? undefined} title={shared} className="flex shrink-0 items-center gap-1 text-xs font-normal text-stone-600">
+      <PeopleIcon className="h-3.5 w-3.5" />
+      {whose ? <span data-testid="session-whose">{whose}</span> : <span className="sr-only">{shared}</span>}
+      {whose && <span className="sr-only"> (shared with you)</span>}
+    </span>
+  );
   return (
     <li className={rowClass} data-testid="session-row" data-session-id={s.id}>
       <Link
@@ -161,11 +177,15 @@ function SessionRow({ session: s, active, roomy, now, onRename, onAskDelete }: S
             {s.title}
           </span>
           {!roomy && (
-            <time dateTime={s.updatedAt} title={fullTime(s.updatedAt)} data-testid="session-time" className="text-xs font-normal text-stone-600">
-              {time}
-            </time>
+            <span className="flex min-w-0 items-center gap-2">
+              <time dateTime={s.updatedAt} title={fullTime(s.updatedAt)} data-testid="session-time" className="text-xs font-normal text-stone-600">
+                {time}
+              </time>
+              {sharing}
+            </span>
           )}
         </span>
+        {roomy && sharing}
         {roomy && (
           <time dateTime={s.updatedAt} title={fullTime(s.updatedAt)} data-testid="session-time" className="shrink-0 text-xs text-stone-600">
             {time}

@@ -6,9 +6,9 @@ import { usePathname } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import type { Session } from "@/lib/protocol/entities";
 import type { Ack } from "@/lib/protocol/socket";
+import type { Me } from "@/lib/client/session-people";
 import { NewChatButton } from "./NewChatButton";
 import { SessionList } from "./SessionList";
-import { SignOutControls } from "./SignOutControls";
 
 interface SidebarProps {
   sessions: Session[] | null;
@@ -19,6 +19,8 @@ interface SidebarProps {
   /** With these, each chat in the list can be renamed and deleted. */
   onRename?: (id: string, title: string) => Promise<Ack<unknown>>;
   onDelete?: (id: string) => Promise<Ack<unknown>>;
+  /** Who I am: chats shared with me say whose they are. */
+  me?: Me | null;
 }
 
 /** The chat list beside the chat on wide screens (on a phone it is the drawer's: see MobileSidebar). */
@@ -30,7 +32,7 @@ export function Sidebar(props: SidebarProps) {
   );
 }
 
-function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRename, onDelete, headerExtra }: SidebarProps & { headerExtra?: React.ReactNode }) {
+function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRename, onDelete, me, headerExtra }: SidebarProps & { headerExtra?: React.ReactNode }) {
   return (
     <>
       <div className="flex items-center gap-2 px-4 pb-3 pt-4">
@@ -46,9 +48,8 @@ function SidebarContent({ sessions, activeId, onNewChat, creating, error, onRena
       <nav aria-label="Chats" className="min-h-0 flex-1 overflow-y-auto px-2 pb-4">
         <h2 className="px-3 pb-1 pt-2 text-xs font-medium uppercase tracking-wide text-stone-600">Chats</h2>
         {error && <p className="px-3 py-1 text-xs text-red-600">{error}</p>}
-        <SessionList sessions={sessions} activeId={activeId} onRename={onRename} onDelete={onDelete} />
+        <SessionList sessions={sessions} activeId={activeId} onRename={onRename} onDelete={onDelete} me={me} />
       </nav>
-      <SignOutControls className="border-t border-stone-200 px-2 py-2" />
     </>
   );
 }

@@ -49,7 +49,8 @@ test.describe("approvals shared by the tabs of one session", () => {
       await expect(record).toHaveAttribute("data-closed-by", "socket");
       await expect(record.getByTestId("question-record-asked")).toContainText("shell npm test");
       await expect(record.getByTestId("question-record-outcome")).toHaveText("Allowed once");
-      await expect(record.getByTestId("question-record-via")).toHaveText("in a browser tab");
+      // This browser's person answered, in one of its tabs: every tab reads "by you".
+      await expect(record.getByTestId("question-record-via")).toHaveText("by you, in a browser tab");
       await expect(record.getByTestId("question-record-when")).toHaveText(/\d/);
       // The tool ran: the workspace's real tests.
       await expect(tab.messages("agent").filter({ hasText: "tests passed" })).toBeVisible();
@@ -165,7 +166,8 @@ test.describe("approvals shared by the tabs of one session", () => {
       const record = approvalRecords(tab).filter({ hasText: "write_file docs/changelog.md" });
       await expect(record).toHaveAttribute("data-status", "declined");
       await expect(record.getByTestId("question-record-outcome")).toHaveText(`Rejected: ${feedback}`);
-      await expect(record.getByTestId("question-record-via")).toHaveText("in a browser tab");
+      // This browser's person answered, in one of its tabs: every tab reads "by you".
+      await expect(record.getByTestId("question-record-via")).toHaveText("by you, in a browser tab");
       await expect(tab.messages("agent").filter({ hasText: `You said: "${feedback}"` })).toBeVisible();
     }
     expect((await sessionRules(request, session.id)).session).toEqual([]);

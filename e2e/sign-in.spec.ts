@@ -100,6 +100,9 @@ test("Sign out signs this browser out: the tab goes to the sign-in page, and the
   const url = server!.url;
   await page.goto(printedUrl);
   await expect(page).toHaveURL(`${url}/`);
+  // In the header's menu of who is signed in.
+  await expect(page.getByTestId("account-name")).toHaveText("Administrator");
+  await page.getByTestId("account-button").click();
   await page.getByTestId("sign-out").click();
   await expect(page).toHaveURL(`${url}/sign-in`);
   await page.goto(`${url}/`);
@@ -119,6 +122,7 @@ test("Sign out everywhere asks first, then signs out this browser and every othe
   await expect(otherTab.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
 
   const dialog = page.getByTestId("sign-out-everywhere-dialog");
+  await page.getByTestId("account-button").click();
   await page.getByTestId("sign-out-everywhere").click();
   await expect(dialog).toBeVisible();
   await expect(dialog.getByRole("heading", { name: "Sign out everywhere?" })).toBeVisible();
@@ -127,6 +131,7 @@ test("Sign out everywhere asks first, then signs out this browser and every othe
   await expect(dialog).toHaveCount(0);
   await expect(otherTab.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
 
+  await page.getByTestId("account-button").click();
   await page.getByTestId("sign-out-everywhere").click();
   await page.getByTestId("sign-out-everywhere-dialog-confirm").click();
   // (Its own socket is dropped too: whichever leads there first, the tab is on the sign-in page.)

@@ -1,7 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { Api, ChatPage } from "./chat-page";
-import { contextOf, peopleOnServer } from "./people";
-import { share } from "./team-people";
+import { answerAs, contextOf, peopleOnServer, shareWith } from "./people";
 import type { Person } from "../tests/helpers/people";
 
 /**
@@ -34,7 +33,7 @@ test.describe("the question card of a shared session", () => {
     const api = new Api(request);
     const [bob, carol] = await peopleOnServer(["bob", "carol"]);
     const session = await api.createSession();
-    await share(session.id, ["bob", "carol"]);
+    await shareWith(request, session.id, ["bob", "carol"]);
     const owner = await ChatPage.open(context, session.id);
     const [bobTab] = await tabsOf(browser, bob!, baseURL!, session.id);
     const [carolTab] = await tabsOf(browser, carol!, baseURL!, session.id);
@@ -84,7 +83,7 @@ test.describe("the question card of a shared session", () => {
     const api = new Api(request);
     const [bob, carol] = await peopleOnServer(["bob", "carol", "dave"]);
     const session = await api.createSession();
-    await share(session.id, ["bob", "carol", "dave"]);
+    await shareWith(request, session.id, ["bob", "carol", "dave"]);
     const owner = await ChatPage.open(context, session.id);
     const bobTabs = await tabsOf(browser, bob!, baseURL!, session.id, 2);
     const [carolTab] = await tabsOf(browser, carol!, baseURL!, session.id);
@@ -112,9 +111,7 @@ test.describe("the question card of a shared session", () => {
       "approval-allow-once",
     );
     expect(clicked[0]).toBe(true);
-    const again = await request.post(`/api/questions/${asked!.id}/reply`, { data: { value: "once" }, headers: { authorization: `Bearer ${bob!.token}` } });
-    expect(again.status()).toBe(200);
-    expect((await again.json()).outcome).toBe("voted");
+    expect((await answerAs(request, bob!, asked!.id, "once")).outcome).toBe("voted");
 
     for (const tab of everyone) await expect(tab.page.getByTestId("approval-count")).toHaveText("1 of 2 approved — bob");
     for (const tab of bobTabs) {

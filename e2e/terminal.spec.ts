@@ -53,7 +53,8 @@ test.describe("the terminal client beside a browser tab", () => {
     await tab.expectNoCard();
 
     await term.waitForGone("Esc decline");
-    await term.waitFor('Answered "staging", in a browser tab (before it was answered here)');
+    // The same person (the server token's) answered in the browser: "by you".
+    await term.waitFor('Answered "staging" by you, in a browser tab (before it was answered here)');
     await term.waitFor("Deployed to staging");
   });
 });

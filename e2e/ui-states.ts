@@ -2,8 +2,7 @@ import { createECDH, randomBytes, randomUUID } from "node:crypto";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { PushDevicesSchema } from "../lib/protocol/push";
 import { Api } from "./chat-page";
-import { peopleOnServer } from "./people";
-import { answerAs, share } from "./team-people";
+import { answerAs, peopleOnServer, shareWith } from "./people";
 
 /**
  * Every state of the UI a person can reach, each opened the way a person would meet it: the specs
@@ -150,10 +149,10 @@ export const CARD_STATES: UiState[] = [
   },
   {
     name: "read-only card waiting for another person",
-    prepare: async (api) => {
+    prepare: async (api, request) => {
       await peopleOnServer(["carol"]);
       const session = await api.createSession();
-      await share(session.id, ["carol"]);
+      await shareWith(request, session.id, ["carol"]);
       await api.startRun(session.id, "test.ask", { prompt: "Ship release 2.4 to production?", confirm: true, detail: "12 commits since 2.3, all checks green.", answerers: ["carol"] });
       await api.waitForPending(session.id);
       return `/s/${session.id}`;
@@ -166,13 +165,13 @@ export const CARD_STATES: UiState[] = [
   },
   {
     name: "approval of several, 1 of 2 approved",
-    prepare: async (api) => {
+    prepare: async (api, request) => {
       const [bob] = await peopleOnServer(["bob", "carol"]);
       const session = await api.createSession();
-      await share(session.id, ["bob", "carol"]);
+      await shareWith(request, session.id, ["bob", "carol"]);
       await api.startRun(session.id, "test.team-tool", { tool: "shell", input: { command: "npm run deploy -- --env production" }, answerers: ["local", "bob", "carol"], approvals: { required: 2 } });
       const [asked] = await api.waitForPending(session.id);
-      expect((await answerAs(bob!, asked!.id, "once")).outcome).toBe("voted");
+      expect((await answerAs(request, bob!, asked!.id, "once")).outcome).toBe("voted");
       return `/s/${session.id}`;
     },
     reach: async (page) => {
@@ -258,6 +257,51 @@ export const PAGE_STATES: UiState[] = [
     },
     // Every later question would be pushed to it, at a push service no test reaches.
     cleanup: removeUiDevices,
+  },
+  {
+    name: "account menu",
+    prepare: async (api) => `/s/${(await api.createSession()).id}`,
+    reach: async (page) => {
+      await ready(page);
+      await page.getByTestId("account-button").click();
+      await expect(page.getByTestId("account-panel")).toBeVisible();
+      await expect(page.getByTestId("sign-out")).toBeVisible();
+    },
+  },
+  {
+    name: "people panel",
+    prepare: async (api, request) => {
+      await peopleOnServer(["bob"]);
+      const session = await api.createSession();
+      expect((await request.post(`/api/sessions/${session.id}/members`, { data: { user: "bob" } })).status()).toBe(201);
+      return `/s/${session.id}`;
+    },
+    reach: async (page) => {
+      await ready(page);
+      await page.getByTestId("people-button").click();
+      await expect(page.getByTestId("person-remove")).toBeVisible();
+      await expect(page.getByTestId("people-add-name")).toBeVisible();
+    },
+  },
+  {
+    name: "a chat shared with me, its People panel",
+    prepare: async (_api, request) => {
+      // Bob's chat, shared with the person signed in here (local).
+      const [bob] = await peopleOnServer(["bob"]);
+      const asBob = { headers: { authorization: `Bearer ${bob!.token}` } };
+      const created = await request.post("/api/sessions", { ...asBob, data: { title: "Bob’s plans" } });
+      expect(created.status()).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      expect((await request.post(`/api/sessions/${id}/members`, { ...asBob, data: { user: "local" } })).status()).toBe(201);
+      return `/s/${id}`;
+    },
+    reach: async (page) => {
+      await ready(page);
+      await page.getByTestId("people-button").click();
+      await expect(page.getByTestId("person-leave")).toBeVisible();
+      // Local is the administrator: it may share bob's chat on.
+      await expect(page.getByTestId("people-add-name")).toBeVisible();
+    },
   },
   {
     name: "session list",

@@ -21,6 +21,8 @@ const SUITES = [
   "lib/server/sessions",
   "lib/server/cluster",
   "lib/server/access/sign-out-everywhere.test.ts",
+  "lib/server/access/people-changed.test.ts",
+  "lib/server/people",
   "lib/server/webhooks",
   "lib/server/push",
 ];

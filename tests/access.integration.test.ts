@@ -50,6 +50,7 @@ describe("access", () => {
     const run = await owner.ok(owner.post(`/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: "Mine?" } }));
     const question = await poll("the question", async () => (await owner.get(`/api/questions?session_id=${session.id}`)).body[0]);
 
+    await cli("user", "add", "ann");
     const token = (await cli("token", "create", "--name", "someone else", "--owner", "ann")).split("\n")[0]!;
     expect(token).toMatch(/^pat_/);
     const ann = restClient(server.url, { token });

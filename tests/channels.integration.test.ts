@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MAX_CHANNEL_TEXT_CHARS } from "../lib/protocol/channels";
 import type { Session } from "../lib/protocol/entities";
+import { addPerson } from "./helpers/api-token";
 import { poll, restClient } from "./helpers/remote";
 import { suiteServer } from "./helpers/suite-server";
 
@@ -64,6 +65,7 @@ describe("POST /api/channels/text", { timeout: 60_000 }, () => {
 
   it("treats another owner's session as one that does not exist", async () => {
     const session = await suite.rest.ok(suite.rest.post<Session>("/api/sessions", {}));
+    await addPerson(path.join(suite.dir, "p.db"), "bob");
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "pager", "--owner", "bob", "--json", "--database", `file:${path.join(suite.dir, "p.db")}`],

@@ -157,6 +157,35 @@ describe.skipIf(!sharedRedis)("two nodes on one Redis", () => {
     expect(again.ok && again.data.streaming).toEqual([]);
   });
 
+  it("sharing on node A reaches bob's tab on node B at once; removing him on A makes his tab on B leave the session's room", async () => {
+    const { a, b } = await twoNodes(SHARED_REDIS);
+    apps = [a, b];
+    await a.fixture.user.create({ data: { id: "bob", addedBy: LOCAL_OWNER } });
+    const session = await a.parley.sessions.createSession({ ownerId: "alice" });
+    const { token } = await b.parley.access.apiTokens.create({ ownerId: "bob", name: "bob on B" });
+    const bobOnB = await b.client({ token });
+
+    const shared = nextEvent(bobOnB, "session.updated");
+    await a.parley.members.add({ sessionId: session.id, user: "bob", by: "alice" });
+    expect(await shared).toMatchObject({ id: session.id, ownerId: "alice", shared: true });
+    expect((await joinSession(bobOnB, session.id)).ok).toBe(true);
+
+    const left = nextEvent(bobOnB, "session.left");
+    await a.parley.members.remove({ sessionId: session.id, user: "bob" });
+    expect(await left).toEqual({ id: session.id });
+
+    // A question asked in it afterwards reaches alice's tab on A, not bob's on B.
+    const aliceOnA = await a.client({ token: (await a.parley.access.apiTokens.create({ ownerId: "alice", name: "alice on A" })).token });
+    expect((await joinSession(aliceOnA, session.id)).ok).toBe(true);
+    const heardByBob: string[] = [];
+    bobOnB.on("question.asked", (q) => heardByBob.push(q.prompt));
+    const asked = nextEvent(aliceOnA, "question.asked");
+    await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: "Just us?", options: ["yes", "no"] } });
+    expect(await asked).toMatchObject({ prompt: "Just us?" });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(heardByBob).toEqual([]);
+  });
+
   it("tells each tab on connect that its node is connected", async () => {
     const { a, b } = await twoNodes(SHARED_REDIS);
     apps = [a, b];

@@ -111,6 +111,7 @@ describe("from the CLI, against the production build", () => {
   });
 
   it("only the server's own owner may revoke a token over REST, and a body must name one", { timeout: TIMEOUT }, async () => {
+    await cli("user", "add", "ann");
     const annToken = (await cli("token", "create", "--name", "ann's", "--owner", "ann")).split("\n")[0]!;
     const annId = /^pat_([A-Za-z0-9]+)_/.exec(annToken)![1]!;
     const ann = restClient(server.url, { token: annToken });

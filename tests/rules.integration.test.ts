@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunDetail } from "../lib/protocol/entities";
 import type { PermissionRule, SessionRules } from "../lib/protocol/permissions";
 import type { Question } from "../lib/protocol/question";
+import { addPerson } from "./helpers/api-token";
 import { eventOn, isFinalStatus, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
@@ -139,6 +140,7 @@ describe("permission rules over REST", () => {
     const session = await owner.ok(owner.post("/api/sessions", {}));
     const rule = await owner.ok(owner.post<PermissionRule>(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "ls*", decision: "allow" }));
 
+    await addPerson(path.join(dir, "p.db"), "ann");
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "ann", "--owner", "ann", "--database", `file:${path.join(dir, "p.db")}`],

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Run, Session } from "../lib/protocol/entities";
 import type { Question } from "../lib/protocol/question";
+import { addPerson } from "./helpers/api-token";
 import { eventOn, joinSession as join, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
@@ -91,6 +92,7 @@ describe("another owner", () => {
     "cannot rename or delete a chat that is not theirs (404, as for no chat), and does not hear it deleted",
     async () => {
       const s = await newSession();
+      await addPerson(path.join(dir, "p.db"), "ann");
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [path.resolve(import.meta.dirname, "../bin/parley.mjs"), "token", "create", "--name", "ann", "--owner", "ann", "--database", `file:${path.join(dir, "p.db")}`],

@@ -132,6 +132,7 @@ describe("signing out everywhere", () => {
     const res = await signOutEverywhere({});
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe("unauthorized");
+    await cli("user", "add", "ann");
     const annToken = (await cli("token", "create", "--name", "ann's script", "--owner", "ann")).split("\n")[0]!;
     const ann = await signOutEverywhere({ authorization: `Bearer ${annToken}` });
     expect(ann.status).toBe(403);

@@ -87,7 +87,8 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     const retracted = eventOn(browser, "question.replied");
     await term.press("2");
     expect(await retracted).toMatchObject({ status: "answered", answer: "green", closedBy: "terminal" });
-    await term.waitFor('Answered "green", in a terminal');
+    // Signed in with the server token: the person at this terminal, the administrator, reads "by you".
+    await term.waitFor('Answered "green" by you, in a terminal');
     await term.waitFor('You answered: "green"');
     expect(await finished(run.id)).toMatchObject({ status: "succeeded", result: { outcome: "answered", value: "green" } });
   });
@@ -106,7 +107,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     const ack = await browser.timeout(10_000).emitWithAck("question.reply", { id: question.id, value: false });
     expect(ack).toMatchObject({ ok: true, data: { outcome: "answered" } });
     const screen = await term.waitForGone("y yes · n no");
-    await term.waitFor("Answered false, in a browser tab (before it was answered here)");
+    await term.waitFor("Answered false by you, in a browser tab (before it was answered here)");
     expect(screen).toContain("› ");
     // The key that would have said yes now types into the input line instead.
     term.type("y");
@@ -132,7 +133,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     term.type("not decided yet");
     await term.press("Enter");
     expect(await finished(declined.id)).toMatchObject({ result: { outcome: "declined", feedback: "not decided yet" } });
-    await term.waitFor("Declined, in a terminal: not decided yet");
+    await term.waitFor("Declined by you, in a terminal: not decided yet");
 
     const confirm = await ask(session.id, { prompt: "Proceed?", confirm: true });
     await term.waitFor("Proceed?");
@@ -187,7 +188,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
 
     await term.press("Down", "Enter");
     expect(await finished(run.id)).toMatchObject({ status: "succeeded", result: { value: "b" } });
-    await term.waitFor('Answered "b", in a terminal');
+    await term.waitFor('Answered "b" by you, in a terminal');
   });
 
   it("says so and exits when the chat is deleted elsewhere while a question waits", async () => {

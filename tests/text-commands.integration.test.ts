@@ -32,7 +32,7 @@ describe("text commands over real sockets", () => {
       if (typed.outcome === "answered") {
         expect(final).toMatchObject({ answer: "eu", closedBy: "text" });
         expect(typed.reply.text).toBe("Answered 'Which region?' with eu.");
-        expect(outcomeLine(final)).toBe('Answered "eu", by a text command');
+        expect(outcomeLine(final)).toBe('Answered "eu", with a text command');
       } else {
         expect(final).toMatchObject({ answer: "us", closedBy: "socket" });
         expect(typed.reply.text).toBe("Already answered in another tab.");

@@ -118,7 +118,8 @@ interface Facts {
  * Rows in every table, written by the current server through its API: two chats with messages, a
  * chat turn, a finished run with its answered question, a run waiting on a pending question,
  * commands with receipts, a rule, an API token, the server's settings, an ask's delivered callback,
- * a push subscription with a muted chat and the pushes of the pending question.
+ * a push subscription with a muted chat and the pushes of the pending question, and a person with
+ * their sign-in link.
  */
 async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts: Facts }> {
   const db = await newDatabase(engine);
@@ -154,6 +155,9 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
   const endpoint = "https://127.0.0.1:1/push/upgrade";
   await rest.ok(rest.post("/api/push/subscriptions", { endpoint, keys: { p256dh, auth: randomBytes(16).toString("base64url") }, device: "Upgrade phone" }));
   expect((await fetch(`${server.url}/api/sessions/${first.id}/push`, { method: "PUT", headers: { ...authHeaders(), "content-type": "application/json" }, body: '{"muted":true}' })).status).toBe(204);
+
+  // A person, added with a one-time sign-in link (unused: it stays to be spent after the upgrade).
+  await rest.ok(rest.post("/api/users", { name: "before-the-upgrade" }));
 
   const second = await rest.ok(rest.post<{ id: string }>("/api/sessions", { title: "A second chat" }));
   await rest.ok(rest.post(`/api/sessions/${second.id}/messages`, { text: "what can you do?" }));

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { ASK_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE, WEBHOOK_SECRET_USAGE } from "./usage";
+import { ASK_USAGE, AUDIT_USAGE, BACKUP_USAGE, ROTATE_USAGE, RUN_USAGE, SIGN_OUT_USAGE, TOKEN_USAGE, USER_USAGE, WEBHOOK_SECRET_USAGE } from "./usage";
 
 export const USAGE = `Usage: parley <command> [options]
 
@@ -11,12 +11,14 @@ ${ASK_USAGE}
   sessions                          list chat sessions with their pending questions
   pending [--session ID]            list pending questions
   inspect RUN_ID                    a run: state, journal, pending questions and how to answer them
+${AUDIT_USAGE}
   send-input RUN_ID PENDING_ID --value-json JSON [--digest D] [--command-id C]
                                     answer a pending question
   decline RUN_ID PENDING_ID [--message TEXT] [--digest D] [--command-id C]
                                     decline a pending question
   resume RUN_ID [--command-id C]    load an active run into a worker again
   stop RUN_ID [--command-id C]      stop a run and its child runs
+${USER_USAGE}
 ${TOKEN_USAGE}
 ${ROTATE_USAGE}
 ${BACKUP_USAGE}
@@ -25,6 +27,8 @@ ${WEBHOOK_SECRET_USAGE}
 
 send-input, decline, resume and stop go through the running server (found beside the database,
 or --server); with none running they are recorded in the database and applied when it starts.
+user, token revoke and sign-out-everywhere go through the running server too; with none running
+they write the database.
 
 Options:
   --json          print JSON instead of text
@@ -51,12 +55,17 @@ const OPTIONS = {
   token: { type: "string" },
   name: { type: "string" },
   owner: { type: "string" },
+  user: { type: "string" },
+  admin: { type: "boolean", default: false },
   scope: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const satisfies ParseArgsOptionsConfig;
 
 /** `parley run`: --wait is a flag (follow the run), and the run takes --input. */
 const RUN_OPTIONS = { ...OPTIONS, wait: { type: "boolean", default: false }, input: { type: "string" } } as const satisfies ParseArgsOptionsConfig;
+
+/** `parley audit`: where a page starts and how long it is. */
+const AUDIT_OPTIONS = { ...OPTIONS, after: { type: "string" }, limit: { type: "string" } } as const satisfies ParseArgsOptionsConfig;
 
 /** `parley ask`: what the question offers, how long it waits, where it goes and who asks. */
 const ASK_OPTIONS = {
@@ -67,6 +76,9 @@ const ASK_OPTIONS = {
   timeout: { type: "string" },
   new: { type: "string" },
   from: { type: "string" },
+  answerers: { type: "string" },
+  "escalate-after": { type: "string" },
+  "escalate-to": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 export type AskValues = ReturnType<typeof parseArgs<{ options: typeof ASK_OPTIONS; allowPositionals: true }>>["values"];
 
@@ -75,7 +87,7 @@ export interface CommandLine {
   args: string[];
   values: Omit<ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"], "wait"> & { wait: string | boolean; input?: string } & Partial<
       Omit<AskValues, keyof typeof OPTIONS>
-    >;
+    > & { after?: string; limit?: string };
 }
 
 /** The command and its options; what an option means can depend on the command (see RUN_OPTIONS). */
@@ -83,6 +95,10 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const [command] = parseArgs({ args: argv, allowPositionals: true, strict: false, options: OPTIONS }).positionals;
   if (command === "run") {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: RUN_OPTIONS });
+    return { command, args: positionals.slice(1), values };
+  }
+  if (command === "audit") {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: AUDIT_OPTIONS });
     return { command, args: positionals.slice(1), values };
   }
   if (command === "ask") {

@@ -26,12 +26,18 @@ export interface AskFlags {
   timeout?: string;
   session?: string;
   from?: string;
+  /** Who may answer: names, comma-separated. */
+  answerers?: string;
+  /** After this long with no allowed answer, `escalateTo` may answer too. */
+  escalateAfter?: string;
+  escalateTo?: string;
 }
 
 /** The ask the command line describes, checked as the server checks it. */
 export function askBody(question: string, flags: AskFlags): AskBody {
   const options = flags.options === undefined ? undefined : commaList(flags.options);
   const fallback = flags.default === undefined ? undefined : flags.multi ? commaList(flags.default) : flags.default;
+  if ((flags.escalateAfter === undefined) !== (flags.escalateTo === undefined)) throw new UsageError("--escalate-after and --escalate-to go together.");
   const body = {
     question,
     from: flags.from ?? "parley ask",
@@ -40,6 +46,8 @@ export function askBody(question: string, flags: AskFlags): AskBody {
     ...(fallback !== undefined && { default: fallback }),
     ...(flags.timeout !== undefined && { timeout_seconds: parseTimeout(flags.timeout) }),
     ...(flags.session !== undefined && { session: flags.session }),
+    ...(flags.answerers !== undefined && { answerers: commaList(flags.answerers) }),
+    ...(flags.escalateAfter !== undefined && { escalate: [{ after: flags.escalateAfter, to: commaList(flags.escalateTo ?? "") }] }),
   };
   const parsed = AskBodySchema.safeParse(body);
   if (!parsed.success) throw new UsageError(`This cannot be asked: ${describeZodError(parsed.error)}`);

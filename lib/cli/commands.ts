@@ -1,14 +1,14 @@
 /**
  * `parley`'s commands. Commands (send-input, decline, resume, stop) go through the running
  * server's REST API when one runs for the database; otherwise they are recorded in the database's
- * durable inbox and applied by the server when it runs. Reads (sessions, pending, inspect) read
- * the database directly, so they work while the server is down. Each command loads only the
+ * durable inbox and applied by the server when it runs. Reads (sessions, pending, inspect, audit)
+ * read the database directly (as the administrator: every session), so they work while the server is down. Each command loads only the
  * modules it needs (Prisma, ink, the server's services), so the CLI starts fast.
  */
 import { randomUUID } from "node:crypto";
 import { clip } from "../protocol/bounded-text";
 import { RejectBodySchema, ReplyBodySchema, type Receipt } from "../protocol/commands";
-import { AppError, parseOrThrow } from "../protocol/errors";
+import { AppError, describeZodError, parseOrThrow } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import type { Db } from "../server/store/db/client";
 import type { DomainServices } from "../server/domain-services";
@@ -97,7 +97,17 @@ export async function main(argv: string[]): Promise<number> {
       if (!question || rest.length > 0) throw new UsageError('Usage: parley ask "QUESTION" [--options A,B] [--multi] [--default A] [--timeout 10m] [--session ID | --new TITLE] [--from NAME]');
       if (values.session !== undefined && values.new !== undefined) throw new UsageError("Give --session or --new, not both.");
       const { askBody, askCommand } = await import("./ask-command");
-      const body = askBody(question, { options: values.options, multi: values.multi, default: values.default, timeout: values.timeout, session: values.session, from: values.from });
+      const body = askBody(question, {
+        options: values.options,
+        multi: values.multi,
+        default: values.default,
+        timeout: values.timeout,
+        session: values.session,
+        from: values.from,
+        answerers: values.answerers,
+        escalateAfter: values["escalate-after"],
+        escalateTo: values["escalate-to"],
+      });
       return askCommand({ server: await needServer(), body, newTitle: values.new, json: values.json });
     }
     case "sessions":
@@ -125,6 +135,19 @@ export async function main(argv: string[]): Promise<number> {
         }
         return 0;
       });
+    case "audit": {
+      if (args.length > 0) throw new UsageError("Usage: parley audit [--session ID_OR_TITLE] [--after CURSOR] [--limit N] [--json]");
+      const { AuditQuerySchema } = await import("../protocol/audit");
+      const given = Object.entries({ session: values.session, after: values.after, limit: values.limit }).filter(([, v]) => v !== undefined);
+      const query = AuditQuerySchema.safeParse(Object.fromEntries(given));
+      if (!query.success) throw new UsageError(`Invalid audit options: ${describeZodError(query.error)}`);
+      return withDb(databaseUrl, async (db) => {
+        const [{ createAuditService }, { formatAudit }] = await Promise.all([import("../server/audit/audit-service"), import("./format")]);
+        const page = await createAuditService(db).read(null, query.data);
+        print(page, formatAudit(page, { session: values.session, limit: values.limit }));
+        return 0;
+      });
+    }
     case "backup":
       return (await import("./backup-commands")).backupCommand(databaseUrl, args[0], print);
     case "restore":
@@ -147,6 +170,22 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       return withDb(databaseUrl, async (db) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
+    case "user": {
+      const [{ userCommand }, { signInOrigin }] = await Promise.all([import("./user-commands"), import("../server/people/sign-in-origin")]);
+      const { result, text } = await userCommand(
+        args,
+        { admin: values.admin },
+        {
+          findServer: () => findServer({ databaseUrl, explicit, token }),
+          explicit: Boolean(explicit),
+          inDatabase: (work) => withDb(databaseUrl, work),
+          origin: signInOrigin(serverAddress()),
+          usage: (message) => new UsageError(message),
+        },
+      );
+      print(result, text);
+      return 0;
+    }
     case "sign-out-everywhere": {
       if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");
       const server = await findServer({ databaseUrl, explicit, token });
@@ -230,6 +269,16 @@ async function withDb<T>(databaseUrl: string, work: (db: Db) => Promise<T>): Pro
 async function withLocal<T>(databaseUrl: string, work: (local: Local) => Promise<T>): Promise<T> {
   const { createDomainServices } = await import("../server/domain-services");
   return withDb(databaseUrl, (db) => work({ db, ...createDomainServices({ db }) }));
+}
+
+/** Where a server started in this environment is reached (its defaults: 127.0.0.1:3000), for links made with no server running. */
+function serverAddress(): { allowedOrigins: string[]; host: string; port: number } {
+  const allowedOrigins = (process.env.PARLEY_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter((o) => URL.canParse(o));
+  const port = Number(process.env.PORT || 3000);
+  return { allowedOrigins, host: process.env.HOST || "127.0.0.1", port: Number.isInteger(port) ? port : 3000 };
 }
 
 function need(args: string[], count: number, usage: string): string[] {

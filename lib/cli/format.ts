@@ -1,4 +1,5 @@
-import { askedLine, outcomeLine } from "../protocol/audit";
+import { askedLine, describeVia, outcomeLine, type AuditEntry, type AuditPage } from "../protocol/audit";
+import { clip } from "../protocol/bounded-text";
 import type { Message, Run, Session } from "../protocol/entities";
 import type { Receipt, ReplyReceipt, StopReceipt } from "../protocol/commands";
 import type { Question } from "../protocol/question";
@@ -93,5 +94,33 @@ export function formatReceipt(receipt: Receipt | ReplyReceipt | StopReceipt): st
   if (receipt.runId) lines.push(`run: ${receipt.runId}`);
   if (receipt.error) lines.push(`error (${receipt.error.code}): ${receipt.error.message}`);
   if (receipt.apply_state === "queued") lines.push("The server applies it when it runs (it checks about every second).");
+  return lines.join("\n");
+}
+
+/** "2026-12-05 10:02:11" in the machine's time zone (or the one given). */
+export function auditTime(iso: string, timeZone?: string): string {
+  const format = new Intl.DateTimeFormat("sv-SE", { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false, timeZone });
+  return format.format(new Date(iso));
+}
+
+/** An entry's lines: when it closed, what was asked and how it ended; then, indented, an edited input and the votes. */
+function auditLines(e: AuditEntry, { session, timeZone }: { session: boolean; timeZone?: string }): string[] {
+  const lines = [`${auditTime(e.closedAt, timeZone)}  ${e.asked}  →  ${e.outcome}${session ? `  [${e.sessionTitle}]` : ""}`];
+  if (e.editedInput) lines.push(`    input edited: ${clip(JSON.stringify(e.editedInput), 300)}${e.originalInput ? ` (asked with ${clip(JSON.stringify(e.originalInput), 300)})` : ""}`);
+  for (const v of e.votes) {
+    const via = describeVia(v.surface);
+    lines.push(`    ${v.user} voted ${v.decision === "allow" ? "to allow" : "to reject"}${via ? `, ${via}` : ""} (${auditTime(v.at, timeZone)})${v.feedback ? `: ${v.feedback}` : ""}`);
+  }
+  return lines;
+}
+
+/**
+ * `parley audit`: one line per settled question, oldest first, and how to read on. Across
+ * sessions each line ends with its session's title.
+ */
+export function formatAudit(page: AuditPage, { session, limit, timeZone }: { session?: string; limit?: string; timeZone?: string } = {}): string {
+  if (page.entries.length === 0) return "No settled questions.";
+  const lines = page.entries.flatMap((e) => auditLines(e, { session: session === undefined, timeZone }));
+  if (page.next) lines.push(`More: parley audit${session === undefined ? "" : ` --session ${shellQuote(session)}`}${limit === undefined ? "" : ` --limit ${limit}`} --after ${page.next}`);
   return lines.join("\n");
 }

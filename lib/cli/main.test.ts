@@ -30,3 +30,15 @@ describe("parley send-input / decline check their arguments first", () => {
     expect((err as Error).message.length).toBeLessThan(300);
   });
 });
+
+describe("parley audit checks its options first", () => {
+  const nowhere = ["--database", "file:/nonexistent/parley-cli-test.db"];
+
+  it("a limit or a cursor the audit cannot read is a usage error naming it, before the database is opened", async () => {
+    await expect(main(["audit", "--limit", "501", ...nowhere])).rejects.toThrow("Invalid audit options: limit: a whole number from 1 to 500");
+    await expect(main(["audit", "--after", "yesterday", ...nowhere])).rejects.toThrow(/after: an ISO time/);
+    await expect(main(["audit", "extra", ...nowhere])).rejects.toThrow(/Usage: parley audit/);
+    // Options it reads: the database is what is missing then.
+    await expect(main(["audit", "--limit", "5", "--after", "2026-12-05", ...nowhere])).rejects.toMatchObject({ code: "unavailable" });
+  });
+});

@@ -19,6 +19,21 @@ describe("the audit line of a closed approval", () => {
     expect(closed({ status: "answered", answer: "once", closedBy: "cli" })).toMatchObject({ via: "from the CLI" });
   });
 
+  it("names who settled it when it is not the reader (the reader's own: 'by you'); the administrator is 'Administrator'", () => {
+    const alice = { status: "answered" as const, answer: "once", closedBy: "socket", closedByUser: "alice" };
+    expect(closed(alice)).toMatchObject({ outcome: "Allowed once", via: "by alice, in a browser tab" });
+    expect(auditOf(approvalQuestion(alice), { ...opts, viewer: "alice" })).toMatchObject({ via: "by you, in a browser tab" });
+    expect(auditOf(approvalQuestion(alice), { ...opts, viewer: "local" })).toMatchObject({ via: "by alice, in a browser tab" });
+    const local = { status: "declined" as const, closedBy: "cli", closedByUser: "local", feedback: "not now" };
+    expect(auditOf(approvalQuestion(local), { ...opts, viewer: "alice" })).toMatchObject({ outcome: "Rejected: not now", via: "by Administrator, from the CLI" });
+    expect(auditOf(approvalQuestion(local), { ...opts, viewer: "local" })).toMatchObject({ via: "by you, from the CLI" });
+    // A rule's decision names the rule, whoever reads it.
+    expect(closed({ status: "answered", answer: "once", closedBy: "rule", closedByRule: "r1", feedback: 'Allowed by the rule "shell npm test*".' }, shellSpec())).toMatchObject({
+      outcome: "Allowed by rule “shell npm test*”",
+      via: null,
+    });
+  });
+
   it("a rejection carries the person's feedback", () => {
     expect(closed({ status: "declined", feedback: "Write to docs/drafts instead", closedBy: "socket" })).toMatchObject({
       outcome: "Rejected: Write to docs/drafts instead",
@@ -85,6 +100,7 @@ describe("the audit line of a closed question", () => {
       via: "in a browser tab",
       when: "12:05",
     });
+    expect(question({ status: "answered", answer: "staging", closedBy: "push", closedByUser: "bob" })).toMatchObject({ outcome: "Answered: staging", via: "by bob, from a notification" });
     expect(question({ status: "declined", feedback: "not today", closedBy: "rest" })).toMatchObject({ outcome: "Declined: “not today”", tone: "denied", via: "over REST" });
     expect(question({ status: "timed_out", closedBy: "timeout", hasDefault: true, default: "12:30" })).toMatchObject({ outcome: "Timed out → default: 12:30", via: null });
   });

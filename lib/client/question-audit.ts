@@ -1,7 +1,7 @@
 import type { Question } from "../protocol/question";
-import { describeVia, formatDuration } from "../protocol/audit";
+import { allowedLine, describeVia, formatDuration, ruleDecisionLine, ruleOf, settledVia } from "../protocol/audit";
 
-export { describeVia, formatDuration };
+export { describeVia, formatDuration, ruleOf };
 import { clip, ownerLabel } from "./approval";
 import { describeClosed } from "./session-store";
 import { clockTime, fullTime, sameDay, shortDate, type TimeOptions } from "./timestamps";
@@ -22,7 +22,7 @@ export interface QuestionAudit {
   outcome: string;
   /** How the outcome reads at a glance. */
   tone: "allowed" | "denied" | "timeout" | "neutral";
-  /** "in a browser tab", "over REST", "from the CLI", "by a rule" …; null when the outcome already says it. */
+  /** Who settled it and from where: "by alice, in a browser tab", "by you, over REST", "in a browser tab" (no person recorded) …; null when the outcome already says it. */
   via: string | null;
   /** The close time as a clock time ("14:05"), with the date when not today; null when unknown. */
   when: string | null;
@@ -32,33 +32,21 @@ export interface QuestionAudit {
 
 export interface AuditOptions extends TimeOptions {
   now?: Date;
+  /** The person reading: their own answers read "by you". */
+  viewer?: string | null;
 }
 
 const sentence = (text: string) => text.trim().replace(/\.$/, "");
 const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
-/** The rule a server's rule feedback names: `… the rule "shell rm*".` or `… "Allow always" (write_file docs/**).` */
-export function ruleOf(feedback: string | null): { rule: string; always: boolean } | null {
-  if (!feedback) return null;
-  const always = /Allow always/i.test(feedback);
-  const paren = always ? /\(([^()]+)\)\.?\s*$/.exec(feedback) : null;
-  if (paren) return { rule: paren[1]!.trim(), always };
-  const quoted = /\brule\s+"([^"]+)"/i.exec(feedback) ?? /\brule\s+“([^”]+)”/i.exec(feedback);
-  return quoted ? { rule: quoted[1]!.trim(), always } : null;
-}
 
 function approvalOutcome(q: Question): { outcome: string; tone: QuestionAudit["tone"]; viaShown: boolean } {
   const fallback = q.approval?.fallback ?? "deny";
   if (q.closedBy === "rule" && (q.status === "answered" || q.status === "declined")) {
     const allowed = q.status === "answered";
     const rule = ruleOf(q.feedback);
-    if (rule) {
-      const verb = allowed ? "Allowed" : "Denied";
-      return { outcome: `${verb} by rule “${rule.rule}”${rule.always ? " (from Allow always)" : ""}`, tone: allowed ? "allowed" : "denied", viaShown: false };
-    }
     // Another reason a rule-less decision gave (a tool that is not dangerous, a run nobody can answer).
-    if (q.feedback) return { outcome: sentence(q.feedback), tone: allowed ? "allowed" : "denied", viaShown: true };
-    return { outcome: allowed ? "Allowed by rule" : "Denied by rule", tone: allowed ? "allowed" : "denied", viaShown: false };
+    if (!rule && q.feedback) return { outcome: sentence(q.feedback), tone: allowed ? "allowed" : "denied", viaShown: true };
+    return { outcome: ruleDecisionLine(allowed, rule), tone: allowed ? "allowed" : "denied", viaShown: false };
   }
   if (q.status === "timed_out" || (q.closedBy === "timeout" && (q.status === "answered" || q.status === "declined"))) {
     const waited = q.expiresAt ? `in ${formatDuration(Date.parse(q.expiresAt) - Date.parse(q.createdAt))}` : "in time";
@@ -67,10 +55,7 @@ function approvalOutcome(q: Question): { outcome: string; tone: QuestionAudit["t
   }
   switch (q.status) {
     case "answered":
-      if (q.answer === "always") return { outcome: "Allowed always", tone: "allowed", viaShown: true };
-      if (q.answer === "always_wider") return { outcome: "Allowed always (the wider rule)", tone: "allowed", viaShown: true };
-      if (q.answer === "once") return { outcome: "Allowed once", tone: "allowed", viaShown: true };
-      return { outcome: `Allowed: ${typeof q.answer === "string" ? q.answer : JSON.stringify(q.answer)}`, tone: "allowed", viaShown: true };
+      return { outcome: allowedLine(q), tone: "allowed", viaShown: true };
     case "declined":
       return { outcome: q.feedback ? `Rejected: ${clip(q.feedback, 300)}` : "Rejected", tone: "denied", viaShown: true };
     case "cancelled":
@@ -109,7 +94,7 @@ export function auditOf(q: Question, options: AuditOptions = {}): QuestionAudit 
     asked: approval ? `${approval.tool} ${subject}`.trim() : q.prompt,
     outcome,
     tone,
-    via: viaShown ? describeVia(q.closedBy) : null,
+    via: viaShown ? settledVia(q, { viewer: options.viewer, ui: true }) : null,
     when: when?.short ?? null,
     whenFull: when?.full ?? null,
   };

@@ -9,6 +9,7 @@ const session = (id: string, second: number, over: Partial<Session> = {}): Sessi
   createdAt: new Date(Date.UTC(2025, 0, 1)).toISOString(),
   updatedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, second)).toISOString(),
   pendingCount: 0,
+  shared: false,
   ...over,
 });
 

@@ -14,6 +14,7 @@ const session = (over: Partial<Session> = {}): Session => ({
   createdAt: at(0),
   updatedAt: at(0),
   pendingCount: 0,
+  shared: false,
   ...over,
 });
 

@@ -1,21 +1,16 @@
 import { useEffect, useState } from "react";
-import { LOCAL_OWNER, type WhoAmI } from "../protocol/access";
+import type { WhoAmI } from "../protocol/access";
 import { requestJson, type RequestJson } from "./api";
+import { meOf, type Me } from "./session-people";
 
-/** The person a client is signed in as (`local` is the administrator the server token speaks for). */
-export interface Me {
-  name: string;
-  admin: boolean;
-}
-
-/** Asked once per requester (a browser page, a terminal's server), again after a failure. */
+/** Asked once per server (a browser page's own: a sign-in loads a new page; a terminal's); asked again after a failure. */
 const asked = new WeakMap<RequestJson, Promise<Me | null>>();
 
 function askWhoIAm(request: RequestJson): Promise<Me | null> {
   let answer = asked.get(request);
   if (!answer) {
-    answer = request<WhoAmI & { admin?: boolean }>("/api/auth/session").then((res) => {
-      if (res.ok) return { name: res.data.ownerId, admin: res.data.ownerId === LOCAL_OWNER || res.data.admin === true };
+    answer = request<WhoAmI>("/api/auth/session").then((res) => {
+      if (res.ok) return meOf(res.data);
       asked.delete(request);
       return null;
     });
@@ -24,7 +19,7 @@ function askWhoIAm(request: RequestJson): Promise<Me | null> {
   return answer;
 }
 
-/** Who is signed in (GET /api/auth/session, asked once); null until the server has said. */
+/** The person this browser (or the terminal client, through its requester) is signed in as; null until the server has said. */
 export function useMe(request: RequestJson = requestJson): Me | null {
   const [me, setMe] = useState<Me | null>(null);
   useEffect(() => {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { Run } from "../protocol/entities";
+import type { Run, Session } from "../protocol/entities";
 import type { WireError } from "../protocol/errors";
 import type { JsonValue, Question, ReplyReceipt } from "../protocol/question";
 import type { Ack, ServerToClientEvents } from "../protocol/socket";
@@ -108,6 +108,15 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
       queued.forEach(dispatch);
     };
     const onDisconnect = () => setConnection("disconnected");
+    // No longer shared with me: the server made this socket leave its room. Shared again (its update reaches me again): join anew.
+    let left = false;
+    const onUpdated = (session: Session) => {
+      if (session.id !== sessionId) return;
+      if (left && socket.connected) {
+        left = false;
+        void join();
+      } else handle({ type: "session.updated", session });
+    };
 
     const offs = [
       listen(socket, "question.asked", (question) => handle({ type: "question.asked", question })),
@@ -117,7 +126,10 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
       listen(socket, "message.created", (message) => handle({ type: "message.created", message })),
       listen(socket, "message.delta", (delta) => handle({ type: "message.delta", delta })),
       listen(socket, "run.updated", (run) => handle({ type: "run.updated", run })),
-      listen(socket, "session.updated", (session) => handle({ type: "session.updated", session })),
+      listen(socket, "session.updated", onUpdated),
+      listen(socket, "session.left", ({ id }) => {
+        if (id === sessionId) left = true;
+      }),
     ];
     socket.on("connect", join);
     socket.on("disconnect", onDisconnect);

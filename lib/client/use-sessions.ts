@@ -8,8 +8,9 @@ import { removeSession, upsertSession } from "./session-list";
 import { getSocket } from "./socket";
 
 /**
- * The session list, kept live by `session.updated` and `session.deleted`; `createSession` opens the
- * new chat, `renameSession` and `deleteSession` change one (every tab of the owner follows).
+ * The session list (mine and those shared with me), kept live by `session.updated`,
+ * `session.deleted` and `session.left`; `createSession` opens the new chat, `renameSession` and
+ * `deleteSession` change one (every tab of its people follows).
  */
 export function useSessions() {
   const router = useRouter();
@@ -19,6 +20,8 @@ export function useSessions() {
   /** Sessions deleted while this page is open (here or in another tab): a chat showing one says so. */
   const [deleted, setDeleted] = useState<ReadonlySet<string>>(() => new Set());
   const gone = useRef(new Set<string>());
+  /** Sessions no longer shared with me while this page is open: a chat showing one says so, until it is shared again. */
+  const [left, setLeft] = useState<ReadonlySet<string>>(() => new Set());
 
   const forget = useCallback((id: string) => {
     gone.current.add(id);
@@ -39,17 +42,26 @@ export function useSessions() {
       } else setError(res.error);
     };
     const onUpdated = (session: Session) => {
-      if (!gone.current.has(session.id)) setSessions((list) => upsertSession(list ?? [], session));
+      if (gone.current.has(session.id)) return;
+      setSessions((list) => upsertSession(list ?? [], session));
+      // Shared with me again.
+      setLeft((ids) => (ids.has(session.id) ? withoutId(ids, session.id) : ids));
     };
     const onDeleted = ({ id }: { id: string }) => forget(id);
+    const onLeft = ({ id }: { id: string }) => {
+      setLeft((ids) => new Set(ids).add(id));
+      setSessions((list) => (list ? removeSession(list, id) : list));
+    };
     socket.on("session.updated", onUpdated);
     socket.on("session.deleted", onDeleted);
+    socket.on("session.left", onLeft);
     socket.on("connect", load);
     void load();
     return () => {
       active = false;
       socket.off("session.updated", onUpdated);
       socket.off("session.deleted", onDeleted);
+      socket.off("session.left", onLeft);
       socket.off("connect", load);
     };
   }, [forget]);
@@ -89,7 +101,9 @@ export function useSessions() {
     [forget, router],
   );
 
-  return { sessions, error, creating, deleted, createSession, renameSession, deleteSession };
+  return { sessions, error, creating, deleted, left, createSession, renameSession, deleteSession };
 }
+
+const withoutId = (ids: ReadonlySet<string>, id: string): ReadonlySet<string> => new Set([...ids].filter((other) => other !== id));
 
 export type SessionsList = ReturnType<typeof useSessions>;

@@ -1,8 +1,9 @@
 import { z } from "zod";
 
 /**
- * Access: one owner per credential. Today one owner ships (`LOCAL_OWNER`, the person who started
- * the server); API tokens may name another, so per-user accounts can follow without a new model.
+ * Access: one owner per credential. `LOCAL_OWNER` is the administrator, the person who started the
+ * server (the server token and the cookies it signs in); every other owner is a person (teams.ts),
+ * signed in with a one-time link or an API token made for them.
  */
 export const LOCAL_OWNER = "local";
 
@@ -15,8 +16,15 @@ export const SESSION_COOKIE = "parley_session";
 export const TOKEN_PARAM = "token";
 export const MAX_TOKEN_CHARS = 200;
 
-/** `POST /api/auth/session`: exchanges the server token for the session cookie. */
-export const SignInBodySchema = z.strictObject({ token: z.string().min(1, "A token is required").max(MAX_TOKEN_CHARS) });
+/**
+ * `POST /api/auth/session`: exchanges the server token (the administrator), or a person's one-time
+ * sign-in link (`sil_…`, as `parley user add` prints it), for the session cookie.
+ */
+export const SignInBodySchema = z.union([
+  z.strictObject({ token: z.string().min(1, "A token is required").max(MAX_TOKEN_CHARS) }),
+  z.strictObject({ link: z.string().min(1, "A sign-in link is required").max(MAX_TOKEN_CHARS) }),
+]);
+export type SignInBody = z.infer<typeof SignInBodySchema>;
 
 /** `POST /api/auth/sign-out-everywhere`: no parameters (an empty body or `{}`). */
 export const SignOutEverywhereBodySchema = z.strictObject({});
@@ -25,8 +33,8 @@ export const SignOutEverywhereBodySchema = z.strictObject({});
 export const SignOutEverywhereResultSchema = z.object({ signedOut: z.literal("everywhere"), at: z.string() });
 export type SignOutEverywhereResult = z.infer<typeof SignOutEverywhereResultSchema>;
 
-/** `GET /api/auth/session`: who the caller is. */
-export const WhoAmISchema = z.object({ ownerId: z.string(), via: z.enum(["cookie", "server_token", "api_token"]) });
+/** `GET /api/auth/session`: who the caller is; `admin` for the administrator (`local`) and people added with --admin. */
+export const WhoAmISchema = z.object({ ownerId: z.string(), via: z.enum(["cookie", "server_token", "api_token"]), admin: z.boolean() });
 export type WhoAmI = z.infer<typeof WhoAmISchema>;
 
 export const ApiTokenNameSchema = z.string().trim().min(1).max(100);

@@ -27,6 +27,8 @@ export const ClusterMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cookies.revoked"), to: z.null() }),
   /** An API token was revoked: drop the sockets signed in with it. */
   z.object({ type: z.literal("api-token.revoked"), to: z.null(), id: IdSchema }),
+  /** People were added or removed: read them again; after a removal, drop the sockets of cookies that no longer pass. */
+  z.object({ type: z.literal("people.changed"), to: z.null(), removed: z.boolean() }),
 ]);
 export type ClusterMessage = z.infer<typeof ClusterMessageSchema>;
 

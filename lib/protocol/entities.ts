@@ -13,6 +13,8 @@ export const SessionSchema = z.object({
   updatedAt: z.string(),
   /** How many questions of this session wait for an answer. */
   pendingCount: z.number().int().nonnegative(),
+  /** Whether its owner shares it with anyone (its members: `GET /api/sessions/{id}/members`). */
+  shared: z.boolean(),
 });
 export type Session = z.infer<typeof SessionSchema>;
 

@@ -34,6 +34,8 @@ export interface ServerToClientEvents {
   "session.updated": (session: Session) => void;
   /** The session was deleted (its runs were stopped and its questions retracted before this): drop it from lists, leave it if shown. */
   "session.deleted": (payload: { id: string }) => void;
+  /** The session is no longer shared with this person (removed, or they left): drop it from lists; this socket has left its room. */
+  "session.left": (payload: { id: string }) => void;
   /** The session's permission rules changed: a tab showing them fetches them again. */
   "rules.updated": (payload: { sessionId: string }) => void;
   /** This node's status (on connect, and when it changes): `lost` while it cannot hear the other nodes (Redis down). */
@@ -59,5 +61,5 @@ export const SocketAuthSchema = z.object({
 
 export const SOCKET_PATH = "/socket.io";
 export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
-/** Every socket of an owner: the session list's updates go here. */
+/** Every socket of a person: the session list's updates go here (of the sessions they own and those shared with them). */
 export const ownerRoom = (ownerId: string) => `owner:${ownerId}`;

@@ -28,6 +28,25 @@ export type AddPersonBody = z.infer<typeof AddPersonBodySchema>;
 export const AddPersonResultSchema = z.object({ person: PersonSchema, signInLink: z.string(), expiresAt: z.string() });
 export type AddPersonResult = z.infer<typeof AddPersonResultSchema>;
 
+/** `GET /api/users` (administrators only): everyone but the administrator `local`, oldest first. */
+export const PeopleSchema = z.object({ people: z.array(PersonSchema) });
+export type People = z.infer<typeof PeopleSchema>;
+
+/** `POST /api/users/{name}/link`: no parameters (an empty body or `{}`). */
+export const NewSignInLinkBodySchema = z.strictObject({});
+/** `POST /api/users/{name}/link` (`parley user link NAME`): a new one-time link, which replaces the person's unused ones (a lost link stops working). */
+export const NewSignInLinkResultSchema = z.object({ name: PersonNameSchema, signInLink: z.string(), expiresAt: z.string() });
+export type NewSignInLinkResult = z.infer<typeof NewSignInLinkResultSchema>;
+
+/** `DELETE /api/users/{name}`: no parameters (an empty body or `{}`). */
+export const RemovePersonBodySchema = z.strictObject({});
+/** `DELETE /api/users/{name}`'s answer: who was removed, and the ids of the API tokens that were revoked with them. */
+export const RemovePersonResultSchema = z.object({ person: PersonSchema, revokedTokens: z.array(z.string()) });
+export type RemovePersonResult = z.infer<typeof RemovePersonResultSchema>;
+
+/** The URL a sign-in link is handed out as: the server's origin, and the link in SIGN_IN_LINK_PARAM. */
+export const signInLinkUrl = (origin: string, link: string): string => `${origin.replace(/\/+$/, "")}/?${SIGN_IN_LINK_PARAM}=${encodeURIComponent(link)}`;
+
 /** A session's people: its owner and the members it is shared with. */
 export const SessionMemberSchema = z.object({ user: PersonNameSchema, role: z.enum(["owner", "member"]), addedAt: z.string() });
 export type SessionMember = z.infer<typeof SessionMemberSchema>;
@@ -36,6 +55,8 @@ export type SessionMembers = z.infer<typeof SessionMembersSchema>;
 /** `POST /api/sessions/{id}/members` (the owner or an administrator). */
 export const AddMemberBodySchema = z.strictObject({ user: PersonNameSchema });
 export type AddMemberBody = z.infer<typeof AddMemberBodySchema>;
+/** `DELETE /api/sessions/{id}/members/{user}` (the owner or an administrator; a member for themselves: leaving) takes no body, or `{}`. */
+export const RemoveMemberBodySchema = z.strictObject({});
 
 export const MAX_ANSWERERS = 50;
 export const MAX_ESCALATION_STEPS = 5;
@@ -71,8 +92,13 @@ export const EscalationAskSchema = z
   .min(1)
   .max(MAX_ESCALATION_STEPS)
   .refine((steps) => steps.every((s, i) => i === 0 || s.after > steps[i - 1]!.after), { message: "each step comes after the one before it" });
-/** As a question stores it. */
-export const EscalationSchema = EscalationAskSchema.transform((steps): EscalationStep[] => steps.map((s) => ({ afterMs: s.after, to: [...new Set(s.to)] })));
+/** As a question stores it; a spec parsed once (the worker's, then the server's) parses again the same. */
+export const EscalationSchema = z
+  .array(z.union([EscalationStepInputSchema.transform((s) => ({ afterMs: s.after, to: s.to })), EscalationStepSchema.strict()]))
+  .min(1)
+  .max(MAX_ESCALATION_STEPS)
+  .transform((steps): EscalationStep[] => steps.map((s) => ({ afterMs: s.afterMs, to: [...new Set(s.to)] })))
+  .refine((steps) => steps.every((s, i) => i === 0 || s.afterMs > steps[i - 1]!.afterMs), { message: "each step comes after the one before it" });
 
 /** An approval that needs several people: `required` distinct people of `from` (default: its answerers), rejected at `rejections` distinct rejections (default 1). */
 export const ApprovalsInputSchema = z

@@ -10,7 +10,10 @@ import { migrateDatabase } from "./store/db/migrate";
 import { openAccess, type AccessOptions } from "./access/access";
 import { createRevokeApiToken } from "./access/revoke-api-token";
 import { createSignOutEverywhere } from "./access/sign-out-everywhere";
+import { createPeopleChanged } from "./access/people-changed";
+import { createPeople } from "./people/people-service";
 import { createDomainServices } from "./domain-services";
+import { createAuditService } from "./audit/audit-service";
 import { DomainEvents } from "./events";
 import { createMetrics, type Metrics } from "./metrics";
 import { coalescePerKey } from "./coalesce";
@@ -23,6 +26,7 @@ import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
 import { createRunService } from "./runs/run-service";
 import { createChatTurns } from "./sessions/chat-turns";
+import { createSessionMembers } from "./sessions/session-members";
 import { createAskService } from "./asks/ask-service";
 import { createMcpEndpoint } from "./mcp/mcp-endpoint";
 import { createTextChannel } from "./commands/text-channel";
@@ -73,6 +77,8 @@ export interface ParleyOptions {
   webhooks?: WebhookOptions & { secret?: string };
   /** Web Push: the hosts endpoints may name besides the push services, the retry base, and the VAPID keys (PARLEY_VAPID_*; unset: a pair kept in the database). */
   push?: PushOptions & { vapid?: { publicKey?: string; privateKey?: string; subject?: string } };
+  /** Where people reach this server: the origin of the sign-in links it hands out (unset: the origin a request came to). */
+  origin?: () => string;
 }
 
 export const DEFAULT_RUN_LEASE_MS = 15_000;
@@ -178,6 +184,13 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const pushDevices = createPushDevices({ db, hosts: config.push?.hosts });
   const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
   const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
+  const people = createPeople({
+    db,
+    apiTokens: access.apiTokens,
+    now: () => clock.now(),
+    changed: createPeopleChanged({ cache: access.peopleCache, cluster, events }),
+    revokeToken: revokeApiToken,
+  });
 
   if (expiryTimers) {
     cluster.on((m) => m.type === "question.expiring" && questions.expireAt(m.id, new Date(m.expiresAt)));
@@ -195,6 +208,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   events.on("question.asked", publishSession);
   events.on("question.closed", publishSession);
 
+  const members = createSessionMembers({ db, events, sessions });
   const textCommands = createTextCommands({ db, sessions, questions });
   const resume = createResume({ commands, runs });
   const inbox = createInbox({ commands, questions, resume, stop: runs.stopRun, pollMs: config.inboxPollMs });
@@ -223,6 +237,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     events,
     commands,
     sessions,
+    /** Who a session is shared with: its owner and its members. */
+    members,
     questions,
     runs,
     /** Questions asked from outside Parley (the ask API): runs of the built-in `ask` function. */
@@ -234,12 +250,18 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     /** Web Push: the VAPID public key browsers subscribe with, a person's devices, and the outbox of pushes. */
     push: { publicKey: vapid.publicKey, devices: pushDevices, outbox: pushOutbox },
     permissions,
+    /** Who settled each question, from where, or which rule did. */
+    audit: createAuditService(db),
     pool,
     access,
     /** Refuses every browser session cookie issued before now, on every node, and drops their sockets. */
     signOutEverywhere,
     /** Refuses an API token from now on and drops its sockets (this node's before it answers, the others' over the bus). */
     revokeApiToken,
+    /** People (teams): added with a one-time sign-in link; a removal refuses their credentials and drops their sockets on every node. */
+    people,
+    /** The origin of the sign-in links this server hands out, when it knows where people reach it. */
+    origin: config.origin,
     /**
      * A new server token (kept in the token file): the old one is refused at once, sockets signed
      * in with it are dropped, and so are browser cookies (they were signed in with the old token).
@@ -274,17 +296,19 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
      * and no run can start in it: a run's insert checks the mark in its own transaction); its
      * active runs are stopped, which cancels their pending questions (every tab retracts the
      * cards: `question.rejected`, status `cancelled`); anything still pending is cancelled; the
-     * session is removed with all it holds; then the owner's tabs hear `session.deleted`.
+     * session is removed with all it holds; then its people's tabs (its owner's and members') hear `session.deleted`.
      * Of concurrent deletes one does this and the others get not_found.
      */
     async deleteSession({ id }: { id: string }): Promise<{ id: string; deleted: true }> {
       const { ownerId } = await sessions.markDeleted({ id });
+      // Read before its rows go with it: nobody is added to a session whose delete has begun.
+      const people = [ownerId, ...(await members.names(id))];
       const reason = "The chat was deleted.";
       await runs.stopSessionRuns({ sessionId: id, reason });
       const leftover = new Set((await questions.listPending({ sessionId: id })).map((q) => q.runId));
       for (const runId of leftover) await questions.closeForRun({ runId, status: "cancelled", by: "stop", feedback: reason });
       await sessions.removeDeleted({ id });
-      events.emit("session.deleted", { id, ownerId });
+      events.emit("session.deleted", { id, people });
       return { id, deleted: true };
     },
 

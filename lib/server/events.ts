@@ -15,9 +15,12 @@ export interface DomainEventMap {
   /** More text of a streaming agent reply. */
   "message.delta": [MessageDelta];
   "run.updated": [Run];
-  "session.updated": [Session];
-  /** A session was deleted (its runs stopped, its questions retracted first): the owner's tabs drop it. */
-  "session.deleted": [{ id: string; ownerId: string }];
+  /** How a session is now, and its people (its owner and members): every tab of theirs hears it. */
+  "session.updated": [session: Session, people: string[]];
+  /** A session was deleted (its runs stopped, its questions retracted first): its people's tabs drop it. */
+  "session.deleted": [{ id: string; people: string[] }];
+  /** A session is no longer shared with `user`: their tabs drop it and leave its room. */
+  "session.left": [{ id: string; user: string }];
   /** A session's permission rules changed (added, removed): its tabs refresh their settings panel. */
   "rules.updated": [{ sessionId: string }];
   /** Every browser was signed out, here or on another node: sockets signed in with older cookies are dropped. */

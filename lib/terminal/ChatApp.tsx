@@ -19,6 +19,8 @@ export interface ChatAppProps {
   browserUrl: string;
   /** Called when the session cannot be shown (it does not exist, or is not this caller's). */
   onFatal: (message: string) => void;
+  /** Who this terminal is signed in as: their answers read "by you". */
+  viewer?: string | null;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface ChatAppProps {
  * the pending question in its place. Joins like a browser tab; every reconnect's snapshot replays
  * what is pending.
  */
-export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppProps) {
+export function ChatApp({ sessionId, transport, browserUrl, onFatal, viewer = null }: ChatAppProps) {
   const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId, transport);
   const { exit } = useApp();
   const me = useMe(transport.request)?.name ?? null;
@@ -41,15 +43,23 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppPr
   const shown = useRef<string | null>(null);
   const [retracted, setRetracted] = useState<ReadonlySet<string>>(new Set());
 
-  // Deleted in a browser tab (or anywhere): nothing is left to show.
+  // Deleted in a browser tab (or anywhere), or no longer shared with this person: nothing is left to show.
   useEffect(() => {
-    const onDeleted = ({ id }: { id: string }) => {
-      if (id !== sessionId) return;
-      onFatal("This chat was deleted.");
-      exit();
-    };
+    const ending =
+      (why: string) =>
+      ({ id }: { id: string }) => {
+        if (id !== sessionId) return;
+        onFatal(why);
+        exit();
+      };
+    const onDeleted = ending("This chat was deleted.");
+    const onLeft = ending("This chat is no longer shared with you.");
     transport.socket.on("session.deleted", onDeleted);
-    return () => void transport.socket.off("session.deleted", onDeleted);
+    transport.socket.on("session.left", onLeft);
+    return () => {
+      transport.socket.off("session.deleted", onDeleted);
+      transport.socket.off("session.left", onLeft);
+    };
   }, [transport, sessionId, onFatal, exit]);
 
   useEffect(() => {
@@ -104,7 +114,7 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal }: ChatAppPr
       <Static items={joined ? [header, ...log] : []}>
         {(entry) => (
           <Box key={entry.key} width={stdout.columns || 80}>
-            <LogLine entry={entry} retractedHere={entry.type === "question" && retracted.has(entry.question.id)} />
+            <LogLine entry={entry} retractedHere={entry.type === "question" && retracted.has(entry.question.id)} viewer={viewer} />
           </Box>
         )}
       </Static>

@@ -4,11 +4,11 @@ import { questionRecord, speaker } from "./transcript-log";
 
 const ROLE_COLOR = { user: "green", agent: "cyan", system: "gray" } as const;
 
-/** One printed entry of the transcript log. */
-export function LogLine({ entry, retractedHere }: { entry: LogEntry; retractedHere: boolean }) {
+/** One printed entry of the transcript log; `viewer` is who this terminal is signed in as. */
+export function LogLine({ entry, retractedHere, viewer = null }: { entry: LogEntry; retractedHere: boolean; viewer?: string | null }) {
   if (entry.type === "notice") return <Text color={entry.tone === "error" ? "red" : "gray"}>{entry.text}</Text>;
   if (entry.type === "question") {
-    const { asked, outcome } = questionRecord(entry.question);
+    const { asked, outcome } = questionRecord(entry.question, viewer);
     return (
       <Box flexDirection="column" marginBottom={1}>
         <Text color="yellow">? {asked}</Text>

@@ -1,4 +1,5 @@
 import { render } from "ink";
+import type { WhoAmI } from "../protocol/access";
 import { AppError } from "../protocol/errors";
 import type { Session } from "../protocol/entities";
 import type { Ack } from "../protocol/socket";
@@ -38,6 +39,7 @@ export async function chat({ server, session: arg, latest }: ChatOptions): Promi
   };
 
   const sessions = unwrap(await request<Session[]>("/api/sessions"));
+  const me = unwrap(await request<WhoAmI>("/api/auth/session"));
   const choice = pickSession(sessions, { arg, latest });
   const session = choice.type === "existing" ? choice.session : unwrap(await request<Session>("/api/sessions", { method: "POST", body: {} }));
 
@@ -63,6 +65,7 @@ export async function chat({ server, session: arg, latest }: ChatOptions): Promi
       sessionId={session.id}
       transport={transport}
       browserUrl={new URL(`/s/${session.id}`, server.url).href}
+      viewer={me.ownerId}
       onFatal={(message) => {
         fatal = message;
       }}

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Session } from "../protocol/entities";
 import { pickSession } from "./pick-session";
 
-const s = (id: string, title: string): Session => ({ id, title, ownerId: "local", createdAt: "", updatedAt: "", pendingCount: 0 });
+const s = (id: string, title: string): Session => ({ id, title, ownerId: "local", createdAt: "", updatedAt: "", pendingCount: 0, shared: false });
 const sessions = [s("cmabc123", "Deploy"), s("cmabd456", "Coffee"), s("cmx999", "Coffee")];
 
 describe("pickSession", () => {

@@ -40,5 +40,9 @@ describe("the terminal's transcript log", () => {
   it("words a closed question as the browser's audit does, with a readable owner", () => {
     const q = aQuestion({ owner: "order-coffee", prompt: "Which drink?", status: "answered", answer: "Tea", closedBy: "terminal" });
     expect(questionRecord(q)).toEqual({ asked: "Order coffee asked: Which drink?", outcome: 'Answered "Tea", in a terminal' });
+    // Who answered: the person at this terminal reads "by you"; the administrator is "Administrator" to others.
+    expect(questionRecord({ ...q, closedByUser: "local" }, "local").outcome).toBe('Answered "Tea" by you, in a terminal');
+    expect(questionRecord({ ...q, closedByUser: "local" }, "alice").outcome).toBe('Answered "Tea" by Administrator, in a terminal');
+    expect(questionRecord({ ...q, closedByUser: "bob" }, "alice").outcome).toBe('Answered "Tea" by bob, in a terminal');
   });
 });

@@ -37,7 +37,7 @@ export function speaker(message: Message): string {
   return message.role === "user" ? "you" : message.role === "agent" ? "agent" : "·";
 }
 
-/** A closed question in two parts: what was asked, and how it ended. */
-export function questionRecord(q: Question): { asked: string; outcome: string } {
-  return { asked: askedLine({ ...q, owner: ownerLabel(q.owner) }), outcome: outcomeLine(q) };
+/** A closed question in two parts: what was asked, and how it ended (`viewer`'s own answers "by you", as a browser tab says it). */
+export function questionRecord(q: Question, viewer: string | null = null): { asked: string; outcome: string } {
+  return { asked: askedLine({ ...q, owner: ownerLabel(q.owner) }), outcome: outcomeLine(q, { viewer, ui: true }) };
 }

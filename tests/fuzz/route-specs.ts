@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AskBodySchema } from "../../lib/protocol/asks";
+import { AuditQuerySchema } from "../../lib/protocol/audit";
 import { ChannelOutboxQuerySchema, ChannelTextBodySchema } from "../../lib/protocol/channels";
 import { RevokeTokenBodySchema, RotateTokenBodySchema, SignInBodySchema, SignOutEverywhereBodySchema } from "../../lib/protocol/access";
 import { CreateRuleBodySchema } from "../../lib/protocol/permissions";
@@ -15,6 +16,7 @@ import {
   SignOutBodySchema,
 } from "../../lib/protocol/rest";
 import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
+import { AddMemberBodySchema, AddPersonBodySchema, NewSignInLinkBodySchema, RemoveMemberBodySchema, RemovePersonBodySchema } from "../../lib/protocol/teams";
 
 /**
  * What each REST route takes, beside API_ROUTES (which says which methods it answers): the body
@@ -46,6 +48,10 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/sessions/:id/rules": { schema: CreateRuleBodySchema, optional: false },
   // Strict and empty, as the session's DELETE: a body aimed at the sentinel session removes no rule.
   "DELETE /api/sessions/:id/rules/:ruleId": { schema: RemoveRuleBodySchema, optional: true },
+  // A valid body names someone who is no person (404): the sentinel session is shared with nobody.
+  "POST /api/sessions/:id/members": { schema: AddMemberBodySchema, optional: false },
+  // Strict and empty, as the session's DELETE: a body aimed at the sentinel session removes nobody.
+  "DELETE /api/sessions/:id/members/:user": { schema: RemoveMemberBodySchema, optional: true },
   "POST /api/questions/:id/reply": { schema: ReplyBodySchema, optional: false },
   "POST /api/questions/:id/reject": { schema: RejectBodySchema, optional: true },
   "POST /api/runs/:id/resume": { schema: ResumeBodySchema, optional: true },
@@ -59,6 +65,11 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   // Strict and empty, as the session's DELETE: a body aimed at the sentinel's subscription removes nothing.
   "DELETE /api/push/subscriptions/:id": { schema: RemovePushSubscriptionBodySchema, optional: true },
   "PUT /api/sessions/:id/push": { schema: SessionPushBodySchema, optional: false },
+  // A valid body adds a person (a name taken before is 409): no chat is touched.
+  "POST /api/users": { schema: AddPersonBodySchema, optional: false },
+  // Strict and empty; the path names no person (404).
+  "DELETE /api/users/:name": { schema: RemovePersonBodySchema, optional: true },
+  "POST /api/users/:name/link": { schema: NewSignInLinkBodySchema, optional: true },
 };
 
 /** Writes without a body (none now: every write's body is checked, an empty one included). */
@@ -67,6 +78,7 @@ export const BODYLESS_WRITES = new Set<string>();
 export const QUERY_SPECS: Record<string, z.ZodType> = {
   "GET /api/questions": QuestionsQuerySchema,
   "GET /api/channels/text/outbox": ChannelOutboxQuerySchema,
+  "GET /api/audit": AuditQuerySchema,
 };
 
 export const STANDARD_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

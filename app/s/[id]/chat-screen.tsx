@@ -10,6 +10,7 @@ import { CrossNodeBanner } from "@/components/CrossNodeBanner";
 import { LateNotice } from "@/components/LateNotice";
 import { LiveAnnouncer } from "@/components/LiveAnnouncer";
 import { PermissionsButton } from "@/components/PermissionsPanel";
+import { PeopleButton } from "@/components/PeoplePanel";
 import { QuestionCard } from "@/components/QuestionCard";
 import { RunStatus } from "@/components/RunStatus";
 import { EditableTitle } from "@/components/EditableTitle";
@@ -18,11 +19,13 @@ import { activeRuns, activeTurn, latestRun, transcript } from "@/lib/client/sess
 import { useTabTitle } from "@/lib/client/tab-title";
 import { useQuestionNotifications } from "@/lib/client/question-notifications";
 import { NotifyDeviceButton } from "@/components/NotifyDevice";
+import { AccountMenu } from "@/components/AccountMenu";
 import { useDevicePresence } from "@/lib/client/push/use-device-presence";
 import { useSession } from "@/lib/client/use-session";
 import { useSessions } from "@/lib/client/use-sessions";
 import { useMe } from "@/lib/client/use-me";
 import { sessionWaitingOn, waitingOn } from "@/lib/client/run-line";
+import { mayManage } from "@/lib/client/session-people";
 
 /** Waits a moment before admitting we're still connecting, so a fast connect shows no banner. */
 function useAfter(ms: number): boolean {
@@ -40,16 +43,19 @@ function focusCard() {
   (card?.querySelector<HTMLElement>("[data-autofocus]") ?? card)?.focus();
 }
 
-export function ChatScreen({ sessionId }: { sessionId: string }) {
+/** `viewer`: who is signed in (the gate's principal), so the records of their own answers read "by you". */
+export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; viewer?: string | null }) {
   const { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
   const list = useSessions();
   const me = useMe();
-  const myName = me?.name ?? null;
   const [stopping, setStopping] = useState(false);
   const slow = useAfter(1500);
   const items = useMemo(() => transcript(state), [state]);
+  const myName = me?.name ?? null;
   const waitingRunIds = useMemo(() => waitingOn(pending, myName), [pending, myName]);
-  const title = state.session?.title ?? list.sessions?.find((s) => s.id === sessionId)?.title ?? null;
+  const listed = list.sessions?.find((s) => s.id === sessionId);
+  const title = state.session?.title ?? listed?.title ?? null;
+  const session = state.session ?? listed ?? null;
   useTabTitle(title, pending);
   useQuestionNotifications(pending, title, focusCard, myName);
   useDevicePresence(sessionId);
@@ -72,6 +78,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
     error: list.error?.message,
     onRename: list.renameSession,
     onDelete: list.deleteSession,
+    me,
   };
   const sidebar = <Sidebar {...sidebarProps} />;
 
@@ -83,6 +90,23 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
         <main data-testid="session-deleted" className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
           <p role="status" className="text-lg font-medium text-stone-800">
             This chat was deleted.
+          </p>
+          <Link href="/" className="text-sm font-medium text-indigo-600 hover:underline">
+            Back to all chats
+          </Link>
+        </main>
+      </div>
+    );
+  }
+
+  // No longer shared with me (removed, or I left): shared again, it comes back.
+  if (list.left.has(sessionId)) {
+    return (
+      <div className="flex h-dvh">
+        {sidebar}
+        <main data-testid="session-left" className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
+          <p role="status" className="text-lg font-medium text-stone-800">
+            This chat is no longer shared with you.
           </p>
           <Link href="/" className="text-sm font-medium text-indigo-600 hover:underline">
             Back to all chats
@@ -110,14 +134,17 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
     <div className="flex h-dvh">
       {sidebar}
       <main className="flex min-w-0 flex-1 flex-col bg-stone-50">
-        <header className="flex h-14 shrink-0 items-center gap-1.5 border-b border-stone-200 bg-white px-3 sm:gap-3 sm:px-4">
+        {/* On a phone its 44 px buttons stand close together: the title gives way to them. */}
+        <header className="flex h-14 shrink-0 items-center gap-0.5 border-b border-stone-200 bg-white px-2 sm:gap-3 sm:px-4">
           <MobileSidebar {...sidebarProps} />
-          <EditableTitle title={title} onRename={(t) => list.renameSession(sessionId, t)} />
+          <EditableTitle title={title} onRename={session && !mayManage(session, me) ? undefined : (t) => list.renameSession(sessionId, t)} />
           <ConnectionDot status={connection} />
           <span className="flex-1" />
           <RunStatus run={latestRun(state)} waiting={sessionWaitingOn(waitingRunIds)} canStop={headerStops.length > 0} stopping={stopping} onStop={() => void stop(headerStops)} />
           <NotifyDeviceButton sessionId={sessionId} />
+          <PeopleButton sessionId={sessionId} shared={session?.shared ?? false} me={me} />
           <PermissionsButton sessionId={sessionId} />
+          <AccountMenu compact />
         </header>
         <ConnectionBanner status={connection} show={joined || slow} error={joinError ? joinError.message : null} />
         {connection === "connected" && <CrossNodeBanner />}
@@ -130,6 +157,7 @@ export function ChatScreen({ sessionId }: { sessionId: string }) {
           // With runs side by side each line has its own Stop; one run is stopped from the header.
           onStopRun={running.length > 1 ? (run) => stop([run]) : undefined}
           stopping={stopping}
+          viewer={viewer}
         />
         <div className="shrink-0 border-t border-stone-200 bg-white/80 px-4 pb-4 pt-3 backdrop-blur">
           <LiveAnnouncer questions={pending} />

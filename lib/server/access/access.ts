@@ -7,6 +7,8 @@ import { TRUST_NO_PROXY, type ProxyTrust } from "./client-address";
 import { createRateLimits, type RateLimitSettings } from "./rate-limits";
 import { randomSecret } from "./secrets";
 import { createBrowserSessions } from "./browser-sessions";
+import { createPeopleCache } from "./people-cache";
+import { createPeopleStore } from "../store/people/people-store";
 import { createCookieSigner, loadCookieKey } from "./session-cookie";
 import { openSessionEpoch } from "./session-epoch";
 import { createVisibility } from "./visibility";
@@ -29,6 +31,7 @@ export async function openAccess(db: Db, { token, tokenFile, rateLimits, trustPr
   const signer = createCookieSigner({ key: await loadCookieKey(db), serverToken, now });
   const browserSessions = createBrowserSessions({ signer, epoch: await openSessionEpoch(db, { now }), now });
   const limits = createRateLimits(rateLimits);
+  const peopleCache = createPeopleCache(createPeopleStore(db.exec), { now });
   return {
     get serverToken() {
       return serverToken;
@@ -41,7 +44,9 @@ export async function openAccess(db: Db, { token, tokenFile, rateLimits, trustPr
     },
     apiTokens,
     browserSessions,
-    authenticator: createAuthenticator({ serverToken: () => serverToken, apiTokens, browserSessions, rateLimits: limits }),
+    /** Who exists, as the authenticator reads it (cached for a second; forgotten when people change). */
+    peopleCache,
+    authenticator: createAuthenticator({ serverToken: () => serverToken, apiTokens, browserSessions, rateLimits: limits, people: peopleCache }),
     visibility: createVisibility(db),
     rateLimits: limits,
     /** Which proxies are believed: HTTP requests and socket handshakes take the client's address with it (`clientAddress`). */

@@ -17,6 +17,7 @@ describe("the authenticator", () => {
     expect(await authenticator.authenticate({ bearer: "server-token-012345678" })).toBeNull();
     expect(await authenticator.authenticate({})).toBeNull();
 
+    await fake.parley.people.add("ann", { addedBy: LOCAL_OWNER });
     const { token, info } = await apiTokens.create({ ownerId: "ann", name: "script" });
     expect(await authenticator.authenticate({ bearer: token })).toMatchObject({ ownerId: "ann", via: "api_token", credential: `api:${info.id}` });
     // Another last character (a random secret may already end in any given one).
@@ -33,6 +34,7 @@ describe("the authenticator", () => {
   it("limits a client's wrong bearer tokens; then refuses its bearer tokens, right ones too, and no other client's", async () => {
     fake = await startFakeParley({ access: { token: "server-token-0123456789", rateLimits: { badTokens: { points: 3, seconds: 60 } } } });
     const { authenticator, apiTokens, browserSessions } = fake.parley.access;
+    await fake.parley.people.add("ann", { addedBy: LOCAL_OWNER });
     const { token } = await apiTokens.create({ ownerId: "ann", name: "script" });
     // Right tokens are never counted.
     for (let i = 0; i < 20; i++) expect(await authenticator.authenticate({ bearer: token, client: "10.0.0.1" })).not.toBeNull();
@@ -46,6 +48,54 @@ describe("the authenticator", () => {
     // A cookie is not a bearer token: a browser behind the same address still signs in.
     const cookie = `${browserSessions.cookieName}=${await browserSessions.issue(LOCAL_OWNER)}`;
     expect(await authenticator.authenticate({ cookie, client: "10.0.0.1" })).toMatchObject({ via: "cookie" });
+  });
+
+  it("says who is an administrator: the server token and its cookies, and people added as one; never a token that may only ask", async () => {
+    fake = await startFakeParley({ access: { token: "server-token-0123456789" } });
+    const { authenticator, apiTokens, browserSessions } = fake.parley.access;
+    const cookieOf = async (owner: string) => `${browserSessions.cookieName}=${await browserSessions.issue(owner)}`;
+    await fake.parley.people.add("ann", { addedBy: LOCAL_OWNER, admin: true });
+    await fake.parley.people.add("bob", { addedBy: "ann" });
+    expect(await authenticator.authenticate({ bearer: "server-token-0123456789" })).toMatchObject({ ownerId: LOCAL_OWNER, admin: true });
+    expect(await authenticator.authenticate({ cookie: await cookieOf(LOCAL_OWNER) })).toMatchObject({ ownerId: LOCAL_OWNER, admin: true });
+    expect(await authenticator.authenticate({ cookie: await cookieOf("ann") })).toMatchObject({ ownerId: "ann", via: "cookie", admin: true });
+    expect(await authenticator.authenticate({ cookie: await cookieOf("bob") })).toMatchObject({ ownerId: "bob", via: "cookie", admin: false });
+    const full = await apiTokens.create({ ownerId: "ann", name: "script" });
+    const askOnly = await apiTokens.create({ ownerId: "ann", name: "ci", scope: "ask" });
+    expect(await authenticator.authenticate({ bearer: full.token })).toMatchObject({ ownerId: "ann", admin: true });
+    expect(await authenticator.authenticate({ bearer: askOnly.token })).toMatchObject({ ownerId: "ann", admin: false, scope: "ask" });
+    expect(await authenticator.authenticate({ bearer: (await apiTokens.create({ ownerId: LOCAL_OWNER, name: "ci", scope: "ask" })).token })).toMatchObject({ admin: false });
+  });
+
+  it("refuses the cookie and the API token of a person who no longer exists, or never did", async () => {
+    fake = await startFakeParley({ access: { token: "server-token-0123456789" } });
+    const { authenticator, apiTokens, browserSessions } = fake.parley.access;
+    await fake.parley.people.add("bob", { addedBy: LOCAL_OWNER });
+    const cookie = `${browserSessions.cookieName}=${await browserSessions.issue("bob")}`;
+    const { token } = await apiTokens.create({ ownerId: "bob", name: "script" });
+    expect(await authenticator.authenticate({ cookie })).toMatchObject({ ownerId: "bob" });
+    expect(await authenticator.authenticate({ bearer: token })).toMatchObject({ ownerId: "bob" });
+
+    expect(await fake.parley.people.remove("bob")).toMatchObject({ person: { name: "bob" }, revokedTokens: [expect.any(String)] });
+    expect(await authenticator.authenticate({ cookie })).toBeNull();
+    expect(await authenticator.authenticate({ bearer: token })).toBeNull();
+
+    // A token made for someone who was never added (the database written by hand, an older version's --owner) speaks for no one.
+    const ghost = await apiTokens.create({ ownerId: "ghost", name: "old script" });
+    const ghostCookie = `${browserSessions.cookieName}=${await browserSessions.issue("ghost")}`;
+    expect(await authenticator.authenticate({ bearer: ghost.token })).toBeNull();
+    expect(await authenticator.authenticate({ cookie: ghostCookie })).toBeNull();
+    // Such a token works once the name is a person's (how an upgrade keeps old --owner tokens); a cookie issued before is still no one's.
+    fake.clock.advance(60_000);
+    await fake.parley.people.add("ghost", { addedBy: LOCAL_OWNER });
+    expect(await authenticator.authenticate({ bearer: ghost.token })).toMatchObject({ ownerId: "ghost" });
+    expect(await authenticator.authenticate({ cookie: ghostCookie })).toBeNull();
+
+    // Someone new under the same name later: the removed person's cookie is still not theirs.
+    fake.clock.advance(60_000);
+    await fake.parley.people.add("bob", { addedBy: LOCAL_OWNER });
+    expect(await authenticator.authenticate({ cookie })).toBeNull();
+    expect(await authenticator.authenticate({ cookie: `${browserSessions.cookieName}=${await browserSessions.issue("bob")}` })).toMatchObject({ ownerId: "bob" });
   });
 
   it("generates a server token when none is configured", async () => {

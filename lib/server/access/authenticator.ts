@@ -2,7 +2,15 @@ import { LOCAL_OWNER, type WhoAmI } from "../../protocol/access";
 import type { ApiTokens } from "./api-tokens";
 import { sameSecret } from "./secrets";
 import type { BrowserSessions } from "./browser-sessions";
+import type { PeopleCache } from "./people-cache";
 import type { RateLimits } from "./rate-limits";
+
+/**
+ * How much older than its person a cookie may be and still be theirs: the node that issued it and
+ * the one that added the person read different clocks. Older than that, it is of someone of the
+ * same name who was removed before this person was added.
+ */
+export const CLOCK_SKEW_MS = 5_000;
 
 /** Who a request speaks for, and which credential (the rate limits count per credential). */
 export interface Principal extends WhoAmI {
@@ -30,6 +38,7 @@ interface AuthenticatorDeps {
   apiTokens: ApiTokens;
   browserSessions: BrowserSessions;
   rateLimits: RateLimits;
+  people: Pick<PeopleCache, "get">;
 }
 
 /** Reads one cookie from a Cookie header. */
@@ -47,14 +56,36 @@ export function bearerOf(authorization: string | null | undefined): string | nul
   return match ? match[1]! : null;
 }
 
-/** Checks a credential: the server token (the person who started the server), an API token, or a signed session cookie. */
-export function createAuthenticator({ serverToken, apiTokens, browserSessions, rateLimits }: AuthenticatorDeps) {
+/**
+ * Checks a credential: the server token (the administrator, who started the server), an API token,
+ * or a signed session cookie. A cookie or API token speaks for its owner only while that person
+ * exists (the administrator `local` always does).
+ */
+export function createAuthenticator({ serverToken, apiTokens, browserSessions, rateLimits, people }: AuthenticatorDeps) {
   const isPrincipal = (principal: Principal | null) => principal !== null;
 
+  /**
+   * Whether the owner of a credential is an administrator; null when no such person exists (any
+   * more). A cookie issued at `issuedAt` (ms) before the person was added was someone else's of
+   * that name. API tokens are not dated so: a removal revokes them, and a token an older version
+   * made for a name (`--owner`) works again once a person of that name is added.
+   */
+  async function adminOf(ownerId: string, issuedAt?: number): Promise<boolean | null> {
+    if (ownerId === LOCAL_OWNER) return true;
+    const person = await people.get(ownerId);
+    if (!person || (issuedAt !== undefined && issuedAt < person.createdAt - CLOCK_SKEW_MS)) return null;
+    return person.admin;
+  }
+
   async function bearerPrincipal(bearer: string): Promise<Principal | null> {
-    if (sameSecret(bearer, serverToken())) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server" };
+    if (sameSecret(bearer, serverToken())) return { ownerId: LOCAL_OWNER, via: "server_token", credential: "server", admin: true };
     const api = await apiTokens.verify(bearer);
-    return api ? { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id, ...(api.scope === "ask" && { scope: "ask" as const }) } : null;
+    if (!api) return null;
+    const admin = await adminOf(api.ownerId);
+    if (admin === null) return null;
+    // A token that may only ask is no administrator's, whoever made it.
+    if (api.scope === "ask") return { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id, admin: false, scope: "ask" };
+    return { ownerId: api.ownerId, via: "api_token", credential: `api:${api.id}`, apiTokenId: api.id, admin };
   }
 
   return {
@@ -68,7 +99,8 @@ export function createAuthenticator({ serverToken, apiTokens, browserSessions, r
         return rateLimits.failuresOnly("badTokens", client, () => bearerPrincipal(bearer), isPrincipal);
       }
       const session = await browserSessions.verify(cookieValue(cookie, browserSessions.cookieName));
-      return session ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}` } : null;
+      const admin = session && (await adminOf(session.ownerId, session.issuedAt));
+      return session && admin !== null ? { ownerId: session.ownerId, via: "cookie", credential: `cookie:${session.issuedAt}`, admin } : null;
     },
   };
 }

@@ -15,6 +15,13 @@ describe("session cookies", () => {
     expect(cookies.plausible(value)).toBe(false);
   });
 
+  it("carry a person's name with dots in it whole", () => {
+    const cookies = signer();
+    const value = cookies.issue("j.doe", "epoch-1");
+    expect(cookies.verify(value, "epoch-1")).toMatchObject({ ownerId: "j.doe" });
+    expect(cookies.verify(value.replace(/^j\.doe\./, "doe."), "epoch-1")).toBeNull();
+  });
+
   it("are named after their key, so two servers on one host (cookies ignore ports) keep one each", () => {
     expect(signer("key-one").name).toMatch(/^parley_session_[0-9a-f]{8}$/);
     expect(signer("key-one").name).toBe(signer("key-one").name);

@@ -31,9 +31,12 @@ export function createCookieSigner({ key, serverToken, now = Date.now }: CookieS
   /** The owner and issue time of a well-formed cookie within its age; whether it is genuine is not checked here. */
   function read(value: string | undefined): { ownerId: string; issued: string; issuedAt: number; mac: string } | null {
     if (!value) return null;
+    // From the right: a person's name may hold dots, the issue time and the MAC never do.
     const parts = value.split(".");
-    if (parts.length !== 3) return null;
-    const [ownerId, issued, mac] = parts as [string, string, string];
+    if (parts.length < 3) return null;
+    const mac = parts.pop()!;
+    const issued = parts.pop()!;
+    const ownerId = parts.join(".");
     const issuedAt = Number(issued);
     if (!/^\d+$/.test(issued) || !Number.isSafeInteger(issuedAt) || now() - issuedAt > SESSION_MAX_AGE_S * 1000) return null;
     return { ownerId, issued, issuedAt, mac };

@@ -96,6 +96,7 @@ describe("signing out everywhere", () => {
 
   it("leaves the server token and API tokens alone", async () => {
     const [a] = nodes as [(typeof nodes)[0]];
+    await a.parley.people.add("ann", { addedBy: LOCAL_OWNER });
     const { token } = await a.parley.access.apiTokens.create({ ownerId: "ann", name: "script" });
     await a.parley.signOutEverywhere();
     expect(await a.parley.access.authenticator.authenticate({ bearer: TOKEN })).not.toBeNull();

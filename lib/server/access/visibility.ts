@@ -4,19 +4,38 @@ import type { Db } from "../store/db/client";
 import type { Statement } from "../store/typed-sql";
 import { RunStarterSchema } from "../../protocol/entities";
 import { questionAccess, questionAskedBy, runAccess, sessionAccess } from "../store/sessions/session-statements";
+import { answeringAs } from "./answering-as";
+
+/** How a person sees a session they may see: they own it, or it is shared with them. */
+export type SessionRole = "owner" | "member";
+
+/** A boolean read from an expression (EXISTS): SQLite gives 0 or 1. */
+const truthy = (value: unknown): boolean => value === true || value === 1;
+
+type Access = Statement<{ id: string; viewer: string }, { ownerId: string; deletedAt: Date | null; member: unknown }>;
 
 /**
- * What an owner may see. An id of another owner answers exactly as an unknown id does (404 with
- * the same message), so ids cannot be probed. Owners never change, so a check before an action holds. A session being deleted, and
- * everything in it, is not found from the moment its delete begins.
+ * What a person may see: what they own, and the sessions shared with them (with their questions
+ * and runs). Anything else answers exactly as an unknown id does (404 with the same message), so
+ * ids cannot be probed. A session being deleted, and everything in it, is not found from the
+ * moment its delete begins. Owners never change; members do, so a member's check holds only as
+ * long as their membership (the socket's join checks again after joining).
  */
 export function createVisibility(db: Db) {
   const { exec } = db;
-  /** A check before an action: what `access` reads must be `ownerId`'s, in a session whose delete has not begun. */
-  const check = (access: Statement<{ id: string }, { ownerId: string; deletedAt: Date | null }>, code: "session" | "question" | "run") => async (ownerId: string, id: string) => {
-    const [found] = await exec.rows(access, { id });
-    if (!found || found.ownerId !== ownerId || found.deletedAt !== null) throw new AppError(`not_found:${code}`, `No ${code} with id ${quoteId(id)}.`);
-  };
+  /** A check before an action, one read: what `access` reads must be `viewer`'s or shared with them, in a session whose delete has not begun. */
+  const check =
+    (access: Access, code: "session" | "question" | "run") =>
+    async (viewer: string, id: string): Promise<{ ownerId: string; role: SessionRole }> => {
+      const [found] = await exec.rows(access, { id, viewer });
+      const role: SessionRole | null = !found || found.deletedAt !== null ? null : found.ownerId === viewer ? "owner" : truthy(found.member) ? "member" : null;
+      if (role === null) throw new AppError(`not_found:${code}`, `No ${code} with id ${quoteId(id)}.`);
+      return { ownerId: found!.ownerId, role };
+    };
+  const seeSession = check(sessionAccess, "session");
+  const seeQuestion = check(questionAccess, "question");
+  const seeRun = check(runAccess, "run");
+
   /** What a token that may only ask sees: the questions its own asks put (its id on their run's starter), answered as an unknown id otherwise. */
   async function askedBy(ownerId: string, credential: string, id: string): Promise<void> {
     const [found] = await exec.rows(questionAskedBy, { id });
@@ -24,7 +43,23 @@ export function createVisibility(db: Db) {
     const asker = starter?.success && starter.data.tokenId ? `api:${starter.data.tokenId}` : null;
     if (!found || found.ownerId !== ownerId || found.deletedAt !== null || asker !== credential) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);
   }
-  return { session: check(sessionAccess, "session"), question: check(questionAccess, "question"), run: check(runAccess, "run"), askedBy };
+
+  return {
+    /** How `viewer` sees the session (404 when they may not). */
+    session: async (viewer: string, id: string): Promise<SessionRole> => (await seeSession(viewer, id)).role,
+    question: async (viewer: string, id: string): Promise<void> => void (await seeQuestion(viewer, id)),
+    run: async (viewer: string, id: string): Promise<void> => void (await seeRun(viewer, id)),
+    askedBy,
+    /**
+     * A change only the session's owner, or an administrator who sees it, may make (`action`: "rename this chat"):
+     * 404 for someone who does not see it, 403 `forbidden` for a member.
+     */
+    async manage(who: { ownerId: string; admin?: boolean }, id: string, action: string): Promise<SessionRole> {
+      const { ownerId, role } = await seeSession(who.ownerId, id);
+      if (role !== "owner" && !answeringAs(who).admin) throw new AppError("forbidden", `Only this chat's owner (${ownerId}) or an administrator may ${action}.`);
+      return role;
+    },
+  };
 }
 
 export type Visibility = ReturnType<typeof createVisibility>;

@@ -1,3 +1,6 @@
+import { peopleNamed } from "../../protocol/teams";
+import { createMemberStore } from "../store/members/member-store";
+import { checkPeopleNamed } from "../questions/people-named";
 import { ACTIVE_RUN_STATUSES, type RunStarter } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
 import { APPROVAL_FUNCTION, ASK_FUNCTION, type ApprovalAskInput, type AskBody } from "../../protocol/asks";
@@ -46,6 +49,7 @@ export function createAskService({
   callbackHosts?: readonly string[];
 }) {
   const sessionsByName = keyedSerial();
+  const members = createMemberStore(db.exec);
 
   /** The session an ask names (an id, else a title), or the one named after who asks; made on first use. */
   function sessionFor(ownerId: string, named: string | undefined, from: string): Promise<string> {
@@ -77,6 +81,8 @@ export function createAskService({
   async function put(functionName: string, { ownerId, body, idempotencyKey, credential, startedBy }: AskRequest<{ session?: string; from: string }>): Promise<Question> {
     const { session, ...input } = body;
     const sessionId = await sessionFor(ownerId, session, body.from);
+    // Refused before a run starts: its question could only fail to be asked.
+    await checkPeopleNamed(members, sessionId, peopleNamed(body as Parameters<typeof peopleNamed>[0]));
     const commandId = idempotencyKey === undefined ? undefined : `ask:${credential}:${idempotencyKey}`;
     const run = await runs.startRun({ sessionId, functionName, input, commandId, startedBy });
     return questionOf(run.id);

@@ -45,7 +45,7 @@ describe("text commands through Parley.postMessage", () => {
       ["system", "Answered 'Which region?' with eu."],
     ]);
     // Too late: the question is closed.
-    expect(await send(`/answer ${q.id.slice(0, 6)} us`)).toMatchObject({ outcome: "already_answered", reply: { text: "Already answered by a text command." } });
+    expect(await send(`/answer ${q.id.slice(0, 6)} us`)).toMatchObject({ outcome: "already_answered", reply: { text: "Already answered with a text command." } });
   });
 
   it("/decline with feedback and the id left out; a label by any case", async () => {

@@ -24,3 +24,6 @@ export function settleForwardedHeaders(req: IncomingMessage, client: GatedClient
 
 /** In a route handler: whether the client came over HTTPS, as the gate settled it. */
 export const cameOverHttps = (req: Request): boolean => req.headers.get("x-forwarded-proto") === "https";
+
+/** In a route handler: the client's address, as the gate settled it (what rate limits count by). */
+export const clientAddressOf = (req: Request): string => req.headers.get("x-forwarded-for") ?? "unknown";

@@ -73,9 +73,17 @@ describe("the request gate", () => {
   it("tells the route handler who called, and drops such headers a client sends itself", async () => {
     await send({ path: "/api/sessions", headers: { ...bearer } });
     expect(reached?.[PRINCIPAL_HEADERS.owner]).toBe("local");
-    await send({ path: "/api/health", headers: { [PRINCIPAL_HEADERS.owner]: "local", [PRINCIPAL_HEADERS.via]: "cookie" } });
+    expect(reached?.[PRINCIPAL_HEADERS.admin]).toBe("1");
+    await send({ path: "/api/health", headers: { [PRINCIPAL_HEADERS.owner]: "local", [PRINCIPAL_HEADERS.via]: "cookie", [PRINCIPAL_HEADERS.admin]: "1" } });
     expect(reached?.[PRINCIPAL_HEADERS.owner]).toBeUndefined();
     expect(reached?.[PRINCIPAL_HEADERS.via]).toBeUndefined();
+    expect(reached?.[PRINCIPAL_HEADERS.admin]).toBeUndefined();
+    // A person who is no administrator is not announced as one, whatever the request says.
+    await fake.parley.people.add("ann", { addedBy: "local" });
+    const { token } = await fake.parley.access.apiTokens.create({ ownerId: "ann", name: "script" });
+    await send({ path: "/api/sessions", headers: { authorization: `Bearer ${token}`, [PRINCIPAL_HEADERS.admin]: "1" } });
+    expect(reached?.[PRINCIPAL_HEADERS.owner]).toBe("ann");
+    expect(reached?.[PRINCIPAL_HEADERS.admin]).toBeUndefined();
   });
 
   it("refuses writes from another site, and bodies that are not JSON", async () => {
@@ -151,6 +159,17 @@ describe("the request gate", () => {
     const csp = String((await send({ path: "/offline.html" })).headers["content-security-policy"]);
     expect(csp).toMatch(/worker-src 'self'/);
     expect(csp).toMatch(/manifest-src 'self'/);
+  });
+
+  it("takes a person's sign-in link to the sign-in page without spending it (a link preview must not use it up)", async () => {
+    const { link } = await fake.parley.people.add("lee", { addedBy: "local" });
+    for (const headers of [{}, { ...bearer }]) {
+      const res = await send({ path: `/s/abc?x=1&signin=${link}`, headers });
+      expect(res.status).toBe(303);
+      expect(res.headers.location).toBe(`/sign-in?signin=${link}&next=%2Fs%2Fabc%3Fx%3D1`);
+      expect(res.headers["set-cookie"]).toBeUndefined();
+    }
+    expect(await fake.parley.people.spendLink(link)).toMatchObject({ name: "lee" });
   });
 
   it("signs a browser in from the printed URL, and sends one without a credential to the sign-in page", async () => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { LOCAL_OWNER, TOKEN_PARAM } from "../../protocol/access";
+import { SIGN_IN_LINK_PARAM } from "../../protocol/teams";
 import { clip } from "../../protocol/bounded-text";
 import { AppError, type WireError } from "../../protocol/errors";
 import { MCP_PATH } from "../../protocol/mcp";
@@ -64,6 +65,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
     req.headers[PRINCIPAL_HEADERS.via] = principal.via;
     req.headers[PRINCIPAL_HEADERS.credential] = principal.credential;
     if (principal.scope) req.headers[PRINCIPAL_HEADERS.scope] = principal.scope;
+    if (principal.admin) req.headers[PRINCIPAL_HEADERS.admin] = "1";
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, pathname: string, client: GatedClient): Promise<boolean> {
@@ -128,6 +130,19 @@ export function createGate({ access, origins, dev }: GateOptions) {
     return true;
   }
 
+  /**
+   * `/?signin=sil_…` (a person's one-time link): to the sign-in page, which spends it with a POST.
+   * Never spent by this GET: a chat app's or a mail scanner's preview of the link would use it up.
+   */
+  function toSignInPage(res: ServerResponse, url: URL): boolean {
+    const link = url.searchParams.get(SIGN_IN_LINK_PARAM);
+    if (link === null) return false;
+    url.searchParams.delete(SIGN_IN_LINK_PARAM);
+    const next = `/${url.pathname.replace(/^\/+/, "")}${url.search}`;
+    redirect(res, `/sign-in?${new URLSearchParams({ [SIGN_IN_LINK_PARAM]: link, next })}`);
+    return true;
+  }
+
   async function page(req: IncomingMessage, res: ServerResponse, url: URL, client: GatedClient): Promise<boolean> {
     const pathname = url.pathname;
     if (isPublicPage(pathname)) {
@@ -135,6 +150,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       announce(req, null);
       return false;
     }
+    if (toSignInPage(res, url)) return true;
     if (await exchangeToken(req, res, url, client)) return true;
     const principal = await principalOf(req, client);
     if (!principal) {

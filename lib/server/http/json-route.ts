@@ -15,10 +15,16 @@ export interface Caller {
   via: WhoAmI["via"];
   /** Which credential: `server`, `api:<token id>` or `cookie:<issued at>`. */
   credential: string;
+  /** The administrator (`local`), or a person added with --admin. */
+  admin: boolean;
   see: {
     session(id: string): Promise<void>;
     question(id: string): Promise<void>;
     run(id: string): Promise<void>;
+  };
+  /** Changes only a session's owner or an administrator may make (`action` in words: "delete this chat"): 404 unseen, 403 for a member. */
+  manage: {
+    session(id: string, action: string): Promise<void>;
   };
 }
 
@@ -37,11 +43,15 @@ function callerOf(req: Request, parley: Parley): Caller | null {
     ownerId,
     via,
     credential,
+    admin: req.headers.get(PRINCIPAL_HEADERS.admin) === "1",
     see: {
-      session: (id) => visibility.session(ownerId, id),
+      session: async (id) => void (await visibility.session(ownerId, id)),
       // A token that may only ask sees the questions it asked, and no other.
       question: (id) => (askOnly ? visibility.askedBy(ownerId, credential, id) : visibility.question(ownerId, id)),
       run: (id) => visibility.run(ownerId, id),
+    },
+    manage: {
+      session: async (id, action) => void (await visibility.manage({ ownerId }, id, action)),
     },
   };
 }
@@ -74,6 +84,11 @@ export function publicJsonRoute<P extends Params = Params>(handler: PublicHandle
       return errorResponse(error.toWire(), error.status);
     }
   };
+}
+
+/** Refuses a caller who is not an administrator (`forbidden`). */
+export function mustBeAdmin(caller: Caller, what: string): void {
+  if (!caller.admin) throw new AppError("forbidden", `Only an administrator can ${what}.`);
 }
 
 export function errorResponse(error: WireError, status: number): Response {

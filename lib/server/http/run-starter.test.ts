@@ -5,7 +5,14 @@ import type { Caller } from "./json-route";
 import { runStarterOf } from "./run-starter";
 
 const request = (value?: string) => new Request("http://localhost/api/sessions/s/runs", { method: "POST", headers: value === undefined ? {} : { [SURFACE_HEADER]: value } });
-const caller = (via: Caller["via"], credential: string): Caller => ({ ownerId: "local", via, credential, see: { session: async () => {}, question: async () => {}, run: async () => {} } });
+const caller = (via: Caller["via"], credential: string): Caller => ({
+  ownerId: "local",
+  via,
+  credential,
+  admin: true,
+  see: { session: async () => {}, question: async () => {}, run: async () => {} },
+  manage: { session: async () => {} },
+});
 
 let fake: FakeParley | undefined;
 afterEach(async () => {

@@ -1,3 +1,4 @@
+import { describeRule } from "../../protocol/audit";
 import { AppError } from "../../protocol/errors";
 import {
   APPROVAL_ANSWERS,
@@ -42,8 +43,6 @@ export const defaultJudge: ApprovalJudge = {
   covers: () => false,
   announce: () => {},
 };
-
-const describeRule = (rule: { tool: string; pattern: string; cwd?: string | null }) => `${rule.tool} ${rule.pattern}${rule.cwd != null ? ` in ${rule.cwd}` : ""}`;
 
 /**
  * How an approval is settled when it is asked (its denials worded with SERVER_DENIAL_PREFIXES), or null when a person must answer: a rule's

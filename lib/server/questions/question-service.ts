@@ -16,7 +16,9 @@ import type { HeldEpoch } from "../cluster/lease-fence";
 import { checkReplyLimits, validateReply } from "./validate-reply";
 import { log } from "../log";
 import { LOCAL_OWNER } from "../../protocol/access";
-import { mayAnswer, waitingFor } from "../../protocol/teams";
+import { mayAnswer, peopleNamed, waitingFor } from "../../protocol/teams";
+import { createMemberStore } from "../store/members/member-store";
+import { checkPeopleNamed } from "./people-named";
 import type { SqlTx } from "../store/sql-executor";
 
 /** Who or what settled a question; stored as `closedBy`. */
@@ -114,6 +116,7 @@ export function createQuestionService({
   timerOwner = OWN_TIMERS,
 }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
+  const members = createMemberStore(db.exec);
   const timers = new Map<string, NodeJS.Timeout>();
   const escalations = new Map<string, NodeJS.Timeout>();
 
@@ -362,6 +365,7 @@ export function createQuestionService({
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
       }
       if (spec.replySchema) checkReplySchema(spec.replySchema);
+      await checkPeopleNamed(members, run.sessionId, peopleNamed(spec));
       const asked = await store.countAsked(run.id);
       if (asked >= run.policy.maxRequests) {
         throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);

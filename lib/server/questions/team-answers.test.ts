@@ -79,6 +79,13 @@ describe("who may answer", () => {
     expect(await questions.reply({ id: q.id, value: true, by: "terminal", person: "carol" })).toMatchObject({ outcome: "answered", question: { closedByUser: "carol" } });
   });
 
+  it("a question may name only people in its chat: asking for a stranger is refused, naming them, and nothing is stored", async () => {
+    await expect(ask({ kind: "confirm", answerers: ["bob", "zed"] })).rejects.toMatchObject({ code: "invalid_answerers", message: expect.stringContaining('"zed" is not in this chat') });
+    await expect(ask({ kind: "confirm", escalate: [{ after: "1m", to: ["yan", "zed"] }] })).rejects.toMatchObject({ code: "invalid_answerers" });
+    await expect(askApproval({ required: 1, from: ["alice", "xi"] })).rejects.toMatchObject({ code: "invalid_answerers" });
+    expect(await fixture.question.count()).toBe(0);
+  });
+
   it("the answerers' error names who it waits for", async () => {
     const q = await ask({ kind: "confirm", answerers: ["carol", "dave"] });
     await expect(questions.reply({ id: q.id, value: true, by: "rest", person: "bob" })).rejects.toThrow("Only carol or dave may answer this question");
@@ -216,5 +223,14 @@ describe("escalation", () => {
     expect(stored).toMatchObject({ escalated: 2, status: "pending" });
     expect(await fixture.question.findUnique({ where: { id: q.id } })).toMatchObject({ escalateAt: null });
     expect((await questions.reply({ id: q.id, value: false, by: "rest", person: "dave" })).outcome).toBe("answered");
+  });
+});
+
+describe("a question's spec", () => {
+  it("parses again the same once parsed (the worker checks it, then the server): escalation steps keep their times", () => {
+    const once = QuestionSpecSchema.parse({ kind: "question", prompt: "Refund?", timeoutMs: null, answerers: ["bob"], escalate: [{ after: "2s", to: ["carol", "carol"] }] });
+    expect(once.escalate).toEqual([{ afterMs: 2000, to: ["carol"] }]);
+    expect(QuestionSpecSchema.parse(once)).toEqual(once);
+    expect(QuestionSpecSchema.safeParse({ ...once, escalate: [{ afterMs: 2000, after: "2s", to: ["carol"] }] }).success).toBe(false);
   });
 });

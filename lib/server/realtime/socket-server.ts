@@ -125,9 +125,18 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
 
     on("session.join", async (payload) => {
       const { sessionId } = parseOrThrow(SessionJoinCommandSchema, payload);
-      await visibility.session(ownerId, sessionId);
+      const role = await visibility.session(ownerId, sessionId);
       // Join before reading the snapshot: an event in between arrives twice, never zero times.
       await socket.join(sessionRoom(sessionId));
+      // A member removed since the check above had their sockets leave before this one joined: check again, now in the room.
+      if (role === "member") {
+        try {
+          await visibility.session(ownerId, sessionId);
+        } catch (err) {
+          await socket.leave(sessionRoom(sessionId));
+          throw err;
+        }
+      }
       return parley.sessions.getSnapshot({ id: sessionId });
     });
 
@@ -173,6 +182,8 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
 
   const toRoom = (sessionId: string) => io.to(sessionRoom(sessionId));
   const toOwner = (ownerId: string) => io.to(ownerRoom(ownerId));
+  /** Every socket of these people (a socket of two of them hears it once). */
+  const toPeople = (people: string[]) => io.to(people.map(ownerRoom));
   // Which room hears each domain event; the revocations below drop sockets instead.
   const relays: DomainHandlers = {
     "question.asked": (q) => toRoom(q.sessionId).emit("question.asked", q),
@@ -182,11 +193,16 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     "message.created": (m) => toRoom(m.sessionId).emit("message.created", m),
     "message.delta": (d) => toRoom(d.sessionId).emit("message.delta", d),
     "run.updated": (r) => toRoom(r.sessionId).emit("run.updated", r),
-    "session.updated": (s) => toOwner(s.ownerId).emit("session.updated", s),
-    "session.deleted": ({ id, ownerId }) => {
-      toOwner(ownerId).emit("session.deleted", { id });
+    "session.updated": (s, people) => toPeople(people).emit("session.updated", s),
+    "session.deleted": ({ id, people }) => {
+      toPeople(people).emit("session.deleted", { id });
       // Nothing more is said in its room.
       io.in(sessionRoom(id)).socketsLeave(sessionRoom(id));
+    },
+    // On every node (the adapter's rooms): the person's tabs showing it hear nothing more of it.
+    "session.left": ({ id, user }) => {
+      io.in(ownerRoom(user)).socketsLeave(sessionRoom(id));
+      toOwner(user).emit("session.left", { id });
     },
     "rules.updated": ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId }),
   };

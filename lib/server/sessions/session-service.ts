@@ -1,3 +1,4 @@
+import { withVotes } from "../store/questions/question-store";
 import { randomUUID } from "node:crypto";
 import { newOrderedId } from "../ids";
 import { LOCAL_OWNER } from "../../protocol/access";
@@ -10,7 +11,6 @@ import { type SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as S from "../store/sessions/session-statements";
 import * as Q from "../store/questions/question-statements";
-import { withVotes } from "../store/questions/question-store";
 import { runsOfSession } from "../store/runs/run-statements";
 import type { DomainEvents } from "../events";
 import { createReplyStreams, mergeStreams } from "./reply-streams";
@@ -23,7 +23,11 @@ type NewMessage = Omit<Message, "id" | "createdAt" | "runId" | "sender"> & { run
 
 const messageData = ({ runId = null, stopped = false, sender = null, ...message }: NewMessage) => ({ id: newOrderedId(), ...message, runId, stopped, sender, createdAt: new Date() });
 
-const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0);
+/** The names of a session's members, as its read gives them (space-separated; null for none). */
+const membersIn = (row: RowOf<typeof S.liveSession>): string[] => (row.memberNames ? row.memberNames.split(" ") : []);
+const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0, membersIn(row).length > 0);
+/** Whose tabs hear of a session: its owner's and its members'. */
+const peopleOf = (row: RowOf<typeof S.liveSession>) => [row.ownerId, ...membersIn(row)];
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   const { exec } = db;
@@ -48,10 +52,17 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     return message;
   }
 
-  /** Tells the owner's tabs how the session is now; a session deleted meanwhile is not announced again. */
+  /** Tells its people's tabs how a session is now (as read), and answers it. */
+  function announced(row: RowOf<typeof S.liveSession>): Session {
+    const session = counted(row);
+    events.emit("session.updated", session, peopleOf(row));
+    return session;
+  }
+
+  /** Tells its people's tabs how the session is now; a session deleted meanwhile is not announced again. */
   async function publish(id: string): Promise<void> {
     const [row] = await exec.rows(S.liveSession, { id });
-    if (row) events.emit("session.updated", counted(row));
+    if (row) announced(row);
   }
 
   return {
@@ -60,19 +71,19 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** The owner of a session that is not being deleted (not_found else): one read, no counts. */
     async ownerOf({ id }: { id: string }): Promise<string> {
-      const [row] = await exec.rows(S.sessionAccess, { id });
+      const [row] = await exec.rows(S.sessionOwner, { id });
       if (!row || row.deletedAt !== null) throw notFound(id);
       return row.ownerId;
     },
 
     async createSession({ title, ownerId = LOCAL_OWNER }: { title?: string; ownerId?: string } = {}): Promise<Session> {
       const [row] = await exec.write(S.insertSession, { id: randomUUID(), ownerId, title: title ?? DEFAULT_TITLE, at: new Date() });
-      const session = toSession(row!, 0);
-      events.emit("session.updated", session);
+      const session = toSession(row!, 0, false);
+      events.emit("session.updated", session, [ownerId]);
       return session;
     },
 
-    /** An owner's sessions, newest first; every owner's without one (the CLI on the database). */
+    /** The sessions a person owns or is a member of, newest first; every owner's without one (the CLI on the database). */
     async listSessions({ ownerId }: { ownerId?: string } = {}): Promise<Session[]> {
       return (await exec.rows(S.sessionsOf, { ownerId: ownerId ?? null, limit: 200 })).map(counted);
     },
@@ -85,8 +96,6 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         exec.rows(Q.pendingInSession, { sessionId: id }),
         exec.rows(Q.closedInSession, { sessionId: id, limit: SNAPSHOT_CLOSED_QUESTIONS }),
       ]);
-      // An approval of several carries its votes: a tab that joins after one shows it counted.
-      const [pending, settled] = await Promise.all([withVotes(questions.map(toQuestion), exec), withVotes(closed.reverse().map(toQuestion), exec)]);
       const stored = messages.reverse().map(toMessage);
       // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
       const local = streams.of(id);
@@ -96,8 +105,8 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
         session,
         messages: stored,
         runs: runs.map(toRun),
-        pendingQuestions: pending,
-        closedQuestions: settled,
+        pendingQuestions: await withVotes(questions.map(toQuestion), exec),
+        closedQuestions: await withVotes(closed.reverse().map(toQuestion), exec),
         streaming: mergeStreams(local, elsewhere, stored),
       };
     },
@@ -150,12 +159,12 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       await publish(id);
     },
 
-    /** A person's title: kept from now on (no automatic title replaces it); every tab of the owner is told. */
+    /** A person's title: kept from now on (no automatic title replaces it); every tab of its people is told. */
     async renameSession({ id, title }: { id: string; title: string }): Promise<Session> {
       if ((await exec.changes(S.rename, { id, title, at: new Date() })) === 0) throw notFound(id);
-      const session = await getSession({ id });
-      events.emit("session.updated", session);
-      return session;
+      const [row] = await exec.rows(S.liveSession, { id });
+      if (!row) throw notFound(id);
+      return announced(row);
     },
 
     /**

@@ -91,5 +91,9 @@ export type ParamsOf<S> = S extends Statement<infer P, unknown> ? P : never;
  */
 export const typedParam = <T>(engine: Engine, value: T, type: "timestamp(3)" | "text" | "integer") => (engine === "postgresql" ? sql<T>`CAST(${value} AS ${sql.raw(type)})` : sql<T>`${value}`);
 
+/** The ids of a JSON array: one parameter for any number of them. */
+export const jsonIds = (engine: Engine, ids: string) =>
+  engine === "postgresql" ? sql<string>`(SELECT json_array_elements_text(CAST(${ids} AS json)))` : sql<string>`(SELECT value FROM json_each(${ids}))`;
+
 /** An INSERT's values: the parameters named by `columns` (each column listed once, where its statement is written). */
 export const valuesOf = <P extends object, C extends keyof P>(params: P, columns: readonly C[]): Pick<P, C> => Object.fromEntries(columns.map((column) => [column, params[column]])) as Pick<P, C>;

@@ -106,6 +106,6 @@ export function toMessage(row: Row<"Message">): Message {
   };
 }
 
-export function toSession(row: Row<"ChatSession">, pendingCount: number): Session {
-  return { id: row.id, ownerId: row.ownerId, title: row.title, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt), pendingCount };
+export function toSession(row: Row<"ChatSession">, pendingCount: number, shared: boolean): Session {
+  return { id: row.id, ownerId: row.ownerId, title: row.title, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt), pendingCount, shared };
 }

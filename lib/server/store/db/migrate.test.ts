@@ -54,6 +54,24 @@ describe("migrating a SQLite database", () => {
     db.close();
   });
 
+  it("makes a person of every owner an earlier version knew, so their API tokens keep working; the administrator stays no row", async () => {
+    const teams = ALL.indexOf("20261207090000_teams");
+    await migrateSqlite(url(), migrationsRoot(teams, {}, "before-teams"));
+    const db = new Database(dbFile());
+    db.exec(`
+      INSERT INTO ChatSession (id, ownerId, title, updatedAt) VALUES ('s1', 'local', 'Mine', '2026-12-01T10:00:00.000Z'), ('s2', 'ann', 'Ann''s', '2026-12-01T10:00:00.000Z');
+      INSERT INTO ApiToken (id, ownerId, name, secretHash) VALUES ('t1', 'ann', 'ci', 'h'), ('t2', 'bo', 'bot', 'h'), ('t3', 'local', 'mine', 'h');
+    `);
+    db.close();
+    expect((await migrateSqlite(url(), migrationsRoot(ALL.length))).applied).toEqual(ALL.slice(teams));
+    const after = new Database(dbFile(), { readonly: true });
+    expect(after.prepare(`SELECT id, admin, addedBy FROM "User" ORDER BY id`).all()).toEqual([
+      { id: "ann", admin: 0, addedBy: "local" },
+      { id: "bo", admin: 0, addedBy: "local" },
+    ]);
+    after.close();
+  });
+
   it("backs an existing database up before migrating it, and keeps the last five such copies; a new database is not copied", async () => {
     const first = await migrateSqlite(url(), migrationsRoot(2, {}, "old"));
     expect(first.backup).toBeUndefined();

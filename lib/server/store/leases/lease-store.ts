@@ -1,11 +1,6 @@
-import { sql } from "kysely";
-import type { Engine } from "../db/engine";
 import { dbNow, dbNowPlusMs } from "../db-clock";
 import type { SqlExecutor, SqlTx } from "../sql-executor";
-import { statement, typedParam } from "../typed-sql";
-
-/** The ids of a JSON array: one parameter for any number of them. */
-const jsonIds = (engine: Engine, ids: string) => (engine === "postgresql" ? sql<string>`(SELECT json_array_elements_text(CAST(${ids} AS json)))` : sql<string>`(SELECT value FROM json_each(${ids}))`);
+import { jsonIds, statement, typedParam } from "../typed-sql";
 
 type RunLease = { runId: string; nodeId: string; ms: number };
 

@@ -1,5 +1,5 @@
-import { sql, type Insertable, type QueryCreator } from "kysely";
-import type { DB } from "../typed-sql";
+import { sql, type ExpressionBuilder, type Insertable, type QueryCreator } from "kysely";
+import type { DB, SqlEngine } from "../typed-sql";
 import { statement, typedParam } from "../typed-sql";
 
 /** A message's row as it is inserted (createdAt given: every lane stores the same). */
@@ -8,27 +8,39 @@ export type MessageInsert = Required<Insertable<DB["Message"]>> & { createdAt: D
 /** A session's agent and system messages. */
 const said = (q: QueryCreator<DB>, sessionId: string) => q.selectFrom("Message").where("sessionId", "=", sessionId).where("role", "in", ["agent", "system"]);
 
-/** Sessions not being deleted, each with its pending questions counted. */
-const counted = (q: QueryCreator<DB>) =>
+/** Whether `person` is a member of the session `s` (its owner is not one: see ChatSession.ownerId). */
+const memberOf = (eb: ExpressionBuilder<DB & { s: DB["ChatSession"] }, "s">, person: string) =>
+  eb.exists(eb.selectFrom("SessionMember as m").select("m.userId").whereRef("m.sessionId", "=", "s.id").where("m.userId", "=", person));
+
+/**
+ * Sessions not being deleted, each with its pending questions counted and its members' names
+ * (space-separated, no order; null for none): who besides its owner sees it and hears of it.
+ */
+const counted = (q: QueryCreator<DB>, engine: SqlEngine) =>
   q
     .selectFrom("ChatSession as s")
     .selectAll("s")
-    .select((eb) =>
+    .select((eb) => [
       eb
         .selectFrom("Question")
         .select(sql<number>`CAST(COUNT(*) AS INTEGER)`.as("n"))
         .whereRef("Question.sessionId", "=", "s.id")
         .where("Question.status", "=", "pending")
         .as("pendingCount"),
-    )
+      eb
+        .selectFrom("SessionMember as m")
+        .select((m) => m.fn.agg<string | null>(engine === "postgresql" ? "string_agg" : "group_concat", ["m.userId", sql.lit(" ")]).as("names"))
+        .whereRef("m.sessionId", "=", "s.id")
+        .as("memberNames"),
+    ])
     .where("s.deletedAt", "is", null);
 
-export const liveSession = statement((q, p: { id: string }) => counted(q).where("s.id", "=", p.id));
+export const liveSession = statement((q, p: { id: string }, engine) => counted(q, engine).where("s.id", "=", p.id));
 
-/** An owner's sessions (every owner's when `ownerId` is null), most recently updated first. */
+/** The sessions a person owns or is a member of (every owner's when `ownerId` is null), most recently updated first. */
 export const sessionsOf = statement((q, p: { ownerId: string | null; limit: number }, engine) =>
-  counted(q)
-    .where((eb) => eb.or([eb(typedParam(engine, p.ownerId, "text"), "is", null), eb("s.ownerId", "=", p.ownerId as string)]))
+  counted(q, engine)
+    .where((eb) => eb.or([eb(typedParam(engine, p.ownerId, "text"), "is", null), eb("s.ownerId", "=", p.ownerId as string), memberOf(eb, p.ownerId as string)]))
     .orderBy("s.updatedAt", "desc")
     .limit(p.limit),
 );
@@ -46,12 +58,24 @@ export const sessionNamed = statement((q, p: { ownerId: string; name: string }) 
     .limit(1),
 );
 
-/** Who a session belongs to and whether its delete has begun (visibility, ownership). */
-export const sessionAccess = statement((q, p: { id: string }) => q.selectFrom("ChatSession").select(["ownerId", "deletedAt"]).where("id", "=", p.id));
+/** Who a session belongs to and whether its delete has begun (a run's owner). */
+export const sessionOwner = statement((q, p: { id: string }) => q.selectFrom("ChatSession").select(["ownerId", "deletedAt"]).where("id", "=", p.id));
 
-/** A question's session's owner, and whether that session's delete has begun. */
-export const questionAccess = statement((q, p: { id: string }) =>
-  q.selectFrom("Question as q").innerJoin("ChatSession as s", "s.id", "q.sessionId").select(["s.ownerId", "s.deletedAt"]).where("q.id", "=", p.id),
+/** Who a session belongs to, whether `viewer` is one of its members, and whether its delete has begun (visibility, ownership). */
+export const sessionAccess = statement((q, p: { id: string; viewer: string }) =>
+  q
+    .selectFrom("ChatSession as s")
+    .select((eb) => ["s.ownerId", "s.deletedAt", memberOf(eb, p.viewer).as("member")])
+    .where("s.id", "=", p.id),
+);
+
+/** A question's session's owner, whether `viewer` is one of its members, and whether that session's delete has begun. */
+export const questionAccess = statement((q, p: { id: string; viewer: string }) =>
+  q
+    .selectFrom("Question as q")
+    .innerJoin("ChatSession as s", "s.id", "q.sessionId")
+    .select((eb) => ["s.ownerId", "s.deletedAt", memberOf(eb, p.viewer).as("member")])
+    .where("q.id", "=", p.id),
 );
 
 /** A question's owner, whether its session's delete has begun, and who started its run (JSON: a RunStarter). */
@@ -64,9 +88,13 @@ export const questionAskedBy = statement((q, p: { id: string }) =>
     .where("q.id", "=", p.id),
 );
 
-/** A run's owner, and whether its session's delete has begun. */
-export const runAccess = statement((q, p: { id: string }) =>
-  q.selectFrom("Run as r").innerJoin("ChatSession as s", "s.id", "r.sessionId").select(["r.ownerId", "s.deletedAt"]).where("r.id", "=", p.id),
+/** A run's owner, whether `viewer` is a member of its session, and whether its session's delete has begun. */
+export const runAccess = statement((q, p: { id: string; viewer: string }) =>
+  q
+    .selectFrom("Run as r")
+    .innerJoin("ChatSession as s", "s.id", "r.sessionId")
+    .select((eb) => ["r.ownerId", "s.deletedAt", memberOf(eb, p.viewer).as("member")])
+    .where("r.id", "=", p.id),
 );
 
 export const insertSession = statement((q, p: { id: string; ownerId: string; title: string; at: Date }) =>

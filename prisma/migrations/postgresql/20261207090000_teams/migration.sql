@@ -69,3 +69,12 @@ ALTER TABLE "QuestionVote" ADD CONSTRAINT "QuestionVote_questionId_fkey" FOREIGN
 
 -- AddForeignKey
 ALTER TABLE "SessionMember" ADD CONSTRAINT "SessionMember_sessionId_fkey" FOREIGN KEY ("sessionId") REFERENCES "ChatSession"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- People: every owner an earlier version knew (of an API token, a chat or a device) becomes a person, so their tokens and cookies keep working.
+INSERT INTO "User" ("id", "admin", "addedBy")
+SELECT "ownerId", false, 'local' FROM (
+    SELECT "ownerId" FROM "ApiToken"
+    UNION SELECT "ownerId" FROM "ChatSession"
+    UNION SELECT "ownerId" FROM "PushSubscription"
+) AS "owners"
+WHERE "ownerId" <> 'local';

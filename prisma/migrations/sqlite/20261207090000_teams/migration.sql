@@ -95,3 +95,12 @@ CREATE INDEX "SignInLink_userId_idx" ON "SignInLink"("userId");
 
 -- CreateIndex
 CREATE INDEX "SessionMember_userId_idx" ON "SessionMember"("userId");
+
+-- People: every owner an earlier version knew (of an API token, a chat or a device) becomes a person, so their tokens and cookies keep working.
+INSERT INTO "User" ("id", "admin", "addedBy")
+SELECT "ownerId", false, 'local' FROM (
+    SELECT "ownerId" FROM "ApiToken"
+    UNION SELECT "ownerId" FROM "ChatSession"
+    UNION SELECT "ownerId" FROM "PushSubscription"
+) AS "owners"
+WHERE "ownerId" <> 'local';

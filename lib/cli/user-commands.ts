@@ -1,0 +1,117 @@
+import { LOCAL_OWNER } from "../protocol/access";
+import { signInLinkUrl, type AddPersonResult, type NewSignInLinkResult, type People, type Person, type RemovePersonResult } from "../protocol/teams";
+import { createApiTokens } from "../server/access/api-tokens";
+import { createPeople } from "../server/people/people-service";
+import type { Db } from "../server/store/db/client";
+import { createServerClient, ServerUnreachable, type FoundServer, type ServerClient } from "./server-client";
+import { USER_USAGE } from "./usage";
+
+export interface UserCommandContext {
+  /** The running server, if any (asked only once the command line is known to be right). */
+  findServer: () => Promise<FoundServer | null>;
+  /** The server was named (--server, PARLEY_URL): not reaching it is an error, not a reason to write the database. */
+  explicit: boolean;
+  inDatabase: <T>(work: (db: Db) => Promise<T>) => Promise<T>;
+  /** The origin of a link made with no server running: where a server started here would be reached. */
+  origin: string;
+  usage: (message: string) => Error;
+}
+
+type Outcome<T> = { result: T; text: string };
+
+/**
+ * `parley user add|list|remove|link`: through the running server when there is one (a removed
+ * person's sockets close at once, and the other nodes are told); otherwise in the database, where
+ * a running server notices within a second (and closes the sockets at its next check).
+ */
+export async function userCommand(args: string[], { admin }: { admin: boolean }, ctx: UserCommandContext): Promise<Outcome<unknown>> {
+  const [sub, name, ...extra] = args;
+  const needName = (usage: string) => {
+    if (!name || extra.length > 0) throw ctx.usage(`Usage: parley user ${usage}`);
+    return name;
+  };
+  if (admin && sub !== "add") throw ctx.usage("--admin goes with parley user add NAME --admin");
+  switch (sub) {
+    case "add":
+      return add(needName("add NAME [--admin]"), admin, ctx);
+    case "list":
+      if (name) throw ctx.usage("Usage: parley user list");
+      return list(ctx);
+    case "remove":
+      return remove(needName("remove NAME"), ctx);
+    case "link":
+      return link(needName("link NAME"), ctx);
+    default:
+      throw ctx.usage(`Usage:\n${USER_USAGE}`);
+  }
+}
+
+/** The work through the server when one runs (and answers), else in the database; which it was. */
+async function either<T>(
+  ctx: UserCommandContext,
+  remote: (client: ServerClient) => Promise<T>,
+  local: (people: ReturnType<typeof createPeople>) => Promise<T>,
+): Promise<{ result: T; viaServer: boolean }> {
+  const server = await ctx.findServer();
+  if (server) {
+    try {
+      return { result: await remote(createServerClient(server)), viaServer: true };
+    } catch (err) {
+      if (!(err instanceof ServerUnreachable) || ctx.explicit) throw err;
+    }
+  }
+  return { result: await ctx.inDatabase((db) => local(createPeople({ db, apiTokens: createApiTokens(db) }))), viaServer: false };
+}
+
+const offlineNote = (origin: string) =>
+  `\n\nNo server is running: the link names ${origin}, where a server started here is reached (the first of PARLEY_ALLOWED_ORIGINS, else HOST and PORT). If people reach it at another address, change that part.`;
+
+const linkText = (url: string, expiresAt: string) => `  ${url}\n\nIt signs them in once, until ${expiresAt}. Send it to them alone.`;
+
+async function add(name: string, admin: boolean, ctx: UserCommandContext): Promise<Outcome<AddPersonResult>> {
+  const { result, viaServer } = await either(
+    ctx,
+    (client) => client.addPerson({ name, admin }),
+    async (people) => {
+      const { person, link, expiresAt } = await people.add(name, { admin, addedBy: LOCAL_OWNER });
+      return { person, signInLink: signInLinkUrl(ctx.origin, link), expiresAt };
+    },
+  );
+  const who = `${result.person.name}${result.person.admin ? " (an administrator)" : ""}`;
+  return { result, text: `Added ${who}. Their sign-in link:\n\n${linkText(result.signInLink, result.expiresAt)}${viaServer ? "" : offlineNote(ctx.origin)}` };
+}
+
+const describePerson = (p: Person) => `${p.name}${p.admin ? "  administrator" : ""}  added ${p.createdAt}`;
+
+async function list(ctx: UserCommandContext): Promise<Outcome<People>> {
+  const { result } = await either(
+    ctx,
+    (client) => client.listPeople(),
+    async (people) => ({ people: await people.list() }),
+  );
+  const text = result.people.length ? result.people.map(describePerson).join("\n") : `No people yet: only the administrator ("${LOCAL_OWNER}", the server token). Add one with: parley user add NAME`;
+  return { result, text };
+}
+
+async function remove(name: string, ctx: UserCommandContext): Promise<Outcome<RemovePersonResult>> {
+  const { result, viaServer } = await either(
+    ctx,
+    (client) => client.removePerson(name),
+    (people) => people.remove(name),
+  );
+  const tokens = result.revokedTokens.length === 1 ? "1 API token" : `${result.revokedTokens.length} API tokens`;
+  const closed = viaServer ? ", and their open connections closed" : " (a running server closes their connections within 10 s)";
+  return { result, text: `Removed ${result.person.name}: their sign-in links, browser sessions and ${tokens} are refused from now on${closed}.` };
+}
+
+async function link(name: string, ctx: UserCommandContext): Promise<Outcome<NewSignInLinkResult>> {
+  const { result, viaServer } = await either(
+    ctx,
+    (client) => client.newSignInLink(name),
+    async (people) => {
+      const made = await people.newLink(name);
+      return { name: made.name, signInLink: signInLinkUrl(ctx.origin, made.link), expiresAt: made.expiresAt };
+    },
+  );
+  return { result, text: `A new sign-in link for ${result.name} (their unused ones no longer work):\n\n${linkText(result.signInLink, result.expiresAt)}${viaServer ? "" : offlineNote(ctx.origin)}` };
+}

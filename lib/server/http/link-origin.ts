@@ -1,0 +1,4 @@
+import type { Parley } from "../app";
+
+/** The origin of the sign-in links this server hands out: where people reach it, else the origin this request came to. */
+export const linkOrigin = (req: Request, parley: Parley): string => parley.origin?.() ?? new URL(req.url).origin;
