@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
-import { createApiToken } from "./helpers/api-token";
-import { openRawSqlite } from "./helpers/raw-db";
+import { addPeople } from "./helpers/people";
 import { eventOn, joinSession, openTab, poll, restClient, sendReject, sendReply, type RestClient, type Tab } from "./helpers/remote";
 import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { suiteServer } from "./helpers/suite-server";
@@ -18,18 +17,16 @@ const tokens = {} as Record<Person, string>;
 const rest = {} as Record<Person, RestClient>;
 const tabs: Tab[] = [];
 
-/** People and their API tokens, and `sessionId` shared with all of them (rows as the people and members features write them). */
-async function addPeople(databaseFile: string): Promise<void> {
-  const raw = openRawSqlite(databaseFile);
-  for (const name of PEOPLE) await raw.insert("User", { id: name, admin: false, addedBy: "local", createdAt: new Date().toISOString() });
-  await raw.close();
-  for (const name of PEOPLE) tokens[name] = await createApiToken(databaseFile, `${name}'s`, ["--owner", name]);
+/** The people, each with an API token. */
+async function addTeam(databaseFile: string): Promise<void> {
+  for (const person of await addPeople(`file:${databaseFile}`, [...PEOPLE])) tokens[person.name as Person] = person.token;
 }
 
-async function share(databaseFile: string, sessionId: string): Promise<void> {
-  const raw = openRawSqlite(databaseFile);
-  for (const name of PEOPLE) await raw.insert("SessionMember", { sessionId, userId: name, addedBy: "local", createdAt: new Date().toISOString() });
-  await raw.close();
+/** The administrator's chat `title`, shared with everyone. */
+async function teamChat(client: RestClient, title: string): Promise<string> {
+  const { id } = await client.ok(client.post<{ id: string }>("/api/sessions", { title }));
+  for (const user of PEOPLE) await client.ok(client.post(`/api/sessions/${id}/members`, { user }));
+  return id;
 }
 
 const ask = async (client: RestClient, body: Record<string, unknown>) => client.ok(client.post<Question>("/api/asks", { from: "release", session: "team", ...body }));
@@ -45,14 +42,9 @@ async function tabOf(person: Person, sessionId: string, url = suite.server.url):
 let sessionId: string;
 
 beforeAll(async () => {
-  const databaseFile = path.join(suite.dir, "p.db");
-  await addPeople(databaseFile);
+  await addTeam(path.join(suite.dir, "p.db"));
   for (const name of PEOPLE) rest[name] = restClient(suite.server.url, { token: tokens[name] });
-  // The administrator's chat "team", made by its first ask, shared with everyone.
-  const warmUp = await ask(suite.rest, { question: "Warm-up?" });
-  sessionId = warmUp.sessionId;
-  await suite.rest.ok(suite.rest.post(`/api/questions/${warmUp.id}/reply`, { value: "done" }));
-  await share(databaseFile, sessionId);
+  sessionId = await teamChat(suite.rest, "team");
 }, 60_000);
 
 afterAll(() => {
@@ -97,11 +89,9 @@ describe("who may answer", { timeout: 60_000 }, () => {
 
   it("a stranger still learns nothing: 404, as for an unknown id", async () => {
     const q = await ask(suite.rest, { question: "Private?" });
-    const raw = openRawSqlite(path.join(suite.dir, "p.db"));
-    await raw.insert("User", { id: "mallory", admin: false, addedBy: "local", createdAt: new Date().toISOString() });
-    await raw.close();
-    const mallory = restClient(suite.server.url, { token: await createApiToken(path.join(suite.dir, "p.db"), "mallory's", ["--owner", "mallory"]) });
-    expect((await mallory.post(`/api/questions/${q.id}/reply`, { value: "x" })).status).toBe(404);
+    const [mallory] = await addPeople(`file:${path.join(suite.dir, "p.db")}`, ["mallory"]);
+    const asMallory = restClient(suite.server.url, { token: mallory!.token });
+    expect((await asMallory.post(`/api/questions/${q.id}/reply`, { value: "x" })).status).toBe(404);
     await suite.rest.ok(suite.rest.post(`/api/questions/${q.id}/reply`, { value: "fine" }));
   });
 });
@@ -152,10 +142,10 @@ describe("escalation", { timeout: 90_000 }, () => {
     const databaseFile = path.join(dir, "e.db");
     const port = await freePort();
     server = await startServerProcess({ port, databaseFile });
-    await addPeople(databaseFile);
+    await addTeam(databaseFile);
     const admin = restClient(server.url);
-    const q = await ask(admin, { question: "Approve the refund?", answerers: ["bob"], escalate: [{ after: "2s", to: ["carol"] }] });
-    await share(databaseFile, q.sessionId);
+    await teamChat(admin, "refunds");
+    const q = await ask(admin, { session: "refunds", question: "Approve the refund?", answerers: ["bob"], escalate: [{ after: "2s", to: ["carol"] }] });
     const carol = restClient(server.url, { token: tokens.carol });
     expect((await carol.post(`/api/questions/${q.id}/reply`, { value: "yes" })).status).toBe(403);
     await server.kill("SIGKILL");
