@@ -23,7 +23,7 @@ export function QuestionRecord({ question, viewer = null }: { question: Question
   const audit = auditOf(question, { viewer });
   const approval = audit.tool !== null;
   // An approval that needed several people: who approved it (or rejected it), from its votes.
-  const decidedBy = decidedByLine(question);
+  const decidedBy = decidedByLine(question, viewer);
   const [open, setOpen] = useState(false);
   return (
     <li

@@ -1,4 +1,4 @@
-import { LOCAL_OWNER } from "./access";
+import { personLabel } from "./audit";
 import type { Question } from "./question";
 import { mayAnswer, waitingFor, type Vote } from "./teams";
 
@@ -18,11 +18,8 @@ type TeamQuestion = Pick<Question, "answerers" | "escalate" | "escalated" | "app
  */
 export type CardMode = "answer" | "voted" | "watch" | "unknown";
 
-/** How `local`, the administrator the server token speaks for, reads in a person's view. */
-export const ADMINISTRATOR = "Administrator";
-
-/** A person's name as shown to people: the administrator's `local` is "Administrator". */
-export const personName = (person: string): string => (person === LOCAL_OWNER ? ADMINISTRATOR : person);
+/** A person's name as a card shows it: the administrator's `local` is "Administrator" (the browser and the terminal alike). */
+const personName = (person: string): string => personLabel(person, { ui: true });
 
 /** "alice", "alice or bob", "alice, bob or carol" (`and` likewise). */
 export function listWords(names: string[], last: "or" | "and"): string {
@@ -95,6 +92,6 @@ export function teamStatus(q: TeamQuestion, me: string | null): { count: string 
 export function decidedByLine(q: Pick<Question, "approvals" | "votes" | "status">, viewer: string | null = null): string | null {
   if (!q.approvals || (q.status !== "answered" && q.status !== "declined")) return null;
   const allowed = q.status === "answered";
-  const names = votersOf(q, allowed ? "allow" : "reject").map((n) => (n === viewer ? "you" : personName(n)));
+  const names = votersOf(q, allowed ? "allow" : "reject").map((n) => personLabel(n, { viewer, ui: true }));
   return names.length > 0 ? `${allowed ? "Approved" : "Rejected"} by ${listWords(names, "and")}` : null;
 }

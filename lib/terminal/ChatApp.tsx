@@ -4,7 +4,6 @@ import type { JsonValue, Question } from "../protocol/question";
 import { activeRuns, latestRun } from "../client/session-store";
 import type { SessionTransport } from "../client/transport";
 import { useSession } from "../client/use-session";
-import { useMe } from "../client/use-me";
 import { sessionWaitingOn, waitingOn } from "../client/run-line";
 import { LogLine } from "./LogLine";
 import { MessageInput } from "./MessageInput";
@@ -31,7 +30,6 @@ export interface ChatAppProps {
 export function ChatApp({ sessionId, transport, browserUrl, onFatal, viewer = null }: ChatAppProps) {
   const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId, transport);
   const { exit } = useApp();
-  const me = useMe(transport.request)?.name ?? null;
   // Printed lines are laid out once: at the terminal's width then.
   const { stdout } = useStdout();
   const [log, setLog] = useState<LogEntry[]>([]);
@@ -138,7 +136,7 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal, viewer = nu
         <QuestionPrompt
           key={current.id}
           question={current}
-          me={me}
+          me={viewer}
           position={{ index: pending.indexOf(current), count: pending.length }}
           onReply={answer}
           onReject={decline}
@@ -148,7 +146,13 @@ export function ChatApp({ sessionId, transport, browserUrl, onFatal, viewer = nu
       ) : null}
       {joined && !current ? <MessageInput onSend={sendMessage} onStop={stop} /> : null}
       {notice && !current ? <Text color="yellow">{notice.text}</Text> : null}
-      <StatusLine connection={connection} run={latestRun(state)} waiting={sessionWaitingOn(waitingOn(pending, me))} canStop={stop !== null} error={joined && joinError ? joinError.message : null} />
+      <StatusLine
+        connection={connection}
+        run={latestRun(state)}
+        waiting={sessionWaitingOn(waitingOn(pending, viewer))}
+        canStop={stop !== null}
+        error={joined && joinError ? joinError.message : null}
+      />
     </>
   );
 }

@@ -51,7 +51,8 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
   const [stopping, setStopping] = useState(false);
   const slow = useAfter(1500);
   const items = useMemo(() => transcript(state), [state]);
-  const myName = me?.name ?? null;
+  // Who is looking: the gate's principal, known at once (else whom the session route names).
+  const myName = viewer ?? me?.name ?? null;
   const waitingRunIds = useMemo(() => waitingOn(pending, myName), [pending, myName]);
   const listed = list.sessions?.find((s) => s.id === sessionId);
   const title = state.session?.title ?? listed?.title ?? null;
