@@ -84,38 +84,9 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
   const sidebar = <Sidebar {...sidebarProps} />;
 
   // Deleted (in this tab or another): its runs were stopped and its cards withdrawn before this.
-  if (list.deleted.has(sessionId)) {
-    return (
-      <div className="flex h-dvh">
-        {sidebar}
-        <main data-testid="session-deleted" className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
-          <p role="status" className="text-lg font-medium text-stone-800">
-            This chat was deleted.
-          </p>
-          <Link href="/" className="text-sm font-medium text-indigo-600 hover:underline">
-            Back to all chats
-          </Link>
-        </main>
-      </div>
-    );
-  }
-
+  if (list.deleted.has(sessionId)) return <ChatGone sidebar={sidebar} testId="session-deleted" text="This chat was deleted." />;
   // No longer shared with me (removed, or I left): shared again, it comes back.
-  if (list.left.has(sessionId)) {
-    return (
-      <div className="flex h-dvh">
-        {sidebar}
-        <main data-testid="session-left" className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
-          <p role="status" className="text-lg font-medium text-stone-800">
-            This chat is no longer shared with you.
-          </p>
-          <Link href="/" className="text-sm font-medium text-indigo-600 hover:underline">
-            Back to all chats
-          </Link>
-        </main>
-      </div>
-    );
-  }
+  if (list.left.has(sessionId)) return <ChatGone sidebar={sidebar} testId="session-left" text="This chat is no longer shared with you." />;
 
   if (joinError?.code === "not_found:session") {
     return (
@@ -169,6 +140,23 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
             <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={() => turn && void stop([turn])} stopping={stopping} />
           )}
         </div>
+      </main>
+    </div>
+  );
+}
+
+/** Where a chat was: it is gone from this person's reach (deleted, or no longer shared with them). */
+function ChatGone({ sidebar, testId, text }: { sidebar: React.ReactNode; testId: string; text: string }) {
+  return (
+    <div className="flex h-dvh">
+      {sidebar}
+      <main data-testid={testId} className="flex flex-1 flex-col items-center justify-center gap-3 p-6 text-center">
+        <p role="status" className="text-lg font-medium text-stone-800">
+          {text}
+        </p>
+        <Link href="/" className="text-sm font-medium text-indigo-600 hover:underline">
+          Back to all chats
+        </Link>
       </main>
     </div>
   );

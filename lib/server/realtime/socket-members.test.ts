@@ -15,7 +15,7 @@ const tabs: Tab[] = [];
 
 beforeEach(async () => {
   fx = await startFakeParley();
-  await fx.fixture.user.create({ data: { id: "bob", addedBy: "local" } });
+  await fx.fixture.user.createMany({ data: ["alice", "bob"].map((id) => ({ id, addedBy: "local" })) });
   const http = createServer();
   let port = 0;
   realtime = attachRealtime(http, fx.parley, { origins: createOriginPolicy({ host: "127.0.0.1", port: () => port }) });

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type QueryCreator } from "kysely";
 import type { DB } from "../typed-sql";
-import { statement, typedParam, valuesOf } from "../typed-sql";
+import { statement, typedParam, valuesOf, type SqlEngine } from "../typed-sql";
 
 /** A question's row as it is inserted. */
 export type QuestionInsert = Required<Omit<Insertable<DB["Question"]>, "createdAt" | "closedAt" | "expiresAt">> & {
@@ -72,15 +72,17 @@ export const countPending = statement((q) =>
     .select(sql<number>`CAST(COUNT(*) AS INTEGER)`.as("n"))
     .where("status", "=", "pending"),
 );
-/** Pending questions with an escalation step due (before `before`, when given), for the escalation timers. */
-export const escalating = statement((q, p: { before: Date | null }, engine) =>
+/** Pending questions whose `at` time is set (and before `before`, when given): what a timer waits for. */
+const pendingWith = <C extends "expiresAt" | "escalateAt">(q: QueryCreator<DB>, at: C, before: Date | null, engine: SqlEngine) =>
   q
     .selectFrom("Question")
-    .select(["id", "escalateAt"])
+    .select(["id", at])
     .where("status", "=", "pending")
-    .where("escalateAt", "is not", null)
-    .where((eb) => eb.or([eb(typedParam(engine, p.before, "timestamp(3)"), "is", null), eb("escalateAt", "<", p.before)])),
-);
+    .where(at, "is not", null)
+    .where((eb) => eb.or([eb(typedParam(engine, before, "timestamp(3)"), "is", null), eb(sql.ref<Date>(at), "<", before as Date)]));
+
+/** Pending questions with an escalation step due (before `before`, when given), for the escalation timers. */
+export const escalating = statement((q, p: { before: Date | null }, engine) => pendingWith(q, "escalateAt", p.before, engine));
 
 /** Takes escalation step `from` of a pending question (once, whoever's timer fires first), and sets when the next one is due. */
 export const escalateStep = statement((q, p: { id: string; from: number; to: number; nextAt: Date | null }) =>
@@ -88,14 +90,7 @@ export const escalateStep = statement((q, p: { id: string; from: number; to: num
 );
 
 /** Pending questions that expire (before `before`, when given), for the expiry timers. */
-export const expiring = statement((q, p: { before: Date | null }, engine) =>
-  q
-    .selectFrom("Question")
-    .select(["id", "expiresAt"])
-    .where("status", "=", "pending")
-    .where("expiresAt", "is not", null)
-    .where((eb) => eb.or([eb(typedParam(engine, p.before, "timestamp(3)"), "is", null), eb("expiresAt", "<", p.before)])),
-);
+export const expiring = statement((q, p: { before: Date | null }, engine) => pendingWith(q, "expiresAt", p.before, engine));
 export const runPolicyAndRoot = statement((q, p: { runId: string }) => q.selectFrom("Run").select(["policy", "rootRunId"]).where("id", "=", p.runId));
 
 /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
