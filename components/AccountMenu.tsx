@@ -4,7 +4,7 @@ import { useMemo, useRef, useState } from "react";
 import { requestJson } from "@/lib/client/api";
 import { createSignOut } from "@/lib/client/sign-out";
 import { useWhoAmI } from "@/lib/client/use-who-am-i";
-import { personInitial, personLabel } from "@/lib/client/who-am-i";
+import { personInitial, screenName } from "@/lib/client/who-am-i";
 import { LOCAL_OWNER, type WhoAmI } from "@/lib/protocol/access";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { HeaderSheet } from "./HeaderSheet";
@@ -49,7 +49,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
     }
   };
 
-  const label = who ? personLabel(who.ownerId) : null;
+  const label = who ? screenName(who.ownerId) : null;
   return (
     <div className="relative shrink-0">
       <button

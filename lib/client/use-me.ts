@@ -1,26 +1,13 @@
 import { useEffect, useState } from "react";
-import type { WhoAmI } from "../protocol/access";
-import { requestJson } from "./api";
+import { whoAmI } from "./use-who-am-i";
 import { meOf, type Me } from "./session-people";
 
-/** Asked once per page (a sign-in loads a new page); asked again after a failure. */
-let asked: Promise<Me | null> | null = null;
-
-function askWhoIAm(): Promise<Me | null> {
-  asked ??= requestJson<WhoAmI>("/api/auth/session").then((res) => {
-    if (res.ok) return meOf(res.data);
-    asked = null;
-    return null;
-  });
-  return asked;
-}
-
-/** The person this browser is signed in as; null until the server has said. */
+/** The person this browser is signed in as, and whether they are an administrator; null until the server has said. */
 export function useMe(): Me | null {
-  const [me, setMe] = useState<Me | null>(null);
+  const [me, setMe] = useState<Me | null>(whoAmI.known && meOf(whoAmI.known));
   useEffect(() => {
     let active = true;
-    void askWhoIAm().then((found) => active && setMe(found));
+    void whoAmI.ask().then((found) => active && found && setMe(meOf(found)));
     return () => {
       active = false;
     };

@@ -5,7 +5,8 @@ import type { WhoAmI } from "../protocol/access";
 import { requestJson } from "./api";
 import { createWhoAmI } from "./who-am-i";
 
-const whoAmI = createWhoAmI(requestJson);
+/** Asked once per page load, shared by every hook that needs it. */
+export const whoAmI = createWhoAmI(requestJson);
 
 /** Who this tab is signed in as (null until the server said). */
 export function useWhoAmI(): WhoAmI | null {

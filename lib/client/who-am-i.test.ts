@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Ack } from "../protocol/socket";
 import type { RequestJson } from "./api";
-import { createWhoAmI, personInitial, personLabel } from "./who-am-i";
+import { createWhoAmI, personInitial, screenName } from "./who-am-i";
 
 describe("who this tab is signed in as", () => {
   it("names the administrator so, and anyone else by their name", () => {
-    expect(personLabel("local")).toBe("Administrator");
-    expect(personLabel("bob")).toBe("bob");
+    expect(screenName("local")).toBe("Administrator");
+    expect(screenName("bob")).toBe("bob");
     expect([personInitial("local"), personInitial("bob"), personInitial("j.doe")]).toEqual(["A", "B", "J"]);
   });
 

@@ -1,11 +1,12 @@
-import { LOCAL_OWNER, type WhoAmI } from "../protocol/access";
+import type { WhoAmI } from "../protocol/access";
+import { personLabel } from "../protocol/audit";
 import type { RequestJson } from "./api";
 
 /** How a person is named on screen: the administrator `local` as "Administrator", anyone else by their name. */
-export const personLabel = (ownerId: string): string => (ownerId === LOCAL_OWNER ? "Administrator" : ownerId);
+export const screenName = (ownerId: string): string => personLabel(ownerId, { ui: true });
 
 /** The initial on a person's badge. */
-export const personInitial = (ownerId: string): string => personLabel(ownerId).charAt(0).toUpperCase();
+export const personInitial = (ownerId: string): string => screenName(ownerId).charAt(0).toUpperCase();
 
 /**
  * Who this tab is signed in as, asked once per page load (every header that shows it shares the
