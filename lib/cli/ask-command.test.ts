@@ -10,7 +10,14 @@ describe("parley ask's command line", () => {
   });
 
   it("builds the ask the server takes: options and a multi default split on commas; what no question can be is a usage error", () => {
-    expect(askBody("Deploy?", { options: "yes, no", default: "no", timeout: "10m" })).toEqual({ kind: "question", question: "Deploy?", from: "parley ask", options: ["yes", "no"], default: "no", timeout_seconds: 600 });
+    expect(askBody("Deploy?", { options: "yes, no", default: "no", timeout: "10m" })).toEqual({
+      kind: "question",
+      question: "Deploy?",
+      from: "parley ask",
+      options: ["yes", "no"],
+      default: "no",
+      timeout_seconds: 600,
+    });
     expect(askBody("Ship?", { answerers: "alice, bob", escalateAfter: "10m", escalateTo: "carol" })).toMatchObject({ answerers: ["alice", "bob"], escalate: [{ after: 600_000, to: ["carol"] }] });
     expect(() => askBody("Ship?", { escalateAfter: "10m" })).toThrow(/go together/);
     expect(() => askBody("Ship?", { answerers: "not a name" })).toThrow(/answerers/);

@@ -246,6 +246,7 @@ export function createRunService(deps: RunServiceDeps) {
       // Not about runs: the access and question services listen for these.
       case "api-token.revoked":
       case "cookies.revoked":
+      case "people.changed":
       case "question.expiring":
         return;
     }
