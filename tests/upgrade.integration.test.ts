@@ -119,7 +119,7 @@ interface Facts {
  * chat turn, a finished run with its answered question, a run waiting on a pending question,
  * commands with receipts, a rule, an API token, the server's settings, an ask's delivered callback,
  * a push subscription with a muted chat and the pushes of the pending question, and a person with
- * their sign-in link.
+ * their sign-in link, the chat shared with them and a vote on an approval that needs them too.
  */
 async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts: Facts }> {
   const db = await newDatabase(engine);
@@ -158,6 +158,19 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
 
   // A person, added with a one-time sign-in link (unused: it stays to be spent after the upgrade).
   await rest.ok(rest.post("/api/users", { name: "before-the-upgrade" }));
+  // The first chat shared with them, and an approval there that needs both: the administrator's vote counted, it waits for theirs.
+  await rest.ok(rest.post(`/api/sessions/${first.id}/members`, { user: "before-the-upgrade" }));
+  const approval = await rest.ok(
+    rest.post<{ id: string }>("/api/asks", {
+      kind: "approval",
+      tool_name: "migrate",
+      input: { to: "next" },
+      from: "upgrade-script",
+      session: first.id,
+      approvals: { required: 2, from: ["local", "before-the-upgrade"] },
+    }),
+  );
+  expect(await rest.ok(rest.post<{ outcome: string }>(`/api/questions/${approval.id}/reply`, { value: "once" }))).toMatchObject({ outcome: "voted" });
 
   const second = await rest.ok(rest.post<{ id: string }>("/api/sessions", { title: "A second chat" }));
   await rest.ok(rest.post(`/api/sessions/${second.id}/messages`, { text: "what can you do?" }));
