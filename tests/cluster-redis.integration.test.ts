@@ -160,7 +160,7 @@ describe.skipIf(!sharedRedis)("two nodes on one Redis", () => {
   it("sharing on node A reaches bob's tab on node B at once; removing him on A makes his tab on B leave the session's room", async () => {
     const { a, b } = await twoNodes(SHARED_REDIS);
     apps = [a, b];
-    await a.fixture.user.create({ data: { id: "bob", addedBy: LOCAL_OWNER } });
+    await a.fixture.user.createMany({ data: ["alice", "bob"].map((id) => ({ id, addedBy: LOCAL_OWNER })) });
     const session = await a.parley.sessions.createSession({ ownerId: "alice" });
     const { token } = await b.parley.access.apiTokens.create({ ownerId: "bob", name: "bob on B" });
     const bobOnB = await b.client({ token });
