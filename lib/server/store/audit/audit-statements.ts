@@ -1,6 +1,6 @@
 import type { QueryCreator } from "kysely";
 import type { Engine } from "../db/engine";
-import { jsonIds, statement, typedParam, type DB } from "../typed-sql";
+import { statement, typedParam, type DB } from "../typed-sql";
 
 /**
  * The sessions a reader's audit covers: their own; an administrator's (`viewer` null), every
@@ -60,12 +60,5 @@ export const settledPage = statement((q, p: SettledPageParams, engine) =>
     .limit(p.limit),
 );
 
-/** The votes on some questions (their ids as a JSON array), in the order they came. */
-export const votesOf = statement((q, p: { ids: string }, engine) =>
-  q
-    .selectFrom("QuestionVote")
-    .select(["questionId", "userId", "decision", "feedback", "surface", "createdAt"])
-    .where("questionId", "in", jsonIds(engine, p.ids))
-    .orderBy("createdAt")
-    .orderBy("userId"),
-);
+/** The votes on some questions: the question store's statement, one copy. */
+export { votesOf } from "../questions/question-statements";

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type QueryCreator } from "kysely";
 import type { DB } from "../typed-sql";
-import { statement, typedParam, valuesOf, type SqlEngine } from "../typed-sql";
+import { jsonIds, statement, typedParam, valuesOf, type SqlEngine } from "../typed-sql";
 
 /** A question's row as it is inserted. */
 export type QuestionInsert = Required<Omit<Insertable<DB["Question"]>, "createdAt" | "closedAt" | "expiresAt">> & {
@@ -45,8 +45,15 @@ export const insertVote = statement((q, p: { questionId: string; userId: string;
     .onConflict((oc) => oc.columns(["questionId", "userId"]).doNothing()),
 );
 
-/** The votes on a question, oldest first. */
-export const votesOf = statement((q, p: { questionId: string }) => q.selectFrom("QuestionVote").selectAll().where("questionId", "=", p.questionId).orderBy("createdAt").orderBy("userId"));
+/** The votes on some questions (their ids as a JSON array), in the order they came. */
+export const votesOf = statement((q, p: { ids: string }, engine) =>
+  q
+    .selectFrom("QuestionVote")
+    .select(["questionId", "userId", "decision", "feedback", "surface", "createdAt"])
+    .where("questionId", "in", jsonIds(engine, p.ids))
+    .orderBy("createdAt")
+    .orderBy("userId"),
+);
 
 /** Questions with their run's root (a question names it), oldest first. */
 const withRoot = (q: QueryCreator<DB>) =>

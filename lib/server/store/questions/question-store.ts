@@ -124,9 +124,12 @@ const withRoot = (row: RowOf<typeof Q.byId>): Question => toQuestion(row);
 
 const toVote = (row: RowOf<typeof Q.votesOf>): Vote => ({ user: row.userId, decision: row.decision as Vote["decision"], at: row.createdAt.toISOString(), feedback: row.feedback });
 
-/** Questions with their votes: only an approval that needs several people has any, read one statement each. */
+/** Questions with their votes: only an approval that needs several people has any, all read in one statement. */
 export async function withVotes<T extends Question | null>(questions: T[], on: SqlReader): Promise<T[]> {
-  return Promise.all(questions.map(async (q) => (q?.approvals ? { ...q, votes: (await on.rows(Q.votesOf, { questionId: q.id })).map(toVote) } : q)));
+  const ids = questions.flatMap((q) => (q?.approvals ? [q.id] : []));
+  if (ids.length === 0) return questions;
+  const votes = await on.rows(Q.votesOf, { ids: JSON.stringify(ids) });
+  return questions.map((q) => (q?.approvals ? { ...q, votes: votes.filter((v) => v.questionId === q.id).map(toVote) } : q));
 }
 const one = (rows: Array<RowOf<typeof Q.byId>>): Question | null => (rows[0] ? toQuestion(rows[0]) : null);
 const oldestFirst = (a: Question, b: Question) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
@@ -170,7 +173,7 @@ export function createQuestionStore(db: Db) {
     /** A person's vote (their first one counts), then every vote on the question, oldest first. */
     vote: async (tx: SqlTx, vote: { questionId: string; userId: string; decision: Vote["decision"]; feedback: string | null; surface: string; createdAt: Date }): Promise<Vote[]> => {
       await tx.changes(Q.insertVote, vote);
-      return (await tx.rows(Q.votesOf, { questionId: vote.questionId })).map(toVote);
+      return (await tx.rows(Q.votesOf, { ids: JSON.stringify([vote.questionId]) })).map(toVote);
     },
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
