@@ -21,6 +21,7 @@ import { setParley } from "./lib/server/registry";
 import { describeFunctions } from "./lib/server/workers/function-report";
 import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { toolCatalogue } from "./workers/tools";
+import { readEditedCall } from "./workers/tools/edited-call";
 import { loadMcpServers } from "./workers/agent/mcp/servers-file";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
 import { signInOrigin, startUrl } from "./lib/server/people/sign-in-origin";
@@ -74,6 +75,7 @@ async function main() {
   let port = env.PORT;
   const parley = await openParley({
     tools: toolCatalogue,
+    editedCalls: readEditedCall,
     permissionsFile: env.PARLEY_PERMISSIONS_FILE,
     databaseUrl: env.DATABASE_URL,
     database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS, poolSize: env.PARLEY_DB_POOL },

@@ -15,6 +15,7 @@ const SUITES = [
   "lib/server/questions/question-service.pg.test.ts",
   "lib/server/questions/approvals.test.ts",
   "lib/server/questions/team-answers.test.ts",
+  "lib/server/questions/approval-edit.test.ts",
   "lib/server/ledger/command-ledger.test.ts",
   "lib/server/ledger/inbox.test.ts",
   "lib/server/runs",

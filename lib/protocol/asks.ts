@@ -3,7 +3,7 @@ import { parseFormSchema } from "./forms";
 import { MAX_OPTIONS, MAX_OPTION_CHARS, QuestionSpecSchema, type QuestionSpecInput } from "./question";
 import { SenderNameSchema } from "./channels";
 import { nestedAtMost } from "./json-input";
-import { MAX_PREVIEW_CHARS, ToolNameSchema } from "./permissions";
+import { MAX_PREVIEW_CHARS, ToolInputJsonSchemaSchema, ToolNameSchema } from "./permissions";
 import { CallbackUrlSchema } from "./webhooks";
 import { ApprovalsInputSchema, AudienceFieldsSchema } from "./teams";
 
@@ -93,6 +93,8 @@ export const ApprovalAskFieldsSchema = z.strictObject({
   input: z.record(z.string(), nestedAtMost(32)),
   /** What the card shows instead of the input's own preview (a diff, a summary). */
   preview: z.string().max(MAX_PREVIEW_CHARS).optional(),
+  /** The tool's input as JSON Schema: with it the answerer may edit the input before allowing ("Edit and allow"); the question's `editedInput` is then what to run. */
+  input_schema: ToolInputJsonSchemaSchema.optional(),
 });
 
 /** What the `approval` run is given. */

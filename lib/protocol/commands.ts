@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RunSchema } from "./entities";
 import { parseOrThrow } from "./errors";
-import { ReplyValueSchema, RunInputSchema } from "./json-input";
+import { EditedInputSchema, ReplyValueSchema, RunInputSchema } from "./json-input";
 import { RunPolicySchema } from "./policy";
 import { MAX_ANSWER_CHARS, QuestionSchema } from "./question";
 
@@ -31,6 +31,8 @@ export const SendInputSchema = z.strictObject({
   questionId: IdSchema,
   /** A string, a list of strings for multi, a boolean for a confirm, or JSON for a reply schema. */
   value: ReplyValueSchema,
+  /** "Edit and allow": an approval allowed once, with the tool's input as the answerer edited it (checked against the tool's schema). */
+  input: EditedInputSchema.optional(),
   digest: DigestSchema,
   commandId: CommandIdSchema.optional(),
 });

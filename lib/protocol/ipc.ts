@@ -14,7 +14,13 @@ import { JsonValueSchema, QuestionOutcomeSchema, QuestionSpecSchema } from "./qu
  */
 
 /** How a question ended, as its run hears it (from the answer queue, or from its journal on replay). */
-export const QuestionSettlementSchema = z.object({ outcome: QuestionOutcomeSchema, value: JsonValueSchema.nullable(), feedback: z.string().nullable() });
+export const QuestionSettlementSchema = z.object({
+  outcome: QuestionOutcomeSchema,
+  value: JsonValueSchema.nullable(),
+  feedback: z.string().nullable(),
+  /** An approval allowed with an edited input: the input the tool runs with. */
+  input: z.record(z.string(), JsonValueSchema).nullish(),
+});
 export type QuestionSettlement = z.infer<typeof QuestionSettlementSchema>;
 /** How a child run ended, as the run that called it hears it. */
 export const CallSettlementSchema = z.object({ status: z.enum(FINAL_RUN_STATUSES), result: JsonValueSchema.nullable(), error: z.string().nullable() });

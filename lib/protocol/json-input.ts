@@ -37,6 +37,9 @@ export function plainJson({ subject, maxBytes = MAX_JSON_BYTES, maxDepth = MAX_J
 /** A reply as any transport takes it: plain JSON within the global ceiling (the run's policy may allow less). */
 export const ReplyValueSchema = plainJson({ subject: "reply", maxDepth: MAX_REPLY_DEPTH });
 
+/** A tool's input as an answerer edited it before allowing the call: a JSON object within the reply's ceilings. */
+export const EditedInputSchema = ReplyValueSchema.pipe(z.record(z.string(), z.unknown()));
+
 /** A run's input as a caller sends it. */
 export const RunInputSchema = plainJson({ subject: "input" });
 

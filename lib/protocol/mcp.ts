@@ -43,7 +43,13 @@ export const RequestApprovalArgsSchema = ApprovalAskFieldsSchema.extend({
 export type RequestApprovalArgs = z.infer<typeof RequestApprovalArgsSchema>;
 
 export const ApprovalDecisionSchema = z.enum(["once", "always", "reject"]);
-export const RequestApprovalResultSchema = z.object({ outcome: AskOutcomeSchema, decision: ApprovalDecisionSchema, feedback: z.string().optional() });
+export const RequestApprovalResultSchema = z.object({
+  outcome: AskOutcomeSchema,
+  decision: ApprovalDecisionSchema,
+  feedback: z.string().optional(),
+  /** The person edited the call before allowing it (an approval asked with `input_schema`): run this input, not yours. */
+  input: z.record(z.string(), z.unknown()).optional(),
+});
 export type RequestApprovalResult = z.infer<typeof RequestApprovalResultSchema>;
 
 /** Claude Code's `--permission-prompt-tool` input: the tool it is about to use, and the call's id (the idempotency key). */
@@ -87,16 +93,18 @@ export function askResultText(result: AskUserResult): string {
 export function approvalResultOf(question: Question): RequestApprovalResult {
   const outcome = outcomeOf(question);
   const decision = outcome !== "answered" ? "reject" : question.answer === "always" || question.answer === "always_wider" ? "always" : "once";
-  return { outcome, decision, ...(question.feedback ? { feedback: question.feedback } : {}) };
+  const edited = decision === "once" ? question.editedInput : null;
+  return { outcome, decision, ...(question.feedback ? { feedback: question.feedback } : {}), ...(edited ? { input: edited } : {}) };
 }
 
 export function approvalResultText(result: RequestApprovalResult): string {
   if (result.decision === "reject") return `Rejected${result.outcome === "declined" ? "" : ` (${result.outcome.replace("_", " ")})`}.${result.feedback ? ` ${result.feedback}` : ""}`;
-  return `Allowed ${result.decision === "always" ? "always (later calls like it are allowed without asking)" : "once"}.${result.feedback ? ` ${result.feedback}` : ""}`;
+  const edited = result.input ? ` The person edited the call: run it with this input instead: ${JSON.stringify(result.input)}` : "";
+  return `Allowed ${result.decision === "always" ? "always (later calls like it are allowed without asking)" : "once"}.${result.feedback ? ` ${result.feedback}` : ""}${edited}`;
 }
 
-/** The permission prompt's answer: allowed with the input unchanged, or denied with why. */
+/** The permission prompt's answer: allowed with the input (as the person edited it, when they did), or denied with why. */
 export function permissionPromptResultOf(result: RequestApprovalResult, input: Record<string, unknown>): PermissionPromptResult {
-  if (result.decision !== "reject") return { behavior: "allow", updatedInput: input };
+  if (result.decision !== "reject") return { behavior: "allow", updatedInput: result.input ?? input };
   return { behavior: "deny", message: approvalResultText(result) };
 }

@@ -91,6 +91,18 @@ export const AlwaysOptionSchema = z.object({
 });
 export type AlwaysOption = z.infer<typeof AlwaysOptionSchema>;
 
+/** A tool's input as JSON Schema (an object's), bounded in nesting before anything walks it. */
+export const ToolInputJsonSchemaSchema = nestedAtMost(32).pipe(z.record(z.string(), z.unknown()));
+
+/**
+ * How an answerer may edit the call before allowing it ("Edit and allow"): the input's JSON Schema
+ * (the edit is checked against it), and who reads the edited call's subject again for the rules:
+ * `catalogue` a tool of Parley's catalogue (its own schema and subject), `outside` a tool from
+ * outside Parley (its subject read by `subjectKind`, as workers/tools/external-tool.ts does).
+ */
+export const ApprovalEditSchema = z.object({ schema: ToolInputJsonSchemaSchema, reader: z.enum(["catalogue", "outside"]) });
+export type ApprovalEdit = z.infer<typeof ApprovalEditSchema>;
+
 /** What an approval asks about: the part a worker sends with a question of kind "approval". */
 const ApprovalSpecObject = z.object({
   tool: ToolNameSchema,
@@ -113,6 +125,8 @@ const ApprovalSpecObject = z.object({
   /** Dangerous tools need a person unless a rule says otherwise; the rest are allowed by default. */
   dangerous: z.boolean(),
   fallback: ApprovalFallbackSchema.default("deny"),
+  /** null: the call can only be allowed as it is (a tool whose subject the server cannot read again). */
+  edit: ApprovalEditSchema.nullish(),
 });
 
 /** An approval stored before `always` existed had one `alwaysPattern`: read it as its only option. */

@@ -24,6 +24,7 @@ import { engineOf } from "./store/db/engine";
 import { createPermissionService } from "./permissions/permission-service";
 import { loadProjectRules } from "./permissions/project-rules";
 import type { PermissionRuleInput, ToolInfo } from "../protocol/permissions";
+import type { EditedCallReader } from "./questions/approval-edit";
 import { createRunService } from "./runs/run-service";
 import { createChatTurns } from "./sessions/chat-turns";
 import { createSessionMembers } from "./sessions/session-members";
@@ -47,6 +48,8 @@ export interface ParleyParts {
   functions: FunctionList;
   /** The tool catalogue the workers' functions call through (which are dangerous); a rule naming another tool is flagged. */
   tools?: readonly ToolInfo[];
+  /** Reads an approval's call again with an edited input, as the workers' tools do ("Edit and allow"); none: nothing is edited. */
+  editedCalls?: EditedCallReader;
   /** The function that answers chat messages. */
   chatFunction?: string;
   clock?: Clock;
@@ -93,6 +96,7 @@ export interface ParleyConfig extends ParleyOptions {
   /** Default: what the workers load from their function folders (start-up waits for the first worker to say). */
   functions?: FunctionList;
   tools?: readonly ToolInfo[];
+  editedCalls?: EditedCallReader;
   /** The project's permission rules file; `parley.permissions.json` in the working directory by default. */
   permissionsFile?: string;
   /** Where start-up says what it migrates and where the backup went. */
@@ -105,7 +109,7 @@ type FunctionInfoInput = Pick<AgentFunctionInfo, "name" | "description"> & Parti
 export type FunctionList = readonly FunctionInfoInput[] | (() => readonly FunctionInfoInput[]);
 
 /** Opens the real parts (migrated SQLite or PostgreSQL database, forked worker pool) and builds Parley from them. */
-export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, permissionsFile, log, nodeId, ...options }: ParleyConfig) {
+export async function openParley({ databaseUrl, database, migrationsDir, worker, functions, tools, editedCalls, permissionsFile, log, nodeId, ...options }: ParleyConfig) {
   // An invalid rules file stops start-up before anything opens.
   const projectRules = options.projectRules ?? loadProjectRules(permissionsFile);
   await migrateDatabase(databaseUrl, migrationsDir ?? path.resolve("prisma/migrations"), { log });
@@ -116,7 +120,7 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
   const pool = new WorkerPool(worker);
   if (!functions) await pool.catalogueReady();
   const cluster = createClusterLink(nodeId);
-  const parley = await createParley({ db, pool, functions: functions ?? (() => pool.catalogue.functions), tools, metrics, cluster }, { ...options, projectRules, runLeaseMs });
+  const parley = await createParley({ db, pool, functions: functions ?? (() => pool.catalogue.functions), tools, editedCalls, metrics, cluster }, { ...options, projectRules, runLeaseMs });
   /** The real pool: what the workers loaded, and `reload` for new code (development). */
   return Object.assign(parley, { workerPool: pool });
 }
@@ -126,7 +130,7 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
  * Transports (REST route handlers, Socket.IO) only call what this returns.
  */
 export async function createParley(parts: ParleyParts, config: ParleyOptions = {}) {
-  const { db, pool, functions, tools = [], chatFunction = "chat", clock = systemClock, metrics = createMetrics(), cluster = createClusterLink() } = parts;
+  const { db, pool, functions, tools = [], editedCalls, chatFunction = "chat", clock = systemClock, metrics = createMetrics(), cluster = createClusterLink() } = parts;
   const listed = (): readonly FunctionInfoInput[] => (typeof functions === "function" ? functions() : functions);
   const events = new DomainEvents();
   const leaseMs = config.runLeaseMs ?? 0;
@@ -155,6 +159,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     metrics,
     events,
     judge: permissions,
+    editedCalls,
     // The answer queue: every settled question goes to its run.
     settled: (question) => runs.deliverQuestion(question),
     timerOwner: expiryTimers

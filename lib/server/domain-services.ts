@@ -16,7 +16,7 @@ export function createDomainServices({
   metrics,
   events = new DomainEvents(),
   ...answering
-}: { db: Db; clock?: Clock; metrics?: Pick<Metrics, "time">; events?: DomainEvents } & Pick<QuestionServiceDeps, "settled" | "judge" | "timerOwner">) {
+}: { db: Db; clock?: Clock; metrics?: Pick<Metrics, "time">; events?: DomainEvents } & Pick<QuestionServiceDeps, "settled" | "judge" | "timerOwner" | "editedCalls">) {
   const commands = createCommandService({ db });
   const sessions = createSessionService({ db, events });
   const questions = createQuestionService({ db, events, commands, now: () => new Date(clock.now()), metrics, ...answering });

@@ -30,14 +30,22 @@ export async function runToolCall(rt: Runtime, call: RecordedToolCall, demos: Re
   if (call.toolName === "start_demo" && demos.length > 0) return text(await startDemo(rt, call.input, demos));
   const mcpTool = mcp?.listing.tools.get(call.toolName);
   try {
-    if (mcpTool) return text(modelTextOf(mcpTool.name, await mcp!.toolbox.call(rt, mcpTool, call.input)));
-    const result = await rt.tool(call.toolName, call.input as never);
-    return { type: "json", value: result };
+    let edited: JsonValue | undefined;
+    const onEdited = (input: unknown) => (edited = input as JsonValue);
+    if (mcpTool) {
+      const result = modelTextOf(mcpTool.name, await mcp!.toolbox.call(rt, mcpTool, call.input, onEdited));
+      return text(edited === undefined ? result : `${editedNote(edited)}\n${result}`);
+    }
+    const result = await rt.tool(call.toolName, call.input as never, undefined, { onEdited });
+    return { type: "json", value: edited === undefined ? result : { note: editedNote(edited), result } };
   } catch (err) {
     if (err instanceof ToolDenied || err instanceof ToolFailed || err instanceof ToolInputInvalid || err instanceof UnknownTool) return text(err.message);
     throw err;
   }
 }
+
+/** The model hears that the person changed its call: what ran is not what it asked for. */
+const editedNote = (input: JsonValue) => `The person edited this call before allowing it; it ran with this input instead: ${JSON.stringify(input)}`;
 
 /**
  * A question to the person is a decision of its own: a step that calls `clarify` together with any

@@ -14,12 +14,20 @@ export const approval = defineAgentFunction({
   description: "An approval an agent outside Parley asks for (MCP's request_approval and permission_prompt): allowed once, always, or rejected.",
   async run(rt, input) {
     const asked = ApprovalAskInputSchema.parse(input);
-    const tool = externalTool(asked.tool_name, { subjectKind: subjectKindOf(asked.input), preview: asked.preview });
+    const tool = externalTool(asked.tool_name, { subjectKind: subjectKindOf(asked.input), preview: asked.preview, editSchema: asked.input_schema });
     const timeoutMs = asked.timeout_seconds === undefined ? null : asked.timeout_seconds * 1000;
     try {
       const { answerers, escalate, approvals } = asked;
-      await rt.tool(tool, asked.input, () => null, { owner: asked.from, timeoutMs, ...(answerers && { answerers }), ...(escalate && { escalate }), ...(approvals && { approvals }) });
-      return { outcome: "allowed" };
+      let edited: unknown;
+      await rt.tool(tool, asked.input, () => null, {
+        owner: asked.from,
+        timeoutMs,
+        onEdited: (input) => (edited = input),
+        ...(answerers && { answerers }),
+        ...(escalate && { escalate }),
+        ...(approvals && { approvals }),
+      });
+      return edited === undefined ? { outcome: "allowed" } : { outcome: "allowed", input: edited };
     } catch (err) {
       if (err instanceof ToolDenied) return { outcome: "denied", reason: err.message };
       throw err;

@@ -23,6 +23,7 @@ import {
   UserDeclined,
   type RuntimeError,
 } from "./errors";
+import { approvalEdit } from "../tools/edited-call";
 import { boundedInput, declinedError, inspectionError, runRealTool, timedOutError, toolFailureOf } from "./tool-call";
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
@@ -108,6 +109,12 @@ export interface ToolOptions extends Audience {
   fallback?: "deny" | "allow";
   /** The name shown as the approval card's owner; the run's function by default. */
   owner?: string;
+  /**
+   * Called (live and on replay) when the person edited the call before allowing it: the input the
+   * tool runs with instead, as its schema checked it. Only a catalogue tool, or one from outside
+   * that brings its input's JSON Schema, can be edited.
+   */
+  onEdited?: (input: unknown) => void;
 }
 
 /** The input `rt.tool` takes for a tool of the catalogue (anything for another name: its schema decides). */
@@ -401,6 +408,7 @@ export function createRuntime(host: RuntimeHost): RunController {
     const stampDigest = digestOf("tool-stamp", t.name, value);
     const stampClaim = real && t.stamp ? claim("step", stampDigest, `the checks of the tool call ${t.name}`) : null;
     const question = claimQuestion(spec, [t.name, value]);
+    const shown = boundedInput(value);
     let facts: unknown;
     let approved: JsonValue | undefined = stampClaim?.record?.output;
     let step: ReturnType<typeof claim<"step">>;
@@ -438,7 +446,7 @@ export function createRuntime(host: RuntimeHost): RunController {
       ...spec,
       approval: {
         tool: t.name,
-        input: boundedInput(value),
+        input: shown,
         preview: t.preview(value, facts),
         subject,
         subjectKind: t.subjectKind,
@@ -446,6 +454,7 @@ export function createRuntime(host: RuntimeHost): RunController {
         always: t.alwaysOptions(value),
         dangerous: t.dangerous,
         fallback,
+        edit: approvalEdit(t, value, shown),
       } satisfies ApprovalSpecInput,
     }));
     const s = await settled;
@@ -463,14 +472,22 @@ export function createRuntime(host: RuntimeHost): RunController {
     }
     if (parked) throw own(new RunParked());
     if (abort.signal.aborted) throw cancelledError();
-    const stepName = clip(`${t.name} ${subject.replace(/\s+/g, " ")}`, 200);
-    const run = impl ? (ctx: StepContext) => impl(value as never, ctx) : () => runRealTool(t, value, toolContext, approved) as Promise<T>;
+    // "Edit and allow": the tool runs with the input the person edited (the server checked it against the same schema).
+    const edited = s.outcome === "answered" && s.input ? t.inputSchema.safeParse(s.input) : null;
+    if (edited && !edited.success) throw own(new ToolFailed(t.name, subject, `the edited input is not valid: ${describeZodError(edited.error)}`));
+    const used = edited ? edited.data : value;
+    const usedSubject = edited ? t.subject(used) : subject;
+    if (edited) options.onEdited?.(used);
+    const stepName = clip(`${t.name} ${usedSubject.replace(/\s+/g, " ")}`, 200);
+    // What the checks found stands for the call they looked at: an edit to another subject is checked when it runs, not against them.
+    const stamped = usedSubject === subject ? approved : undefined;
+    const run = impl ? (ctx: StepContext) => impl(used as never, ctx) : () => runRealTool(t, used, toolContext, stamped) as Promise<T>;
     const output = await runStep(step.seq, digestOf("tool", t.name, value), stepName, step.record, run);
     if (!impl) {
       // A Stop while the tool ran: it was killed, the run ends.
       if (abort.signal.aborted) throw cancelledError();
       const failure = toolFailureOf(output);
-      if (failure !== null) throw own(new ToolFailed(t.name, subject, failure));
+      if (failure !== null) throw own(new ToolFailed(t.name, usedSubject, failure));
     }
     return output;
   }

@@ -40,6 +40,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, F = undefined, 
   subjectKind: SubjectKind;
   /** Checks (and may normalize) a call's input before anything is asked. */
   inputSchema: S;
+  /**
+   * For a tool from outside (whose `inputSchema` takes any object): its input's JSON Schema, which
+   * lets an answerer edit a call before allowing it. Catalogue tools are edited by `inputSchema`.
+   */
+  editSchema?: Record<string, unknown>;
   /** What rules match: the command, the path … */
   subject(input: z.output<S>): string;
   /** The folder the call runs in, relative to the workspace (`.` its top folder), for a tool that has one (shell): rules may be limited to it. */

@@ -15,10 +15,14 @@ import { fileDiff } from "./write-file";
  * decide first and "Allow always" adds a session rule. What rules match depends on `subjectKind`:
  * a command matches its `command`, a path its `file_path` (or `path`), text the call's JSON.
  */
-export function externalTool(name: string, { subjectKind, description, preview }: { subjectKind: SubjectKind; description?: string; preview?: string }): Tool {
+export function externalTool(
+  name: string,
+  { subjectKind, description, preview, editSchema }: { subjectKind: SubjectKind; description?: string; preview?: string; editSchema?: Record<string, unknown> },
+): Tool {
   const subject = (input: Record<string, unknown>) => subjectOf(input, subjectKind);
   return {
     name,
+    ...(editSchema && { editSchema }),
     description: description ?? `${name}, a tool outside Parley`,
     dangerous: true,
     subjectKind,

@@ -9,6 +9,7 @@ import type { CommandService } from "../ledger/command-ledger";
 import type { Db } from "../store/db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
+import { checkEdit, editOffered, noEditedCalls, type EditedCallReader } from "./approval-edit";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
 import { closedAs, createQuestionStore, type Closing, type ReplyTarget } from "../store/questions/question-store";
 import { checkReplySchema } from "./reply-schema";
@@ -39,6 +40,8 @@ export interface QuestionServiceDeps {
   judge?: ApprovalJudge;
   /** Whether this node keeps the expiry timers (several nodes: one does), and where it hands one otherwise. */
   timerOwner?: TimerOwner;
+  /** Reads an approval's call again with an edited input ("Edit and allow"); none: no approval is edited. */
+  editedCalls?: EditedCallReader;
 }
 
 export interface TimerOwner {
@@ -114,6 +117,7 @@ export function createQuestionService({
   settled: deliver = () => {},
   judge = defaultJudge,
   timerOwner = OWN_TIMERS,
+  editedCalls = noEditedCalls,
 }: QuestionServiceDeps) {
   const store = createQuestionStore(db);
   const members = createMemberStore(db.exec);
@@ -230,7 +234,11 @@ export function createQuestionService({
   function personalSettle(
     kind: Kind,
     { id, commandId, by, payload, person, admin = false }: Omit<AnswerCommand, "digest"> & { payload: { digest: string | null } },
-    decide: (question: Question, policy: RunPolicy) => { status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null },
+    decide: (
+      question: Question,
+      policy: RunPolicy,
+      tx: SqlTx,
+    ) => Promise<{ status: "answered" | "declined"; answer: JsonValue | null; feedback: string | null; editedInput?: Record<string, unknown> | null }>,
     limit: (policy: RunPolicy) => void = () => {},
     /** More the same answer changes, in its transaction (an "Allow always" rule and the approvals it covers), or null when it changes nothing else. */
     alongWith: (question: Question) => ((tx: SqlTx) => Promise<AlsoChanged>) | null = () => null,
@@ -255,12 +263,12 @@ export function createQuestionService({
         return target;
       };
       /** What this answer closes the question with, or why it comes too late. */
-      const judged = (target: ReplyTarget): { closing: Closing; status: "answered" | "declined" } | { late: ReplyReceipt } => {
+      const judged = async (target: ReplyTarget, tx: SqlTx): Promise<{ closing: Closing; status: "answered" | "declined" } | { late: ReplyReceipt }> => {
         limit(target.policy);
         const { question } = target;
         if (question.status !== "pending" || (digest !== null && digest !== question.targetDigest)) return { late: lateReceipt(question) };
-        const { status, answer, feedback } = decide(question, target.policy);
-        return { closing: { ...closing(status, by, answer, feedback), closedByUser: person ?? null }, status };
+        const { status, answer, feedback, editedInput = null } = await decide(question, target.policy, tx);
+        return { closing: { ...closing(status, by, answer, feedback), closedByUser: person ?? null, editedInput }, status };
       };
       type Won = { question: Question; receipt: ReplyReceipt; also: AlsoChanged };
 
@@ -299,7 +307,7 @@ export function createQuestionService({
       // Read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
       const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt } | { vote: ReplyReceipt }> => {
         const target = visible(await store.target(id, person ?? LOCAL_OWNER, tx));
-        const verdict = judged(target);
+        const verdict = await judged(target, tx);
         const late = async (late: ReplyReceipt) => {
           // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
           if (commandId !== undefined) await record(tx, late);
@@ -370,6 +378,7 @@ export function createQuestionService({
       if (asked >= run.policy.maxRequests) {
         throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
       }
+      if (spec.approval) spec = { ...spec, approval: { ...spec.approval, edit: editOffered(spec.approval) } };
       if (spec.approval && judge.offered) spec = { ...spec, approval: { ...spec.approval, always: await judge.offered(run.sessionId, spec.approval) } };
       const createdAt = now();
       // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
@@ -417,12 +426,16 @@ export function createQuestionService({
       else checkReplyLimits(policy, value);
     },
 
-    async reply({ id, value, commandId, digest, by, person, admin }: AnswerCommand & { value: unknown }): Promise<ReplyReceipt> {
-      const payload = commandPayload("send_input", { questionId: id, value, digest });
+    async reply({ id, value, input, commandId, digest, by, person, admin }: AnswerCommand & { value: unknown; input?: Record<string, unknown> }): Promise<ReplyReceipt> {
+      const payload = commandPayload("send_input", { questionId: id, value, input, digest });
       return personalSettle(
         "send_input",
         { id, commandId, by, payload, person, admin },
-        (question, policy) => ({ status: "answered", answer: validateReply(question, policy, value), feedback: null }),
+        async (question, policy, tx) => {
+          const answer = validateReply(question, policy, value);
+          const editedInput = payload.input ? await checkEdit({ judge, read: editedCalls }, { question, answer, input: payload.input, tx }) : null;
+          return { status: "answered", answer, feedback: null, editedInput };
+        },
         (policy) => checkReplyLimits(policy, value),
         (question) => (question.approval && (question.answer === "always" || question.answer === "always_wider") ? (tx) => allowAlways(question, tx) : null),
       );
@@ -430,7 +443,7 @@ export function createQuestionService({
 
     async reject({ id, message, commandId, digest, by, person, admin }: AnswerCommand & { message?: string | null }): Promise<ReplyReceipt> {
       const payload = commandPayload("reject_input", { questionId: id, message, digest });
-      return personalSettle("reject_input", { id, commandId, by, payload, person, admin }, () => ({ status: "declined", answer: null, feedback: message?.trim() || null }));
+      return personalSettle("reject_input", { id, commandId, by, payload, person, admin }, async () => ({ status: "declined", answer: null, feedback: message?.trim() || null }));
     },
 
     /** Ends every pending question of a run (stop, run end, lost worker). Returns the ones this call ended. */

@@ -158,11 +158,18 @@ function reasonOf(e: ErrorObject): string {
   return `${clip(e.instancePath || "value", 100)} ${e.message ?? "is invalid"}${extra}`;
 }
 
-/** Throws `reply_schema_mismatch` with the first few reasons (and how many more) when a reply does not satisfy its schema. */
-export function validateAgainstSchema(schema: object, value: unknown): void {
+/**
+ * Throws `reply_schema_mismatch` (or `code`) with the first few reasons (and how many more) when a
+ * value does not satisfy its schema: a reply its question's, an edited tool input the tool's.
+ */
+export function validateAgainstSchema(
+  schema: object,
+  value: unknown,
+  { code = "reply_schema_mismatch", what = "The reply does not match the question's schema" }: { code?: "reply_schema_mismatch" | "invalid_edit"; what?: string } = {},
+): void {
   const validate = compile(schema);
   if (validate(value)) return;
   const errors = validate.errors ?? [];
   const reasons = joinBounded(errors.slice(0, MAX_ERROR_ITEMS).map(reasonOf), { total: errors.length });
-  throw new AppError("reply_schema_mismatch", `The reply does not match the question's schema: ${reasons}.`);
+  throw new AppError(code, `${what}: ${reasons}.`);
 }

@@ -22,7 +22,14 @@ export function journalRecordOf(e: RowOf<typeof journal>, runId: string): Journa
         seq: e.seq,
         digest: e.digest,
         questionId: e.questionId!,
-        settlement: settled ? { outcome: e.questionStatus as QuestionOutcome, value: parseJson<JsonValue>(e.questionAnswer), feedback: e.questionFeedback } : null,
+        settlement: settled
+          ? {
+              outcome: e.questionStatus as QuestionOutcome,
+              value: parseJson<JsonValue>(e.questionAnswer),
+              feedback: e.questionFeedback,
+              input: parseJson<Record<string, JsonValue>>(e.questionEditedInput),
+            }
+          : null,
       };
     }
     case "call": {

@@ -93,16 +93,16 @@ export class McpToolbox {
    * called again and its forms take their positions again from the record. Throws what `rt.tool`
    * throws (ToolDenied …); a failed call is a result the model reads.
    */
-  async call(rt: Runtime, tool: McpTool, input: unknown): Promise<McpCallResult> {
+  async call(rt: Runtime, tool: McpTool, input: unknown, onEdited?: (input: unknown) => void): Promise<McpCallResult> {
     const where = { server: tool.server, tool: tool.definition.name };
-    const definition = externalTool(tool.name, { subjectKind: tool.subjectKind, description: tool.description });
+    const definition = externalTool(tool.name, { subjectKind: tool.subjectKind, description: tool.description, editSchema: tool.definition.inputSchema });
     let ran = false;
     const recorded = await rt.tool<RecordedCall>(definition, input, async (checked: Record<string, unknown>) => {
       ran = true;
       const forms: AskedForm[] = [];
       const result = await this.callOnServer(rt, tool, checked, forms);
       return { result, forms };
-    });
+    }, onEdited && { onEdited });
     if (!ran) await replayForms(rt, recorded.forms, where);
     return recorded.result;
   }

@@ -141,6 +141,7 @@ export const journal = statement((q, p: { runId: string }) =>
       "q.status as questionStatus",
       "q.answer as questionAnswer",
       "q.feedback as questionFeedback",
+      "q.editedInput as questionEditedInput",
       "c.status as childStatus",
       "c.result as childResult",
       "c.error as childError",
