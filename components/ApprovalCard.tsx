@@ -12,13 +12,14 @@ import { useCardKeys } from "@/components/use-card-keys";
 import { useSettle, type Settle } from "@/components/use-settle";
 import { questionAnchor } from "@/lib/protocol/question-notification";
 import { TeamStatus } from "@/components/TeamStatus";
+import { ApprovalEditor } from "@/components/ApprovalEditor";
 
 interface ApprovalBodyProps {
   question: Question;
   /** Who is answering: an approval that needs several people shows its count. */
   me: string | null;
   position: { at: number; total: number; go: (delta: number) => void } | null;
-  onReply: (question: Question, value: JsonValue) => Settle;
+  onReply: (question: Question, value: JsonValue, input?: Record<string, unknown>) => Settle;
   onReject: (question: Question, message?: string) => Settle;
   notice: string | null;
 }
@@ -35,6 +36,8 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
   const [rejectOpen, setRejectOpen] = useState(false);
   /** The "Allow always" choice between exactly this call (0) and the wider rule (1); null while closed. */
   const [alwaysChoice, setAlwaysChoice] = useState<0 | 1 | null>(null);
+  /** "Edit and allow": the tool's input in an editor. */
+  const [editing, setEditing] = useState(false);
   const [feedback, setFeedback] = useState("");
   const card = useRef<HTMLElement>(null);
   const feedbackInput = useRef<HTMLTextAreaElement>(null);
@@ -44,7 +47,9 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
   const promptId = useId();
 
   const allow = (value: "once" | "always" | "always_wider") => settle(() => onReply(question, value));
+  const allowEdited = (input: Record<string, unknown>) => settle(() => onReply(question, "once", input));
   const offered = approval.always.length;
+  const editable = !!approval.edit;
   const allowAlways = () => {
     if (offered > 1) setAlwaysChoice(0);
     else if (offered === 1) void allow("always");
@@ -59,9 +64,13 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
     setAlwaysChoice(null);
     keys.focusFirst();
   };
+  const closeEditor = () => {
+    setEditing(false);
+    keys.focusFirst();
+  };
 
   const pick = (n: number) => {
-    if (busy || rejectOpen) return;
+    if (busy || rejectOpen || editing) return;
     // In the "Allow always" choice, 1 and 2 pick its options; 3 (Reject) still works.
     if (alwaysChoice !== null && (n === 0 || n === 1)) return setAlwaysChoice(n === 1 && offered > 1 ? 1 : 0);
     const action = numberKeyAction(question, n);
@@ -71,15 +80,20 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
       setAlwaysChoice(null);
       setRejectOpen(true);
     }
+    if (action?.type === "edit" && editable) {
+      setAlwaysChoice(null);
+      setEditing(true);
+    }
   };
   const escape = (target: HTMLElement) => {
     if (target === feedbackInput.current) closeReject();
     else if (rejectOpen) feedbackInput.current?.focus();
     else if (alwaysChoice !== null) closeAlways();
+    else if (editing) closeEditor();
     else setRejectOpen(true);
   };
 
-  const keys = useCardKeys(card, { pick, escape }, 3);
+  const keys = useCardKeys(card, { pick, escape }, editable ? 4 : 3);
 
   useEffect(() => {
     if (rejectOpen) feedbackInput.current?.focus();
@@ -213,6 +227,8 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
               </button>
             </div>
           </div>
+        ) : editing ? (
+          <ApprovalEditor approval={approval} busy={busy} onAllow={(input) => void allowEdited(input)} onBack={closeEditor} />
         ) : alwaysChoice !== null ? (
           <AlwaysChoice approval={approval} choice={alwaysChoice} onChoose={setAlwaysChoice} onConfirm={() => void allow(alwaysAnswer(alwaysChoice))} onBack={closeAlways} busy={busy} />
         ) : (
@@ -226,7 +242,19 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
                   {offered > 1 ? "Allow always…" : "Allow always"}
                 </AnswerButton>
               )}
-              <AnswerButton testId="approval-reject" hint="3" danger disabled={busy} onClick={() => setRejectOpen(true)} className={offered > 0 ? "col-span-2 sm:ml-auto" : "sm:ml-auto"}>
+              {editable && (
+                <AnswerButton testId="approval-edit" hint="4" disabled={busy} onClick={() => setEditing(true)} expands>
+                  Edit and allow…
+                </AnswerButton>
+              )}
+              <AnswerButton
+                testId="approval-reject"
+                hint="3"
+                danger
+                disabled={busy}
+                onClick={() => setRejectOpen(true)}
+                className={(offered > 0 ? 1 : 0) + (editable ? 1 : 0) === 1 ? "col-span-2 sm:ml-auto" : "sm:ml-auto"}
+              >
                 Reject…
               </AnswerButton>
             </div>
@@ -243,7 +271,9 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
       </div>
 
       <footer className="hidden items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2 text-xs text-stone-500 sm:flex pointer-coarse:hidden">
-        <span className="flex-1">{alwaysChoice !== null ? "1 / 2 choose · Enter adds the rule · Esc back" : keyHint(question)}</span>
+        <span className="flex-1">
+          {alwaysChoice !== null ? "1 / 2 choose · Enter adds the rule · Esc back" : editing ? "Enter in a field allows · Esc back" : keyHint(question)}
+        </span>
         <span>
           <Kbd>Esc</Kbd> feedback
         </span>

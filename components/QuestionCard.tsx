@@ -16,7 +16,7 @@ import { ReadOnlyCard } from "@/components/ReadOnlyCard";
 interface QuestionCardProps {
   /** Pending questions, oldest first. */
   questions: Question[];
-  onReply: (question: Question, value: JsonValue) => Settle;
+  onReply: (question: Question, value: JsonValue, input?: Record<string, unknown>) => Settle;
   onReject: (question: Question, message?: string) => Settle;
   /** "Already answered in another tab" and the like, shown for a moment. */
   notice?: string | null;

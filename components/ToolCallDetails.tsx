@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import type { RunDetail } from "@/lib/protocol/entities";
 import type { Question } from "@/lib/protocol/question";
 import { requestJson } from "@/lib/client/api";
-import { formatToolInput, toolCallResult, type ToolCallResult } from "@/lib/client/tool-call-row";
+import { formatEditedInput, formatToolInput, toolCallResult, type ToolCallResult } from "@/lib/client/tool-call-row";
 import { VisibleText } from "./VisibleText";
 
 const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
@@ -22,9 +22,17 @@ export function ToolCallDetails({ question }: { question: Question }) {
       live = false;
     };
   }, [question]);
+  const edited = formatEditedInput(question);
   return (
     <div data-testid="tool-call-details" className="mt-1.5 flex flex-col gap-1.5 text-xs">
-      <Block label="Input" testId="tool-call-input" text={formatToolInput(question)} marked />
+      {edited === null ? (
+        <Block label="Input" testId="tool-call-input" text={formatToolInput(question)} marked />
+      ) : (
+        <>
+          <Block label="Input, as edited before allowing" testId="tool-call-input" text={edited} marked />
+          <Block label="Asked with" testId="tool-call-asked" text={formatToolInput(question)} marked />
+        </>
+      )}
       {result === null ? (
         <p className="text-stone-400">Loading the result…</p>
       ) : "error" in result ? (

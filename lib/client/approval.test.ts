@@ -106,9 +106,11 @@ describe("what the card warns about", () => {
 });
 
 describe("an approval that needs several people", () => {
-  it("offers Allow once and Reject only: its Allow always choices are not on offer, the keys' hint says so", () => {
-    const several = anApproval({}, { approvals: { required: 2, from: null, rejections: 1 } });
+  it("offers Allow once and Reject only: its Allow always choices and its editor are not on offer, the keys' hint says so", () => {
+    const several = anApproval({ edit: { schema: {}, reader: "catalogue" } }, { approvals: { required: 2, from: null, rejections: 1 } });
     expect(asOffered(several).approval!.always).toEqual([]);
+    // Each voter allows the call as shown: nobody edits it.
+    expect(asOffered(several).approval!.edit).toBeNull();
     expect(keyHint(asOffered(several))).toBe("1 allow once · 3 reject");
     const one = anApproval();
     expect(asOffered(one)).toBe(one);

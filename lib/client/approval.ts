@@ -13,9 +13,9 @@ export function alwaysHint(approval: Pick<ApprovalSpec, "tool" | "always">, whic
   return option ? `Allow ${approval.tool}: ${option.label}, in this chat` : null;
 }
 
-/** The question as a card offers it: an approval that needs several people is allowed once or rejected, never always (the server refuses that). */
+/** The question as a card offers it: an approval that needs several people is allowed once as shown or rejected, never always nor edited (the server refuses those). */
 export function asOffered(q: Question): Question {
-  return needsVotes(q) && q.approval && q.approval.always.length > 0 ? { ...q, approval: { ...q.approval, always: [] } } : q;
+  return needsVotes(q) && q.approval && (q.approval.always.length > 0 || q.approval.edit) ? { ...q, approval: { ...q.approval, always: [], edit: null } } : q;
 }
 
 /** The hint under the card's buttons: what Allow always adds, or that it lets the person choose between the two rules. */

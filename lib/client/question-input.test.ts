@@ -58,11 +58,12 @@ describe("question input", () => {
 describe("approval keys", () => {
   const approval = { kind: "approval" as const, options: [], multi: false, allowCustom: false };
 
-  it("1 allows once, 2 allows always, 3 opens the reject feedback, other numbers do nothing", () => {
+  it("1 allows once, 2 allows always, 3 opens the reject feedback, 4 the editor, other numbers do nothing", () => {
     expect(numberKeyAction(approval, 0)).toEqual({ type: "reply", value: "once" });
     expect(numberKeyAction(approval, 1)).toEqual({ type: "reply", value: "always" });
     expect(numberKeyAction(approval, 2)).toEqual({ type: "reject" });
-    expect(numberKeyAction(approval, 3)).toBeNull();
+    expect(numberKeyAction(approval, 3)).toEqual({ type: "edit" });
+    expect(numberKeyAction(approval, 4)).toBeNull();
   });
 
   it("an approval has no Submit button and its own key hint", () => {
@@ -70,6 +71,7 @@ describe("approval keys", () => {
     expect(keyHint({ ...approval, approval: { always: [{}] } })).toBe("1 allow once · 2 allow always · 3 reject");
     expect(keyHint({ ...approval, approval: { always: [{}, {}] } })).toBe("1 allow once · 2 allow always (choose the rule) · 3 reject");
     expect(keyHint({ ...approval, approval: { always: [] } })).toBe("1 allow once · 3 reject");
+    expect(keyHint({ ...approval, approval: { always: [{}], edit: { schema: {}, reader: "catalogue" } } })).toBe("1 allow once · 2 allow always · 3 reject · 4 edit");
   });
 
   it("a single choice without Other needs no Submit: a tap answers at once", () => {

@@ -31,15 +31,15 @@ export function multiAnswer(options: string[], checked: string[], other: string)
   return [...options.filter((o) => checked.includes(o)), ...(custom && !options.includes(custom) ? [custom] : [])];
 }
 
-/** `reject` opens an approval's feedback field (a second step sends it). */
-export type KeyAction = { type: "reply"; value: JsonValue } | { type: "toggle"; option: string } | { type: "reject" } | null;
+/** `reject` opens an approval's feedback field (a second step sends it); `edit` its editor ("Edit and allow"). */
+export type KeyAction = { type: "reply"; value: JsonValue } | { type: "toggle"; option: string } | { type: "reject" } | { type: "edit" } | null;
 
 /**
  * Number key n (0-based): a confirm's 1/2 are Yes/No, a choice picks its n-th option, a multi
- * ticks it; an approval's 1/2/3 are Allow once, Allow always and Reject.
+ * ticks it; an approval's 1/2/3/4 are Allow once, Allow always, Reject and Edit and allow.
  */
 export function numberKeyAction(q: Pick<Question, "kind" | "options" | "multi">, n: number): KeyAction {
-  if (q.kind === "approval") return n === 0 ? { type: "reply", value: "once" } : n === 1 ? { type: "reply", value: "always" } : n === 2 ? { type: "reject" } : null;
+  if (q.kind === "approval") return n === 0 ? { type: "reply", value: "once" } : n === 1 ? { type: "reply", value: "always" } : n === 2 ? { type: "reject" } : n === 3 ? { type: "edit" } : null;
   if (q.kind === "confirm") return n === 0 ? { type: "reply", value: true } : n === 1 ? { type: "reply", value: false } : null;
   const option = q.options[n];
   if (option === undefined) return null;
@@ -53,11 +53,12 @@ export function needsSubmit(q: Pick<Question, "kind" | "options" | "multi" | "al
 }
 
 /** The keyboard hint in the card's footer. */
-export function keyHint(q: Pick<Question, "kind" | "options" | "multi"> & { approval?: { always: unknown[] } | null }): string {
+export function keyHint(q: Pick<Question, "kind" | "options" | "multi"> & { approval?: { always: unknown[]; edit?: unknown } | null }): string {
   if (q.kind === "confirm") return "Press 1 for Yes, 2 for No";
   if (q.kind === "approval") {
     const always = q.approval?.always.length ?? 0;
-    return always === 0 ? "1 allow once · 3 reject" : always === 1 ? "1 allow once · 2 allow always · 3 reject" : "1 allow once · 2 allow always (choose the rule) · 3 reject";
+    const keys = always === 0 ? "1 allow once · 3 reject" : always === 1 ? "1 allow once · 2 allow always · 3 reject" : "1 allow once · 2 allow always (choose the rule) · 3 reject";
+    return q.approval?.edit ? `${keys} · 4 edit` : keys;
   }
   if (q.options.length === 0) return "Enter to send · Shift+Enter for a new line";
   return q.multi ? "Number keys tick options · Enter sends" : "Press a number to choose";

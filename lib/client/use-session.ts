@@ -191,9 +191,9 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
   );
 
   const reply = useCallback(
-    async (question: Question, value: JsonValue) => {
+    async (question: Question, value: JsonValue, input?: Record<string, unknown>) => {
       // The digest makes a reply to a question that has since changed fail loudly (stale_target).
-      const ack = await emitWithAck("question.reply", { id: question.id, value, digest: question.targetDigest }, via().socket);
+      const ack = await emitWithAck("question.reply", { id: question.id, value, digest: question.targetDigest, ...(input && { input }) }, via().socket);
       settle(question.id, ack);
       return ack;
     },

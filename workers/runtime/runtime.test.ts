@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool } from "../tools";
+import { defineTool, findTool } from "../tools";
+import { inputJsonSchema } from "../tools/edited-call";
 import { PathRefused } from "../tools/workspace-paths";
 import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { QuestionSpecSchema } from "../../lib/protocol/question";
@@ -407,6 +408,8 @@ describe("tool", () => {
         ],
         dangerous: true,
         fallback: "deny",
+        // The person may edit the call before allowing it, by the tool's own schema.
+        edit: { schema: inputJsonSchema(findTool("shell")!), reader: "catalogue" },
       },
     });
     // What goes over IPC is a valid question spec.
