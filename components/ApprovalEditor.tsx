@@ -80,7 +80,7 @@ export function ApprovalEditor({ approval, busy, onAllow, onBack }: ApprovalEdit
             data-testid="approval-editor-mode"
             onClick={asJson ? toForm : toJson}
             disabled={busy}
-            className="ml-auto rounded text-xs font-medium text-indigo-700 underline-offset-2 hover:underline disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+            className="-my-1 ml-auto inline-flex min-h-8 items-center rounded-lg px-2 text-xs font-medium text-indigo-700 underline-offset-2 pointer-coarse:min-h-11 pointer-coarse:px-3 hover:underline disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
           >
             {asJson ? "Edit as a form" : "Edit as JSON"}
           </button>

@@ -174,6 +174,68 @@ test.describe("approvals shared by the tabs of one session", () => {
   });
 });
 
+test.describe("Edit and allow", () => {
+  test("one tab edits the command (a form first, then JSON): a bad edit is refused and changes nothing; the edited one runs, and every tab's record shows both inputs", async ({
+    context,
+    request,
+  }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, session.id)));
+    await tabs[0]!.send("/tests");
+    for (const tab of tabs) await expect(approvalCard(tab)).toBeVisible();
+    const page = tabs[1]!.page;
+    await expect(approvalCard(tabs[1]!).locator("footer")).toContainText("4 edit");
+
+    // 4 opens the editor: the shell's input as a form, its command field filled in.
+    await tabs[1]!.keysReady();
+    await page.keyboard.press("4");
+    const editor = page.getByTestId("approval-editor");
+    await expect(editor).toBeVisible();
+    const command = editor.locator('[data-testid="form-input"][data-field="command"]');
+    await expect(command).toHaveValue("npm test");
+    await expect(command).toBeFocused();
+    await page.screenshot({ path: "test-results/approval-edit-form-desktop.png" });
+
+    // An empty command is refused beside its field before anything is sent.
+    await command.fill("");
+    await editor.getByTestId("approval-editor-allow").click();
+    await expect(editor.getByTestId("form-field-error")).toHaveText("Required");
+
+    // As JSON, a key the shell does not take: the server refuses it (422) and the question waits on.
+    await command.fill("echo edited-and-allowed");
+    await editor.getByTestId("approval-editor-mode").click();
+    const json = editor.getByTestId("approval-editor-json");
+    await expect(json).toHaveValue(/"command": "echo edited-and-allowed"/);
+    await json.fill('{ "command": "echo edited-and-allowed", "sudo": true }');
+    await editor.getByTestId("approval-editor-allow").click();
+    await expect(page.getByTestId("question-error")).toContainText("does not fit shell's input");
+    await expect(approvalCard(tabs[0]!)).toBeVisible();
+    expect(await api.pending(session.id)).toHaveLength(1);
+
+    // Not JSON at all: said in the editor, nothing sent.
+    await json.fill("{ command: ");
+    await editor.getByTestId("approval-editor-allow").click();
+    await expect(editor.getByTestId("approval-editor-error")).toContainText("Not valid JSON");
+
+    await json.fill('{ "command": "echo edited-and-allowed" }');
+    await editor.getByTestId("approval-editor-allow").click();
+
+    for (const tab of tabs) {
+      await tab.expectNoCard();
+      const record = approvalRecords(tab);
+      await expect(record.getByTestId("question-record-outcome")).toHaveText("Allowed once (input edited)");
+      // The edited command ran, not the one asked about.
+      await expect(tab.messages("agent").filter({ hasText: "$ echo edited-and-allowed" })).toBeVisible();
+      await record.getByTestId("tool-call-toggle").click();
+      await expect(record.getByTestId("tool-call-input")).toContainText("command: echo edited-and-allowed");
+      await expect(record.getByTestId("tool-call-asked")).toContainText("command: npm test");
+    }
+    const audit = await (await request.get(`/api/audit?session=${session.id}`)).json();
+    expect(audit.entries).toContainEqual(expect.objectContaining({ editedInput: { command: "echo edited-and-allowed" }, originalInput: { command: "npm test" }, person: "local" }));
+  });
+});
+
 /**
  * Types into the composer, a key at a time with no pause, until a card replaces it (watched apart
  * from the typing, so no round trip slows it); then Enter, Space and 1 straight after.

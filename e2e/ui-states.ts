@@ -139,6 +139,15 @@ export const CARD_STATES: UiState[] = [
     },
   },
   {
+    name: "approval Edit and allow open",
+    prepare: (api) => sessionAsking(api, "test.tool", { tool: "shell", input: { command: "npm run build -- --mode=production", cwd: "docs" } }),
+    reach: async (page) => {
+      await cardShows(page, "approval");
+      await page.getByTestId("approval-edit").click();
+      await expect(page.getByTestId("approval-editor")).toBeVisible();
+    },
+  },
+  {
     name: "approval with a wide diff",
     prepare: (api) =>
       sessionAsking(api, "test.tool", { tool: "write_file", input: { path: "src/a/rather/deeply/nested/folder/wide-configuration-file.ts", content: `// Wide.\n${WIDE_LINE}\n${"x".repeat(300)}\n` } }),

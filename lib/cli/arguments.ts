@@ -12,8 +12,9 @@ ${ASK_USAGE}
   pending [--session ID]            list pending questions
   inspect RUN_ID                    a run: state, journal, pending questions and how to answer them
 ${AUDIT_USAGE}
-  send-input RUN_ID PENDING_ID --value-json JSON [--digest D] [--command-id C]
-                                    answer a pending question
+  send-input RUN_ID PENDING_ID --value-json JSON [--input-json JSON] [--digest D] [--command-id C]
+                                    answer a pending question (--input-json: allow an
+                                    approval once with the tool's input edited)
   decline RUN_ID PENDING_ID [--message TEXT] [--digest D] [--command-id C]
                                     decline a pending question
   resume RUN_ID [--command-id C]    load an active run into a worker again
@@ -44,6 +45,7 @@ const OPTIONS = {
   json: { type: "boolean", default: false },
   session: { type: "string" },
   "value-json": { type: "string" },
+  "input-json": { type: "string" },
   message: { type: "string" },
   digest: { type: "string" },
   "command-id": { type: "string" },

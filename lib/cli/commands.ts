@@ -21,7 +21,7 @@ type Target = "send-input" | "decline" | "resume" | "stop";
 /** One command, as the server or the inbox carries it out. */
 interface Commander {
   findQuestion(args: { runId: string; pendingId: string }): Promise<Question>;
-  sendInput(question: Question, args: { value: unknown; digest: string | null; commandId: string }): Promise<Receipt>;
+  sendInput(question: Question, args: { value: unknown; input?: Record<string, unknown>; digest: string | null; commandId: string }): Promise<Receipt>;
   decline(question: Question, args: { message: string | null; digest: string | null; commandId: string }): Promise<Receipt>;
   resume(runId: string, commandId: string): Promise<Receipt>;
   stop(runId: string, commandId: string): Promise<Receipt>;
@@ -231,7 +231,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Checks a command's arguments before anything is sent, and returns how to send it. */
-function prepare(command: Target, args: string[], values: { "value-json"?: string; message?: string; digest?: string; "command-id"?: string }) {
+function prepare(command: Target, args: string[], values: { "value-json"?: string; "input-json"?: string; message?: string; digest?: string; "command-id"?: string }) {
   const commandId = values["command-id"] ?? randomUUID();
   const digest = values.digest ?? null;
   if (command === "resume" || command === "stop") {
@@ -246,14 +246,17 @@ function prepare(command: Target, args: string[], values: { "value-json"?: strin
   }
   const raw = values["value-json"];
   if (raw === undefined) throw new UsageError("send-input needs --value-json, e.g. --value-json '\"staging\"'");
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new AppError("reply_not_json", `--value-json is not valid JSON: ${clip(raw, 200)}`);
-  }
-  parseOrThrow(ReplyBodySchema, { value, digest, commandId });
-  return async (via: Commander) => via.sendInput(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { value, digest, commandId });
+  const json = (flag: string, text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new AppError("reply_not_json", `--${flag} is not valid JSON: ${clip(text, 200)}`);
+    }
+  };
+  const value = json("value-json", raw);
+  const editedRaw = values["input-json"];
+  const { input } = parseOrThrow(ReplyBodySchema, { value, digest, commandId, ...(editedRaw !== undefined && { input: json("input-json", editedRaw) }) });
+  return async (via: Commander) => via.sendInput(await via.findQuestion({ runId: runId!, pendingId: pendingId! }), { value, ...(input && { input }), digest, commandId });
 }
 
 async function withDb<T>(databaseUrl: string, work: (db: Db) => Promise<T>): Promise<T> {

@@ -299,14 +299,16 @@ export const runTests = defineAgentFunction({
   description: "Runs the workspace's tests: asks to run `npm test` in a shell, its output live while it runs, then reports.",
   async run(rt) {
     try {
-      const result = await rt.tool("shell", { command: "npm test" });
+      let command = "npm test";
+      // The person may edit the command before allowing it: say what really ran.
+      const result = await rt.tool("shell", { command }, undefined, { onEdited: (input) => (command = (input as { command: string }).command) });
       const counts = testCounts(result.output);
       const outcome = result.timedOut
         ? `The tests did not finish in time (killed after ${Math.round(result.durationMs / 1000)} s).`
         : result.exitCode === 0
           ? `The tests passed${counts ? `: ${counts.passed} of ${counts.passed + counts.failed}` : ""}. ✅`
           : `The tests failed (exit code ${result.exitCode ?? result.signal})${counts ? `: ${counts.failed} of ${counts.passed + counts.failed} failed` : ""}. ❌`;
-      rt.say(`\`\`\`\n$ npm test\n${result.output.trimEnd().slice(-4_000)}\n\`\`\`\n\n${outcome}`);
+      rt.say(`\`\`\`\n$ ${command}\n${result.output.trimEnd().slice(-4_000)}\n\`\`\`\n\n${outcome}`);
       return { ran: true, exitCode: result.exitCode, passed: counts?.passed ?? null, failed: counts?.failed ?? null };
     } catch (err) {
       if (err instanceof ToolFailed) {

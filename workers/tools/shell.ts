@@ -53,8 +53,8 @@ export const shellTool = defineTool({
     .strictObject({
       command: z.string().trim().min(1, "A command may not be empty").max(10_000),
       /** The folder it runs in, relative to the workspace; the workspace's folder when absent. */
-      cwd: FolderPathSchema.optional(),
-      timeoutSeconds: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_S).optional(),
+      cwd: FolderPathSchema.meta({ title: "Folder", description: "Where it runs, relative to the workspace; its top folder when empty." }).optional(),
+      timeoutSeconds: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_S).meta({ title: "Time limit (seconds)" }).optional(),
     })
     .superRefine((input, ctx) => {
       const problem = commandPathProblem(input.command, input.cwd ?? ".");
