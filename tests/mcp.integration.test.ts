@@ -169,6 +169,35 @@ describe("the MCP server at /mcp", { timeout: 60_000 }, () => {
     expect((await elsewhere).structuredContent).toEqual({ outcome: "declined", decision: "reject", feedback: "no" });
   });
 
+  it("request_approval with input_schema: the person edits the call (a bad edit refused, nothing settled); the result carries the edited input; without a schema nothing is edited", async () => {
+    const client = await connect("deployer");
+    const input_schema = {
+      type: "object",
+      properties: { env: { type: "string", enum: ["staging", "production"] }, replicas: { type: "integer", minimum: 1, maximum: 10 } },
+      required: ["env"],
+      additionalProperties: false,
+    };
+    const asked = call(client, "request_approval", { tool_name: "deploy", input: { env: "production", replicas: 3 }, input_schema, idempotency_key: "e-1" });
+    const card = await pendingOf("Use deploy?");
+    expect(card.approval?.edit).toEqual({ schema: input_schema, reader: "outside" });
+    const edit = (body: Record<string, unknown>) => suite.rest.post(`/api/questions/${card.id}/reply`, { value: "once", ...body });
+    expect(await edit({ input: { env: "prod" } })).toMatchObject({ status: 422, body: { error: { code: "invalid_edit" } } });
+    expect(await edit({ value: "always", input: { env: "staging" } })).toMatchObject({ status: 422, body: { error: { code: "invalid_edit" } } });
+    expect((await question(card.id)).status).toBe("pending");
+    await suite.rest.ok(edit({ input: { env: "staging", replicas: 1 } }));
+    const result = await asked;
+    expect(result.structuredContent).toEqual({ outcome: "answered", decision: "once", input: { env: "staging", replicas: 1 } });
+    expect(textOf(result)).toContain('run it with this input instead: {"env":"staging","replicas":1}');
+    expect(await question(card.id)).toMatchObject({ editedInput: { env: "staging", replicas: 1 }, approval: { input: { env: "production", replicas: 3 } } });
+
+    const plain = call(client, "permission_prompt", { tool_name: "Bash", input: { command: "make release" }, tool_use_id: "toolu_e" });
+    const fixed = await pendingOf("Run `make release`?");
+    expect(fixed.approval?.edit ?? null).toBeNull();
+    expect(await suite.rest.post(`/api/questions/${fixed.id}/reply`, { value: "once", input: { command: "make" } })).toMatchObject({ status: 422, body: { error: { code: "invalid_edit" } } });
+    await reply(fixed, "once");
+    expect(JSON.parse(textOf(await plain))).toEqual({ behavior: "allow", updatedInput: { command: "make release" } });
+  });
+
   it("a token of scope ask asks (REST and MCP) and reads its own asks; nothing else: no other question, no answer, no chat, no socket", async () => {
     const askOnly = await createApiToken(path.join(suite.dir, "p.db"), "ci-job", ["--scope", "ask"]);
     const as = (token: string) => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
