@@ -289,7 +289,8 @@ export function createQuestionService({
           decision: verdict.status === "answered" ? "allow" : "reject",
           feedback: verdict.closing.feedback,
           surface: by,
-          createdAt: verdict.closing.closedAt,
+          // Once held: when it counted, not when it came.
+          createdAt: now(),
         });
         const count = (decision: "allow" | "reject") => votes.filter((v) => v.decision === decision).length;
         const decides = verdict.status === "answered" ? count("allow") >= approvals.required : count("reject") >= approvals.rejections;
@@ -298,8 +299,10 @@ export function createQuestionService({
         if (!decides || mine.decision !== (verdict.status === "answered" ? "allow" : "reject")) {
           return receipt("applied", "voted", { ...target.question, votes });
         }
-        if (!(await store.claim(id, verdict.closing, tx))) return null;
-        const question = { ...closedAs(target.question, verdict.closing), votes };
+        // Closed when the vote that decides counted (it is this one: a vote that adds nothing decides nothing).
+        const settling = { ...verdict.closing, closedAt: new Date(mine.at) };
+        if (!(await store.claim(id, settling, tx))) return null;
+        const question = { ...closedAs(target.question, settling), votes };
         return { question, receipt: receipt("applied", verdict.status, question), also: NOTHING_ELSE };
       };
 

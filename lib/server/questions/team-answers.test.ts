@@ -155,6 +155,22 @@ describe("an approval that needs two of three", () => {
     expect(snapshot.closedQuestions.map((q) => [q.id, q.votes.map((v) => v.user)])).toEqual([[settled.id, ["carol", "dave"]]]);
   });
 
+  it("lists the votes in the order they counted, whatever each node's clock says: the last is the one that settled it, closed when it counted", async () => {
+    // A node whose clock is a second behind (or a vote stamped before it waited for the hold).
+    const behind = createQuestionService({ db, events: new DomainEvents(), commands: createCommandService({ db }), now: () => new Date(Date.now() - 1_000) });
+    const q = await askApproval({ required: 2, from: ["bob", "carol", "dave"] });
+    await questions.reply({ id: q.id, value: "once", by: "socket", person: "bob" });
+    const settled = await behind.reply({ id: q.id, value: "once", by: "rest", person: "carol" });
+    expect(settled).toMatchObject({ outcome: "answered", question: { closedByUser: "carol" } });
+    const stored = await questions.getQuestion({ id: q.id });
+    for (const read of [settled.question, stored]) {
+      expect(read.votes.map((v) => v.user)).toEqual(["bob", "carol"]);
+      expect(Date.parse(read.votes[1]!.at)).toBeGreaterThan(Date.parse(read.votes[0]!.at));
+      expect(read.closedAt).toBe(read.votes[1]!.at);
+    }
+    behind.dispose();
+  });
+
   it("three people voting at once settle it once, with exactly two votes counted", async () => {
     for (let round = 0; round < 10; round++) {
       const q = await askApproval({ required: 2, from: ["bob", "carol", "dave"] });

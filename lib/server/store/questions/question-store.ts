@@ -170,10 +170,17 @@ export function createQuestionStore(db: Db) {
     /** Holds a pending question for a vote's transaction: false when it is no longer pending. */
     hold: async (tx: SqlTx, id: string): Promise<boolean> => (await tx.changes(Q.holdPending, { id })) === 1,
 
-    /** A person's vote (their first one counts), then every vote on the question, oldest first. */
+    /**
+     * A person's vote (their first one counts), then every vote on the question in the order they
+     * counted (the question is held): a vote is stamped after the ones before it, whatever the
+     * clock of the node it came to says.
+     */
     vote: async (tx: SqlTx, vote: { questionId: string; userId: string; decision: Vote["decision"]; feedback: string | null; surface: string; createdAt: Date }): Promise<Vote[]> => {
-      await tx.changes(Q.insertVote, vote);
-      return (await tx.rows(Q.votesOf, { ids: JSON.stringify([vote.questionId]) })).map(toVote);
+      const before = (await tx.rows(Q.votesOf, { ids: JSON.stringify([vote.questionId]) })).map(toVote);
+      const after = before.length === 0 ? -Infinity : Date.parse(before.at(-1)!.at) + 1;
+      const createdAt = new Date(Math.max(vote.createdAt.getTime(), after));
+      if ((await tx.changes(Q.insertVote, { ...vote, createdAt })) === 0) return before;
+      return [...before, { user: vote.userId, decision: vote.decision, at: createdAt.toISOString(), feedback: vote.feedback }];
     },
 
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
