@@ -271,9 +271,7 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
       </div>
 
       <footer className="hidden items-center gap-2 border-t border-stone-100 bg-stone-50/60 px-4 py-2 text-xs text-stone-500 sm:flex pointer-coarse:hidden">
-        <span className="flex-1">
-          {alwaysChoice !== null ? "1 / 2 choose · Enter adds the rule · Esc back" : editing ? "Esc back to the answers" : keyHint(question)}
-        </span>
+        <span className="flex-1">{alwaysChoice !== null ? "1 / 2 choose · Enter adds the rule · Esc back" : editing ? "Esc back to the answers" : keyHint(question)}</span>
         <span>
           <Kbd>Esc</Kbd> feedback
         </span>

@@ -32,7 +32,6 @@ export function FormBody(props: FormBodyProps) {
   return <FormCard {...props} schema={schema} />;
 }
 
-
 function FormCard({ question, schema, position, onReply, onReject, notice }: FormBodyProps & { schema: FormSchema }) {
   const fields = useMemo(() => formFields(schema), [schema]);
   const { busy, error, setError, settle } = useSettle("This form changed since it was shown. Check it and send it again.");

@@ -35,10 +35,7 @@ export function createInboxClient({ db, commands, questions, waitMs }: { db: Db;
   return {
     findQuestion: ({ runId, pendingId }: { runId: string; pendingId: string }): Promise<Question> => questions.findByPendingId({ runId, pendingId }),
 
-    async sendInput(
-      question: Question,
-      { value, input, digest, commandId }: { value: unknown; input?: Record<string, unknown>; digest: string | null; commandId: string },
-    ): Promise<ReplyReceipt> {
+    async sendInput(question: Question, { value, input, digest, commandId }: { value: unknown; input?: Record<string, unknown>; digest: string | null; commandId: string }): Promise<ReplyReceipt> {
       // Refuse here what the server would refuse, so nothing unusable (or oversized) is recorded.
       await questions.checkReply({ question, value });
       const payload = commandPayload("send_input", { questionId: question.id, value, input, digest });

@@ -117,7 +117,8 @@ export function createServerClient(server: FoundServer) {
       if (!question) throw new AppError("not_found:question", `Run "${runId}" has no question with pending id "${pendingId}".`);
       return question;
     },
-    reply: (questionId: string, body: { value: unknown; input?: Record<string, unknown>; digest: string | null; commandId: string }) => call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reply`, body),
+    reply: (questionId: string, body: { value: unknown; input?: Record<string, unknown>; digest: string | null; commandId: string }) =>
+      call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reply`, body),
     reject: (questionId: string, body: { message: string | null; digest: string | null; commandId: string }) => call<ReplyReceipt>("POST", `/api/questions/${enc(questionId)}/reject`, body),
     resume: (runId: string, body: { commandId: string }) => call<ResumeReceipt>("POST", `/api/runs/${enc(runId)}/resume`, body),
     stop: (runId: string, body: { commandId: string }) => call<StoppedRun>("POST", `/api/runs/${enc(runId)}/stop`, body),

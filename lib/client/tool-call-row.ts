@@ -1,5 +1,5 @@
 import type { RunDetail } from "../protocol/entities";
-import type { JsonValue, Question } from "../protocol/question";
+import type { Question } from "../protocol/question";
 import { clip } from "./approval";
 
 /**
@@ -26,7 +26,7 @@ export function formatToolInput(q: Question, max = 4_000): string {
 
 /** The input the tool ran with when the person edited it before allowing ("Edit and allow"); null when they did not. */
 export function formatEditedInput(q: Question, max = 4_000): string | null {
-  return q.editedInput ? bounded(pretty(q.editedInput as JsonValue), max) : null;
+  return q.editedInput ? bounded(pretty(q.editedInput), max) : null;
 }
 
 /** The journal entry holding the tool's result: the step right after the approval question. */

@@ -97,12 +97,17 @@ export class McpToolbox {
     const where = { server: tool.server, tool: tool.definition.name };
     const definition = externalTool(tool.name, { subjectKind: tool.subjectKind, description: tool.description, editSchema: tool.definition.inputSchema });
     let ran = false;
-    const recorded = await rt.tool<RecordedCall>(definition, input, async (checked: Record<string, unknown>) => {
-      ran = true;
-      const forms: AskedForm[] = [];
-      const result = await this.callOnServer(rt, tool, checked, forms);
-      return { result, forms };
-    }, onEdited && { onEdited });
+    const recorded = await rt.tool<RecordedCall>(
+      definition,
+      input,
+      async (checked: Record<string, unknown>) => {
+        ran = true;
+        const forms: AskedForm[] = [];
+        const result = await this.callOnServer(rt, tool, checked, forms);
+        return { result, forms };
+      },
+      onEdited && { onEdited },
+    );
     if (!ran) await replayForms(rt, recorded.forms, where);
     return recorded.result;
   }
