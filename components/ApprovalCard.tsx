@@ -6,7 +6,7 @@ import { alwaysAnswer, alwaysChoiceHint, fallbackText, hiddenCharactersWarning, 
 import { visibleString } from "@/lib/client/visible-text";
 import { keyHint, numberKeyAction } from "@/lib/client/question-input";
 import { ApprovalPreview } from "@/components/ApprovalPreview";
-import { CardMessages, Countdown, Kbd, KeyGuardNote, Position } from "@/components/QuestionCardParts";
+import { BackButton, CardMessages, Countdown, Kbd, KeyGuardNote, PanelConfirm, Position } from "@/components/QuestionCardParts";
 import { InlineCodeText, VisibleText } from "@/components/VisibleText";
 import { useCardKeys } from "@/components/use-card-keys";
 import { useSettle, type Settle } from "@/components/use-settle";
@@ -390,15 +390,9 @@ function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: A
       })}
       <div className="flex items-center justify-end gap-2 pt-1">
         <BackButton testId="approval-always-back" onClick={onBack} disabled={busy} />
-        <button
-          type="button"
-          data-testid="approval-always-confirm"
-          onClick={onConfirm}
-          disabled={busy}
-          className="min-h-10 rounded-lg bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white pointer-coarse:min-h-11 shadow-sm hover:bg-indigo-500 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-        >
+        <PanelConfirm testId="approval-always-confirm" onClick={onConfirm} disabled={busy}>
           {busy ? "Allowing…" : "Allow and add the rule"}
-        </button>
+        </PanelConfirm>
       </div>
     </div>
   );
@@ -412,20 +406,5 @@ function WarningIcon({ className }: { className: string }) {
       <path d="M8 6.2v3.6" strokeLinecap="round" />
       <circle cx="8" cy="11.8" r=".5" className="fill-current" />
     </svg>
-  );
-}
-
-/** "Back" out of the reject panel or the Allow always choice, to the card's buttons. */
-function BackButton({ testId, onClick, disabled }: { testId: string; onClick: () => void; disabled: boolean }) {
-  return (
-    <button
-      type="button"
-      data-testid={testId}
-      onClick={onClick}
-      disabled={disabled}
-      className="min-h-10 rounded-lg px-3.5 py-2 text-sm font-medium text-stone-700 hover:bg-stone-200/70 pointer-coarse:min-h-11 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-    >
-      Back
-    </button>
   );
 }

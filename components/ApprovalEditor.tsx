@@ -5,6 +5,7 @@ import type { ApprovalSpec } from "@/lib/protocol/permissions";
 import { draftToContent, formFields, initialDraft, parseFormSchema, type FormDraft, type FormErrors } from "@/lib/protocol/forms";
 import { editedJson } from "@/lib/client/approval-edit";
 import { FormFieldInput } from "@/components/FormFieldInput";
+import { BackButton, PanelConfirm } from "@/components/QuestionCardParts";
 
 interface ApprovalEditorProps {
   approval: ApprovalSpec;
@@ -136,23 +137,10 @@ export function ApprovalEditor({ approval, busy, onAllow, onBack }: ApprovalEdit
 
       <div className="flex flex-wrap items-center justify-end gap-2">
         <span className="mr-auto text-xs text-stone-500">Runs once with your changes; the rules still apply.</span>
-        <button
-          type="button"
-          data-testid="approval-editor-back"
-          onClick={onBack}
-          disabled={busy}
-          className="min-h-10 rounded-lg px-3.5 py-2 text-sm font-medium text-stone-700 hover:bg-stone-200/70 pointer-coarse:min-h-11 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-        >
-          Back
-        </button>
-        <button
-          type="submit"
-          data-testid="approval-editor-allow"
-          disabled={busy}
-          className="min-h-10 rounded-lg bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white pointer-coarse:min-h-11 shadow-sm hover:bg-indigo-500 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
-        >
+        <BackButton testId="approval-editor-back" onClick={onBack} disabled={busy} />
+        <PanelConfirm testId="approval-editor-allow" disabled={busy}>
           {busy ? "Allowing…" : "Allow once, edited"}
-        </button>
+        </PanelConfirm>
       </div>
     </form>
   );

@@ -353,3 +353,33 @@ export function CardMessages({ error, notice }: { error: string | null; notice: 
     </>
   );
 }
+
+/** "Back" out of a card's panel (the reject feedback, the Allow always choice, the editor) to its buttons. */
+export function BackButton({ testId, onClick, disabled }: { testId: string; onClick: () => void; disabled: boolean }) {
+  return (
+    <button
+      type="button"
+      data-testid={testId}
+      onClick={onClick}
+      disabled={disabled}
+      className="min-h-10 rounded-lg px-3.5 py-2 text-sm font-medium text-stone-700 hover:bg-stone-200/70 pointer-coarse:min-h-11 hover:text-stone-900 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+    >
+      Back
+    </button>
+  );
+}
+
+/** The confirming button of a card's panel ("Allow and add the rule", "Allow once, edited"): a submit button when `onClick` is absent. */
+export function PanelConfirm({ testId, onClick, disabled, children }: { testId: string; onClick?: () => void; disabled: boolean; children: ReactNode }) {
+  return (
+    <button
+      type={onClick ? "button" : "submit"}
+      data-testid={testId}
+      onClick={onClick}
+      disabled={disabled}
+      className="min-h-10 rounded-lg bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white pointer-coarse:min-h-11 shadow-sm hover:bg-indigo-500 disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+    >
+      {children}
+    </button>
+  );
+}

@@ -144,4 +144,42 @@ test.describe("the question card of a shared session", () => {
       await expect(tab.messages("agent").filter({ hasText: "Allowed." })).toBeVisible();
     }
   });
+
+  test("an escalation: bob's question becomes carol's too after its wait, in her open tab (read-only before, answerable after); she answers and every tab retracts it", async ({
+    browser,
+    context,
+    request,
+    baseURL,
+  }) => {
+    const api = new Api(request);
+    const [bob, carol] = await peopleOnServer(["bob", "carol"]);
+    const session = await api.createSession();
+    await shareWith(request, session.id, ["bob", "carol"]);
+    const owner = await ChatPage.open(context, session.id);
+    const [bobTab] = await tabsOf(browser, bob!, baseURL!, session.id);
+    const [carolTab] = await tabsOf(browser, carol!, baseURL!, session.id);
+
+    await api.startRun(session.id, "test.ask", { prompt: "Refund order 1182?", confirm: true, answerers: ["bob"], escalate: [{ after: "3s", to: ["carol"] }] });
+    const [asked] = await api.waitForPending(session.id);
+    await expect(card(carolTab!)).toHaveAttribute("data-readonly", "");
+    await expect(carolTab!.page.getByTestId("question-waiting")).toHaveText("Waiting for bob");
+
+    // Nobody answered in time: carol may answer too, without reloading.
+    await expect(card(carolTab!)).not.toHaveAttribute("data-readonly", { timeout: 10_000 });
+    await expect(card(bobTab!)).not.toHaveAttribute("data-readonly");
+    await expect(card(owner)).toHaveAttribute("data-readonly", "");
+    await expect(owner.page.getByTestId("question-waiting")).toHaveText("Waiting for bob or carol");
+    expect((await api.pending(session.id)).map((q) => [q.id, q.escalated])).toEqual([[asked!.id, 1]]);
+
+    await carolTab!.keysReady();
+    await carolTab!.page.keyboard.press("1");
+    for (const [tab, by] of [
+      [owner, "by carol"],
+      [bobTab!, "by carol"],
+      [carolTab!, "by you"],
+    ] as const) {
+      await tab.expectNoCard();
+      await expect(tab.page.locator('[data-testid="question-record"][data-status="answered"]').getByTestId("question-record-via")).toHaveText(`${by}, in a browser tab`);
+    }
+  });
 });
