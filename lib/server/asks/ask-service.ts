@@ -78,11 +78,14 @@ export function createAskService({
   }
 
   /** Starts the run that asks (idempotent by key: the same key finds the same run), and returns its question once stored. */
-  async function put(functionName: string, { ownerId, body, idempotencyKey, credential, startedBy }: AskRequest<{ session?: string; from: string }>): Promise<Question> {
+  async function put(
+    functionName: string,
+    { ownerId, body, idempotencyKey, credential, startedBy }: AskRequest<{ session?: string; from: string } & Parameters<typeof peopleNamed>[0]>,
+  ): Promise<Question> {
     const { session, ...input } = body;
     const sessionId = await sessionFor(ownerId, session, body.from);
     // Refused before a run starts: its question could only fail to be asked.
-    await checkPeopleNamed(members, sessionId, peopleNamed(body as Parameters<typeof peopleNamed>[0]));
+    await checkPeopleNamed(members, sessionId, peopleNamed(body));
     const commandId = idempotencyKey === undefined ? undefined : `ask:${credential}:${idempotencyKey}`;
     const run = await runs.startRun({ sessionId, functionName, input, commandId, startedBy });
     return questionOf(run.id);
