@@ -27,7 +27,7 @@ export function journalRecordOf(e: RowOf<typeof journal>, runId: string): Journa
               outcome: e.questionStatus as QuestionOutcome,
               value: parseJson<JsonValue>(e.questionAnswer),
               feedback: e.questionFeedback,
-              input: parseJson<Record<string, JsonValue>>(e.questionEditedInput),
+              ...(e.questionEditedInput !== null && { input: parseJson<Record<string, JsonValue>>(e.questionEditedInput) }),
             }
           : null,
       };

@@ -130,7 +130,7 @@ export class RunSupervisor {
       outcome: question.status === "pending" ? "cancelled" : question.status,
       value: question.answer,
       feedback: question.feedback,
-      input: (question.editedInput ?? null) as Record<string, JsonValue> | null,
+      ...(question.editedInput && { input: question.editedInput as Record<string, JsonValue> }),
     });
   }
 
