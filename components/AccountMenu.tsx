@@ -21,7 +21,7 @@ function aboutOf(who: WhoAmI): string {
 
 /**
  * Who is signed in, in the header: their badge and name (the administrator `local` shows as
- * "Administrator"), opening a small menu with Sign out; the administrator also has Sign out
+ * "Administrator"), opening a small menu with Sign out; an administrator also has Sign out
  * everywhere (after a confirmation). Either way this tab then goes to the sign-in page.
  * `compact`: the name shows from the `sm` width up (a chat's header on a phone has room for the badge).
  */
@@ -79,7 +79,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
               <SignOutIcon />
               {busy === "this" ? "Signing out…" : "Sign out"}
             </button>
-            {who.ownerId === LOCAL_OWNER && (
+            {who.admin && (
               <button
                 type="button"
                 data-testid="sign-out-everywhere"

@@ -50,3 +50,20 @@ test("the administrator and a person signed in with a link: each header names it
   await expect(page.getByTestId("account-name")).toHaveText("Administrator");
   expect(await (await request.get("/api/users")).json()).toMatchObject({ people: expect.arrayContaining([expect.objectContaining({ name, admin: false })]) });
 });
+
+test("a person added as an administrator has Sign out everywhere in their menu", async ({ browser, request }) => {
+  const name = `ada-${randomBytes(3).toString("hex")}`;
+  const added = await request.post("/api/users", { data: { name, admin: true } });
+  expect(added.status()).toBe(201);
+  const { signInLink } = AddPersonResultSchema.parse(await added.json());
+
+  const theirs = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const tab = await theirs.newPage();
+  await tab.goto(signInLink);
+  await expect(tab.getByTestId("account-name")).toHaveText(name);
+  await tab.getByTestId("account-button").click();
+  await expect(tab.getByTestId("account-panel")).toContainText("An administrator");
+  // Not pressed: it would sign out every other test's browser too.
+  await expect(tab.getByTestId("sign-out-everywhere")).toBeVisible();
+  await theirs.close();
+});

@@ -2,6 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import type { PushDevices } from "../lib/protocol/push";
 import { Api, ChatPage } from "./chat-page";
+import { devtoolsPusher } from "./devtools-push";
 import { ENDPOINT, fakePushManager, KEY } from "./push-fakes";
 
 /** Issue 27: the installable app (manifest, icons, service worker, offline page) and the "Notify this device" panel. */
@@ -91,15 +92,7 @@ test.describe("the installable app", () => {
     const tab = await ChatPage.open(context, session.id);
     const page = tab.page;
     await controlled(page);
-    const cdp = await context.newCDPSession(page);
-    const registrationId = new Promise<string>((resolve) =>
-      cdp.on("ServiceWorker.workerRegistrationUpdated", ({ registrations }) => {
-        const mine = registrations.find((r) => r.scopeURL === `${baseURL}/` && !r.isDeleted);
-        if (mine) resolve(mine.registrationId);
-      }),
-    );
-    await cdp.send("ServiceWorker.enable");
-    const push = async (payload: unknown) => cdp.send("ServiceWorker.deliverPushMessage", { origin: baseURL!, registrationId: await registrationId, data: JSON.stringify(payload) });
+    const push = await devtoolsPusher(context, page, baseURL!);
     const shown = () =>
       page.evaluate(async () =>
         (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
@@ -124,9 +117,10 @@ test.describe("the installable app", () => {
         { action: "no", title: "No", command: { kind: "reply", value: false } },
       ],
     });
-    await expect.poll(shown).toEqual([{ title: "deploy asks", body: "Ship it?", tag: "q-e2e", actions: ["yes", "no"] }]);
+    // Read once the worker has handled each push (devtools-push.ts says why not before).
+    expect(await shown()).toEqual([{ title: "deploy asks", body: "Ship it?", tag: "q-e2e", actions: ["yes", "no"] }]);
     await push({ type: "closed", questionId: "q-e2e", tag: "q-e2e" });
-    await expect.poll(shown).toEqual([]);
+    expect(await shown()).toEqual([]);
   });
 });
 

@@ -8,7 +8,8 @@ import type { AuditEntry, AuditPage } from "../lib/protocol/audit";
 import type { RunDetail } from "../lib/protocol/entities";
 import type { PermissionRule } from "../lib/protocol/permissions";
 import type { Question } from "../lib/protocol/question";
-import { addPerson, createApiToken } from "./helpers/api-token";
+import { createApiToken } from "./helpers/api-token";
+import { addPeople } from "./helpers/people";
 import { isFinalStatus, joinSession, openTab, poll, restClient, sendReply, type RestClient } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
@@ -100,8 +101,7 @@ beforeAll(async () => {
   await settledIn(rest, fromCli.runId);
 
   // Another person's session, answered by them over REST.
-  await addPerson(dbFile, "ann");
-  annToken = await createApiToken(dbFile, "ann's", ["--user", "ann"]);
+  annToken = (await addPeople(`file:${dbFile}`, ["ann"]))[0]!.token;
   const ann = restClient(server.url, { token: annToken });
   annSessionId = (await ann.ok(ann.post<{ id: string }>("/api/sessions", { title: "Ann's" }))).id;
   const annAsked = await asked(ann, annSessionId, "test.ask", { prompt: "Coffee?", options: ["yes", "no"] });

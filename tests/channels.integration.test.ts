@@ -1,16 +1,13 @@
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MAX_CHANNEL_TEXT_CHARS } from "../lib/protocol/channels";
 import type { Session } from "../lib/protocol/entities";
-import { addPerson } from "./helpers/api-token";
+import { addPeople } from "./helpers/people";
 import { poll, restClient } from "./helpers/remote";
 import { suiteServer } from "./helpers/suite-server";
 
 /** The plain-text channel over HTTP against the production server: a whole exchange, its limits and who may use it. */
 
-const root = path.resolve(import.meta.dirname, "..");
 const suite = suiteServer("channel");
 
 interface ChannelReply {
@@ -65,15 +62,7 @@ describe("POST /api/channels/text", { timeout: 60_000 }, () => {
 
   it("treats another owner's session as one that does not exist", async () => {
     const session = await suite.rest.ok(suite.rest.post<Session>("/api/sessions", {}));
-    await addPerson(path.join(suite.dir, "p.db"), "bob");
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "pager", "--owner", "bob", "--json", "--database", `file:${path.join(suite.dir, "p.db")}`],
-      {
-        env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
-      },
-    );
-    const bob = restClient(suite.server.url, { token: (JSON.parse(stdout) as { token: string }).token });
+    const bob = restClient(suite.server.url, { token: (await addPeople(`file:${path.join(suite.dir, "p.db")}`, ["bob"]))[0]!.token });
     const res = await bob.post("/api/channels/text", { sessionId: session.id, from: "Bob", text: "hello" });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ error: { code: "not_found:session" } });

@@ -145,6 +145,22 @@ describe("a shared session", () => {
   );
 
   it(
+    "an administrator who is a member may rename, share and delete it, as its owner may",
+    async () => {
+      const [dora] = await addPeople(`file:${path.join(dir, "p.db")}`, ["dora"], { admin: true });
+      const asDora = restClient(server.url, { token: dora!.token });
+      const session = await alice.ok(alice.post<Session>("/api/sessions", {}));
+      await alice.ok(alice.post(`/api/sessions/${session.id}/members`, { user: "dora" }));
+
+      expect((await rename(dora!, session.id, "Dora's now")).status).toBe(200);
+      expect(names(await asDora.ok(asDora.post<SessionMembers>(`/api/sessions/${session.id}/members`, { user: "carol" })))).toEqual(["owner:alice", "member:dora", "member:carol"]);
+      expect(names(await asDora.ok(asDora.del<SessionMembers>(`/api/sessions/${session.id}/members/carol`)))).toEqual(["owner:alice", "member:dora"]);
+      expect((await asDora.del(`/api/sessions/${session.id}`)).status).toBe(200);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "removing bob drops it from his tabs (session.left), his joined tab hears nothing more of it, and he gets 404 after; leaving is his own removal; a delete reaches him",
     async () => {
       const session = await alice.ok(alice.post<Session>("/api/sessions", {}));

@@ -15,7 +15,8 @@ import type { Run, Session } from "../lib/protocol/entities";
 import { PushDevicesSchema, PushKeySchema, PushPayloadSchema, type PushPayload } from "../lib/protocol/push";
 import type { Question } from "../lib/protocol/question";
 import { SURFACE_HEADER } from "../lib/protocol/rest";
-import { addPerson, createApiToken } from "./helpers/api-token";
+import { createApiToken } from "./helpers/api-token";
+import { addPeople } from "./helpers/people";
 import { eventOn, joinSession, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
 import { authHeaders, freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
@@ -204,8 +205,7 @@ describe("subscribing", { timeout: TIMEOUT }, () => {
     expect(listed.devices).toEqual([{ id, device: "Laptop (renamed)", service: `127.0.0.1:${service.port}`, createdAt: expect.any(String), lastPushAt: null }]);
     expect(JSON.stringify(listed)).not.toContain(device.path);
 
-    await addPerson(path.join(dir, "p.db"), "ann");
-    const ann = restClient(server.url, { token: await createApiToken(path.join(dir, "p.db"), "ann's", ["--owner", "ann"]) });
+    const ann = restClient(server.url, { token: (await addPeople(`file:${path.join(dir, "p.db")}`, ["ann"]))[0]!.token });
     expect((await ann.del(`/api/push/subscriptions/${id}`)).body.error.code).toBe("not_found:push_subscription");
     expect(PushDevicesSchema.parse(await ann.ok(ann.get("/api/push/subscriptions"))).devices).toEqual([]);
     const asker = restClient(server.url, { token: await createApiToken(path.join(dir, "p.db"), "asker", ["--scope", "ask"]) });
@@ -322,8 +322,7 @@ describe("a question's push", { timeout: TIMEOUT }, () => {
     tabs.push(tab);
     const session = await rest.ok(rest.post<Session>("/api/sessions", { title: "Watched" }));
     expect(await tab.emitWithAck("device.presence", { subscriptionId: phoneId, sessionId: session.id })).toEqual({ ok: true, data: null });
-    await addPerson(path.join(dir, "p.db"), "ann");
-    const annTab = await openTab(server.url, { token: await createApiToken(path.join(dir, "p.db"), "ann's tab", ["--owner", "ann"]) });
+    const annTab = await openTab(server.url, { token: (await addPeople(`file:${path.join(dir, "p.db")}`, ["ann"]))[0]!.token });
     tabs.push(annTab);
     expect(await annTab.emitWithAck("device.presence", { subscriptionId: phoneId, sessionId: null })).toMatchObject({ ok: false, error: { code: "not_found:push_subscription" } });
 

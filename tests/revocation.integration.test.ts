@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
+import { addPeople } from "./helpers/people";
 import { eventOn, handshakeOutcome, openTab, poll, restClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { nextEvent, startTestApp, type TestApp, type TestClient } from "./helpers/test-app";
@@ -110,17 +111,19 @@ describe("from the CLI, against the production build", () => {
     expect(await cli("token", "revoke", id)).toContain(`Revoked ${id}`);
   });
 
-  it("only the server's own owner may revoke a token over REST, and a body must name one", { timeout: TIMEOUT }, async () => {
-    await cli("user", "add", "ann");
-    const annToken = (await cli("token", "create", "--name", "ann's", "--owner", "ann")).split("\n")[0]!;
-    const annId = /^pat_([A-Za-z0-9]+)_/.exec(annToken)![1]!;
-    const ann = restClient(server.url, { token: annToken });
-    expect(await ann.post("/api/auth/revoke-token", { id: annId })).toMatchObject({ status: 403, body: { error: { code: "forbidden" } } });
+  it("only an administrator may revoke a token over REST (a person added with --admin too), and a body must name one", { timeout: TIMEOUT }, async () => {
+    const [annPerson] = await addPeople(`file:${databaseFile()}`, ["ann"]);
+    const [adaPerson] = await addPeople(`file:${databaseFile()}`, ["ada"], { admin: true });
+    const annId = /^pat_([A-Za-z0-9]+)_/.exec(annPerson!.token)![1]!;
+    const ann = restClient(server.url, { token: annPerson!.token });
+    expect(await ann.post("/api/auth/revoke-token", { id: annId })).toMatchObject({ status: 403, body: { error: { code: "forbidden", message: "Only an administrator can revoke API tokens." } } });
     const owner = restClient(server.url, { token: serverToken() });
     expect(await owner.post("/api/auth/revoke-token", {})).toMatchObject({ status: 400 });
     expect(await owner.post("/api/auth/revoke-token", { id: annId, extra: 1 })).toMatchObject({ status: 400 });
     expect(await owner.post("/api/auth/revoke-token", { id: "no-such-token" })).toMatchObject({ status: 400 });
-    expect(await owner.post("/api/auth/revoke-token", { id: annId })).toMatchObject({ status: 200, body: { id: annId, revokedAt: expect.any(String) } });
+    expect((await ann.get("/api/sessions")).status).toBe(200);
+    const ada = restClient(server.url, { token: adaPerson!.token });
+    expect(await ada.post("/api/auth/revoke-token", { id: annId })).toMatchObject({ status: 200, body: { id: annId, revokedAt: expect.any(String) } });
     expect((await ann.get("/api/sessions")).status).toBe(401);
   });
 

@@ -1,19 +1,16 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunDetail } from "../lib/protocol/entities";
 import type { PermissionRule, SessionRules } from "../lib/protocol/permissions";
 import type { Question } from "../lib/protocol/question";
-import { addPerson } from "./helpers/api-token";
+import { addPeople } from "./helpers/people";
 import { eventOn, isFinalStatus, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
 /** Permission rules over REST and sockets against the production build, with a project rules file of the test's own. */
 
-const root = path.resolve(import.meta.dirname, "..");
 const TIMEOUT = 60_000;
 let dir: string;
 let server: ServerProcess;
@@ -140,15 +137,7 @@ describe("permission rules over REST", () => {
     const session = await owner.ok(owner.post("/api/sessions", {}));
     const rule = await owner.ok(owner.post<PermissionRule>(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "ls*", decision: "allow" }));
 
-    await addPerson(path.join(dir, "p.db"), "ann");
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [path.join(root, "bin/parley.mjs"), "token", "create", "--name", "ann", "--owner", "ann", "--database", `file:${path.join(dir, "p.db")}`],
-      {
-        env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
-      },
-    );
-    const ann = restClient(server.url, { token: stdout.split("\n")[0]! });
+    const ann = restClient(server.url, { token: (await addPeople(`file:${path.join(dir, "p.db")}`, ["ann"]))[0]!.token });
     for (const res of [
       await ann.get(`/api/sessions/${session.id}/rules`),
       await ann.post(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "*", decision: "allow" }),

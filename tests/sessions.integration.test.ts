@@ -1,13 +1,11 @@
 import Database from "better-sqlite3";
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Run, Session } from "../lib/protocol/entities";
 import type { Question } from "../lib/protocol/question";
-import { addPerson } from "./helpers/api-token";
+import { addPeople } from "./helpers/people";
 import { eventOn, joinSession as join, openTab, poll, restClient, type RestClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 
@@ -92,15 +90,7 @@ describe("another owner", () => {
     "cannot rename or delete a chat that is not theirs (404, as for no chat), and does not hear it deleted",
     async () => {
       const s = await newSession();
-      await addPerson(path.join(dir, "p.db"), "ann");
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [path.resolve(import.meta.dirname, "../bin/parley.mjs"), "token", "create", "--name", "ann", "--owner", "ann", "--database", `file:${path.join(dir, "p.db")}`],
-        {
-          env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
-        },
-      );
-      const token = stdout.split("\n")[0]!;
+      const { token } = (await addPeople(`file:${path.join(dir, "p.db")}`, ["ann"]))[0]!;
       const ann = restClient(server.url, { token });
       const annTab = await openTab(server.url, { token });
       tabs.push(annTab);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addPeople } from "./helpers/people";
 import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 
 /**
@@ -127,16 +128,27 @@ describe("a server started without PARLEY_TOKEN", () => {
 });
 
 describe("signing out everywhere", () => {
-  it("needs a credential of the server's own owner (browser cookies speak for it)", { timeout: TIMEOUT }, async () => {
+  it("is an administrator's: a person added with --admin may, from their browser; another person may not (403)", { timeout: TIMEOUT }, async () => {
     if (!server) await start(OTHER_TOKEN);
     const res = await signOutEverywhere({});
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe("unauthorized");
-    await cli("user", "add", "ann");
-    const annToken = (await cli("token", "create", "--name", "ann's script", "--owner", "ann")).split("\n")[0]!;
-    const ann = await signOutEverywhere({ authorization: `Bearer ${annToken}` });
-    expect(ann.status).toBe(403);
-    expect((await ann.json()).error.code).toBe("forbidden");
+    const [ann] = await addPeople(`file:${databaseFile}`, ["ann"], { serverToken: OTHER_TOKEN });
+    const [ada] = await addPeople(`file:${databaseFile}`, ["ada"], { admin: true, serverToken: OTHER_TOKEN });
+    const before = await signIn(OTHER_TOKEN);
+
+    const annCredentials: Record<string, string>[] = [{ authorization: `Bearer ${ann!.token}` }, { cookie: ann!.cookie.header }];
+    for (const credential of annCredentials) {
+      const refused = await signOutEverywhere(credential);
+      expect(refused.status).toBe(403);
+      expect((await refused.json()).error).toEqual({ code: "forbidden", message: "Only an administrator can sign every browser out." });
+    }
+    expect(await statusWith(before)).toBe(200);
+
+    const byAda = await signOutEverywhere({ cookie: ada!.cookie.header });
+    expect(byAda.status).toBe(200);
+    expect(await statusWith(before)).toBe(401);
+    expect(await statusWith(ada!.cookie.header)).toBe(401);
   });
 
   it("refuses every cookie issued before it, disconnects their sockets, and accepts a cookie issued after", { timeout: TIMEOUT }, async () => {

@@ -11,14 +11,3 @@ export async function createApiToken(databaseFile: string, name: string, extra: 
   });
   return stdout.split("\n")[0]!.trim();
 }
-
-/** Adds a person with `parley user add` (an API token may speak only for one), unless they were added before. */
-export async function addPerson(databaseFile: string, name: string): Promise<void> {
-  try {
-    await promisify(execFile)(process.execPath, [path.join(root, "bin/parley.mjs"), "user", "add", name, "--database", `file:${databaseFile}`], {
-      env: { ...process.env, PARLEY_URL: "", PARLEY_TOKEN: "" },
-    });
-  } catch (err) {
-    if (!/already a person named/.test(String((err as { stderr?: string }).stderr))) throw err;
-  }
-}

@@ -1,22 +1,18 @@
-import { createDb } from "../../lib/server/store/db/client";
-import { statement } from "../../lib/server/store/typed-sql";
+import { LOCAL_OWNER } from "../../lib/protocol/access";
+import { AppError } from "../../lib/protocol/errors";
 import { createApiTokens } from "../../lib/server/access/api-tokens";
 import { createCookieSigner, loadCookieKey } from "../../lib/server/access/session-cookie";
 import { openSessionEpoch } from "../../lib/server/access/session-epoch";
+import { createPeople } from "../../lib/server/people/people-service";
+import { createDb } from "../../lib/server/store/db/client";
 import { TEST_TOKEN } from "./server-process";
 
 /**
- * People on a test server's database, made as the server would make them: a `User` row (until
- * `parley user add` is there to call), an API token in their name, and a browser session cookie
- * signed for them (what their sign-in link would give their browser).
+ * People on a test server's database, added as `parley user add` adds them with no server running
+ * (a running server finds a name it does not know by reading the database again), each with an
+ * API token in their name and a browser session cookie signed for them (what their sign-in link
+ * would give their browser). The one way tests make people.
  */
-
-const insertPerson = statement((q, p: { id: string; at: Date }) =>
-  q
-    .insertInto("User")
-    .values({ id: p.id, admin: false, addedBy: "local", createdAt: p.at })
-    .onConflict((oc) => oc.column("id").doNothing()),
-);
 
 export interface Person {
   name: string;
@@ -26,21 +22,33 @@ export interface Person {
   cookie: { name: string; value: string; header: string };
 }
 
-/** Adds people (idempotent) to the database at `databaseUrl` (`file:…`), each with a token and a signed-in browser cookie; `serverToken` is the server's. */
-export async function addPeople(databaseUrl: string, names: string[], serverToken = TEST_TOKEN): Promise<Person[]> {
+export interface AddPeopleOptions {
+  /** Added with --admin. */
+  admin?: boolean;
+  /** The server's token (its cookies are signed with it). */
+  serverToken?: string;
+}
+
+/** Adds people (a name already added is kept as it is) to the database at `databaseUrl` (`file:…`). */
+export async function addPeople(databaseUrl: string, names: string[], { admin = false, serverToken = TEST_TOKEN }: AddPeopleOptions = {}): Promise<Person[]> {
   const db = await createDb(databaseUrl);
   try {
     const signer = createCookieSigner({ key: await loadCookieKey(db), serverToken });
     const epoch = await openSessionEpoch(db);
     const tokens = createApiTokens(db);
-    const people: Person[] = [];
+    const people = createPeople({ db, apiTokens: tokens });
+    const added: Person[] = [];
     for (const name of names) {
-      await db.exec.changes(insertPerson, { id: name, at: new Date() });
+      try {
+        await people.add(name, { admin, addedBy: LOCAL_OWNER });
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === "person_exists")) throw err;
+      }
       const { token } = await tokens.create({ ownerId: name, name: `${name}'s test token` });
       const value = signer.issue(name, await epoch.fresh());
-      people.push({ name, token, cookie: { name: signer.name, value, header: `${signer.name}=${value}` } });
+      added.push({ name, token, cookie: { name: signer.name, value, header: `${signer.name}=${value}` } });
     }
-    return people;
+    return added;
   } finally {
     await db.close();
   }

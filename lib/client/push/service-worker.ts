@@ -5,6 +5,7 @@
 import { handleNotificationClick, type ClickedNotification } from "./sw-click";
 import { dropOldShells, installShell, respond, routeOf } from "./sw-cache";
 import type { SwClients, SwEnv, SwRegistration } from "./sw-env";
+import { oneAtATime } from "./sw-one-at-a-time";
 import { handlePush, pushJson } from "./sw-push";
 import { handleSubscriptionChange, type SubscriptionChange } from "./sw-resubscribe";
 
@@ -36,7 +37,7 @@ const env: SwEnv = {
   origin: scope.location.origin,
   version: __PARLEY_SW_VERSION__,
   dev: __PARLEY_SW_DEV__,
-  registration: scope.registration,
+  registration: oneAtATime(scope.registration),
   clients: scope.clients,
   caches: scope.caches,
   fetch: (input, init) => scope.fetch(input, init),

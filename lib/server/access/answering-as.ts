@@ -1,4 +1,3 @@
-import { LOCAL_OWNER } from "../../protocol/access";
 import type { Principal } from "./authenticator";
 
 /** Who answers: the person, and whether they are an administrator. */
@@ -8,6 +7,6 @@ export interface Answerer {
 }
 
 /** The person a credential answers questions as, and whether they are an administrator (who sees every session). */
-export function answeringAs(principal: Pick<Principal, "ownerId"> & { admin?: boolean }): Answerer {
-  return { person: principal.ownerId, admin: principal.admin ?? principal.ownerId === LOCAL_OWNER };
+export function answeringAs(principal: Pick<Principal, "ownerId" | "admin">): Answerer {
+  return { person: principal.ownerId, admin: principal.admin };
 }

@@ -4,7 +4,6 @@ import type { Db } from "../store/db/client";
 import type { Statement } from "../store/typed-sql";
 import { RunStarterSchema } from "../../protocol/entities";
 import { questionAccess, questionAskedBy, runAccess, sessionAccess } from "../store/sessions/session-statements";
-import { answeringAs } from "./answering-as";
 
 /** How a person sees a session they may see: they own it, or it is shared with them. */
 export type SessionRole = "owner" | "member";
@@ -54,9 +53,9 @@ export function createVisibility(db: Db) {
      * A change only the session's owner, or an administrator who sees it, may make (`action`: "rename this chat"):
      * 404 for someone who does not see it, 403 `forbidden` for a member.
      */
-    async manage(who: { ownerId: string; admin?: boolean }, id: string, action: string): Promise<SessionRole> {
+    async manage(who: { ownerId: string; admin: boolean }, id: string, action: string): Promise<SessionRole> {
       const { ownerId, role } = await seeSession(who.ownerId, id);
-      if (role !== "owner" && !answeringAs(who).admin) throw new AppError("forbidden", `Only this chat's owner (${ownerId}) or an administrator may ${action}.`);
+      if (role !== "owner" && !who.admin) throw new AppError("forbidden", `Only this chat's owner (${ownerId}) or an administrator may ${action}.`);
       return role;
     },
   };

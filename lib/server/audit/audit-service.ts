@@ -2,15 +2,13 @@ import { askedLine, auditCursor, describeVia, outcomeLine, type AuditEntry, type
 import { quoteId } from "../../protocol/bounded-text";
 import { AppError } from "../../protocol/errors";
 import type { QuestionOutcome } from "../../protocol/question";
-import { answeringAs } from "../access/answering-as";
 import type { Db } from "../store/db/client";
 import { toQuestion } from "../store/db/mappers";
 import { createAuditStore, type SettledRow, type VoteRow } from "../store/audit/audit-store";
 
 /** Whose sessions a caller's audit covers: their own; an administrator's (`local`, the server token's, and any person made one), every one (null). */
-export function auditViewer(caller: { ownerId: string; admin?: boolean }): string | null {
-  const { person, admin } = answeringAs(caller);
-  return admin ? null : person;
+export function auditViewer(caller: { ownerId: string; admin: boolean }): string | null {
+  return caller.admin ? null : caller.ownerId;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

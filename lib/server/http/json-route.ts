@@ -39,11 +39,12 @@ function callerOf(req: Request, parley: Parley): Caller | null {
   const { visibility } = parley.access;
   const credential = req.headers.get(PRINCIPAL_HEADERS.credential) ?? "";
   const askOnly = req.headers.get(PRINCIPAL_HEADERS.scope) === "ask";
+  const admin = req.headers.get(PRINCIPAL_HEADERS.admin) === "1";
   return {
     ownerId,
     via,
     credential,
-    admin: req.headers.get(PRINCIPAL_HEADERS.admin) === "1",
+    admin,
     see: {
       session: async (id) => void (await visibility.session(ownerId, id)),
       // A token that may only ask sees the questions it asked, and no other.
@@ -51,7 +52,7 @@ function callerOf(req: Request, parley: Parley): Caller | null {
       run: (id) => visibility.run(ownerId, id),
     },
     manage: {
-      session: async (id, action) => void (await visibility.manage({ ownerId }, id, action)),
+      session: async (id, action) => void (await visibility.manage({ ownerId, admin }, id, action)),
     },
   };
 }

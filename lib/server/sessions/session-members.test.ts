@@ -72,12 +72,12 @@ describe("who sees a shared session", () => {
     const session = await fx.parley.sessions.createSession({ ownerId: "alice" });
     await fx.parley.members.add({ sessionId: session.id, user: "bob", by: "alice" });
     await fx.parley.members.add({ sessionId: session.id, user: "local", by: "alice" });
-    expect(await visibility.manage({ ownerId: "alice" }, session.id, "delete this chat")).toBe("owner");
-    const refused = await visibility.manage({ ownerId: "bob" }, session.id, "delete this chat").catch((err: AppError) => err);
+    expect(await visibility.manage({ ownerId: "alice", admin: false }, session.id, "delete this chat")).toBe("owner");
+    const refused = await visibility.manage({ ownerId: "bob", admin: false }, session.id, "delete this chat").catch((err: AppError) => err);
     expect(refused).toMatchObject({ code: "forbidden", message: "Only this chat's owner (alice) or an administrator may delete this chat." });
-    expect(await codeOf(visibility.manage({ ownerId: "carol" }, session.id, "delete this chat"))).toBe("not_found:session");
+    expect(await codeOf(visibility.manage({ ownerId: "carol", admin: false }, session.id, "delete this chat"))).toBe("not_found:session");
     // An administrator who sees it (a member) may; one added as an administrator too.
-    expect(await visibility.manage({ ownerId: "local" }, session.id, "delete this chat")).toBe("member");
+    expect(await visibility.manage({ ownerId: "local", admin: true }, session.id, "delete this chat")).toBe("member");
     expect(await visibility.manage({ ownerId: "bob", admin: true }, session.id, "delete this chat")).toBe("member");
   });
 
