@@ -7,12 +7,8 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import next from "next";
-import { bindRefusal, createOriginPolicy } from "./lib/server/access/origin-policy";
-import { openParley } from "./lib/server/app";
-import { answerClientError, createGate } from "./lib/server/http/gate";
+import { bindRefusal } from "./lib/server/access/origin-policy";
 import { loadEnv } from "./lib/server/env";
-import { attachRealtime } from "./lib/server/realtime/socket-server";
 import { trackConnections } from "./lib/server/http/open-connections";
 import { describeModel, modelSettings } from "./workers/agent/model-settings";
 import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/store/db/server-file";
@@ -20,12 +16,26 @@ import { keptServerToken } from "./lib/server/access/kept-token";
 import { setParley } from "./lib/server/registry";
 import { describeFunctions } from "./lib/server/workers/function-report";
 import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
-import { toolCatalogue } from "./workers/tools";
-import { readEditedCall } from "./workers/tools/edited-call";
+import { WorkerPool } from "./lib/server/workers/worker-pool";
 import { loadMcpServers } from "./workers/agent/mcp/servers-file";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
 import { signInOrigin, startUrl } from "./lib/server/people/sign-in-origin";
 import { configureLog, hideInLogs, log } from "./lib/server/log";
+
+/**
+ * The heavy modules (Next.js, the domain and its database clients, Socket.IO), loaded while the
+ * first worker starts: static imports would load them all before it is forked.
+ */
+const loadHeavy = () =>
+  Promise.all([
+    import("next"),
+    import("./lib/server/app"),
+    import("./lib/server/access/origin-policy"),
+    import("./lib/server/http/gate"),
+    import("./lib/server/realtime/socket-server"),
+    import("./workers/tools"),
+    import("./workers/tools/edited-call"),
+  ]);
 
 /** Connections the kernel queues before the server accepts them (see the listen below). */
 const LISTEN_BACKLOG = 4096;
@@ -73,6 +83,17 @@ async function main() {
   if (mcpServers.length > 0) say(`> MCP servers for the agent (${mcpServersFile}): ${mcpServers.join(", ")}`);
   if (workspace.seeded.length > 0) say(`> The workspace ${workspace.path} was empty: seeded it with a sample project (${workspace.seeded.length} files)`);
   let port = env.PORT;
+  // The first worker starts now (its catalogue comes with it): it loads its modules while this process loads its own.
+  const pool = new WorkerPool({
+    ...workerEntry(),
+    // The workers' tools work in the workspace: its real path reaches them in their environment.
+    env: { ...process.env, PARLEY_WORKSPACE: workspace.path, ...(mcpServersFile ? { PARLEY_MCP_SERVERS: mcpServersFile } : {}) },
+    maxIdle: env.PARLEY_IDLE_WORKERS,
+    maxWorkers: env.PARLEY_MAX_WORKERS,
+    runsPerWorker: env.PARLEY_RUNS_PER_WORKER,
+  });
+  void pool.catalogueReady();
+  const [{ default: next }, { openParley }, { createOriginPolicy }, { answerClientError, createGate }, { attachRealtime }, { toolCatalogue }, { readEditedCall }] = await loadHeavy();
   const parley = await openParley({
     tools: toolCatalogue,
     editedCalls: readEditedCall,
@@ -80,14 +101,7 @@ async function main() {
     databaseUrl: env.DATABASE_URL,
     database: { synchronous: env.PARLEY_DB_SYNC, busyTimeoutMs: env.PARLEY_DB_BUSY_TIMEOUT_MS, poolSize: env.PARLEY_DB_POOL },
     migrationsDir: path.join(root, "prisma/migrations"),
-    // The workers' tools work in the workspace: its real path reaches them in their environment.
-    worker: {
-      ...workerEntry(),
-      env: { ...process.env, PARLEY_WORKSPACE: workspace.path, ...(mcpServersFile ? { PARLEY_MCP_SERVERS: mcpServersFile } : {}) },
-      maxIdle: env.PARLEY_IDLE_WORKERS,
-      maxWorkers: env.PARLEY_MAX_WORKERS,
-      runsPerWorker: env.PARLEY_RUNS_PER_WORKER,
-    },
+    worker: pool,
     stopGraceMs: env.PARLEY_STOP_GRACE_MS,
     parkAfterMs: env.PARLEY_PARK_AFTER_MS,
     mcpProgressMs: env.PARLEY_MCP_PROGRESS_MS,
@@ -106,7 +120,6 @@ async function main() {
   });
   setParley(parley);
   hideInLogs(() => parley.access.serverToken);
-  const pool = parley.workerPool;
   for (const line of describeFunctions(pool.catalogue)) say(line);
   pool.on("catalogue", (catalogue) => {
     for (const line of describeFunctions(catalogue)) say(line);
@@ -127,13 +140,18 @@ async function main() {
   const connections = trackConnections(httpServer);
   httpServer.on("clientError", answerClientError);
   const app = next({ dev, dir: root, hostname: env.HOST, port: env.PORT, httpServer });
-  await app.prepare();
+  // Production: Next prepares while the server already listens; a request that reaches it before then waits.
+  const prepared = app.prepare();
+  if (dev) await prepared;
+  else prepared.catch((err: unknown) => fail(err));
   const handle = app.getRequestHandler();
   const origins = createOriginPolicy({ host: env.HOST, port: () => port, allowedOrigins: env.PARLEY_ALLOWED_ORIGINS });
   const gate = createGate({ access: parley.access, origins, dev });
   httpServer.on("request", (req, res) => {
-    void gate(req, res).then((answered) => {
-      if (!answered) return handle(req, res);
+    void gate(req, res).then(async (answered) => {
+      if (answered) return;
+      await prepared;
+      return handle(req, res);
     });
   });
   // Attach Next's upgrade handler (hot reload) now, not on its first request: a reconnecting
@@ -194,7 +212,8 @@ async function main() {
 process.on("unhandledRejection", (err) => log.error({ err }, "[server] unhandled rejection"));
 
 // Why it did not start is for the person who started it: a plain line.
-main().catch((err) => {
+function fail(err: unknown): never {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
-});
+}
+main().catch(fail);

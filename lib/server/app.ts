@@ -92,7 +92,8 @@ export interface ParleyConfig extends ParleyOptions {
   database?: DbOptions;
   /** The migrations root (holding sqlite/ and postgresql/); defaults to the working directory's prisma/migrations. */
   migrationsDir?: string;
-  worker: WorkerPoolOptions;
+  /** The worker pool, or how to make one. */
+  worker: WorkerPoolOptions | WorkerPool;
   /** Default: what the workers load from their function folders (start-up waits for the first worker to say). */
   functions?: FunctionList;
   tools?: readonly ToolInfo[];
@@ -117,7 +118,7 @@ export async function openParley({ databaseUrl, database, migrationsDir, worker,
   const db = await createDb(databaseUrl, { ...database, observer: metrics });
   // On PostgreSQL several nodes may share the database: runs are leased. A SQLite file has one node.
   const runLeaseMs = engineOf(databaseUrl) === "postgresql" ? (options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS) : 0;
-  const pool = new WorkerPool(worker);
+  const pool = worker instanceof WorkerPool ? worker : new WorkerPool(worker);
   if (!functions) await pool.catalogueReady();
   const cluster = createClusterLink(nodeId);
   const parley = await createParley({ db, pool, functions: functions ?? (() => pool.catalogue.functions), tools, editedCalls, metrics, cluster }, { ...options, projectRules, runLeaseMs });

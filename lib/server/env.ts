@@ -5,7 +5,7 @@ import { LOG_LEVELS } from "../log/create-log";
 import { commaList } from "../protocol/comma-list";
 import { DEFAULT_WEBHOOK_HOSTS, parseHostPortList, parseWebhookHosts } from "./webhooks/callback-hosts";
 import { WEBHOOK_SECRET_PATTERN } from "./webhooks/secret-format";
-import { isVapidPrivateKey, isVapidPublicKey, isVapidSubject } from "./push/vapid-keys";
+import { isVapidPrivateKey, isVapidPublicKey, isVapidSubject } from "./push/vapid-format";
 
 /** An optional setting: unset and empty are the same. */
 const optionalText = () =>

@@ -2,6 +2,9 @@ import webpush from "web-push";
 import { z } from "zod";
 import { putSetting } from "../store/access/access-statements";
 import type { Db } from "../store/db/client";
+import { isVapidPrivateKey, isVapidPublicKey } from "./vapid-format";
+
+export { isVapidPrivateKey, isVapidPublicKey, isVapidSubject } from "./vapid-format";
 
 const KEYS_SETTING = "vapid-keys";
 
@@ -15,14 +18,6 @@ export interface VapidKeys {
   privateKey: string;
   subject: string;
 }
-
-const bytesOf = (base64url: string) => Buffer.from(base64url, "base64url");
-/** A VAPID public key: base64url of an uncompressed P-256 point. */
-export const isVapidPublicKey = (key: string) => /^[A-Za-z0-9_-]+=*$/.test(key) && bytesOf(key).length === 65 && bytesOf(key)[0] === 4;
-/** A VAPID private key: base64url of 32 bytes. */
-export const isVapidPrivateKey = (key: string) => /^[A-Za-z0-9_-]+=*$/.test(key) && bytesOf(key).length === 32;
-/** A VAPID subject as push services take it. */
-export const isVapidSubject = (subject: string) => /^mailto:[^\s@]+@[^\s@]+$/.test(subject) || (URL.canParse(subject) && new URL(subject).protocol === "https:");
 
 const KeptKeysSchema = z.object({ publicKey: z.string().refine(isVapidPublicKey), privateKey: z.string().refine(isVapidPrivateKey) });
 

@@ -1,7 +1,6 @@
 import type pg from "pg";
 import type { DirectSqlite, PgLane, StatementObserver } from "./db/client";
 import type { Engine } from "./db/engine";
-import { pgTime } from "./db/pg-lane";
 import { databaseBusy } from "./db/busy-queue";
 import type { Params, Statement } from "./typed-sql";
 
@@ -94,6 +93,8 @@ export function sqliteExecutor(direct: DirectSqlite): SqlExecutor {
   };
 }
 
+/** A Date as a `timestamp without time zone` literal in UTC, as Prisma stores it (pg would send the process's local time). */
+const pgTime = (date: Date): string => date.toISOString();
 const pgValue = (value: unknown): unknown => (value instanceof Date ? pgTime(value) : value === undefined ? null : value);
 
 function pgTx(lane: PgLane): SqlTx {

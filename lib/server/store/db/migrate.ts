@@ -2,7 +2,6 @@ import Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { engineOf, sqliteFilePath } from "./engine";
 import { describePlan, MigrationError, pendingMigrations, readMigrations, type BookRow, type MigrationFile } from "./migration-book";
 import { createPrivateFile, makeSqliteDataPrivate } from "./private-files";
@@ -50,6 +49,8 @@ const BOOK_COLUMNS = `migration_name, checksum, finished_at, rolled_back_at, sta
  */
 export async function migratePostgres(databaseUrl: string, migrationsRoot: string, { log }: MigrationOptions = {}): Promise<MigrationResult> {
   const files = readMigrations(migrationsFolder(migrationsRoot, "postgresql"));
+  // Loaded only for PostgreSQL: a SQLite start-up does without it.
+  const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

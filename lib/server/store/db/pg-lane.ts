@@ -22,16 +22,13 @@ const types = {
 
 /** Statements on the pool (each atomic on its own), or on one connection inside a transaction (`on`). */
 export interface PgLane {
-  /** Rows of one statement (`$1`… parameters; dates as `pgTime`). */
+  /** Rows of one statement (`$1`… parameters; dates as `pgTime` in sql-executor). */
   query<T = Record<string, unknown>>(text: string, values: unknown[]): Promise<T[]>;
   /** How many rows one statement changed. */
   execute(text: string, values: unknown[]): Promise<number>;
   /** The same statements on one connection (a transaction's). */
   on(client: pg.PoolClient): PgLane;
 }
-
-/** A Date as a `timestamp without time zone` literal in UTC, as Prisma stores it (pg would send the process's local time). */
-export const pgTime = (date: Date): string => date.toISOString();
 
 export function createPgLane(pool: pg.Pool, observer?: StatementObserver): PgLane {
   // Named, each statement is parsed and planned once per connection, then only bound and run.
