@@ -29,7 +29,7 @@ import { createRunService } from "./runs/run-service";
 import { createChatTurns } from "./sessions/chat-turns";
 import { createSessionMembers } from "./sessions/session-members";
 import { createAskService } from "./asks/ask-service";
-import { createMcpEndpoint } from "./mcp/mcp-endpoint";
+import { lazyMcpEndpoint } from "./mcp/lazy-mcp-endpoint";
 import { createTextChannel } from "./commands/text-channel";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
@@ -233,7 +233,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
   const chatCommands = () => listed().flatMap((f) => (f.command ? [f.command] : []));
   const asks = createAskService({ db, sessions, runs, questions, events, callbackHosts: config.webhooks?.hosts });
-  const mcp = createMcpEndpoint({ asks, version: "1", progressEveryMs: config.mcpProgressMs });
+  const mcp = lazyMcpEndpoint({ asks, version: "1", progressEveryMs: config.mcpProgressMs });
   const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage, chatCommands });
 
   return {
