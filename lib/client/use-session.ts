@@ -96,6 +96,8 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
       const queued = buffer ?? [];
       buffer = null;
       if (ack.ok) {
+        // When the snapshot arrived, for the Performance API (scripts/bench-long-chat.ts measures from here to the first paint).
+        globalThis.performance?.mark?.("parley:snapshot", { detail: { sessionId } });
         closing.flush();
         dispatch({ type: "snapshot", snapshot: ack.data });
         setJoinError(null);
