@@ -13,7 +13,7 @@ import { chromium, type Page } from "@playwright/test";
 import { existsSync } from "node:fs";
 import { api, fmt, machine, percentile, row, until, withServer, type ServerProcess } from "./bench-kit";
 import { authHeaders, TEST_TOKEN } from "../tests/helpers/server-process";
-import { agentText, seedLongChat } from "../tests/helpers/long-chat";
+import { seedLongChat } from "../tests/helpers/long-chat";
 
 const { values } = parseArgs({ options: { opens: { type: "string", default: "10" }, turns: { type: "string", default: "5000" }, every: { type: "string", default: "5" } } });
 const OPENS = Number(values.opens);
@@ -33,15 +33,19 @@ async function sessionWithOneTurn(server: ServerProcess, title: string) {
   return session.id;
 }
 
-/** Marks `bench:painted` after the paint of the first frame whose transcript shows `lastText` at its bottom, in view. */
-const watchPaint = (lastText: string) => {
+/**
+ * Marks `bench:painted` after the paint of the first frame whose transcript shows the message starting
+ * with `lastText` (the last one) whole, in view. In-page code is text: tsx would wrap functions in helpers the page lacks.
+ */
+const watchPaint = (lastText: string) => `(() => {
+  const lastText = ${JSON.stringify(lastText)};
   const check = () => {
     const scroller = document.querySelector('[data-testid="transcript"]');
-    const messages = scroller?.querySelectorAll('[data-testid="message"]');
-    const last = messages?.[messages.length - 1];
-    if (scroller && last?.textContent?.includes(lastText)) {
-      const [r, s] = [last.getBoundingClientRect(), scroller.getBoundingClientRect()];
-      if (r.bottom > s.top && r.top < s.bottom && s.bottom - r.bottom < 200) {
+    const messages = scroller ? scroller.querySelectorAll('[data-testid="message"]') : [];
+    const last = messages[messages.length - 1];
+    if (scroller && last && last.textContent.includes(lastText)) {
+      const r = last.getBoundingClientRect(), s = scroller.getBoundingClientRect();
+      if (r.top >= s.top && r.bottom <= s.bottom + 1) {
         // A task queued from a frame's callbacks runs after that frame has painted.
         const channel = new MessageChannel();
         channel.port1.onmessage = () => performance.mark("bench:painted");
@@ -52,7 +56,7 @@ const watchPaint = (lastText: string) => {
     requestAnimationFrame(check);
   };
   requestAnimationFrame(check);
-};
+})()`;
 
 async function openTimes(page: Page, url: string) {
   const fromSnapshot: number[] = [];
@@ -60,15 +64,15 @@ async function openTimes(page: Page, url: string) {
   for (let i = 0; i <= OPENS; i++) {
     await page.goto(url);
     const times = await page.waitForFunction(
-      () => {
+      `(() => {
         const painted = performance.getEntriesByName("bench:painted")[0];
         const snapshot = performance.getEntriesByName("parley:snapshot")[0];
         return painted && snapshot ? { fromSnapshot: painted.startTime - snapshot.startTime, fromNavigation: painted.startTime } : null;
-      },
+      })()`,
       null,
       { timeout: 60_000, polling: 50 },
     );
-    const t = (await times.jsonValue())!;
+    const t = (await times.jsonValue()) as { fromSnapshot: number; fromNavigation: number };
     // The first open fills the browser's caches: not counted.
     if (i === 0) continue;
     fromSnapshot.push(t.fromSnapshot);
@@ -79,24 +83,21 @@ async function openTimes(page: Page, url: string) {
 
 /** Frame-to-frame times (ms) for `ms`, or while `selector` is on the page (from when it appears) when given. */
 const frameDeltas = (page: Page, ms: number, selector: string | null) =>
-  page.evaluate(
-    ({ ms, selector }) =>
-      new Promise<number[]>((resolve) => {
-        const deltas: number[] = [];
-        let last = 0;
-        let started = 0;
-        const frame = (t: number) => {
-          const present = selector === null || document.querySelector(selector) !== null;
-          if (present && started === 0) started = t;
-          else if (started > 0 && present) deltas.push(t - last);
-          last = t;
-          if ((started > 0 && !present) || (started > 0 && t - started > ms)) return resolve(deltas);
-          requestAnimationFrame(frame);
-        };
-        requestAnimationFrame(frame);
-      }),
-    { ms, selector },
-  );
+  page.evaluate<number[]>(`new Promise((resolve) => {
+    const selector = ${JSON.stringify(selector)};
+    const deltas = [];
+    let last = 0;
+    let started = 0;
+    const frame = (t) => {
+      const present = selector === null || document.querySelector(selector) !== null;
+      if (present && started === 0) started = t;
+      else if (started > 0 && present) deltas.push(t - last);
+      last = t;
+      if (started > 0 && (!present || t - started > ${ms})) return resolve(deltas);
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  })`);
 
 console.log(`\nlong chat: ${TURNS * 2} messages, ${Math.ceil(TURNS / EVERY)} answered questions; ${OPENS} opens each, headless Chromium (${machine()})`);
 await withServer({ PARLEY_RATE_LIMITS: "off" }, async (server, databaseFile) => {
@@ -108,6 +109,8 @@ await withServer({ PARLEY_RATE_LIMITS: "off" }, async (server, databaseFile) => 
   seedLongChat(databaseFile, short, { turns: 1, questionEvery: 1 });
 
   const snapshotBytes = async (id: string) => (await (await fetch(`${server.url}/api/sessions/${id}`, { headers: authHeaders() })).text()).length;
+  /** The start of a session's last message: what the paint watch looks for. */
+  const lastText = async (id: string) => (await api<{ messages: { text: string }[] }>(server, `/api/sessions/${id}`)).messages.at(-1)!.text.slice(0, 40);
   console.log(`  snapshot size: long chat ${fmt((await snapshotBytes(long)) / 1024, 0)} KiB, one turn ${fmt((await snapshotBytes(short)) / 1024, 1)} KiB`);
 
   const executablePath = process.env.PLAYWRIGHT_CHROMIUM_PATH ?? (existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
@@ -116,17 +119,17 @@ await withServer({ PARLEY_RATE_LIMITS: "off" }, async (server, databaseFile) => 
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
   try {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 } });
+    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 }, bypassCSP: true });
     const page = await context.newPage();
     await page.goto(`/?token=${TEST_TOKEN}`);
-    await page.addInitScript(watchPaint, agentText(0));
+    await page.addInitScript(watchPaint(await lastText(short)));
     const floor = await openTimes(page, `/s/${short}`);
     // The init script for the long chat's last reply replaces the one above on the next page.
     await context.close();
-    const longContext = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 } });
+    const longContext = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 }, bypassCSP: true });
     const longPage = await longContext.newPage();
     await longPage.goto(`/?token=${TEST_TOKEN}`);
-    await longPage.addInitScript(watchPaint, agentText(TURNS - 1));
+    await longPage.addInitScript(watchPaint(await lastText(long)));
     const opened = await openTimes(longPage, `/s/${long}`);
     console.log(row("open: snapshot → last messages painted, one turn (floor)", floor.fromSnapshot));
     console.log(row("open: snapshot → last messages painted, long chat", opened.fromSnapshot, floor.fromSnapshot));

@@ -20,7 +20,7 @@ type Row = Record<string, unknown>;
 /**
  * Seeds `sessionId` with a long history, cloning a finished run and its answered question that the
  * server itself stored in that session (so every column is as the server writes it, timestamps in
- * its own encoding). Returns the texts of the last turn.
+ * its own encoding), before it.
  */
 export function seedLongChat(databaseFile: string, sessionId: string, { turns, questionEvery, startMs = Date.now() - turns * 3_000 - 60_000, stepMs = 3_000 }: LongChat) {
   const db = new Database(databaseFile);
@@ -53,7 +53,6 @@ export function seedLongChat(databaseFile: string, sessionId: string, { turns, q
         messageInsert.run(randomUUID(), sessionId, runId, "agent", agentText(turn), at(t + 1_500));
       }
     })();
-    return { lastUser: userText(turns - 1), lastAgent: agentText(turns - 1) };
   } finally {
     db.close();
   }
@@ -65,7 +64,7 @@ const sqlValue = (v: unknown) => (typeof v === "boolean" ? Number(v) : v);
 function timeIn(sample: unknown): (ms: number) => unknown {
   if (typeof sample === "number" || typeof sample === "bigint") return (ms) => ms;
   if (typeof sample === "string" && /^\d+$/.test(sample)) return (ms) => String(ms);
-  if (typeof sample === "string" && sample.includes("T")) return (ms) => new Date(ms).toISOString().replace(/Z$/, sample.endsWith("Z") ? "Z" : "");
+  if (typeof sample === "string" && sample.includes("T")) return (ms) => new Date(ms).toISOString().replace(/Z$/, sample.match(/(Z|[+-]\d\d:\d\d)$/)?.[1] ?? "");
   if (typeof sample === "string") return (ms) => new Date(ms).toISOString().replace("T", " ").replace(/Z$/, "");
   throw new Error(`seedLongChat: unknown time encoding ${String(sample)}`);
 }
