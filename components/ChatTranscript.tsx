@@ -24,6 +24,9 @@ interface ChatTranscriptProps {
   stopping: boolean;
   /** The person reading (their own answers read "by you"). */
   viewer?: string | null;
+  /** Loads the page of history before what is shown (absent: it is all shown); called as the reader nears the top. */
+  onLoadOlder?: () => unknown;
+  loadingOlder?: boolean;
 }
 
 /** The failed chat turn to run again when the transcript ends with its failure. */
@@ -33,10 +36,39 @@ function retryRunOf(items: TranscriptItem[]): string | null {
   return last.message.runId;
 }
 
+/** What the transcript ends with (its kind and id). */
+function lastKey(items: TranscriptItem[]): string | null {
+  const item = items.at(-1);
+  if (!item) return null;
+  return item.type === "message" ? `m:${item.message.id}` : item.type === "question" ? `q:${item.question.id}` : item.type === "run" ? `r:${item.run.id}` : `s:${item.stream.runId}:${item.stream.seq}`;
+}
+
 /** How close to the bottom still counts as reading the latest (px). */
 const NEAR_BOTTOM = 80;
+/** How far above the top of the view older history starts loading (px). */
+const LOAD_AHEAD = "800px";
 
-export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunIds, onStopRun, stopping, viewer = null }: ChatTranscriptProps) {
+/** The item at the top of the view and where it stands in it: kept in place when items arrive above it. */
+interface Anchor {
+  el: Element;
+  top: number;
+}
+
+/** The first item whose bottom is below the view's top (items are stacked, so a binary search). */
+function anchorIn(scroller: HTMLElement, list: HTMLElement): Anchor | null {
+  const items = list.children;
+  const top = scroller.getBoundingClientRect().top;
+  let [lo, hi] = [0, items.length - 1];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (items[mid]!.getBoundingClientRect().bottom > top) hi = mid;
+    else lo = mid + 1;
+  }
+  const el = items[lo];
+  return el ? { el, top: el.getBoundingClientRect().top - top } : null;
+}
+
+export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunIds, onStopRun, stopping, viewer = null, onLoadOlder, loadingOlder = false }: ChatTranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
   const retryRun = onRetry ? retryRunOf(items) : null;
@@ -44,19 +76,47 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
   const [away, setAway] = useState(false);
   const [unseen, setUnseen] = useState(false);
   const count = useRef(items.length);
+  const last = useRef(lastKey(items));
 
-  // Follow new items while the reader is at the bottom; leave them alone (and say so) when they scrolled up.
+  const anchor = useRef<Anchor | null>(null);
+  const sentinel = useRef<HTMLLIElement>(null);
+  const loadOlder = useRef(onLoadOlder);
+  useEffect(() => {
+    loadOlder.current = onLoadOlder;
+  }, [onLoadOlder]);
+  const hasOlder = onLoadOlder !== undefined;
+
+  // Follow new items while the reader is at the bottom; leave them alone (and say so) when they scrolled up,
+  // keeping what they read in place when older history arrives above it.
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && stuck.current) el.scrollTop = el.scrollHeight;
-    else if (items.length > count.current) setUnseen(true);
+    else {
+      const held = anchor.current;
+      if (el && held?.el.isConnected) el.scrollTop += held.el.getBoundingClientRect().top - el.getBoundingClientRect().top - held.top;
+      // Only what arrives at the end is new: a page of older history is not.
+      if (items.length > count.current && lastKey(items) !== last.current) setUnseen(true);
+    }
     count.current = items.length;
+    last.current = lastKey(items);
+    if (el && list.current) anchor.current = anchorIn(el, list.current);
   }, [items]);
+
+  // Older history loads as the top of the transcript comes near; again after each page while it is still near.
+  useEffect(() => {
+    const el = scroller.current;
+    const top = sentinel.current;
+    if (!el || !top || !hasOlder || loadingOlder) return;
+    const observer = new IntersectionObserver(([entry]) => entry?.isIntersecting && loadOlder.current?.(), { root: el, rootMargin: `${LOAD_AHEAD} 0px 0px 0px` });
+    observer.observe(top);
+    return () => observer.disconnect();
+  }, [hasOlder, loadingOlder, items]);
 
   useEffect(() => {
     const el = scroller.current;
     if (!el) return;
     const onScroll = () => {
+      if (list.current) anchor.current = anchorIn(el, list.current);
       stuck.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM;
       setAway(!stuck.current);
       if (stuck.current) setUnseen(false);
@@ -84,7 +144,25 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
   return (
     <div className="relative flex min-h-0 flex-1 flex-col">
       <div ref={scroller} data-testid="transcript" className="min-h-0 flex-1 overflow-y-auto">
-        <ol ref={list} data-testid="message-list" aria-label="Messages" className="mx-auto flex max-w-3xl flex-col gap-3 px-4 py-6">
+        {/* Only what is on screen is laid out and painted (content-visibility): a long history costs little until it is scrolled to. */}
+        <ol
+          ref={list}
+          data-testid="message-list"
+          aria-label="Messages"
+          className="mx-auto flex max-w-3xl flex-col gap-3 px-4 py-6 [&>li]:[contain-intrinsic-size:auto_3.5rem] [&>li]:[content-visibility:auto] [&>li]:[overflow-clip-margin:12px]"
+        >
+          {hasOlder && (
+            <li ref={sentinel} data-testid="older-history" className="self-center">
+              <button
+                type="button"
+                onClick={() => onLoadOlder?.()}
+                disabled={loadingOlder}
+                className="rounded-full px-3 py-1 text-xs font-medium text-stone-500 pointer-coarse:min-h-11 hover:bg-stone-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-indigo-500 disabled:hover:bg-transparent"
+              >
+                {loadingOlder ? "Loading earlier messages…" : "Show earlier messages"}
+              </button>
+            </li>
+          )}
           {withDays(items).map((item) => {
             switch (item.type) {
               case "day":

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { Run, Session } from "../protocol/entities";
+import type { HistoryPage, Run, Session } from "../protocol/entities";
 import type { WireError } from "../protocol/errors";
 import type { JsonValue, Question, ReplyReceipt } from "../protocol/question";
 import type { Ack, ServerToClientEvents } from "../protocol/socket";
@@ -234,8 +234,27 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
   const stopRun = useCallback((runId: string) => runCommand(runId, "stop"), [runCommand]);
   const retryRun = useCallback((runId: string) => runCommand(runId, "retry"), [runCommand]);
 
+  /** Older history, a page at a time (one request at a time): merged where it belongs. */
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const loadingNow = useRef(false);
+  const loadOlder = useCallback(
+    async (before: string) => {
+      if (loadingNow.current) return;
+      loadingNow.current = true;
+      setLoadingOlder(true);
+      try {
+        const res = await via().request<HistoryPage>(`/api/sessions/${encodeURIComponent(sessionId)}/history?before=${encodeURIComponent(before)}`);
+        if (res.ok) dispatch({ type: "history", sessionId, cursor: before, page: res.data });
+      } finally {
+        loadingNow.current = false;
+        setLoadingOlder(false);
+      }
+    },
+    [sessionId, via],
+  );
+
   /** The questions still open here: a question this tab answered leaves at once, before its broadcast. */
   const pending = useMemo(() => stillOpen(state.pending, own), [state.pending, own]);
 
-  return { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
+  return { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun, loadOlder, loadingOlder };
 }
