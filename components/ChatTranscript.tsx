@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Run } from "@/lib/protocol/entities";
 import type { TranscriptItem } from "@/lib/client/session-store";
 import type { WaitingOn } from "@/lib/client/run-line";
@@ -64,6 +64,8 @@ function anchorIn(scroller: HTMLElement, list: HTMLElement): Anchor | null {
     if (items[mid]!.getBoundingClientRect().bottom > top) hi = mid;
     else lo = mid + 1;
   }
+  // The older history's placeholder and a day's separator move up as pages arrive under them: the item after is what is read.
+  while (items[lo]?.matches('[data-testid="older-history"], [data-testid="day-separator"]')) lo++;
   const el = items[lo];
   return el ? { el, top: el.getBoundingClientRect().top - top } : null;
 }
@@ -79,12 +81,26 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
   const last = useRef(lastKey(items));
 
   const anchor = useRef<Anchor | null>(null);
+  /** Where this view scrolled itself to keep the anchor: that scroll does not choose a new one. */
+  const ownScroll = useRef<number | null>(null);
   const sentinel = useRef<HTMLLIElement>(null);
   const loadOlder = useRef(onLoadOlder);
   useEffect(() => {
     loadOlder.current = onLoadOlder;
   }, [onLoadOlder]);
   const hasOlder = onLoadOlder !== undefined;
+  /** Puts the item read back where it stood (the browser's own scroll anchoring is off: it does not act at the very top). */
+  const holdAnchor = useCallback(() => {
+    const el = scroller.current;
+    const held = anchor.current;
+    if (!el || !held?.el.isConnected) return;
+    const by = held.el.getBoundingClientRect().top - el.getBoundingClientRect().top - held.top;
+    if (Math.abs(by) < 0.5) return;
+    el.scrollTop += by;
+    ownScroll.current = el.scrollTop;
+    // At an end of the scroll range it cannot be kept: it is read where it now stands.
+    if (Math.abs(held.el.getBoundingClientRect().top - el.getBoundingClientRect().top - held.top) >= 0.5 && list.current) anchor.current = anchorIn(el, list.current);
+  }, []);
 
   // Follow new items while the reader is at the bottom; leave them alone (and say so) when they scrolled up,
   // keeping what they read in place when older history arrives above it.
@@ -92,15 +108,14 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
     const el = scroller.current;
     if (el && stuck.current) el.scrollTop = el.scrollHeight;
     else {
-      const held = anchor.current;
-      if (el && held?.el.isConnected) el.scrollTop += held.el.getBoundingClientRect().top - el.getBoundingClientRect().top - held.top;
+      holdAnchor();
       // Only what arrives at the end is new: a page of older history is not.
       if (items.length > count.current && lastKey(items) !== last.current) setUnseen(true);
     }
     count.current = items.length;
     last.current = lastKey(items);
-    if (el && list.current) anchor.current = anchorIn(el, list.current);
-  }, [items]);
+    if (el && list.current && anchor.current === null) anchor.current = anchorIn(el, list.current);
+  }, [items, holdAnchor]);
 
   // Older history loads as the top of the transcript comes near; again after each page while it is still near.
   useEffect(() => {
@@ -116,14 +131,18 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
     const el = scroller.current;
     if (!el) return;
     const onScroll = () => {
-      if (list.current) anchor.current = anchorIn(el, list.current);
+      const own = ownScroll.current !== null && Math.abs(el.scrollTop - ownScroll.current) < 1;
+      ownScroll.current = null;
+      if (!own && list.current) anchor.current = anchorIn(el, list.current);
       stuck.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM;
       setAway(!stuck.current);
       if (stuck.current) setUnseen(false);
     };
     // The card below growing (or the window) shrinks this view, and content arriving (a streamed reply) grows it: stay at the bottom.
+    // Away from it, items above the one read change size as they are first laid out: keep that one in place.
     const observer = new ResizeObserver(() => {
       if (stuck.current) el.scrollTop = el.scrollHeight;
+      else holdAnchor();
     });
     observer.observe(el);
     if (list.current) observer.observe(list.current);
@@ -132,7 +151,7 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
       observer.disconnect();
       el.removeEventListener("scroll", onScroll);
     };
-  }, []);
+  }, [holdAnchor]);
 
   const jump = () => {
     const el = scroller.current;
@@ -143,7 +162,7 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
 
   return (
     <div className="relative flex min-h-0 flex-1 flex-col">
-      <div ref={scroller} data-testid="transcript" className="min-h-0 flex-1 overflow-y-auto">
+      <div ref={scroller} data-testid="transcript" className="min-h-0 flex-1 overflow-y-auto [overflow-anchor:none]">
         {/* Only what is on screen is laid out and painted (content-visibility): a long history costs little until it is scrolled to. */}
         <ol
           ref={list}
