@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { memo, useState } from "react";
 import type { Question } from "@/lib/protocol/question";
 import { auditOf, type QuestionAudit } from "@/lib/client/question-audit";
 import { decidedByLine } from "@/lib/protocol/team-card";
@@ -19,7 +19,7 @@ const TONE_STYLE: Record<QuestionAudit["tone"], string> = {
  * rule that did) and when. An approval is a tool call: its row expands (the chevron) to the tool's
  * input and result. `viewer` is the person reading: their own answers read "by you".
  */
-export function QuestionRecord({ question, viewer = null }: { question: Question; viewer?: string | null }) {
+export const QuestionRecord = memo(function QuestionRecord({ question, viewer = null }: { question: Question; viewer?: string | null }) {
   const audit = auditOf(question, { viewer });
   const approval = audit.tool !== null;
   // An approval that needed several people: who approved it (or rejected it), from its votes.
@@ -106,7 +106,7 @@ export function QuestionRecord({ question, viewer = null }: { question: Question
       )}
     </li>
   );
-}
+});
 
 function QuestionIcon() {
   return (

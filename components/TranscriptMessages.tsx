@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { memo, useEffect, useState } from "react";
 import type { Message, StreamingReply } from "@/lib/protocol/entities";
 import { copyText } from "@/lib/client/copy-text";
 import { clockTime, fullTime } from "@/lib/client/timestamps";
@@ -52,7 +52,8 @@ function CopyButton({ text }: { text: string }) {
   );
 }
 
-export function MessageItem({ message }: { message: Message }) {
+/** A stored message; memoised, so a reply streaming below does not draw the history again. */
+export const MessageItem = memo(function MessageItem({ message }: { message: Message }) {
   if (message.role === "system") {
     return (
       <li data-testid="message" data-role="system" className="group flex items-center justify-center gap-2 self-center text-center text-xs text-stone-500 whitespace-pre-wrap">
@@ -83,7 +84,7 @@ export function MessageItem({ message }: { message: Message }) {
       <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl rounded-br-md bg-indigo-600 px-4 py-2 text-[15px] leading-relaxed text-white">{message.text}</div>
     </li>
   );
-}
+});
 
 /** An agent reply still arriving: the text so far, with a blinking cursor after it. */
 export function StreamingItem({ stream }: { stream: StreamingReply }) {

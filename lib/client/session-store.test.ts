@@ -3,7 +3,7 @@ import { aQuestion } from "../../tests/helpers/questions";
 import type { Message, Run, Session, SessionSnapshot } from "../protocol/entities";
 import { DEFAULT_POLICY } from "../protocol/policy";
 import type { Question } from "../protocol/question";
-import { activeRuns, activeTurn, describeClosed, initialSessionState, latestRun, MAX_CLOSED_RECORDS, sessionReducer, transcript, type SessionAction, type SessionState } from "./session-store";
+import { activeRuns, activeTurn, describeClosed, initialSessionState, latestRun, sessionReducer, transcript, type SessionAction, type SessionState } from "./session-store";
 
 const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 12, 0, second)).toISOString();
 
@@ -61,6 +61,7 @@ const snapshot = (over: Partial<SessionSnapshot> = {}): SessionSnapshot => ({
   runs: [],
   pendingQuestions: [],
   closedQuestions: [],
+  before: null,
   ...over,
 });
 
@@ -79,11 +80,35 @@ describe("session store", () => {
     expect(after.pending.map((q) => q.id)).toEqual(["q2"]);
   });
 
-  it("a reconnect snapshot keeps the question records already shown for the same session", () => {
+  it("a reconnect snapshot keeps the older history the view had loaded when the two meet, and drops it across a gap", () => {
     const answered = question("q1", 1, { status: "answered", answer: "staging" });
-    const before = apply(joined({ pendingQuestions: [question("q1", 1)] }), { type: "question.replied", question: answered });
-    const after = sessionReducer(before, { type: "snapshot", snapshot: snapshot() });
-    expect(after.closed).toEqual([answered]);
+    const loaded = apply(
+      joined({ messages: [message("m3", 3), message("m4", 4)], before: "c3" }),
+      { type: "history", sessionId: "s1", cursor: "c3", page: { messages: [message("m2", 2)], closedQuestions: [answered], runs: [], before: "c1" } },
+      { type: "message.created", message: message("m5", 5) },
+    );
+    expect(loaded.messages.map((m) => m.id)).toEqual(["m2", "m3", "m4", "m5"]);
+    expect(loaded.before).toBe("c1");
+    // The new snapshot's page starts at m4: what came before it here is kept, and where the older history begins.
+    const met = sessionReducer(loaded, { type: "snapshot", snapshot: snapshot({ messages: [message("m4", 4), message("m5", 5), message("m6", 6)], before: "c4" }) });
+    expect(met.messages.map((m) => m.id)).toEqual(["m2", "m3", "m4", "m5", "m6"]);
+    expect(met.closed).toEqual([answered]);
+    expect(met.before).toBe("c1");
+    // A snapshot whose page starts after everything this view had (more was said meanwhile than a page holds): a fresh start.
+    const gap = sessionReducer(loaded, { type: "snapshot", snapshot: snapshot({ messages: [message("m7", 7), message("m8", 8)], before: "c7" }) });
+    expect(gap.messages.map((m) => m.id)).toEqual(["m7", "m8"]);
+    expect(gap.closed).toEqual([]);
+    expect(gap.before).toBe("c7");
+  });
+
+  it("a page of history is merged only into the view that asked for it", () => {
+    const state = joined({ messages: [message("m3", 3)], before: "c3" });
+    const page = { messages: [message("m1", 1)], closedQuestions: [], runs: [], before: null };
+    expect(sessionReducer(state, { type: "history", sessionId: "s1", cursor: "c2", page })).toBe(state);
+    expect(sessionReducer(state, { type: "history", sessionId: "other", cursor: "c3", page })).toBe(state);
+    const merged = sessionReducer(state, { type: "history", sessionId: "s1", cursor: "c3", page });
+    expect(merged.messages.map((m) => m.id)).toEqual(["m1", "m3"]);
+    expect(merged.before).toBeNull();
   });
 
   it("a snapshot of another session drops the previous session's records", () => {
@@ -217,16 +242,6 @@ describe("session store", () => {
     const answered = question("q1", 1, { status: "answered", answer: "staging" });
     const state = apply(joined({ pendingQuestions: [question("q1", 1)] }), { type: "question.replied", question: answered }, { type: "question.replied", question: answered });
     expect(state.closed).toHaveLength(1);
-  });
-
-  it("only the most recent closed questions are kept", () => {
-    const actions: SessionAction[] = Array.from({ length: MAX_CLOSED_RECORDS + 5 }, (_, i) => ({
-      type: "question.rejected",
-      question: question(`q${i}`, 0, { createdAt: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), status: "cancelled" }),
-    }));
-    const state = apply(joined(), ...actions);
-    expect(state.closed).toHaveLength(MAX_CLOSED_RECORDS);
-    expect(state.closed.at(-1)?.id).toBe(`q${MAX_CLOSED_RECORDS + 4}`);
   });
 
   it("a confirm's answer reads as Yes or No and a multi answer as a list", () => {

@@ -1,4 +1,4 @@
-import { ACTIVE_RUN_STATUSES, isFinalRunStatus, type Message, type MessageDelta, type Run, type Session, type SessionSnapshot, type StreamingReply } from "../protocol/entities";
+import { ACTIVE_RUN_STATUSES, isFinalRunStatus, type HistoryPage, type Message, type MessageDelta, type Run, type Session, type SessionSnapshot, type StreamingReply } from "../protocol/entities";
 import { describeFormAnswer, isFlatForm } from "../protocol/forms";
 import type { JsonValue, Question } from "../protocol/question";
 
@@ -12,10 +12,14 @@ export interface SessionState {
   closed: Question[];
   /** Agent replies still streaming (keyed by run and seq), oldest first: each is replaced by its stored message. */
   streams: StreamingReply[];
+  /** Where the older history begins (`GET /api/sessions/{id}/history?before=`); null: this view holds it all. */
+  before: string | null;
 }
 
 export type SessionAction =
   | { type: "snapshot"; snapshot: SessionSnapshot }
+  /** A page of older history, asked for with `cursor` (the view's `before` then). */
+  | { type: "history"; sessionId: string; cursor: string; page: HistoryPage }
   | { type: "question.asked"; question: Question }
   | { type: "question.replied"; question: Question }
   | { type: "question.rejected"; question: Question }
@@ -26,9 +30,7 @@ export type SessionAction =
   | { type: "run.updated"; run: Run }
   | { type: "session.updated"; session: Session };
 
-export const MAX_CLOSED_RECORDS = 100;
-
-export const initialSessionState: SessionState = { session: null, messages: [], runs: [], pending: [], closed: [], streams: [] };
+export const initialSessionState: SessionState = { session: null, messages: [], runs: [], pending: [], closed: [], streams: [], before: null };
 
 const sameStream = (a: { runId: string; seq: number }, b: { runId: string; seq: number }) => a.runId === b.runId && a.seq === b.seq;
 
@@ -84,25 +86,41 @@ function closeQuestion(state: SessionState, question: Question): SessionState {
   return {
     ...state,
     pending: state.pending.filter((q) => q.id !== question.id),
-    closed: upsert(state.closed, question).slice(-MAX_CLOSED_RECORDS),
+    closed: upsert(state.closed, question),
   };
 }
 
 export function sessionReducer(state: SessionState, action: SessionAction): SessionState {
   switch (action.type) {
     case "snapshot": {
-      const { session, messages, runs, pendingQuestions, closedQuestions, streaming = [] } = action.snapshot;
-      // The snapshot carries no closed questions (yet): keep the records this view already showed.
-      const keptClosed = state.session?.id === session.id ? state.closed : [];
-      const closed = dedupe([...keptClosed, ...closedQuestions].filter((q) => q.status !== "pending"));
+      const { session, messages, runs, pendingQuestions, closedQuestions, streaming = [], before = null } = action.snapshot;
+      // A new snapshot of the session shown (a reconnect) keeps the older history this view had loaded, when the two meet.
+      const older = state.session?.id === session.id ? olderHistory(state, [...messages, ...closedQuestions]) : null;
+      const closed = dedupe([...(older?.closed ?? []), ...closedQuestions].filter((q) => q.status !== "pending"));
       const closedIds = new Set(closed.map((q) => q.id));
       return {
         session,
-        messages: dedupe(messages),
-        runs: dedupe(runs),
+        messages: dedupe([...(older?.messages ?? []), ...messages]),
+        runs: dedupe([...(older?.runs ?? []), ...runs]),
         pending: dedupe(pendingQuestions.filter((q) => q.status === "pending" && !closedIds.has(q.id))),
-        closed: closed.slice(-MAX_CLOSED_RECORDS),
+        closed,
         streams: streaming,
+        before: older ? state.before : before,
+      };
+    }
+    case "history": {
+      const { page } = action;
+      // A page for a view that has since moved on (another session, a fresh snapshot) would leave a gap.
+      if (state.session?.id !== action.sessionId || state.before !== action.cursor) return state;
+      const closedIds = new Set(page.closedQuestions.map((q) => q.id));
+      // What this view has is as new as the page or newer: its copies win.
+      return {
+        ...state,
+        messages: dedupe([...page.messages, ...state.messages]),
+        runs: dedupe([...page.runs, ...state.runs]),
+        closed: dedupe([...page.closedQuestions.filter((q) => q.status !== "pending"), ...state.closed]),
+        pending: state.pending.some((q) => closedIds.has(q.id)) ? state.pending.filter((q) => !closedIds.has(q.id)) : state.pending,
+        before: page.before,
       };
     }
     case "question.asked": {
@@ -149,6 +167,23 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
     case "session.updated":
       return state.session?.id === action.session.id ? { ...state, session: action.session } : state;
   }
+}
+
+/**
+ * The history a view holds from before a new snapshot's page (items older than its oldest), when
+ * the view reaches into that page (else what was missed between them would be a gap): null when
+ * there is nothing to keep.
+ */
+function olderHistory(state: SessionState, page: { id: string; createdAt: string }[]): Pick<SessionState, "messages" | "closed" | "runs"> | null {
+  if (page.length === 0 || state.messages.length + state.closed.length === 0) return null;
+  const start = page.reduce((a, b) => (inServerOrder(a, b) <= 0 ? a : b));
+  const held = [...state.messages, ...state.closed];
+  const newest = held.reduce((a, b) => (inServerOrder(a, b) >= 0 ? a : b));
+  if (inServerOrder(newest, start) < 0) return null;
+  const messages = state.messages.filter((m) => inServerOrder(m, start) < 0);
+  const closed = state.closed.filter((q) => inServerOrder(q, start) < 0);
+  if (messages.length + closed.length === 0) return null;
+  return { messages, closed, runs: state.runs.filter((r) => Date.parse(r.createdAt) < Date.parse(start.createdAt)) };
 }
 
 /** Before the snapshot we don't know the session id; events can only be for the joined room. */

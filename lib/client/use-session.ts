@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { Run, Session } from "../protocol/entities";
+import type { HistoryPage, Run, Session } from "../protocol/entities";
 import type { WireError } from "../protocol/errors";
 import type { JsonValue, Question, ReplyReceipt } from "../protocol/question";
 import type { Ack, ServerToClientEvents } from "../protocol/socket";
@@ -21,6 +21,8 @@ export interface LateNotice {
 
 const LATE_NOTICE_MS = 3_000;
 const JOIN_RETRY_MS = 3_000;
+/** One frame at 60 Hz. */
+const FRAME_MS = 16;
 
 function retraction(question: Question): SessionAction {
   return { type: question.status === "answered" ? "question.replied" : "question.rejected", question };
@@ -82,9 +84,16 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
     // Events that arrive while a join is in flight are applied after its snapshot (the reducer is idempotent).
     let buffer: SessionAction[] | null = null;
     const closing = closings.current!;
+    // A streaming reply's pieces come hundreds a second: drawn once a frame, not once a piece.
+    const pieces = createCoalescer<SessionAction>((actions) => actions.forEach(dispatch), { quietMs: FRAME_MS, maxMs: FRAME_MS });
     // An "Allow always" that settles two approvals arrives as two events: held together, neither card is drawn alone.
-    // Anything arriving while closings wait queues behind them, keeping the order.
-    const apply = (action: SessionAction) => (action.type === "question.replied" || action.type === "question.rejected" || closing.waiting ? closing.hold(action) : dispatch(action));
+    // Anything arriving while closings (or pieces) wait queues behind them, keeping the order.
+    const apply = (action: SessionAction) => {
+      if (action.type === "message.delta" && !closing.waiting) return pieces.hold(action);
+      pieces.flush();
+      if (action.type === "question.replied" || action.type === "question.rejected" || closing.waiting) closing.hold(action);
+      else dispatch(action);
+    };
     const handle = (action: SessionAction) => (buffer ? buffer.push(action) : apply(action));
 
     const join = async () => {
@@ -96,6 +105,9 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
       const queued = buffer ?? [];
       buffer = null;
       if (ack.ok) {
+        pieces.flush();
+        // When the snapshot arrived, for the Performance API (scripts/bench-long-chat.ts measures from here to the first paint).
+        globalThis.performance?.mark?.("parley:snapshot", { detail: { sessionId } });
         closing.flush();
         dispatch({ type: "snapshot", snapshot: ack.data });
         setJoinError(null);
@@ -156,6 +168,7 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
       pendingTimers.forEach(clearTimeout);
       pendingTimers.clear();
       closing.cancel();
+      pieces.cancel();
     };
   }, [sessionId, via]);
 
@@ -232,8 +245,27 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
   const stopRun = useCallback((runId: string) => runCommand(runId, "stop"), [runCommand]);
   const retryRun = useCallback((runId: string) => runCommand(runId, "retry"), [runCommand]);
 
+  /** Older history, a page at a time (one request at a time): merged where it belongs. */
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const loadingNow = useRef(false);
+  const loadOlder = useCallback(
+    async (before: string) => {
+      if (loadingNow.current) return;
+      loadingNow.current = true;
+      setLoadingOlder(true);
+      try {
+        const res = await via().request<HistoryPage>(`/api/sessions/${encodeURIComponent(sessionId)}/history?before=${encodeURIComponent(before)}`);
+        if (res.ok) dispatch({ type: "history", sessionId, cursor: before, page: res.data });
+      } finally {
+        loadingNow.current = false;
+        setLoadingOlder(false);
+      }
+    },
+    [sessionId, via],
+  );
+
   /** The questions still open here: a question this tab answered leaves at once, before its broadcast. */
   const pending = useMemo(() => stillOpen(state.pending, own), [state.pending, own]);
 
-  return { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun };
+  return { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun, loadOlder, loadingOlder };
 }

@@ -117,14 +117,46 @@ export type StreamingReply = z.infer<typeof StreamingReplySchema>;
 export const MessageDeltaSchema = z.object({ sessionId: z.string(), runId: z.string(), seq: z.number().int().nonnegative(), at: z.number().int().nonnegative(), delta: z.string() });
 export type MessageDelta = z.infer<typeof MessageDeltaSchema>;
 
-/** What `session.join` and `GET /api/sessions/{id}` return: everything needed to draw a session. */
+/**
+ * Where a session's older history begins: give it as `before` to `GET /api/sessions/{id}/history`.
+ * Opaque to clients (a position in the transcript: a time and an id, so items of one millisecond
+ * are never skipped or listed twice).
+ */
+export const HistoryCursorSchema = z.string().min(1).max(200);
+/** How many history items (messages and closed questions) a snapshot or a page of history holds at most. */
+export const HISTORY_PAGE_ITEMS = 100;
+
+/**
+ * History, a page at a time: the messages and closed questions of one stretch of the transcript
+ * (oldest first; at most HISTORY_PAGE_ITEMS of them together), and the runs they need to be drawn:
+ * the runs they belong to and the runs that started in that stretch.
+ */
+const HistoryShape = {
+  messages: z.array(MessageSchema),
+  /** The closed questions asked in this stretch (each drawn as a record where it was asked). */
+  closedQuestions: z.array(QuestionSchema),
+  runs: z.array(RunSchema),
+  /** The older history, to ask for next; null when this reaches the session's beginning. */
+  before: HistoryCursorSchema.nullable(),
+};
+
+/** `GET /api/sessions/{id}/history?before=…`: the query (a snapshot's or a page's `before`). */
+export const HistoryQuerySchema = z.strictObject({ before: HistoryCursorSchema });
+/** `GET /api/sessions/{id}/history?before=…`: the page of history before a cursor. */
+export const HistoryPageSchema = z.object(HistoryShape);
+export type HistoryPage = z.infer<typeof HistoryPageSchema>;
+
+/**
+ * What `session.join` and `GET /api/sessions/{id}` return: everything needed to draw a session's
+ * end. Its history is the newest page (`before` leads to the older ones); what is live is
+ * complete: every pending question, every active run, every reply still streaming.
+ */
 export const SessionSnapshotSchema = z.object({
   session: SessionSchema,
-  messages: z.array(MessageSchema),
+  ...HistoryShape,
+  /** The runs of the newest page of history, and every active run of the session. */
   runs: z.array(RunSchema),
   pendingQuestions: z.array(QuestionSchema),
-  /** The most recently closed questions, so a reloaded tab still shows what was answered. */
-  closedQuestions: z.array(QuestionSchema),
   /** Agent replies still streaming: the text so far of each (the rest arrives as `message.delta`). */
   streaming: z.array(StreamingReplySchema).optional(),
 });

@@ -32,6 +32,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/sessions", methods: ["GET", "POST"], limit: "sessions" },
   { path: "/api/sessions/:id", methods: ["GET", "PATCH", "DELETE"], limit: "sessions" },
   { path: "/api/sessions/:id/messages", methods: ["POST"], limit: "messages" },
+  { path: "/api/sessions/:id/history", methods: ["GET"] },
   { path: "/api/sessions/:id/runs", methods: ["GET", "POST"], limit: "runs" },
   { path: "/api/sessions/:id/rules", methods: ["GET", "POST"], limit: "sessions" },
   { path: "/api/sessions/:id/rules/:ruleId", methods: ["DELETE"], limit: "sessions" },

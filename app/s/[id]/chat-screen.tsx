@@ -45,7 +45,7 @@ function focusCard() {
 
 /** `viewer`: who is signed in (the gate's principal), so the records of their own answers read "by you". */
 export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; viewer?: string | null }) {
-  const { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId);
+  const { state, pending, retryRun, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun, loadOlder, loadingOlder } = useSession(sessionId);
   const list = useSessions();
   const me = useMe();
   const [stopping, setStopping] = useState(false);
@@ -130,6 +130,8 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
           onStopRun={running.length > 1 ? (run) => stop([run]) : undefined}
           stopping={stopping}
           viewer={viewer}
+          onLoadOlder={state.before === null ? undefined : () => void loadOlder(state.before!)}
+          loadingOlder={loadingOlder}
         />
         <div className="shrink-0 border-t border-stone-200 bg-white/80 px-4 pb-4 pt-3 backdrop-blur">
           <LiveAnnouncer questions={pending} />

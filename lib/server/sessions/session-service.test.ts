@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { QuestionSpecSchema, type Question } from "../../protocol/question";
+import { HISTORY_PAGE_ITEMS } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
 import { FakePool, FakeWorker, ManualClock, startFakeParley, until } from "../../../tests/helpers/fakes";
 import { createParley } from "../app";
@@ -256,5 +257,33 @@ describe("the order of a session's rows", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("history comes a page at a time, from the end: rows of one millisecond are never skipped or listed twice", async () => {
+    const { sessions } = fx.parley;
+    const session = await sessions.createSession();
+    const texts = Array.from({ length: HISTORY_PAGE_ITEMS * 2 + 10 }, (_, i) => `line ${i}`);
+    // Most rows share one millisecond, so pages split inside it.
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-12-02T00:00:00.000Z") });
+    try {
+      for (const [i, text] of texts.entries()) {
+        if (i === 5 || i === texts.length - 5) vi.setSystemTime(Date.now() + 1);
+        await sessions.addMessage({ sessionId: session.id, role: "user", text });
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    const snapshot = await sessions.getSnapshot({ id: session.id });
+    expect(snapshot.messages.map((m) => m.text)).toEqual(texts.slice(-HISTORY_PAGE_ITEMS));
+    const seen = [...snapshot.messages];
+    let before = snapshot.before;
+    while (before !== null) {
+      const page = await sessions.getHistory({ id: session.id, before });
+      expect(page.messages.length).toBeLessThanOrEqual(HISTORY_PAGE_ITEMS);
+      seen.unshift(...page.messages);
+      before = page.before;
+    }
+    expect(seen.map((m) => m.text)).toEqual(texts);
+    expect(await codeOf(sessions.getHistory({ id: session.id, before: "not-a-cursor" }))).toBe("bad_request");
   });
 });

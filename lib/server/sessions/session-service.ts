@@ -4,20 +4,19 @@ import { newOrderedId } from "../ids";
 import { LOCAL_OWNER } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
-import { isFinalRunStatus, type Message, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
+import { HISTORY_PAGE_ITEMS, isFinalRunStatus, type HistoryPage, type Message, type Run, type Session, type SessionSnapshot, type StreamingReply } from "../../protocol/entities";
 import type { Db } from "../store/db/client";
 import { toMessage, toQuestion, toRun, toSession } from "../store/db/mappers";
 import { type SqlTx } from "../store/sql-executor";
 import type { RowOf } from "../store/typed-sql";
 import * as S from "../store/sessions/session-statements";
 import * as Q from "../store/questions/question-statements";
-import { runsOfSession } from "../store/runs/run-statements";
+import { activeInSession, runsBetween, runsByIds } from "../store/runs/run-statements";
 import type { DomainEvents } from "../events";
 import { createReplyStreams, mergeStreams } from "./reply-streams";
+import { decodeCursor, encodeCursor, takePage, type Position } from "./history";
 
 export const DEFAULT_TITLE = "New chat";
-const SNAPSHOT_MESSAGES = 500;
-const SNAPSHOT_CLOSED_QUESTIONS = 50;
 
 type NewMessage = Omit<Message, "id" | "createdAt" | "runId" | "sender"> & { runId?: string | null; sender?: string | null };
 
@@ -26,6 +25,8 @@ const messageData = ({ runId = null, stopped = false, sender = null, ...message 
 /** The names of a session's members, as its read gives them (space-separated; null for none). */
 const membersIn = (row: RowOf<typeof S.liveSession>): string[] => (row.memberNames ? row.memberNames.split(" ") : []);
 const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0, membersIn(row).length > 0);
+/** Runs once each (the later copy kept), oldest first. */
+const inOrder = (runs: Run[]): Run[] => [...new Map(runs.map((r) => [r.id, r])).values()].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 /** Whose tabs hear of a session: its owner's and its members'. */
 const peopleOf = (row: RowOf<typeof S.liveSession>) => [row.ownerId, ...membersIn(row)];
 
@@ -65,6 +66,29 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     if (row) announced(row);
   }
 
+  /** The newest HISTORY_PAGE_ITEMS messages and closed questions before a place (null: the end), and the runs they need. */
+  async function historyBefore(sessionId: string, before: Position | null): Promise<HistoryPage> {
+    const limit = HISTORY_PAGE_ITEMS + 1;
+    const at = before && new Date(before.at);
+    const [messages, closed] = await Promise.all([
+      before ? exec.rows(S.messagesBefore, { sessionId, beforeAt: at!, beforeId: before.id, limit }) : exec.rows(S.newestMessages, { sessionId, limit }),
+      exec.rows(Q.closedBefore, { sessionId, beforeAt: at, beforeId: before?.id ?? null, limit }),
+    ]);
+    const page = takePage(messages.map(toMessage), closed.map(toQuestion), HISTORY_PAGE_ITEMS);
+    // The runs its items belong to, and those that started in its stretch (a nested run's line is drawn where it started).
+    const ids = [...new Set([...page.messages.flatMap((m) => (m.runId ? [m.runId] : [])), ...page.questions.map((q) => q.runId)])];
+    const [between, named] = await Promise.all([
+      exec.rows(runsBetween, { sessionId, from: page.oldest && new Date(page.oldest.at), to: at }),
+      ids.length > 0 ? exec.rows(runsByIds, { sessionId, ids: JSON.stringify(ids) }) : [],
+    ]);
+    return {
+      messages: page.messages,
+      closedQuestions: await withVotes(page.questions, exec),
+      runs: inOrder([...between, ...named].map(toRun)),
+      before: page.oldest && encodeCursor(page.oldest),
+    };
+  }
+
   return {
     getSession,
     publish,
@@ -88,27 +112,23 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
       return (await exec.rows(S.sessionsOf, { ownerId: ownerId ?? null, limit: 200 })).map(counted);
     },
 
+    /** The session's end: its newest page of history, and everything live (pending questions, active runs, replies streaming). */
     async getSnapshot({ id }: { id: string }): Promise<SessionSnapshot> {
       const session = await getSession({ id });
-      const [messages, runs, questions, closed] = await Promise.all([
-        exec.rows(S.newestMessages, { sessionId: id, limit: SNAPSHOT_MESSAGES }),
-        exec.rows(runsOfSession, { sessionId: id }),
-        exec.rows(Q.pendingInSession, { sessionId: id }),
-        exec.rows(Q.closedInSession, { sessionId: id, limit: SNAPSHOT_CLOSED_QUESTIONS }),
-      ]);
-      const stored = messages.reverse().map(toMessage);
+      const [page, active, questions] = await Promise.all([historyBefore(id, null), exec.rows(activeInSession, { sessionId: id }), exec.rows(Q.pendingInSession, { sessionId: id })]);
       // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
       const local = streams.of(id);
+      const runs = inOrder([...page.runs, ...active.map(toRun)]);
       // Only an active run streams: other nodes are asked only then.
       const elsewhere = streamsElsewhere && runs.some((r) => !isFinalRunStatus(r.status)) ? await streamsElsewhere(id) : [];
-      return {
-        session,
-        messages: stored,
-        runs: runs.map(toRun),
-        pendingQuestions: await withVotes(questions.map(toQuestion), exec),
-        closedQuestions: await withVotes(closed.reverse().map(toQuestion), exec),
-        streaming: mergeStreams(local, elsewhere, stored),
-      };
+      return { session, ...page, runs, pendingQuestions: await withVotes(questions.map(toQuestion), exec), streaming: mergeStreams(local, elsewhere, page.messages) };
+    },
+
+    /** The page of a session's history before `before` (a snapshot's or a page's cursor). */
+    async getHistory({ id, before }: { id: string; before: string }): Promise<HistoryPage> {
+      const from = decodeCursor(before);
+      await getSession({ id });
+      return historyBefore(id, from);
     },
 
     /**

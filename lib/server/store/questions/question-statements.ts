@@ -70,6 +70,23 @@ export const pendingOfRun = statement((q, p: { runId: string }) => withRoot(q).w
 export const closedInSession = statement((q, p: { sessionId: string; limit: number }) =>
   withRoot(q).where("q.sessionId", "=", p.sessionId).where("q.status", "<>", "pending").clearOrderBy().orderBy("q.closedAt", "desc").limit(p.limit),
 );
+/** A session's closed questions asked before a place in it (its time, then its id; none: its newest), newest first. */
+export const closedBefore = statement((q, p: { sessionId: string; beforeAt: Date | null; beforeId: string | null; limit: number }, engine) =>
+  withRoot(q)
+    .where("q.sessionId", "=", p.sessionId)
+    .where("q.status", "<>", "pending")
+    .where((eb) =>
+      eb.or([
+        eb(typedParam(engine, p.beforeAt, "timestamp(3)"), "is", null),
+        eb("q.createdAt", "<", p.beforeAt as Date),
+        eb.and([eb("q.createdAt", "=", p.beforeAt as Date), eb("q.id", "<", p.beforeId as string)]),
+      ]),
+    )
+    .clearOrderBy()
+    .orderBy("q.createdAt", "desc")
+    .orderBy("q.id", "desc")
+    .limit(p.limit),
+);
 export const pendingApprovalsInSession = statement((q, p: { sessionId: string }) =>
   withRoot(q).where("q.status", "=", "pending").where("q.sessionId", "=", p.sessionId).where("q.kind", "=", "approval"),
 );

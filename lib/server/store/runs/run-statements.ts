@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable } from "kysely";
 import { ACTIVE_RUN_STATUSES } from "../../../protocol/entities";
 import type { DB } from "../typed-sql";
-import { statement, typedParam, valuesOf } from "../typed-sql";
+import { jsonIds, statement, typedParam, valuesOf } from "../typed-sql";
 
 /** A run's row as stored. */
 export type RunRow = Selectable<DB["Run"]>;
@@ -200,6 +200,21 @@ export const insertStep = statement((q, p: { runId: string; seq: number; name: s
 
 const oldestFirst = <Q extends { orderBy(column: "createdAt" | "id"): Q }>(query: Q) => query.orderBy("createdAt").orderBy("id");
 export const runsOfSession = statement((q, p: { sessionId: string }) => oldestFirst(q.selectFrom("Run").selectAll().where("sessionId", "=", p.sessionId)));
+/** A session's runs that started in a stretch of time (`from` inclusive, `to` exclusive; null: open), oldest first. */
+export const runsBetween = statement((q, p: { sessionId: string; from: Date | null; to: Date | null }, engine) =>
+  oldestFirst(
+    q
+      .selectFrom("Run")
+      .selectAll()
+      .where("sessionId", "=", p.sessionId)
+      .where((eb) => eb.or([eb(typedParam(engine, p.from, "timestamp(3)"), "is", null), eb("createdAt", ">=", p.from as Date)]))
+      .where((eb) => eb.or([eb(typedParam(engine, p.to, "timestamp(3)"), "is", null), eb("createdAt", "<", p.to as Date)])),
+  ),
+);
+/** A session's runs by their ids (a JSON array). */
+export const runsByIds = statement((q, p: { sessionId: string; ids: string }, engine) =>
+  q.selectFrom("Run").selectAll().where("sessionId", "=", p.sessionId).where("id", "in", jsonIds(engine, p.ids)),
+);
 /** Active runs (parents before their children: a child is created after its parent). */
 export const active = statement((q) => oldestFirst(q.selectFrom("Run").selectAll().where("status", "in", ACTIVE)));
 export const activeInSession = statement((q, p: { sessionId: string }) => oldestFirst(q.selectFrom("Run").selectAll().where("status", "in", ACTIVE).where("sessionId", "=", p.sessionId)));

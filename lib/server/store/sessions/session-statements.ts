@@ -130,6 +130,19 @@ export const newestMessages = statement((q, p: { sessionId: string; limit: numbe
   q.selectFrom("Message").selectAll().where("sessionId", "=", p.sessionId).orderBy("createdAt", "desc").orderBy("id", "desc").limit(p.limit),
 );
 
+/** A session's messages before a place in it (its time, then its id), newest first. */
+export const messagesBefore = statement((q, p: { sessionId: string; beforeAt: Date; beforeId: string; limit: number }) =>
+  q
+    .selectFrom("Message")
+    .selectAll()
+    .where("sessionId", "=", p.sessionId)
+    .where("createdAt", "<=", p.beforeAt)
+    .where((eb) => eb.or([eb("createdAt", "<", p.beforeAt), eb("id", "<", p.beforeId)]))
+    .orderBy("createdAt", "desc")
+    .orderBy("id", "desc")
+    .limit(p.limit),
+);
+
 /** A session's newest user and agent messages (a chat turn's context), newest first. */
 export const chatHistory = statement((q, p: { sessionId: string; limit: number }) =>
   q.selectFrom("Message").select(["role", "text"]).where("sessionId", "=", p.sessionId).where("role", "in", ["user", "agent"]).orderBy("createdAt", "desc").orderBy("id", "desc").limit(p.limit),
