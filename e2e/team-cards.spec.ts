@@ -1,4 +1,4 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { Api, ChatPage } from "./chat-page";
 import { answerAs, contextOf, peopleOnServer, shareWith } from "./people";
 import type { Person } from "../tests/helpers/people";
@@ -16,6 +16,18 @@ async function tabsOf(browser: Browser, person: Person, baseURL: string, session
   return Promise.all(Array.from({ length: count }, () => ChatPage.open(context, sessionId)));
 }
 
+/** The owner's new chat shared with bob and carol, open in one tab of each of the three. */
+async function sharedWithBobAndCarol(browser: Browser, context: BrowserContext, request: APIRequestContext, baseURL: string) {
+  const api = new Api(request);
+  const [bob, carol] = await peopleOnServer(["bob", "carol"]);
+  const session = await api.createSession();
+  await shareWith(request, session.id, ["bob", "carol"]);
+  const owner = await ChatPage.open(context, session.id);
+  const [bobTab] = await tabsOf(browser, bob!, baseURL, session.id);
+  const [carolTab] = await tabsOf(browser, carol!, baseURL, session.id);
+  return { api, session, owner, bobTab, carolTab };
+}
+
 /** Clicks a button in each page at once (one evaluate each, sent together): true where it was still there to click. */
 const clickTogether = (pages: Page[], testId: string) =>
   Promise.all(
@@ -30,13 +42,7 @@ const clickTogether = (pages: Page[], testId: string) =>
 
 test.describe("the question card of a shared session", () => {
   test("a question for carol is read-only for bob and the owner: it says whom it waits for and keys do nothing; carol answers it", async ({ browser, context, request, baseURL }) => {
-    const api = new Api(request);
-    const [bob, carol] = await peopleOnServer(["bob", "carol"]);
-    const session = await api.createSession();
-    await shareWith(request, session.id, ["bob", "carol"]);
-    const owner = await ChatPage.open(context, session.id);
-    const [bobTab] = await tabsOf(browser, bob!, baseURL!, session.id);
-    const [carolTab] = await tabsOf(browser, carol!, baseURL!, session.id);
+    const { api, session, owner, bobTab, carolTab } = await sharedWithBobAndCarol(browser, context, request, baseURL!);
 
     await api.startRun(session.id, "test.ask", { prompt: "Ship release 2.4 to production?", confirm: true, detail: "12 commits since 2.3", answerers: ["carol"] });
     const [asked] = await api.waitForPending(session.id);
@@ -151,13 +157,7 @@ test.describe("the question card of a shared session", () => {
     request,
     baseURL,
   }) => {
-    const api = new Api(request);
-    const [bob, carol] = await peopleOnServer(["bob", "carol"]);
-    const session = await api.createSession();
-    await shareWith(request, session.id, ["bob", "carol"]);
-    const owner = await ChatPage.open(context, session.id);
-    const [bobTab] = await tabsOf(browser, bob!, baseURL!, session.id);
-    const [carolTab] = await tabsOf(browser, carol!, baseURL!, session.id);
+    const { api, session, owner, bobTab, carolTab } = await sharedWithBobAndCarol(browser, context, request, baseURL!);
 
     await api.startRun(session.id, "test.ask", { prompt: "Refund order 1182?", confirm: true, answerers: ["bob"], escalate: [{ after: "3s", to: ["carol"] }] });
     const [asked] = await api.waitForPending(session.id);
