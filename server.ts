@@ -17,6 +17,7 @@ import { setParley } from "./lib/server/registry";
 import { describeFunctions } from "./lib/server/workers/function-report";
 import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { WorkerPool } from "./lib/server/workers/worker-pool";
+import { connectRedisBus } from "./lib/server/realtime/connect-redis-bus";
 import { loadMcpServers } from "./workers/agent/mcp/servers-file";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
 import { signInOrigin, startUrl } from "./lib/server/people/sign-in-origin";
@@ -158,7 +159,8 @@ async function main() {
   // socket can arrive first. It leaves /socket.io upgrades alone.
   if (dev) (app as unknown as { setupWebSocketHandler(server: typeof httpServer): void }).setupWebSocketHandler(httpServer);
 
-  const realtime = attachRealtime(httpServer, parley, { origins, redis: env.REDIS_URL ? { url: env.REDIS_URL } : undefined });
+  const bus = env.REDIS_URL ? await connectRedisBus({ url: env.REDIS_URL }) : undefined;
+  const realtime = attachRealtime(httpServer, parley, { origins, bus });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);

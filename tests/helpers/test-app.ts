@@ -10,6 +10,7 @@ import type { Synchronous } from "../../lib/server/store/db/client";
 import type { WorkerPoolOptions } from "../../lib/server/workers/worker-pool";
 import { describeCatalogue, loadFunctionFiles } from "../../workers/function-catalogue";
 import { attachRealtime } from "../../lib/server/realtime/socket-server";
+import { createRedisBus } from "../../lib/server/realtime/redis-bus";
 import { createOriginPolicy } from "../../lib/server/access/origin-policy";
 import type { ClientToServerEvents, ServerToClientEvents } from "../../lib/protocol/socket";
 import { openFixtureDb } from "./fixture-db";
@@ -68,7 +69,11 @@ export async function startTestApp({
   });
   const httpServer = createServer();
   let port = 0;
-  const realtime = attachRealtime(httpServer, parley, { origins: createOriginPolicy({ host: "127.0.0.1", port: () => port }), revocationCheckMs, redis });
+  const realtime = attachRealtime(httpServer, parley, {
+    origins: createOriginPolicy({ host: "127.0.0.1", port: () => port }),
+    revocationCheckMs,
+    ...(redis && { bus: createRedisBus(redis) }),
+  });
   await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
   port = (httpServer.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

@@ -5,7 +5,7 @@ import { QuestionRejectCommandSchema, QuestionReplyCommandSchema } from "../../p
 import { DevicePresenceSchema } from "../../protocol/push";
 import type { ClusterMessage, ClusterQuery, CrossNodeStatus } from "../../protocol/cluster";
 import type { ClusterTransport } from "../cluster/cluster-link";
-import { createRedisBus, type RedisBus } from "./redis-bus";
+import type { RedisBus } from "./redis-bus";
 import { ownerRoom, SessionJoinCommandSchema, SOCKET_PATH, sessionRoom, SocketAuthSchema, type Ack, type ClientToServerEvents, type ServerToClientEvents } from "../../protocol/socket";
 import type { Parley } from "../app";
 import { subscribe, type DomainHandlers } from "../events";
@@ -32,8 +32,8 @@ export interface RealtimeOptions {
   origins: OriginPolicy;
   /** How often sockets are checked against revocations this node was not told about (the CLI wrote the database with no server running, Redis was away). */
   revocationCheckMs?: number;
-  /** REDIS_URL: tabs on every node hear `io.to(room)`, and the nodes talk over the cluster bus. Without it, one node. */
-  redis?: { url: string; key?: string };
+  /** REDIS_URL's bus (connect-redis-bus.ts): tabs on every node hear `io.to(room)`, and the nodes talk over the cluster bus. Without it, one node. */
+  bus?: RedisBus;
 }
 
 /**
@@ -58,9 +58,8 @@ function command<T>(args: unknown[], work: (payload: unknown) => Promise<T>): vo
 }
 
 /** Socket.IO transport: validates commands, calls the same services as REST, broadcasts domain events. */
-export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins, revocationCheckMs = 10_000, redis }: RealtimeOptions) {
+export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins, revocationCheckMs = 10_000, bus }: RealtimeOptions) {
   const { authenticator, visibility, rateLimits, apiTokens } = parley.access;
-  const bus: RedisBus | null = redis ? createRedisBus(redis) : null;
   // Several nodes: one allowance per client whichever node it reaches.
   if (bus) rateLimits.shareThrough(bus.commands, `${bus.key}:rl`);
   const io = new Server<ClientToServerEvents, ServerToClientEvents, ServerSideEvents, SocketData>(httpServer, {
