@@ -1,5 +1,4 @@
-import { runAgentLoop, selectModel, type HistoryMessage } from "../agent";
-import { agentMcpToolbox } from "../agent/mcp";
+import type { HistoryMessage } from "../agent";
 import { currentCatalogue, type FunctionCatalogue } from "../function-catalogue";
 import { defineAgentFunction } from "../runtime";
 import type { AgentFunction } from "../runtime";
@@ -71,6 +70,8 @@ export const chat = defineAgentFunction({
       return { reply: "unknown_command", command: command.name };
     }
     if (command?.kind === "run") return command.fn.run(rt.withOwner(command.fn.name), input);
+    // The model's code (the AI SDK, MCP clients) loads with the first turn that needs it: a worker is ready without it.
+    const [{ runAgentLoop, selectModel }, { agentMcpToolbox }] = await Promise.all([import("../agent"), import("../agent/mcp")]);
     const result = await runAgentLoop(rt, { choice: selectModel(process.env, { retry: retryOf !== null }), text, history, demos: toolFunctionsOf(currentCatalogue()), mcp: agentMcpToolbox() });
     return { reply: result.reply, steps: result.steps, toolCalls: result.toolCalls };
   },
