@@ -71,6 +71,23 @@ describe("real tools in PARLEY_WORKSPACE", () => {
     expect(done).toMatchObject({ status: "succeeded", result: { ran: true, exitCode: 0, passed: 2, failed: 0 } });
   });
 
+  it("run-tests allowed with an edited command runs the edited one in the live worker, and says so", { timeout: TIMEOUT }, async () => {
+    const rest = restClient(server.url);
+    const session = await rest.ok(rest.post("/api/sessions", {}));
+    const run = await rest.ok(rest.post(`/api/sessions/${session.id}/runs`, { function: "run-tests" }));
+    const approval = await poll("the approval", async () => (await rest.get<Question[]>(`/api/questions?session_id=${session.id}`)).body[0]);
+    expect(approval.approval?.edit).toMatchObject({ reader: "catalogue" });
+    await rest.ok(rest.post(`/api/questions/${approval.id}/reply`, { value: "once", input: { command: "echo edited-and-allowed" } }));
+    const done = await poll("the run's end", async () => {
+      const r = (await rest.get(`/api/runs/${run.id}`)).body;
+      return isFinalStatus(r.status) ? r : undefined;
+    });
+    // The live worker got the edit with the settlement (no replay): the echo ran, not the tests.
+    expect(done).toMatchObject({ status: "succeeded", attempts: 1, result: { ran: true, exitCode: 0, passed: null, failed: null } });
+    const snapshot = (await rest.get<{ messages: Array<{ role: string; text: string }> }>(`/api/sessions/${session.id}`)).body;
+    expect(snapshot.messages.find((m) => m.role === "agent")?.text).toContain("$ echo edited-and-allowed\nedited-and-allowed");
+  });
+
   it("a command in the real worker gets none of the server's secrets, and a path out of the workspace never reaches a card", { timeout: TIMEOUT }, async () => {
     const rest = restClient(server.url);
     const session = await rest.ok(rest.post("/api/sessions", {}));

@@ -143,7 +143,7 @@ process.on("message", (raw) => {
       void startRun(msg);
       break;
     case "question.settled":
-      controller?.settle(msg.questionId, { outcome: msg.outcome, value: msg.value, feedback: msg.feedback });
+      controller?.settle(msg.questionId, { outcome: msg.outcome, value: msg.value, feedback: msg.feedback, ...(msg.input && { input: msg.input }) });
       break;
     case "question.refused":
       controller?.refuse(msg.questionId, msg.error);
