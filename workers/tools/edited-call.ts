@@ -9,8 +9,18 @@ import type { Tool } from "./define";
 import { externalTool } from "./external-tool";
 import { findTool, tools } from "./index";
 
-/** A catalogue tool's input as JSON Schema (for the edit form and the server's check), or null when zod cannot say it. */
+const jsonSchemas = new WeakMap<Tool, Record<string, unknown> | null>();
+
+/**
+ * A catalogue tool's input as JSON Schema (for the edit form and the server's check), or null when
+ * zod cannot say it. Made once per tool: every call of it sends the same one.
+ */
 export function inputJsonSchema(tool: Tool): Record<string, unknown> | null {
+  if (!jsonSchemas.has(tool)) jsonSchemas.set(tool, toJsonSchema(tool));
+  return jsonSchemas.get(tool)!;
+}
+
+function toJsonSchema(tool: Tool): Record<string, unknown> | null {
   try {
     const { $schema: _draft, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
     return schema;
