@@ -36,6 +36,8 @@ const loadHeavy = () =>
     import("./lib/server/realtime/socket-server"),
     import("./workers/tools"),
     import("./workers/tools/edited-call"),
+    import("./lib/server/http/direct-routes"),
+    import("./app/api/direct-routes"),
   ]);
 
 /** Connections the kernel queues before the server accepts them (see the listen below). */
@@ -94,7 +96,17 @@ async function main() {
     runsPerWorker: env.PARLEY_RUNS_PER_WORKER,
   });
   void pool.catalogueReady();
-  const [{ default: next }, { openParley }, { createOriginPolicy }, { answerClientError, createGate }, { attachRealtime }, { toolCatalogue }, { readEditedCall }] = await loadHeavy();
+  const [
+    { default: next },
+    { openParley },
+    { createOriginPolicy },
+    { answerClientError, createGate },
+    { attachRealtime },
+    { toolCatalogue },
+    { readEditedCall },
+    { createDirectRoutes },
+    { DIRECT_ROUTES },
+  ] = await loadHeavy();
   const parley = await openParley({
     tools: toolCatalogue,
     editedCalls: readEditedCall,
@@ -148,9 +160,11 @@ async function main() {
   const handle = app.getRequestHandler();
   const origins = createOriginPolicy({ host: env.HOST, port: () => port, allowedOrigins: env.PARLEY_ALLOWED_ORIGINS });
   const gate = createGate({ access: parley.access, origins, dev });
+  // The question loop's routes skip Next's pipeline (and need not wait for it to prepare).
+  const direct = createDirectRoutes(DIRECT_ROUTES);
   httpServer.on("request", (req, res) => {
     void gate(req, res).then(async (answered) => {
-      if (answered) return;
+      if (answered || (await direct(req, res))) return;
       await prepared;
       return handle(req, res);
     });

@@ -31,7 +31,7 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
     throw new Error("The production build is missing: run `npm run build` first (npm test does).");
   }
   const serverEnv = productionServerEnv({ port, databaseFile, env });
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...benchNodeArgs(), entry], {
     cwd: root,
     env: serverEnv,
     stdio: ["ignore", "pipe", "pipe"],
@@ -103,4 +103,9 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/** Node options for the server under a benchmark (`PARLEY_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles it). */
+function benchNodeArgs(): string[] {
+  return process.env.PARLEY_BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 }
