@@ -115,21 +115,21 @@ export const health = (server: ServerProcess, gc = false) => api<Health>(server,
 
 /**
  * Starts `n` runs of `fn` from `clients` concurrent REST clients, each starting its next run when
- * the last one's start request answered. Returns when each was sent and its run's id (or the refusal).
+ * the last one's start request answered. `sessionId` names the session of every run, or
+ * "new" creates one per run first (as a chat opened for each task would; counted in its time).
+ * Returns when each was sent and its run's id (or the refusal).
  */
 export async function startRuns(server: ServerProcess, sessionId: string, n: number, clients: number, input: (i: number) => unknown, fn = "test.ask") {
   const starts: { i: number; sent: number; answered: number; status: number; runId?: string }[] = [];
+  const post = (route: string, body: unknown) => fetch(`${server.url}${route}`, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) });
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(clients, n) }, async () => {
       while (next < n) {
         const i = next++;
         const sent = performance.now();
-        const res = await fetch(`${server.url}/api/sessions/${sessionId}/runs`, {
-          method: "POST",
-          headers: { ...authHeaders(), "content-type": "application/json" },
-          body: JSON.stringify({ function: fn, input: input(i) }),
-        });
+        const session = sessionId === "new" ? ((await (await post("/api/sessions", { title: `Run ${i + 1}` })).json()) as { id: string }).id : sessionId;
+        const res = await post(`/api/sessions/${session}/runs`, { function: fn, input: input(i) });
         const body = (await res.json()) as { id?: string };
         starts.push({ i, sent, answered: performance.now(), status: res.status, runId: body.id });
       }

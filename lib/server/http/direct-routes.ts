@@ -33,7 +33,7 @@ export function createDirectRoutes(modules: Readonly<Record<string, RouteModule>
       const request = new Request(`http://${req.headers.host ?? "localhost"}${url}`, {
         method: req.method,
         headers: headersOf(req),
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : asBytes(await bodyOf(req)),
+        body: req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await bodyOf(req)),
       });
       // The params of the path this module is listed under, which are the ones its handler names.
       const response = await handler(request, { params: Promise.resolve(matched.params) as Promise<never> });
@@ -82,8 +82,6 @@ function bodyOf(req: IncomingMessage): Promise<Buffer> {
     req.once("error", reject);
   });
 }
-
-const asBytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
 async function send(response: Response, res: ServerResponse): Promise<void> {
   const body = Buffer.from(await response.arrayBuffer());
