@@ -19,4 +19,14 @@ describe("subscribe", () => {
     expect(heard).toEqual(["rules s1", "token t1"]);
     expect(events.listenerCount("rules.updated") + events.listenerCount("api-token.revoked")).toBe(0);
   });
+
+  it("with first, hears an event before the handlers subscribed earlier", () => {
+    const events = new DomainEvents();
+    const heard: string[] = [];
+    subscribe(events, { "rules.updated": () => heard.push("outbox") });
+    subscribe(events, { "rules.updated": () => heard.push("tabs") }, { first: true });
+    subscribe(events, { "rules.updated": () => heard.push("later") });
+    events.emit("rules.updated", { sessionId: "s1" });
+    expect(heard).toEqual(["tabs", "outbox", "later"]);
+  });
 });

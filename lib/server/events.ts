@@ -42,10 +42,17 @@ export class DomainEvents extends EventEmitter<DomainEventMap> {
 /** What a subscriber does with each event it takes (events it leaves out it does not hear). */
 export type DomainHandlers = { [K in keyof DomainEventMap]?: (...args: DomainEventMap[K]) => void };
 
-/** Subscribes every handler of a table at once; the function returned unsubscribes them all. */
-export function subscribe(events: DomainEvents, handlers: DomainHandlers): () => void {
+/**
+ * Subscribes every handler of a table at once; the function returned unsubscribes them all.
+ * `first`: ahead of the handlers already there (the tabs hear a fact before outboxes and
+ * announcements begin their own work on it).
+ */
+export function subscribe(events: DomainEvents, handlers: DomainHandlers, { first = false }: { first?: boolean } = {}): () => void {
   const entries = Object.entries(handlers) as Array<[keyof DomainEventMap, (...args: unknown[]) => void]>;
-  for (const [event, handler] of entries) events.on(event, handler);
+  for (const [event, handler] of entries) {
+    if (first) events.prependListener(event, handler);
+    else events.on(event, handler);
+  }
   return () => {
     for (const [event, handler] of entries) events.off(event, handler);
   };

@@ -232,13 +232,18 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   const dropSockets = (which: (principal: ParleySocket["data"]["principal"]) => boolean) => {
     for (const s of io.sockets.sockets.values()) if (s.data.principal && which(s.data.principal)) s.disconnect(true);
   };
-  const unsubscribe = subscribe(parley.events, {
-    ...relays,
-    "cookies.revoked": () => void checkRevocations("cookie revocation", dropRevokedCookies),
-    // Synchronous, so a revocation has dropped this node's sockets of the token by the time it answers.
-    "api-token.revoked": ({ id }) => dropSockets((p) => p.apiTokenId === id),
-    "server-token.rotated": () => dropSockets((p) => p.via === "server_token"),
-  });
+  const unsubscribe = subscribe(
+    parley.events,
+    {
+      ...relays,
+      "cookies.revoked": () => void checkRevocations("cookie revocation", dropRevokedCookies),
+      // Synchronous, so a revocation has dropped this node's sockets of the token by the time it answers.
+      "api-token.revoked": ({ id }) => dropSockets((p) => p.apiTokenId === id),
+      "server-token.rotated": () => dropSockets((p) => p.via === "server_token"),
+    },
+    // The tabs first: the push and webhook outboxes and the session announcements subscribed before.
+    { first: true },
+  );
 
   return {
     io,
