@@ -70,4 +70,26 @@ describe("direct routes", () => {
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ error: { code: "internal", message: expect.any(String) } });
   });
+
+  it("aborts the request's signal when the client goes before the answer, as Next does", async () => {
+    let heard: (aborted: boolean) => void = () => {};
+    const aborted = new Promise<boolean>((resolve) => (heard = resolve));
+    const url = await serve({
+      "/api/questions/:id": {
+        GET: (req) =>
+          new Promise<Response>((resolve) => {
+            req.signal.addEventListener("abort", () => {
+              heard(true);
+              resolve(Response.json({}));
+            });
+            setTimeout(() => (heard(false), resolve(Response.json({}))), 5_000);
+          }),
+      },
+    });
+    const client = new AbortController();
+    const request = fetch(`${url}/api/questions/q1?wait=5`, { signal: client.signal }).catch(() => null);
+    setTimeout(() => client.abort(), 200);
+    expect(await aborted).toBe(true);
+    await request;
+  });
 });

@@ -30,9 +30,13 @@ export function createDirectRoutes(modules: Readonly<Record<string, RouteModule>
     const handler = matched && modules[matched.route.path]?.[req.method as Method];
     if (!matched || !handler) return false;
     try {
+      // As under Next: the request's signal aborts when the client goes before its answer.
+      const gone = new AbortController();
+      res.once("close", () => !res.writableFinished && gone.abort());
       const request = new Request(`http://${req.headers.host ?? "localhost"}${url}`, {
         method: req.method,
         headers: headersOf(req),
+        signal: gone.signal,
         body: req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await bodyOf(req)),
       });
       // The params of the path this module is listed under, which are the ones its handler names.

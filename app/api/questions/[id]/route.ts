@@ -10,6 +10,7 @@ export const GET = jsonRoute<{ id: string }>(async ({ req, params, parley, calle
   const id = one(params.id);
   await caller.see.question(id);
   const { wait } = parseOrThrow(QuestionReadQuerySchema, Object.fromEntries(new URL(req.url).searchParams));
-  const question = wait ? await parley.asks.settled(id, wait) : await parley.questions.getQuestion({ id });
+  // A client that goes stops the wait.
+  const question = wait ? await parley.asks.settled(id, wait, req.signal) : await parley.questions.getQuestion({ id });
   return { ...question, deliveries: await parley.webhooks.deliveriesOf(id) };
 });
