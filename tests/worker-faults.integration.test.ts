@@ -71,8 +71,12 @@ describe("worker faults over the real server", () => {
     const done = await finished(run.id);
     expect(done.status).toBe("failed");
     expect(done.error).not.toContain("ghp_secret");
-    const snapshot = await app.parley.sessions.getSnapshot({ id: done.sessionId });
-    expect(snapshot.messages.map((m) => m.text)).toEqual(["Run test.fail failed: test.fail stopped because of an unexpected error."]);
+    // The end's message is written after the end itself.
+    const messages = await waitFor(async () => {
+      const { messages } = await app!.parley.sessions.getSnapshot({ id: done.sessionId });
+      return messages.length > 0 && messages;
+    });
+    expect(messages.map((m) => m.text)).toEqual(["Run test.fail failed: test.fail stopped because of an unexpected error."]);
   });
 
   it("a worker that throws on import fails the run with the reason after bounded tries, and /api/health says so", async () => {

@@ -13,11 +13,11 @@ async function pendingOf(runId: string) {
   return waitFor(async () => (await app.parley.questions.listPending()).find((q) => q.runId === runId));
 }
 
-async function finished(runId: string) {
+async function finished(runId: string, ms?: number) {
   return waitFor(async () => {
     const run = await app.parley.runs.getRun({ id: runId });
     return !["running", "waiting_input"].includes(run.status) && run;
-  });
+  }, ms);
 }
 
 describe("a real worker process", () => {
@@ -83,7 +83,8 @@ describe("a real worker process", () => {
   it("a run that keeps killing its worker is replayed a bounded number of times, then fails with the reason", async () => {
     const session = await app.parley.sessions.createSession();
     const run = await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.crash" });
-    const done = await finished(run.id);
+    // Four worker processes start one after another (each loads its modules): seconds on a busy machine.
+    const done = await finished(run.id, 40_000);
     expect(done.status).toBe("failed");
     expect(done.error).toMatch(/worker process ended unexpectedly 4 times \(last: signal SIGKILL\)/);
     expect(done.attempts).toBe(4);
@@ -91,7 +92,7 @@ describe("a real worker process", () => {
     const last = await waitFor(async () => (await app.parley.sessions.getSnapshot({ id: session.id })).messages.find((m) => m.role === "system"));
     expect(last).toMatchObject({ role: "system", text: expect.stringContaining("failed") });
     expect((await app.parley.sessions.getSnapshot({ id: session.id })).messages.at(-1)).toEqual(last);
-  });
+  }, 60_000);
 
   it("stop cancels the questions; a worker that ignores it is killed after the grace period", async () => {
     const session = await app.parley.sessions.createSession();
