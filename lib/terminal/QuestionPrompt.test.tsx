@@ -11,6 +11,24 @@ function prompt(question = aQuestion(), me: string | null = "local") {
   return { ...view, onReply, onReject, onNext };
 }
 
+/**
+ * A field drawn a moment ago hears keys once its effect has run (after the frame shows it): a probe
+ * key is typed until the field shows it, then erased (a slow frame may have let two in).
+ */
+async function whenHeard(stdin: { write(data: string): void }, lastFrame: () => string | undefined) {
+  const PROBE = "§";
+  await vi.waitFor(() => {
+    if (lastFrame()!.includes(PROBE)) return;
+    stdin.write(PROBE);
+    throw new Error("the field does not hear keys yet");
+  });
+  await vi.waitFor(() => {
+    if (!lastFrame()!.includes(PROBE)) return;
+    stdin.write("\u007F");
+    throw new Error("a probe is left");
+  });
+}
+
 const vote = (user: string) => ({ user, decision: "allow" as const, at: "2026-01-01T00:01:00.000Z", feedback: null });
 const twoOfThree = (votes = [vote("bob")]) => anApproval({}, { answerers: ["bob", "carol", "dave"], approvals: { required: 2, from: null, rejections: 1 }, votes });
 
@@ -46,6 +64,7 @@ describe("QuestionPrompt (rendered by ink)", () => {
     const { stdin, lastFrame, onReject } = prompt();
     stdin.write("\u001B");
     await vi.waitFor(() => expect(lastFrame()).toContain("Reason (optional):"));
+    await whenHeard(stdin, lastFrame);
     stdin.write("later");
     await vi.waitFor(() => expect(lastFrame()).toContain("later"));
     stdin.write("\r");
