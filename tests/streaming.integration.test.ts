@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MessageDelta, SessionSnapshot } from "../lib/protocol/entities";
 import type { Ack } from "../lib/protocol/socket";
-import { streamText } from "../workers/test-functions/probes";
+import { STAMPED_PIECE, streamText } from "../workers/test-functions/probes";
 import { nextEvent, startTestApp, waitFor, type TestApp, type TestClient } from "./helpers/test-app";
 
 let app: TestApp;
@@ -84,5 +84,27 @@ describe("streaming replies over real sockets", () => {
     const snapshot = await join(tab, session.id);
     expect(snapshot.streaming).toEqual([]);
     expect(snapshot.messages.find((m) => m.role === "agent" && m.runId === run.id)).toMatchObject({ stopped: true, text: message.text });
+  });
+
+  it("a stamped stream (bench-stream's) sends the worker's monotonic clock as each piece leaves it, in order", async () => {
+    const session = await app.parley.sessions.createSession();
+    const tab = await app.client();
+    await join(tab, session.id);
+    const seen = follow(tab);
+    const heardAt: bigint[] = [];
+    tab.on("message.delta", () => heardAt.push(process.hrtime.bigint()));
+    const created = nextEvent(tab, "message.created");
+    const before = process.hrtime.bigint();
+    await app.parley.runs.startRun({ sessionId: session.id, functionName: "test.stream", input: { words: 5, delayMs: 5, stamped: true } });
+    const message = await created;
+
+    expect(seen.deltas).toHaveLength(5);
+    const stamps = seen.deltas.map((d) => BigInt(STAMPED_PIECE.exec(d.delta)?.[1] ?? "-1"));
+    // Taken in the worker, on the clock this process shares: after the start, before each arrival, increasing.
+    stamps.forEach((stamp, i) => {
+      expect(stamp).toBeGreaterThan(i === 0 ? before : stamps[i - 1]!);
+      expect(stamp).toBeLessThanOrEqual(heardAt[i]!);
+    });
+    expect(message.text).toBe(seen.textFrom(""));
   });
 });

@@ -218,16 +218,25 @@ export function streamText(words: number): string[] {
   return pieces;
 }
 
-/** Streams a reply in small pieces with short sleeps; Stop cuts it off and keeps the part written, marked as stopped. */
+/** A piece of a `stamped` stream: the worker's monotonic clock (process.hrtime.bigint(), ns) as it sends it. */
+export const STAMPED_PIECE = /^t(\d+) $/;
+
+/**
+ * Streams a reply in small pieces with short sleeps; Stop cuts it off and keeps the part written,
+ * marked as stopped. `stamped` (for bench-stream): each of the `words` pieces is `t<ns> `, the
+ * worker's monotonic clock just before it is sent, so a tab can tell how long it took to arrive.
+ */
 export const stream = defineAgentFunction({
   name: "test.stream",
   description: "Test: streams a reply of a few hundred words.",
   async run(rt, input) {
-    const { words = 300, delayMs = 25, afterMs = 0 } = (input ?? {}) as { words?: number; delayMs?: number; afterMs?: number };
+    const { words = 300, delayMs = 25, afterMs = 0, stamped = false } = (input ?? {}) as { words?: number; delayMs?: number; afterMs?: number; stamped?: boolean };
     const reply = rt.reply();
+    const count = Math.max(1, Math.min(words, 2_000));
+    const pieces = stamped ? null : streamText(count);
     try {
-      for (const piece of streamText(Math.max(1, Math.min(words, 2_000)))) {
-        reply.append(piece);
+      for (let i = 0; i < (pieces ? pieces.length : count); i++) {
+        reply.append(pieces ? pieces[i]! : `t${process.hrtime.bigint()} `);
         await rt.sleep(delayMs);
       }
     } finally {
