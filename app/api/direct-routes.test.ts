@@ -7,7 +7,12 @@ describe("the routes served without Next", () => {
     for (const [path, module] of Object.entries(DIRECT_ROUTES)) {
       const route = API_ROUTES.find((r) => r.path === path);
       expect(route, path).toBeDefined();
-      expect(Object.keys(module).filter((k) => /^[A-Z]+$/.test(k)).sort(), path).toEqual([...route!.methods].sort());
+      expect(
+        Object.keys(module)
+          .filter((k) => /^[A-Z]+$/.test(k))
+          .sort(),
+        path,
+      ).toEqual([...route!.methods].sort());
     }
   });
 });
