@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventLoopProbe, holdWriteLock } from "../../../../tests/helpers/write-lock";
 import { AppError } from "../../../protocol/errors";
 import { createDb, type Db } from "./client";
+import { openSqlite } from "./sqlite-connection";
 import { statement } from "../typed-sql";
 import { insertSession } from "../sessions/session-statements";
 import { migrateSqlite } from "./migrate";
@@ -34,12 +35,44 @@ const sessions = statement((q) => q.selectFrom("ChatSession").select(["id", "tit
 const ids = async () => (await db!.exec.rows(sessions, {})).map((s) => s.id);
 
 describe("the database client", () => {
-  it("runs with synchronous = FULL unless told NORMAL, so a durably recorded receipt survives a power loss", async () => {
+  it("FULL on a WAL database commits at NORMAL and syncs the WAL itself; NORMAL leaves it to the OS; a rollback journal syncs in COMMIT", async () => {
     db = await createDb(`file:${file}`);
-    expect(synchronousInForce()).toBe(2);
+    expect(synchronousInForce()).toBe(1);
+    await newSession("kept");
+    expect(await ids()).toEqual(["kept"]);
     await db.close();
     db = await createDb(`file:${file}`, { synchronous: "NORMAL" });
     expect(synchronousInForce()).toBe(1);
+    await db.close();
+    const journal = openSqlite(file, { synchronous: "NORMAL", busyTimeoutMs: 1_000 });
+    journal.prepare("PRAGMA journal_mode = DELETE").get();
+    await journal.close();
+    db = await createDb(`file:${file}`);
+    expect(synchronousInForce()).toBe(2);
+  });
+
+  it("FULL: a commit's callers hear once the WAL is synced; a read asked meanwhile waits for it; the next transaction commits meanwhile", async () => {
+    // The sync is the test's: it ends when the test says.
+    const syncs: Array<() => void> = [];
+    const direct = openSqlite(file, { synchronous: "FULL", busyTimeoutMs: 1_000, syncWal: () => new Promise<void>((resolve) => syncs.push(resolve)) });
+    const count = () => direct.prepare("SELECT count(*) AS n FROM ChatSession").get<{ n: number }>()!.n;
+    const insert = (id: string) => () => direct.prepare(`INSERT INTO ChatSession (id, ownerId, title, createdAt, updatedAt) VALUES (?, 'local', ?, 0, 0)`).run(id, id);
+    const heard: string[] = [];
+    const first = direct.transaction(insert("a")).then(() => heard.push("a"));
+    await expect.poll(() => syncs.length).toBe(1);
+    const read = direct.read(() => (heard.push("read"), count()));
+    const second = direct.transaction(insert("b")).then(() => heard.push("b"));
+    // The second commits (the event loop is free) while the first's sync runs; nobody has heard yet.
+    await expect.poll(() => count()).toBe(2);
+    expect(heard).toEqual([]);
+    syncs.shift()!();
+    await Promise.all([first, read]);
+    expect([...heard].sort()).toEqual(["a", "read"]);
+    await expect.poll(() => syncs.length).toBe(1);
+    syncs.shift()!();
+    await second;
+    expect(heard.at(-1)).toBe("b");
+    await direct.close();
   });
 
   it("waits for another process's 3 s write lock without blocking the event loop, and writes once it is released", async () => {

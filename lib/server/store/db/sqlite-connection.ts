@@ -1,5 +1,6 @@
 import BetterSqlite3 from "better-sqlite3";
 import { BusyQueue, databaseBusy } from "./busy-queue";
+import { fileSync, walDurability, type WalDurability } from "./wal-durability";
 
 export type Synchronous = "FULL" | "NORMAL";
 
@@ -9,6 +10,8 @@ export interface SqliteOptions {
   busyTimeoutMs: number;
   /** Told of every statement sent (transaction control counts as a write) and every transaction begun. */
   observer?: StatementObserver;
+  /** FULL on a WAL database: what makes the commits so far durable (an fdatasync of the WAL; tests replace it). */
+  syncWal?: () => Promise<void>;
 }
 
 export interface StatementObserver {
@@ -32,10 +35,11 @@ export interface DirectSqlite {
   /**
    * Runs `work` in a BEGIN IMMEDIATE … COMMIT; a throw rolls it back. Works asked for together
    * share the commit, one after the other, each in a savepoint: a work that throws rolls back
-   * alone. A work may await between its statements (the connection is its own meanwhile).
+   * alone. A work may await between its statements (the connection is its own meanwhile). With
+   * FULL, its callers hear once the commit is durable; the next transaction may begin meanwhile.
    */
   transaction<T>(work: () => T | Promise<T>): Promise<T>;
-  /** Runs `work` (reads) once no transaction is open: it sees only what is committed. */
+  /** Runs `work` (reads) once no transaction is open and the commits made before it was asked are durable: it sees only what is committed. */
   read<T>(work: () => T): Promise<T>;
   /** A prepared statement, cached (integers as numbers); each use is counted. */
   prepare(sql: string): DirectStatement;
@@ -60,10 +64,13 @@ const isRead = (text: string) => /^\s*SELECT\b/i.test(text);
 // better-sqlite3 waits for a lock synchronously, on the event loop: only this long. Longer waits happen in the BusyQueue.
 const SYNC_BUSY_WAIT_MS = 5;
 
-export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer = NO_OBSERVER }: SqliteOptions): DirectSqlite {
+export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer = NO_OBSERVER, syncWal }: SqliteOptions): DirectSqlite {
   const handle = new BetterSqlite3(file, { timeout: SYNC_BUSY_WAIT_MS });
-  // FULL syncs the WAL at every commit, so a recorded receipt survives a power loss.
-  handle.pragma(`synchronous = ${synchronous}`);
+  // FULL: a commit's callers hear once it would survive a power loss (a recorded receipt stays recorded).
+  // On a WAL database the WAL is synced off the event loop (wal-durability.ts); otherwise SQLite syncs in COMMIT.
+  const wal = handle.pragma("journal_mode", { simple: true }) === "wal";
+  const durability = synchronous === "FULL" && wal ? walDurabilityOf(file, syncWal) : null;
+  handle.pragma(`synchronous = ${durability ? "NORMAL" : synchronous}`);
   const busy = new BusyQueue({ budgetMs: busyTimeoutMs });
   const oneTransaction = new DeadlineMutex();
   /** Settles when the open transaction ends; undefined while none is. */
@@ -87,11 +94,13 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     return statement;
   };
 
-  /** Runs work once no transaction is open: it sees only what is committed. */
+  /** Runs work once no transaction is open and what was committed before it was asked is durable: it sees only what is kept. */
   async function outsideTransaction<T>(work: () => T): Promise<T> {
-    if (openTransaction) {
+    const kept = durability?.settled();
+    if (openTransaction || kept) {
       statementsWaiting++;
       try {
+        await kept;
         while (openTransaction !== undefined) await openTransaction;
       } finally {
         statementsWaiting--;
@@ -146,11 +155,12 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     const batch = queued;
     queued = [];
     let ended: (() => void) | undefined;
+    let outcomes: Array<{ value: unknown } | { error: unknown }> = [];
+    let kept: Promise<void> | undefined;
     try {
       await busy.run(async () => control(begin!), { deadline });
       observer.transaction();
       openTransaction = new Promise((resolve) => (ended = resolve));
-      const outcomes: Array<{ value: unknown } | { error: unknown }> = [];
       for (const q of batch)
         outcomes.push(
           await inSavepoint(q.work).then(
@@ -159,15 +169,24 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
           ),
         );
       control(commit!);
-      outcomes.forEach((outcome, i) => ("error" in outcome ? batch[i]!.reject(outcome.error) : batch[i]!.resolve(outcome.value)));
+      kept = durability?.committed();
     } catch (err) {
       if (handle.inTransaction) control(rollback!);
-      for (const q of batch) q.reject(err);
+      outcomes = batch.map(() => ({ error: err }));
     } finally {
       openTransaction = undefined;
       ended?.();
       release();
     }
+    // The next transaction may begin while this one's commit is made durable; its callers hear once it is.
+    if (kept) {
+      try {
+        await kept;
+      } catch (err) {
+        outcomes = batch.map(() => ({ error: err }));
+      }
+    }
+    outcomes.forEach((outcome, i) => ("error" in outcome ? batch[i]!.reject(outcome.error) : batch[i]!.resolve(outcome.value)));
   };
 
   return {
@@ -181,10 +200,18 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     },
     async close(): Promise<void> {
       const release = await oneTransaction.acquire(busy.deadline()).catch(() => () => {});
+      await durability?.close();
       handle.close();
       release();
     },
   };
+}
+
+/** FULL on a WAL database: the WAL synced after the commits (SQLite keeps the file while this connection is open). */
+function walDurabilityOf(file: string, syncWal?: () => Promise<void>): WalDurability {
+  if (syncWal) return walDurability(syncWal);
+  const { sync, release } = fileSync(`${file}-wal`);
+  return walDurability(sync, release);
 }
 
 /** A mutex whose waiters give up with `database_busy` at their deadline. */
