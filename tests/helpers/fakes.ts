@@ -181,9 +181,10 @@ export async function startFakeParley({
   stopGraceMs = 1_000,
   access,
   runLeaseMs,
-}: { maxWorkers?: number; parkAfterMs?: number; stopGraceMs?: number; access?: AccessOptions; runLeaseMs?: number } = {}) {
+  syncWal,
+}: { maxWorkers?: number; parkAfterMs?: number; stopGraceMs?: number; access?: AccessOptions; runLeaseMs?: number; syncWal?: () => Promise<void> } = {}) {
   const testDb = await createTestDatabase("parley_fake");
-  const db = await createDb(testDb.url);
+  const db = await createDb(testDb.url, { syncWal });
   const pool = new FakePool(maxWorkers);
   const clock = new ManualClock();
   const functions = ["f", "g", "chat"].map((name) => ({ name, description: name }));

@@ -294,14 +294,19 @@ export function createRunService(deps: RunServiceDeps) {
         const created = deps.metrics?.time("run.create");
         const id = newOrderedId();
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
-        started = await store.create({ id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf, startedBy }, async (tx) => {
-          await alongWith?.(tx, id);
-          await record(tx, r);
-        });
+        started = await store.create(
+          { id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf, startedBy },
+          async (tx) => {
+            await alongWith?.(tx, id);
+            await record(tx, r);
+          },
+          // The worker starts while the commit is made durable: what the run does is stored after it (in WAL order) and
+          // seen once that is durable too. The run and its turn are announced once durable.
+          (run) => activate(id, run),
+        );
         committed?.();
         events.emit("run.updated", started);
         created?.();
-        activate(id, started);
         return r;
       },
     );

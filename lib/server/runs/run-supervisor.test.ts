@@ -555,3 +555,29 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
     });
   });
 });
+
+describe("a run's start while its commit is made durable (SQLite at FULL)", () => {
+  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("its worker starts before the WAL is synced; the start answers once it is", async () => {
+    const held: Array<() => void> = [];
+    let holding = false;
+    const own = await startFakeParley({ syncWal: () => (holding ? new Promise<void>((resolve) => held.push(resolve)) : Promise.resolve()) });
+    try {
+      const session = await own.parley.sessions.createSession();
+      holding = true;
+      let answered = false;
+      const starting = own.parley.runs.startRun({ sessionId: session.id, functionName: "f" }).then((run) => ((answered = true), run));
+      const told = await until(() => own.pool.created.flatMap((w) => w.sentOf("run.start"))[0]);
+      expect(held.length).toBeGreaterThan(0);
+      expect(answered).toBe(false);
+      holding = false;
+      for (const release of held.splice(0)) release();
+      const run = await starting;
+      expect(told.runId).toBe(run.id);
+      expect(run.status).toBe("running");
+    } finally {
+      holding = false;
+      for (const release of held.splice(0)) release();
+      await own.close();
+    }
+  });
+});

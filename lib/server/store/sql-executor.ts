@@ -13,8 +13,13 @@ export interface SqlExecutor extends SqlTx {
   write<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
   /** One write statement without RETURNING, atomic on its own: how many rows it changed. */
   changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
-  /** Statements in one transaction: all commit, or a throw from `work` rolls them all back. */
-  transaction<T>(work: (tx: SqlTx) => Promise<T>): Promise<T>;
+  /**
+   * Statements in one transaction: all commit, or a throw from `work` rolls them all back. The
+   * promise settles once the commit is durable; `committed` hears of the commit as soon as it is
+   * made, which on SQLite is before its WAL is synced (sqlite-connection.ts): only for work whose
+   * start need not wait for that, as it makes no change anyone sees before its own durable commit.
+   */
+  transaction<T>(work: (tx: SqlTx) => Promise<T>, hooks?: { committed?: (value: T) => void }): Promise<T>;
 }
 
 /** Statements inside one transaction (SqlExecutor.transaction); the executor itself runs each on its own. */
@@ -89,7 +94,7 @@ export function sqliteExecutor(direct: DirectSqlite): SqlExecutor {
     rows: (statement, params) => direct.read(() => now.rows(statement, params)),
     write: (statement, params) => direct.transaction(() => now.rows(statement, params)),
     changes: (statement, params) => direct.transaction(() => now.changes(statement, params)),
-    transaction: (work) => direct.transaction(() => work(tx)),
+    transaction: (work, hooks) => direct.transaction(() => work(tx), hooks?.committed),
   };
 }
 
@@ -118,7 +123,7 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
     rows,
     write: rows,
     changes,
-    async transaction<T>(work: (tx: SqlTx) => Promise<T>): Promise<T> {
+    async transaction<T>(work: (tx: SqlTx) => Promise<T>, hooks?: { committed?: (value: T) => void }): Promise<T> {
       const client = await pool.connect().catch((err: unknown) => {
         throw /timeout/i.test(String(err)) ? databaseBusy(err) : err;
       });
@@ -131,6 +136,7 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
         await control("BEGIN");
         const value = await work(pgTx(lane.on(client)));
         await control("COMMIT");
+        hooks?.committed?.(value);
         return value;
       } catch (err) {
         await client.query("ROLLBACK").catch((rollbackErr: unknown) => (broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr))));

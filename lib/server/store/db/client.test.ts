@@ -58,15 +58,25 @@ describe("the database client", () => {
     const count = () => direct.prepare("SELECT count(*) AS n FROM ChatSession").get<{ n: number }>()!.n;
     const insert = (id: string) => () => direct.prepare(`INSERT INTO ChatSession (id, ownerId, title, createdAt, updatedAt) VALUES (?, 'local', ?, 0, 0)`).run(id, id);
     const heard: string[] = [];
-    const first = direct.transaction(insert("a")).then(() => heard.push("a"));
+    const first = direct.transaction(insert("a"), () => heard.push("committed a")).then(() => heard.push("a"));
+    const failing = direct.transaction(
+      () => {
+        throw new Error("no");
+      },
+      () => heard.push("committed the failing one"),
+    );
+    const failed = expect(failing).rejects.toThrow("no");
     await expect.poll(() => syncs.length).toBe(1);
+    // Told of the commit as it is made; not of the work that threw.
+    expect(heard).toEqual(["committed a"]);
+    heard.length = 0;
     const read = direct.read(() => (heard.push("read"), count()));
     const second = direct.transaction(insert("b")).then(() => heard.push("b"));
     // The second commits (the event loop is free) while the first's sync runs; nobody has heard yet.
     await expect.poll(() => count()).toBe(2);
     expect(heard).toEqual([]);
     syncs.shift()!();
-    await Promise.all([first, read]);
+    await Promise.all([first, read, failed]);
     expect([...heard].sort()).toEqual(["a", "read"]);
     await expect.poll(() => syncs.length).toBe(1);
     syncs.shift()!();

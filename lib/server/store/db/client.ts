@@ -28,13 +28,15 @@ export interface DbOptions {
   observer?: StatementObserver;
   /** PostgreSQL: connections in the pool (the server passes PARLEY_DB_POOL; 10 by default). */
   poolSize?: number;
+  /** SQLite at FULL: what syncs the WAL (tests hold it to see what waits for it). */
+  syncWal?: () => Promise<void>;
 }
 
 export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 /** Opens the database named by a `file:` URL (relative paths resolve against the working directory) or a `postgres(ql)://` URL. */
-export async function createDb(databaseUrl: string, { synchronous = "FULL", busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, observer, poolSize }: DbOptions = {}): Promise<Db> {
+export async function createDb(databaseUrl: string, { synchronous = "FULL", busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, observer, poolSize, syncWal }: DbOptions = {}): Promise<Db> {
   if (engineOf(databaseUrl) === "postgresql") {
     // PostgreSQL's driver loads only for a PostgreSQL database (the CLI's start-up, a SQLite server's memory).
     const [{ default: pg }, { createPgLane }, { log }] = await Promise.all([import("pg"), import("./pg-lane"), import("../../log")]);
@@ -45,7 +47,7 @@ export async function createDb(databaseUrl: string, { synchronous = "FULL", busy
     const lane: PgLane = createPgLane(pool, observer);
     return { engine: "postgresql", exec: pgExecutor(pool, lane, observer), direct: null, close: () => pool.end() };
   }
-  const direct = openSqlite(sqliteFilePath(databaseUrl), { synchronous, busyTimeoutMs, observer });
+  const direct = openSqlite(sqliteFilePath(databaseUrl), { synchronous, busyTimeoutMs, observer, syncWal });
   return { engine: "sqlite", exec: sqliteExecutor(direct), direct, close: () => direct.close() };
 }
 

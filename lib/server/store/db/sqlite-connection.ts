@@ -37,8 +37,9 @@ export interface DirectSqlite {
    * share the commit, one after the other, each in a savepoint: a work that throws rolls back
    * alone. A work may await between its statements (the connection is its own meanwhile). With
    * FULL, its callers hear once the commit is durable; the next transaction may begin meanwhile.
+   * `committed` is told as soon as the commit is made (before it is durable).
    */
-  transaction<T>(work: () => T | Promise<T>): Promise<T>;
+  transaction<T>(work: () => T | Promise<T>, committed?: (value: T) => void): Promise<T>;
   /** Runs `work` (reads) once no transaction is open and the commits made before it was asked are durable: it sees only what is committed. */
   read<T>(work: () => T): Promise<T>;
   /** A prepared statement, cached (integers as numbers); each use is counted. */
@@ -56,6 +57,7 @@ export interface DirectStatement {
 
 interface QueuedWork {
   work: () => unknown;
+  committed?: (value: unknown) => void;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -170,6 +172,15 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
         );
       control(commit!);
       kept = durability?.committed();
+      outcomes = outcomes.map((outcome, i) => {
+        if ("error" in outcome) return outcome;
+        try {
+          batch[i]!.committed?.(outcome.value);
+          return outcome;
+        } catch (error) {
+          return { error };
+        }
+      });
     } catch (err) {
       if (handle.inTransaction) control(rollback!);
       outcomes = batch.map(() => ({ error: err }));
@@ -192,9 +203,9 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
   return {
     prepare,
     read: <T>(work: () => T): Promise<T> => busy.run(() => outsideTransaction(work), { write: false }),
-    transaction: <T>(work: () => T | Promise<T>): Promise<T> => {
+    transaction: <T>(work: () => T | Promise<T>, committed?: (value: T) => void): Promise<T> => {
       return new Promise<T>((resolve, reject) => {
-        queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        queued.push({ work, committed: committed as ((value: unknown) => void) | undefined, resolve: resolve as (value: unknown) => void, reject });
         if (queued.length === 1) setImmediate(() => void commitQueued());
       });
     },

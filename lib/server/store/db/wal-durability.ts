@@ -78,7 +78,7 @@ export function fileSync(file: string): { sync: () => Promise<void>; release: ()
         try {
           fd ??= openSync(file, "r+");
         } catch (err) {
-          return reject(err);
+          return reject(err instanceof Error ? err : new Error(String(err)));
         }
         fdatasync(fd, (err) => (err ? reject(err) : resolve()));
       }),

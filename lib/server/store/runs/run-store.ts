@@ -140,17 +140,24 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
      * Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what
      * belongs to the same command in the same transaction.
      */
-    async create(run: NewRun, alongWith?: (tx: SqlTx) => Promise<unknown>): Promise<Run> {
+    /** Stores a new run; `committed` hears of it as soon as its commit is made, before that is durable (its worker may start meanwhile). */
+    async create(run: NewRun, alongWith?: (tx: SqlTx) => Promise<unknown>, committed?: (run: Run) => void): Promise<Run> {
       try {
-        const created = await exec.transaction(async (tx) => {
-          await assertSessionLive(tx, run.sessionId);
-          const [row] = await tx.rows(S.insertRun, runRow(run));
-          if (leases.enabled) await leases.holdNew(tx, run.id);
-          await alongWith?.(tx);
-          return toRun(row!);
-        });
-        leases.holdFresh(created.id);
-        return created;
+        return await exec.transaction(
+          async (tx) => {
+            await assertSessionLive(tx, run.sessionId);
+            const [row] = await tx.rows(S.insertRun, runRow(run));
+            if (leases.enabled) await leases.holdNew(tx, run.id);
+            await alongWith?.(tx);
+            return toRun(row!);
+          },
+          {
+            committed: (created) => {
+              leases.holdFresh(created.id);
+              committed?.(created);
+            },
+          },
+        );
       } catch (err) {
         const [turn] = run.turnOf && isUniqueViolation(err) ? await exec.rows(S.turnOf, { turnOf: run.turnOf }) : [];
         if (turn) throw await sessionBusy(run.sessionId, turn.id);
