@@ -377,10 +377,6 @@ export function createQuestionService({
       }
       if (spec.replySchema) checkReplySchema(spec.replySchema);
       await checkPeopleNamed(members, run.sessionId, peopleNamed(spec));
-      const asked = await store.countAsked(run.id);
-      if (asked >= run.policy.maxRequests) {
-        throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
-      }
       if (spec.approval) spec = { ...spec, approval: { ...spec.approval, edit: editOffered(spec.approval) } };
       if (spec.approval && judge.offered) spec = { ...spec, approval: { ...spec.approval, always: await judge.offered(run.sessionId, spec.approval) } };
       const createdAt = now();
@@ -389,12 +385,11 @@ export function createQuestionService({
       // An approval that needs several people is theirs to allow, never a rule's; a deny rule still denies it.
       const decided = spec.approvals && ruled?.status === "answered" ? null : ruled;
       const expiresAt = spec.timeoutMs === null || decided ? null : new Date(createdAt.getTime() + spec.timeoutMs);
-      const rootRunId = run.rootRunId ?? (await store.rootRunIdOf(run.id)) ?? run.id;
       const question = await store.insert(
         {
           id,
           runId: run.id,
-          rootRunId,
+          rootRunId: run.rootRunId ?? null,
           sessionId: run.sessionId,
           owner: spec.owner ?? run.functionName,
           seq,
@@ -407,6 +402,12 @@ export function createQuestionService({
           closing: decided ? { ...closing(decided.status, "rule", decided.answer, decided.feedback), closedByRule: decided.ruleId } : undefined,
         },
         epoch,
+        // Counted in the question's own transaction (a run's questions are stored one at a time, by its supervisor).
+        (asked) => {
+          if (asked >= run.policy.maxRequests) {
+            throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
+          }
+        },
       );
       if (decided) announce(question);
       else {

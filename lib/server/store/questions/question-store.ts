@@ -142,17 +142,25 @@ export function createQuestionStore(db: Db) {
      * A question and its journal entry, stored together while its run holds `epoch`; the question as
      * stored, without reading it back.
      */
-    async insert(q: NewQuestion & { rootRunId: string }, epoch?: HeldEpoch): Promise<Question> {
+    /**
+     * Stores a question of a run this node still holds, with its journal entry, in one transaction;
+     * `withinLimit` is told how many questions the run has asked so far (it throws to refuse this one).
+     * The root of the run's tree is read there when the caller does not know it.
+     */
+    async insert(q: NewQuestion & { rootRunId: string | null }, epoch?: HeldEpoch, withinLimit?: (asked: number) => void): Promise<Question> {
       const row = questionRow(q);
-      await exec.transaction(async (tx) => {
-        if ((await tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null })).length === 0) throw noRunOrLeaseLost(q.runId, epoch);
+      const rootRunId = await exec.transaction(async (tx) => {
+        const [held] = await tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null });
+        if (!held) throw noRunOrLeaseLost(q.runId, epoch);
+        if (withinLimit) withinLimit((await tx.rows(Q.countAsked, { runId: q.runId }))[0]!.n);
         await tx.changes(Q.insertQuestion, row);
         await tx.changes(
           insertJournal,
           journalEntry({ runId: q.runId, seq: q.seq, kind: "question", name: q.spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id, createdAt: q.createdAt }),
         );
+        return q.rootRunId ?? held.rootRunId ?? q.runId;
       });
-      return toQuestion({ ...row, run_rootRunId: q.rootRunId });
+      return toQuestion({ ...row, run_rootRunId: rootRunId });
     },
 
     find: async (id: string): Promise<Question | null> => (await withVotes([one(await exec.rows(Q.byId, { id }))], exec))[0]!,
@@ -187,13 +195,8 @@ export function createQuestionStore(db: Db) {
     claim: async (id: string, closing: Closing, tx: Pick<SqlTx, "changes"> = exec): Promise<boolean> => (await tx.changes(Q.claim, { id, ...closingData(closing) })) === 1,
 
     /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
-    countAsked: async (runId: string): Promise<number> => (await exec.rows(Q.countAsked, { runId }))[0]!.n,
-
     /** A session's pending approvals, read inside a transaction. */
     pendingApprovalsIn: async (tx: SqlTx, sessionId: string): Promise<Question[]> => (await tx.rows(Q.pendingApprovalsInSession, { sessionId })).map(withRoot),
-
-    /** The root of a run's tree (a question names it). */
-    rootRunIdOf: async (runId: string): Promise<string | null> => (await exec.rows(Q.runPolicyAndRoot, { runId }))[0]?.rootRunId ?? null,
 
     /** The first pending question of a session, read inside someone's transaction. */
     firstPendingIn: async (tx: SqlTx, sessionId: string): Promise<Pick<Question, "id" | "runId" | "prompt"> | null> => (await tx.rows(Q.firstPending, { sessionId }))[0] ?? null,

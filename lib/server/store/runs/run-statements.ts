@@ -117,7 +117,7 @@ export const activeChildIds = statement((q, p: { parentRunId: string }) => q.sel
 export const heldRun = statement((q, p: { id: string; epoch: number | null }, engine) => {
   const held = q
     .selectFrom("Run")
-    .select("id")
+    .select(["id", "rootRunId"])
     .where("id", "=", p.id)
     .where((eb) => holds(eb, p.epoch));
   return engine === "postgresql" ? held.forShare() : held;
