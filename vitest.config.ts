@@ -1,10 +1,33 @@
 import { defineConfig } from "vitest/config";
+import { availableParallelism } from "node:os";
 import path from "node:path";
+
+/**
+ * Integration files that need the machine to themselves: they hold a time bound on what they
+ * check (a stall, a revocation heard, a lease that must not lapse), kill processes at random
+ * points, or load every core. The others run two at a time (they mostly wait on servers).
+ */
+const ALONE = [
+  "tests/cluster.integration.test.ts",
+  "tests/cluster-redis.integration.test.ts",
+  "tests/cluster-teams.integration.test.ts",
+  "tests/cluster-trials.integration.test.ts",
+  "tests/fault-trials.integration.test.ts",
+  "tests/db-lock.integration.test.ts",
+  "tests/durable.integration.test.ts",
+  "tests/fuzz.integration.test.ts",
+  "tests/listen-backlog.integration.test.ts",
+  "tests/people.integration.test.ts",
+  "tests/revocation.integration.test.ts",
+  "tests/server-shutdown.integration.test.ts",
+];
+
+/** Vitest's own default is a core less than the machine has: one file at a time on 2 cores. */
+const WORKERS = Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["{lib,workers,components,app,scripts}/**/*.test.{ts,tsx}", "tests/**/*.test.ts"],
     exclude: ["node_modules", "e2e", "dist", ".next"],
     environment: "node",
     testTimeout: 20_000,
@@ -12,5 +35,10 @@ export default defineConfig({
     pool: "forks",
     env: { PARLEY_TEST_FUNCTIONS: "1" },
     globalSetup: ["tests/global-setup.ts"],
+    projects: [
+      { extends: true, test: { name: "unit", include: ["{lib,workers,components,app,scripts}/**/*.test.{ts,tsx}"], maxWorkers: WORKERS, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "integration", include: ["tests/**/*.test.ts"], exclude: ALONE, maxWorkers: WORKERS, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "integration, alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 2 } } },
+    ],
   },
 });

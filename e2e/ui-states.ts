@@ -5,8 +5,8 @@ import { Api } from "./chat-page";
 import { answerAs, peopleOnServer, shareWith } from "./people";
 
 /**
- * Every state of the UI a person can reach, each opened the way a person would meet it: the specs
- * that look at all of them (e2e/phone.spec.ts, e2e/a11y.spec.ts) go through this one list.
+ * Every state of the UI a person can reach, each opened the way a person would meet it: the spec
+ * that looks at all of them (e2e/ui-states.spec.ts) goes through this one list.
  */
 
 /** A phone as the issue names it: 360 px wide, touch, a mobile browser. */

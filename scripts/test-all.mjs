@@ -5,17 +5,20 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { inOrder } from "./test-all/in-order.mjs";
 import { countsFrom, summarize } from "./test-all/summary.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const vitest = path.join(root, "node_modules/vitest/vitest.mjs");
 const node = (...args) => [process.execPath, ...args];
 
+// Parts with the same `together` that follow one another run at once (each reads the code and
+// writes nothing the others read); their output is still shown one part after the other.
 const PARTS = [
-  { name: "typecheck", command: node(path.join(root, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", ".") },
-  { name: "lint", command: node(path.join(root, "node_modules/eslint/bin/eslint.js"), ".", "--max-warnings", "0") },
+  { name: "typecheck", command: node(path.join(root, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", "."), together: "static" },
+  { name: "lint", command: node(path.join(root, "node_modules/eslint/bin/eslint.js"), ".", "--max-warnings", "0"), together: "static" },
   // The code as Prettier writes it (`npm run format` fixes it).
-  { name: "format", command: node(path.join(root, "node_modules/prettier/bin/prettier.cjs"), "--check", ".") },
+  { name: "format", command: node(path.join(root, "node_modules/prettier/bin/prettier.cjs"), "--check", "."), together: "static" },
   { name: "build", command: ["npm", "run", "build"] },
   { name: "unit", command: node(vitest, "run", "lib/", "workers/", "components/", "app/", "scripts/") },
   { name: "integration", command: node(vitest, "run", "tests/"), needsBuild: true },
@@ -32,8 +35,8 @@ if (unknown.length) {
 }
 const chosen = named.length ? PARTS.filter((p) => named.includes(p.name)) : PARTS;
 
-/** Runs a part with its output shown as it comes; keeps the end of it for the counts. */
-function run(part) {
+/** Runs a part with its output going to `output` (see in-order.mjs); keeps the end of it for the counts. */
+function run(part, output) {
   return new Promise((resolve) => {
     const child = spawn(part.command[0], part.command.slice(1), {
       cwd: root,
@@ -42,36 +45,50 @@ function run(part) {
     });
     let tail = "";
     const keep = (chunk) => (tail = (tail + chunk).slice(-20_000));
-    child.stdout.on("data", (d) => (process.stdout.write(d), keep(d)));
-    child.stderr.on("data", (d) => (process.stderr.write(d), keep(d)));
+    child.stdout.on("data", (d) => (output.write("out", d), keep(d)));
+    child.stderr.on("data", (d) => (output.write("err", d), keep(d)));
     child.once("error", (err) => resolve({ code: 1, output: `${tail}\n${err.message}` }));
     child.once("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output: tail }));
   });
 }
 
+const terminal = { write: (stream, chunk) => (stream === "err" ? process.stderr : process.stdout).write(chunk) };
+const shown = (arg) => (arg === process.execPath ? "node" : arg.startsWith(root) ? path.relative(root, arg) : arg);
+
 // Ctrl-C reaches the part's processes (same process group); the runner stops after the part ends.
 let interrupted = false;
 process.on("SIGINT", () => (interrupted = true));
 
+let buildFailed = false;
+/** Runs one part (or says why not) and tells how it went. */
+async function runPart(part, output) {
+  const notRun = interrupted ? "interrupted" : part.needsBuild && buildFailed ? "build failed" : null;
+  if (notRun) {
+    output.end();
+    return { name: part.name, result: "not run", note: notRun };
+  }
+  output.write("out", `\n=== ${part.name}: ${part.command.map(shown).join(" ")}\n\n`);
+  const started = Date.now();
+  const { code, output: tail } = await run(part, output);
+  output.end();
+  const skipped = code === 0 && part.skippedWhen?.exec(tail);
+  if (part.name === "build" && code !== 0) buildFailed = true;
+  return { name: part.name, result: code === 0 ? (skipped ? "skipped" : "passed") : "failed", ms: Date.now() - started, counts: countsFrom(tail), note: skipped ? skipped[1] : undefined };
+}
+
+/** The chosen parts in runs: parts that may go together and follow one another share one. */
+const runs = [];
+for (const part of chosen) {
+  const last = runs.at(-1);
+  if (part.together && last?.[0].together === part.together) last.push(part);
+  else runs.push([part]);
+}
+
 const began = Date.now();
 const outcomes = [];
-let buildFailed = false;
-for (const part of chosen) {
-  if (interrupted) {
-    outcomes.push({ name: part.name, result: "not run", note: "interrupted" });
-    continue;
-  }
-  if (part.needsBuild && buildFailed) {
-    outcomes.push({ name: part.name, result: "not run", note: "build failed" });
-    continue;
-  }
-  console.log(`\n=== ${part.name}: ${part.command.map((a) => (a === process.execPath ? "node" : a.startsWith(root) ? path.relative(root, a) : a)).join(" ")}\n`);
-  const started = Date.now();
-  const { code, output } = await run(part);
-  const skipped = code === 0 && part.skippedWhen?.exec(output);
-  const outcome = { name: part.name, result: code === 0 ? (skipped ? "skipped" : "passed") : "failed", ms: Date.now() - started, counts: countsFrom(output), note: skipped ? skipped[1] : undefined };
-  if (part.name === "build" && code !== 0) buildFailed = true;
-  outcomes.push(outcome);
+for (const parts of runs) {
+  const outputs = inOrder(parts.length, terminal);
+  outcomes.push(...(await Promise.all(parts.map((part, i) => runPart(part, outputs[i])))));
 }
 
 const { ok, text } = summarize(outcomes, Date.now() - began);

@@ -23,11 +23,17 @@ import { fillDatabase, readDataset, rowsKept, type Dataset } from "./helpers/upg
  * reach), then migrated (every row and value kept) and started by the current server (every
  * session readable, the pending question replayed to a tab, answered, and its run finished).
  * A migration added later is covered by the migrations folder alone.
+ *
+ * `npm test` starts the server from three schemas of each engine: the first (every migration on
+ * old rows), the one before the current (the usual upgrade) and the current (nothing to apply);
+ * from the others it checks the migration alone. PARLEY_UPGRADE_STARTS=all (`npm run test:long`)
+ * starts it from every schema.
  */
 
 const root = path.resolve(import.meta.dirname, "..");
 const MIGRATIONS = path.join(root, "prisma/migrations");
 const PG_URL = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
+const EVERY_START = process.env.PARLEY_UPGRADE_STARTS === "all";
 type Engine = "sqlite" | "postgresql";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -213,23 +219,42 @@ for (const { engine, skip } of engines) {
       expect(empty).toEqual([]);
     });
 
-    it.each(names.map((name, i) => [name, i + 1] as const))("from the schema of %s: every row kept, sessions readable, the pending question answered and its run finished", async (_name, count) => {
-      const { dataset, facts } = await written();
+    /** Whether the server is started on the database upgraded from the first `count` migrations (see above). */
+    const started = (count: number) => EVERY_START || count === 1 || count >= names.length - 1;
+    const schemas = names.map((name, i) => [name, i + 1] as const);
+
+    /** A database at the schema of the first `count` migrations, holding the scenario's rows cut to that schema (some in every table). */
+    async function databaseAt(count: number): Promise<{ db: Db; before: Dataset }> {
+      const { dataset } = await written();
       const db = await newDatabase(engine);
       await migrateDatabase(db.url, prefixRoot(engine, count));
       const raw = await db.raw();
       await fillDatabase(raw, dataset);
       const before = await readDataset(raw);
       await raw.close();
-      for (const [table, rows] of Object.entries(before)) expect(rows.length, `rows in ${table} at ${_name}`).toBeGreaterThan(0);
+      for (const [table, rows] of Object.entries(before)) expect(rows.length, `rows in ${table} at ${names[count - 1]}`).toBeGreaterThan(0);
+      return { db, before };
+    }
 
-      // The migration alone: every row, and every value of every column the row had.
-      const copy = await db.copy();
-      const result = await migrateDatabase(copy.url, MIGRATIONS);
+    /** The migration alone: the later migrations applied, every row kept with every value of every column it had. */
+    async function expectMigratedKeepingEverything(db: Db, before: Dataset, count: number) {
+      const result = await migrateDatabase(db.url, MIGRATIONS);
       expect(result.applied).toEqual(names.slice(count));
-      const migrated = await copy.raw();
+      const migrated = await db.raw();
       expect(await rowsKept(before, migrated, { values: true })).toEqual([]);
       await migrated.close();
+    }
+
+    it.each(schemas.filter(([, count]) => !started(count)))("from the schema of %s: every row and value kept by the migration", async (_name, count) => {
+      const { db, before } = await databaseAt(count);
+      await expectMigratedKeepingEverything(db, before, count);
+    });
+
+    it.each(schemas.filter(([, count]) => started(count)))("from the schema of %s: every row kept, sessions readable, the pending question answered and its run finished", async (_name, count) => {
+      const { dataset, facts } = await written();
+      const { db, before } = await databaseAt(count);
+      const copy = await db.copy();
+      await expectMigratedKeepingEverything(copy, before, count);
       await copy.drop();
 
       // The current server on the database itself.

@@ -1,0 +1,7 @@
+export interface Sink {
+  write(stream: "out" | "err", chunk: string | Buffer): void;
+}
+export interface Output extends Sink {
+  end(): void;
+}
+export function inOrder(count: number, sink: Sink): Output[];
