@@ -15,10 +15,20 @@ process.env.PARLEY_E2E_WORKSPACE ??= `${process.env.PARLEY_E2E_DB}.workspace`;
 // The signed-in browser state (globalSetup writes it; test-results/ is emptied before globalSetup runs).
 const storageState = path.join(import.meta.dirname, "test-results/.auth/signed-in.json");
 
+const CHROMIUM = {
+  ...devices["Desktop Chrome"],
+  launchOptions: {
+    executablePath: chromium,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  },
+};
+const ALONE = ["**/several-nodes.spec.ts", "**/restart.spec.ts", "**/sign-in.spec.ts"];
+
 export default defineConfig({
   testDir: "e2e",
+  // Two spec files at a time (the tests of a file run in order), each on its own chats against the one server.
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
@@ -32,16 +42,9 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   projects: [
-    {
-      name: "chromium",
-      use: {
-        ...devices["Desktop Chrome"],
-        launchOptions: {
-          executablePath: chromium,
-          args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-        },
-      },
-    },
+    { name: "chromium", use: CHROMIUM, testIgnore: ALONE },
+    // After the others, one at a time: these start, kill and restart servers (and a cluster) of their own.
+    { name: "chromium, alone", use: CHROMIUM, testMatch: ALONE, dependencies: ["chromium"], workers: 1 },
   ],
   webServer: {
     // The production build (npm run test:e2e builds first).

@@ -15,11 +15,12 @@ const node = (...args) => [process.execPath, ...args];
 // Parts with the same `together` that follow one another run at once (each reads the code and
 // writes nothing the others read); their output is still shown one part after the other.
 const PARTS = [
+  // Next's own type check is left to the typecheck part, which runs after the build so that it sees the route types the build writes (.next/types).
+  { name: "build", command: ["npm", "run", "build"], env: { PARLEY_BUILD_TYPECHECKED: "1" } },
   { name: "typecheck", command: node(path.join(root, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", "."), together: "static" },
   { name: "lint", command: node(path.join(root, "node_modules/eslint/bin/eslint.js"), ".", "--max-warnings", "0"), together: "static" },
   // The code as Prettier writes it (`npm run format` fixes it).
   { name: "format", command: node(path.join(root, "node_modules/prettier/bin/prettier.cjs"), "--check", "."), together: "static" },
-  { name: "build", command: ["npm", "run", "build"] },
   { name: "unit", command: node(vitest, "run", "lib/", "workers/", "components/", "app/", "scripts/") },
   { name: "integration", command: node(vitest, "run", "tests/"), needsBuild: true },
   // Skips with its reason (exit 0) when no PostgreSQL answers.
@@ -41,7 +42,7 @@ function run(part, output) {
     const child = spawn(part.command[0], part.command.slice(1), {
       cwd: root,
       stdio: ["inherit", "pipe", "pipe"],
-      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stdout.isTTY ? "1" : "0") },
+      env: { ...process.env, ...part.env, FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stdout.isTTY ? "1" : "0") },
     });
     let tail = "";
     const keep = (chunk) => (tail = (tail + chunk).slice(-20_000));
