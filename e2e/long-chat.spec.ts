@@ -23,6 +23,13 @@ const topOf = (page: Page, text: string) =>
     return el ? el.getBoundingClientRect().top - scroller.getBoundingClientRect().top : null;
   }, text);
 
+/**
+ * Waits until a frame has been painted: a page of history above the view is laid out at estimated sizes
+ * until the next frame renders the items near the view (content-visibility), and the transcript puts the
+ * message read back in place then, before that frame is painted. What the reader sees is the painted frame.
+ */
+const painted = (page: Page) => page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+
 const scrollTranscript = (page: Page, to: "top" | "bottom") =>
   page.getByTestId("transcript").evaluate((el, to) => {
     el.scrollTop = to === "top" ? 0 : el.scrollHeight;
@@ -57,6 +64,7 @@ test.describe("a long chat", () => {
     expect(await tab.messages().count()).toBe(firstCount);
     release();
     await expect.poll(() => tab.messages().count()).toBeGreaterThan(firstCount);
+    await painted(page);
     expect(Math.abs((await topOf(page, reading))! - before)).toBeLessThanOrEqual(2);
     expect(await page.getByTestId("transcript").evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
 
