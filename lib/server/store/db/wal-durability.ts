@@ -42,7 +42,7 @@ export function walDurability(sync: () => Promise<void>, release: () => Promise<
     running = sync()
       .then(
         () => {
-          synced = Math.max(synced, upTo);
+          synced = upTo;
           settleUpTo(upTo, (w) => w.resolve());
         },
         (err: unknown) => settleUpTo(upTo, (w) => w.reject(err)),

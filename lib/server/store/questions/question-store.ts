@@ -140,12 +140,10 @@ export function createQuestionStore(db: Db) {
   return {
     /**
      * A question and its journal entry, stored together while its run holds `epoch`; the question as
-     * stored, without reading it back.
-     */
-    /**
-     * Stores a question of a run this node still holds, with its journal entry, in one transaction;
-     * `withinLimit` is told how many questions the run has asked so far (it throws to refuse this one).
-     * The root of the run's tree is read there when the caller does not know it.
+     * stored, without reading it back. `withinLimit` is told, in the same transaction, how many
+     * questions count against the run's limit so far (every question and approval a person was
+     * asked, not those a rule settled at once); it throws to refuse this one. The root of the run's
+     * tree is read there when the caller does not know it.
      */
     async insert(q: NewQuestion & { rootRunId: string | null }, epoch?: HeldEpoch, withinLimit?: (asked: number) => void): Promise<Question> {
       const row = questionRow(q);
@@ -194,7 +192,6 @@ export function createQuestionStore(db: Db) {
     /** Claim-once: true for the one caller whose conditional update moved the question out of pending. */
     claim: async (id: string, closing: Closing, tx: Pick<SqlTx, "changes"> = exec): Promise<boolean> => (await tx.changes(Q.claim, { id, ...closingData(closing) })) === 1,
 
-    /** What counts against a run's question limit: every question and approval a person was asked (not those a rule settled at once). */
     /** A session's pending approvals, read inside a transaction. */
     pendingApprovalsIn: async (tx: SqlTx, sessionId: string): Promise<Question[]> => (await tx.rows(Q.pendingApprovalsInSession, { sessionId })).map(withRoot),
 

@@ -138,9 +138,9 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
     /**
      * Inserts a run, counted as started once (it goes to a worker at once); `alongWith` writes what
-     * belongs to the same command in the same transaction.
+     * belongs to the same command in the same transaction. `committed` hears of the run as soon as
+     * its commit is made, before that is durable (its worker may start meanwhile).
      */
-    /** Stores a new run; `committed` hears of it as soon as its commit is made, before that is durable (its worker may start meanwhile). */
     async create(run: NewRun, alongWith?: (tx: SqlTx) => Promise<unknown>, committed?: (run: Run) => void): Promise<Run> {
       try {
         return await exec.transaction(
