@@ -12,6 +12,7 @@ import { Redis } from "ioredis";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Server } from "socket.io";
+import { stampedPiece } from "../workers/test-functions/probes";
 
 if (!process.send) throw new Error("bench-kit-relay.ts runs as a forked child: fork(it, [redisUrl?])");
 const redisUrl = process.argv[2];
@@ -31,7 +32,7 @@ process.on("message", (m: { stream: number; delayMs: number }) => {
   void (async () => {
     let at = 0;
     for (let i = 0; i < m.stream; i++) {
-      const delta = `t${process.hrtime.bigint()} `;
+      const delta = stampedPiece();
       io.to("session").emit("chunk", { sessionId: "session", runId: "run", seq: 0, at, delta });
       at += delta.length;
       await sleep(m.delayMs);

@@ -7,6 +7,7 @@ import { execSync, fork, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { io, type Socket } from "socket.io-client";
+import { childrenOf } from "./bench-kit";
 
 export type SwarmCommand = { type: "open"; group: string; kind: "app" | "relay"; url: string; count: number; token?: string; sessionId?: string } | { type: "quiet"; ms: number } | { type: "close" };
 export type SwarmReport =
@@ -162,7 +163,7 @@ export function cpuMs(pids: number[]): number {
   };
   for (const pid of pids) {
     add(pid);
-    for (const child of execSync(`ps -o pid= --ppid ${pid} || true`).toString().split("\n").map(Number).filter(Boolean)) add(child);
+    for (const child of childrenOf(pid)) add(child);
   }
   return ticks * (1000 / CLOCK_TICKS);
 }

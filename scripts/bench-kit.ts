@@ -100,10 +100,13 @@ function rssKb(pid: number): number {
   }
 }
 
+/** The pids of a process's children (a server's workers). */
+export const childrenOf = (pid: number): number[] => execSync(`ps -o pid= --ppid ${pid} || true`).toString().split("\n").map(Number).filter(Boolean);
+
 /** RSS of the server and of its worker processes (its children), MB. */
 export function memory(server: ServerProcess) {
   const pid = server.child.pid!;
-  const children = execSync(`ps -o pid= --ppid ${pid} || true`).toString().split("\n").map(Number).filter(Boolean);
+  const children = childrenOf(pid);
   const serverMb = rssKb(pid) / 1024;
   const workersMb = children.reduce((sum, c) => sum + rssKb(c), 0) / 1024;
   return { serverMb, workers: children.length, workersMb, totalMb: serverMb + workersMb };

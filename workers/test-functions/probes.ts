@@ -218,7 +218,8 @@ export function streamText(words: number): string[] {
   return pieces;
 }
 
-/** A piece of a `stamped` stream: the worker's monotonic clock (process.hrtime.bigint(), ns) as it sends it. */
+/** A piece of a `stamped` stream: the monotonic clock (process.hrtime.bigint(), ns) as it is sent; STAMPED_PIECE reads it back. */
+export const stampedPiece = (): string => `t${process.hrtime.bigint()} `;
 export const STAMPED_PIECE = /^t(\d+) $/;
 
 /**
@@ -236,7 +237,7 @@ export const stream = defineAgentFunction({
     const pieces = stamped ? null : streamText(count);
     try {
       for (let i = 0; i < (pieces ? pieces.length : count); i++) {
-        reply.append(pieces ? pieces[i]! : `t${process.hrtime.bigint()} `);
+        reply.append(pieces ? pieces[i]! : stampedPiece());
         await rt.sleep(delayMs);
       }
     } finally {
