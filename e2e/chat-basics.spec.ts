@@ -1,7 +1,7 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { draftKey } from "../lib/client/drafts";
 import { MAX_MESSAGE_CHARS } from "../lib/protocol/rest";
+import { seriousViolations } from "./axe";
 import { Api, ChatPage } from "./chat-page";
 
 /** The basics around the card (issue 11): drafts, the transcript, attention, the phone layout, accessibility. */
@@ -210,13 +210,7 @@ test.describe("the chat around the card", () => {
     // The card is announced and takes the focus; when it goes, the focus returns to the input.
     await expect(tab.page.getByRole("region", { name: /What would you like to drink\?/ })).toBeVisible();
     await expect.poll(() => tab.page.evaluate(() => Boolean(document.activeElement?.closest('[data-testid="question-card"]')))).toBe(true);
-    // Every rule; violations only, run in the page itself (it has no frames): the same findings, several times faster.
-    const results = await new AxeBuilder({ page: tab.page })
-      .options({ resultTypes: ["violations"] })
-      .setLegacyMode(true)
-      .analyze();
-    const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+    expect(await seriousViolations(tab.page, { rules: "all" })).toEqual([]);
     await tab.option("Espresso").click();
     await tab.expectNoCard();
     await expect(tab.page.getByTestId("composer-input")).toBeFocused();

@@ -1,5 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Locator, type Page } from "@playwright/test";
+import { seriousViolations } from "./axe";
 import { Api, ChatPage } from "./chat-page";
 
 /** Issue 11: forms instead of JSON (item 2) and a question card made for people (item 5). */
@@ -33,10 +33,7 @@ const field = (page: Page, name: string) => page.locator(`[data-testid="form-inp
 const fieldError = (page: Page, name: string) => page.locator(`[data-testid="form-field-error"][data-field="${name}"]`);
 
 /** axe's serious and critical findings on the open card (none expected). */
-async function axeOnCard(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).include('[data-testid="question-card"]').analyze();
-  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
-}
+const axeOnCard = (page: Page) => seriousViolations(page, { within: '[data-testid="question-card"]', rules: "all" });
 
 async function shot(target: Page | Locator, kind: string) {
   await target.screenshot({ path: test.info().outputPath(`card-${kind}.png`) });

@@ -1,6 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import type { PushDevices } from "../lib/protocol/push";
+import { seriousViolations } from "./axe";
 import { Api, ChatPage } from "./chat-page";
 import { devtoolsPusher } from "./devtools-push";
 import { ENDPOINT, fakePushManager, KEY } from "./push-fakes";
@@ -155,10 +155,7 @@ async function fakePushRoutes(page: Page, sessionId: string) {
   return { state, posted };
 }
 
-async function seriousAxe(page: Page) {
-  const results = await new AxeBuilder({ page }).include('[data-testid="notify-panel"]').analyze();
-  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(", ")}`);
-}
+const seriousAxe = (page: Page) => seriousViolations(page, { within: '[data-testid="notify-panel"]', rules: "all" });
 
 test.describe("Notify this device", () => {
   test("subscribes this browser under a name, lists the devices, removes this one (unsubscribing), mutes the chat", async ({ context, request }) => {

@@ -31,7 +31,7 @@ async function expectFine(request: APIRequestContext, state: UiState, axeWithin?
   for (const [screen, page] of Object.entries(tabs)) {
     await page.goto(path);
     await state.reach(page);
-    for (const line of await seriousViolations(page, axeWithin)) found.push(`${screen}, axe: ${line}`);
+    for (const line of await seriousViolations(page, { within: axeWithin })) found.push(`${screen}, axe: ${line}`);
     if (page === tabs.phone) for (const problem of await phoneProblems(page)) found.push(`phone at 360 px: ${problem}`);
   }
   await state.cleanup?.(request);
