@@ -557,26 +557,55 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
 });
 
 describe("a run's start while its commit is made durable (SQLite at FULL)", () => {
-  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("its worker starts before the WAL is synced; the start answers once it is", async () => {
-    const held: Array<() => void> = [];
-    let holding = false;
-    const own = await startFakeParley({ syncWal: () => (holding ? new Promise<void>((resolve) => held.push(resolve)) : Promise.resolve()) });
+  /** A fake Parley whose WAL syncs wait for the test while `hold.on`. */
+  async function holding() {
+    const hold = { on: false, held: [] as Array<() => void> };
+    const own = await startFakeParley({ syncWal: () => (hold.on ? new Promise<void>((resolve) => hold.held.push(resolve)) : Promise.resolve()) });
+    const release = () => {
+      hold.on = false;
+      for (const r of hold.held.splice(0)) r();
+    };
+    return { own, hold, release };
+  }
+
+  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("a Stop that comes before the run's commit is durable stops the run once it is: cancelled, and the stop says stopped", async () => {
+    const { own, hold, release } = await holding();
     try {
       const session = await own.parley.sessions.createSession();
-      holding = true;
+      hold.on = true;
+      const starting = own.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
+      const told = await until(() => own.pool.created.flatMap((w) => w.sentOf("run.start").map((m) => ({ w, m })))[0]);
+      const stopping = own.parley.runs.stopRun({ id: told.m.runId });
+      expect(hold.held.length).toBeGreaterThan(0);
+      release();
+      expect((await starting).id).toBe(told.m.runId);
+      await until(() => told.w.sentOf("run.cancel").length === 1);
+      finished(told.w, told.m.runId, "cancelled");
+      const stopped = await stopping;
+      expect(stopped).toMatchObject({ status: "cancelled" });
+      expect(stopped.receipt).toMatchObject({ outcome: "stopped", apply_state: "applied" });
+    } finally {
+      release();
+      await own.close();
+    }
+  });
+
+  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("its worker starts before the WAL is synced; the start answers once it is", async () => {
+    const { own, hold, release } = await holding();
+    try {
+      const session = await own.parley.sessions.createSession();
+      hold.on = true;
       let answered = false;
       const starting = own.parley.runs.startRun({ sessionId: session.id, functionName: "f" }).then((run) => ((answered = true), run));
       const told = await until(() => own.pool.created.flatMap((w) => w.sentOf("run.start"))[0]);
-      expect(held.length).toBeGreaterThan(0);
+      expect(hold.held.length).toBeGreaterThan(0);
       expect(answered).toBe(false);
-      holding = false;
-      for (const release of held.splice(0)) release();
+      release();
       const run = await starting;
       expect(told.runId).toBe(run.id);
       expect(run.status).toBe("running");
     } finally {
-      holding = false;
-      for (const release of held.splice(0)) release();
+      release();
       await own.close();
     }
   });
