@@ -22,7 +22,12 @@ const CHROMIUM = {
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   },
 };
-const ALONE = ["**/several-nodes.spec.ts", "**/restart.spec.ts", "**/sign-in.spec.ts"];
+/**
+ * Specs that start, kill and restart servers (and a cluster) of their own, and those that time the
+ * keys a person types against a card's key guard (bursts under a second apart, 700 ms of settling:
+ * beside another spec, the keystrokes' own timing slips): after the others, one at a time.
+ */
+const ALONE = ["**/several-nodes.spec.ts", "**/restart.spec.ts", "**/sign-in.spec.ts", "**/approvals.spec.ts", "**/question-card.spec.ts"];
 
 export default defineConfig({
   testDir: "e2e",
@@ -43,7 +48,6 @@ export default defineConfig({
   },
   projects: [
     { name: "chromium", use: CHROMIUM, testIgnore: ALONE },
-    // After the others, one at a time: these start, kill and restart servers (and a cluster) of their own.
     { name: "chromium, alone", use: CHROMIUM, testMatch: ALONE, dependencies: ["chromium"], workers: 1 },
   ],
   webServer: {
