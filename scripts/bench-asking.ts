@@ -7,12 +7,14 @@
  * shown) beside raw better-sqlite3 one-row commits per second with the app's `synchronous`, as a
  * ratio; and runs started, asked and parked (no run live, every question pending) per second.
  * Prints figures; asserts nothing.
- * Usage: npm run build && npm run bench:asking [-- --runs 200 --clients 16 --park-ms 200 --limit-s 300 --session-per-run]
+ * Measured after a warm-up (--warm runs in a chat of their own, all parked, and a page served so
+ * that Next has loaded): a server's steady rate, not its first seconds (--warm 0 measures from start).
+ * Usage: npm run build && npm run bench:asking [-- --runs 200 --clients 16 --park-ms 200 --warm 200 --limit-s 300 --session-per-run]
  */
 import { parseArgs } from "node:util";
 import { io } from "socket.io-client";
 import { api, appSynchronous, fmt, health, machine, percentile, rawCommits, startRuns, withServer } from "./bench-kit";
-import { TEST_TOKEN } from "../tests/helpers/server-process";
+import { authHeaders, TEST_TOKEN, type ServerProcess } from "../tests/helpers/server-process";
 
 const { values } = parseArgs({
   options: {
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     clients: { type: "string" },
     "park-ms": { type: "string" },
     "limit-s": { type: "string", default: "300" },
+    warm: { type: "string", default: "200" },
     "session-per-run": { type: "boolean", default: false },
   },
 });
@@ -27,12 +30,14 @@ const SESSION_PER_RUN = values["session-per-run"];
 const RUNS = Number(values.runs);
 const CLIENTS = Number(values.clients ?? RUNS);
 const LIMIT_MS = Number(values["limit-s"]) * 1000;
+const WARM = Number(values.warm);
 const env: Record<string, string> = values["park-ms"] === undefined ? {} : { PARLEY_PARK_AFTER_MS: values["park-ms"] };
 
-const settings = `${CLIENTS === RUNS ? "all at once" : `${CLIENTS} clients`}, ${values["park-ms"] === undefined ? "default settings" : `park delay ${values["park-ms"]} ms`}${SESSION_PER_RUN ? ", a new session for each run" : ""}`;
+const settings = `${CLIENTS === RUNS ? "all at once" : `${CLIENTS} clients`}, ${values["park-ms"] === undefined ? "default settings" : `park delay ${values["park-ms"]} ms`}${SESSION_PER_RUN ? ", a new session for each run" : ""}${WARM > 0 ? `, after ${WARM} warm-up runs` : ", from start"}`;
 console.log(`\n${RUNS} runs asking (${settings}; production server; ${machine()})`);
 const raw = rawCommits(appSynchronous());
 await withServer(env, async (server) => {
+  const warmed = await warmUp(server);
   const session = await api<{ id: string }>(server, "/api/sessions", { title: "bench" });
   const socket = io(server.url, { transports: ["websocket"], reconnection: false, auth: { token: TEST_TOKEN } });
   const askedAt = new Map<string, number>();
@@ -51,7 +56,7 @@ await withServer(env, async (server) => {
   if (SESSION_PER_RUN) {
     // The socket sees only its own session's cards: the questions pending are counted instead (each when the count first includes it).
     for (let pending = 0; pending < started.length && performance.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
-      const now = (await health(server)).pendingQuestions;
+      const now = (await health(server)).pendingQuestions - warmed;
       for (const s of started.slice(pending, now)) askedAt.set(s.runId!, performance.now());
       pending = Math.max(pending, now);
     }
@@ -60,7 +65,7 @@ await withServer(env, async (server) => {
   let parkedAt: number | undefined;
   while (performance.now() < deadline) {
     const h = await health(server);
-    if (h.liveRuns === 0 && h.pendingQuestions >= started.length) {
+    if (h.liveRuns === 0 && h.pendingQuestions >= warmed + started.length) {
       parkedAt = performance.now();
       break;
     }
@@ -88,3 +93,17 @@ await withServer(env, async (server) => {
   );
   if (refused) console.log(`  ${refused} start requests refused: ${[...new Set(starts.filter((s) => s.status !== 201).map((s) => s.status))].join(", ")}`);
 });
+
+/** Starts WARM runs in a chat of their own and waits until all are parked, and has Next serve a page: answers how many questions they left pending. */
+async function warmUp(server: ServerProcess): Promise<number> {
+  if (WARM === 0) return 0;
+  await fetch(`${server.url}/`, { headers: authHeaders() }).then((r) => r.arrayBuffer());
+  const session = await api<{ id: string }>(server, "/api/sessions", { title: "warm-up" });
+  const starts = await startRuns(server, session.id, WARM, CLIENTS, (i) => ({ prompt: `Warm-up ${i + 1}?`, options: ["ok"] }));
+  const started = starts.filter((s) => s.status === 201).length;
+  for (const deadline = performance.now() + LIMIT_MS; performance.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
+    const h = await health(server);
+    if (h.liveRuns === 0 && h.pendingQuestions >= started) return h.pendingQuestions;
+  }
+  throw new Error(`the ${WARM} warm-up runs did not all park within ${fmt(LIMIT_MS / 1000, 0)} s`);
+}

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { ProxyTrust } from "../access/client-address";
+import type { RouteRequest } from "./route-request";
 
 /** The client of a request as the gate reads it (client-address.ts): its address and whether it came over HTTPS. */
 export interface GatedClient {
@@ -23,7 +24,7 @@ export function settleForwardedHeaders(req: IncomingMessage, client: GatedClient
 }
 
 /** In a route handler: whether the client came over HTTPS, as the gate settled it. */
-export const cameOverHttps = (req: Request): boolean => req.headers.get("x-forwarded-proto") === "https";
+export const cameOverHttps = (req: Pick<RouteRequest, "headers">): boolean => req.headers.get("x-forwarded-proto") === "https";
 
 /** In a route handler: the client's address, as the gate settled it (what rate limits count by). */
-export const clientAddressOf = (req: Request): string => req.headers.get("x-forwarded-for") ?? "unknown";
+export const clientAddressOf = (req: Pick<RouteRequest, "headers">): string => req.headers.get("x-forwarded-for") ?? "unknown";

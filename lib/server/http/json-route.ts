@@ -6,6 +6,7 @@ import { getParley } from "../registry";
 import { PRINCIPAL_HEADERS } from "./principal-headers";
 import type { Parley } from "../app";
 import { log } from "../log";
+import { fromFetchRequest, type RouteRequest } from "./route-request";
 
 type Params = Record<string, string | string[] | undefined>;
 
@@ -28,11 +29,18 @@ export interface Caller {
   };
 }
 
-type Handler<P extends Params> = (args: { req: Request; params: P; parley: Parley; caller: Caller }) => Promise<unknown>;
-type PublicHandler<P extends Params> = (args: { req: Request; params: P; parley: Parley; caller: Caller | null }) => Promise<unknown>;
+type Handler<P extends Params> = (args: { req: RouteRequest; params: P; parley: Parley; caller: Caller }) => Promise<unknown>;
+type PublicHandler<P extends Params> = (args: { req: RouteRequest; params: P; parley: Parley; caller: Caller | null }) => Promise<unknown>;
+
+/** A route's answer: JSON data with its status, or a Response the handler made itself. */
+export type RouteReply = { status: number; data: unknown } | Response;
+/** A route as the direct path calls it (direct-routes.ts): no WHATWG Request or Response on the way. */
+export type DirectHandler = (req: RouteRequest, params: Params) => Promise<RouteReply>;
+/** A Next route handler that the direct path can also call without Next. */
+export type JsonRouteHandler<P extends Params> = ((req: Request, ctx: { params: Promise<P> }) => Promise<Response>) & { direct: DirectHandler };
 
 /** The caller named by the gate's headers (server.ts strips any a client sends). */
-function callerOf(req: Request, parley: Parley): Caller | null {
+function callerOf(req: RouteRequest, parley: Parley): Caller | null {
   const ownerId = req.headers.get(PRINCIPAL_HEADERS.owner);
   const via = req.headers.get(PRINCIPAL_HEADERS.via) as WhoAmI["via"] | null;
   if (!ownerId || !via) return null;
@@ -61,7 +69,7 @@ function callerOf(req: Request, parley: Parley): Caller | null {
  * Adapts a handler to a Next route: reaches the services, maps AppError codes to HTTP statuses
  * and user-safe bodies (`{ error: { code, message } }`); unexpected errors are logged, never sent.
  */
-export function jsonRoute<P extends Params = Params>(handler: Handler<P>, { status = 200 }: { status?: number } = {}) {
+export function jsonRoute<P extends Params = Params>(handler: Handler<P>, { status = 200 }: { status?: number } = {}): JsonRouteHandler<P> {
   return publicJsonRoute<P>(
     async (args) => {
       if (!args.caller) throw new AppError("unauthorized", "Sign in first: open the URL the server printed at start, or send Authorization: Bearer <token>.");
@@ -72,19 +80,23 @@ export function jsonRoute<P extends Params = Params>(handler: Handler<P>, { stat
 }
 
 /** A route answered without a credential (health, sign-in); `caller` is null when there is none. */
-export function publicJsonRoute<P extends Params = Params>(handler: PublicHandler<P>, { status = 200, headers }: { status?: number; headers?: (data: unknown) => HeadersInit } = {}) {
-  return async (req: Request, ctx: { params: Promise<P> }): Promise<Response> => {
+export function publicJsonRoute<P extends Params = Params>(handler: PublicHandler<P>, { status = 200 }: { status?: number } = {}): JsonRouteHandler<P> {
+  const direct = async (req: RouteRequest, params: Params): Promise<RouteReply> => {
     try {
       const parley = getParley();
-      const data = await handler({ req, params: await ctx.params, parley, caller: callerOf(req, parley) });
-      if (data instanceof Response) return data;
-      return Response.json(data, { status, headers: headers?.(data) });
+      const data = await handler({ req, params: params as P, parley, caller: callerOf(req, parley) });
+      return data instanceof Response ? data : { status, data };
     } catch (err) {
       const error = AppError.from(err);
       if (error.code === "internal") log.error({ err }, `[http] ${req.method} ${new URL(req.url).pathname} failed`);
-      return errorResponse(error.toWire(), error.status);
+      return { status: error.status, data: { error: error.toWire() } };
     }
   };
+  const viaNext = async (req: Request, ctx: { params: Promise<P> }): Promise<Response> => {
+    const reply = await direct(fromFetchRequest(req), await ctx.params);
+    return reply instanceof Response ? reply : Response.json(reply.data, { status: reply.status });
+  };
+  return Object.assign(viaNext, { direct });
 }
 
 /** Refuses a caller who is not an administrator (`forbidden`). */
@@ -97,10 +109,11 @@ export function errorResponse(error: WireError, status: number): Response {
 }
 
 /** Reads a JSON body with a size limit (413), a syntax check (400) and a schema check (400). */
-export async function readJson<T extends z.ZodType>(req: Request, schema: T, { optional = false } = {}): Promise<z.infer<T>> {
+export async function readJson<T extends z.ZodType>(req: RouteRequest, schema: T, { optional = false } = {}): Promise<z.infer<T>> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const text = await readLimited(req, MAX_BODY_BYTES);
+  const text = await req.bodyText(MAX_BODY_BYTES);
+  if (text === null) throw tooLarge();
   let data: unknown;
   if (text.trim() === "" && optional) data = {};
   else {
@@ -117,24 +130,6 @@ export async function readJson<T extends z.ZodType>(req: Request, schema: T, { o
 }
 
 const tooLarge = () => new AppError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-
-async function readLimited(req: Request, limit: number): Promise<string> {
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 export function one(value: string | string[] | undefined): string {
   return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");

@@ -1,4 +1,5 @@
 import { SURFACE_HEADER } from "../../protocol/rest";
+import type { RouteRequest } from "./route-request";
 
 /** Where a REST answer is recorded as given from: a notification's button says so (`X-Parley-Surface: push`), anything else is REST. */
-export const replySurfaceOf = (req: Request): "push" | "rest" => (req.headers.get(SURFACE_HEADER) === "push" ? "push" : "rest");
+export const replySurfaceOf = (req: Pick<RouteRequest, "headers">): "push" | "rest" => (req.headers.get(SURFACE_HEADER) === "push" ? "push" : "rest");
