@@ -85,6 +85,29 @@ describe("the database client", () => {
     await direct.close();
   });
 
+  it("FULL: a transaction that changed no row syncs nothing, and is heard once the commits before it are durable", async () => {
+    const syncs: Array<() => void> = [];
+    const direct = openSqlite(file, { synchronous: "FULL", busyTimeoutMs: 1_000, syncWal: () => new Promise<void>((resolve) => syncs.push(resolve)) });
+    const untouched = () => direct.prepare("UPDATE ChatSession SET title = 'x' WHERE id = 'nobody'").run();
+    const heard: string[] = [];
+    // Nothing before it: heard at once, no sync.
+    await direct.transaction(untouched);
+    expect(syncs).toHaveLength(0);
+    const written = direct
+      .transaction(() => direct.prepare(`INSERT INTO ChatSession (id, ownerId, title, createdAt, updatedAt) VALUES ('w', 'local', 'w', 0, 0)`).run())
+      .then(() => heard.push("written"));
+    await expect.poll(() => syncs.length).toBe(1);
+    // After a commit not yet durable: it waits for that commit's sync, and asks for no other.
+    const nothing = direct.transaction(untouched).then(() => heard.push("nothing"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(heard).toEqual([]);
+    syncs.shift()!();
+    await Promise.all([written, nothing]);
+    expect(heard).toEqual(["written", "nothing"]);
+    expect(syncs).toHaveLength(0);
+    await direct.close();
+  });
+
   it("waits for another process's 3 s write lock without blocking the event loop, and writes once it is released", async () => {
     db = await createDb(`file:${file}`);
     await newSession("warm-up");

@@ -123,6 +123,8 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     handle.prepare(text),
   );
   const control = (statement: BetterSqlite3.Statement) => (observer.query("write"), statement.run());
+  // Rows changed by this connection so far (never rolled back): a batch that changed none wrote nothing to the WAL (the store runs no DDL here).
+  const totalChanges = handle.prepare("SELECT total_changes()").pluck();
 
   /** A work inside the open transaction, in a savepoint of its own: its throw rolls back only what it wrote. */
   async function inSavepoint<T>(work: () => T | Promise<T>): Promise<T> {
@@ -160,6 +162,7 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
     let outcomes: Array<{ value: unknown } | { error: unknown }> = [];
     let kept: Promise<void> | undefined;
     try {
+      const changesBefore = totalChanges.get() as number;
       await busy.run(async () => control(begin!), { deadline });
       observer.transaction();
       openTransaction = new Promise((resolve) => (ended = resolve));
@@ -170,8 +173,10 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
             (error: unknown) => ({ error }),
           ),
         );
+      const wrote = totalChanges.get() !== changesBefore;
       control(commit!);
-      kept = durability?.committed();
+      // A batch that wrote nothing has nothing to sync: its callers wait only for the commits before it.
+      kept = wrote ? durability?.committed() : (durability?.settled() ?? undefined);
       outcomes = outcomes.map((outcome, i) => {
         if ("error" in outcome) return outcome;
         try {
