@@ -93,6 +93,8 @@ interface NewQuestion {
   spec: QuestionSpec;
   /** The lease epoch the asking run's node holds: the insert changes nothing (RunLeaseLost) once another node took the run over. */
   epoch?: HeldEpoch;
+  /** Written in the question's transaction when it is stored pending (not settled at once by a rule). */
+  whilePending?: (tx: SqlTx) => Promise<void>;
 }
 
 /** What an answer changed besides its own question. */
@@ -371,7 +373,7 @@ export function createQuestionService({
     settle,
 
     /** Stores a question the run asked, with its journal entry, after the run's policy allows it. */
-    async create({ id, run, seq, digest, spec, epoch }: NewQuestion): Promise<Question> {
+    async create({ id, run, seq, digest, spec, epoch, whilePending }: NewQuestion): Promise<Question> {
       if (spec.prompt.length > run.policy.maxPromptChars) {
         throw new AppError("prompt_too_long", `The prompt has ${spec.prompt.length} characters; this run allows at most ${run.policy.maxPromptChars}.`);
       }
@@ -408,6 +410,7 @@ export function createQuestionService({
             throw new AppError("max_requests_exceeded", `This run may ask at most ${run.policy.maxRequests} questions; this would be question ${asked + 1}.`);
           }
         },
+        decided ? undefined : whilePending,
       );
       if (decided) announce(question);
       else {

@@ -27,11 +27,16 @@ export class ActiveClock {
     this.budget = this.clock.setTimeout(this.onOver, Math.max(0, this.limitMs() - this.base));
   }
 
-  /** Stops the clock: the time it ran (not yet stored), or null when it was not running. */
-  stop(): number | null {
+  /** The time it has run until `at` since it last started, without stopping it; null when it is not running. */
+  runningUntil(at: number): number | null {
+    return this.since === null ? null : Math.max(0, at - this.since);
+  }
+
+  /** Stops the clock (at `at`, by default now): the time it ran (not yet stored), or null when it was not running. */
+  stop(at = this.clock.now()): number | null {
     if (this.since === null) return null;
     this.clock.clearTimeout(this.budget);
-    const elapsed = this.clock.now() - this.since;
+    const elapsed = Math.max(0, at - this.since);
     this.since = null;
     this.base += elapsed;
     return elapsed;

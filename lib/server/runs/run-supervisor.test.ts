@@ -82,6 +82,17 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
     expect((await fx.parley.runs.getRun({ id: run.id })).activeMs).toBe(500);
   });
 
+  it("a question and its run's move to waiting_input are one commit: announced, the run already waits, its time until the question stored", async () => {
+    const { run, worker } = await start();
+    fx.clock.advance(300);
+    const seenAtAnnounce = new Promise<{ status: string; activeMs: number }>((resolve) => fx.parley.events.once("question.asked", () => void fx.parley.runs.getRun({ id: run.id }).then(resolve)));
+    await ask(worker, run.id);
+    expect(await seenAtAnnounce).toMatchObject({ status: "waiting_input", activeMs: 300 });
+    // Time the run spends waiting is not counted, whenever the supervisor hears the question was stored.
+    fx.clock.advance(200);
+    expect((await fx.parley.runs.getRun({ id: run.id })).activeMs).toBe(300);
+  });
+
   describe("finish and stop", () => {
     it("finish, then stop: the run keeps succeeded with its result, and the stop does not claim it", async () => {
       const { run, worker } = await start();

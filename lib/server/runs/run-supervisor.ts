@@ -11,6 +11,7 @@ import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker
 import { ActiveClock } from "./active-clock";
 import { checkMove, holdsWorker, isGone, type EndHow, type RunState, type RunStateKind, type StateOf, type StopIntent, type WorkerLink, type WorkerState } from "./run-lifecycle";
 import type { FinalOutcome, RunStore } from "../store/runs/run-store";
+import type { SqlTx } from "../store/sql-executor";
 import type { LeaseTake, RunLeases } from "../cluster/run-leases";
 import { isRunLeaseLost, type HeldEpoch } from "../cluster/lease-fence";
 import { log } from "../log";
@@ -442,6 +443,15 @@ export class RunSupervisor {
     }
     const stored = this.ctx.metrics.time("question.create");
     let asked: Question;
+    // A run that waits on the question moves to waiting_input in the question's own transaction, its active time stopped as the question is stored.
+    let waitingSince: { at: number; run: Run | null } | undefined;
+    const whilePending =
+      state.kind === "parking"
+        ? undefined
+        : async (tx: SqlTx) => {
+            const at = this.ctx.clock.now();
+            waitingSince = { at, run: await this.ctx.store.startWaitingIn(tx, this.runId, this.active.runningUntil(at) ?? 0, this.epoch) };
+          };
     try {
       asked = await this.ctx.questions.create({
         id: message.questionId,
@@ -450,6 +460,7 @@ export class RunSupervisor {
         digest: message.digest,
         spec: message.spec,
         epoch: this.epoch,
+        whilePending,
       });
     } catch (err) {
       if (isRunLeaseLost(err)) throw err;
@@ -459,6 +470,12 @@ export class RunSupervisor {
       return;
     }
     stored();
+    if (waitingSince?.run) {
+      // Its time until then is stored with its status: nothing more to write.
+      this.active.stop(waitingSince.at);
+      this.ctx.events.emit("run.updated", waitingSince.run);
+      return this.syncWaiting({ questions: true, blocked: true, status: "waiting_input" });
+    }
     // A pending question is what the run waits on now; one a rule settled at once needs a look.
     const known = asked.status === "pending" ? { questions: true, blocked: true } : undefined;
     if (state.kind !== "parking") await this.syncWaiting(known);

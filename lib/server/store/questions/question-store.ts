@@ -143,9 +143,10 @@ export function createQuestionStore(db: Db) {
      * stored, without reading it back. `withinLimit` is told, in the same transaction, how many
      * questions count against the run's limit so far (every question and approval a person was
      * asked, not those a rule settled at once); it throws to refuse this one. The root of the run's
-     * tree is read there when the caller does not know it.
+     * tree is read there when the caller does not know it. `alongWith` writes what belongs with
+     * the question in the same transaction (its run's move to waiting).
      */
-    async insert(q: NewQuestion & { rootRunId: string | null }, epoch?: HeldEpoch, withinLimit?: (asked: number) => void): Promise<Question> {
+    async insert(q: NewQuestion & { rootRunId: string | null }, epoch?: HeldEpoch, withinLimit?: (asked: number) => void, alongWith?: (tx: SqlTx) => Promise<void>): Promise<Question> {
       const row = questionRow(q);
       const rootRunId = await exec.transaction(async (tx) => {
         const [held] = await tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null });
@@ -156,6 +157,7 @@ export function createQuestionStore(db: Db) {
           insertJournal,
           journalEntry({ runId: q.runId, seq: q.seq, kind: "question", name: q.spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id, createdAt: q.createdAt }),
         );
+        await alongWith?.(tx);
         return q.rootRunId ?? held.rootRunId ?? q.runId;
       });
       return toQuestion({ ...row, run_rootRunId: rootRunId });

@@ -209,6 +209,12 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       return false;
     },
 
+    /** In `tx` (a question's): moves a running run to waiting_input, adding `activeMs` it spent; the run as it is now, or null when it was not running. */
+    async startWaitingIn(tx: SqlTx, id: string, activeMs: number, epoch?: HeldEpoch): Promise<Run | null> {
+      const [moved] = await tx.rows(S.moveWaiting, { id, from: "running", to: "waiting_input", activeMs: Math.round(activeMs), at: new Date(), epoch: epochOf(epoch) });
+      return moved ? toRun(moved) : null;
+    },
+
     /** Moves an active run between running and waiting_input (adding `activeMs` it spent): the run as it is now, or null when it did not move. */
     async setWaiting(id: string, waiting: boolean, activeMs = 0, epoch?: HeldEpoch): Promise<Run | null> {
       const [from, to] = waiting ? (["running", "waiting_input"] as const) : (["waiting_input", "running"] as const);
