@@ -620,4 +620,47 @@ describe("a run's start while its commit is made durable (SQLite at FULL)", () =
       await own.close();
     }
   });
+
+  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("a parked run's replay: its worker starts as the attempt's count is committed, before that is synced", async () => {
+    const { own, hold, release } = await holding();
+    try {
+      const session = await own.parley.sessions.createSession();
+      const run = await own.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
+      const starts = () =>
+        own.pool.created.flatMap((w) =>
+          w
+            .sentOf("run.start")
+            .filter((m) => m.runId === run.id)
+            .map(() => w),
+        );
+      const worker = await until(() => starts()[0]);
+      const questionId = randomUUID();
+      worker.say({ type: "question.ask", runId: run.id, seq: 0, digest: "d0", questionId, spec: QuestionSpecSchema.parse({ kind: "question", prompt: "Colour?", timeoutMs: null }) });
+      await until(() => own.parley.runs.liveStates()[run.id] === "waiting");
+      own.clock.advance(60_000);
+      await until(() => worker.sentOf("run.park").length > 0);
+      worker.say({ type: "run.parked", runId: run.id, parked: true });
+      await until(() => own.parley.runs.liveCount() === 0);
+      // Held from the attempt's count on: the answer before it is durable, the count is not.
+      const { store } = own.parley.runs;
+      const markAttempt = store.markAttempt.bind(store);
+      let counted = false;
+      store.markAttempt = async (...args) => {
+        hold.on = true;
+        await markAttempt(...args);
+        counted = true;
+      };
+      await own.parley.questions.reply({ id: questionId, value: "red", by: "rest" });
+      const again = await until(() => starts()[1]);
+      expect(hold.held.length).toBe(1);
+      expect(counted).toBe(false);
+      expect(again.sentOf("run.start").at(-1)!.journal[0]).toMatchObject({ settlement: { value: "red" } });
+      release();
+      await until(() => counted);
+      expect(await own.parley.runs.getRun({ id: run.id })).toMatchObject({ status: "running", attempts: 2 });
+    } finally {
+      release();
+      await own.close();
+    }
+  });
 });

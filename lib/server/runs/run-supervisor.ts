@@ -363,19 +363,24 @@ export class RunSupervisor {
       return this.finalize({ status: "failed", error: `It cannot be resumed: no agent function named "${run.functionName}" exists any more.` }, { by: "restart", questionStatus: "expired" });
     }
     const journal = fresh ? [] : await this.ctx.store.loadJournal(this.runId);
-    if (!fresh) await this.ctx.store.markAttempt(this.runId, this.epoch);
     const link: WorkerLink = { handle: worker, left: false };
-    this.move({ kind: "working", worker: link });
-    this.active.start();
-    const sent = this.send({
-      type: "run.start",
-      runId: run.id,
-      sessionId: run.sessionId,
-      functionName: run.functionName,
-      input: run.input ?? null,
-      canAsk: run.canAsk,
-      journal,
-    });
+    let sent = false;
+    const handOver = () => {
+      this.move({ kind: "working", worker: link });
+      this.active.start();
+      sent = this.send({
+        type: "run.start",
+        runId: run.id,
+        sessionId: run.sessionId,
+        functionName: run.functionName,
+        input: run.input ?? null,
+        canAsk: run.canAsk,
+        journal,
+      });
+    };
+    // A replay is counted first; the worker has it as that count is committed, while the commit is synced.
+    if (fresh) handOver();
+    else await this.ctx.store.markAttempt(this.runId, this.epoch, handOver);
     loaded();
     link.firstReply = this.ctx.metrics.time("worker.first");
     if (!sent) return this.workerLost(worker.exitInfo ?? { code: null, signal: null });
