@@ -175,13 +175,14 @@ test.describe("the question card of a shared session", () => {
   }) => {
     const { api, session, owner, bobTab, carolTab } = await sharedWithBobAndCarol(browser, context, request, baseURL!);
 
-    await api.startRun(session.id, "test.ask", { prompt: "Refund order 1182?", confirm: true, answerers: ["bob"], escalate: [{ after: "3s", to: ["carol"] }] });
+    // The wait leaves time to see carol's card read-only first on a loaded machine (a 3 s wait once ran out before her tab was looked at).
+    await api.startRun(session.id, "test.ask", { prompt: "Refund order 1182?", confirm: true, answerers: ["bob"], escalate: [{ after: "8s", to: ["carol"] }] });
     const [asked] = await api.waitForPending(session.id);
     await expect(card(carolTab!)).toHaveAttribute("data-readonly", "");
     await expect(carolTab!.page.getByTestId("question-waiting")).toHaveText("Waiting for bob");
 
     // Nobody answered in time: carol may answer too, without reloading.
-    await expect(card(carolTab!)).not.toHaveAttribute("data-readonly", { timeout: 10_000 });
+    await expect(card(carolTab!)).not.toHaveAttribute("data-readonly", { timeout: 15_000 });
     await expect(card(bobTab!)).not.toHaveAttribute("data-readonly");
     await expect(card(owner)).toHaveAttribute("data-readonly", "");
     await expect(owner.page.getByTestId("question-waiting")).toHaveText("Waiting for bob or carol");
