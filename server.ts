@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { bindRefusal } from "./lib/server/access/origin-policy";
 import { loadEnv } from "./lib/server/env";
 import { trackConnections } from "./lib/server/http/open-connections";
+import { keepConnectionsAlive } from "./lib/server/http/keep-alive";
 import { describeModel, modelSettings } from "./workers/agent/model-settings";
 import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/store/db/server-file";
 import { keptServerToken } from "./lib/server/access/kept-token";
@@ -150,6 +151,7 @@ async function main() {
   }
 
   const httpServer = createServer();
+  keepConnectionsAlive(httpServer);
   const connections = trackConnections(httpServer);
   httpServer.on("clientError", answerClientError);
   const app = next({ dev, dir: root, hostname: env.HOST, port: env.PORT, httpServer });

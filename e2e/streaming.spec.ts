@@ -9,7 +9,8 @@ test.describe("streaming replies", () => {
     const tab = await ChatPage.open(context, session.id);
     const streaming = tab.page.getByTestId("streaming-message");
 
-    await api.startRun(session.id, "test.stream", { words: 260, delayMs: 30 });
+    // Long enough (15 s) to be still streaming after the reload on a loaded machine (7.8 s once ended first).
+    await api.startRun(session.id, "test.stream", { words: 500, delayMs: 30 });
     await expect(streaming).toContainText("w25 ");
     await expect(streaming.getByRole("listitem")).toHaveCount(2);
     await tab.page.screenshot({ path: "test-results/streaming-desktop.png" });
@@ -18,12 +19,12 @@ test.describe("streaming replies", () => {
     await expect(tab.page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
     // The snapshot brought what had arrived: the words before the reload are there at once.
     await expect(streaming).toContainText("w25 ", { timeout: 1_000 });
-    await expect(streaming).not.toContainText("w260.");
+    await expect(streaming).not.toContainText("w500.");
     const partial = (await streaming.getByTestId("message-text").innerText()).length;
 
     // Then the rest streams in, and the stored message replaces the stream.
-    const reply = tab.messages("agent").filter({ hasText: "w260." });
-    await expect(reply).toHaveCount(1, { timeout: 20_000 });
+    const reply = tab.messages("agent").filter({ hasText: "w500." });
+    await expect(reply).toHaveCount(1, { timeout: 30_000 });
     await expect(streaming).toHaveCount(0);
     expect((await reply.getByTestId("message-text").innerText()).length).toBeGreaterThan(partial);
     await expect(reply.locator("[data-stopped]")).toHaveCount(0);
