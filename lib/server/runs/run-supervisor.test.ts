@@ -32,10 +32,10 @@ async function start(policy = {}) {
   return { run, worker, session };
 }
 
-/** The worker that was last told to start (or replay) this run. */
-function workerOf(runId: string, starts = 1): Promise<FakeWorker> {
+/** The worker that was last told to start (or replay) this run, once it was told `starts` times (on `on`, the test's own fake by default). */
+function workerOf(runId: string, starts = 1, on: Fx = fx): Promise<FakeWorker> {
   return until(() => {
-    const all = fx.pool.created.flatMap((w) =>
+    const all = on.pool.created.flatMap((w) =>
       w
         .sentOf("run.start")
         .filter((m) => m.runId === runId)
@@ -45,11 +45,11 @@ function workerOf(runId: string, starts = 1): Promise<FakeWorker> {
   });
 }
 
-async function ask(worker: FakeWorker, runId: string, seq = 0) {
+async function ask(worker: FakeWorker, runId: string, seq = 0, on: Fx = fx) {
   const questionId = randomUUID();
   const spec = QuestionSpecSchema.parse({ kind: "question", prompt: `Question ${seq}?`, timeoutMs: null });
   worker.say({ type: "question.ask", runId, seq, digest: `d${seq}`, questionId, spec });
-  await until(() => stateOf(runId) === "waiting");
+  await until(() => on.parley.runs.liveStates()[runId] === "waiting");
   return questionId;
 }
 
@@ -568,20 +568,24 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
 });
 
 describe("a run's start while its commit is made durable (SQLite at FULL)", () => {
-  /** A fake Parley whose WAL syncs wait for the test while `hold.on`. */
-  async function holding() {
+  /** Runs `work` on a fake Parley whose WAL syncs wait for the test while `hold.on` (`release` ends them), then closes it. */
+  async function withHeldSyncs(work: (h: { own: Fx; hold: { on: boolean; held: Array<() => void> }; release: () => void }) => Promise<void>) {
     const hold = { on: false, held: [] as Array<() => void> };
     const own = await startFakeParley({ syncWal: () => (hold.on ? new Promise<void>((resolve) => hold.held.push(resolve)) : Promise.resolve()) });
     const release = () => {
       hold.on = false;
       for (const r of hold.held.splice(0)) r();
     };
-    return { own, hold, release };
+    try {
+      await work({ own, hold, release });
+    } finally {
+      release();
+      await own.close();
+    }
   }
 
-  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("a Stop that comes before the run's commit is durable stops the run once it is: cancelled, and the stop says stopped", async () => {
-    const { own, hold, release } = await holding();
-    try {
+  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("a Stop that comes before the run's commit is durable stops the run once it is: cancelled, and the stop says stopped", async () =>
+    withHeldSyncs(async ({ own, hold, release }) => {
       const session = await own.parley.sessions.createSession();
       hold.on = true;
       const starting = own.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
@@ -595,15 +599,11 @@ describe("a run's start while its commit is made durable (SQLite at FULL)", () =
       const stopped = await stopping;
       expect(stopped).toMatchObject({ status: "cancelled" });
       expect(stopped.receipt).toMatchObject({ outcome: "stopped", apply_state: "applied" });
-    } finally {
-      release();
-      await own.close();
-    }
-  });
+    }),
+  );
 
-  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("its worker starts before the WAL is synced; the start answers once it is", async () => {
-    const { own, hold, release } = await holding();
-    try {
+  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("its worker starts before the WAL is synced; the start answers once it is", async () =>
+    withHeldSyncs(async ({ own, hold, release }) => {
       const session = await own.parley.sessions.createSession();
       hold.on = true;
       let answered = false;
@@ -615,28 +615,15 @@ describe("a run's start while its commit is made durable (SQLite at FULL)", () =
       const run = await starting;
       expect(told.runId).toBe(run.id);
       expect(run.status).toBe("running");
-    } finally {
-      release();
-      await own.close();
-    }
-  });
+    }),
+  );
 
-  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("a parked run's replay: its worker starts as the attempt's count is committed, before that is synced", async () => {
-    const { own, hold, release } = await holding();
-    try {
+  it.skipIf(Boolean(process.env.PARLEY_TEST_PG_URL))("a parked run's replay: its worker starts as the attempt's count is committed, before that is synced", async () =>
+    withHeldSyncs(async ({ own, hold, release }) => {
       const session = await own.parley.sessions.createSession();
       const run = await own.parley.runs.startRun({ sessionId: session.id, functionName: "f" });
-      const starts = () =>
-        own.pool.created.flatMap((w) =>
-          w
-            .sentOf("run.start")
-            .filter((m) => m.runId === run.id)
-            .map(() => w),
-        );
-      const worker = await until(() => starts()[0]);
-      const questionId = randomUUID();
-      worker.say({ type: "question.ask", runId: run.id, seq: 0, digest: "d0", questionId, spec: QuestionSpecSchema.parse({ kind: "question", prompt: "Colour?", timeoutMs: null }) });
-      await until(() => own.parley.runs.liveStates()[run.id] === "waiting");
+      const worker = await workerOf(run.id, 1, own);
+      const questionId = await ask(worker, run.id, 0, own);
       own.clock.advance(60_000);
       await until(() => worker.sentOf("run.park").length > 0);
       worker.say({ type: "run.parked", runId: run.id, parked: true });
@@ -651,16 +638,13 @@ describe("a run's start while its commit is made durable (SQLite at FULL)", () =
         counted = true;
       };
       await own.parley.questions.reply({ id: questionId, value: "red", by: "rest" });
-      const again = await until(() => starts()[1]);
+      const again = await workerOf(run.id, 2, own);
       expect(hold.held.length).toBe(1);
       expect(counted).toBe(false);
       expect(again.sentOf("run.start").at(-1)!.journal[0]).toMatchObject({ settlement: { value: "red" } });
       release();
       await until(() => counted);
       expect(await own.parley.runs.getRun({ id: run.id })).toMatchObject({ status: "running", attempts: 2 });
-    } finally {
-      release();
-      await own.close();
-    }
-  });
+    }),
+  );
 });
