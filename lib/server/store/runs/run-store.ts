@@ -87,6 +87,11 @@ function runRow(run: NewRun, child?: ChildOf): S.RunInsert {
 export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
   const { exec } = db;
   const epochOf = (epoch: HeldEpoch) => (fenced(epoch) ? epoch : null);
+  /** The move between running and waiting_input (`waiting`: into it), adding `activeMs` the run spent. */
+  const waitingMove = (id: string, waiting: boolean, activeMs: number, epoch: HeldEpoch) => {
+    const [from, to] = waiting ? (["running", "waiting_input"] as const) : (["waiting_input", "running"] as const);
+    return { id, from, to, activeMs: Math.round(activeMs), at: new Date(), epoch: epochOf(epoch) };
+  };
 
   /** A write fenced by `epoch` changed nothing: RunLeaseLost when the run no longer holds that epoch (or is gone). */
   async function refusedUnlessHeld(id: string, epoch: HeldEpoch): Promise<void> {
@@ -211,14 +216,13 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
 
     /** In `tx` (a question's): moves a running run to waiting_input, adding `activeMs` it spent; the run as it is now, or null when it was not running. */
     async startWaitingIn(tx: SqlTx, id: string, activeMs: number, epoch?: HeldEpoch): Promise<Run | null> {
-      const [moved] = await tx.rows(S.moveWaiting, { id, from: "running", to: "waiting_input", activeMs: Math.round(activeMs), at: new Date(), epoch: epochOf(epoch) });
+      const [moved] = await tx.rows(S.moveWaiting, waitingMove(id, true, activeMs, epoch));
       return moved ? toRun(moved) : null;
     },
 
     /** Moves an active run between running and waiting_input (adding `activeMs` it spent): the run as it is now, or null when it did not move. */
     async setWaiting(id: string, waiting: boolean, activeMs = 0, epoch?: HeldEpoch): Promise<Run | null> {
-      const [from, to] = waiting ? (["running", "waiting_input"] as const) : (["waiting_input", "running"] as const);
-      const [moved] = await exec.write(S.moveWaiting, { id, from, to, activeMs: Math.round(activeMs), at: new Date(), epoch: epochOf(epoch) });
+      const [moved] = await exec.write(S.moveWaiting, waitingMove(id, waiting, activeMs, epoch));
       if (moved) return toRun(moved);
       await refusedUnlessHeld(id, epoch);
       // It did not move; the time it spent is kept all the same.
