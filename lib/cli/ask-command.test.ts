@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { EventEmitter } from "node:events";
+import { describe, expect, it, vi } from "vitest";
 import type { Question } from "../protocol/question";
-import { askBody, outcomeOf, parseTimeout } from "./ask-command";
+import { askBody, askUntilSettled, outcomeOf, parseTimeout } from "./ask-command";
 import { UsageError } from "./arguments";
 
 describe("parley ask's command line", () => {
@@ -38,5 +39,43 @@ describe("parley ask's command line", () => {
     expect(outcomeOf(q({ status: "declined", feedback: "no" }))).toEqual({ code: 2, stdout: null, stderr: "Declined: no" });
     expect(outcomeOf(q({ status: "timed_out" })).code).toBe(3);
     expect(outcomeOf(q({ status: "cancelled" }))).toEqual({ code: 3, stdout: null, stderr: "The question was cancelled." });
+  });
+});
+
+describe("Ctrl-C while parley ask waits", () => {
+  const asked = { id: "q1", runId: "r1", status: "pending" } as Question;
+  function fakeClient() {
+    let stored!: (q: Question) => void;
+    let cancel!: (q: Question) => void;
+    const cancelled = new Promise<Question>((resolve) => (cancel = resolve));
+    const client = {
+      ask: vi.fn(() => new Promise<Question>((resolve) => (stored = resolve))),
+      answer: vi.fn(() => cancelled),
+      withdraw: vi.fn(async () => cancel({ ...asked, status: "cancelled" })),
+    };
+    return { client, store: () => stored(asked) };
+  }
+
+  it("withdraws the question it waits on, once", async () => {
+    const { client, store } = fakeClient();
+    const interrupts = new EventEmitter();
+    const settled = askUntilSettled(client, askBody("Wait?", {}), { interrupts });
+    store();
+    await vi.waitFor(() => expect(client.answer).toHaveBeenCalled());
+    interrupts.emit("SIGINT");
+    await expect(settled).resolves.toMatchObject({ status: "cancelled" });
+    expect(client.withdraw).toHaveBeenCalledExactlyOnceWith(asked);
+    expect(interrupts.listenerCount("SIGINT")).toBe(0);
+  });
+
+  it("a Ctrl-C that comes while the ask is on its way withdraws the question as soon as the ask returns (the server may have stored it)", async () => {
+    const { client, store } = fakeClient();
+    const interrupts = new EventEmitter();
+    const settled = askUntilSettled(client, askBody("Wait?", {}), { interrupts });
+    interrupts.emit("SIGINT");
+    expect(client.withdraw).not.toHaveBeenCalled();
+    store();
+    await expect(settled).resolves.toMatchObject({ status: "cancelled" });
+    expect(client.withdraw).toHaveBeenCalledExactlyOnceWith(asked);
   });
 });

@@ -5,7 +5,7 @@ import type { Question } from "../protocol/question";
 import { shortId } from "../protocol/text-commands";
 import { UsageError } from "./arguments";
 import { ASK_EXIT } from "./ask-exit";
-import { createParleyClient } from "../parley-client";
+import { createParleyClient, type ParleyClient } from "../parley-client";
 import { ClientSurfaceSchema, SURFACE_HEADER } from "../protocol/rest";
 import { createServerClient, type FoundServer } from "./server-client";
 
@@ -71,22 +71,46 @@ export function outcomeOf(question: Question): { code: number; stdout: string | 
 }
 
 /**
+ * Puts the question and waits until it is settled. The first Ctrl-C (a signal on `interrupts`)
+ * withdraws it: at once when the question is known, or as soon as the ask returns when the signal
+ * came while it was on its way (the server may have stored it: leaving it would strand a card).
+ * A second Ctrl-C is Node's own: it ends the process.
+ */
+export async function askUntilSettled(
+  client: Pick<ParleyClient, "ask" | "answer" | "withdraw">,
+  body: AskBody,
+  { interrupts = process, onAsked }: { interrupts?: Pick<NodeJS.EventEmitter, "once" | "off">; onAsked?: (asked: Question) => void } = {},
+): Promise<Question> {
+  let asked: Question | undefined;
+  let interrupted = false;
+  const withdraw = (question: Question) => void client.withdraw(question).catch((err: Error) => process.stderr.write(`Could not withdraw the question: ${err.message}\n`));
+  const onInterrupt = () => {
+    interrupted = true;
+    if (asked) withdraw(asked);
+  };
+  interrupts.once("SIGINT", onInterrupt);
+  try {
+    asked = await client.ask(body);
+    onAsked?.(asked);
+    if (interrupted) withdraw(asked);
+    return await client.answer(asked.id);
+  } finally {
+    interrupts.off("SIGINT", onInterrupt);
+  }
+}
+
+/**
  * Asks through the running server and waits for the answer (holding each read up to a minute).
  * Ctrl-C withdraws the question (its run is stopped: retracted everywhere) and exits 3.
  */
 export async function askCommand({ server, body, newTitle, json }: { server: FoundServer; body: AskBody; newTitle?: string; json: boolean }): Promise<number> {
   const client = createParleyClient({ url: server.url, token: server.token, headers: { [SURFACE_HEADER]: ClientSurfaceSchema.enum.cli } });
   const session = newTitle === undefined ? body.session : (await createServerClient(server).createSession(newTitle)).id;
-  const asked = await client.ask({ ...body, ...(session !== undefined && { session }) });
-  if (!json) process.stderr.write(`Asked (question ${shortId(asked.id)}); waiting for the answer in Parley. Ctrl-C withdraws it.\n`);
-  const withdraw = () => void client.withdraw(asked).catch((err: Error) => process.stderr.write(`Could not withdraw the question: ${err.message}\n`));
-  process.once("SIGINT", withdraw);
-  let question: Question;
-  try {
-    question = await client.answer(asked.id);
-  } finally {
-    process.off("SIGINT", withdraw);
-  }
+  const question = await askUntilSettled(
+    client,
+    { ...body, ...(session !== undefined && { session }) },
+    { onAsked: (asked) => json || process.stderr.write(`Asked (question ${shortId(asked.id)}); waiting for the answer in Parley. Ctrl-C withdraws it.\n`) },
+  );
   const outcome = outcomeOf(question);
   if (json) process.stdout.write(`${JSON.stringify({ outcome: question.status, value: question.answer ?? null, feedback: question.feedback ?? null, question }, null, 2)}\n`);
   else {
