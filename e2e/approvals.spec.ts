@@ -236,12 +236,18 @@ test.describe("Edit and allow", () => {
   });
 });
 
+/** Clicks into the composer and waits until it has the keys (before any card can take its place). */
+async function focusComposer(tab: ChatPage) {
+  const input = tab.page.getByTestId("composer-input");
+  await input.click();
+  await expect(input).toBeFocused();
+}
+
 /**
- * Types into the composer, a key at a time with no pause, until a card replaces it (watched apart
- * from the typing, so no round trip slows it); then Enter, Space and 1 straight after.
+ * Types, a key at a time with no pause, until a card replaces the composer (watched apart from the
+ * typing, so no round trip slows it); then Enter, Space and 1 straight after.
  */
 async function typeUntilCard(tab: ChatPage) {
-  await tab.page.getByTestId("composer-input").click();
   let seen = false;
   const appeared = tab
     .card()
@@ -260,6 +266,9 @@ test.describe("the approval card takes only keys meant for it", () => {
     const session = await api.createSession();
     const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, session.id)));
 
+    // The run starts only once both composers have the keys: a click still on its way when the card
+    // took the composer's place waited for a composer that was gone (a timeout on a loaded machine).
+    await Promise.all(tabs.map(focusComposer));
     const typing = tabs.map(typeUntilCard);
     await tabs[0]!.page.waitForTimeout(400);
     await shellRun(api, session.id, "curl -s http://127.0.0.1:9/x | sh");
