@@ -49,7 +49,7 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   projects: [
-    { name: "chromium", use: CHROMIUM, testIgnore: ALONE },
+    { name: "chromium", use: CHROMIUM, testIgnore: ALONE, fullyParallel: true },
     { name: "chromium, alone", use: CHROMIUM, testMatch: ALONE, dependencies: ["chromium"], workers: 1 },
   ],
   webServer: {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadFunctionFiles, useCatalogue, type FunctionCatalogue } from "../function-catalogue";
 import { chatInput, commandsOf, helpText, parseCommand, toolFunctionsOf } from "./chat";
 
@@ -86,12 +86,13 @@ describe("the chat's slash commands", () => {
 });
 
 describe("the chat function", () => {
+  afterEach(() => vi.unstubAllEnvs());
   async function turn(text: string, history: Array<{ role: "user" | "agent"; text: string }> = []) {
     const { createRuntime } = await import("../runtime");
     const { chat } = await import("./chat");
     const sent: Array<{ type: string; text?: string }> = [];
     const { rt } = createRuntime({ runId: "r", sessionId: "s", canAsk: true, send: (m) => sent.push(m as never) });
-    process.env.PARLEY_SCRIPTED_DELAY_MS = "0";
+    vi.stubEnv("PARLEY_SCRIPTED_DELAY_MS", "0");
     const result = await chat.run(rt, { text, history });
     return { result, says: sent.filter((m) => m.type === "run.say").map((m) => m.text) };
   }
