@@ -27,7 +27,7 @@ const CHROMIUM = {
  * keys a person types against a card's key guard (bursts under a second apart, 700 ms of settling:
  * beside another spec, the keystrokes' own timing slips): after the others, one at a time.
  */
-const ALONE = ["**/several-nodes.spec.ts", "**/restart.spec.ts", "**/sign-in.spec.ts", "**/approvals.spec.ts", "**/question-card.spec.ts"];
+const ALONE = ["**/several-nodes.spec.ts", "**/restart.spec.ts", "**/sign-in.spec.ts", "**/approvals.spec.ts", "**/card-keys.spec.ts"];
 
 export default defineConfig({
   testDir: "e2e",
