@@ -12,6 +12,7 @@ import { questionAnchor } from "@/lib/protocol/question-notification";
 import { cardMode } from "@/lib/protocol/team-card";
 import { asOffered } from "@/lib/client/approval";
 import { ReadOnlyCard } from "@/components/ReadOnlyCard";
+import { useLinkedQuestion } from "@/lib/client/linked-question";
 
 interface QuestionCardProps {
   /** Pending questions, oldest first. */
@@ -27,6 +28,15 @@ interface QuestionCardProps {
 export function QuestionCard({ questions, onReply, onReject, notice, me }: QuestionCardProps) {
   // Follow the question being looked at by id; when it goes away, stay at the same position.
   const [selected, setSelected] = useState({ id: "", index: 0 });
+  // A notification's link shows its own question, once it is here, whichever is oldest; after
+  // that the person's own choice stands until a new link comes.
+  const linked = useLinkedQuestion();
+  const [shownLink, setShownLink] = useState<string | null>(null);
+  const linkedAt = linked === shownLink ? -1 : questions.findIndex((q) => q.id === linked);
+  if (linkedAt >= 0) {
+    setShownLink(linked);
+    setSelected({ id: linked!, index: linkedAt });
+  }
   const found = questions.findIndex((q) => q.id === selected.id);
   const at = found >= 0 ? found : Math.min(selected.index, questions.length - 1);
   const question = questions[at];

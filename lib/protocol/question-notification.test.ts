@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aQuestion } from "../../tests/helpers/questions";
-import { notificationFor, questionLink } from "./question-notification";
+import { notificationFor, questionLink, questionOfAnchor } from "./question-notification";
 
 describe("notificationFor", () => {
   it("names who asks and what, with the chat, tagged by the question so tabs and pushes don't stack copies", () => {
@@ -17,5 +17,10 @@ describe("notificationFor", () => {
 describe("questionLink", () => {
   it("leads to the session, on the card", () => {
     expect(questionLink({ id: "q1", sessionId: "s 1" })).toBe("/s/s%201#question-q1");
+  });
+
+  it("is read back from the page's hash: the question it names, or none", () => {
+    expect(questionOfAnchor(new URL(questionLink({ id: "q1", sessionId: "s" }), "http://x").hash)).toBe("q1");
+    for (const hash of ["", "#", "#question-", "#other-q1"]) expect(questionOfAnchor(hash)).toBeNull();
   });
 });

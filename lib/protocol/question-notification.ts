@@ -36,5 +36,11 @@ export function notificationFor(q: Pick<Question, "id" | "owner" | "prompt" | "a
 /** The anchor of a question's card on its session's page. */
 export const questionAnchor = (questionId: string) => `question-${questionId}`;
 
+/** The question a page's `#anchor` (location.hash) names, if it is a question's card. */
+export function questionOfAnchor(hash: string): string | null {
+  const prefix = `#${questionAnchor("")}`;
+  return hash.startsWith(prefix) && hash.length > prefix.length ? hash.slice(prefix.length) : null;
+}
+
 /** Where a notification of a question leads: its session, on its card. */
 export const questionLink = (q: Pick<Question, "id" | "sessionId">) => `/s/${encodeURIComponent(q.sessionId)}#${questionAnchor(q.id)}`;

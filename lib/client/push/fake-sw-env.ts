@@ -58,7 +58,7 @@ export function fakeSw({ maxActions = 2, windows = [] as string[] } = {}): FakeS
     slept: [],
     cacheStore: new Map(),
     windows: windows.map((url) => {
-      const w = { url, focused: 0, focus: async () => void w.focused++ };
+      const w = { url, focused: 0, focus: async () => void w.focused++, navigate: async (to: string) => void (w.url = to) };
       return w;
     }),
     respond: () => new Response("{}", { status: 200 }),

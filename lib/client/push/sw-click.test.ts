@@ -125,6 +125,15 @@ describe("a tap on a notification", () => {
     expect(open.opened).toEqual([]);
   });
 
+  it("a tap on a question's notification takes a window already on its chat to that question's card", async () => {
+    const link = `${ORIGIN}/s/s1#question-q2`;
+    const open = fakeSw({ windows: [`${ORIGIN}/s/s1#question-q1`] });
+    await handlePush(open.env, { ...approval, url: "/s/s1#question-q2" });
+    await tap(open, "");
+    expect(open.windows.map((w) => [w.url, w.focused])).toEqual([[link, 1]]);
+    expect(open.opened).toEqual([]);
+  });
+
   it("an unknown action opens the card rather than guessing an answer", async () => {
     const sw = await shownApproval();
     await tap(sw, "maybe");

@@ -50,7 +50,7 @@ export async function handleNotificationClick(env: SwEnv, { action, notification
   });
 }
 
-/** Focuses a window already on that page, or opens one. */
+/** Focuses a window already on that page (on the link's card: its anchor, no reload), or opens one. */
 export async function openApp(env: SwEnv, url: string): Promise<void> {
   const target = new URL(url, env.origin);
   const windows = await env.clients.matchAll({ type: "window", includeUncontrolled: true });
@@ -60,6 +60,8 @@ export async function openApp(env: SwEnv, url: string): Promise<void> {
   });
   if (same) {
     await same.focus();
+    // A window this worker does not control refuses: it stays focused on its chat as it was.
+    if (target.hash && same.url !== target.href) await same.navigate(target.href).catch(() => undefined);
     return;
   }
   await env.clients.openWindow(target.href);

@@ -50,6 +50,8 @@ export interface SwRegistration {
 export interface WindowClientLike {
   url: string;
   focus(): Promise<unknown>;
+  /** Only for a window this worker controls (it rejects otherwise). */
+  navigate(url: string): Promise<unknown>;
 }
 
 export interface SwClients {
