@@ -1,17 +1,22 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type APIRequestContext, type BrowserContext } from "@playwright/test";
 import { Api, ChatPage } from "./chat-page";
 
 /** A question card answered from the keyboard, and its key guard (playwright.config.ts runs this file alone). */
 
+/** A new chat in one tab, showing the first of /shirt's two cards. */
+async function shirtCards(context: BrowserContext, request: APIRequestContext) {
+  const api = new Api(request);
+  const session = await api.createSession();
+  const tab = await ChatPage.open(context, session.id);
+  await tab.send("/shirt");
+  await tab.expectCard("Which color?");
+  await expect(tab.page.getByTestId("question-position")).toHaveText(/1 of 2/);
+  return { api, session, tab };
+}
+
 test.describe("answering from the keyboard", () => {
   test("a confirm, a multi-select and a decline work without the mouse", async ({ context, request }) => {
-    const api = new Api(request);
-    const session = await api.createSession();
-    const tab = await ChatPage.open(context, session.id);
-
-    await tab.send("/shirt");
-    await tab.expectCard("Which color?");
-    await expect(tab.page.getByTestId("question-position")).toHaveText(/1 of 2/);
+    const { tab } = await shirtCards(context, request);
     await tab.page.keyboard.press("2"); // the second option: Green
     await tab.expectCard("Which size?");
     await tab.page.keyboard.press("3"); // L
@@ -55,13 +60,7 @@ test.describe("answering from the keyboard", () => {
   });
 
   test("a key pressed for one question never answers the next one", async ({ context, request }) => {
-    const api = new Api(request);
-    const session = await api.createSession();
-    const tab = await ChatPage.open(context, session.id);
-
-    await tab.send("/shirt");
-    await tab.expectCard("Which color?");
-    await expect(tab.page.getByTestId("question-position")).toHaveText(/1 of 2/);
+    const { api, session, tab } = await shirtCards(context, request);
     await tab.page.keyboard.press("2"); // Green
     await expect(tab.prompt()).toHaveText("Which size?");
     // Typed on, as the next card came: nothing is answered, and the card says why.
