@@ -14,7 +14,7 @@ test("Claude Code's permission prompt is an approval card in two tabs (one a pho
   request,
   baseURL,
 }) => {
-  const name = `claude-code-e2e-${test.info().retry}`;
+  const name = `claude-code-e2e-${test.info().repeatEachIndex}-${test.info().retry}`;
   const client = new Client({ name, version: "2.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${baseURL}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } } }));
   try {
