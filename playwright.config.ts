@@ -31,7 +31,8 @@ const ALONE = ["**/several-nodes.spec.ts", "**/restart.spec.ts", "**/sign-in.spe
 
 export default defineConfig({
   testDir: "e2e",
-  // Two spec files at a time (the tests of a file run in order), each on its own chats against the one server.
+  // The tests of a file in order: the alone project's files share a server of their own. The main
+  // project overrides it: two tests at a time, each on its own chats against the one server.
   fullyParallel: false,
   workers: 2,
   retries: 0,

@@ -1,16 +1,10 @@
 import { expect, test } from "@playwright/test";
-import type { Question } from "../lib/protocol/question";
-import { ChatPage } from "./chat-page";
+import { Api, ChatPage } from "./chat-page";
 
 /** An ask from outside Parley (a script's POST /api/asks) is an ordinary card in every tab of its chat. */
 
 test("a script's ask shows in two tabs (one a phone) as its asker's card; answered in one, it retracts in the other and the script's held read gets the answer", async ({ context, request }) => {
-  const res = await request.post("/api/asks", {
-    data: { question: "Ship 2.0 today?", options: ["Ship it", "Hold"], from: "release bot (CI)" },
-    headers: { "idempotency-key": `e2e-ship-${test.info().repeatEachIndex}-${test.info().retry}` },
-  });
-  expect(res.status()).toBe(201);
-  const question = (await res.json()) as Question;
+  const question = await new Api(request).ask({ question: "Ship 2.0 today?", options: ["Ship it", "Hold"], from: "release bot (CI)" }, "e2e-ship");
   const tabs = await Promise.all([0, 1].map(() => ChatPage.open(context, question.sessionId)));
   await tabs[1]!.page.setViewportSize({ width: 390, height: 844 });
   for (const tab of tabs) {

@@ -1,4 +1,5 @@
-import { expect, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type BrowserContext, type Page } from "@playwright/test";
+import type { QuestionAskBody } from "../lib/protocol/asks";
 import type { Question } from "../lib/protocol/question";
 import type { Run, Session } from "../lib/protocol/entities";
 
@@ -56,6 +57,14 @@ export class Api {
     const res = await this.request.post("/api/sessions", { data: {} });
     expect(res.status()).toBe(201);
     return res.json();
+  }
+
+  /** A script's ask (POST /api/asks); `key` names its idempotency key, fresh in each repetition and retry of the test. */
+  async ask(body: Omit<QuestionAskBody, "kind">, key: string): Promise<Question> {
+    const { repeatEachIndex, retry } = test.info();
+    const res = await this.request.post("/api/asks", { data: body, headers: { "idempotency-key": `${key}-${repeatEachIndex}-${retry}` } });
+    expect(res.status()).toBe(201);
+    return (await res.json()) as Question;
   }
 
   async pending(sessionId: string): Promise<Question[]> {
