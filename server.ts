@@ -23,6 +23,7 @@ import { loadMcpServers } from "./workers/agent/mcp/servers-file";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
 import { signInOrigin, startUrl } from "./lib/server/people/sign-in-origin";
 import { configureLog, hideInLogs, log } from "./lib/server/log";
+import { startIdleCollection } from "./lib/memory/idle-collection";
 
 /**
  * The heavy modules (Next.js, the domain and its database clients, Socket.IO), loaded while the
@@ -201,6 +202,8 @@ async function main() {
     say(`> The server token was rotated: open ${appUrl}/?token=${parley.access.serverToken}`);
   });
   process.once("exit", () => withdrawServer(env.DATABASE_URL));
+  // A burst of runs leaves garbage that V8 keeps until its next full collection: collected once the server is quiet.
+  startIdleCollection();
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -14,6 +14,7 @@ import { runErrorOf } from "./runtime/run-error";
 import { createRunScope, currentScope, installRunScopes, leaveScope, runInScope, type RunScope } from "./runtime/run-scope";
 import { captureOutput, createWorkerLog } from "./worker-log";
 import { closeAgentMcp } from "./agent/mcp";
+import { startIdleCollection } from "../lib/memory/idle-collection";
 
 /** A run in this worker now. It leaves when it finishes, is parked, or fails. */
 interface ActiveRun {
@@ -191,3 +192,5 @@ const functionDirs = [
 const catalogue = await loadFunctionFiles(functionDirs, { root: process.cwd() });
 useCatalogue(catalogue);
 send({ type: "worker.ready", pid: process.pid, functions: describeCatalogue(catalogue), failures: [...catalogue.failures] });
+// Runs that parked leave their garbage behind: collected once this worker is quiet.
+startIdleCollection();
