@@ -148,7 +148,7 @@ export const health = (server: ServerProcess, gc = false) => api<Health>(server,
  * Returns when each was sent and its run's id (or the refusal).
  */
 export async function startRuns(server: ServerProcess, sessionId: string, n: number, clients: number, input: (i: number) => unknown, fn = "test.ask") {
-  const starts: { i: number; sent: number; answered: number; status: number; runId?: string }[] = [];
+  const starts: { i: number; sent: number; answered: number; status: number; sessionId: string; runId?: string }[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(clients, n) }, async () => {
@@ -157,7 +157,7 @@ export async function startRuns(server: ServerProcess, sessionId: string, n: num
         const sent = performance.now();
         const session = sessionId === "new" ? (await api<{ id: string }>(server, "/api/sessions", { title: `Run ${i + 1}` })).id : sessionId;
         const res = await call(server, `/api/sessions/${session}/runs`, { function: fn, input: input(i) });
-        starts.push({ i, sent, answered: performance.now(), status: res.status, runId: (res.data as { id?: string } | null)?.id });
+        starts.push({ i, sent, answered: performance.now(), status: res.status, sessionId: session, runId: (res.data as { id?: string } | null)?.id });
       }
     }),
   );
