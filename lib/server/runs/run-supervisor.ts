@@ -348,7 +348,8 @@ export class RunSupervisor {
       this.epoch = took.epoch;
     }
     starting.missed = [];
-    const run = fresh ?? (await this.ctx.store.find(this.runId));
+    // The run and its journal are read at once (the journal of a run that ended meanwhile goes unused).
+    const [run, journal] = fresh ? [fresh, []] : await Promise.all([this.ctx.store.find(this.runId), this.ctx.store.loadJournal(this.runId)]);
     if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
       this.ctx.pool.release(worker);
       // It ended before this node took it: nothing to hold.
@@ -362,7 +363,6 @@ export class RunSupervisor {
       this.ctx.pool.release(worker);
       return this.finalize({ status: "failed", error: `It cannot be resumed: no agent function named "${run.functionName}" exists any more.` }, { by: "restart", questionStatus: "expired" });
     }
-    const journal = fresh ? [] : await this.ctx.store.loadJournal(this.runId);
     const link: WorkerLink = { handle: worker, left: false };
     let sent = false;
     const handOver = () => {

@@ -40,7 +40,8 @@ export async function createDb(databaseUrl: string, { synchronous = "FULL", busy
   if (engineOf(databaseUrl) === "postgresql") {
     // PostgreSQL's driver loads only for a PostgreSQL database (the CLI's start-up, a SQLite server's memory).
     const [{ default: pg }, { createPgLane }, { log }] = await Promise.all([import("pg"), import("./pg-lane"), import("../../log")]);
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: busyTimeoutMs });
+    // Pipelined: a transaction's statements go out without waiting for the answer to the one before (sql-executor.ts).
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: busyTimeoutMs, pipeline: true });
     // An idle connection the server ended (a restart, a failover, an administrator) is dropped and replaced by the pool; unheard, it would end the process.
     pool.on("error", (err) => log.warn({ err }, "[db] an idle PostgreSQL connection ended; the pool opens another when one is needed"));
     await pool.query("SELECT 1");

@@ -1,8 +1,10 @@
+import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createPgDatabase, pgReachable } from "../../../../tests/helpers/test-db";
 import { ping } from "../health-statements";
-import { createDb } from "./client";
+import { insertSession, sessionOwner } from "../sessions/session-statements";
+import { createDb, isUniqueViolation } from "./client";
 
 const PG_URL = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
 const reachable = await pgReachable(PG_URL);
@@ -27,4 +29,67 @@ describe.skipIf(!reachable.ok)("the PostgreSQL pool", () => {
       await t.drop();
     }
   });
+
+  it("sends a transaction's BEGIN and the statements issued together without waiting for each answer: two round trips, not five", async () => {
+    const t = await createPgDatabase(PG_URL, "parley_pipeline");
+    const proxy = await slowProxy(new URL(PG_URL), ONE_WAY_MS);
+    const url = new URL(t.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const db = await createDb(url.toString(), { poolSize: 1 });
+    try {
+      await db.exec.rows(ping, {});
+      const started = performance.now();
+      const answers = await db.exec.transaction((tx) => Promise.all([tx.rows(ping, {}), tx.rows(ping, {}), tx.rows(ping, {})]));
+      const roundTrips = (performance.now() - started) / (2 * ONE_WAY_MS);
+      expect(answers).toHaveLength(3);
+      // BEGIN with the three statements, then COMMIT; one after another it was BEGIN, each statement, COMMIT.
+      expect(roundTrips).toBeGreaterThanOrEqual(2);
+      expect(roundTrips).toBeLessThan(3);
+    } finally {
+      await db.close();
+      proxy.close();
+      await t.drop();
+    }
+  });
+
+  it("rolls back every statement issued together when one fails, answers that one's error, and the connection serves the next transaction", async () => {
+    const t = await createPgDatabase(PG_URL, "parley_pipeline_fail");
+    const db = await createDb(t.url, { poolSize: 1 });
+    const session = (id: string) => ({ id, ownerId: "local", title: id, at: new Date() });
+    try {
+      const failed = db.exec.transaction((tx) => Promise.all([tx.rows(insertSession, session("a")), tx.rows(insertSession, session("a")), tx.rows(insertSession, session("b"))]));
+      await expect(failed).rejects.toSatisfy(isUniqueViolation);
+      for (const id of ["a", "b"]) expect(await db.exec.rows(sessionOwner, { id })).toEqual([]);
+      await db.exec.transaction((tx) => tx.rows(insertSession, session("c")));
+      expect(await db.exec.rows(sessionOwner, { id: "c" })).toEqual([{ ownerId: "local", deletedAt: null }]);
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
 });
+
+const ONE_WAY_MS = 40;
+
+/** A TCP proxy to PostgreSQL that holds every chunk `delayMs` each way: round trips show in the time a transaction takes. */
+async function slowProxy(target: URL, delayMs: number): Promise<{ port: number; close(): void }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => (client.destroy(), upstream.destroy()));
+    }
+    client.on("data", (chunk) => setTimeout(() => upstream.write(chunk), delayMs));
+    upstream.on("data", (chunk) => setTimeout(() => client.write(chunk), delayMs));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}

@@ -149,15 +149,18 @@ export function createQuestionStore(db: Db) {
     async insert(q: NewQuestion & { rootRunId: string | null }, epoch?: HeldEpoch, withinLimit?: (asked: number) => void, alongWith?: (tx: SqlTx) => Promise<void>): Promise<Question> {
       const row = questionRow(q);
       const rootRunId = await exec.transaction(async (tx) => {
-        const [held] = await tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null });
+        // Issued together (on PostgreSQL one round trip each step): the reads, then the writes they allow.
+        const [[held], asked] = await Promise.all([tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null }), withinLimit && tx.rows(Q.countAsked, { runId: q.runId })]);
         if (!held) throw noRunOrLeaseLost(q.runId, epoch);
-        if (withinLimit) withinLimit((await tx.rows(Q.countAsked, { runId: q.runId }))[0]!.n);
-        await tx.changes(Q.insertQuestion, row);
-        await tx.changes(
-          insertJournal,
-          journalEntry({ runId: q.runId, seq: q.seq, kind: "question", name: q.spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id, createdAt: q.createdAt }),
-        );
-        await alongWith?.(tx);
+        if (withinLimit && asked) withinLimit(asked[0]!.n);
+        await Promise.all([
+          tx.changes(Q.insertQuestion, row),
+          tx.changes(
+            insertJournal,
+            journalEntry({ runId: q.runId, seq: q.seq, kind: "question", name: q.spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id, createdAt: q.createdAt }),
+          ),
+          alongWith?.(tx),
+        ]);
         return q.rootRunId ?? held.rootRunId ?? q.runId;
       });
       return toQuestion({ ...row, run_rootRunId: rootRunId });

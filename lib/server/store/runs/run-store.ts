@@ -150,10 +150,8 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
       try {
         return await exec.transaction(
           async (tx) => {
-            await assertSessionLive(tx, run.sessionId);
-            const [row] = await tx.rows(S.insertRun, runRow(run));
-            if (leases.enabled) await leases.holdNew(tx, run.id);
-            await alongWith?.(tx);
+            // Issued together, in this order (on PostgreSQL one round trip): a refusal rolls them all back.
+            const [, [row]] = await Promise.all([assertSessionLive(tx, run.sessionId), tx.rows(S.insertRun, runRow(run)), leases.enabled && leases.holdNew(tx, run.id), alongWith?.(tx)]);
             return toRun(row!);
           },
           {
@@ -262,9 +260,11 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     /** A run's chat message with its journal entry, stored together while the run holds `epoch`: the message as stored. */
     async sayWithMessage({ runId, seq, text, digest }: { runId: string; seq: number; text: string; digest: string }, message: MessageInsert, epoch?: HeldEpoch): Promise<MessageInsert> {
       return exec.transaction(async (tx) => {
-        await holdEpoch(tx, runId, epoch);
-        await tx.changes(S.insertJournal, S.journalEntry({ runId, seq, kind: "say", name: text.slice(0, 200), digest, output: JSON.stringify(text), createdAt: message.createdAt }));
-        await tx.changes(insertMessage, message);
+        await Promise.all([
+          holdEpoch(tx, runId, epoch),
+          tx.changes(S.insertJournal, S.journalEntry({ runId, seq, kind: "say", name: text.slice(0, 200), digest, output: JSON.stringify(text), createdAt: message.createdAt })),
+          tx.changes(insertMessage, message),
+        ]);
         return message;
       });
     },
@@ -272,8 +272,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     /** A message of the run (a reply it left open), stored while the run holds `epoch`. */
     messageWhileHeld: (message: MessageInsert & { runId: string }, epoch: HeldEpoch): Promise<MessageInsert> =>
       exec.transaction(async (tx) => {
-        await holdEpoch(tx, message.runId, epoch);
-        await tx.changes(insertMessage, message);
+        await Promise.all([holdEpoch(tx, message.runId, epoch), tx.changes(insertMessage, message)]);
         return message;
       }),
 
