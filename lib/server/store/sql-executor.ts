@@ -9,8 +9,8 @@ import type { Params, Statement } from "./typed-sql";
  * schema's types on both engines: DateTime as Date, Boolean as boolean, integers as numbers.
  */
 export interface SqlExecutor extends SqlTx {
-  /** One write statement, atomic on its own: the rows it returned (RETURNING). */
-  write<P extends Params, R>(statement: Statement<P, R>, params: P): Promise<R[]>;
+  /** One write statement, atomic on its own: the rows it returned (RETURNING). `committed` as for `transaction`. */
+  write<P extends Params, R>(statement: Statement<P, R>, params: P, hooks?: { committed?: (rows: R[]) => void }): Promise<R[]>;
   /** One write statement without RETURNING, atomic on its own: how many rows it changed. */
   changes<P extends Params>(statement: Statement<P, unknown>, params: P): Promise<number>;
   /**
@@ -92,7 +92,7 @@ export function sqliteExecutor(direct: DirectSqlite): SqlExecutor {
   return {
     engine: "sqlite",
     rows: (statement, params) => direct.read(() => now.rows(statement, params)),
-    write: (statement, params) => direct.transaction(() => now.rows(statement, params)),
+    write: (statement, params, hooks) => direct.transaction(() => now.rows(statement, params), hooks?.committed),
     changes: (statement, params) => direct.transaction(() => now.changes(statement, params)),
     transaction: (work, hooks) => direct.transaction(() => work(tx), hooks?.committed),
   };
@@ -121,7 +121,12 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
   return {
     engine: "postgresql",
     rows,
-    write: rows,
+    // A statement on its own commits as it is answered (and is durable then): no BEGIN, no COMMIT.
+    async write(statement, params, hooks) {
+      const written = await rows(statement, params);
+      hooks?.committed?.(written);
+      return written;
+    },
     changes,
     async transaction<T>(work: (tx: SqlTx) => Promise<T>, hooks?: { committed?: (value: T) => void }): Promise<T> {
       const client = await pool.connect().catch((err: unknown) => {

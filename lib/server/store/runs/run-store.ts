@@ -245,9 +245,7 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
      * made, before that is durable: a power loss may forget the count, nothing a person decided.
      */
     async markAttempt(id: string, epoch?: HeldEpoch, committed?: () => void): Promise<void> {
-      const marked = await exec.transaction((tx) => tx.rows(S.markAttempt, { id, at: new Date(), epoch: epochOf(epoch) }), {
-        committed: (rows) => rows.length > 0 && committed?.(),
-      });
+      const marked = await exec.write(S.markAttempt, { id, at: new Date(), epoch: epochOf(epoch) }, { committed: (rows) => rows.length > 0 && committed?.() });
       if (marked.length === 0) await refusedUnlessHeld(id, epoch);
     },
 
