@@ -634,8 +634,9 @@ describe("a run's start while its commit is made durable (SQLite at FULL)", () =
       let counted = false;
       store.markAttempt = async (...args) => {
         hold.on = true;
-        await markAttempt(...args);
+        const marked = await markAttempt(...args);
         counted = true;
+        return marked;
       };
       await own.parley.questions.reply({ id: questionId, value: "red", by: "rest" });
       const again = await workerOf(run.id, 2, own);

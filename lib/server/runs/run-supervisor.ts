@@ -348,8 +348,8 @@ export class RunSupervisor {
       this.epoch = took.epoch;
     }
     starting.missed = [];
-    // The run and its journal are read at once (the journal of a run that ended meanwhile goes unused).
-    const [run, journal] = fresh ? [fresh, []] : await Promise.all([this.ctx.store.find(this.runId), this.ctx.store.loadJournal(this.runId)]);
+    // The run, its journal and what it waits on are read at once (a run that ended meanwhile uses none of it).
+    const [run, journal, waiting] = fresh ? [fresh, [], null] : await Promise.all([this.ctx.store.find(this.runId), this.ctx.store.loadJournal(this.runId), this.ctx.store.waitingOn(this.runId)]);
     if (!run || (run.status !== "running" && run.status !== "waiting_input")) {
       this.ctx.pool.release(worker);
       // It ended before this node took it: nothing to hold.
@@ -378,15 +378,16 @@ export class RunSupervisor {
         journal,
       });
     };
-    // A replay is counted first; the worker has it as that count is committed, while the commit is synced.
+    // A replay is counted first, with the status its questions leave it in; the worker has it as that count is committed, while the commit is synced.
+    const marked = waiting && (await this.ctx.store.markAttempt(this.runId, this.epoch, handOver, { waiting: waiting.questions }));
     if (fresh) handOver();
-    else await this.ctx.store.markAttempt(this.runId, this.epoch, handOver);
     loaded();
     link.firstReply = this.ctx.metrics.time("worker.first");
     if (!sent) return this.workerLost(worker.exitInfo ?? { code: null, signal: null });
-    // A replayed run may wait already; a fresh one has asked nothing yet.
-    if (!fresh) {
-      await this.syncWaiting();
+    if (marked && marked.status !== run.status) this.ctx.events.emit("run.updated", marked);
+    // A replayed run may wait already (its status is stored: only its time, if it waits); a fresh one has asked nothing yet.
+    if (waiting) {
+      await this.syncWaiting({ ...waiting, status: marked ? marked.status : waiting.status });
       await this.catchUp(journal);
     }
   }

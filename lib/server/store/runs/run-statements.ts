@@ -61,13 +61,19 @@ export const addActiveMs = statement((q, p: { id: string; ms: number; at: Date; 
 );
 
 /** Counts a worker start (its progress line starts over). */
-export const markAttempt = statement((q, p: { id: string; at: Date; epoch: number | null }) =>
+/** Counts a worker start; an active run's status becomes `status` (a run that ended keeps its own): the run as it is now. */
+export const markAttempt = statement((q, p: { id: string; at: Date; epoch: number | null; status: string }) =>
   q
     .updateTable("Run")
-    .set((eb) => ({ attempts: eb("attempts", "+", 1), progress: null, updatedAt: p.at }))
+    .set((eb) => ({
+      attempts: eb("attempts", "+", 1),
+      progress: null,
+      updatedAt: p.at,
+      status: eb.case().when("status", "in", ["running", "waiting_input"]).then(p.status).else(eb.ref("status")).end(),
+    }))
     .where("id", "=", p.id)
     .where((eb) => holds(eb, p.epoch))
-    .returning("id"),
+    .returningAll(),
 );
 
 /**

@@ -45,6 +45,17 @@ describe("the run store's loop queries", () => {
     expect(await prismaRun("r1")).toMatchObject({ activeMs: 75, attempts: 2 });
   });
 
+  it("a replay's attempt count puts an active run's status where its questions leave it, and leaves a run that ended as it ended", async () => {
+    await store.setWaiting("r1", true);
+    let handed = 0;
+    expect(await store.markAttempt("r1", undefined, () => handed++)).toMatchObject({ status: "running", attempts: 2 });
+    expect(await store.markAttempt("r1", undefined, () => handed++, { waiting: true })).toMatchObject({ status: "waiting_input", attempts: 3 });
+    expect(handed).toBe(2);
+    expect(await prismaRun("r1")).toMatchObject({ status: "waiting_input", attempts: 3 });
+    expect(await store.finish("r1", { status: "cancelled" })).toBe(true);
+    expect(await store.markAttempt("r1")).toMatchObject({ status: "cancelled", attempts: 4 });
+  });
+
   it("what a run waits on: its own pending question, or an active child it called", async () => {
     expect(await store.waitingOn("r1")).toMatchObject({ questions: false, blocked: false });
     const parent = (await store.find("r1"))!;

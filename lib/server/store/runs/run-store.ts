@@ -241,12 +241,19 @@ export function createRunStore(db: Db, leases: RunLeases = noLeases()) {
     addActiveMs,
 
     /**
-     * Counts a worker start (its progress line starts over). `committed` hears of it as its commit is
-     * made, before that is durable: a power loss may forget the count, nothing a person decided.
+     * Counts a worker start (its progress line starts over) and moves an active run to running, or to
+     * waiting_input while a question of its own waits: the run as it is now. `committed` hears of it
+     * as its commit is made, before that is durable: a power loss may forget the count and the move
+     * (a restart replays the run either way), nothing a person decided.
      */
-    async markAttempt(id: string, epoch?: HeldEpoch, committed?: () => void): Promise<void> {
-      const marked = await exec.write(S.markAttempt, { id, at: new Date(), epoch: epochOf(epoch) }, { committed: (rows) => rows.length > 0 && committed?.() });
-      if (marked.length === 0) await refusedUnlessHeld(id, epoch);
+    async markAttempt(id: string, epoch?: HeldEpoch, committed?: () => void, { waiting = false }: { waiting?: boolean } = {}): Promise<Run | null> {
+      const [marked] = await exec.write(
+        S.markAttempt,
+        { id, at: new Date(), epoch: epochOf(epoch), status: waiting ? "waiting_input" : "running" },
+        { committed: (rows) => rows.length > 0 && committed?.() },
+      );
+      if (!marked) await refusedUnlessHeld(id, epoch);
+      return marked ? toRun(marked) : null;
     },
 
     /** A step's journal entry, fenced by `epoch` (RunLeaseLost, or an error for a run that is gone). */
