@@ -22,6 +22,9 @@ import { createMemberStore } from "../store/members/member-store";
 import { checkPeopleNamed } from "./people-named";
 import type { SqlTx } from "../store/sql-executor";
 
+/** A reply's claim that another settler's, committed after its read, beat: its transaction rolls back and runs again. */
+class ClaimLost extends Error {}
+
 /** Who or what settled a question; stored as `closedBy`. */
 export type Closer = "socket" | "terminal" | "rest" | "push" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
 
@@ -310,31 +313,38 @@ export function createQuestionService({
 
       const claimed = metrics.time("reply.claim");
       // Read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
-      const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt } | { vote: ReplyReceipt }> => {
-        const target = visible(await store.target(id, person ?? LOCAL_OWNER, tx));
-        const verdict = await judged(target, tx);
-        const late = async (late: ReplyReceipt) => {
-          // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
-          if (commandId !== undefined) await record(tx, late);
-          return { late };
-        };
-        if ("late" in verdict) return late(verdict.late);
-        if (target.question.approvals) {
-          const result = await voted(tx, target, verdict);
-          if (result === null) return late(lateReceipt((await store.target(id, person ?? LOCAL_OWNER, tx))!.question));
-          if ("kind" in result) {
-            await record(tx, result);
-            return { vote: result };
+      const settleOnce = () =>
+        db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt } | { vote: ReplyReceipt }> => {
+          const target = visible(await store.target(id, person ?? LOCAL_OWNER, tx));
+          const verdict = await judged(target, tx);
+          const late = async (late: ReplyReceipt) => {
+            // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
+            if (commandId !== undefined) await record(tx, late);
+            return { late };
+          };
+          if ("late" in verdict) return late(verdict.late);
+          if (target.question.approvals) {
+            const result = await voted(tx, target, verdict);
+            if (result === null) return late(lateReceipt((await store.target(id, person ?? LOCAL_OWNER, tx))!.question));
+            if ("kind" in result) {
+              await record(tx, result);
+              return { vote: result };
+            }
+            await record(tx, result.receipt);
+            return result;
           }
-          await record(tx, result.receipt);
-          return result;
-        }
-        const question = closedAs(target.question, verdict.closing);
-        // Another settler's claim committed after our read (PostgreSQL reads what is committed; SQLite's write lock excludes it).
-        if (!(await store.claim(id, verdict.closing, tx))) return late(lateReceipt((await store.target(id, person ?? LOCAL_OWNER, tx))!.question));
-        const r = receipt("applied", verdict.status, question);
-        await record(tx, r);
-        return { question, receipt: r, also: (await alongWith(question)?.(tx)) ?? NOTHING_ELSE };
+          const question = closedAs(target.question, verdict.closing);
+          const r = receipt("applied", verdict.status, question);
+          // Claimed and recorded together (on PostgreSQL one round trip). Another settler's claim may have committed after
+          // our read (PostgreSQL reads what is committed; SQLite's write lock excludes it): the receipt rolls back with ours.
+          const [won] = await Promise.all([store.claim(id, verdict.closing, tx), record(tx, r)]);
+          if (!won) throw new ClaimLost();
+          return { question, receipt: r, also: (await alongWith(question)?.(tx)) ?? NOTHING_ELSE };
+        });
+      // Run again, it reads the question as the other settler closed it: a late receipt.
+      const won = await settleOnce().catch((err: unknown) => {
+        if (err instanceof ClaimLost) return settleOnce();
+        throw err;
       });
       claimed();
       if ("late" in won) return won.late;
