@@ -53,7 +53,7 @@ export function fullCollection(): () => void {
 }
 
 /** Checks every `policy.everyMs` for as long as the process runs (the timer keeps no process alive). */
-export function startIdleCollection(policy: IdleCollectionPolicy = IDLE_COLLECTION): { stop(): void } {
+export function startIdleCollection(policy: IdleCollectionPolicy = IDLE_COLLECTION): void {
   let last: EventLoopUtilization = performance.eventLoopUtilization();
   const collector = createIdleCollector(
     {
@@ -68,7 +68,5 @@ export function startIdleCollection(policy: IdleCollectionPolicy = IDLE_COLLECTI
     },
     policy,
   );
-  const timer = setInterval(() => collector.check(), policy.everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  setInterval(() => collector.check(), policy.everyMs).unref();
 }

@@ -379,15 +379,15 @@ export class RunSupervisor {
       });
     };
     // A replay is counted first, with the status its questions leave it in; the worker has it as that count is committed, while the commit is synced.
-    const marked = waiting && (await this.ctx.store.markAttempt(this.runId, this.epoch, handOver, { waiting: waiting.questions }));
+    const marked = waiting ? await this.ctx.store.markAttempt(this.runId, this.epoch, handOver, { waiting: waiting.questions }) : null;
     if (fresh) handOver();
     loaded();
     link.firstReply = this.ctx.metrics.time("worker.first");
     if (!sent) return this.workerLost(worker.exitInfo ?? { code: null, signal: null });
-    if (marked && marked.status !== run.status) this.ctx.events.emit("run.updated", marked);
     // A replayed run may wait already (its status is stored: only its time, if it waits); a fresh one has asked nothing yet.
-    if (waiting) {
-      await this.syncWaiting({ ...waiting, status: marked ? marked.status : waiting.status });
+    if (waiting && marked) {
+      if (marked.status !== run.status) this.ctx.events.emit("run.updated", marked);
+      await this.syncWaiting({ ...waiting, status: marked.status });
       await this.catchUp(journal);
     }
   }

@@ -60,8 +60,7 @@ export const addActiveMs = statement((q, p: { id: string; ms: number; at: Date; 
     .returning("id"),
 );
 
-/** Counts a worker start (its progress line starts over). */
-/** Counts a worker start; an active run's status becomes `status` (a run that ended keeps its own): the run as it is now. */
+/** Counts a worker start (its progress line starts over); an active run's status becomes `status` (a run that ended keeps its own): the run as it is now. */
 export const markAttempt = statement((q, p: { id: string; at: Date; epoch: number | null; status: string }) =>
   q
     .updateTable("Run")
