@@ -23,7 +23,7 @@ function aboutOf(who: WhoAmI): string {
  * Who is signed in, in the header: their badge and name (the administrator `local` shows as
  * "Administrator"), opening a small menu with Sign out; an administrator also has Sign out
  * everywhere (after a confirmation). Either way this tab then goes to the sign-in page.
- * `compact`: the name shows from the `sm` width up (a chat's header on a phone has room for the badge).
+ * `compact`: the name shows from the `xl` width up (narrower, a chat's header keeps its room for the title; the badge stays).
  */
 export function AccountMenu({ compact = false }: { compact?: boolean }) {
   const who = useWhoAmI();
@@ -68,7 +68,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
         <span aria-hidden className="flex h-7 w-7 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-800 ring-1 ring-indigo-200">
           {who ? personInitial(who.ownerId) : ""}
         </span>
-        <span data-testid="account-name" className={`max-w-[10rem] truncate ${compact ? "sr-only sm:not-sr-only" : ""}`}>
+        <span data-testid="account-name" className={`max-w-[10rem] truncate ${compact ? "sr-only xl:not-sr-only" : ""}`}>
           {label ?? <span className="sr-only">Account</span>}
         </span>
       </button>

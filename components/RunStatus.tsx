@@ -36,13 +36,18 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
         data-status={run.status}
         role="status"
         aria-label={run.progress ? `${label.text} · ${run.progress}` : label.text}
-        title={run.error ?? undefined}
+        title={run.error ?? label.text}
         className="flex min-w-0 items-center gap-2 text-sm text-stone-600"
       >
         <span aria-hidden className={`h-2 w-2 shrink-0 rounded-full ${label.dot} ${canStop ? "hidden sm:block" : ""}`} />
-        {/* On a phone the header keeps the dot; the words stay for screen readers. */}
-        <span className="sr-only min-w-0 truncate font-medium sm:not-sr-only">{label.text}</span>
-        {run.progress && <span className="sr-only truncate text-stone-500 sm:not-sr-only">· {run.progress}</span>}
+        {/* On a phone the header keeps the dot; the words stay for screen readers. Beside a Stop they need a wide header (the title comes first). */}
+        <span className={`sr-only min-w-0 truncate font-medium ${canStop ? "xl:not-sr-only" : "sm:not-sr-only"}`}>{label.text}</span>
+        {/* not-sr-only lets the words wrap again: the inner span keeps them on one line, cut at its width. */}
+        {run.progress && (
+          <span className={`sr-only min-w-0 text-stone-500 ${canStop ? "xl:not-sr-only" : "sm:not-sr-only"}`}>
+            <span className="block max-w-64 truncate">· {run.progress}</span>
+          </span>
+        )}
       </div>
       {canStop && <StopButton testId="stop-run" onStop={onStop} stopping={stopping} />}
     </div>
