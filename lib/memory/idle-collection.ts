@@ -7,7 +7,7 @@
  */
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { performance, type EventLoopUtilization } from "node:perf_hooks";
+import { loopUtilisationMeter } from "../loop-utilisation";
 
 export interface IdleCollectionPolicy {
   /** How often the loop's use and the heap are looked at. */
@@ -54,17 +54,11 @@ export function fullCollection(): () => void {
 
 /** Checks every `policy.everyMs` for as long as the process runs (the timer keeps no process alive). */
 export function startIdleCollection(policy: IdleCollectionPolicy = IDLE_COLLECTION): void {
-  let last: EventLoopUtilization = performance.eventLoopUtilization();
   const collector = createIdleCollector(
     {
       collect: fullCollection(),
       heapUsed: () => getHeapStatistics().used_heap_size,
-      utilisation: () => {
-        const now = performance.eventLoopUtilization();
-        const since = performance.eventLoopUtilization(now, last);
-        last = now;
-        return since.utilization;
-      },
+      utilisation: loopUtilisationMeter(),
     },
     policy,
   );

@@ -1,6 +1,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { BusyQueue, databaseBusy } from "./busy-queue";
 import { fileSync, walDurability, type WalDurability } from "./wal-durability";
+import { quietLoop } from "../../../loop-utilisation";
 
 export type Synchronous = "FULL" | "NORMAL";
 
@@ -61,6 +62,9 @@ interface QueuedWork {
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
+
+/** The loop waits for the disk itself while it was busy less than half of the last 100 ms (wal-durability.ts: InlineSync). */
+const QUIET_FOR_INLINE_SYNC = { threshold: 0.5, windowMs: 100 };
 
 const isRead = (text: string) => /^\s*SELECT\b/i.test(text);
 // better-sqlite3 waits for a lock synchronously, on the event loop: only this long. Longer waits happen in the BusyQueue.
@@ -177,15 +181,18 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
       control(commit!);
       // A batch that wrote nothing has nothing to sync: its callers wait only for the commits before it.
       kept = wrote ? durability?.committed() : (durability?.settled() ?? undefined);
+      let handedOn = false;
       outcomes = outcomes.map((outcome, i) => {
         if ("error" in outcome) return outcome;
         try {
+          handedOn ||= batch[i]!.committed !== undefined;
           batch[i]!.committed?.(outcome.value);
           return outcome;
         } catch (error) {
           return { error };
         }
       });
+      durability?.flush(handedOn);
     } catch (err) {
       if (handle.inTransaction) control(rollback!);
       outcomes = batch.map(() => ({ error: err }));
@@ -226,8 +233,8 @@ export function openSqlite(file: string, { synchronous, busyTimeoutMs, observer 
 /** FULL on a WAL database: the WAL synced after the commits (SQLite keeps the file while this connection is open). */
 function walDurabilityOf(file: string, syncWal?: () => Promise<void>): WalDurability {
   if (syncWal) return walDurability(syncWal);
-  const { sync, release } = fileSync(`${file}-wal`);
-  return walDurability(sync, release);
+  const { sync, syncNow, release } = fileSync(`${file}-wal`);
+  return walDurability(sync, release, { syncNow, when: quietLoop(QUIET_FOR_INLINE_SYNC) });
 }
 
 /** A mutex whose waiters give up with `database_busy` at their deadline. */

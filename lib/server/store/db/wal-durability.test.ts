@@ -44,7 +44,8 @@ describe("commits made durable off the event loop", () => {
     const durability = walDurability(disk.sync);
     const heard: number[] = [];
     const first = durability.committed().then(() => heard.push(1));
-    // The first commit's sync began at once; these three come while it runs.
+    // The first commit's turn handed its work on: its sync begins; these three come while it runs.
+    durability.flush(false);
     const later = [2, 3, 4].map((n) => durability.committed().then(() => heard.push(n)));
     await flush();
     expect(disk.pending).toHaveLength(1);
@@ -116,5 +117,97 @@ describe("commits made durable off the event loop", () => {
     await flush();
     await flush();
     expect([closing.done, released]).toEqual([true, true]);
+  });
+
+  it("commits of one turn share the sync that begins after it, unless the turn flushes first", async () => {
+    const disk = manualSync();
+    const durability = walDurability(disk.sync);
+    const heard: number[] = [];
+    const all = [1, 2].map((n) => durability.committed().then(() => heard.push(n)));
+    expect(disk.pending).toHaveLength(0);
+    await flush();
+    expect(disk.pending).toHaveLength(1);
+    disk.end();
+    await Promise.all(all);
+    expect(heard).toEqual([1, 2]);
+    expect(disk.pending).toHaveLength(0);
+  });
+});
+
+describe("a quiet loop syncs on itself", () => {
+  function inlineDisk(quiet: { now: boolean }) {
+    const disk = manualSync();
+    const order: string[] = [];
+    const durability = walDurability(
+      () => (order.push("pool"), disk.sync()),
+      async () => {},
+      { syncNow: () => void order.push("loop"), when: () => quiet.now },
+    );
+    return { disk, order, durability };
+  }
+
+  it("while quiet: the sync runs on the loop at flush, after the commit's hooks, and the commit is heard without the pool", async () => {
+    const { disk, order, durability } = inlineDisk({ now: true });
+    const kept = settledState(durability.committed());
+    order.push("hooks");
+    durability.flush(false);
+    expect(order).toEqual(["hooks", "loop"]);
+    await flush();
+    expect(kept).toEqual({ done: true, error: undefined });
+    expect(disk.pending).toHaveLength(0);
+    expect(durability.settled()).toBeNull();
+  });
+
+  it("while busy: the pool syncs, and so do the commits that came while it ran, quiet or not", async () => {
+    const quiet = { now: false };
+    const { disk, order, durability } = inlineDisk(quiet);
+    const kept = settledState(durability.committed());
+    durability.flush(false);
+    expect(order).toEqual(["pool"]);
+    quiet.now = true;
+    const next = settledState(durability.committed());
+    durability.flush(false);
+    expect(order).toEqual(["pool"]);
+    disk.end();
+    await flush();
+    expect(kept.done).toBe(true);
+    expect(order).toEqual(["pool", "pool"]);
+    disk.end();
+    await flush();
+    expect(next).toEqual({ done: true, error: undefined });
+  });
+
+  it("a commit that handed work on syncs on the pool even when quiet: the loop stays free for its answer", async () => {
+    const { disk, order, durability } = inlineDisk({ now: true });
+    const kept = settledState(durability.committed());
+    durability.flush(true);
+    expect(order).toEqual(["pool"]);
+    disk.end();
+    await flush();
+    expect(kept).toEqual({ done: true, error: undefined });
+  });
+
+  it("a sync on the loop that fails rejects the commits it was for, and the next commit syncs again", async () => {
+    let fail = true;
+    const durability = walDurability(
+      () => Promise.resolve(),
+      async () => {},
+      {
+        syncNow: () => {
+          if (fail) throw new Error("EIO: the disk failed");
+        },
+        when: () => true,
+      },
+    );
+    const failed = settledState(durability.committed());
+    durability.flush(false);
+    await flush();
+    expect(failed.done).toBe(true);
+    expect(String(failed.error)).toMatch(/EIO/);
+    fail = false;
+    const kept = settledState(durability.committed());
+    durability.flush(false);
+    await flush();
+    expect(kept).toEqual({ done: true, error: undefined });
   });
 });
