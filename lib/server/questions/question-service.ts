@@ -216,12 +216,19 @@ export function createQuestionService({
     return question;
   }
 
-  /** A question just closed: its timer goes, every tab hears it (first), then its run. */
+  /**
+   * A question just closed: its timer goes, its run is handed the settlement, then every tab hears
+   * it. The tabs' retraction is written in this turn, before the worker can answer: the run's next
+   * line reaches them after it, while its worker starts on the answer as the retraction is written.
+   */
   function announce(question: Question, broadcast?: () => void): void {
     clearTimer(question.id);
-    events.emit("question.closed", question);
-    broadcast?.();
-    deliver(question);
+    try {
+      deliver(question);
+    } finally {
+      events.emit("question.closed", question);
+      broadcast?.();
+    }
   }
 
   type Kind = ReplyReceipt["kind"];
@@ -233,8 +240,8 @@ export function createQuestionService({
    * Given `ownerId`, a question of another owner (or of a session being deleted) is not found.
    *
    * The whole of it (read the target, decide, claim, record the receipt, and what `alongWith`
-   * changes: "Allow always") is one transaction; the retraction is broadcast before the answer is
-   * delivered to the run.
+   * changes: "Allow always") is one transaction; the answer is handed to the run as the retraction
+   * is broadcast (announce).
    */
   function personalSettle(
     kind: Kind,

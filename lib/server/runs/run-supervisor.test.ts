@@ -272,6 +272,17 @@ describe("a run under its supervisor (fake worker, fake clock)", () => {
       expect(await statusOf(run.id)).toBe("running");
     });
 
+    it("a live worker is handed the answer before the tabs hear the retraction (in the same turn, not a few microtasks later)", async () => {
+      const { run, worker } = await start();
+      const questionId = await ask(worker, run.id);
+      const toldWhenRetracted: number[] = [];
+      fx.parley.events.on("question.closed", (q) => {
+        if (q.id === questionId) toldWhenRetracted.push(worker.sentOf("question.settled").length);
+      });
+      await fx.parley.questions.reply({ id: questionId, value: "blue", by: "rest" });
+      expect(toldWhenRetracted).toEqual([1]);
+    });
+
     it("the worker's next line is not held behind its run's move to running; its next question waits for that move", async () => {
       const { run, worker, session } = await start();
       const questionId = await ask(worker, run.id);

@@ -80,6 +80,9 @@ export class RunSupervisor {
    * worker's lines (`run.say`), which write no status: the next line is not held behind a commit.
    */
   private resuming: Promise<void> = Promise.resolve();
+  private resumed = true;
+  /** Work on the chain not yet done. */
+  private queued = 0;
   private run!: Run;
   private losses = 0;
   private readonly active: ActiveClock;
@@ -198,11 +201,42 @@ export class RunSupervisor {
 
   // ---- the chain -----------------------------------------------------------------------------
 
-  private enqueue(work: () => Promise<void> | void, { passesResume = false } = {}): void {
+  /**
+   * Puts work on the chain. `atOnce`: when nothing is on the chain (nor a resume it must wait for),
+   * it runs now, in the caller's turn, not a few microtasks later: an answer reaches the worker
+   * before the tabs' retraction is written, a worker's line goes to its transaction at once.
+   */
+  private enqueue(work: () => Promise<void> | void, { passesResume = false, atOnce = false } = {}): void {
+    const idle = this.queued === 0 && (passesResume || this.resumed);
+    this.queued++;
+    const left = () => void this.queued--;
+    const run = () => (this.detached ? undefined : work());
+    if (atOnce && idle) {
+      let result: Promise<void> | void;
+      try {
+        result = run();
+      } catch (err) {
+        result = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+      this.chain = Promise.resolve(result).catch(this.failed).finally(left);
+      return;
+    }
     this.chain = this.chain
       .then(() => (passesResume ? undefined : this.resuming))
-      .then(() => (this.detached ? undefined : work()))
-      .catch(this.failed);
+      .then(run)
+      .catch(this.failed)
+      .finally(left);
+  }
+
+  /** Resumes the status write of an answer's delivery; `resumed` while none is under way. */
+  private resume(): void {
+    const resuming = this.syncWaiting()
+      .catch(this.failed)
+      .finally(() => {
+        if (this.resuming === resuming) this.resumed = true;
+      });
+    this.resumed = false;
+    this.resuming = resuming;
   }
 
   private readonly failed = (err: unknown): void => {
@@ -255,30 +289,33 @@ export class RunSupervisor {
 
   /** The answer queue's last leg: what the run waited for goes to its worker (or wakes a parked run). */
   private deliver(message: SettlementMessage): void {
-    this.enqueue(async () => {
-      const state = this.current;
-      switch (state.kind) {
-        case "starting":
-          state.missed.push(message);
-          return;
-        case "working":
-        case "waiting":
-          this.send(message);
-          this.resuming = this.syncWaiting().catch(this.failed);
-          return;
-        case "parking":
-          this.send(message);
-          return;
-        case "parked":
-        case "elsewhere":
-          return this.ctx.activate(this.runId);
-        case "stopping":
-        case "finished":
-          return;
-        default:
-          return state satisfies never;
-      }
-    });
+    this.enqueue(
+      async () => {
+        const state = this.current;
+        switch (state.kind) {
+          case "starting":
+            state.missed.push(message);
+            return;
+          case "working":
+          case "waiting":
+            this.send(message);
+            this.resume();
+            return;
+          case "parking":
+            this.send(message);
+            return;
+          case "parked":
+          case "elsewhere":
+            return this.ctx.activate(this.runId);
+          case "stopping":
+          case "finished":
+            return;
+          default:
+            return state satisfies never;
+        }
+      },
+      { atOnce: true },
+    );
   }
 
   private get worker(): WorkerLink | undefined {
@@ -298,7 +335,7 @@ export class RunSupervisor {
     }
     // The run has left its worker: a stop's grace need not kill it (nor the runs beside it).
     if (link && (message.type === "run.finished" || (message.type === "run.parked" && message.parked))) link.left = true;
-    this.enqueue(() => this.handleMessage(message), { passesResume: message.type === "run.say" || message.type === "run.say.delta" });
+    this.enqueue(() => this.handleMessage(message), { passesResume: message.type === "run.say" || message.type === "run.say.delta", atOnce: true });
   };
 
   private readonly onExit = (exit: WorkerExit) => this.enqueue(() => this.workerLost(exit));
