@@ -80,6 +80,7 @@ export class RunSupervisor {
    * worker's lines (`run.say`), which write no status: the next line is not held behind a commit.
    */
   private resuming: Promise<void> = Promise.resolve();
+  /** `resuming` has settled: an event that waits for it may run at once (`enqueue`'s `atOnce`). */
   private resumed = true;
   /** Work on the chain not yet done. */
   private queued = 0;
