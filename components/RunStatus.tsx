@@ -27,6 +27,8 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
   if (!run) return null;
   const waits = run.status === "waiting_input" || (run.status === "running" && waiting !== false);
   const label = waits ? (waiting === "others" ? OTHERS : LABEL.waiting_input) : LABEL[run.status];
+  // On a phone the header keeps the dot; the words stay for screen readers. Beside a Stop they need a wide header (the title comes first).
+  const words = canStop ? "xl:not-sr-only" : "sm:not-sr-only";
   return (
     // On a phone a finished run's dot beside the connection's would read as a second connection light: it shows while work goes on.
     // With its Stop it does not shrink (the title does), and on a phone the Stop alone says work goes on.
@@ -40,11 +42,10 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
         className="flex min-w-0 items-center gap-2 text-sm text-stone-600"
       >
         <span aria-hidden className={`h-2 w-2 shrink-0 rounded-full ${label.dot} ${canStop ? "hidden sm:block" : ""}`} />
-        {/* On a phone the header keeps the dot; the words stay for screen readers. Beside a Stop they need a wide header (the title comes first). */}
-        <span className={`sr-only min-w-0 truncate font-medium ${canStop ? "xl:not-sr-only" : "sm:not-sr-only"}`}>{label.text}</span>
+        <span className={`sr-only min-w-0 truncate font-medium ${words}`}>{label.text}</span>
         {/* not-sr-only lets the words wrap again: the inner span keeps them on one line, cut at its width. */}
         {run.progress && (
-          <span className={`sr-only min-w-0 text-stone-500 ${canStop ? "xl:not-sr-only" : "sm:not-sr-only"}`}>
+          <span className={`sr-only min-w-0 text-stone-500 ${words}`}>
             <span className="block max-w-64 truncate">· {run.progress}</span>
           </span>
         )}

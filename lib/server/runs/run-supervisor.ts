@@ -213,13 +213,8 @@ export class RunSupervisor {
     const left = () => void this.queued--;
     const run = () => (this.detached ? undefined : work());
     if (atOnce && idle) {
-      let result: Promise<void> | void;
-      try {
-        result = run();
-      } catch (err) {
-        result = Promise.reject(err instanceof Error ? err : new Error(String(err)));
-      }
-      this.chain = Promise.resolve(result).catch(this.failed).finally(left);
+      // The executor runs now; a throw in it reaches `failed` as it is, as on the chain.
+      this.chain = new Promise<void>((resolve) => resolve(run())).catch(this.failed).finally(left);
       return;
     }
     this.chain = this.chain

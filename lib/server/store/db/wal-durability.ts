@@ -90,31 +90,16 @@ export function walDurability(sync: () => Promise<void>, release: () => Promise<
   };
 }
 
-/** `syncNow`, as a sync's promise. */
-function now(syncNow: () => void): Promise<void> {
-  try {
-    syncNow();
-    return Promise.resolve();
-  } catch (err) {
-    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-  }
-}
+/** `syncNow` (run at once), as a sync's promise: its throw rejects it. */
+const now = (syncNow: () => void): Promise<void> => new Promise((resolve) => resolve(syncNow()));
 
 /** fdatasync of a file (the WAL: SQLite keeps it while a connection is open), opened at the first sync: on the thread pool, or `syncNow` on the loop. */
 export function fileSync(file: string): { sync: () => Promise<void>; syncNow: () => void; release: () => Promise<void> } {
   let fd: number | null = null;
   const opened = (): number => (fd ??= openSync(file, "r+"));
   return {
-    sync: () =>
-      new Promise((resolve, reject) => {
-        let handle: number;
-        try {
-          handle = opened();
-        } catch (err) {
-          return reject(err instanceof Error ? err : new Error(String(err)));
-        }
-        fdatasync(handle, (err) => (err ? reject(err) : resolve()));
-      }),
+    // A file that cannot be opened rejects the sync (the executor's throw).
+    sync: () => new Promise((resolve, reject) => fdatasync(opened(), (err) => (err ? reject(err) : resolve()))),
     syncNow: () => fdatasyncSync(opened()),
     release: () =>
       new Promise((resolve) => {
