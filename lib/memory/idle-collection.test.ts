@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createIdleCollector, fullCollection } from "./idle-collection";
 
 const MB = 1024 * 1024;
-const policy = { everyMs: 500, quietUtilisation: 0.05, minGrowthBytes: 4 * MB };
+const policy = { everyMs: 500, quietUtilisation: 0.05, minGrowthBytes: 4 * MB, maxKeptBytes: 64 * MB };
 
 /** A collector over a heap and a loop the test sets; a collection brings the heap back to `kept`. */
 function harness(kept = 40 * MB) {
@@ -49,6 +49,33 @@ describe("idle collection", () => {
     state.heap += 3 * MB;
     expect(collector.check()).toBe(false);
     expect(collect).not.toHaveBeenCalled();
+  });
+
+  it("leaves a heap that keeps more than the cap to V8, and collects again once it keeps less", () => {
+    const { state, collect, collector } = harness(100 * MB);
+    state.heap += 12 * MB;
+    expect(collector.check()).toBe(false);
+    state.heap = 104 * MB; // V8's own collection
+    state.heap += 20 * MB;
+    expect(collector.check()).toBe(false);
+    expect(collect).not.toHaveBeenCalled();
+    state.heap = 60 * MB; // the tabs went away: V8 brought it under the cap
+    expect(collector.check()).toBe(false);
+    state.heap += 5 * MB;
+    expect(collector.check()).toBe(true);
+    expect(collect).toHaveBeenCalledTimes(1);
+  });
+
+  it("takes one long pause at most as the heap grows past the cap, then none", () => {
+    const { state, collect, collector } = harness(40 * MB);
+    const kept = { heap: 40 * MB };
+    collect.mockImplementation(() => void (state.heap = kept.heap));
+    kept.heap = 100 * MB; // 5,000 tabs connected: what the heap keeps grew
+    state.heap = 110 * MB;
+    expect(collector.check()).toBe(true);
+    state.heap += 12 * MB;
+    expect(collector.check()).toBe(false);
+    expect(collect).toHaveBeenCalledTimes(1);
   });
 
   it("has a full collection without --expose-gc that frees what nothing holds", async () => {
