@@ -3,10 +3,12 @@ import type { Question } from "../../protocol/question";
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import { createCommandService } from "../ledger/command-ledger";
 import { createDb, type Db } from "../store/db/client";
+import { ping } from "../store/health-statements";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
 import { createPgDatabase, pgReachable, type TestDatabase } from "../../../tests/helpers/test-db";
+import { ONE_WAY_MS, slowProxy } from "../../../tests/helpers/slow-pg-proxy";
 
 // Claim-once on PostgreSQL, under real concurrency (a pool of connections, not one SQLite writer).
 const PG_URL = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
@@ -73,5 +75,27 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     // Stored times read back as written (UTC), whatever the process's time zone.
     const stored = await questions.getQuestion({ id: q.id });
     expect(Math.abs(Date.parse(stored.closedAt!) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it("a tab's reply is two round trips: BEGIN with the hold and the read, then the claim, the receipt and COMMIT", async () => {
+    const q = await askFreeText(3);
+    const proxy = await slowProxy(new URL(testDb.url), ONE_WAY_MS);
+    const url = new URL(testDb.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const slowDb = await createDb(url.toString(), { poolSize: 1 });
+    const slow = createQuestionService({ db: slowDb, events: new DomainEvents(), commands: createCommandService({ db: slowDb }) });
+    try {
+      await slowDb.exec.rows(ping, {});
+      proxy.flights = 0;
+      const receipt = await slow.reply({ id: q.id, value: "held", by: "socket", person: "local" });
+      expect(receipt).toMatchObject({ apply_state: "applied", outcome: "answered" });
+      // Before, the claim's answer was waited for before COMMIT left: three.
+      expect(proxy.flights).toBe(2);
+      expect(await questions.getQuestion({ id: q.id })).toMatchObject({ status: "answered", answer: "held" });
+    } finally {
+      slow.dispose();
+      await slowDb.close();
+      proxy.close();
+    }
   });
 });

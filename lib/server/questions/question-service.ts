@@ -22,8 +22,10 @@ import { createMemberStore } from "../store/members/member-store";
 import { checkPeopleNamed } from "./people-named";
 import type { SqlTx } from "../store/sql-executor";
 
-/** A reply's claim that another settler's, committed after its read, beat: its transaction rolls back and runs again. */
-class ClaimLost extends Error {}
+/** A held question's claim cannot lose (question-service's settle holds it first): one that did is a fault, not a late reply. */
+function claimedHeld(won: boolean): void {
+  if (!won) throw new Error("A held question's claim changed nothing.");
+}
 
 /** Who or what settled a question; stored as `closedBy`. */
 export type Closer = "socket" | "terminal" | "rest" | "push" | "cli" | "text" | "channel" | "rule" | "timeout" | "stop" | "run_end" | "worker_exit" | "restart" | "internal";
@@ -275,10 +277,10 @@ export function createQuestionService({
         return target;
       };
       /** What this answer closes the question with, or why it comes too late. */
-      const judged = async (target: ReplyTarget, tx: SqlTx): Promise<{ closing: Closing; status: "answered" | "declined" } | { late: ReplyReceipt }> => {
+      const judged = async (target: ReplyTarget, held: boolean, tx: SqlTx): Promise<{ closing: Closing; status: "answered" | "declined" } | { late: ReplyReceipt }> => {
         limit(target.policy);
         const { question } = target;
-        if (question.status !== "pending" || (digest !== null && digest !== question.targetDigest)) return { late: lateReceipt(question) };
+        if (!held || question.status !== "pending" || (digest !== null && digest !== question.targetDigest)) return { late: lateReceipt(question) };
         const { status, answer, feedback, editedInput = null } = await decide(question, target.policy, tx);
         return { closing: { ...closing(status, by, answer, feedback), closedByUser: person ?? null, editedInput }, status };
       };
@@ -289,12 +291,11 @@ export function createQuestionService({
        * voters count one after another and exactly one of them, the one whose vote makes the count,
        * settles it. A person counts once, whichever tab or surface they vote from.
        */
-      const voted = async (tx: SqlTx, target: ReplyTarget, verdict: { closing: Closing; status: "answered" | "declined" }): Promise<Won | ReplyReceipt | null> => {
+      const voted = async (tx: SqlTx, target: ReplyTarget, verdict: { closing: Closing; status: "answered" | "declined" }): Promise<Won | ReplyReceipt> => {
         const approvals = target.question.approvals!;
         if (verdict.status === "answered" && verdict.closing.answer !== "once") {
           throw new AppError("invalid_answer", `This approval needs ${approvals.required} people: it can only be allowed once, not always.`);
         }
-        if (!(await store.hold(tx, id))) return null;
         const votes = await store.vote(tx, {
           questionId: id,
           userId: person ?? LOCAL_OWNER,
@@ -313,45 +314,42 @@ export function createQuestionService({
         }
         // Closed when the vote that decides counted (it is this one: a vote that adds nothing decides nothing).
         const settling = { ...verdict.closing, closedAt: new Date(mine.at) };
-        if (!(await store.claim(id, settling, tx))) return null;
+        claimedHeld(await store.claim(id, settling, tx));
         const question = { ...closedAs(target.question, settling), votes };
         return { question, receipt: receipt("applied", verdict.status, question), also: NOTHING_ELSE };
       };
 
       const claimed = metrics.time("reply.claim");
-      // Read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
-      const settleOnce = () =>
-        db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt } | { vote: ReplyReceipt }> => {
-          const target = visible(await store.target(id, person ?? LOCAL_OWNER, tx));
-          const verdict = await judged(target, tx);
-          const late = async (late: ReplyReceipt) => {
-            // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
-            if (commandId !== undefined) await record(tx, late);
-            return { late };
-          };
-          if ("late" in verdict) return late(verdict.late);
-          if (target.question.approvals) {
-            const result = await voted(tx, target, verdict);
-            if (result === null) return late(lateReceipt((await store.target(id, person ?? LOCAL_OWNER, tx))!.question));
-            if ("kind" in result) {
-              await record(tx, result);
-              return { vote: result };
-            }
-            await record(tx, result.receipt);
-            return result;
+      // Hold, read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
+      const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt } | { vote: ReplyReceipt }> => {
+        // Held first, with the read (on PostgreSQL one round trip with BEGIN): another settler's claim waits for this
+        // transaction, or this one read the question as that claim left it; so a held question's claim cannot lose.
+        const [held, found] = await Promise.all([store.hold(tx, id), store.target(id, person ?? LOCAL_OWNER, tx)]);
+        const target = visible(found);
+        const verdict = await judged(target, held, tx);
+        const late = async (late: ReplyReceipt) => {
+          // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
+          if (commandId !== undefined) await record(tx, late);
+          return { late };
+        };
+        if ("late" in verdict) return late(verdict.late);
+        if (target.question.approvals) {
+          const result = await voted(tx, target, verdict);
+          if ("kind" in result) {
+            await record(tx, result);
+            return { vote: result };
           }
-          const question = closedAs(target.question, verdict.closing);
-          const r = receipt("applied", verdict.status, question);
-          // Claimed and recorded together (on PostgreSQL one round trip). Another settler's claim may have committed after
-          // our read (PostgreSQL reads what is committed; SQLite's write lock excludes it): the receipt rolls back with ours.
-          const [won] = await Promise.all([store.claim(id, verdict.closing, tx), record(tx, r)]);
-          if (!won) throw new ClaimLost();
-          return { question, receipt: r, also: (await alongWith(question)?.(tx)) ?? NOTHING_ELSE };
-        });
-      // Run again, it reads the question as the other settler closed it: a late receipt.
-      const won = await settleOnce().catch((err: unknown) => {
-        if (err instanceof ClaimLost) return settleOnce();
-        throw err;
+          await record(tx, result.receipt);
+          return result;
+        }
+        const question = closedAs(target.question, verdict.closing);
+        const r = receipt("applied", verdict.status, question);
+        const also = alongWith(question);
+        const claimAndRecord = () => Promise.all([store.claim(id, verdict.closing, tx), record(tx, r)]);
+        // Claimed and recorded together; with nothing else to change, on PostgreSQL the COMMIT leaves with them.
+        const [won] = await (also ? claimAndRecord() : tx.commitWith(claimAndRecord));
+        claimedHeld(won);
+        return { question, receipt: r, also: (await also?.(tx)) ?? NOTHING_ELSE };
       });
       claimed();
       if ("late" in won) return won.late;

@@ -1,7 +1,7 @@
-import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createPgDatabase, pgReachable } from "../../../../tests/helpers/test-db";
+import { ONE_WAY_MS, slowProxy } from "../../../../tests/helpers/slow-pg-proxy";
 import { ping } from "../health-statements";
 import { insertSession, sessionOwner } from "../sessions/session-statements";
 import { createDb, isUniqueViolation } from "./client";
@@ -50,6 +50,56 @@ describe.skipIf(!reachable.ok)("the PostgreSQL pool", () => {
     }
   });
 
+  it("sends COMMIT with a transaction's last statements (commitWith): two round trips, not three", async () => {
+    const t = await createPgDatabase(PG_URL, "parley_commit_with");
+    const proxy = await slowProxy(new URL(PG_URL), ONE_WAY_MS);
+    const url = new URL(t.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const db = await createDb(url.toString(), { poolSize: 1 });
+    const session = (id: string) => ({ id, ownerId: "local", title: id, at: new Date() });
+    try {
+      await db.exec.rows(ping, {});
+      proxy.flights = 0;
+      const written = await db.exec.transaction(async (tx) => {
+        await tx.rows(insertSession, session("a"));
+        return tx.commitWith(() => tx.rows(insertSession, session("b")));
+      });
+      expect(written).toHaveLength(1);
+      expect(proxy.flights).toBe(2);
+      for (const id of ["a", "b"]) expect(await db.exec.rows(sessionOwner, { id })).toEqual([{ ownerId: "local", deletedAt: null }]);
+    } finally {
+      await db.close();
+      proxy.close();
+      await t.drop();
+    }
+  });
+
+  it("rolls back the whole transaction when a statement sent with its COMMIT fails, answers that error, refuses a statement after it, and serves the next", async () => {
+    const t = await createPgDatabase(PG_URL, "parley_commit_with_fail");
+    const db = await createDb(t.url, { poolSize: 1 });
+    const session = (id: string) => ({ id, ownerId: "local", title: id, at: new Date() });
+    try {
+      const failed = db.exec.transaction(async (tx) => {
+        await tx.rows(insertSession, session("a"));
+        return tx.commitWith(() => Promise.all([tx.rows(insertSession, session("b")), tx.rows(insertSession, session("a"))]));
+      });
+      await expect(failed).rejects.toSatisfy(isUniqueViolation);
+      for (const id of ["a", "b"]) expect(await db.exec.rows(sessionOwner, { id })).toEqual([]);
+      const late = db.exec.transaction(async (tx) => {
+        const last = tx.commitWith(() => tx.rows(insertSession, session("c")));
+        await tx.rows(insertSession, session("d"));
+        return last;
+      });
+      await expect(late).rejects.toThrow(/after its transaction's COMMIT/);
+      expect(await db.exec.rows(sessionOwner, { id: "d" })).toEqual([]);
+      await db.exec.transaction((tx) => tx.rows(insertSession, session("e")));
+      expect(await db.exec.rows(sessionOwner, { id: "e" })).toEqual([{ ownerId: "local", deletedAt: null }]);
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+
   it("rolls back every statement issued together when one fails, answers that one's error, and the connection serves the next transaction", async () => {
     const t = await createPgDatabase(PG_URL, "parley_pipeline_fail");
     const db = await createDb(t.url, { poolSize: 1 });
@@ -66,45 +116,3 @@ describe.skipIf(!reachable.ok)("the PostgreSQL pool", () => {
     }
   });
 });
-
-const ONE_WAY_MS = 40;
-
-/**
- * A TCP proxy to PostgreSQL that holds every chunk `delayMs` each way, and counts the client's
- * flights: what it sends after an answer has reached it, up to the next answer (one round trip
- * each). Counted, not timed: a timed count flaked under a loaded CI (3.03 round trips).
- */
-async function slowProxy(target: URL, delayMs: number): Promise<{ port: number; flights: number; close(): void }> {
-  const sockets = new Set<Socket>();
-  let answered = true;
-  const proxy = {
-    port: 0,
-    flights: 0,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("error", () => {});
-      s.on("close", () => (client.destroy(), upstream.destroy()));
-    }
-    client.on("data", (chunk) => {
-      if (answered) proxy.flights++;
-      answered = false;
-      setTimeout(() => upstream.write(chunk), delayMs);
-    });
-    upstream.on("data", (chunk) =>
-      setTimeout(() => {
-        answered = true;
-        client.write(chunk);
-      }, delayMs),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  proxy.port = (server.address() as AddressInfo).port;
-  return proxy;
-}

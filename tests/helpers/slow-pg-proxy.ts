@@ -1,0 +1,44 @@
+import { createServer, connect, type AddressInfo, type Socket } from "node:net";
+
+/** How long the proxy holds each chunk, each way: far above loopback's, so a round trip is the proxy's. */
+export const ONE_WAY_MS = 40;
+
+/**
+ * A TCP proxy to PostgreSQL that holds every chunk `delayMs` each way, and counts the client's
+ * flights: what it sends after an answer has reached it, up to the next answer (one round trip
+ * each). Counted, not timed: a timed count flaked under a loaded CI (3.03 round trips).
+ */
+export async function slowProxy(target: URL, delayMs: number): Promise<{ port: number; flights: number; close(): void }> {
+  const sockets = new Set<Socket>();
+  let answered = true;
+  const proxy = {
+    port: 0,
+    flights: 0,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => (client.destroy(), upstream.destroy()));
+    }
+    client.on("data", (chunk) => {
+      if (answered) proxy.flights++;
+      answered = false;
+      setTimeout(() => upstream.write(chunk), delayMs);
+    });
+    upstream.on("data", (chunk) =>
+      setTimeout(() => {
+        answered = true;
+        client.write(chunk);
+      }, delayMs),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  proxy.port = (server.address() as AddressInfo).port;
+  return proxy;
+}
