@@ -23,6 +23,8 @@ export async function slowProxy(target: URL, delayMs: number): Promise<{ port: n
     const upstream = connect(Number(target.port || 5432), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
+      // Each chunk leaves when its delay is up, not when Nagle's algorithm lets it.
+      s.setNoDelay(true);
       s.on("error", () => {});
       s.on("close", () => (client.destroy(), upstream.destroy()));
     }

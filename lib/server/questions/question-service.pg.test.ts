@@ -77,7 +77,7 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     expect(Math.abs(Date.parse(stored.closedAt!) - Date.now())).toBeLessThan(60_000);
   });
 
-  it("a tab's reply is two round trips: BEGIN with the hold and the read, then the claim, the receipt and COMMIT", async () => {
+  it("a tab's reply is two round trips: BEGIN with the held read, then the claim, the receipt and COMMIT", async () => {
     const q = await askFreeText(3);
     const proxy = await slowProxy(new URL(testDb.url), ONE_WAY_MS);
     const url = new URL(testDb.url);

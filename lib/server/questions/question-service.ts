@@ -22,9 +22,9 @@ import { createMemberStore } from "../store/members/member-store";
 import { checkPeopleNamed } from "./people-named";
 import type { SqlTx } from "../store/sql-executor";
 
-/** A held question's claim cannot lose (question-service's settle holds it first): one that did is a fault, not a late reply. */
+/** The claim of a question read pending while held cannot lose (personalSettle reads it so): one that did is a fault, not a late reply. */
 function claimedHeld(won: boolean): void {
-  if (!won) throw new Error("A held question's claim changed nothing.");
+  if (!won) throw new Error("The claim of a held pending question changed nothing.");
 }
 
 /** Who or what settled a question; stored as `closedBy`. */
@@ -277,10 +277,10 @@ export function createQuestionService({
         return target;
       };
       /** What this answer closes the question with, or why it comes too late. */
-      const judged = async (target: ReplyTarget, held: boolean, tx: SqlTx): Promise<{ closing: Closing; status: "answered" | "declined" } | { late: ReplyReceipt }> => {
+      const judged = async (target: ReplyTarget, tx: SqlTx): Promise<{ closing: Closing; status: "answered" | "declined" } | { late: ReplyReceipt }> => {
         limit(target.policy);
         const { question } = target;
-        if (!held || question.status !== "pending" || (digest !== null && digest !== question.targetDigest)) return { late: lateReceipt(question) };
+        if (question.status !== "pending" || (digest !== null && digest !== question.targetDigest)) return { late: lateReceipt(question) };
         const { status, answer, feedback, editedInput = null } = await decide(question, target.policy, tx);
         return { closing: { ...closing(status, by, answer, feedback), closedByUser: person ?? null, editedInput }, status };
       };
@@ -320,13 +320,12 @@ export function createQuestionService({
       };
 
       const claimed = metrics.time("reply.claim");
-      // Hold, read the target, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
+      // Read the target held, decide, claim and record the receipt in one transaction (on SQLite it joins the grouped commit).
       const won = await db.exec.transaction(async (tx): Promise<Won | { late: ReplyReceipt } | { vote: ReplyReceipt }> => {
-        // Held first, with the read (on PostgreSQL one round trip with BEGIN): another settler's claim waits for this
-        // transaction, or this one read the question as that claim left it; so a held question's claim cannot lose.
-        const [held, found] = await Promise.all([store.hold(tx, id), store.target(id, person ?? LOCAL_OWNER, tx)]);
-        const target = visible(found);
-        const verdict = await judged(target, held, tx);
+        // Read held (on PostgreSQL one round trip with BEGIN): another settler's claim waits for this transaction, or
+        // this one reads the question as that claim left it; so the claim of a question read pending cannot lose.
+        const target = visible(await store.heldTarget(tx, id, person ?? LOCAL_OWNER));
+        const verdict = await judged(target, tx);
         const late = async (late: ReplyReceipt) => {
           // Only a caller's own commandId can ask for a late receipt again: without one there is nothing to keep.
           if (commandId !== undefined) await record(tx, late);

@@ -13,7 +13,7 @@ export type QuestionInsert = Required<Omit<Insertable<DB["Question"]>, "createdA
  * What a reply needs of its target, read at once: the question, its run's root and policy, its
  * session's owner, whether its delete has begun, and whether `person` is a member of it.
  */
-export const target = statement((q, p: { id: string; person: string }) =>
+const targetQuery = (q: QueryCreator<DB>, p: { id: string; person: string }) =>
   q
     .selectFrom("Question as q")
     .innerJoin("Run as r", "r.id", "q.runId")
@@ -21,21 +21,16 @@ export const target = statement((q, p: { id: string; person: string }) =>
     .selectAll("q")
     .select(["r.rootRunId as run_rootRunId", "r.policy as run_policy", "s.ownerId as session_ownerId", "s.deletedAt as session_deletedAt"])
     .select((eb) => eb.exists(eb.selectFrom("SessionMember as m").select("m.userId").whereRef("m.sessionId", "=", "q.sessionId").where("m.userId", "=", p.person)).as("session_member"))
-    .where("q.id", "=", p.id),
-);
+    .where("q.id", "=", p.id);
+
+export const target = statement(targetQuery);
 
 /**
- * Holds a pending question while a vote is counted: on PostgreSQL the row stays locked until the
- * vote's transaction ends, so concurrent voters count one after another and the last sees every
- * vote before it (SQLite's write lock does the same). 0 rows: it is no longer pending.
+ * The target, its question held until the transaction ends: on PostgreSQL its row is locked as a
+ * claim locks it, so concurrent replies and votes on it go one after another and each reads it as
+ * the one before left it; SQLite's write lock holds it already.
  */
-export const holdPending = statement((q, p: { id: string }) =>
-  q
-    .updateTable("Question")
-    .set((eb) => ({ escalated: eb("escalated", "+", 0) }))
-    .where("id", "=", p.id)
-    .where("status", "=", "pending"),
-);
+export const heldTarget = statement((q, p: { id: string; person: string }, engine) => (engine === "postgresql" ? targetQuery(q, p).forNoKeyUpdate("q") : targetQuery(q, p)));
 
 /** A person's vote: their first counts, a second from another tab or surface changes nothing. */
 export const insertVote = statement((q, p: { questionId: string; userId: string; decision: string; feedback: string | null; surface: string; createdAt: Date }) =>

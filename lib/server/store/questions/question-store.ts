@@ -137,6 +137,10 @@ const oldestFirst = (a: Question, b: Question) => a.createdAt.localeCompare(b.cr
 /** Every question query, as small named functions: the question domain does not speak Prisma. */
 export function createQuestionStore(db: Db) {
   const { exec } = db;
+  const targetWith = async (read: typeof Q.target, id: string, person: string, on: SqlReader): Promise<ReplyTarget | null> => {
+    const found = targetOf((await on.rows(read, { id, person }))[0]);
+    return found?.question.approvals ? { ...found, question: (await withVotes([found.question], on))[0]! } : found;
+  };
   return {
     /**
      * A question and its journal entry, stored together while its run holds `epoch`; the question as
@@ -149,18 +153,21 @@ export function createQuestionStore(db: Db) {
     async insert(q: NewQuestion & { rootRunId: string | null }, epoch?: HeldEpoch, withinLimit?: (asked: number) => void, alongWith?: (tx: SqlTx) => Promise<void>): Promise<Question> {
       const row = questionRow(q);
       const rootRunId = await exec.transaction(async (tx) => {
-        // Issued together (on PostgreSQL one round trip each step): the reads, then the writes they allow.
+        // Issued together (on PostgreSQL one round trip each step): BEGIN with the reads, then the writes they allow with COMMIT.
         const [[held], asked] = await Promise.all([tx.rows(heldRun, { id: q.runId, epoch: fenced(epoch) ? epoch : null }), withinLimit && tx.rows(Q.countAsked, { runId: q.runId })]);
         if (!held) throw noRunOrLeaseLost(q.runId, epoch);
         if (withinLimit && asked) withinLimit(asked[0]!.n);
-        await Promise.all([
-          tx.changes(Q.insertQuestion, row),
-          tx.changes(
-            insertJournal,
-            journalEntry({ runId: q.runId, seq: q.seq, kind: "question", name: q.spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id, createdAt: q.createdAt }),
-          ),
-          alongWith?.(tx),
-        ]);
+        // Nothing they return can refuse the question (the run's hold and its limit were checked): COMMIT leaves with them.
+        await tx.commitWith(() =>
+          Promise.all([
+            tx.changes(Q.insertQuestion, row),
+            tx.changes(
+              insertJournal,
+              journalEntry({ runId: q.runId, seq: q.seq, kind: "question", name: q.spec.prompt.slice(0, 200), digest: q.journalDigest, questionId: q.id, createdAt: q.createdAt }),
+            ),
+            alongWith?.(tx),
+          ]),
+        );
         return q.rootRunId ?? held.rootRunId ?? q.runId;
       });
       return toQuestion({ ...row, run_rootRunId: rootRunId });
@@ -173,13 +180,10 @@ export function createQuestionStore(db: Db) {
     policyOf: async (runId: string): Promise<RunPolicy> => parsePolicy((await exec.rows(Q.runPolicyAndRoot, { runId }))[0]?.policy),
 
     /** A reply's target, read at once (and whether `person` is a member of its session). */
-    target: async (id: string, person: string, on: SqlReader = exec): Promise<ReplyTarget | null> => {
-      const found = targetOf((await on.rows(Q.target, { id, person }))[0]);
-      return found?.question.approvals ? { ...found, question: (await withVotes([found.question], on))[0]! } : found;
-    },
+    target: (id: string, person: string, on: SqlReader = exec): Promise<ReplyTarget | null> => targetWith(Q.target, id, person, on),
 
-    /** Holds a pending question for a vote's transaction: false when it is no longer pending. */
-    hold: async (tx: SqlTx, id: string): Promise<boolean> => (await tx.changes(Q.holdPending, { id })) === 1,
+    /** A reply's target, its question held until `tx` ends (Q.heldTarget): what a claim or a vote in `tx` reads. */
+    heldTarget: (tx: SqlTx, id: string, person: string): Promise<ReplyTarget | null> => targetWith(Q.heldTarget, id, person, tx),
 
     /**
      * A person's vote (their first one counts), then every vote on the question in the order they
