@@ -77,6 +77,27 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     expect(Math.abs(Date.parse(stored.closedAt!) - Date.now())).toBeLessThan(60_000);
   });
 
+  it("a run's question is stored in two round trips: BEGIN with the run's hold and its count, then the question, its journal entry and COMMIT", async () => {
+    const proxy = await slowProxy(new URL(testDb.url), ONE_WAY_MS);
+    const url = new URL(testDb.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const slowDb = await createDb(url.toString(), { poolSize: 1 });
+    const slow = createQuestionService({ db: slowDb, events: new DomainEvents(), commands: createCommandService({ db: slowDb }) });
+    try {
+      await slowDb.exec.rows(ping, {});
+      proxy.flights = 0;
+      const spec = { kind: "question" as const, prompt: "Which 6?", options: [], multi: false, allowCustom: true, detail: null, timeoutMs: 60_000, replySchema: null };
+      await slow.create({ id: "q6", run: { id: "r1", sessionId: "s1", functionName: "deploy", policy: DEFAULT_POLICY }, seq: 6, digest: "d6", spec });
+      // Before, the writes' answers were waited for before COMMIT left: three.
+      expect(proxy.flights).toBe(2);
+      expect(await questions.getQuestion({ id: "q6" })).toMatchObject({ status: "pending", prompt: "Which 6?" });
+    } finally {
+      slow.dispose();
+      await slowDb.close();
+      proxy.close();
+    }
+  });
+
   it("a tab's reply is two round trips: BEGIN with the held read, then the claim, the receipt and COMMIT", async () => {
     const q = await askFreeText(3);
     const proxy = await slowProxy(new URL(testDb.url), ONE_WAY_MS);
