@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Run } from "../lib/protocol/entities";
 import { startTestApp, waitFor, type TestApp } from "./helpers/test-app";
 
@@ -30,6 +30,17 @@ describe("the chat agent in a real worker", () => {
     const agentTexts = snapshot.messages.filter((m) => m.role === "agent").map((m) => m.text);
     expect(agentTexts[0]).toMatch(/offline demo agent/);
     expect(agentTexts.at(-1)).toMatch(/Ordering a large coffee/);
+  });
+
+  it("a chat message starts its turn with the owner its session's read gave, without reading it again", async () => {
+    app = await startTestApp();
+    const a = app;
+    const session = await a.parley.sessions.createSession();
+    const ownerOf = vi.spyOn(a.parley.sessions, "ownerOf");
+    const run = (await a.parley.postMessage({ sessionId: session.id, text: "hello" })) as Run;
+    expect(run).toMatchObject({ sessionId: session.id, ownerId: session.ownerId });
+    expect(ownerOf).not.toHaveBeenCalled();
+    await waitFor(async () => (await a.parley.runs.getRun({ id: run.id })).status === "succeeded");
   });
 
   it("Retry after a provider error runs the failed turn again without a second user message, once", async () => {

@@ -46,6 +46,8 @@ export function createVisibility(db: Db) {
   return {
     /** How `viewer` sees the session (404 when they may not). */
     session: async (viewer: string, id: string): Promise<SessionRole> => (await seeSession(viewer, id)).role,
+    /** The session's owner, as `session` checks it (owners never change: a run started in it can be given it). */
+    sessionOwner: async (viewer: string, id: string): Promise<{ ownerId: string }> => ({ ownerId: (await seeSession(viewer, id)).ownerId }),
     question: async (viewer: string, id: string): Promise<void> => void (await seeQuestion(viewer, id)),
     run: async (viewer: string, id: string): Promise<void> => void (await seeRun(viewer, id)),
     askedBy,

@@ -19,7 +19,8 @@ export interface Caller {
   /** The administrator (`local`), or a person added with --admin. */
   admin: boolean;
   see: {
-    session(id: string): Promise<void>;
+    /** Resolves with the session's owner (owners never change). */
+    session(id: string): Promise<{ ownerId: string }>;
     question(id: string): Promise<void>;
     run(id: string): Promise<void>;
   };
@@ -54,7 +55,7 @@ function callerOf(req: RouteRequest, parley: Parley): Caller | null {
     credential,
     admin,
     see: {
-      session: async (id) => void (await visibility.session(ownerId, id)),
+      session: (id) => visibility.sessionOwner(ownerId, id),
       // A token that may only ask sees the questions it asked, and no other.
       question: (id) => (askOnly ? visibility.askedBy(ownerId, credential, id) : visibility.question(ownerId, id)),
       run: (id) => visibility.run(ownerId, id),

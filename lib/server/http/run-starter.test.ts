@@ -10,7 +10,7 @@ const caller = (via: Caller["via"], credential: string): Caller => ({
   via,
   credential,
   admin: true,
-  see: { session: async () => {}, question: async () => {}, run: async () => {} },
+  see: { session: async () => ({ ownerId: "local" }), question: async () => {}, run: async () => {} },
   manage: { session: async () => {} },
 });
 

@@ -62,6 +62,8 @@ interface StartRunRequest {
   alongWith?: (tx: SqlTx, runId: string) => Promise<unknown>;
   /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */
   committed?: () => void;
+  /** The session's owner, when the caller has just read it (owners never change): one read fewer. */
+  sessionOwnerId?: string;
 }
 
 /** A message for whichever node executes the run, once it is known (an activation found it held elsewhere). */
@@ -277,11 +279,24 @@ export function createRunService(deps: RunServiceDeps) {
     for (const loop of loops) loop.unref();
   }
 
-  async function startRun({ sessionId, functionName, input = null, canAsk = true, policy = {}, commandId, turnOf, alongWith, committed, startedBy }: StartRunRequest): Promise<StartedRun> {
+  async function startRun({
+    sessionId,
+    functionName,
+    input = null,
+    canAsk = true,
+    policy = {},
+    commandId,
+    turnOf,
+    alongWith,
+    committed,
+    startedBy,
+    sessionOwnerId,
+  }: StartRunRequest): Promise<StartedRun> {
     if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
     const fixedPolicy = RunPolicySchema.safeParse(policy);
     if (!fixedPolicy.success) throw new AppError("invalid_policy", `Invalid policy: ${describeZodError(fixedPolicy.error)}`);
-    const ownerId = await sessions.ownerOf({ id: sessionId });
+    // A session whose delete began since it was read is refused in the run's own transaction.
+    const ownerId = sessionOwnerId ?? (await sessions.ownerOf({ id: sessionId }));
     try {
       JSON.stringify(input ?? null);
     } catch {

@@ -35,7 +35,7 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
    * a pending question as its card would, and starts no run.
    */
   async function postMessage({ sessionId, text, sender, answerer }: { sessionId: string; text: string; sender?: string; answerer?: Answerer }): Promise<Run | TextCommandResult> {
-    await sessions.getSession({ id: sessionId });
+    const { ownerId } = await sessions.getSession({ id: sessionId });
     const command = await textCommands.apply({ sessionId, text, answerer });
     if (command) return command;
     // The model's context: the session's earlier messages, bounded (this one is stored below).
@@ -43,6 +43,7 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
     let message: Awaited<ReturnType<typeof sessions.recordMessage>> | undefined;
     const run = await runs.startRun({
       sessionId,
+      sessionOwnerId: ownerId,
       functionName: chatFunction,
       input: { text, history },
       turnOf: sessionId,

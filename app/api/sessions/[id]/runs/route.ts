@@ -14,10 +14,10 @@ export const GET = jsonRoute<{ id: string }>(async ({ params, parley, caller }) 
 export const POST = jsonRoute<{ id: string }>(
   async ({ req, params, parley, caller }) => {
     const sessionId = one(params.id);
-    await caller.see.session(sessionId);
+    const { ownerId } = await caller.see.session(sessionId);
     const body = await readJson(req, StartRunBodySchema);
     const startedBy = await runStarterOf(req, caller, parley);
-    return parley.runs.startRun({ sessionId, functionName: body.function, input: body.input ?? null, policy: body.policy, commandId: body.commandId, startedBy });
+    return parley.runs.startRun({ sessionId, sessionOwnerId: ownerId, functionName: body.function, input: body.input ?? null, policy: body.policy, commandId: body.commandId, startedBy });
   },
   { status: 201 },
 );
