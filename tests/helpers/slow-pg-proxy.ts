@@ -3,15 +3,23 @@ import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 /** How long the proxy holds each chunk, each way: far above loopback's, so a round trip is the proxy's. */
 export const ONE_WAY_MS = 40;
 
+export interface SlowProxy {
+  port: number;
+  flights: number;
+  /** Told as a flight leaves the client, `delayMs` before PostgreSQL has it: room for another connection's work first. */
+  onFlight?: (flight: number) => void;
+  close(): void;
+}
+
 /**
  * A TCP proxy to PostgreSQL that holds every chunk `delayMs` each way, and counts the client's
  * flights: what it sends after an answer has reached it, up to the next answer (one round trip
  * each). Counted, not timed: a timed count flaked under a loaded CI (3.03 round trips).
  */
-export async function slowProxy(target: URL, delayMs: number): Promise<{ port: number; flights: number; close(): void }> {
+export async function slowProxy(target: URL, delayMs: number): Promise<SlowProxy> {
   const sockets = new Set<Socket>();
   let answered = true;
-  const proxy = {
+  const proxy: SlowProxy = {
     port: 0,
     flights: 0,
     close: () => {
@@ -29,7 +37,7 @@ export async function slowProxy(target: URL, delayMs: number): Promise<{ port: n
       s.on("close", () => (client.destroy(), upstream.destroy()));
     }
     client.on("data", (chunk) => {
-      if (answered) proxy.flights++;
+      if (answered) proxy.onFlight?.(++proxy.flights);
       answered = false;
       setTimeout(() => upstream.write(chunk), delayMs);
     });

@@ -22,6 +22,11 @@ export interface ApplyContext<R extends Receipt> {
    * the twin's receipt.
    */
   record: (tx: SqlTx, receipt: R) => Promise<void>;
+  /**
+   * Whether `record` claims a queued command: a twin that claimed it first shows in what the claim
+   * returns, not as an error, so it cannot leave with the transaction's COMMIT (SqlTx.commitWith).
+   */
+  claimsQueued: boolean;
   /** `record` in a transaction of its own, for a command whose change is not in the database (or that changes nothing). */
   commit: (receipt: R) => Promise<void>;
 }
@@ -90,7 +95,7 @@ export function createCommandService({ db }: { db: Db }) {
       };
       const commit = (receipt: R) => exec.transaction((tx) => record(tx, receipt));
       try {
-        return await apply({ commandId: id, record, commit });
+        return await apply({ commandId: id, record, commit, claimsQueued: claimQueued });
       } catch (err) {
         const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await exec.rows(C.byId, { id })).length > 0);
         if (!lostToTwin || attempt >= 3) throw err;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../../protocol/question";
+import { buildReceipt, commandPayload, type Receipt } from "../../protocol/commands";
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import { createCommandService } from "../ledger/command-ledger";
 import { createDb, type Db } from "../store/db/client";
@@ -113,6 +114,40 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
       // Before, the claim's answer was waited for before COMMIT left: three.
       expect(proxy.flights).toBe(2);
       expect(await questions.getQuestion({ id: q.id })).toMatchObject({ status: "answered", answer: "held" });
+    } finally {
+      slow.dispose();
+      await slowDb.close();
+      proxy.close();
+    }
+  });
+
+  it("a queued reply whose command another applier settled while its claim was on the way rolls back: the question stays pending, the reply gets that receipt", async () => {
+    const q = await askFreeText(7);
+    const commandId = "queued-7";
+    const commands = createCommandService({ db });
+    await commands.enqueue(
+      { commandId, kind: "send_input", payload: commandPayload("send_input", { questionId: q.id, value: "late", input: undefined, digest: null }) },
+      buildReceipt<Receipt>({ commandId, kind: "send_input", apply_state: "queued" }),
+    );
+    const proxy = await slowProxy(new URL(testDb.url), ONE_WAY_MS);
+    const url = new URL(testDb.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const slowDb = await createDb(url.toString(), { poolSize: 1 });
+    const slow = createQuestionService({ db: slowDb, events: new DomainEvents(), commands: createCommandService({ db: slowDb }) });
+    try {
+      await slowDb.exec.rows(ping, {});
+      proxy.flights = 0;
+      let rejected: Promise<Receipt> | undefined;
+      // Flights: the command's read, BEGIN with the held read, then the claim with the queued command's claim. While
+      // the last is held in the proxy, another applier rejects the command.
+      proxy.onFlight = (flight) => {
+        if (flight === 3) rejected = commands.markRejected({ commandId, kind: "send_input", error: { code: "invalid_answer", message: "Rejected by another applier." } });
+      };
+      const receipt = await slow.reply({ id: q.id, value: "late", by: "cli", commandId, digest: null });
+      expect(await rejected).toMatchObject({ apply_state: "rejected" });
+      expect(receipt).toMatchObject({ commandId, apply_state: "rejected" });
+      // Sent with COMMIT, the question's claim committed without its receipt: answered by a rejected command.
+      expect(await questions.getQuestion({ id: q.id })).toMatchObject({ status: "pending" });
     } finally {
       slow.dispose();
       await slowDb.close();

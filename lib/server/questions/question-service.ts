@@ -260,7 +260,7 @@ export function createQuestionService({
     const { digest } = payload;
     const broadcast = metrics.time("reply.broadcast");
     const delivered = metrics.time("reply.deliver");
-    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record }) => {
+    return commands.run<ReplyReceipt>({ commandId, kind, payload }, async ({ commandId: cid, record, claimsQueued }) => {
       const receipt = (apply_state: ReplyReceipt["apply_state"], outcome: ReplyReceipt["outcome"], question: Question) =>
         buildReceipt<ReplyReceipt>({ commandId: cid, kind, apply_state, outcome, question });
       const lateReceipt = (question: Question): ReplyReceipt => {
@@ -345,8 +345,9 @@ export function createQuestionService({
         const r = receipt("applied", verdict.status, question);
         const also = alongWith(question);
         const claimAndRecord = () => Promise.all([store.claim(id, verdict.closing, tx), record(tx, r)]);
-        // Claimed and recorded together; with nothing else to change, on PostgreSQL the COMMIT leaves with them.
-        const [won] = await (also ? claimAndRecord() : tx.commitWith(claimAndRecord));
+        // Claimed and recorded together; with nothing else to change, and a receipt that can only fail as an error
+        // (not a queued command's claim), on PostgreSQL the COMMIT leaves with them.
+        const [won] = await (also || claimsQueued ? claimAndRecord() : tx.commitWith(claimAndRecord));
         claimedHeld(won);
         return { question, receipt: r, also: (await also?.(tx)) ?? NOTHING_ELSE };
       });
