@@ -1,4 +1,6 @@
 import { createServer, connect, type AddressInfo, type Socket } from "node:net";
+import { createDb, type Db } from "../../lib/server/store/db/client";
+import { ping } from "../../lib/server/store/health-statements";
 
 /** How long the proxy holds each chunk, each way: far above loopback's, so a round trip is the proxy's. */
 export const ONE_WAY_MS = 40;
@@ -37,7 +39,10 @@ export async function slowProxy(target: URL, delayMs: number): Promise<SlowProxy
       s.on("close", () => (client.destroy(), upstream.destroy()));
     }
     client.on("data", (chunk) => {
-      if (answered) proxy.onFlight?.(++proxy.flights);
+      if (answered) {
+        proxy.flights++;
+        proxy.onFlight?.(proxy.flights);
+      }
       answered = false;
       setTimeout(() => upstream.write(chunk), delayMs);
     });
@@ -51,4 +56,22 @@ export async function slowProxy(target: URL, delayMs: number): Promise<SlowProxy
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   proxy.port = (server.address() as AddressInfo).port;
   return proxy;
+}
+
+/** A Db on `databaseUrl` through a slowProxy, on one connection, already connected: its flights count from 0. */
+export async function slowDb(databaseUrl: string): Promise<{ db: Db; proxy: SlowProxy; close(): Promise<void> }> {
+  const proxy = await slowProxy(new URL(databaseUrl), ONE_WAY_MS);
+  const url = new URL(databaseUrl);
+  url.host = `127.0.0.1:${proxy.port}`;
+  const db = await createDb(url.toString(), { poolSize: 1 });
+  await db.exec.rows(ping, {});
+  proxy.flights = 0;
+  return {
+    db,
+    proxy,
+    close: async () => {
+      await db.close();
+      proxy.close();
+    },
+  };
 }

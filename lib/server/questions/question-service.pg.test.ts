@@ -4,12 +4,11 @@ import { buildReceipt, commandPayload, type Receipt } from "../../protocol/comma
 import { DEFAULT_POLICY } from "../../protocol/policy";
 import { createCommandService } from "../ledger/command-ledger";
 import { createDb, type Db } from "../store/db/client";
-import { ping } from "../store/health-statements";
 import { openFixtureDb, type FixtureDb } from "../../../tests/helpers/fixture-db";
 import { DomainEvents } from "../events";
 import { createQuestionService, type QuestionService } from "./question-service";
 import { createPgDatabase, pgReachable, type TestDatabase } from "../../../tests/helpers/test-db";
-import { ONE_WAY_MS, slowProxy } from "../../../tests/helpers/slow-pg-proxy";
+import { slowDb } from "../../../tests/helpers/slow-pg-proxy";
 
 // Claim-once on PostgreSQL, under real concurrency (a pool of connections, not one SQLite writer).
 const PG_URL = process.env.PARLEY_TEST_PG_URL || "postgresql://postgres@127.0.0.1:5432/test";
@@ -40,6 +39,20 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     if (db) await db.close();
     await testDb?.drop();
   });
+
+  /** A question service whose database is behind a slowProxy, its flights counted from 0. */
+  async function slowService() {
+    const { db: behind, proxy, close } = await slowDb(testDb.url);
+    const slow = createQuestionService({ db: behind, events: new DomainEvents(), commands: createCommandService({ db: behind }) });
+    return {
+      slow,
+      proxy,
+      close: async () => {
+        slow.dispose();
+        await close();
+      },
+    };
+  }
 
   /** A free-text question of run r1 at journal position n (id qn). */
   const askFreeText = (n: number) =>
@@ -79,45 +92,29 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
   });
 
   it("a run's question is stored in two round trips: BEGIN with the run's hold and its count, then the question, its journal entry and COMMIT", async () => {
-    const proxy = await slowProxy(new URL(testDb.url), ONE_WAY_MS);
-    const url = new URL(testDb.url);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const slowDb = await createDb(url.toString(), { poolSize: 1 });
-    const slow = createQuestionService({ db: slowDb, events: new DomainEvents(), commands: createCommandService({ db: slowDb }) });
+    const { slow, proxy, close } = await slowService();
     try {
-      await slowDb.exec.rows(ping, {});
-      proxy.flights = 0;
       const spec = { kind: "question" as const, prompt: "Which 6?", options: [], multi: false, allowCustom: true, detail: null, timeoutMs: 60_000, replySchema: null };
       await slow.create({ id: "q6", run: { id: "r1", sessionId: "s1", functionName: "deploy", policy: DEFAULT_POLICY }, seq: 6, digest: "d6", spec });
       // Before, the writes' answers were waited for before COMMIT left: three.
       expect(proxy.flights).toBe(2);
       expect(await questions.getQuestion({ id: "q6" })).toMatchObject({ status: "pending", prompt: "Which 6?" });
     } finally {
-      slow.dispose();
-      await slowDb.close();
-      proxy.close();
+      await close();
     }
   });
 
   it("a tab's reply is two round trips: BEGIN with the held read, then the claim, the receipt and COMMIT", async () => {
     const q = await askFreeText(3);
-    const proxy = await slowProxy(new URL(testDb.url), ONE_WAY_MS);
-    const url = new URL(testDb.url);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const slowDb = await createDb(url.toString(), { poolSize: 1 });
-    const slow = createQuestionService({ db: slowDb, events: new DomainEvents(), commands: createCommandService({ db: slowDb }) });
+    const { slow, proxy, close } = await slowService();
     try {
-      await slowDb.exec.rows(ping, {});
-      proxy.flights = 0;
       const receipt = await slow.reply({ id: q.id, value: "held", by: "socket", person: "local" });
       expect(receipt).toMatchObject({ apply_state: "applied", outcome: "answered" });
       // Before, the claim's answer was waited for before COMMIT left: three.
       expect(proxy.flights).toBe(2);
       expect(await questions.getQuestion({ id: q.id })).toMatchObject({ status: "answered", answer: "held" });
     } finally {
-      slow.dispose();
-      await slowDb.close();
-      proxy.close();
+      await close();
     }
   });
 
@@ -129,14 +126,8 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
       { commandId, kind: "send_input", payload: commandPayload("send_input", { questionId: q.id, value: "late", input: undefined, digest: null }) },
       buildReceipt<Receipt>({ commandId, kind: "send_input", apply_state: "queued" }),
     );
-    const proxy = await slowProxy(new URL(testDb.url), ONE_WAY_MS);
-    const url = new URL(testDb.url);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const slowDb = await createDb(url.toString(), { poolSize: 1 });
-    const slow = createQuestionService({ db: slowDb, events: new DomainEvents(), commands: createCommandService({ db: slowDb }) });
+    const { slow, proxy, close } = await slowService();
     try {
-      await slowDb.exec.rows(ping, {});
-      proxy.flights = 0;
       let rejected: Promise<Receipt> | undefined;
       // Flights: the command's read, BEGIN with the held read, then the claim with the queued command's claim. While
       // the last is held in the proxy, another applier rejects the command.
@@ -149,9 +140,7 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
       // Sent with COMMIT, the question's claim committed without its receipt: answered by a rejected command.
       expect(await questions.getQuestion({ id: q.id })).toMatchObject({ status: "pending" });
     } finally {
-      slow.dispose();
-      await slowDb.close();
-      proxy.close();
+      await close();
     }
   });
 });

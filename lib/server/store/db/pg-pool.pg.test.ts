@@ -1,7 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createPgDatabase, pgReachable } from "../../../../tests/helpers/test-db";
-import { ONE_WAY_MS, slowProxy } from "../../../../tests/helpers/slow-pg-proxy";
+import { slowDb } from "../../../../tests/helpers/slow-pg-proxy";
 import { ping } from "../health-statements";
 import { insertSession, sessionOwner } from "../sessions/session-statements";
 import { createDb, isUniqueViolation } from "./client";
@@ -32,34 +32,23 @@ describe.skipIf(!reachable.ok)("the PostgreSQL pool", () => {
 
   it("sends a transaction's BEGIN and the statements issued together without waiting for each answer: two round trips, not five", async () => {
     const t = await createPgDatabase(PG_URL, "parley_pipeline");
-    const proxy = await slowProxy(new URL(PG_URL), ONE_WAY_MS);
-    const url = new URL(t.url);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const db = await createDb(url.toString(), { poolSize: 1 });
+    const { db, proxy, close } = await slowDb(t.url);
     try {
-      await db.exec.rows(ping, {});
-      proxy.flights = 0;
       const answers = await db.exec.transaction((tx) => Promise.all([tx.rows(ping, {}), tx.rows(ping, {}), tx.rows(ping, {})]));
       expect(answers).toHaveLength(3);
       // BEGIN with the three statements, then COMMIT; one after another it was BEGIN, each statement, COMMIT.
       expect(proxy.flights).toBe(2);
     } finally {
-      await db.close();
-      proxy.close();
+      await close();
       await t.drop();
     }
   });
 
   it("sends COMMIT with a transaction's last statements (commitWith): two round trips, not three", async () => {
     const t = await createPgDatabase(PG_URL, "parley_commit_with");
-    const proxy = await slowProxy(new URL(PG_URL), ONE_WAY_MS);
-    const url = new URL(t.url);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const db = await createDb(url.toString(), { poolSize: 1 });
+    const { db, proxy, close } = await slowDb(t.url);
     const session = (id: string) => ({ id, ownerId: "local", title: id, at: new Date() });
     try {
-      await db.exec.rows(ping, {});
-      proxy.flights = 0;
       const written = await db.exec.transaction(async (tx) => {
         await tx.rows(insertSession, session("a"));
         return tx.commitWith(() => tx.rows(insertSession, session("b")));
@@ -68,8 +57,7 @@ describe.skipIf(!reachable.ok)("the PostgreSQL pool", () => {
       expect(proxy.flights).toBe(2);
       for (const id of ["a", "b"]) expect(await db.exec.rows(sessionOwner, { id })).toEqual([{ ownerId: "local", deletedAt: null }]);
     } finally {
-      await db.close();
-      proxy.close();
+      await close();
       await t.drop();
     }
   });
