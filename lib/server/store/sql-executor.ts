@@ -111,35 +111,26 @@ export function sqliteExecutor(direct: DirectSqlite): SqlExecutor {
 const pgTime = (date: Date): string => date.toISOString();
 const pgValue = (value: unknown): unknown => (value instanceof Date ? pgTime(value) : value === undefined ? null : value);
 
-/** Statements on `lane`; `commit`, given inside a transaction, sends its COMMIT for `commitWith`, after which no statement is taken. */
-function pgTx(lane: PgLane, commit?: () => void): SqlTx {
-  let committing = false;
+/** Statements on `lane`, each refused once `open` says no (a transaction whose COMMIT was sent). */
+function pgStatements(lane: PgLane, open: () => boolean = () => true): Omit<SqlTx, "commitWith"> {
   const closed = () => Promise.reject(new Error("A statement was issued after its transaction's COMMIT was sent (commitWith)."));
-  const tx: SqlTx = {
+  return {
     engine: "postgresql",
     rows: <P extends Params, R>(statement: Statement<P, R>, params: P) => {
-      if (committing) return closed();
+      if (!open()) return closed();
       const { sql, bind } = statement.compiled("postgresql");
       return lane.query<R>(sql, bind(params).map(pgValue));
     },
     changes: (statement, params) => {
-      if (committing) return closed();
+      if (!open()) return closed();
       const { sql, bind } = statement.compiled("postgresql");
       return lane.execute(sql, bind(params).map(pgValue));
     },
-    commitWith: (last) => {
-      if (!commit) return last();
-      const issued = last();
-      committing = true;
-      commit();
-      return issued;
-    },
   };
-  return tx;
 }
 
 export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObserver): SqlExecutor {
-  const { rows, changes } = pgTx(lane);
+  const { rows, changes } = pgStatements(lane);
   return {
     engine: "postgresql",
     rows,
@@ -170,7 +161,15 @@ export function pgExecutor(pool: pg.Pool, lane: PgLane, observer?: StatementObse
           committed = control("COMMIT");
           committed.catch(() => {});
         };
-        const value = await work(pgTx(lane.on(client), commit));
+        const tx: SqlTx = {
+          ...pgStatements(lane.on(client), () => committed === undefined),
+          commitWith: (last) => {
+            const issued = last();
+            commit();
+            return issued;
+          },
+        };
+        const value = await work(tx);
         await begun;
         if (!committed) commit();
         await committed;
