@@ -118,6 +118,33 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     }
   });
 
+  it("a Stop while a reply holds the question waits for the reply: the reply wins, the Stop closes nothing", async () => {
+    await fixture.run.create({ data: { id: "r-stop", sessionId: "s1", functionName: "deploy", input: "null", status: "running" } });
+    const q = await questions.create({
+      id: "q-stop",
+      run: { id: "r-stop", sessionId: "s1", functionName: "deploy", policy: DEFAULT_POLICY },
+      seq: 1,
+      digest: "d-stop",
+      spec: { kind: "question", prompt: "Stop or answer?", options: [], multi: false, allowCustom: true, detail: null, timeoutMs: 60_000, replySchema: null },
+    });
+    const { slow, proxy, close } = await slowService();
+    try {
+      let stopped: Promise<Question[]> | undefined;
+      // Flights: BEGIN with the held read, then the claim, its receipt and COMMIT. While the last is held in the
+      // proxy, the run is stopped: its claim waits for the reply's lock, then finds the question answered.
+      proxy.onFlight = (flight) => {
+        if (flight === 2) stopped = questions.closeForRun({ runId: "r-stop", status: "cancelled", by: "stop" });
+      };
+      const receipt = await slow.reply({ id: q.id, value: "answered first", by: "socket", person: "local" });
+      expect(receipt).toMatchObject({ apply_state: "applied", outcome: "answered" });
+      // Read without the lock, the Stop's claim won in between and the reply's claim changed nothing: a fault.
+      expect(await stopped).toEqual([]);
+      expect(await questions.getQuestion({ id: q.id })).toMatchObject({ status: "answered", answer: "answered first", closedBy: "socket" });
+    } finally {
+      await close();
+    }
+  });
+
   it("a queued reply whose command another applier settled while its claim was on the way rolls back: the question stays pending, the reply gets that receipt", async () => {
     const q = await askFreeText(7);
     const commandId = "queued-7";
