@@ -10,7 +10,7 @@ export function ConnectionBanner({ status, show, error }: ConnectionBannerProps)
   if (!text || (!error && !show)) return null;
   return (
     <div role="status" className="flex items-center justify-center gap-2 border-b border-amber-200 bg-amber-50 px-4 py-1.5 text-sm text-amber-900">
-      <span aria-hidden className="h-3 w-3 animate-spin rounded-full border-2 border-amber-600 border-t-transparent" />
+      <span aria-hidden className="h-3 w-3 motion-safe:animate-spin rounded-full border-2 border-amber-600 border-t-transparent" />
       {text}
     </div>
   );

@@ -18,8 +18,8 @@ function useElapsed(since: string, live: boolean): number {
 }
 
 const DOT: Record<Run["status"], string> = {
-  running: "bg-indigo-500 animate-pulse",
-  waiting_input: "bg-amber-500 animate-pulse",
+  running: "bg-indigo-500 motion-safe:animate-pulse",
+  waiting_input: "bg-amber-500 motion-safe:animate-pulse",
   succeeded: "bg-emerald-500",
   failed: "bg-red-500",
   cancelled: "bg-stone-400",

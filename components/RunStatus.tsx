@@ -13,15 +13,15 @@ interface RunStatusProps {
 }
 
 const LABEL: Record<Status, { text: string; dot: string }> = {
-  running: { text: "Working", dot: "bg-indigo-500 animate-pulse" },
-  waiting_input: { text: "Waiting for you", dot: "bg-amber-500 animate-pulse" },
+  running: { text: "Working", dot: "bg-indigo-500 motion-safe:animate-pulse" },
+  waiting_input: { text: "Waiting for you", dot: "bg-amber-500 motion-safe:animate-pulse" },
   succeeded: { text: "Done", dot: "bg-emerald-500" },
   failed: { text: "Failed", dot: "bg-red-500" },
   cancelled: { text: "Stopped", dot: "bg-stone-400" },
 };
 
 /** Every pending question waits for someone else: the viewer has nothing to answer. */
-const OTHERS = { text: "Waiting for others", dot: "bg-amber-500 animate-pulse" };
+const OTHERS = { text: "Waiting for others", dot: "bg-amber-500 motion-safe:animate-pulse" };
 
 export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatusProps) {
   if (!run) return null;

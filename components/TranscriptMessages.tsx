@@ -115,7 +115,7 @@ function AgentBubble({ text, stopped = false, streaming = false, at }: { text: s
             stopped ? "border-dashed border-stone-300" : "border-stone-200",
             // The cursor sits at the end of the last block, where the next words will appear.
             streaming
-              ? "[&>*:last-child]:after:ml-0.5 [&>*:last-child]:after:inline-block [&>*:last-child]:after:h-[1.05em] [&>*:last-child]:after:w-[2px] [&>*:last-child]:after:translate-y-[3px] [&>*:last-child]:after:animate-pulse [&>*:last-child]:after:bg-indigo-500 [&>*:last-child]:after:content-['']"
+              ? "[&>*:last-child]:after:ml-0.5 [&>*:last-child]:after:inline-block [&>*:last-child]:after:h-[1.05em] [&>*:last-child]:after:w-[2px] [&>*:last-child]:after:translate-y-[3px] [&>*:last-child]:after:motion-safe:animate-pulse [&>*:last-child]:after:bg-indigo-500 [&>*:last-child]:after:content-['']"
               : "",
           ].join(" ")}
         >

@@ -216,6 +216,26 @@ test.describe("the chat around the card", () => {
     await expect(tab.page.getByTestId("composer-input")).toBeFocused();
   });
 
+  test("a person who asks for less motion sees nothing pulse while a question waits; others see the status dot pulse", async ({ browser, context, request }) => {
+    const api = new Api(request);
+    const session = await api.createSession();
+    await api.startRun(session.id, "test.ask", { prompt: "Pick a colour", options: ["red", "blue"] });
+    const endless = (page: Page) => page.evaluate(() => document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations === Infinity).length);
+    const moving = await ChatPage.open(context, session.id);
+    await moving.expectCard("Pick a colour");
+    expect(await endless(moving.page)).toBeGreaterThan(0);
+    // A pulse that never ends is motion a person cannot stop (WCAG 2.2.2); it also kept a core's compositor busy in every open tab.
+    const still = await browser.newContext({ reducedMotion: "reduce" });
+    try {
+      const tab = await ChatPage.open(still, session.id);
+      await tab.expectCard("Pick a colour");
+      await expect(tab.page.getByTestId("run-status")).toBeVisible();
+      expect(await endless(tab.page)).toBe(0);
+    } finally {
+      await still.close();
+    }
+  });
+
   test("a message from a text channel names its sender; the app user's own names no one", async ({ context, request }) => {
     const api = new Api(request);
     const session = await api.createSession();
