@@ -46,14 +46,16 @@ test.describe("a question shared by three tabs of one session", () => {
     const api = new Api(request);
     const session = await api.createSession();
     const tab = await ChatPage.open(context, session.id);
-    await tab.send("/countdown");
-    await tab.expectCard("Type the launch code within 20 seconds.");
+    // A deadline short enough to show its countdown (5 minutes at most), far longer than the test takes on a loaded
+    // machine: /countdown's 20 seconds ran out under three Playwright workers, and its card went before the answer.
+    await api.startRun(session.id, "test.ask", { prompt: "Type the launch code.", timeoutMs: 240_000 });
+    await tab.expectCard("Type the launch code.");
     const [question] = await api.waitForPending(session.id);
     await expect(tab.page.getByTestId("question-countdown")).toBeVisible();
 
     await tab.page.waitForTimeout(2_000);
     await tab.page.reload();
-    await tab.expectCard("Type the launch code within 20 seconds.");
+    await tab.expectCard("Type the launch code.");
     const shown = await tab.page.getByTestId("question-countdown").innerText();
     const secondsLeft = Number(
       shown
@@ -62,16 +64,16 @@ test.describe("a question shared by three tabs of one session", () => {
         .reduce((m, s) => String(Number(m) * 60 + Number(s))),
     );
     const expected = (Date.parse(question!.expiresAt!) - Date.now()) / 1000;
-    expect(secondsLeft).toBeLessThanOrEqual(18);
+    expect(secondsLeft).toBeLessThanOrEqual(238);
     expect(Math.abs(secondsLeft - expected)).toBeLessThanOrEqual(2);
 
     // A tab opened later shows the same pending question.
     const another = await ChatPage.open(context, session.id);
-    await another.expectCard("Type the launch code within 20 seconds.");
+    await another.expectCard("Type the launch code.");
     await another.page.getByTestId("question-text-input").fill("XJ-9");
     await another.page.getByTestId("question-submit").click();
     await tab.expectNoCard();
-    await expect(tab.messages("agent").filter({ hasText: 'Launch code "XJ-9" accepted' })).toBeVisible();
+    await expect(tab.messages("agent").filter({ hasText: 'You answered: "XJ-9"' })).toBeVisible();
   });
 
   test("a REST reply reaches the waiting worker through the running server", async ({ context, request }) => {
