@@ -4,4 +4,4 @@ export interface Sink {
 export interface Output extends Sink {
   end(): void;
 }
-export function inOrder(count: number, sink: Sink): Output[];
+export function inOrder(sink: Sink): { open(): Output };

@@ -9,4 +9,9 @@ export interface PartOutcome {
 }
 export function countsFrom(output: string): Counts | null;
 export function formatDuration(ms: number): string;
-export function summarize(parts: PartOutcome[], totalMs: number): { ok: boolean; text: string };
+export interface SlowFile {
+  part: string;
+  file: string;
+  ms: number;
+}
+export function summarize(parts: PartOutcome[], totalMs: number, slowestFiles?: SlowFile[]): { ok: boolean; text: string };

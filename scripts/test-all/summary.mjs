@@ -22,10 +22,11 @@ export function formatDuration(ms) {
 const RESULT_TEXT = { passed: "passed", failed: "FAILED", skipped: "skipped", "not run": "not run" };
 
 /**
- * The summary of parts run in order: `{ name, result: "passed"|"failed"|"skipped"|"not run", ms?, counts?, note? }`.
+ * The summary of the parts run: `{ name, result: "passed"|"failed"|"skipped"|"not run", ms?, counts?, note? }`,
+ * then the slowest test files (`{ part, file, ms }`, slowest first) when there are any.
  * Ends with the total time and the verdict; `ok` is false when any part failed or could not run.
  */
-export function summarize(parts, totalMs) {
+export function summarize(parts, totalMs, slowestFiles = []) {
   const rows = parts.map((p) => [
     p.name,
     RESULT_TEXT[p.result] ?? p.result,
@@ -50,6 +51,7 @@ export function summarize(parts, totalMs) {
   const bad = parts.filter((p) => p.result === "failed" || p.result === "not run");
   const ok = bad.length === 0;
   const verdict = ok ? "all parts passed" : `${bad.length} of ${parts.length} part(s) did not pass: ${bad.map((p) => p.name).join(", ")}`;
-  const text = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), "", `total ${formatDuration(totalMs)}: ${verdict}`].join("\n");
+  const slow = slowestFiles.length ? ["", "slowest test files:", ...slowestFiles.map((f) => `  ${formatDuration(f.ms).padStart(8)}  ${f.part}  ${f.file}`)] : [];
+  const text = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...slow, "", `total ${formatDuration(totalMs)}: ${verdict}`].join("\n");
   return { ok, text };
 }

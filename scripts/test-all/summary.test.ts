@@ -44,6 +44,20 @@ describe("summarize", () => {
       "total 2 m 25 s: 2 of 5 part(s) did not pass: build, integration",
     ]);
   });
+  it("lists the slowest test files, slowest first, before the verdict", () => {
+    const { text } = summarize([{ name: "e2e", result: "passed", ms: 300_000 }], 300_000, [
+      { part: "e2e", file: "e2e/ui-states.spec.ts", ms: 95_000 },
+      { part: "integration", file: "tests/worker.integration.test.ts", ms: 22_800 },
+    ]);
+    expect(text.split("\n").slice(3)).toEqual([
+      "",
+      "slowest test files:",
+      "  1 m 35 s  e2e  e2e/ui-states.spec.ts",
+      "    22.8 s  integration  tests/worker.integration.test.ts",
+      "",
+      "total 5 m 00 s: all parts passed",
+    ]);
+  });
   it("passes when every part passed or was skipped", () => {
     expect(
       summarize(
