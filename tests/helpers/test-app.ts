@@ -85,6 +85,8 @@ export async function startTestApp({
     parley,
     /** A Prisma client on the app's database, for a test's own rows and assertions. */
     fixture,
+    /** The app's Socket.IO server, for what a test checks on the server's side (the sockets it holds). */
+    realtime,
     url,
     dir,
     /** A socket client, connected, like a browser tab on this origin. */
