@@ -29,7 +29,7 @@ async function keepAliveConnection(url: string, agent: Agent): Promise<void> {
 }
 
 describe("the real server process at Ctrl-C", () => {
-  it("with a tab's socket, a keep-alive connection and a request still arriving, exits within 3 s and withdraws its announcement first", { timeout: 120_000 }, async () => {
+  it("with a tab's socket, a keep-alive connection and a request still arriving, exits on its own before the forced exit, and withdraws its announcement first", { timeout: 120_000 }, async () => {
     dir = mkdtempSync(path.join(tmpdir(), "parley-shutdown-"));
     const databaseFile = path.join(dir, "shutdown.db");
     const announcement = serverFilePath(`file:${databaseFile}`)!;
@@ -60,8 +60,9 @@ describe("the real server process at Ctrl-C", () => {
     slow.destroy();
 
     expect(server.output()).toContain("> SIGINT: shutting down");
-    expect(code).toBe(0);
-    expect(took).toBeLessThan(3_000);
+    // Exit code 0: it ended on its own. Waiting for the tab, the keep-alive connection or the request
+    // (their timeouts a minute and more) would have met the server's forced exit (4 s), which exits 1.
+    expect(code, `exit code ${code} after ${took} ms`).toBe(0);
     expect(existsSync(announcement)).toBe(false);
   });
 });
