@@ -8,8 +8,12 @@ export const ONE_WAY_MS = 40;
 export interface SlowProxy {
   port: number;
   flights: number;
-  /** Told as a flight leaves the client, `delayMs` before PostgreSQL has it: room for another connection's work first. */
-  onFlight?: (flight: number) => void;
+  /**
+   * Told as a flight leaves the client, `delayMs` before PostgreSQL has it: room for another
+   * connection's work first. A promise returned holds the flight until it settles too, so that
+   * work comes first however slow a loaded machine makes it.
+   */
+  onFlight?: (flight: number) => void | Promise<unknown>;
   close(): void;
 }
 
@@ -38,13 +42,15 @@ export async function slowProxy(target: URL, delayMs: number): Promise<SlowProxy
       s.on("error", () => {});
       s.on("close", () => (client.destroy(), upstream.destroy()));
     }
+    let held: Promise<unknown> = Promise.resolve();
     client.on("data", (chunk) => {
       if (answered) {
         proxy.flights++;
-        proxy.onFlight?.(proxy.flights);
+        held = Promise.resolve(proxy.onFlight?.(proxy.flights)).catch(() => {});
       }
       answered = false;
-      setTimeout(() => upstream.write(chunk), delayMs);
+      const until = held;
+      setTimeout(() => void until.then(() => upstream.write(chunk)), delayMs);
     });
     upstream.on("data", (chunk) =>
       setTimeout(() => {

@@ -156,10 +156,12 @@ describe.skipIf(!reachable.ok)("question service on PostgreSQL", () => {
     const { slow, proxy, close } = await slowService();
     try {
       let rejected: Promise<Receipt> | undefined;
-      // Flights: the command's read, BEGIN with the held read, then the claim with the queued command's claim. While
-      // the last is held in the proxy, another applier rejects the command.
+      // Flights: the command's read, BEGIN with the held read, then the claim with the queued command's claim. The
+      // last is held in the proxy until another applier has rejected the command.
       proxy.onFlight = (flight) => {
-        if (flight === 3) rejected = commands.markRejected({ commandId, kind: "send_input", error: { code: "invalid_answer", message: "Rejected by another applier." } });
+        if (flight !== 3) return;
+        rejected = commands.markRejected({ commandId, kind: "send_input", error: { code: "invalid_answer", message: "Rejected by another applier." } });
+        return rejected;
       };
       const receipt = await slow.reply({ id: q.id, value: "late", by: "cli", commandId, digest: null });
       expect(await rejected).toMatchObject({ apply_state: "rejected" });
