@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { settledAtOnce } from "../../tests/helpers/timing";
 import { checkDatabase, isReady } from "./health";
 import type { SqlExecutor } from "./store/sql-executor";
 
@@ -18,9 +19,18 @@ describe("the database check", () => {
     const failing = answering("sqlite", () => Promise.reject(new Error("connection refused")));
     expect(await checkDatabase(failing)).toEqual({ ok: false, engine: "sqlite", latencyMs: null });
     const stalled = answering("sqlite", () => new Promise<never>(() => {}));
-    const started = Date.now();
-    expect(await checkDatabase(stalled, { timeoutMs: 50 })).toEqual({ ok: false, engine: "sqlite", latencyMs: null });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Given up at its timeout, on this process's timers: not before, not after.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const checked = checkDatabase(stalled, { timeoutMs: 50 });
+      await vi.advanceTimersByTimeAsync(49);
+      expect(await settledAtOnce(checked)).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await settledAtOnce(checked)).toBe(true);
+      expect(await checked).toEqual({ ok: false, engine: "sqlite", latencyMs: null });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
