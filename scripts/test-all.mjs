@@ -57,13 +57,15 @@ const PARTS = [
 ];
 
 /**
- * Lanes run at once, a lane's parts one after another (scripts/test-all/lanes.mjs). On two cores the
- * browser tests keep both busy, so they come last in the lane of the build; the other lane fills the
- * cores while the build runs and the static checks' output comes first.
+ * Lanes run at once, a lane's parts one after another (scripts/test-all/lanes.mjs). The integration
+ * tests leave a third of two cores idle (they wait on servers): the static checks, the unit tests and
+ * the PostgreSQL suites fill it, a type or lint error showing within the first two minutes. The
+ * browser tests keep both cores busy and come last, on a quiet machine: beside another part their
+ * tabs' waits and polls stretch and cost more CPU, and the specs that time keys need it quiet.
  */
 const LANES = [
-  ["build", "e2e"],
-  ["format", "unit", "typecheck", "lint", "pg", "integration"],
+  ["build", "integration", "e2e"],
+  ["format", "typecheck", "lint", "unit", "pg"],
 ];
 
 const named = process.argv.slice(2);
