@@ -59,17 +59,21 @@ describe("parking", () => {
     expect(most).toBeLessThanOrEqual(maxWorkers);
   }, 240_000);
 
-  it("runs queued for a worker do not wait out the park delay: 40 runs asking at once on 2 workers all reach their question", async () => {
-    // Before: each waiting run held its worker for the whole park delay (here an hour), so the third
-    // run reached its question an hour later. The wait below is only a ceiling for that hang, far
-    // below the park delay (it passes in a second or two). One run a worker, so that the runs do queue
-    // for the two workers (a worker hosts 32 by default: 40 runs on 2 never queued).
-    app = await startTestApp({ parkAfterMs: 3_600_000, maxWorkers: 2, workerOptions: { runsPerWorker: 1 } });
-    const a = app;
-    const session = await a.parley.sessions.createSession();
-    for (let i = 0; i < 40; i++) await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: `Question ${i}?` } });
-    await waitFor(async () => (await a.parley.questions.listPending({ sessionId: session.id })).length === 40, 2 * HANG_MS);
-  }, 3 * HANG_MS);
+  it(
+    "runs queued for a worker do not wait out the park delay: 40 runs asking at once on 2 workers all reach their question",
+    async () => {
+      // Before: each waiting run held its worker for the whole park delay (here an hour), so the third
+      // run reached its question an hour later. The wait below is only a ceiling for that hang, far
+      // below the park delay (it passes in a second or two). One run a worker, so that the runs do queue
+      // for the two workers (a worker hosts 32 by default: 40 runs on 2 never queued).
+      app = await startTestApp({ parkAfterMs: 3_600_000, maxWorkers: 2, workerOptions: { runsPerWorker: 1 } });
+      const a = app;
+      const session = await a.parley.sessions.createSession();
+      for (let i = 0; i < 40; i++) await a.parley.runs.startRun({ sessionId: session.id, functionName: "test.ask", input: { prompt: `Question ${i}?` } });
+      await waitFor(async () => (await a.parley.questions.listPending({ sessionId: session.id })).length === 40, 2 * HANG_MS);
+    },
+    3 * HANG_MS,
+  );
 
   it("a function that asks something else when replayed fails with a clear divergence error", async () => {
     app = await startTestApp({ parkAfterMs: 0, maxWorkers: 1 });
