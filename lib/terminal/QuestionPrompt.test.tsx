@@ -1,4 +1,5 @@
 import { render } from "ink-testing-library";
+import { act } from "react";
 import { describe, expect, it, vi } from "vitest";
 import { anApproval, aQuestion } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
@@ -12,21 +13,20 @@ function prompt(question = aQuestion(), me: string | null = "local") {
 }
 
 /**
- * A field drawn a moment ago hears keys once its effect has run (after the frame shows it): a probe
- * key is typed until the field shows it, then erased (a slow frame may have let two in).
+ * Keys typed as a person would, each after the last one's render and effects have run (React's
+ * act): a field drawn a moment ago hears keys only once its effect has registered it, which on a
+ * loaded machine came after the frame showed it (a probe key typed until the frame showed it was
+ * sometimes left in the text).
  */
-async function whenHeard(stdin: { write(data: string): void }, lastFrame: () => string | undefined) {
-  const PROBE = "§";
-  await vi.waitFor(() => {
-    if (lastFrame()!.includes(PROBE)) return;
-    stdin.write(PROBE);
-    throw new Error("the field does not hear keys yet");
-  });
-  await vi.waitFor(() => {
-    if (!lastFrame()!.includes(PROBE)) return;
-    stdin.write("\u007F");
-    throw new Error("a probe is left");
-  });
+async function typeSettled(stdin: { write(data: string): void }, keys: string) {
+  const scope = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
+  const before = scope.IS_REACT_ACT_ENVIRONMENT;
+  scope.IS_REACT_ACT_ENVIRONMENT = true;
+  try {
+    await act(async () => void stdin.write(keys));
+  } finally {
+    scope.IS_REACT_ACT_ENVIRONMENT = before;
+  }
 }
 
 const vote = (user: string) => ({ user, decision: "allow" as const, at: "2026-01-01T00:01:00.000Z", feedback: null });
@@ -62,12 +62,11 @@ describe("QuestionPrompt (rendered by ink)", () => {
 
   it("Esc asks for a reason, and the decline carries it", async () => {
     const { stdin, lastFrame, onReject } = prompt();
-    stdin.write("\u001B");
-    await vi.waitFor(() => expect(lastFrame()).toContain("Reason (optional):"));
-    await whenHeard(stdin, lastFrame);
-    stdin.write("later");
+    await typeSettled(stdin, "\u001B");
+    expect(lastFrame()).toContain("Reason (optional):");
+    await typeSettled(stdin, "later");
     await vi.waitFor(() => expect(lastFrame()).toContain("later"));
-    stdin.write("\r");
+    await typeSettled(stdin, "\r");
     await vi.waitFor(() => expect(onReject).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "later"));
   });
 
