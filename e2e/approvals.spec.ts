@@ -95,7 +95,7 @@ test.describe("approvals shared by the tabs of one session", () => {
 
     // Both cards leave every tab (tabs apply settlements that arrive together in one render; whether a tab
     // ever paints the second card alone depends on timing, so it is not asserted here).
-    await Promise.all(tabs.map((tab) => expect(approvalCard(tab)).toHaveCount(0, { timeout: 3_000 })));
+    await Promise.all(tabs.map((tab) => expect(approvalCard(tab)).toHaveCount(0)));
     for (const tab of tabs) {
       await expect(tab.composer()).toBeVisible();
       const records = approvalRecords(tab);

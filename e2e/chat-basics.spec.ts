@@ -33,9 +33,12 @@ test.describe("the chat around the card", () => {
     await expect(answering.page.getByTestId("composer-input")).toHaveValue("");
 
     // Sent, it is gone, even when the page is left before the send's answer came back (the message shows first).
+    // The answer is held back until the page was left, however long that takes.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
     await typing.page.route("**/api/sessions/*/messages", async (route) => {
       const response = await route.fetch();
-      await new Promise((r) => setTimeout(r, 3_000));
+      await held;
       await route.fulfill({ response }).catch(() => {});
     });
     await typing.page.getByTestId("composer-send").click();
@@ -44,6 +47,7 @@ test.describe("the chat around the card", () => {
     expect(await typing.page.evaluate((key) => sessionStorage.getItem(key), draftKey(session.id))).toBeNull();
     await typing.page.reload();
     await expect(typing.page.getByTestId("composer-input")).toHaveValue("");
+    answer();
     await typing.page.unroute("**/api/sessions/*/messages");
   });
 
