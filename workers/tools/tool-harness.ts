@@ -68,3 +68,24 @@ export function toolRuntime(workspace: string, answer: (ask: Ask) => Promise<Par
     progress: () => sent.flatMap((m) => (m.type === "run.progress" ? [m.text] : [])),
   };
 }
+
+/** How the sandbox is set for a test: its environment variables (undefined: unset). */
+export type SandboxSetting = { PARLEY_SANDBOX?: string; PARLEY_BWRAP?: string };
+
+/** Sets PARLEY_SANDBOX and PARLEY_BWRAP for each test of the describe it is called in (`setting()` read then), and puts them back after. */
+export function sandboxSettingEachTest(setting: () => SandboxSetting): void {
+  beforeEach(() => {
+    const names = ["PARLEY_SANDBOX", "PARLEY_BWRAP"] as const;
+    const before = names.map((name) => process.env[name]);
+    const wanted = setting();
+    for (const name of names) {
+      if (wanted[name] === undefined) delete process.env[name];
+      else process.env[name] = wanted[name];
+    }
+    return () =>
+      names.forEach((name, i) => {
+        if (before[i] === undefined) delete process.env[name];
+        else process.env[name] = before[i];
+      });
+  });
+}

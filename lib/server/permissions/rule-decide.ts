@@ -33,6 +33,11 @@ export interface ToolCall {
   subjectKind: SubjectKind;
   /** The folder it runs in (normalised, `.` the top); null for a tool without one. */
   cwd?: string | null;
+  /**
+   * A command the operating system does not bound as allow rules assume (not sandboxed, or with
+   * network access): no allow rule covers it, so it is asked for every time (deny and ask rules still apply).
+   */
+  unbounded?: boolean;
 }
 
 /** How a rule's pattern is read for a call: word-based (a command allow rule), every call (`*`), or a glob of some kind. */
@@ -52,7 +57,7 @@ function appliesTo(rule: RuleLike, call: ToolCall): boolean {
 export function matches(rule: RuleLike, call: ToolCall): boolean {
   if (!appliesTo(rule, call)) return false;
   const reading = readingOf(rule, call);
-  if (reading === "command-allow") return allowsCommand(rule.pattern.trim(), call.subject);
+  if (reading === "command-allow") return !call.unbounded && allowsCommand(rule.pattern.trim(), call.subject);
   if (reading === "all") return true;
   return matchGlob(rule.pattern.trim(), call.subject, reading);
 }
@@ -67,7 +72,7 @@ export function matchingRules<R extends RuleLike>(rules: readonly R[], call: Too
   rules.forEach((rule, i) => {
     if (!appliesTo(rule, call)) return;
     const reading = readingOf(rule, call);
-    if (reading === "command-allow") matched[i] = allowsCommand(rule.pattern.trim(), call.subject);
+    if (reading === "command-allow") matched[i] = !call.unbounded && allowsCommand(rule.pattern.trim(), call.subject);
     else if (reading === "all") matched[i] = true;
     else {
       const key = `${reading.kind}:${reading.ignoreCase}`;
