@@ -19,6 +19,7 @@ export const isSandboxed = (bound: CommandBound) => bound === "sandboxed" || bou
 export const boundByRules = (bound: CommandBound) => bound === "sandboxed" || bound === "opted-out";
 
 /** What an approval's command can reach, as a line of text; null for an approval that runs no command of Parley's. */
-export function approvalBoundText(approval: Pick<ApprovalSpec, "preview"> | null | undefined): string | null {
-  return approval?.preview.type === "command" && approval.preview.bound ? BOUND_TEXT[approval.preview.bound] : null;
+export function approvalBoundText(approval: Partial<Pick<ApprovalSpec, "preview">> | null | undefined): string | null {
+  const preview = approval?.preview;
+  return preview?.type === "command" && preview.bound ? BOUND_TEXT[preview.bound] : null;
 }

@@ -1,43 +1,16 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { RunCancelled, ToolDenied, ToolInputInvalid } from "../runtime";
 import { sandboxMode, sandboxStartupLine } from "../../lib/sandbox/sandbox-mode";
 import { HEAD_CHARS, TAIL_CHARS } from "./run-command";
-import { sandboxSettingEachTest, toolRuntime, workspaceEachTest } from "./tool-harness";
+import { sandboxSettingEachTest, sleeping, toolRuntime, uniqueSleep, until, workspaceEachTest } from "./tool-harness";
 
 const workspace = workspaceEachTest("parley-shell-", { "a.txt": "alpha\n" });
 beforeEach(() => mkdirSync(path.join(workspace.ws(), "src")));
 const ws = () => workspace.ws();
 const outside = () => workspace.outside();
-
-/**
- * A `sleep` no other process on the machine runs: its duration is the marker. Its pid inside a
- * sandbox means nothing outside it, so the machine's processes are searched for the marker instead.
- */
-const uniqueSleep = () => `${30 + Math.floor(Math.random() * 1_000)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
-
-/** Whether a live process (not a zombie waiting to be reaped) runs `sleep <marker>`. */
-function sleeping(marker: string): boolean {
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8") !== `sleep\0${marker}\0`) continue;
-      if (!/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) return true;
-    } catch {
-      // It ended while being read.
-    }
-  }
-  return false;
-}
-
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Every behaviour in both ways a command runs: in bubblewrap's sandbox (the default here), and plain (PARLEY_SANDBOX=off). */
 const MODES = [

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ChildToParent } from "../../lib/protocol/ipc";
@@ -88,4 +88,32 @@ export function sandboxSettingEachTest(setting: () => SandboxSetting): void {
         else process.env[name] = before[i];
       });
   });
+}
+
+/**
+ * A `sleep` no other process on the machine runs: its duration is the marker. Its pid inside a
+ * sandbox means nothing outside it, so the machine's processes are searched for the marker instead.
+ */
+export const uniqueSleep = () => `${30 + Math.floor(Math.random() * 1_000)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+
+/** Whether a live process (not a zombie waiting to be reaped) runs `sleep <marker>`. */
+export function sleeping(marker: string): boolean {
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8") !== `sleep\0${marker}\0`) continue;
+      if (!/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) return true;
+    } catch {
+      // It ended while being read.
+    }
+  }
+  return false;
+}
+
+/** Waits until `check` holds, polling; throws after `ms` (a ceiling for a hang, not a bound on time). */
+export async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
