@@ -6,6 +6,8 @@ import { clip, defineTool, ToolFailure, type ToolContext } from "./define";
 import { commandPathProblem, relativePathWords } from "./command-paths";
 import { boundByRules } from "../../lib/protocol/command-bound";
 import { commandBound, sandboxMode } from "../../lib/sandbox/sandbox-mode";
+import { codeLoadingArgument } from "../../lib/permissions/command-risks";
+import { shellWords } from "../../lib/permissions/shell-words";
 import { commandAlwaysOptions } from "./patterns";
 import { runCommand, type CommandResult } from "./run-command";
 import { hiddenFromCommands } from "./sandbox-command";
@@ -40,6 +42,13 @@ async function checkOnDisk(input: { command: string; cwd?: string }, ctx: ToolCo
 function lastLine(text: string): string {
   const lines = text.split(/\r?\n|\r/).filter((l) => l.trim());
   return lines.at(-1)?.trim() ?? "";
+}
+
+/** Why no wider rule covers this call, when an argument of it loads or runs other code: the card shows the argument. */
+function loadingNote(command: string): string {
+  const parsed = shellWords(command.trim());
+  const loading = parsed.ok ? codeLoadingArgument(parsed.words) : null;
+  return loading ? ` \`${clip(loading.argument, 100)}\` ${loading.does}: no rule for its program with any further arguments covers it.` : "";
 }
 
 const boundOf = (input: { network?: boolean }) => commandBound(sandboxMode(), input.network === true);
@@ -82,7 +91,7 @@ export const shellTool = defineTool({
   preview: (input) => ({ type: "command", command: input.command, ...(input.cwd ? { cwd: input.cwd } : {}), bound: boundOf(input) }),
   workingFolder: (input) => input.cwd ?? ".",
   alwaysOptions: (input) => (boundByRules(boundOf(input)) ? commandAlwaysOptions(input.command, input.cwd ?? ".") : []),
-  prompt: (input) => `Run \`${clip(input.command.replace(/\s+/g, " "), 200)}\`${input.network ? " with network access" : ""}?`,
+  prompt: (input) => `Run \`${clip(input.command.replace(/\s+/g, " "), 200)}\`${input.network ? " with network access" : ""}?${loadingNote(input.command)}`,
   async run(input, ctx): Promise<ShellResult> {
     const cwd = await checkOnDisk(input, ctx);
     const head = `$ ${clip(input.command.replace(/\s+/g, " "), 100)}`;

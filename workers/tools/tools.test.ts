@@ -108,6 +108,13 @@ describe("shell: what its card says the command can reach, and what Allow always
     });
   });
 
+  it("names on the card the argument that loads other code, which no wider rule covers", () => {
+    expect(shellTool.prompt!(shellTool.inputSchema.parse({ command: "npm test -- -r ./src/pre.cjs" }))).toBe(
+      "Run `npm test -- -r ./src/pre.cjs`? `-r` loads other code: no rule for its program with any further arguments covers it.",
+    );
+    expect(shellTool.prompt!(shellTool.inputSchema.parse({ command: "npm test -- --run" }))).toBe("Run `npm test -- --run`?");
+  });
+
   it("refuses a network that is not true or false", () => {
     expect(shellTool.inputSchema.safeParse({ command: "ls", network: "yes" }).success).toBe(false);
   });
