@@ -164,6 +164,7 @@ describe("what a wide rule never spans", () => {
     ["pytest -p evil_plugin", "`-p`, which loads or runs other code"],
     ["make test CC=./evil.sh", "`CC=./evil.sh`, which sets a variable its recipes may run"],
     ["yarn test --require ./x.cjs", "--require"],
+    ["npm test --workspa", "`--workspa`, which runs other packages' code"],
   ])("%j (%s)", (command, why) => {
     expect(wideRisk(words(command))).toContain(why);
   });
@@ -186,6 +187,8 @@ describe("what a wide rule never spans", () => {
     "npm test -- src/greet.test.js",
     "npm run build -- --verbose",
     "vitest run src/a.test.ts",
+    "npm test -- --test",
+    "npm test -- --testNamePattern=greet",
   ])("spans %j", (command) => {
     expect(wideRisk(words(command))).toBeNull();
   });

@@ -331,6 +331,9 @@ const CODE_LOADING_LONG: Record<string, string> = {
   "--setup-files": "loads other code",
 };
 
+/** The flags above that are npm's settings, which npm also reads abbreviated. */
+const NPM_SETTINGS = new Set(["--prefix", "--workspaces", "--workspace", "--include-workspace-root", "--userconfig", "--globalconfig", "--script-shell", "--node-options", "--shell"]);
+
 /** Short flags by which such a program loads or runs code (`-r` require, `-e` eval, `-p` print or plugin, `-c` command, `-w` workspace). */
 const CODE_LOADING_SHORT: Record<string, string> = { r: "loads other code", e: "runs code given inline", p: "loads or runs other code", c: "runs code given inline", w: "runs another package's code" };
 
@@ -351,7 +354,8 @@ export function codeLoadingArgument(words: readonly string[]): { argument: strin
     if (word.startsWith("--") && word !== "--") {
       const name = word.split("=")[0]!.replaceAll("_", "-");
       if (/^--inspect/.test(name) || /^--debug/.test(name)) return { argument: word, does: "opens a debugging port" };
-      const found = Object.keys(CODE_LOADING_LONG).find((flag) => namesOneOf(name, [flag]));
+      // npm takes any unambiguous beginning of its own settings' names (`--work` is `--workspaces`); Node.js does not.
+      const found = Object.keys(CODE_LOADING_LONG).find((flag) => flag === name || (NPM_SETTINGS.has(flag) && namesOneOf(name, [flag])));
       if (found) return { argument: word, does: CODE_LOADING_LONG[found]! };
     } else if (/^-[A-Za-z0-9]+/.test(word)) {
       const letters = word.split("=")[0]!.slice(1);
@@ -423,4 +427,51 @@ export function widerWords(words: readonly string[]): string[] | null {
   if (!SECOND_LEVEL[program]?.includes(sub)) return [words[0]!, sub];
   const target = words[2];
   return target !== undefined && !target.startsWith("-") ? [words[0]!, sub, target] : null;
+}
+
+/** Programs (or "program subcommand") that run code from the workspace: its tests, scripts, build or sources. */
+const RUNS_WORKSPACE_CODE = new Set([
+  "npm test",
+  "npm run",
+  "npm run-script",
+  "npm start",
+  "npm t",
+  "pnpm test",
+  "pnpm run",
+  "pnpm start",
+  "yarn test",
+  "yarn run",
+  "yarn start",
+  "bun test",
+  "bun run",
+  "make",
+  "gmake",
+  "pytest",
+  "tox",
+  "vitest",
+  "jest",
+  "mocha",
+  "tsx",
+  "ts-node",
+  "cargo test",
+  "cargo run",
+  "cargo build",
+  "go test",
+  "go run",
+  "go generate",
+  "mvn",
+  "gradle",
+  "rake",
+  "bundle exec",
+]);
+
+/**
+ * Whether a command runs code from the workspace (a test runner, a build, a script, an
+ * interpreter given a file): whatever else may change the workspace then runs too. Its card says so.
+ */
+export function runsWorkspaceCode(words: readonly string[]): boolean {
+  if (words.length === 0) return false;
+  const program = programName(words[0]!).toLowerCase();
+  if (RUNS_WORKSPACE_CODE.has(program) || (words[1] !== undefined && RUNS_WORKSPACE_CODE.has(`${program} ${words[1]}`))) return true;
+  return isInterpreter(program) && words.length > 1;
 }

@@ -6,7 +6,7 @@ import { clip, defineTool, ToolFailure, type ToolContext } from "./define";
 import { commandPathProblem, relativePathWords } from "./command-paths";
 import { boundByRules } from "../../lib/protocol/command-bound";
 import { commandBound, sandboxMode } from "../../lib/sandbox/sandbox-mode";
-import { codeLoadingArgument } from "../../lib/permissions/command-risks";
+import { codeLoadingArgument, runsWorkspaceCode } from "../../lib/permissions/command-risks";
 import { shellWords } from "../../lib/permissions/shell-words";
 import { commandAlwaysOptions } from "./patterns";
 import { runCommand, type CommandResult } from "./run-command";
@@ -48,7 +48,10 @@ function lastLine(text: string): string {
 function loadingNote(command: string): string {
   const parsed = shellWords(command.trim());
   const loading = parsed.ok ? codeLoadingArgument(parsed.words) : null;
-  return loading ? ` \`${clip(loading.argument, 100)}\` ${loading.does}: no rule for its program with any further arguments covers it.` : "";
+  if (loading) return ` \`${clip(loading.argument, 100)}\` ${loading.does}: no rule for its program with any further arguments covers it.`;
+  // A chain, named: the test runner approved today runs whatever the agent may write tomorrow.
+  if (parsed.ok && runsWorkspaceCode(parsed.words)) return " It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.";
+  return "";
 }
 
 const boundOf = (input: { network?: boolean }) => commandBound(sandboxMode(), input.network === true);

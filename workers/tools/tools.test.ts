@@ -55,7 +55,7 @@ describe("shell", () => {
     expect(shellTool.subjectKind).toBe("command");
     expect(shellTool.preview(input, undefined)).toEqual({ type: "command", command: "npm test -- --run", bound: "opted-out" });
     expect(shellTool.preview(shellTool.inputSchema.parse({ command: "ls", cwd: "docs/" }), undefined)).toEqual({ type: "command", command: "ls", cwd: "docs", bound: "opted-out" });
-    expect(shellTool.prompt!(input)).toBe("Run `npm test -- --run`?");
+    expect(shellTool.prompt!(input)).toBe("Run `npm test -- --run`? It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.");
   });
 
   it.each([
@@ -86,7 +86,7 @@ describe("shell: what its card says the command can reach, and what Allow always
       expect(shellTool.preview(input(), undefined)).toMatchObject({ bound: "sandboxed" });
       expect(shellTool.alwaysOptions(input()).map((o) => o.pattern)).toEqual(["npm test", "npm test *"]);
       expect(shellTool.preview(input(true), undefined)).toMatchObject({ bound: "network" });
-      expect(shellTool.prompt!(input(true))).toBe("Run `npm test` with network access?");
+      expect(shellTool.prompt!(input(true))).toMatch(/^Run `npm test` with network access\? It runs code from the workspace/);
       expect(shellTool.alwaysOptions(input(true))).toEqual([]);
     });
   });
@@ -112,7 +112,13 @@ describe("shell: what its card says the command can reach, and what Allow always
     expect(shellTool.prompt!(shellTool.inputSchema.parse({ command: "npm test -- -r ./src/pre.cjs" }))).toBe(
       "Run `npm test -- -r ./src/pre.cjs`? `-r` loads other code: no rule for its program with any further arguments covers it.",
     );
-    expect(shellTool.prompt!(shellTool.inputSchema.parse({ command: "npm test -- --run" }))).toBe("Run `npm test -- --run`?");
+    expect(shellTool.prompt!(shellTool.inputSchema.parse({ command: "ls -la" }))).toBe("Run `ls -la`?");
+  });
+
+  it.each(["npm test", "npm run build", "node --test", "make", "pytest -q", "python3 app.py", "go test ./..."])("says that %j runs code from the workspace", (command) => {
+    expect(shellTool.prompt!(shellTool.inputSchema.parse({ command }))).toBe(
+      `Run \`${command}\`? It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.`,
+    );
   });
 
   it("refuses a network that is not true or false", () => {
