@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -48,12 +48,43 @@ function made(dir: string, files: Record<string, string>): boolean {
   }
 }
 
+/** Whether a process is alive (signal 0 probes it; EPERM: alive, another user's). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+let swept = false;
+
+/** Removes the cgroups left by processes that are gone (one that was still busy when its command ended). */
+function sweep(bases: readonly string[]): void {
+  if (swept) return;
+  swept = true;
+  for (const base of bases) {
+    let names: string[];
+    try {
+      names = readdirSync(base);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const owner = /^cmd-(\d+)-\d+$/.exec(name);
+      if (owner && !alive(Number(owner[1]))) removed(path.join(base, name));
+    }
+  }
+}
+
 /** A control group of its own for one command with COMMAND_LIMITS' processes and memory, or null where none can be made. */
 export function commandCgroup(limits = COMMAND_LIMITS): CommandCgroup | null {
   const name = `cmd-${process.pid}-${++counter}`;
   const dirs: string[] = [];
   if (existsSync(path.join(ROOT, "cgroup.controllers"))) {
     const base = path.join(ROOT, "parley-commands");
+    sweep([base]);
     try {
       mkdirSync(base, { recursive: true });
       writeFileSync(path.join(base, "cgroup.subtree_control"), "+pids +memory");
@@ -63,6 +94,7 @@ export function commandCgroup(limits = COMMAND_LIMITS): CommandCgroup | null {
     const dir = path.join(base, name);
     if (made(dir, { "pids.max": String(limits.processes), "memory.max": String(limits.memoryBytes), "memory.swap.max": "0" })) dirs.push(dir);
   } else {
+    sweep([path.join(ROOT, "pids", "parley-commands"), path.join(ROOT, "memory", "parley-commands")]);
     const pids = path.join(ROOT, "pids", "parley-commands", name);
     if (existsSync(path.join(ROOT, "pids")) && made(pids, { "pids.max": String(limits.processes) })) dirs.push(pids);
     const memory = path.join(ROOT, "memory", "parley-commands", name);
@@ -73,7 +105,8 @@ export function commandCgroup(limits = COMMAND_LIMITS): CommandCgroup | null {
     dirs,
     remove() {
       const left = dirs.filter((dir) => !removed(dir));
-      // The namespace's last processes may still be going away: once more a moment later.
+      // The namespace's last processes may still be going away: once more a moment later (and the
+      // next process's sweep takes what this one leaves when it exits first).
       if (left.length > 0) setTimeout(() => left.forEach(removed), 1_000).unref();
     },
   };
