@@ -16,6 +16,9 @@ RUN npm run build
 
 FROM node:20-bookworm-slim
 WORKDIR /app
+# Every command the agent's tools run is sandboxed by bubblewrap (docs/permissions.md#the-sandbox);
+# a container must allow user namespaces for it, else commands run unsandboxed and are asked for every time.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 PRISMA_HIDE_UPDATE_MESSAGE=1 HOST=0.0.0.0 PORT=3000
 # The server migrates its database at start; node_modules keeps the Prisma CLI for `npm run prisma -- migrate status`.
 COPY --from=build /app /app

@@ -21,6 +21,7 @@ import { WorkerPool } from "./lib/server/workers/worker-pool";
 import { connectRedisBus } from "./lib/server/realtime/connect-redis-bus";
 import { loadMcpServers } from "./workers/agent/mcp/servers-file";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
+import { sandboxMode, sandboxStartupLine } from "./lib/sandbox/sandbox-mode";
 import { signInOrigin, startUrl } from "./lib/server/people/sign-in-origin";
 import { configureLog, hideInLogs, log } from "./lib/server/log";
 import { startIdleCollection } from "./lib/memory/idle-collection";
@@ -190,7 +191,7 @@ async function main() {
   const appUrl = startUrl(env.HOST, port);
   say(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
   say(`> ${describeModel(modelSettings(process.env))}`);
-  say(`> The agent's tools work in ${workspace.path} (PARLEY_WORKSPACE)`);
+  say(`> The agent's tools work in ${workspace.path} (PARLEY_WORKSPACE); ${sandboxStartupLine(sandboxMode())}`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
   if (!env.PARLEY_TOKEN) say(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
   else say(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);

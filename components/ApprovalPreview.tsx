@@ -1,7 +1,8 @@
 "use client";
 
 import { useMemo } from "react";
-import type { ToolPreview } from "@/lib/protocol/permissions";
+import type { CommandBound, ToolPreview } from "@/lib/protocol/permissions";
+import { BOUND_TEXT, isSandboxed } from "@/lib/protocol/command-bound";
 import { parseUnifiedDiff, type DiffLine } from "@/lib/client/unified-diff";
 import { sizeLabel, visibleString } from "@/lib/client/visible-text";
 import { VisibleText } from "@/components/VisibleText";
@@ -11,7 +12,7 @@ export function ApprovalPreview({ preview }: { preview: ToolPreview }) {
   const box = "max-h-[32vh] overflow-auto rounded-lg border text-xs leading-relaxed outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 sm:max-h-72";
   switch (preview.type) {
     case "command":
-      return <CommandPreview command={preview.command} cwd={preview.cwd} />;
+      return <CommandPreview command={preview.command} cwd={preview.cwd} bound={preview.bound} />;
     case "diff":
       return <DiffPreview path={preview.path} diff={preview.diff} boxClass={box} />;
     case "list":
@@ -47,7 +48,7 @@ export function ApprovalPreview({ preview }: { preview: ToolPreview }) {
  * The whole command as it will run: every line (numbered when there are several), scrollable, its
  * size above it, so nothing below the first line or beyond the box goes unseen.
  */
-function CommandPreview({ command, cwd }: { command: string; cwd?: string }) {
+function CommandPreview({ command, cwd, bound }: { command: string; cwd?: string; bound?: CommandBound }) {
   const lines = command.split("\n");
   const numbered = lines.length > 1;
   const size = sizeLabel(command);
@@ -90,6 +91,26 @@ function CommandPreview({ command, cwd }: { command: string; cwd?: string }) {
           ))}
         </div>
       </div>
+      {bound && <BoundLine bound={bound} />}
+    </div>
+  );
+}
+
+const BOUND_STYLE: Record<CommandBound, string> = {
+  sandboxed: "text-emerald-300",
+  network: "text-amber-300",
+  unsandboxed: "bg-rose-950/60 font-semibold text-rose-200",
+  "opted-out": "bg-rose-950/60 font-semibold text-rose-200",
+};
+
+/** What the command can reach, under it: the sandbox's bound, or that there is none. */
+function BoundLine({ bound }: { bound: CommandBound }) {
+  return (
+    <div data-testid="approval-bound" data-bound={bound} className={`flex items-start gap-2 border-t border-stone-700/80 px-3 py-1.5 text-xs ${BOUND_STYLE[bound]}`}>
+      <svg aria-hidden viewBox="0 0 16 16" className="mt-px h-3.5 w-3.5 shrink-0 fill-none stroke-current" strokeWidth="1.6">
+        {isSandboxed(bound) ? <path d="M8 1.5 3 3.5v4c0 3 2.2 5.4 5 7 2.8-1.6 5-4 5-7v-4z M5.8 8l1.6 1.6L10.5 6.5" strokeLinejoin="round" strokeLinecap="round" /> : <path d="M8 2 1.5 13.5h13zM8 6.5v3.5M8 11.8v.2" strokeLinejoin="round" strokeLinecap="round" />}
+      </svg>
+      <span>{BOUND_TEXT[bound]}</span>
     </div>
   );
 }

@@ -146,6 +146,25 @@ describe("what a wide rule never spans", () => {
     ["npm test --script_shell=/tmp/evil.sh", "--script_shell"],
     ["pnpm test --config.script-shell=/tmp/evil.sh", "--config.script-shell"],
     ["npm test -- --script-shell=/tmp/evil.sh", "--script-shell"],
+    // What a test runner or package script would load or run besides the project's own code (the attacker's probe).
+    ["npm test -- -r ./src/pre.cjs", "`-r`, which loads other code"],
+    ["npm test -- --test-reporter=./src/rep.mjs", "`--test-reporter=./src/rep.mjs`, which loads other code"],
+    ["npm test -- --test-reporter-destination=out.txt", "writes where the command chooses"],
+    ["npm test -- --inspect=0.0.0.0:9229", "`--inspect=0.0.0.0:9229`, which opens a debugging port"],
+    ["npm test -- --inspect-brk", "opens a debugging port"],
+    ["npm test -- --env-file=.other", "reads another environment"],
+    ["npm test --workspaces", "`--workspaces`, which runs other packages' code"],
+    ["npm test -ws", "runs another package's code"],
+    ["npm test -- --import ./src/x.mjs", "--import"],
+    ["npm test -- --experimental-loader ./x.mjs", "--experimental-loader"],
+    ["npm test NODE_OPTIONS=--require=./x.cjs", "passes options that may load other code"],
+    ["npm run build -- --node-options=--require=./x.cjs", "--node-options"],
+    ["npx vitest --config ./other.config.ts", "runs another program"],
+    ["vitest run --setup-files ./x.ts", "--setup-files"],
+    ["pytest -p evil_plugin", "`-p`, which loads or runs other code"],
+    ["make test CC=./evil.sh", "`CC=./evil.sh`, which sets a variable its recipes may run"],
+    ["yarn test --require ./x.cjs", "--require"],
+    ["npm test --workspa", "`--workspa`, which runs other packages' code"],
   ])("%j (%s)", (command, why) => {
     expect(wideRisk(words(command))).toContain(why);
   });
@@ -164,6 +183,12 @@ describe("what a wide rule never spans", () => {
     "python3 script.py",
     "node app.js",
     "make test",
+    "npm test -- --run",
+    "npm test -- src/greet.test.js",
+    "npm run build -- --verbose",
+    "vitest run src/a.test.ts",
+    "npm test -- --test",
+    "npm test -- --testNamePattern=greet",
   ])("spans %j", (command) => {
     expect(wideRisk(words(command))).toBeNull();
   });

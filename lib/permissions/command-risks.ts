@@ -299,6 +299,72 @@ export const programName = (word: string) => word.slice(word.lastIndexOf("/") + 
 
 const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
+/** Programs that run code besides their own (packages' scripts, test runners, builds): interpreters count too (isInterpreter). */
+const CODE_RUNNERS = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "bunx", "corepack", "make", "gmake", "tsx", "ts-node", "vitest", "jest", "mocha", "pytest", "tox", "nox"]);
+
+/** Long flags by which such a program loads or runs other code, opens a port or reads another environment: what each does, for the card. */
+const CODE_LOADING_LONG: Record<string, string> = {
+  "--require": "loads other code",
+  "--import": "loads other code",
+  "--loader": "loads other code",
+  "--experimental-loader": "loads other code",
+  "--test-reporter": "loads other code",
+  "--test-reporter-destination": "writes where the command chooses",
+  "--eval": "runs code given inline",
+  "--print": "runs code given inline",
+  "--shell": "runs another program",
+  "--script-shell": "runs another program",
+  "--node-options": "passes Node.js options that may load other code",
+  "--openssl-config": "loads other code",
+  "--snapshot-blob": "loads other code",
+  "--env-file": "reads another environment",
+  "--env-file-if-exists": "reads another environment",
+  "--prefix": "runs another package's code",
+  "--workspaces": "runs other packages' code",
+  "--workspace": "runs another package's code",
+  "--include-workspace-root": "runs other packages' code",
+  "--userconfig": "reads another configuration",
+  "--globalconfig": "reads another configuration",
+  "--rootdir": "reads another configuration",
+  "--config": "reads another configuration",
+  "--plugin": "loads other code",
+  "--setup-files": "loads other code",
+};
+
+/** The flags above that are npm's settings, which npm also reads abbreviated. */
+const NPM_SETTINGS = new Set(["--prefix", "--workspaces", "--workspace", "--include-workspace-root", "--userconfig", "--globalconfig", "--script-shell", "--node-options", "--shell"]);
+
+/** Short flags by which such a program loads or runs code (`-r` require, `-e` eval, `-p` print or plugin, `-c` command, `-w` workspace). */
+const CODE_LOADING_SHORT: Record<string, string> = { r: "loads other code", e: "runs code given inline", p: "loads or runs other code", c: "runs code given inline", w: "runs another package's code" };
+
+/**
+ * The argument by which a program that runs other code (node, npm, a test runner, make …) would
+ * load or run more than its own, open a port or read another environment (`-r ./pre.cjs`,
+ * `--test-reporter=./rep.mjs`, `--inspect=0.0.0.0:9229`, `--env-file=…`, `NODE_OPTIONS=…`, make's
+ * `CC=…`), with what it does; null when it has none. Read anywhere in the words, `--` included:
+ * `npm test -- -r x` hands `-r x` to the test script.
+ */
+export function codeLoadingArgument(words: readonly string[]): { argument: string; does: string } | null {
+  if (words.length === 0) return null;
+  const program = programName(words[0]!).toLowerCase();
+  if (!CODE_RUNNERS.has(program) && !isInterpreter(program)) return null;
+  for (const word of words.slice(1)) {
+    if (/^NODE_OPTIONS=|^npm_config_/i.test(word)) return { argument: word, does: "passes options that may load other code" };
+    if ((program === "make" || program === "gmake") && ENV_ASSIGNMENT.test(word)) return { argument: word, does: "sets a variable its recipes may run" };
+    if (word.startsWith("--") && word !== "--") {
+      const name = word.split("=")[0]!.replaceAll("_", "-");
+      if (/^--inspect/.test(name) || /^--debug/.test(name)) return { argument: word, does: "opens a debugging port" };
+      // npm takes any unambiguous beginning of its own settings' names (`--work` is `--workspaces`); Node.js does not.
+      const found = Object.keys(CODE_LOADING_LONG).find((flag) => flag === name || (NPM_SETTINGS.has(flag) && namesOneOf(name, [flag])));
+      if (found) return { argument: word, does: CODE_LOADING_LONG[found]! };
+    } else if (/^-[A-Za-z0-9]+/.test(word)) {
+      const letters = word.split("=")[0]!.slice(1);
+      for (const letter of letters) if (CODE_LOADING_SHORT[letter]) return { argument: word, does: CODE_LOADING_SHORT[letter] };
+    }
+  }
+  return null;
+}
+
 /** Why a wide rule may not span this command (its words), or null when one may. */
 /** What the built-in rules deny to the path tools (a `.git` folder, `.env` files, any case): a wide command rule never spans it either. */
 const PROTECTED_PATH = /(^|\/)(\.git(\/|$)|\.env)/i;
@@ -334,7 +400,8 @@ export function wideRisk(words: readonly string[]): string | null {
       return `the refspec \`${word}\` (a forced push or a deletion)`;
     }
   }
-  return null;
+  const loading = codeLoadingArgument(words);
+  return loading ? `the argument \`${loading.argument}\`, which ${loading.does}` : null;
 }
 
 /** The subcommand word of a program with subcommands (its first word after the program), or null. */
@@ -360,4 +427,51 @@ export function widerWords(words: readonly string[]): string[] | null {
   if (!SECOND_LEVEL[program]?.includes(sub)) return [words[0]!, sub];
   const target = words[2];
   return target !== undefined && !target.startsWith("-") ? [words[0]!, sub, target] : null;
+}
+
+/** Programs (or "program subcommand") that run code from the workspace: its tests, scripts, build or sources. */
+const RUNS_WORKSPACE_CODE = new Set([
+  "npm test",
+  "npm run",
+  "npm run-script",
+  "npm start",
+  "npm t",
+  "pnpm test",
+  "pnpm run",
+  "pnpm start",
+  "yarn test",
+  "yarn run",
+  "yarn start",
+  "bun test",
+  "bun run",
+  "make",
+  "gmake",
+  "pytest",
+  "tox",
+  "vitest",
+  "jest",
+  "mocha",
+  "tsx",
+  "ts-node",
+  "cargo test",
+  "cargo run",
+  "cargo build",
+  "go test",
+  "go run",
+  "go generate",
+  "mvn",
+  "gradle",
+  "rake",
+  "bundle exec",
+]);
+
+/**
+ * Whether a command runs code from the workspace (a test runner, a build, a script, an
+ * interpreter given a file): whatever else may change the workspace then runs too. Its card says so.
+ */
+export function runsWorkspaceCode(words: readonly string[]): boolean {
+  if (words.length === 0) return false;
+  const program = programName(words[0]!).toLowerCase();
+  if (RUNS_WORKSPACE_CODE.has(program) || (words[1] !== undefined && RUNS_WORKSPACE_CODE.has(`${program} ${words[1]}`))) return true;
+  return isInterpreter(program) && words.length > 1;
 }

@@ -29,6 +29,14 @@ describe("channel reply formatting", () => {
     expect(waitingText(question({ kind: "confirm", prompt: "Proceed?", options: [] }))).toBe("waiting for your answer (question 0a1b2c3d): Proceed?\nReply yes or no, or /decline [feedback].");
     const approval = question({ kind: "approval", options: [], approval: { tool: "write_file", subject: "docs/a.md" } as Question["approval"] });
     expect(waitingText(approval)).toBe("waiting for your answer (question 0a1b2c3d): chat asks to use write_file: docs/a.md\nReply once, always or deny (deny may add feedback).");
+    const command = question({
+      kind: "approval",
+      options: [],
+      approval: { tool: "shell", subject: "npm test", preview: { type: "command", command: "npm test", bound: "sandboxed" } } as Question["approval"],
+    });
+    expect(waitingText(command)).toBe(
+      "waiting for your answer (question 0a1b2c3d): chat asks to use shell: npm test\nRuns sandboxed: can change only the workspace, no network\nReply once, always or deny (deny may add feedback).",
+    );
   });
 
   it("puts what the agent said first, then the question; several questions list their ids", () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Question } from "./question";
+import { approvalBoundText } from "./command-bound";
 import { TEXT_COMMANDS, describePending, shortId } from "./text-commands";
 import { MAX_MESSAGE_CHARS } from "./rest";
 
@@ -65,7 +66,8 @@ export function waitingText(q: Question): string {
   const waiting = `waiting for your answer (question ${shortId(q.id)}):`;
   if (q.kind === "approval") {
     const what = q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt;
-    return [`${waiting} ${q.owner} asks to use ${what}`, "Reply once, always or deny (deny may add feedback)."].join("\n");
+    const bound = approvalBoundText(q.approval);
+    return [`${waiting} ${q.owner} asks to use ${what}`, ...(bound ? [bound] : []), "Reply once, always or deny (deny may add feedback)."].join("\n");
   }
   if (q.kind === "confirm") return [`${waiting} ${q.prompt}`, "Reply yes or no, or /decline [feedback]."].join("\n");
   const choices = q.options.map((o, i) => `${i + 1}. ${o}`);

@@ -72,9 +72,17 @@ export const ApprovalFallbackSchema = z.enum(["deny", "allow"]);
 
 export const MAX_PREVIEW_CHARS = 20_000;
 
+/**
+ * What a command Parley runs can reach: `sandboxed` (only the workspace changes, no network),
+ * `network` (sandboxed, with network access), `unsandboxed` (bubblewrap cannot run here), `opted-out`
+ * (PARLEY_SANDBOX=off). Absent on a command Parley does not run (an outside tool's approval).
+ */
+export const CommandBoundSchema = z.enum(["sandboxed", "network", "unsandboxed", "opted-out"]);
+export type CommandBound = z.infer<typeof CommandBoundSchema>;
+
 /** A readable preview of a tool's input, by shape. */
 export const ToolPreviewSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("command"), command: z.string().max(MAX_PREVIEW_CHARS), cwd: z.string().max(1_000).optional() }),
+  z.object({ type: z.literal("command"), command: z.string().max(MAX_PREVIEW_CHARS), cwd: z.string().max(1_000).optional(), bound: CommandBoundSchema.optional() }),
   z.object({ type: z.literal("diff"), path: z.string().max(1_000), diff: z.string().max(MAX_PREVIEW_CHARS) }),
   z.object({ type: z.literal("list"), items: z.array(z.string().max(1_000)).max(100) }),
   z.object({ type: z.literal("text"), text: z.string().max(MAX_PREVIEW_CHARS) }),

@@ -12,6 +12,14 @@ describe("notificationFor", () => {
     const q = aQuestion({ kind: "approval", owner: "coffee-helper", approval: { tool: "shell" } as never });
     expect(notificationFor(q, null).title).toBe("Coffee helper wants to run shell");
   });
+
+  it("an approval's long text says what its command can reach", () => {
+    const preview = { type: "command", command: "npm test", bound: "network" } as const;
+    const q = aQuestion({ kind: "approval", prompt: "Run `npm test` with network access?", approval: { tool: "shell", preview } as never });
+    expect(notificationFor(q, "Release").body).toBe("Run `npm test` with network access?\nRuns sandboxed: can change only the workspace, with network access\n— Release");
+    const plain = aQuestion({ kind: "approval", prompt: "Run `ls`?", approval: { tool: "shell", preview: { ...preview, bound: "unsandboxed" } } as never });
+    expect(notificationFor(plain, null).body).toBe("Run `ls`?\nNot sandboxed: it can reach everything the server's user can (bubblewrap cannot run here)");
+  });
 });
 
 describe("questionLink", () => {

@@ -1,5 +1,6 @@
 import type { Question } from "./question";
 import { questionTag } from "./push";
+import { approvalBoundText } from "./command-bound";
 
 /**
  * What a notification of a waiting question says (a tab's desktop notification and a push alike),
@@ -30,7 +31,8 @@ export function approvalTitle(owner: string, tool: string): string {
 /** The title, body and tag of a waiting question's notification: who asks, the question and the chat's title. */
 export function notificationFor(q: Pick<Question, "id" | "owner" | "prompt" | "approval">, chatTitle: string | null): { title: string; body: string; tag: string } {
   const title = q.approval ? approvalTitle(q.owner, q.approval.tool) : `${ownerLabel(q.owner)} asks`;
-  return { title, body: chatTitle ? `${q.prompt}\n— ${chatTitle}` : q.prompt, tag: questionTag(q.id) };
+  const prompt = [q.prompt, approvalBoundText(q.approval)].filter(Boolean).join("\n");
+  return { title, body: chatTitle ? `${prompt}\n— ${chatTitle}` : prompt, tag: questionTag(q.id) };
 }
 
 /** The anchor of a question's card on its session's page. */

@@ -2,6 +2,12 @@ import { describe, expect, it } from "vitest";
 import { loadEnv } from "./env";
 
 describe("the environment", () => {
+  it("reads PARLEY_SANDBOX as auto or off, and refuses anything else at start", () => {
+    expect(loadEnv({}).PARLEY_SANDBOX).toBeUndefined();
+    expect(loadEnv({ PARLEY_SANDBOX: " OFF " }).PARLEY_SANDBOX).toBe("off");
+    expect(() => loadEnv({ PARLEY_SANDBOX: "no" })).toThrow(/PARLEY_SANDBOX.*must be auto or off/);
+  });
+
   it("runs the database with synchronous = FULL unless PARLEY_DB_SYNC asks for NORMAL", () => {
     expect(loadEnv({}).PARLEY_DB_SYNC).toBe("FULL");
     expect(loadEnv({ PARLEY_DB_SYNC: "NORMAL" }).PARLEY_DB_SYNC).toBe("NORMAL");

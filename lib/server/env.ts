@@ -100,6 +100,10 @@ const EnvSchema = z
      * working directory; created at start, and a new or empty one seeded with a small sample project.
      */
     PARLEY_WORKSPACE: z.string().trim().min(1, "PARLEY_WORKSPACE may not be empty; unset it for ./workspace").default("workspace"),
+    /** `off`: commands the tools run are not sandboxed, on purpose (said at start and on every card); `auto` (the default): bubblewrap when it can run here. */
+    PARLEY_SANDBOX: z.string().trim().toLowerCase().pipe(z.enum(["auto", "off"], "must be auto or off")).optional(),
+    /** bubblewrap's program when it is not `bwrap` on PATH. */
+    PARLEY_BWRAP: optionalText(),
     /** How much the server logs: fatal, error, warn, info (the default), debug, trace or silent. */
     PARLEY_LOG_LEVEL: z
       .string()

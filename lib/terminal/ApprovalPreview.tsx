@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
 import type { ApprovalSpec } from "../protocol/permissions";
+import { BOUND_TEXT, isSandboxed } from "../protocol/command-bound";
 import { previewShowsSubject, subjectLabel } from "../client/approval";
 import { parseUnifiedDiff } from "../client/unified-diff";
 import { hiddenCharactersWarning } from "../client/approval";
@@ -65,6 +66,7 @@ function PreviewBody({ approval }: { approval: ApprovalSpec }) {
               </Text>
             </Text>
           ))}
+          {preview.bound && <Text color={isSandboxed(preview.bound) ? (preview.bound === "network" ? "yellow" : "green") : "red"}>{BOUND_TEXT[preview.bound]}</Text>}
         </Box>
       );
     }

@@ -60,6 +60,13 @@ describe("QuestionPrompt (rendered by ink)", () => {
     expect(frame).toMatch(/Allow once[\s\S]*Allow always \(Allow write_file: any file under `docs\/`, in this chat\)[\s\S]*Reject/);
   });
 
+  it("says under a command what it can reach", () => {
+    const command = (bound: "sandboxed" | "unsandboxed") =>
+      prompt(anApproval({ tool: "shell", subject: "npm test", subjectKind: "command", preview: { type: "command", command: "npm test", bound } })).lastFrame()!;
+    expect(command("sandboxed")).toMatch(/\$ npm test\s+│\n│ Runs sandboxed: can change only the workspace, no network/);
+    expect(command("unsandboxed")).toContain("Not sandboxed: it can reach everything the server's user can (bubblewrap cannot run here)");
+  });
+
   it("Esc asks for a reason, and the decline carries it", async () => {
     const { stdin, lastFrame, onReject } = prompt();
     await typeSettled(stdin, "\u001B");

@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { commandCgroup, joinCgroupWords, prlimitWords } from "./command-limits";
+import { nodePrefix, SANDBOX_HOME, sandboxWords, systemProgram } from "./sandbox-command";
 
 /** A command's output kept at most: its first HEAD_CHARS and its last TAIL_CHARS characters. */
 export const HEAD_CHARS = 10_000;
@@ -48,6 +50,17 @@ export interface CommandOptions {
   /** Each piece of output as it comes (stdout and stderr together). */
   onOutput?: (text: string) => void;
   env?: Record<string, string>;
+  /** Run inside bubblewrap (sandbox-command.ts) with COMMAND_LIMITS; absent: as a plain process of this user. */
+  sandbox?: { bwrap: string; workspace: string; network: boolean; hidden?: readonly string[] };
+}
+
+/** The program and arguments that run `command`: /bin/sh, or /bin/sh inside the sandbox within its limits. */
+function commandWords(command: string, cwd: string, sandbox: CommandOptions["sandbox"]): { words: string[]; done: () => void } {
+  if (!sandbox) return { words: ["/bin/sh", "-c", command], done: () => {} };
+  const cgroup = commandCgroup();
+  const inside = prlimitWords(systemProgram("prlimit"));
+  const words = [...joinCgroupWords(cgroup?.dirs ?? []), ...sandboxWords({ ...sandbox, cwd, inside, nodePrefix: nodePrefix() }, command)];
+  return { words, done: () => cgroup?.remove() };
 }
 
 export interface CommandResult {
@@ -119,18 +132,20 @@ class BoundedOutput {
 }
 
 /**
- * Runs `command` with `/bin/sh -c` in its own process group, so that a timeout or a Stop ends
- * every process it started (SIGTERM, then SIGKILL after KILL_GRACE_MS), and so does its end:
- * what it left running in the background is killed when the shell exits.
+ * Runs `command` with `/bin/sh -c` in its own process group (and, sandboxed, its own PID
+ * namespace), so that a timeout or a Stop ends every process it started (SIGTERM, then SIGKILL
+ * after KILL_GRACE_MS), and so does its end: what it left running in the background is killed when
+ * the shell exits.
  */
-export function runCommand({ command, cwd, timeoutMs, signal, onOutput, env = commandEnv() }: CommandOptions): Promise<CommandResult> {
+export function runCommand({ command, cwd, timeoutMs, signal, onOutput, env = commandEnv(), sandbox }: CommandOptions): Promise<CommandResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       resolve({ exitCode: null, signal: null, timedOut: false, stopped: true, output: "", cutChars: 0, durationMs: 0 });
       return;
     }
-    const child = spawn("/bin/sh", ["-c", command], { cwd, env: env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const { words, done } = commandWords(command, cwd, sandbox);
+    const child = spawn(words[0]!, words.slice(1), { cwd, env: (sandbox ? { ...env, HOME: SANDBOX_HOME } : env) as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const group = child.pid;
     if (group) track(group);
     const output = new BoundedOutput();
@@ -173,6 +188,7 @@ export function runCommand({ command, cwd, timeoutMs, signal, onOutput, env = co
       killGroup("SIGKILL");
     });
     child.on("error", (err) => {
+      done();
       if (group) running.delete(group);
       clearTimeout(timer);
       clearTimeout(graceTimer);
@@ -180,6 +196,7 @@ export function runCommand({ command, cwd, timeoutMs, signal, onOutput, env = co
       reject(err);
     });
     child.on("close", (code, sig) => {
+      done();
       if (group) running.delete(group);
       clearTimeout(timer);
       clearTimeout(graceTimer);

@@ -1,39 +1,29 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { RunCancelled, ToolDenied, ToolInputInvalid } from "../runtime";
+import { sandboxMode, sandboxStartupLine } from "../../lib/sandbox/sandbox-mode";
 import { HEAD_CHARS, TAIL_CHARS } from "./run-command";
-import { toolRuntime, workspaceEachTest } from "./tool-harness";
+import { sandboxSettingEachTest, sleeping, toolRuntime, uniqueSleep, until, workspaceEachTest } from "./tool-harness";
 
 const workspace = workspaceEachTest("parley-shell-", { "a.txt": "alpha\n" });
 beforeEach(() => mkdirSync(path.join(workspace.ws(), "src")));
 const ws = () => workspace.ws();
 const outside = () => workspace.outside();
 
-/** Whether a process is alive (signal 0 probes it); a zombie waiting to be reaped is not. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-}
+/** Every behaviour in both ways a command runs: in bubblewrap's sandbox (the default here), and plain (PARLEY_SANDBOX=off). */
+const MODES = [
+  { name: "sandboxed", sandboxed: true },
+  { name: "not sandboxed (PARLEY_SANDBOX=off)", sandboxed: false },
+] as const;
 
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+describe.each(MODES)("shell, $name", ({ sandboxed }) => {
+  sandboxSettingEachTest(() => (sandboxed ? {} : { PARLEY_SANDBOX: "off" }));
+  beforeEach(({ skip }) => {
+    if (sandboxed && sandboxMode().kind !== "bwrap") skip(`SKIPPED: ${sandboxStartupLine(sandboxMode())}`);
+  });
 
-describe("shell", () => {
   it("runs a command in the workspace and returns its exit code and output, after the approval", async () => {
     const h = toolRuntime(ws());
     // stdout and stderr are two pipes: the pauses keep their order certain.
@@ -47,7 +37,7 @@ describe("shell", () => {
   it("runs in cwd, a folder inside the workspace", async () => {
     const h = toolRuntime(ws());
     expect((await h.rt.tool("shell", { command: "pwd && cat ../a.txt", cwd: "src" })).output).toBe(`${path.join(ws(), "src")}\nalpha\n`);
-    expect(h.asks()[0]!.spec.approval!.preview).toEqual({ type: "command", command: "pwd && cat ../a.txt", cwd: "src" });
+    expect(h.asks()[0]!.spec.approval!.preview).toEqual({ type: "command", command: "pwd && cat ../a.txt", cwd: "src", bound: sandboxed ? "sandboxed" : "opted-out" });
   });
 
   it("refuses, without asking, a cwd outside, a cwd through a symlink out, and arguments naming paths outside", async () => {
@@ -90,7 +80,8 @@ describe("shell", () => {
       expect(vars.TERM).toBe("dumb");
       expect(vars.LANG).toBe("C.UTF-8");
       expect(vars.HOME).not.toBe(os.homedir());
-      expect(vars.HOME).toContain("parley-command-home");
+      // Sandboxed, an empty home in its private /tmp; plain, a folder of its own beside the others' temporary files.
+      expect(vars.HOME).toBe(sandboxed ? "/tmp/home" : path.join(os.tmpdir(), `parley-command-home-${process.getuid!()}`));
     } finally {
       for (const k of Object.keys(process.env)) if (!(k in before)) delete process.env[k];
       Object.assign(process.env, before);
@@ -109,38 +100,44 @@ describe("shell", () => {
 
   it("a timeout kills the whole process group: a background child does not survive", async () => {
     const h = toolRuntime(ws());
+    const marker = uniqueSleep();
     const started = Date.now();
-    const result = await h.rt.tool("shell", { command: "sleep 30 & echo $! > child.pid; sleep 30", timeoutSeconds: 1 });
+    const result = await h.rt.tool("shell", { command: `sleep ${marker} & echo started > child.started; sleep 30`, timeoutSeconds: 1 });
     // Ended by the timeout's SIGTERM (after the grace, a SIGKILL would show in `signal`), long before
     // the sleeps of 30 s would have: waiting for the one in the background was the bug.
     expect(Date.now() - started).toBeLessThan(30_000 / 2);
     expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGTERM" });
-    const child = Number(readFileSync(path.join(ws(), "child.pid"), "utf8"));
-    await until(() => !alive(child));
+    expect(existsSync(path.join(ws(), "child.started"))).toBe(true);
+    await until(() => !sleeping(marker));
   });
 
-  it("a command that ignores SIGTERM is killed with SIGKILL after the grace", async () => {
+  it("a command that ignores SIGTERM is ended all the same", async () => {
     const h = toolRuntime(ws());
-    const result = await h.rt.tool("shell", { command: "trap '' TERM; echo $$ > sh.pid; while :; do sleep 0.1; done", timeoutSeconds: 1 });
-    expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL" });
-    expect(alive(Number(readFileSync(path.join(ws(), "sh.pid"), "utf8")))).toBe(false);
+    const marker = uniqueSleep();
+    const result = await h.rt.tool("shell", { command: `trap '' TERM; echo started > sh.started; sleep ${marker}`, timeoutSeconds: 1 });
+    // Plain, the shell outlives the SIGTERM until the grace's SIGKILL; sandboxed, the SIGTERM ends
+    // bubblewrap, whose namespace takes every process in it at once.
+    expect(result).toMatchObject({ timedOut: true, signal: sandboxed ? "SIGTERM" : "SIGKILL" });
+    expect(existsSync(path.join(ws(), "sh.started"))).toBe(true);
+    await until(() => !sleeping(marker));
   });
 
   it("what a command leaves running in the background is ended when it exits", async () => {
     const h = toolRuntime(ws());
-    const result = await h.rt.tool("shell", { command: "sleep 30 > /dev/null 2>&1 & echo $!" });
-    expect(result.exitCode).toBe(0);
-    await until(() => !alive(Number(result.output.trim())));
+    const marker = uniqueSleep();
+    const result = await h.rt.tool("shell", { command: `sleep ${marker} > /dev/null 2>&1 & echo started` });
+    expect(result).toMatchObject({ exitCode: 0, output: "started\n" });
+    await until(() => !sleeping(marker));
   });
 
   it("Stop (the run's abort) kills the command and its children; the call ends as cancelled", async () => {
     const h = toolRuntime(ws());
-    const call = h.rt.tool("shell", { command: "sleep 30 & echo $! > child.pid; sleep 30" }).catch((e: unknown) => e);
-    await until(() => existsSync(path.join(ws(), "child.pid")) && readFileSync(path.join(ws(), "child.pid"), "utf8").endsWith("\n"));
-    const child = Number(readFileSync(path.join(ws(), "child.pid"), "utf8"));
+    const marker = uniqueSleep();
+    const call = h.rt.tool("shell", { command: `sleep ${marker} & echo started > child.started; sleep 30` }).catch((e: unknown) => e);
+    await until(() => existsSync(path.join(ws(), "child.started")) && sleeping(marker));
     h.controller.cancel("Stopped by the person.");
     expect(await call).toBeInstanceOf(RunCancelled);
-    await until(() => !alive(child));
+    await until(() => !sleeping(marker));
   });
 
   it("keeps the head and the tail of a long output, saying how much was cut", async () => {
@@ -162,18 +159,22 @@ describe("shell", () => {
   });
 });
 
-describe("a worker that exits while a command runs", () => {
-  it("takes the command's process group with it", async () => {
+describe.each(MODES)("a worker that exits while a command runs, $name", ({ sandboxed }) => {
+  it("takes the command's processes with it", async ({ skip }) => {
+    if (sandboxed && sandboxMode().kind !== "bwrap") skip(`SKIPPED: ${sandboxStartupLine(sandboxMode())}`);
     const { spawn } = await import("node:child_process");
-    const pidFile = path.join(ws(), "child.pid");
+    const marker = uniqueSleep();
+    const sandbox = sandboxed ? `, sandbox: { bwrap: ${JSON.stringify((sandboxMode() as { bwrap?: string }).bwrap)}, workspace: ${JSON.stringify(ws())}, network: false }` : "";
     const script = `
       import { runCommand } from ${JSON.stringify(path.join(import.meta.dirname, "run-command.ts"))};
-      void runCommand({ command: "sleep 30 & echo $! > child.pid; sleep 30", cwd: ${JSON.stringify(ws())}, timeoutMs: 60_000, signal: new AbortController().signal });
-      setTimeout(() => process.exit(0), 800);
+      void runCommand({ command: "sleep ${marker} & echo started > child.started; sleep 30", cwd: ${JSON.stringify(ws())}, timeoutMs: 60_000, signal: new AbortController().signal${sandbox} });
+      const started = ${JSON.stringify(path.join(ws(), "child.started"))};
+      const { existsSync } = await import("node:fs");
+      const wait = setInterval(() => existsSync(started) && (clearInterval(wait), process.exit(0)), 20);
     `;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "ignore" });
     await new Promise((r) => child.once("exit", r));
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    await until(() => !alive(pid));
+    expect(existsSync(path.join(ws(), "child.started"))).toBe(true);
+    await until(() => !sleeping(marker));
   });
 });

@@ -1,10 +1,16 @@
+import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { clip, defineTool, ToolFailure, type ToolContext } from "./define";
 import { commandPathProblem, relativePathWords } from "./command-paths";
+import { boundByRules } from "../../lib/protocol/command-bound";
+import { commandBound, sandboxMode } from "../../lib/sandbox/sandbox-mode";
+import { codeLoadingArgument, runsWorkspaceCode } from "../../lib/permissions/command-risks";
+import { shellWords } from "../../lib/permissions/shell-words";
 import { commandAlwaysOptions } from "./patterns";
 import { runCommand, type CommandResult } from "./run-command";
+import { hiddenFromCommands } from "./sandbox-command";
 import { FolderPathSchema, PathRefused, resolveInside } from "./workspace-paths";
 
 export const DEFAULT_COMMAND_TIMEOUT_S = 120;
@@ -38,6 +44,25 @@ function lastLine(text: string): string {
   return lines.at(-1)?.trim() ?? "";
 }
 
+/** Why no wider rule covers this call, when an argument of it loads or runs other code: the card shows the argument. */
+function loadingNote(command: string): string {
+  const parsed = shellWords(command.trim());
+  const loading = parsed.ok ? codeLoadingArgument(parsed.words) : null;
+  if (loading) return ` \`${clip(loading.argument, 100)}\` ${loading.does}: no rule for its program with any further arguments covers it.`;
+  // A chain, named: the test runner approved today runs whatever the agent may write tomorrow.
+  if (parsed.ok && runsWorkspaceCode(parsed.words)) return " It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.";
+  return "";
+}
+
+const boundOf = (input: { network?: boolean }) => commandBound(sandboxMode(), input.network === true);
+
+/** How the command is sandboxed: none when bubblewrap cannot run here or PARLEY_SANDBOX=off (its card said so). */
+function sandboxFor(input: { network?: boolean }, ctx: ToolContext) {
+  const mode = sandboxMode();
+  if (mode.kind !== "bwrap") return undefined;
+  return { bwrap: mode.bwrap, workspace: realpathSync(ctx.workspace), network: input.network === true, hidden: hiddenFromCommands() };
+}
+
 export interface ShellResult extends CommandResult {
   command: string;
   cwd: string;
@@ -46,7 +71,7 @@ export interface ShellResult extends CommandResult {
 /** Runs a shell command in the workspace: dangerous, asks by default. */
 export const shellTool = defineTool({
   name: "shell",
-  description: `Runs a command with /bin/sh in the workspace (or cwd, a folder inside it), with a clean environment and a timeout (default ${DEFAULT_COMMAND_TIMEOUT_S} s). Paths in it must stay inside the workspace. Returns the exit code and the output (stdout and stderr; a long output keeps its beginning and end).`,
+  description: `Runs a command with /bin/sh in the workspace (or cwd, a folder inside it), with a clean environment and a timeout (default ${DEFAULT_COMMAND_TIMEOUT_S} s), in a sandbox: it can change only the workspace, and has no network unless network is true (set it only for a command that must download or connect: a package install, a fetch). Paths in it must stay inside the workspace. Returns the exit code and the output (stdout and stderr; a long output keeps its beginning and end).`,
   dangerous: true,
   subjectKind: "command",
   inputSchema: z
@@ -55,6 +80,8 @@ export const shellTool = defineTool({
       /** The folder it runs in, relative to the workspace; the workspace's folder when absent. */
       cwd: FolderPathSchema.meta({ title: "Folder", description: "Where it runs, relative to the workspace; its top folder when empty." }).optional(),
       timeoutSeconds: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_S).meta({ title: "Time limit (seconds)" }).optional(),
+      /** Network access in the sandbox (none when absent). */
+      network: z.boolean().meta({ title: "Network access", description: "Only for a command that must download or connect." }).optional(),
     })
     .superRefine((input, ctx) => {
       const problem = commandPathProblem(input.command, input.cwd ?? ".");
@@ -64,10 +91,10 @@ export const shellTool = defineTool({
   inspect: async (input, ctx) => {
     await checkOnDisk(input, ctx);
   },
-  preview: (input) => ({ type: "command", command: input.command, ...(input.cwd ? { cwd: input.cwd } : {}) }),
+  preview: (input) => ({ type: "command", command: input.command, ...(input.cwd ? { cwd: input.cwd } : {}), bound: boundOf(input) }),
   workingFolder: (input) => input.cwd ?? ".",
-  alwaysOptions: (input) => commandAlwaysOptions(input.command, input.cwd ?? "."),
-  prompt: (input) => `Run \`${clip(input.command.replace(/\s+/g, " "), 200)}\`?`,
+  alwaysOptions: (input) => (boundByRules(boundOf(input)) ? commandAlwaysOptions(input.command, input.cwd ?? ".") : []),
+  prompt: (input) => `Run \`${clip(input.command.replace(/\s+/g, " "), 200)}\`${input.network ? " with network access" : ""}?${loadingNote(input.command)}`,
   async run(input, ctx): Promise<ShellResult> {
     const cwd = await checkOnDisk(input, ctx);
     const head = `$ ${clip(input.command.replace(/\s+/g, " "), 100)}`;
@@ -87,6 +114,7 @@ export const shellTool = defineTool({
         cwd,
         timeoutMs: (input.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_S) * 1_000,
         signal: ctx.signal,
+        sandbox: sandboxFor(input, ctx),
         onOutput(text) {
           recent = (recent + text).slice(-2_000);
           if (pending) return;

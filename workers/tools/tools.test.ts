@@ -1,7 +1,9 @@
 import { parsePatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { ApprovalSpecSchema, MAX_PATTERN_CHARS, ToolInfoSchema, ToolPreviewSchema } from "../../lib/protocol/permissions";
+import { sandboxMode } from "../../lib/sandbox/sandbox-mode";
 import { escapePattern, fileDiff, findTool, readFileTool, shellTool, toolCatalogue, tools, writeFileTool } from "./index";
+import { sandboxSettingEachTest } from "./tool-harness";
 
 describe("the tool catalogue", () => {
   it("lists every tool once with its public info", () => {
@@ -44,14 +46,16 @@ describe("the tool catalogue", () => {
 
 describe("shell", () => {
   const parse = (command: string) => shellTool.inputSchema.parse({ command });
+  // Rules cover a command only where the system bounds it: the sandbox turned off on purpose reads as one here.
+  sandboxSettingEachTest(() => ({ PARLEY_SANDBOX: "off" }));
 
   it("takes the command as subject and preview, and asks to run it", () => {
     const input = parse("  npm test -- --run  ");
     expect(shellTool.subject(input)).toBe("npm test -- --run");
     expect(shellTool.subjectKind).toBe("command");
-    expect(shellTool.preview(input, undefined)).toEqual({ type: "command", command: "npm test -- --run" });
-    expect(shellTool.preview(shellTool.inputSchema.parse({ command: "ls", cwd: "docs/" }), undefined)).toEqual({ type: "command", command: "ls", cwd: "docs" });
-    expect(shellTool.prompt!(input)).toBe("Run `npm test -- --run`?");
+    expect(shellTool.preview(input, undefined)).toEqual({ type: "command", command: "npm test -- --run", bound: "opted-out" });
+    expect(shellTool.preview(shellTool.inputSchema.parse({ command: "ls", cwd: "docs/" }), undefined)).toEqual({ type: "command", command: "ls", cwd: "docs", bound: "opted-out" });
+    expect(shellTool.prompt!(input)).toBe("Run `npm test -- --run`? It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.");
   });
 
   it.each([
@@ -69,6 +73,56 @@ describe("shell", () => {
   it("refuses an empty command or unknown fields", () => {
     expect(shellTool.inputSchema.safeParse({ command: "   " }).success).toBe(false);
     expect(shellTool.inputSchema.safeParse({ command: "ls", sudo: true }).success).toBe(false);
+  });
+});
+
+describe("shell: what its card says the command can reach, and what Allow always it offers", () => {
+  const input = (network?: boolean) => shellTool.inputSchema.parse({ command: "npm test", ...(network === undefined ? {} : { network }) });
+  const bwrap = sandboxMode({ ...process.env, PARLEY_SANDBOX: undefined });
+
+  describe("sandboxed", () => {
+    sandboxSettingEachTest(() => ({}));
+    it.skipIf(bwrap.kind !== "bwrap")("no network: sandboxed, with both Allow always options; network: said so, asked every time", () => {
+      expect(shellTool.preview(input(), undefined)).toMatchObject({ bound: "sandboxed" });
+      expect(shellTool.alwaysOptions(input()).map((o) => o.pattern)).toEqual(["npm test", "npm test *"]);
+      expect(shellTool.preview(input(true), undefined)).toMatchObject({ bound: "network" });
+      expect(shellTool.prompt!(input(true))).toMatch(/^Run `npm test` with network access\? It runs code from the workspace/);
+      expect(shellTool.alwaysOptions(input(true))).toEqual([]);
+    });
+  });
+
+  describe("bubblewrap missing", () => {
+    sandboxSettingEachTest(() => ({ PARLEY_BWRAP: "/nonexistent/bwrap" }));
+    it("not sandboxed, and no Allow always: every command is asked for", () => {
+      expect(shellTool.preview(input(), undefined)).toMatchObject({ bound: "unsandboxed" });
+      expect(shellTool.alwaysOptions(input())).toEqual([]);
+      expect(shellTool.alwaysOptions(input(true))).toEqual([]);
+    });
+  });
+
+  describe("PARLEY_SANDBOX=off", () => {
+    sandboxSettingEachTest(() => ({ PARLEY_SANDBOX: "off" }));
+    it("not sandboxed, said so; the opt-out keeps the rules", () => {
+      expect(shellTool.preview(input(true), undefined)).toMatchObject({ bound: "opted-out" });
+      expect(shellTool.alwaysOptions(input()).map((o) => o.pattern)).toEqual(["npm test", "npm test *"]);
+    });
+  });
+
+  it("names on the card the argument that loads other code, which no wider rule covers", () => {
+    expect(shellTool.prompt!(shellTool.inputSchema.parse({ command: "npm test -- -r ./src/pre.cjs" }))).toBe(
+      "Run `npm test -- -r ./src/pre.cjs`? `-r` loads other code: no rule for its program with any further arguments covers it.",
+    );
+    expect(shellTool.prompt!(shellTool.inputSchema.parse({ command: "ls -la" }))).toBe("Run `ls -la`?");
+  });
+
+  it.each(["npm test", "npm run build", "node --test", "make", "pytest -q", "python3 app.py", "go test ./..."])("says that %j runs code from the workspace", (command) => {
+    expect(shellTool.prompt!(shellTool.inputSchema.parse({ command }))).toBe(
+      `Run \`${command}\`? It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.`,
+    );
+  });
+
+  it("refuses a network that is not true or false", () => {
+    expect(shellTool.inputSchema.safeParse({ command: "ls", network: "yes" }).success).toBe(false);
   });
 });
 

@@ -59,7 +59,8 @@ const EXAMPLES: Example[] = [
     offered: ["npm test; echo done"],
     later: [
       [sh("npm test; echo done"), "allow"],
-      [sh("npm test; rm -rf ~"), "ask"],
+      [sh("npm test; rm -rf ~"), "deny"], // the project's `rm -rf*`, read in each simple command
+      [sh("npm test; curl -s x | sh"), "ask"],
       [sh("npm test"), "ask"],
     ],
   },
@@ -70,7 +71,8 @@ const EXAMPLES: Example[] = [
     offered: ["bash -c 'echo hi'"],
     later: [
       [sh("bash -c 'echo hi'"), "allow"],
-      [sh("bash -c 'rm -rf ~'"), "ask"],
+      [sh("bash -c 'rm -rf ~'"), "deny"], // the project's `rm -rf*`, read in each simple command
+      [sh("bash -c 'curl -s x | sh'"), "ask"],
       [sh("bash -c 'echo hi' x"), "ask"],
     ],
   },
@@ -113,7 +115,8 @@ const EXAMPLES: Example[] = [
       [sh("git push --force-with-lease"), "deny"],
       [sh("git push --mirror"), "ask"],
       [sh("git push --delete origin main"), "ask"],
-      [sh("git push origin main; rm -rf ~"), "ask"],
+      [sh("git push origin main; rm -rf ~"), "deny"], // the project's `rm -rf*`, read in each simple command
+      [sh("git push origin main; curl -s x | sh"), "ask"],
       [sh("git -c core.sshCommand=evil push origin main"), "ask"],
       [sh("git pushx"), "ask"],
       [sh("git push origin main", "elsewhere"), "ask"],
@@ -130,7 +133,8 @@ const EXAMPLES: Example[] = [
       [sh("npm testing-anything"), "ask"],
       [sh("npm test > /tmp/out"), "ask"],
       [sh("npm test $(evil)"), "ask"],
-      [sh("npm test\nrm -rf ~"), "ask"],
+      [sh("npm test\nrm -rf ~"), "deny"], // the project's `rm -rf*`, read in each simple command
+      [sh("npm test\ncurl -s x | sh"), "ask"],
       [sh("npm test", "packages/app"), "ask"],
     ],
   },
@@ -154,7 +158,8 @@ const EXAMPLES: Example[] = [
     later: [
       [sh("ls docs"), "allow"],
       [sh("lsof"), "ask"],
-      [sh("ls; rm -rf ~"), "ask"],
+      [sh("ls; rm -rf ~"), "deny"], // the project's `rm -rf*`, read in each simple command
+      [sh("ls; curl -s x | sh"), "ask"],
       [sh("ls | sh"), "ask"],
     ],
   },
@@ -242,7 +247,8 @@ describe("what Allow always stores, and what it allows later (issue 23)", () => 
       ["lsof", "ask"],
       ["git push --force", "deny"],
       ["git push -f", "ask"],
-      ["bash -c 'rm -rf ~'", "ask"],
+      ["bash -c 'rm -rf ~'", "deny"], // the project's `rm -rf*`, read in each simple command
+      ["bash -c 'curl -s x | sh'", "ask"],
       ['python3 -c "print(1)"', "ask"],
       ["FOO=1 npm install evil-package", "ask"],
       ["npm install evil-package", "ask"],

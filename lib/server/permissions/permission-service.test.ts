@@ -237,6 +237,25 @@ describe("the permission service", () => {
     expect(await permissions.offered(sessionId, { ...shellCall("make build"), always: [{ pattern: "*", cwd: "elsewhere", label: "exactly" }] })).toEqual([]);
   });
 
+  it("lets no allow rule cover a command the system does not bound (not sandboxed, or with network), and offers it no Allow always; deny rules still apply", async () => {
+    await add({ tool: "shell", pattern: "npm test *", decision: "allow" });
+    const bound = (command: string, b: "sandboxed" | "network" | "unsandboxed" | "opted-out"): ApprovalSpec => ({
+      ...shellCall(command),
+      preview: { type: "command", command, bound: b },
+      always: [{ pattern: command, cwd: ".", label: "exactly" }],
+    });
+    expect((await permissions.decide(sessionId, bound("npm test", "sandboxed"))).decision).toBe("allow");
+    expect((await permissions.decide(sessionId, bound("npm test", "opted-out"))).decision).toBe("allow");
+    expect((await permissions.decide(sessionId, bound("npm test", "network"))).decision).toBe("ask");
+    expect((await permissions.decide(sessionId, bound("npm test", "unsandboxed"))).decision).toBe("ask");
+    expect(await permissions.offered(sessionId, bound("npm test", "network"))).toEqual([]);
+    expect(await permissions.offered(sessionId, bound("npm test", "unsandboxed"))).toEqual([]);
+    expect(await permissions.offered(sessionId, bound("npm test", "sandboxed"))).toHaveLength(1);
+    expect((await permissions.decide(sessionId, bound("rm -rf /", "unsandboxed"))).decision).toBe("deny");
+    // An outside tool's command (no bound: Parley does not run it) is read by the rules as before.
+    expect((await permissions.decide(sessionId, shellCall("npm test"))).decision).toBe("allow");
+  });
+
   it("announces a change to the session's tabs as rules.updated", () => {
     const seen: unknown[] = [];
     app.parley.events.on("rules.updated", (e) => seen.push(e));

@@ -14,6 +14,7 @@ import {
 import type { Db } from "../store/db/client";
 import type { DomainEvents } from "../events";
 import { normaliseFolder } from "../../permissions/working-folder";
+import { boundByRules } from "../../protocol/command-bound";
 import { builtinRules } from "./builtin-rules";
 import { checkCommandAllow, decide as decideByRules, matches, type ToolCall } from "./rule-decide";
 import { checkPattern, MAX_SESSION_RULE_STATES, patternCost } from "./rule-match";
@@ -78,7 +79,13 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     subjectKind: kindOf.get(row.tool) ?? null,
   });
 
-  const callOf = (approval: ApprovalSpec): ToolCall => ({ tool: approval.tool, subject: approval.subject, subjectKind: approval.subjectKind, cwd: approval.cwd ?? null });
+  const callOf = (approval: ApprovalSpec): ToolCall => ({
+    tool: approval.tool,
+    subject: approval.subject,
+    subjectKind: approval.subjectKind,
+    cwd: approval.cwd ?? null,
+    unbounded: approval.preview.type === "command" && approval.preview.bound !== undefined && !boundByRules(approval.preview.bound),
+  });
 
   return {
     async decide(sessionId, approval, tx) {
@@ -108,6 +115,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
 
     async offered(sessionId, approval, tx) {
       const call = callOf(approval);
+      if (call.unbounded) return [];
       const allowsCall = (o: AlwaysOption) => matches({ tool: approval.tool, pattern: o.pattern, decision: "allow", cwd: o.cwd }, call);
       const [exact, wider] = approval.always;
       if (!exact || !allowsCall(exact)) return [];

@@ -38,6 +38,18 @@ describe("whether a rule matches a call", () => {
     expect(hit("rm -rf*", "RM -RF /", "command", "deny")).toBe(false);
   });
 
+  it("matches deny and ask command rules however the command is spelled: the attacker's probe (issue 50)", () => {
+    const rules = [rule("shell", "rm -rf*", "deny"), rule("shell", "npm test", "allow")];
+    for (const spelling of ["rm  -rf /", "rm -r -f /", "r''m -rf /", "/bin/rm -rf /", "command rm -rf /", "npm test; rm -rf /", "npm test && env rm -fr ~"]) {
+      expect([spelling, decide(rules, shell(spelling), true).decision]).toEqual([spelling, "deny"]);
+      expect(matches(rules[0]!, shell(spelling))).toBe(true);
+    }
+    expect(decide(rules, shell("rm -r build"), true).decision).toBe("ask");
+    expect(decide(rules, shell("npm test"), true).decision).toBe("allow");
+    // A pattern with a `*` inside is matched as text against each simple command too.
+    expect(decide([rule("shell", "git push*--force*", "deny")], shell("true; git  push origin --force"), true).decision).toBe("deny");
+  });
+
   it("matches a command allow rule by words: exact, or words then any further arguments", () => {
     expect(hit("npm test", "npm test", "command", "allow")).toBe(true);
     expect(hit("npm test", "npm test --watch", "command", "allow")).toBe(false);

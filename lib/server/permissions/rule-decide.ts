@@ -1,4 +1,6 @@
 import { allowsCommand, readCommandAllow } from "../../permissions/command-allow";
+import { readRuleWords, ruleWordsMatch } from "../../permissions/command-rule-words";
+import { simpleCommands } from "../../permissions/simple-commands";
 import { normaliseFolder } from "../../permissions/working-folder";
 import { AppError } from "../../protocol/errors";
 import type { PermissionDecision, SubjectKind } from "../../protocol/permissions";
@@ -9,7 +11,9 @@ import { matchGlob, matchingGlobs } from "./rule-match";
  * - Paths: globs; deny and ask rules ignore case (`.ENV` is caught by `**` `/.env*`: on a
  *   case-insensitive disk it is the same file), allow rules do not (they stay narrow).
  * - Commands: an allow rule is word-based (lib/permissions/command-allow.ts: `npm test` exactly,
- *   or `npm test *`); a deny or ask rule's `*` matches any text (`rm -rf*` catches `rm -rf /`).
+ *   or `npm test *`); a deny or ask rule's `*` matches any text (`rm -rf*` catches `rm -rf /`),
+ *   and the rule is also read against each simple command however it is spelled (`rm  -rf`,
+ *   `rm -r -f`, `r''m -rf`, `/bin/rm -rf`, `env rm -rf`, `true && rm -rf /`: spelledOtherwise).
  * - A rule with a `cwd` matches only calls in exactly that folder; one without, every folder.
  * - `*` alone matches every call of its tool, except for a command allow rule: every command a
  *   wide rule may span.
@@ -33,6 +37,11 @@ export interface ToolCall {
   subjectKind: SubjectKind;
   /** The folder it runs in (normalised, `.` the top); null for a tool without one. */
   cwd?: string | null;
+  /**
+   * A command the operating system does not bound as allow rules assume (not sandboxed, or with
+   * network access): no allow rule covers it, so it is asked for every time (deny and ask rules still apply).
+   */
+  unbounded?: boolean;
 }
 
 /** How a rule's pattern is read for a call: word-based (a command allow rule), every call (`*`), or a glob of some kind. */
@@ -52,9 +61,23 @@ function appliesTo(rule: RuleLike, call: ToolCall): boolean {
 export function matches(rule: RuleLike, call: ToolCall): boolean {
   if (!appliesTo(rule, call)) return false;
   const reading = readingOf(rule, call);
-  if (reading === "command-allow") return allowsCommand(rule.pattern.trim(), call.subject);
+  if (reading === "command-allow") return !call.unbounded && allowsCommand(rule.pattern.trim(), call.subject);
   if (reading === "all") return true;
-  return matchGlob(rule.pattern.trim(), call.subject, reading);
+  return matchGlob(rule.pattern.trim(), call.subject, reading) || (call.subjectKind === "command" && spelledOtherwise(rule.pattern.trim(), call.subject));
+}
+
+/** The simple commands of the last command read: every rule of a call reads the same one. */
+let lastCommand: { subject: string; commands: string[][] } = { subject: "", commands: [] };
+
+/**
+ * Whether a deny or ask rule's pattern names one of the command's simple commands however they
+ * are spelled (lib/permissions/simple-commands.ts): as words (command-rule-words.ts) when the
+ * pattern is plain words, else as text against each simple command's words joined by one space.
+ */
+function spelledOtherwise(pattern: string, subject: string): boolean {
+  if (lastCommand.subject !== subject) lastCommand = { subject, commands: simpleCommands(subject) };
+  const words = readRuleWords(pattern);
+  return lastCommand.commands.some((command) => (words ? ruleWordsMatch(words, command) : matchGlob(pattern, command.join(" "), { kind: "text" })));
 }
 
 /**
@@ -67,7 +90,7 @@ export function matchingRules<R extends RuleLike>(rules: readonly R[], call: Too
   rules.forEach((rule, i) => {
     if (!appliesTo(rule, call)) return;
     const reading = readingOf(rule, call);
-    if (reading === "command-allow") matched[i] = allowsCommand(rule.pattern.trim(), call.subject);
+    if (reading === "command-allow") matched[i] = !call.unbounded && allowsCommand(rule.pattern.trim(), call.subject);
     else if (reading === "all") matched[i] = true;
     else {
       const key = `${reading.kind}:${reading.ignoreCase}`;
@@ -78,6 +101,11 @@ export function matchingRules<R extends RuleLike>(rules: readonly R[], call: Too
     }
   });
   for (const { reading, at, patterns } of globs.values()) for (const k of matchingGlobs(patterns, call.subject, reading)) matched[at[k]!] = true;
+  if (call.subjectKind === "command") {
+    rules.forEach((rule, i) => {
+      if (!matched[i] && appliesTo(rule, call) && typeof readingOf(rule, call) === "object") matched[i] = spelledOtherwise(rule.pattern.trim(), call.subject);
+    });
+  }
   return matched;
 }
 
