@@ -108,7 +108,11 @@ function BoundLine({ bound }: { bound: CommandBound }) {
   return (
     <div data-testid="approval-bound" data-bound={bound} className={`flex items-start gap-2 border-t border-stone-700/80 px-3 py-1.5 text-xs ${BOUND_STYLE[bound]}`}>
       <svg aria-hidden viewBox="0 0 16 16" className="mt-px h-3.5 w-3.5 shrink-0 fill-none stroke-current" strokeWidth="1.6">
-        {isSandboxed(bound) ? <path d="M8 1.5 3 3.5v4c0 3 2.2 5.4 5 7 2.8-1.6 5-4 5-7v-4z M5.8 8l1.6 1.6L10.5 6.5" strokeLinejoin="round" strokeLinecap="round" /> : <path d="M8 2 1.5 13.5h13zM8 6.5v3.5M8 11.8v.2" strokeLinejoin="round" strokeLinecap="round" />}
+        {isSandboxed(bound) ? (
+          <path d="M8 1.5 3 3.5v4c0 3 2.2 5.4 5 7 2.8-1.6 5-4 5-7v-4z M5.8 8l1.6 1.6L10.5 6.5" strokeLinejoin="round" strokeLinecap="round" />
+        ) : (
+          <path d="M8 2 1.5 13.5h13zM8 6.5v3.5M8 11.8v.2" strokeLinejoin="round" strokeLinecap="round" />
+        )}
       </svg>
       <span>{BOUND_TEXT[bound]}</span>
     </div>

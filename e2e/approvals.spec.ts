@@ -27,7 +27,9 @@ test.describe("approvals shared by the tabs of one session", () => {
       await expect(approvalCard(tab)).toBeVisible();
       await expect(approvalCard(tab)).toHaveAttribute("data-tool", "shell");
       await expect(tab.page.getByTestId("approval-title")).toHaveText(/Run tests\s*wants to run\s*shell/);
-      await expect(tab.page.getByTestId("question-prompt")).toHaveText("Run npm test? It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.");
+      await expect(tab.page.getByTestId("question-prompt")).toHaveText(
+        "Run npm test? It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.",
+      );
       await expect(tab.page.getByTestId("approval-command")).toHaveText("npm test");
       await expect(tab.page.getByTestId("approval-always-hint")).toContainText(
         "you choose npm test exactly, in the workspace's top folder, or npm test with any further arguments, in the workspace's top folder",

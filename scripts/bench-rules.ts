@@ -7,6 +7,7 @@
  *   npm run bench:rules [-- --samples 300]
  */
 import { parseArgs } from "node:util";
+import { decide } from "../lib/server/permissions/rule-decide";
 import { MAX_SESSION_RULE_STATES, matchGlob, matchingGlobs, patternCost } from "../lib/server/permissions/rule-match";
 import { MAX_SESSION_RULES } from "../lib/server/permissions/permission-service";
 import { machine, row } from "./bench-kit";
@@ -82,4 +83,11 @@ for (const s of scenarios) {
   console.log(row("floor: read the subject once per rule", floor));
   console.log(row("each rule on its own", each, floor));
   console.log(row("the rules together (what a call does)", all, floor));
+  if (s.kind === "text") {
+    // A command's deny rules are also read against each of its simple commands (rule-decide.ts): the whole decision.
+    const rules = s.patterns.map((pattern) => ({ tool: "shell", pattern, decision: "deny" as const }));
+    const call = { tool: "shell", subject: s.subject, subjectKind: "command" as const, cwd: "." };
+    const decided = time(() => decide(rules, call, true));
+    console.log(row("decide(): the rules, each simple command too", decided, floor));
+  }
 }

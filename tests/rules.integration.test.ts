@@ -195,7 +195,9 @@ describe("Allow always over the real server", () => {
       ["git push --force", undefined, "denied"],
       ["git push -f", undefined, "asks"],
       ["git push origin +main", undefined, "asks"],
-      ["git push origin main; rm -rf build", undefined, "asks"],
+      ["git push origin main; rm -r build", undefined, "asks"],
+      // The project's `rm -rf*` reads every simple command of a chain.
+      ["git push origin main; rm -rf build", undefined, "denied"],
       ["git push origin main", "elsewhere", "asks"],
       ["npm test", undefined, "asks"],
       ["npm test -- --watch", "packages/app", "asks"],

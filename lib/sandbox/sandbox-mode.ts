@@ -12,9 +12,9 @@ export type SandboxMode = { kind: "bwrap"; bwrap: string } | { kind: "none"; why
 
 type Env = Record<string, string | undefined>;
 
-/** The first executable `name` on PATH, or null. */
-function onPath(name: string, env: Env): string | null {
-  for (const dir of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(":")) {
+/** The first executable `name` in these folders (a PATH's), or null. */
+export function findProgram(name: string, folders: readonly string[]): string | null {
+  for (const dir of folders) {
     if (!dir) continue;
     const file = path.join(dir, name);
     try {
@@ -39,7 +39,7 @@ export function detectSandbox(env: Env = process.env): SandboxMode {
   const setting = (env.PARLEY_SANDBOX ?? "").trim().toLowerCase();
   if (setting === "off") return { kind: "none", why: "off", reason: "PARLEY_SANDBOX=off" };
   if (setting !== "" && setting !== "auto") return { kind: "none", why: "unavailable", reason: `PARLEY_SANDBOX=${setting} is not "off" or "auto"` };
-  const bwrap = env.PARLEY_BWRAP?.trim() || onPath("bwrap", env);
+  const bwrap = env.PARLEY_BWRAP?.trim() || findProgram("bwrap", (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(":"));
   if (!bwrap) return { kind: "none", why: "unavailable", reason: "bubblewrap (bwrap) is not installed" };
   const failed = probe(bwrap);
   return failed ? { kind: "none", why: "unavailable", reason: `bubblewrap cannot run here (${failed})` } : { kind: "bwrap", bwrap };

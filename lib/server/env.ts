@@ -101,7 +101,12 @@ const EnvSchema = z
      */
     PARLEY_WORKSPACE: z.string().trim().min(1, "PARLEY_WORKSPACE may not be empty; unset it for ./workspace").default("workspace"),
     /** `off`: commands the tools run are not sandboxed, on purpose (said at start and on every card); `auto` (the default): bubblewrap when it can run here. */
-    PARLEY_SANDBOX: z.string().trim().toLowerCase().pipe(z.enum(["auto", "off"], "must be auto or off")).optional(),
+    PARLEY_SANDBOX: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(["auto", "off"], "must be auto or off"))
+      .optional(),
     /** bubblewrap's program when it is not `bwrap` on PATH. */
     PARLEY_BWRAP: optionalText(),
     /** How much the server logs: fatal, error, warn, info (the default), debug, trace or silent. */

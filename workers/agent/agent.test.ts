@@ -12,6 +12,7 @@ import { AgentError } from "../runtime";
 import * as demoFunctions from "../functions/demo-functions";
 import { toolFunctionsOf } from "../functions/chat";
 import { isAgentFunction } from "../runtime";
+import { WORKSPACE_CODE_NOTE } from "../tools/shell";
 
 const COMMANDS = toolFunctionsOf({ functions: Object.values(demoFunctions).filter(isAgentFunction), failures: [] });
 
@@ -104,7 +105,7 @@ describe("the agent loop with the scripted model", () => {
     const reply = (): ReplyWriter => ({ append: (d) => deltas.push(d), end: (o) => ends.push(o) });
     const result = await runAgentLoop(h.rt, { choice, text: "Read README.md, run the tests and order a coffee", reply });
     expect(h.asks().map((a) => [a.spec.kind, a.spec.prompt])).toEqual([
-      ["approval", "Run `npm test`?"],
+      ["approval", `Run \`npm test\`? ${WORKSPACE_CODE_NOTE}`],
       ["approval", "Read README.md?"],
       ["question", "What size should the coffee be?"],
     ]);

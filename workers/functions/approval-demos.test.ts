@@ -7,6 +7,7 @@ import { createRuntime, type Settlement } from "../runtime";
 import type { AgentFunction } from "../runtime";
 import { workspaceEachTest } from "../tools/tool-harness";
 import { runTests, testCounts, updateDocs, withRelease, writeChangelog } from "./demo-functions";
+import { WORKSPACE_CODE_NOTE } from "../tools/shell";
 
 type Ask = Extract<ChildToParent, { type: "question.ask" }>;
 type StepRecord = Extract<ChildToParent, { type: "step.record" }>;
@@ -69,7 +70,7 @@ describe("run-tests", () => {
     expect(run.asks).toHaveLength(1);
     expect(run.asks[0]!.spec).toMatchObject({
       kind: "approval",
-      prompt: "Run `npm test`?",
+      prompt: `Run \`npm test\`? ${WORKSPACE_CODE_NOTE}`,
       approval: {
         tool: "shell",
         cwd: ".",

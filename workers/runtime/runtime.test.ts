@@ -7,6 +7,8 @@ import type { ChildToParent, JournalRecord } from "../../lib/protocol/ipc";
 import { QuestionSpecSchema } from "../../lib/protocol/question";
 import { AskRefused, AskTimeout, CannotAsk, ChildRunFailed, FormSchemaInvalid, JournalDivergence, RunCancelled, RunParked, ToolDenied, ToolInputInvalid, UnknownTool, UserDeclined } from "./errors";
 import { createRuntime, DEFAULT_TIMEOUT_MS, digestOf, type Settlement, type StepContext } from "./runtime";
+import { WORKSPACE_CODE_NOTE } from "../tools/shell";
+import { commandBound, sandboxMode } from "../../lib/sandbox/sandbox-mode";
 
 function setup({ canAsk = true, journal = [] as JournalRecord[] } = {}) {
   const sent: ChildToParent[] = [];
@@ -390,14 +392,14 @@ describe("tool", () => {
     expect(ask.seq).toBe(0);
     expect(ask.spec).toEqual({
       kind: "approval",
-      prompt: "Run `npm test`?",
+      prompt: `Run \`npm test\`? ${WORKSPACE_CODE_NOTE}`,
       timeoutMs: DEFAULT_TIMEOUT_MS,
       owner: undefined,
       approval: {
         tool: "shell",
         // The input as checked: its folder normalised.
         input: { command: "npm test", cwd: "packages/app" },
-        preview: { type: "command", command: "npm test", cwd: "packages/app" },
+        preview: { type: "command", command: "npm test", cwd: "packages/app", bound: commandBound(sandboxMode(), false) },
         subject: "npm test",
         subjectKind: "command",
         // The folder it runs in, normalised: rules match it exactly.

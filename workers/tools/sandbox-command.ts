@@ -1,5 +1,6 @@
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs";
 import path from "node:path";
+import { findProgram } from "../../lib/sandbox/sandbox-mode";
 import { engineOf, sqliteFilePath } from "../../lib/server/store/db/engine";
 
 /** The system folders a sandboxed command sees, read-only (those that exist here). Nothing else of the machine is there. */
@@ -65,19 +66,8 @@ export function sandboxWords(options: SandboxWords, command: string): string[] {
 /** The folder Node.js is installed in (`…/bin/node` → `…`). */
 export const nodePrefix = (execPath = process.execPath) => path.dirname(path.dirname(execPath));
 
-/** An executable on the system folders' PATH, or null. */
-export function systemProgram(name: string): string | null {
-  for (const dir of ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]) {
-    const file = path.join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
+/** An executable of the system's own folders, or null. */
+export const systemProgram = (name: string) => findProgram(name, ["/usr/bin", "/bin", "/usr/sbin", "/sbin"]);
 
 /**
  * What a command must not see even when the workspace holds it: the server's data folder (./data:

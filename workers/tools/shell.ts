@@ -44,13 +44,16 @@ function lastLine(text: string): string {
   return lines.at(-1)?.trim() ?? "";
 }
 
+/** What the card of a command that runs code from the workspace adds to its question. */
+export const WORKSPACE_CODE_NOTE = "It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.";
+
 /** Why no wider rule covers this call, when an argument of it loads or runs other code: the card shows the argument. */
 function loadingNote(command: string): string {
   const parsed = shellWords(command.trim());
   const loading = parsed.ok ? codeLoadingArgument(parsed.words) : null;
   if (loading) return ` \`${clip(loading.argument, 100)}\` ${loading.does}: no rule for its program with any further arguments covers it.`;
   // A chain, named: the test runner approved today runs whatever the agent may write tomorrow.
-  if (parsed.ok && runsWorkspaceCode(parsed.words)) return " It runs code from the workspace: whatever the agent may change there (a rule that lets it write files) runs with it.";
+  if (parsed.ok && runsWorkspaceCode(parsed.words)) return ` ${WORKSPACE_CODE_NOTE}`;
   return "";
 }
 

@@ -63,21 +63,39 @@ export function matches(rule: RuleLike, call: ToolCall): boolean {
   const reading = readingOf(rule, call);
   if (reading === "command-allow") return !call.unbounded && allowsCommand(rule.pattern.trim(), call.subject);
   if (reading === "all") return true;
-  return matchGlob(rule.pattern.trim(), call.subject, reading) || (call.subjectKind === "command" && spelledOtherwise(rule.pattern.trim(), call.subject));
+  return matchGlob(rule.pattern.trim(), call.subject, reading) || (call.subjectKind === "command" && spelledOtherwise([rule.pattern.trim()], call.subject)[0]!);
 }
 
-/** The simple commands of the last command read: every rule of a call reads the same one. */
-let lastCommand: { subject: string; commands: string[][] } = { subject: "", commands: [] };
+/** The simple commands of the last command read, each as text: every rule of a call reads the same one. */
+let lastCommand: { subject: string; commands: string[][]; texts: string[] } = { subject: "", commands: [], texts: [] };
+function commandsOf(subject: string) {
+  if (lastCommand.subject !== subject) {
+    const commands = simpleCommands(subject);
+    lastCommand = { subject, commands, texts: commands.map((words) => words.join(" ")) };
+  }
+  return lastCommand;
+}
 
 /**
- * Whether a deny or ask rule's pattern names one of the command's simple commands however they
- * are spelled (lib/permissions/simple-commands.ts): as words (command-rule-words.ts) when the
- * pattern is plain words, else as text against each simple command's words joined by one space.
+ * Which of these deny or ask patterns name one of the command's simple commands however they are
+ * spelled (lib/permissions/simple-commands.ts): as words (command-rule-words.ts) when a pattern is
+ * plain words, else as text against each simple command's words joined by one space (all such
+ * patterns in one pass per simple command, as matchingGlobs does for the whole command).
  */
-function spelledOtherwise(pattern: string, subject: string): boolean {
-  if (lastCommand.subject !== subject) lastCommand = { subject, commands: simpleCommands(subject) };
-  const words = readRuleWords(pattern);
-  return lastCommand.commands.some((command) => (words ? ruleWordsMatch(words, command) : matchGlob(pattern, command.join(" "), { kind: "text" })));
+function spelledOtherwise(patterns: readonly string[], subject: string): boolean[] {
+  const { commands, texts } = commandsOf(subject);
+  const found = patterns.map(() => false);
+  const asText: number[] = [];
+  patterns.forEach((pattern, i) => {
+    const words = readRuleWords(pattern);
+    if (words) found[i] = commands.some((command) => ruleWordsMatch(words, command));
+    else asText.push(i);
+  });
+  if (asText.length > 0) {
+    const textPatterns = asText.map((i) => patterns[i]!);
+    for (const text of texts) for (const k of matchingGlobs(textPatterns, text, { kind: "text" })) found[asText[k]!] = true;
+  }
+  return found;
 }
 
 /**
@@ -102,9 +120,14 @@ export function matchingRules<R extends RuleLike>(rules: readonly R[], call: Too
   });
   for (const { reading, at, patterns } of globs.values()) for (const k of matchingGlobs(patterns, call.subject, reading)) matched[at[k]!] = true;
   if (call.subjectKind === "command") {
-    rules.forEach((rule, i) => {
-      if (!matched[i] && appliesTo(rule, call) && typeof readingOf(rule, call) === "object") matched[i] = spelledOtherwise(rule.pattern.trim(), call.subject);
-    });
+    const left = rules.flatMap((rule, i) => (!matched[i] && appliesTo(rule, call) && typeof readingOf(rule, call) === "object" ? [i] : []));
+    if (left.length > 0) {
+      const found = spelledOtherwise(
+        left.map((i) => rules[i]!.pattern.trim()),
+        call.subject,
+      );
+      left.forEach((i, k) => (matched[i] = found[k]!));
+    }
   }
   return matched;
 }
