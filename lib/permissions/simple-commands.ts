@@ -56,7 +56,7 @@ interface Lexed {
 }
 
 /** The text of a `$(…)` (from after its `(`) up to its closing `)`, and where that is; quotes respected. */
-function substitution(chars: string[], from: number): { text: string; end: number } {
+function substitution(chars: string, from: number): { text: string; end: number } {
   let depth = 1;
   let quote: string | null = null;
   for (let i = from; i < chars.length; i++) {
@@ -67,13 +67,17 @@ function substitution(chars: string[], from: number): { text: string; end: numbe
     } else if (ch === "'" || ch === '"') quote = ch;
     else if (ch === "\\") i++;
     else if (ch === "(") depth++;
-    else if (ch === ")" && --depth === 0) return { text: chars.slice(from, i).join(""), end: i };
+    else if (ch === ")" && --depth === 0) return { text: chars.slice(from, i), end: i };
   }
-  return { text: chars.slice(from).join(""), end: chars.length };
+  return { text: chars.slice(from), end: chars.length };
 }
 
+/** Characters that end a run of plain ones. */
+const SPECIAL = /[\\'"$`\s#;&|()<>]/g;
+
 function lex(line: string): Lexed {
-  const chars = Array.from(line);
+  // Code units, not code points: every character the shell treats specially is ASCII.
+  const chars = line;
   const segments: string[][] = [];
   const nested: string[] = [];
   let words: string[] = [];
@@ -99,7 +103,7 @@ function lex(line: string): Lexed {
     } else if (ch === "'") {
       const end = chars.indexOf("'", i + 1);
       const stop = end < 0 ? chars.length : end;
-      word = (word ?? "") + chars.slice(i + 1, stop).join("");
+      word = (word ?? "") + chars.slice(i + 1, stop);
       i = stop;
     } else if (ch === '"') {
       let text = "";
@@ -115,7 +119,7 @@ function lex(line: string): Lexed {
           j = sub.end;
         } else if (c === "`") {
           const end = chars.indexOf("`", j + 1);
-          nested.push(chars.slice(j + 1, end < 0 ? chars.length : end).join(""));
+          nested.push(chars.slice(j + 1, end < 0 ? chars.length : end));
           j = end < 0 ? chars.length : end;
         } else text += c;
       }
@@ -128,7 +132,7 @@ function lex(line: string): Lexed {
       i = sub.end;
     } else if (ch === "`") {
       const end = chars.indexOf("`", i + 1);
-      nested.push(chars.slice(i + 1, end < 0 ? chars.length : end).join(""));
+      nested.push(chars.slice(i + 1, end < 0 ? chars.length : end));
       word ??= "";
       i = end < 0 ? chars.length : end;
     } else if (ch === " " || ch === "\t") endWord();
@@ -141,7 +145,14 @@ function lex(line: string): Lexed {
       endWord();
       while (chars[i + 1] === "<" || chars[i + 1] === ">" || chars[i + 1] === "&" || chars[i + 1] === "|") i++;
       dropNext = true;
-    } else word = (word ?? "") + ch;
+    } else {
+      // A run of plain characters at once: a long word costs one slice, not one string per character.
+      SPECIAL.lastIndex = i + 1;
+      const next = SPECIAL.exec(chars);
+      const end = next ? next.index : chars.length;
+      word = (word ?? "") + chars.slice(i, end);
+      i = end - 1;
+    }
   }
   endSegment();
   return { segments, nested };
