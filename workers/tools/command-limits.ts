@@ -59,6 +59,8 @@ function alive(pid: number): boolean {
 }
 
 let swept = false;
+/** The cgroup v2 folder of every command, made and given its controllers once per process. */
+let v2Base: string | null | undefined;
 
 /** Removes the cgroups left by processes that are gone (one that was still busy when its command ended). */
 function sweep(bases: readonly string[]): void {
@@ -83,14 +85,19 @@ export function commandCgroup(limits = COMMAND_LIMITS): CommandCgroup | null {
   const name = `cmd-${process.pid}-${++counter}`;
   const dirs: string[] = [];
   if (existsSync(path.join(ROOT, "cgroup.controllers"))) {
-    const base = path.join(ROOT, "parley-commands");
-    sweep([base]);
-    try {
-      mkdirSync(base, { recursive: true });
-      writeFileSync(path.join(base, "cgroup.subtree_control"), "+pids +memory");
-    } catch {
-      return null;
+    if (v2Base === undefined) {
+      const base = path.join(ROOT, "parley-commands");
+      sweep([base]);
+      try {
+        mkdirSync(base, { recursive: true });
+        writeFileSync(path.join(base, "cgroup.subtree_control"), "+pids +memory");
+        v2Base = base;
+      } catch {
+        v2Base = null;
+      }
     }
+    if (v2Base === null) return null;
+    const base = v2Base;
     const dir = path.join(base, name);
     if (made(dir, { "pids.max": String(limits.processes), "memory.max": String(limits.memoryBytes), "memory.swap.max": "0" })) dirs.push(dir);
   } else {
@@ -121,7 +128,7 @@ export function joinCgroupWords(dirs: readonly string[]): string[] {
   return ["/bin/sh", "-c", 'while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; done; shift; exec "$@"', "parley-limits", ...dirs, "--"];
 }
 
-/** `prlimit` words for the limits inside the sandbox (null when prlimit is not installed). */
+/** `prlimit` words for the limits inside the sandbox (none when prlimit is not installed). */
 export function prlimitWords(prlimit: string | null, limits = COMMAND_LIMITS): string[] {
   if (!prlimit) return [];
   return [prlimit, `--nproc=${limits.processes}`, `--data=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, "--"];

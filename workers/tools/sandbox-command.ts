@@ -26,6 +26,25 @@ export interface SandboxWords {
 
 const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
 
+let systemWords: string[] | null = null;
+
+/** The system folders as bubblewrap shows them (a symbolic link as itself: `/bin` → `usr/bin`), read once per process. */
+function systemFolderWords(): string[] {
+  if (systemWords) return systemWords;
+  systemWords = [];
+  for (const folder of SYSTEM_FOLDERS) {
+    let stat;
+    try {
+      stat = lstatSync(folder);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) systemWords.push("--symlink", readlinkSync(folder), folder);
+    else systemWords.push("--ro-bind", folder, folder);
+  }
+  return systemWords;
+}
+
 /**
  * bubblewrap's words for a command: new user, PID, network (unless `network`), IPC, UTS and
  * cgroup namespaces; the system folders read-only; the workspace read-write; a private /tmp with
@@ -36,16 +55,7 @@ const inside = (child: string, parent: string) => child === parent || child.star
 export function sandboxWords(options: SandboxWords, command: string): string[] {
   const words = [options.bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"];
   if (options.network) words.push("--share-net");
-  for (const folder of SYSTEM_FOLDERS) {
-    let stat;
-    try {
-      stat = lstatSync(folder);
-    } catch {
-      continue;
-    }
-    if (stat.isSymbolicLink()) words.push("--symlink", readlinkSync(folder), folder);
-    else words.push("--ro-bind", folder, folder);
-  }
+  words.push(...systemFolderWords());
   if (options.nodePrefix && !SYSTEM_FOLDERS.some((f) => inside(options.nodePrefix!, f))) words.push("--ro-bind", options.nodePrefix, options.nodePrefix);
   // A resolver that lives under /run (systemd-resolved): a command with network access needs it.
   if (options.network && existsSync("/run/systemd/resolve")) words.push("--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve");
