@@ -190,6 +190,17 @@ describe("the MCP server at /mcp", { timeout: 60_000 }, () => {
     expect(textOf(result)).toContain('run it with this input instead: {"env":"staging","replicas":1}');
     expect(await question(card.id)).toMatchObject({ editedInput: { env: "staging", replicas: 1 }, approval: { input: { env: "production", replicas: 3 } } });
 
+    // A path field: an edit may not climb out, nor leave the roots the asker declared.
+    const write_schema = { type: "object", properties: { file_path: { type: "string" }, content: { type: "string" } }, required: ["file_path"] };
+    const writing = call(client, "request_approval", { tool_name: "Write", input: { file_path: "/srv/app/a.txt", content: "x" }, input_schema: write_schema, roots: ["/srv/app"] });
+    const writeCard = await pendingOf("Use Write on /srv/app/a.txt?");
+    expect(writeCard.approval?.edit).toEqual({ schema: write_schema, reader: "outside", roots: ["/srv/app"] });
+    const editWrite = (input: Record<string, unknown>) => suite.rest.post(`/api/questions/${writeCard.id}/reply`, { value: "once", input });
+    expect(await editWrite({ file_path: "/etc/passwd" })).toMatchObject({ status: 422, body: { error: { code: "invalid_edit", message: expect.stringContaining("outside the asker's roots") } } });
+    expect(await editWrite({ file_path: "../x" })).toMatchObject({ status: 422, body: { error: { code: "invalid_edit", message: expect.stringContaining("climbs out") } } });
+    await suite.rest.ok(editWrite({ file_path: "/srv/app/b.txt", content: "x" }));
+    expect((await writing).structuredContent).toMatchObject({ decision: "once", input: { file_path: "/srv/app/b.txt" } });
+
     const plain = call(client, "permission_prompt", { tool_name: "Bash", input: { command: "make release" }, tool_use_id: "toolu_e" });
     const fixed = await pendingOf("Run `make release`?");
     expect(fixed.approval?.edit ?? null).toBeNull();

@@ -3,7 +3,7 @@ import { parseFormSchema } from "./forms";
 import { MAX_OPTIONS, MAX_OPTION_CHARS, QuestionSpecSchema, type QuestionSpecInput } from "./question";
 import { SenderNameSchema } from "./channels";
 import { nestedAtMost } from "./json-input";
-import { MAX_PREVIEW_CHARS, ToolInputJsonSchemaSchema, ToolNameSchema } from "./permissions";
+import { EditRootsSchema, MAX_PREVIEW_CHARS, ToolInputJsonSchemaSchema, ToolNameSchema } from "./permissions";
 import { CallbackUrlSchema } from "./webhooks";
 import { ApprovalsInputSchema, AudienceFieldsSchema } from "./teams";
 
@@ -95,6 +95,8 @@ export const ApprovalAskFieldsSchema = z.strictObject({
   preview: z.string().max(MAX_PREVIEW_CHARS).optional(),
   /** The tool's input as JSON Schema: with it the answerer may edit the input before allowing ("Edit and allow"); the question's `editedInput` is then what to run. */
   input_schema: ToolInputJsonSchemaSchema.optional(),
+  /** The folders your tool works in (absolute): an edited path may be absolute only under one of them. */
+  roots: EditRootsSchema.optional(),
 });
 
 /** What the `approval` run is given. */

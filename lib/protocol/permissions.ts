@@ -99,6 +99,26 @@ export const AlwaysOptionSchema = z.object({
 });
 export type AlwaysOption = z.infer<typeof AlwaysOptionSchema>;
 
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+/** Whether text holds NUL or another C0/C1 control character (DEL too): no file name a person means does. */
+export const hasControlChar = (text: string): boolean => CONTROL_CHARS.test(text);
+
+/**
+ * The folders a tool from outside works in, as its asker declares them (absolute): an edited
+ * absolute path must fall under one (lib/permissions/edited-paths.ts). Without any, an edit may
+ * only name relative paths.
+ */
+export const EditRootsSchema = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(1_000)
+      .refine((root) => /^(\/|[a-z]:[\\/])/i.test(root), "a root is an absolute folder (/home/me/project, C:\\work)")
+      .refine((root) => !hasControlChar(root), "a root holds no control character"),
+  )
+  .max(20);
+
 /** A tool's input as JSON Schema (an object's), bounded in nesting before anything walks it. */
 export const ToolInputJsonSchemaSchema = nestedAtMost(32).pipe(z.record(z.string(), z.unknown()));
 
@@ -108,7 +128,7 @@ export const ToolInputJsonSchemaSchema = nestedAtMost(32).pipe(z.record(z.string
  * `catalogue` a tool of Parley's catalogue (its own schema and subject), `outside` a tool from
  * outside Parley (its subject read by `subjectKind`, as workers/tools/external-tool.ts does).
  */
-export const ApprovalEditSchema = z.object({ schema: ToolInputJsonSchemaSchema, reader: z.enum(["catalogue", "outside"]) });
+export const ApprovalEditSchema = z.object({ schema: ToolInputJsonSchemaSchema, reader: z.enum(["catalogue", "outside"]), roots: EditRootsSchema.optional() });
 export type ApprovalEdit = z.infer<typeof ApprovalEditSchema>;
 
 /** What an approval asks about: the part a worker sends with a question of kind "approval". */

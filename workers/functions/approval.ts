@@ -14,7 +14,7 @@ export const approval = defineAgentFunction({
   description: "An approval an agent outside Parley asks for (MCP's request_approval and permission_prompt): allowed once, always, or rejected.",
   async run(rt, input) {
     const asked = ApprovalAskInputSchema.parse(input);
-    const tool = externalTool(asked.tool_name, { subjectKind: subjectKindOf(asked.input), preview: asked.preview, editSchema: asked.input_schema });
+    const tool = externalTool(asked.tool_name, { subjectKind: subjectKindOf(asked.input), preview: asked.preview, editSchema: asked.input_schema, editRoots: asked.roots });
     const timeoutMs = asked.timeout_seconds === undefined ? null : asked.timeout_seconds * 1000;
     try {
       const { answerers, escalate, approvals } = asked;

@@ -45,6 +45,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, F = undefined, 
    * lets an answerer edit a call before allowing it. Catalogue tools are edited by `inputSchema`.
    */
   editSchema?: Record<string, unknown>;
+  /** The folders (absolute) the asker of a tool from outside declared: an edited absolute path must fall under one. */
+  editRoots?: readonly string[];
   /** What rules match: the command, the path … */
   subject(input: z.output<S>): string;
   /** The folder the call runs in, relative to the workspace (`.` its top folder), for a tool that has one (shell): rules may be limited to it. */

@@ -41,7 +41,7 @@ export function approvalEdit(tool: Tool, input: unknown, shown: JsonValue): Appr
     const schema = inputJsonSchema(tool);
     return schema ? { schema, reader: "catalogue" } : null;
   }
-  return tool.editSchema ? { schema: tool.editSchema, reader: "outside" } : null;
+  return tool.editSchema ? { schema: tool.editSchema, reader: "outside", ...(tool.editRoots && { roots: [...tool.editRoots] }) } : null;
 }
 
 /**

@@ -17,12 +17,19 @@ import { fileDiff } from "./write-file";
  */
 export function externalTool(
   name: string,
-  { subjectKind, description, preview, editSchema }: { subjectKind: SubjectKind; description?: string; preview?: string; editSchema?: Record<string, unknown> },
+  {
+    subjectKind,
+    description,
+    preview,
+    editSchema,
+    editRoots,
+  }: { subjectKind: SubjectKind; description?: string; preview?: string; editSchema?: Record<string, unknown>; editRoots?: readonly string[] },
 ): Tool {
   const subject = (input: Record<string, unknown>) => subjectOf(input, subjectKind);
   return {
     name,
     ...(editSchema && { editSchema }),
+    ...(editRoots?.length && { editRoots }),
     description: description ?? `${name}, a tool outside Parley`,
     dangerous: true,
     subjectKind,

@@ -125,6 +125,65 @@ describe("Edit and allow", () => {
     await expect(questions.reply({ id: confirm.id, value: true, input: { a: 1 }, by: "rest" })).rejects.toMatchObject({ code: "invalid_edit" });
   });
 
+  it("a spelling of a denied command is denied as an edit too: repeated blanks, quotes, a path to the program", async () => {
+    const q = await askApproval(shellApproval("npm test"));
+    for (const command of ["rm  -rf build", "r''m -rf build", "command rm -r -f build", "env rm -fr build", "npm test; rm -rf build"]) {
+      await expect(questions.reply({ id: q.id, value: "once", input: { command }, by: "rest" }), command).rejects.toMatchObject({ code: "edit_denied" });
+    }
+    await pending(q.id);
+  });
+
+  describe("a tool from outside (ask API, MCP request_approval)", () => {
+    const schema = {
+      type: "object",
+      properties: { file_path: { type: "string" }, target: { type: "string", format: "path" }, content: { type: "string" } },
+      required: ["file_path"],
+      additionalProperties: false,
+    };
+    const outside = (input: Record<string, unknown>, roots?: string[]): ApprovalSpec => ({
+      tool: "Write",
+      input,
+      preview: { type: "text", text: JSON.stringify(input) },
+      subject: String(input.file_path),
+      subjectKind: "path",
+      cwd: null,
+      always: [],
+      dangerous: true,
+      fallback: "deny",
+      edit: { schema, reader: "outside", ...(roots && { roots }) },
+    });
+    const edit = (id: string, input: Record<string, unknown>) => questions.reply({ id, value: "once", input, by: "rest" });
+
+    it("refuses a path that climbs out, is absolute without a root, holds a NUL or a control character, and a key the schema forbids (422, still pending)", async () => {
+      const q = await askApproval(outside({ file_path: "src/a.ts", content: "x" }));
+      const refused = [
+        [{ file_path: "../x" }, "climbs out"],
+        [{ file_path: "src/../../x" }, "climbs out"],
+        [{ file_path: "/etc/passwd" }, "declared no root"],
+        [{ file_path: "~/.ssh/id_rsa" }, "home folder"],
+        [{ file_path: "C:\\Windows\\x" }, "declared no root"],
+        [{ file_path: "src/a\u0000.ts" }, "control character"],
+        [{ file_path: "src/a.ts\n" }, "control character"],
+        [{ file_path: "src/a.ts", target: "../../etc" }, "climbs out"],
+        [{ file_path: "src/a.ts", extra: 1 }, "additional properties"],
+      ] as const;
+      for (const [input, why] of refused) {
+        await expect(edit(q.id, input), JSON.stringify(input)).rejects.toMatchObject({ code: "invalid_edit", status: 422, message: expect.stringContaining(why) });
+      }
+      await pending(q.id);
+      expect(await edit(q.id, { file_path: "src/b/../b.ts", content: "y" })).toMatchObject({ outcome: "answered", question: { editedInput: { file_path: "src/b/../b.ts", content: "y" } } });
+    });
+
+    it("an absolute path is allowed under a root the asker declared, and a path left as the agent asked it passes", async () => {
+      const q = await askApproval(outside({ file_path: "/home/me/proj/a.ts", content: "x" }, ["/home/me/proj"]));
+      await expect(edit(q.id, { file_path: "/home/me/proj/../other/a.ts" })).rejects.toMatchObject({ code: "invalid_edit", message: expect.stringContaining("outside the asker's roots") });
+      await expect(edit(q.id, { file_path: "/home/me/project2/a.ts" })).rejects.toMatchObject({ code: "invalid_edit" });
+      expect(await edit(q.id, { file_path: "/home/me/proj/src/b.ts", content: "x" })).toMatchObject({ outcome: "answered" });
+      const unchanged = await askApproval(outside({ file_path: "/tmp/agent.ts", content: "x" }));
+      expect(await edit(unchanged.id, { file_path: "/tmp/agent.ts", content: "edited" })).toMatchObject({ outcome: "answered", question: { editedInput: { content: "edited" } } });
+    });
+  });
+
   it("a tool schema the server does not check is asked without an edit", async () => {
     const q = await askApproval({ ...shellApproval("deploy"), tool: "deploy", edit: { schema: { type: "object", $id: "x" }, reader: "outside" } });
     expect(q.approval!.edit).toBeNull();

@@ -1,3 +1,4 @@
+import { editedPathProblem, pathKeysOf } from "../../permissions/edited-paths";
 import { describeRule } from "../../protocol/audit";
 import { AppError } from "../../protocol/errors";
 import type { ApprovalSpec } from "../../protocol/permissions";
@@ -59,6 +60,8 @@ export async function checkEdit(
   }
   if (answer !== "once") throw new AppError("invalid_edit", 'An edited call is allowed once: answer "once" with the edited input.');
   validateAgainstSchema(approval.edit.schema, input, { code: "invalid_edit", what: `The edited input does not fit ${approval.tool}'s input` });
+  const pathProblem = editedPathProblem(input, approval.input, { keys: pathKeysOf(approval.edit.schema), roots: approval.edit.roots ?? [] });
+  if (pathProblem) throw new AppError("invalid_edit", `The edited path ${pathProblem}: allow the call as it is, or edit it to a path inside.`);
   const call = read(approval, input);
   if (canonicalJson(call.input) === canonicalJson(approval.input)) return null;
   const edited: ApprovalSpec = { ...approval, input: call.input, subject: call.subject, cwd: call.cwd };

@@ -5,7 +5,9 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { clip, joinBounded, MAX_ERROR_ITEMS } from "../../protocol/bounded-text";
 import { AppError } from "../../protocol/errors";
 import { FORM_FORMATS, FORMAT_CHECKS } from "../../protocol/forms";
+import { hasControlChar } from "../../protocol/permissions";
 import { canonicalJson } from "../../protocol/plain-json";
+import { PATH_FORMAT } from "../../permissions/edited-paths";
 
 /** The JSON Schema keywords a reply schema may use. Anything else is refused when the question is asked. */
 const ALLOWED = new Set([
@@ -45,9 +47,15 @@ const DYNAMIC = new Set(["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$rec
 
 const OPTIONS: Options = { allErrors: true, strict: false, loadSchema: undefined };
 
-/** The formats a reply schema may name, checked as the browser's form checks them; any other is `invalid_schema`. */
+/**
+ * The formats a reply schema may name: a form's, checked as the browser's form checks them, and a
+ * tool input's `path` (no control character; lib/permissions/edited-paths.ts checks the rest of an
+ * edited one). Any other is `invalid_schema`.
+ */
+const FORMATS: readonly string[] = [...FORM_FORMATS, PATH_FORMAT];
 function withFormats<A extends Pick<Ajv, "addFormat">>(ajv: A): A {
   for (const name of FORM_FORMATS) ajv.addFormat(name, { type: "string", validate: FORMAT_CHECKS[name] });
+  ajv.addFormat(PATH_FORMAT, { type: "string", validate: (value: string) => !hasControlChar(value) });
   return ajv;
 }
 
@@ -113,8 +121,8 @@ export function checkReplySchema(schema: unknown): void {
       }
       if (DYNAMIC.has(key)) throw new AppError("invalid_schema", `The reply schema uses ${key} at ${at}; dynamic and identified schemas are not supported.`);
       if (!ALLOWED.has(key)) throw new AppError("invalid_schema", `The reply schema uses the unsupported keyword "${clip(key, 60)}" at ${at}.`);
-      if (key === "format" && !(FORM_FORMATS as readonly unknown[]).includes(value)) {
-        throw new AppError("invalid_schema", `The reply schema uses the format ${JSON.stringify(clip(String(value), 60))} at ${at}; supported formats are ${FORM_FORMATS.join(", ")}.`);
+      if (key === "format" && !(FORMATS as readonly unknown[]).includes(value)) {
+        throw new AppError("invalid_schema", `The reply schema uses the format ${JSON.stringify(clip(String(value), 60))} at ${at}; supported formats are ${FORMATS.join(", ")}.`);
       }
       if (key === "$ref") {
         if (typeof value !== "string" || !value.startsWith("#")) {
