@@ -218,6 +218,30 @@ describe("Allow always over the real server", () => {
     await rest.ok(rest.post(`/api/questions/${make.asked!.id}/reject`, {}));
   });
 
+  it("an Allow always for a time: the rule names who made it and when it ends, counts its uses; a grant's time is checked", { timeout: TIMEOUT }, async () => {
+    const rest = restClient(server.url);
+    const session = await rest.ok(rest.post("/api/sessions", {}));
+    const shell = (command: string) => call(rest, session.id, "shell", { command });
+    const first = await shell("npm run lint");
+    const reply = (body: Record<string, unknown>) => rest.post(`/api/questions/${first.asked!.id}/reply`, body);
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+    expect(await reply({ value: "once", until: inAnHour })).toMatchObject({ status: 422, body: { error: { code: "invalid_answer", message: expect.stringContaining("Allow always") } } });
+    expect(await reply({ value: "always", until: new Date(Date.now() - 1_000).toISOString() })).toMatchObject({ status: 422, body: { error: { message: expect.stringContaining("already passed") } } });
+    expect(await reply({ value: "always", until: new Date(Date.now() + 400 * 86_400_000).toISOString() })).toMatchObject({ status: 422, body: { error: { message: expect.stringContaining("a year") } } });
+    expect(await reply({ value: "always", until: "tomorrow" })).toMatchObject({ status: 400 });
+    await rest.ok(reply({ value: "always", until: inAnHour }));
+
+    for (let i = 0; i < 2; i++) expect((await shell("npm run lint")).result?.outcome).toBe("allowed");
+    const [rule] = (await rest.ok(rest.get<SessionRules>(`/api/sessions/${session.id}/rules`))).session;
+    expect(rule).toMatchObject({ pattern: "npm run lint", source: "always", createdBy: "local", expiresAt: new Date(inAnHour).toISOString(), uses: 2 });
+
+    // A rule added over REST may end too; one for good has no end.
+    const manual = await rest.ok(rest.post<PermissionRule>(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "pwd", decision: "allow", until: inAnHour }));
+    expect(manual).toMatchObject({ createdBy: "local", expiresAt: new Date(inAnHour).toISOString() });
+    expect(await rest.post(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "ls", decision: "allow", until: "2001-01-01T00:00:00Z" })).toMatchObject({ status: 400 });
+    expect(await rest.ok(rest.post<PermissionRule>(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "ls", decision: "allow" }))).toMatchObject({ expiresAt: null });
+  });
+
   it("denies a path tool .git and .env files by the builtin rules, whatever allow rule a session has", { timeout: TIMEOUT }, async () => {
     const rest = restClient(server.url);
     const session = await rest.ok(rest.post("/api/sessions", {}));

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RunSchema } from "./entities";
 import { parseOrThrow } from "./errors";
 import { EditedInputSchema, ReplyValueSchema, RunInputSchema } from "./json-input";
+import { GrantUntilSchema } from "./permissions";
 import { RunPolicySchema } from "./policy";
 import { MAX_ANSWER_CHARS, QuestionSchema } from "./question";
 
@@ -33,6 +34,8 @@ export const SendInputSchema = z.strictObject({
   value: ReplyValueSchema,
   /** "Edit and allow": an approval allowed once, with the tool's input as the answerer edited it (checked against the tool's schema). */
   input: EditedInputSchema.optional(),
+  /** With "Allow always": when the rule it adds stops applying (an hour, the end of the day); absent: for good. */
+  until: GrantUntilSchema.optional(),
   digest: DigestSchema,
   commandId: CommandIdSchema.optional(),
 });

@@ -35,8 +35,19 @@ export const PermissionRuleInputSchema = z.strictObject({
 });
 export type PermissionRuleInput = z.infer<typeof PermissionRuleInputSchema>;
 
-/** `POST /api/sessions/{id}/rules`. */
-export const CreateRuleBodySchema = PermissionRuleInputSchema;
+/** The longest a grant that ends may last: longer is "for good". */
+export const MAX_GRANT_MS = 366 * 24 * 3_600_000;
+
+/**
+ * When a rule a person grants stops applying ("Allow always" for an hour, until the end of their
+ * day): an ISO 8601 time with its offset, in the future and within a year (checked when it is
+ * granted). Absent: for good.
+ */
+export const GrantUntilSchema = z.iso.datetime({ offset: true, error: "until is an ISO 8601 time with an offset, such as 2026-12-07T18:00:00Z" });
+
+/** `POST /api/sessions/{id}/rules`: a rule, for good or `until` a time. */
+export const CreateRuleBodySchema = PermissionRuleInputSchema.extend({ until: GrantUntilSchema.optional() });
+export type CreateRuleBody = z.infer<typeof CreateRuleBodySchema>;
 
 /** A session's rule as listed. */
 export const PermissionRuleSchema = PermissionRuleInputSchema.extend({
@@ -46,6 +57,12 @@ export const PermissionRuleSchema = PermissionRuleInputSchema.extend({
   /** `builtin` (Parley's own, not removable), `project` (the default file), `always` (an "Allow always" answer) or `manual` (added in the panel or over REST). */
   source: z.enum(["builtin", "project", "always", "manual"]),
   createdAt: z.string().nullable(),
+  /** Who made it (answered "Allow always", or added it); null for the project's, Parley's, or one older than this was kept. */
+  createdBy: z.string().nullable().optional(),
+  /** When it stops applying; null: for good. */
+  expiresAt: z.string().nullable().optional(),
+  /** How many approvals it settled without a person (or closed when it was added). */
+  uses: z.number().int().min(0).optional(),
   /** The tool is not in the catalogue: the rule is kept but can match nothing today. */
   unknownTool: z.boolean(),
   /** How the tool's subject is matched (the panel words the rule by it); null or absent for a tool not in the catalogue. */

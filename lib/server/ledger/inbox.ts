@@ -8,7 +8,7 @@ import { log as serverLog, type Logger } from "../log";
 export interface InboxTargets {
   commands: Pick<CommandService, "listQueued" | "markRejected">;
   questions: {
-    reply(args: { id: string; value: unknown; input?: Record<string, unknown>; digest: string | null; commandId: string; by: "cli" }): Promise<Receipt>;
+    reply(args: { id: string; value: unknown; input?: Record<string, unknown>; until?: string; digest: string | null; commandId: string; by: "cli" }): Promise<Receipt>;
     reject(args: { id: string; message: string | null; digest: string | null; commandId: string; by: "cli" }): Promise<Receipt>;
   };
   resume(args: { runId: string; commandId: string }): Promise<Receipt>;
@@ -47,8 +47,8 @@ export function createInbox({ commands, questions, resume, stop, pollMs = 1_000,
     const by = "cli" as const;
     const run: { [K in QueueableCommand]: () => Promise<unknown> } = {
       send_input: async () => {
-        const { questionId, value, input, digest } = parseCommand("send_input", payload);
-        return questions.reply({ id: questionId, value, input, digest, commandId: id, by, ...THE_CLI });
+        const { questionId, value, input, until, digest } = parseCommand("send_input", payload);
+        return questions.reply({ id: questionId, value, input, until, digest, commandId: id, by, ...THE_CLI });
       },
       reject_input: async () => {
         const { questionId, message, digest } = parseCommand("reject_input", payload);

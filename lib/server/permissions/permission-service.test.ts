@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { statement } from "../store/typed-sql";
 import type { ApprovalSpec, PermissionRuleInput } from "../../protocol/permissions";
 import { startFakeParley, type FakeParley } from "../../../tests/helpers/fakes";
 import { matchWork } from "./glob-engine";
@@ -48,6 +49,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await app.close();
 });
+
+const allRuleIds = statement((q, p: { sessionId: string }) => q.selectFrom("PermissionRule").select("id").where("sessionId", "=", p.sessionId));
 
 const add = (rule: PermissionRuleInput, source: "always" | "manual" = "manual", session = sessionId) => permissions.addRule(session, rule, source);
 
@@ -254,6 +257,28 @@ describe("the permission service", () => {
     expect((await permissions.decide(sessionId, bound("rm -rf /", "unsandboxed"))).decision).toBe("deny");
     // An outside tool's command (no bound: Parley does not run it) is read by the rules as before.
     expect((await permissions.decide(sessionId, shellCall("npm test"))).decision).toBe("allow");
+  });
+
+  it("a grant that ends applies until its time and no longer; the list names who made each rule and when it ends", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-12-07T10:00:00Z") });
+    try {
+      const hour = await permissions.addRule(sessionId, { tool: "shell", pattern: "npm test", decision: "allow" }, "always", undefined, { by: "bob", until: new Date("2026-12-07T11:00:00Z") });
+      const forGood = await permissions.addRule(sessionId, { tool: "shell", pattern: "ls", decision: "allow" }, "manual", undefined, { by: "alice" });
+      expect(hour).toMatchObject({ createdBy: "bob", expiresAt: "2026-12-07T11:00:00.000Z" });
+      expect(forGood).toMatchObject({ createdBy: "alice", expiresAt: null });
+      expect(await permissions.decide(sessionId, shellCall("npm test"))).toMatchObject({ decision: "allow", rule: { id: hour.id } });
+
+      vi.setSystemTime(new Date("2026-12-07T10:59:59.999Z"));
+      expect(await permissions.decide(sessionId, shellCall("npm test"))).toMatchObject({ decision: "allow" });
+      vi.setSystemTime(new Date("2026-12-07T11:00:00Z"));
+      expect(await permissions.decide(sessionId, shellCall("npm test"))).toEqual({ decision: "ask", rule: null });
+      expect((await permissions.list(sessionId)).session.map((r) => r.id)).toEqual([forGood.id]);
+      // Adding a rule clears the ended ones from the table.
+      await add({ tool: "shell", pattern: "pwd", decision: "allow" });
+      expect(await app.parley.db.exec.rows(allRuleIds, { sessionId })).not.toContainEqual({ id: hour.id });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("announces a change to the session's tabs as rules.updated", () => {

@@ -66,7 +66,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
   });
 
   // Field by field: a column added to the table is not sent to clients unless it is named here.
-  const toRule = (row: RuleRow): PermissionRule => ({
+  const toRule = (row: RuleRow, uses = 0): PermissionRule => ({
     id: row.id,
     sessionId: row.sessionId,
     tool: row.tool,
@@ -75,6 +75,9 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     decision: row.decision as PermissionDecision,
     source: row.source as PermissionRule["source"],
     createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    uses,
     unknownTool: !known.has(row.tool),
     subjectKind: kindOf.get(row.tool) ?? null,
   });
@@ -89,17 +92,27 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
 
   return {
     async decide(sessionId, approval, tx) {
-      const session = (await store.list(sessionId, tx)).map(toRule);
+      const session = (await store.list(sessionId, tx)).map((row) => toRule(row));
       return decideByRules([...builtin, ...project, ...session], callOf(approval), approval.dangerous);
     },
 
-    async addRule(sessionId, input, source, tx) {
+    async addRule(sessionId, input, source, tx, { by = null, until = null } = {}) {
       checkPattern(typeof input?.pattern === "string" ? input.pattern.trim() : "");
       const parsed = PermissionRuleInputSchema.safeParse(input);
       if (!parsed.success) throw zodAppError(parsed.error, { prefix: "Invalid rule" });
       const rule = { ...parsed.data, cwd: parsed.data.cwd == null ? null : normaliseFolder(parsed.data.cwd) };
       checkCommandAllow(rule, kindOf.get(rule.tool));
-      const row = await store.add(tx, { id: randomUUID(), sessionId, tool: rule.tool, pattern: rule.pattern, decision: rule.decision, cwd: rule.cwd, source }, (rest) => {
+      const row = await store.add(tx, {
+          id: randomUUID(),
+          sessionId,
+          tool: rule.tool,
+          pattern: rule.pattern,
+          decision: rule.decision,
+          cwd: rule.cwd,
+          source,
+          createdBy: by,
+          expiresAt: until,
+        }, (rest) => {
         if (rest.length >= MAX_SESSION_RULES) throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
         const states = rest.reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
         if (states > MAX_SESSION_RULE_STATES) {
@@ -120,7 +133,7 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       const [exact, wider] = approval.always;
       if (!exact || !allowsCall(exact)) return [];
       if (!wider || !allowsCall(wider)) return [exact];
-      const rules = [...builtin, ...project, ...(await store.list(sessionId, tx)).map(toRule)];
+      const rules = [...builtin, ...project, ...(await store.list(sessionId, tx)).map((row) => toRule(row))];
       return rules.some((rule) => rule.tool === approval.tool && wideCovered(wider, approval.subjectKind, rule)) ? [exact] : [exact, wider];
     },
 
@@ -129,7 +142,8 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
     },
 
     async list(sessionId) {
-      return { builtin, project, session: (await store.list(sessionId)).map(toRule) };
+      const [rows, uses] = await Promise.all([store.list(sessionId), store.uses(sessionId)]);
+      return { builtin, project, session: rows.map((row) => toRule(row, uses.get(row.id))) };
     },
 
     async removeRule(sessionId, ruleId) {

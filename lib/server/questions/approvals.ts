@@ -13,6 +13,12 @@ import {
 import type { JsonValue, Question, QuestionOutcome } from "../../protocol/question";
 import type { SqlTx } from "../store/sql-executor";
 
+/** Who grants a rule, and until when (null: for good). */
+export interface RuleGrant {
+  by?: string | null;
+  until?: Date | null;
+}
+
 /**
  * What the question registry needs of the permission rules: a decision before anyone is asked,
  * and for "Allow always" a session rule added inside the answer's own transaction.
@@ -21,7 +27,7 @@ export interface ApprovalJudge {
   /** What the rules (builtin, project, the session's) say about an approval's tool call: deny beats ask beats allow; none → `ask` for a dangerous tool, else `allow`. */
   decide(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<{ decision: PermissionDecision; rule: PermissionRule | null }>;
   /** Adds a session rule at the end, in `tx` when given; an equal rule already there moves to the end. 400 for an invalid pattern. Call `announce` after the commit. */
-  addRule(sessionId: string, rule: PermissionRuleInput, source: "always" | "manual", tx?: SqlTx): Promise<PermissionRule>;
+  addRule(sessionId: string, rule: PermissionRuleInput, source: "always" | "manual", tx?: SqlTx, grant?: RuleGrant): Promise<PermissionRule>;
   /** Whether a rule matches this approval's call (the same tool, its folder, a matching pattern): an "Allow always" rule must cover the call approved. */
   covers(rule: PermissionRuleInput, approval: ApprovalSpec): boolean;
   /**

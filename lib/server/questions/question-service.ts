@@ -9,6 +9,7 @@ import type { CommandService } from "../ledger/command-ledger";
 import type { Db } from "../store/db/client";
 import type { DomainEvents } from "../events";
 import type { Metrics } from "../metrics";
+import { grantEnd } from "../permissions/grant-end";
 import { checkEdit, editOffered, noEditedCalls, type EditedCallReader } from "./approval-edit";
 import { alwaysFeedback, alwaysRule, coveredBy, defaultJudge, settlementAtAsk, type ApprovalJudge } from "./approvals";
 import { closedAs, createQuestionStore, type Closing, type ReplyTarget } from "../store/questions/question-store";
@@ -369,9 +370,9 @@ export function createQuestionService({
    * "Allow always": the session rule and every other pending approval of the session it covers,
    * settled in the answer's transaction (nothing half-applied); returns the ids it closed.
    */
-  async function allowAlways(question: Question, tx: SqlTx): Promise<AlsoChanged> {
+  async function allowAlways(question: Question, until: Date | null, tx: SqlTx): Promise<AlsoChanged> {
     const rule = alwaysRule(judge, question.approval!, question.answer);
-    const added = await judge.addRule(question.sessionId, rule, "always", tx);
+    const added = await judge.addRule(question.sessionId, rule, "always", tx, { by: question.closedByUser, until });
     const covered = coveredBy(judge, rule, await store.pendingApprovalsIn(tx, question.sessionId), question.id);
     const closedIds: string[] = [];
     const byRule = { ...closing("answered", "rule", "always", alwaysFeedback(rule)), closedByRule: added.id };
@@ -448,18 +449,23 @@ export function createQuestionService({
       else checkReplyLimits(policy, value);
     },
 
-    async reply({ id, value, input, commandId, digest, by, person, admin }: AnswerCommand & { value: unknown; input?: Record<string, unknown> }): Promise<ReplyReceipt> {
-      const payload = commandPayload("send_input", { questionId: id, value, input, digest });
+    async reply({ id, value, input, until, commandId, digest, by, person, admin }: AnswerCommand & { value: unknown; input?: Record<string, unknown>; until?: string }): Promise<ReplyReceipt> {
+      const payload = commandPayload("send_input", { questionId: id, value, input, until, digest });
+      let ends: Date | null = null;
       return personalSettle(
         "send_input",
         { id, commandId, by, payload, person, admin },
         async (question, policy, tx) => {
           const answer = validateReply(question, policy, value);
+          if (payload.until !== undefined) {
+            if (answer !== "always" && answer !== "always_wider") throw new AppError("invalid_answer", 'until is for "Allow always": how long the rule it adds lasts.');
+            ends = grantEnd(payload.until, { code: "invalid_answer" });
+          }
           const editedInput = payload.input ? await checkEdit({ judge, read: editedCalls }, { question, answer, input: payload.input, tx }) : null;
           return { status: "answered", answer, feedback: null, editedInput };
         },
         (policy) => checkReplyLimits(policy, value),
-        (question) => (question.approval && (question.answer === "always" || question.answer === "always_wider") ? (tx) => allowAlways(question, tx) : null),
+        (question) => (question.approval && (question.answer === "always" || question.answer === "always_wider") ? (tx) => allowAlways(question, ends, tx) : null),
       );
     },
 

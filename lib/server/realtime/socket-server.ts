@@ -146,10 +146,10 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
     });
 
     on("question.reply", async (payload) => {
-      const { id, value, input, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
+      const { id, value, input, until, commandId, digest } = parseOrThrow(QuestionReplyCommandSchema, payload);
       await rateLimits.take("replies", credential);
       // The reply checks who may see the question in its own transaction.
-      return parley.questions.reply({ id, value, input, commandId, digest, by, ...answeringAs(socket.data.principal) });
+      return parley.questions.reply({ id, value, input, until, commandId, digest, by, ...answeringAs(socket.data.principal) });
     });
 
     // The push subscription and session this tab said it shows, so its going away clears what it set (and no more).

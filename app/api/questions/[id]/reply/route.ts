@@ -14,6 +14,6 @@ export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, call
   const id = one(params.id);
   // An unknown id is 404 whatever the body; the reply checks again in its own transaction.
   await caller.see.question(id);
-  const { value, input, commandId, digest } = await readJson(req, ReplyBodySchema);
-  return parley.questions.reply({ id, value, input, commandId, digest, by: replySurfaceOf(req), ...answeringAs(caller) });
+  const { value, input, until, commandId, digest } = await readJson(req, ReplyBodySchema);
+  return parley.questions.reply({ id, value, input, until, commandId, digest, by: replySurfaceOf(req), ...answeringAs(caller) });
 });

@@ -1,5 +1,6 @@
 import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
 import { CreateRuleBodySchema } from "@/lib/protocol/permissions";
+import { grantEnd } from "@/lib/server/permissions/grant-end";
 
 export const dynamic = "force-dynamic";
 
@@ -15,10 +16,10 @@ export const POST = jsonRoute<{ id: string }>(
   async ({ req, params, parley, caller }) => {
     const sessionId = one(params.id);
     await caller.see.session(sessionId);
-    const body = await readJson(req, CreateRuleBodySchema);
-    const rule = await parley.permissions.addRule(sessionId, body, "manual");
+    const { until, ...rule } = await readJson(req, CreateRuleBodySchema);
+    const added = await parley.permissions.addRule(sessionId, rule, "manual", undefined, { by: caller.ownerId, until: grantEnd(until) });
     parley.permissions.announce(sessionId);
-    return rule;
+    return added;
   },
   { status: 201 },
 );
