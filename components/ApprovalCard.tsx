@@ -2,7 +2,20 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import type { JsonValue, Question } from "@/lib/protocol/question";
-import { alwaysAnswer, alwaysChoiceHint, fallbackText, hiddenCharactersWarning, inlineCode, ownerLabel, previewShowsSubject, promptShortened, subjectLabel } from "@/lib/client/approval";
+import {
+  alwaysAnswer,
+  alwaysChoiceHint,
+  GRANT_LENGTHS,
+  grantUntil,
+  type GrantLength,
+  fallbackText,
+  hiddenCharactersWarning,
+  inlineCode,
+  ownerLabel,
+  previewShowsSubject,
+  promptShortened,
+  subjectLabel,
+} from "@/lib/client/approval";
 import { visibleString } from "@/lib/client/visible-text";
 import { keyHint, numberKeyAction } from "@/lib/client/question-input";
 import { ApprovalPreview } from "@/components/ApprovalPreview";
@@ -19,7 +32,7 @@ interface ApprovalBodyProps {
   /** Who is answering: an approval that needs several people shows its count. */
   me: string | null;
   position: { at: number; total: number; go: (delta: number) => void } | null;
-  onReply: (question: Question, value: JsonValue, input?: Record<string, unknown>) => Settle;
+  onReply: (question: Question, value: JsonValue, input?: Record<string, unknown>, until?: string) => Settle;
   onReject: (question: Question, message?: string) => Settle;
   notice: string | null;
 }
@@ -39,6 +52,8 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
   /** "Edit and allow": the tool's input in an editor. */
   const [editing, setEditing] = useState(false);
   const [feedback, setFeedback] = useState("");
+  /** How long an "Allow always" rule lasts. */
+  const [length, setLength] = useState<GrantLength>("good");
   const card = useRef<HTMLElement>(null);
   const feedbackInput = useRef<HTMLTextAreaElement>(null);
   const titleId = useId();
@@ -46,7 +61,7 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
   const feedbackId = useId();
   const promptId = useId();
 
-  const allow = (value: "once" | "always" | "always_wider") => settle(() => onReply(question, value));
+  const allow = (value: "once" | "always" | "always_wider") => settle(() => onReply(question, value, undefined, value === "once" ? undefined : grantUntil(length)));
   const allowEdited = (input: Record<string, unknown>) => settle(() => onReply(question, "once", input));
   const offered = approval.always.length;
   const editable = !!approval.edit;
@@ -230,7 +245,16 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
         ) : editing ? (
           <ApprovalEditor approval={approval} busy={busy} onAllow={(input) => void allowEdited(input)} onBack={closeEditor} />
         ) : alwaysChoice !== null ? (
-          <AlwaysChoice approval={approval} choice={alwaysChoice} onChoose={setAlwaysChoice} onConfirm={() => void allow(alwaysAnswer(alwaysChoice))} onBack={closeAlways} busy={busy} />
+          <AlwaysChoice
+            approval={approval}
+            choice={alwaysChoice}
+            onChoose={setAlwaysChoice}
+            length={length}
+            onLength={setLength}
+            onConfirm={() => void allow(alwaysAnswer(alwaysChoice))}
+            onBack={closeAlways}
+            busy={busy}
+          />
         ) : (
           <div>
             <div role="group" aria-label="Answers" className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
@@ -259,9 +283,12 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
               </AnswerButton>
             </div>
             {alwaysText && (
-              <p id={hintId} data-testid="approval-always-hint" className="mt-2 text-xs text-stone-500">
-                <span className="font-medium text-stone-600">Allow always:</span> <InlineCodeText parts={inlineCode(alwaysText)} codeClass={CODE_SMALL} />
-              </p>
+              <div className="mt-2 flex flex-wrap items-baseline gap-x-3 gap-y-1 text-xs text-stone-500">
+                <p id={hintId} data-testid="approval-always-hint" className="min-w-0 flex-1">
+                  <span className="font-medium text-stone-600">Allow always:</span> <InlineCodeText parts={inlineCode(alwaysText)} codeClass={CODE_SMALL} />
+                </p>
+                <GrantLengthSelect value={length} onChange={setLength} disabled={busy} />
+              </div>
             )}
           </div>
         )}
@@ -328,13 +355,15 @@ interface AlwaysChoiceProps {
   approval: Question["approval"] & object;
   choice: 0 | 1;
   onChoose: (which: 0 | 1) => void;
+  length: GrantLength;
+  onLength: (length: GrantLength) => void;
   onConfirm: () => void;
   onBack: () => void;
   busy: boolean;
 }
 
 /** "Allow always" with two rules on offer: exactly this call (chosen first) or the wider rule, then a confirm. */
-function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: AlwaysChoiceProps) {
+function AlwaysChoice({ approval, choice, onChoose, length, onLength, onConfirm, onBack, busy }: AlwaysChoiceProps) {
   const legendId = useId();
   const first = useRef<HTMLInputElement>(null);
   useEffect(() => first.current?.focus(), []);
@@ -388,13 +417,38 @@ function AlwaysChoice({ approval, choice, onChoose, onConfirm, onBack, busy }: A
           </label>
         );
       })}
-      <div className="flex items-center justify-end gap-2 pt-1">
+      <div className="flex flex-wrap items-center justify-end gap-2 pt-1">
+        <span className="mr-auto text-xs text-stone-600">
+          <GrantLengthSelect value={length} onChange={onLength} disabled={busy} />
+        </span>
         <BackButton testId="approval-always-back" onClick={onBack} disabled={busy} />
         <PanelConfirm testId="approval-always-confirm" onClick={onConfirm} disabled={busy}>
           {busy ? "Allowing…" : "Allow and add the rule"}
         </PanelConfirm>
       </div>
     </div>
+  );
+}
+
+/** How long an "Allow always" rule lasts: for good (the default), an hour, or until the end of today. */
+function GrantLengthSelect({ value, onChange, disabled }: { value: GrantLength; onChange: (length: GrantLength) => void; disabled: boolean }) {
+  return (
+    <label className="inline-flex shrink-0 items-center gap-1.5">
+      <span>Rule lasts</span>
+      <select
+        data-testid="approval-always-length"
+        value={value}
+        disabled={disabled}
+        onChange={(e) => onChange(e.target.value as GrantLength)}
+        className="rounded-md border border-stone-300 bg-white py-0.5 pr-6 pl-1.5 text-xs text-stone-800 pointer-coarse:min-h-11 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-600"
+      >
+        {GRANT_LENGTHS.map((g) => (
+          <option key={g.id} value={g.id}>
+            {g.label}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

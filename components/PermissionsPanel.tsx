@@ -3,9 +3,12 @@
 import { useRef, useState, type ReactNode } from "react";
 import { HeaderSheet } from "./HeaderSheet";
 import type { PermissionDecision, PermissionRule } from "@/lib/protocol/permissions";
-import { DECISION_HINT, DECISION_LABEL, matchWords, PRECEDENCE_NOTE, ruleWords, sourceLabel, UNKNOWN_TOOL_HINT } from "@/lib/client/permission-rules";
+import { DECISION_HINT, DECISION_LABEL, grantWords, matchWords, PRECEDENCE_NOTE, ruleWords, sourceLabel, UNKNOWN_TOOL_HINT } from "@/lib/client/permission-rules";
 import { usePermissionRules } from "@/lib/client/use-permission-rules";
-import { fullTime } from "@/lib/client/timestamps";
+import { clockTime, fullTime, sameDay, shortDate } from "@/lib/client/timestamps";
+
+/** When a grant ends: its time today, else its date and time. */
+const endWords = (iso: string) => (sameDay(iso, Date.now()) ? clockTime(iso) : `${shortDate(iso)}, ${clockTime(iso)}`);
 
 /**
  * The session's settings: a gear in the chat header opens its permission rules, a popover on a
@@ -155,6 +158,14 @@ function RuleRow({ rule, removing = false, onRemove, compact = false }: { rule: 
           <span data-testid="permission-rule-source" title={added} className="shrink-0">
             {sourceLabel(rule)}
           </span>
+          {rule.sessionId !== null && (
+            <>
+              <span aria-hidden>·</span>
+              <span data-testid="permission-rule-grant" title={rule.expiresAt ? `Ends ${fullTime(rule.expiresAt)}` : undefined} className="shrink-0">
+                {grantWords(rule, { time: endWords })}
+              </span>
+            </>
+          )}
           {rule.unknownTool && (
             <span
               data-testid="permission-rule-unknown-tool"

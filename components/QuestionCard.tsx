@@ -17,7 +17,7 @@ import { useLinkedQuestion } from "@/lib/client/linked-question";
 interface QuestionCardProps {
   /** Pending questions, oldest first. */
   questions: Question[];
-  onReply: (question: Question, value: JsonValue, input?: Record<string, unknown>) => Settle;
+  onReply: (question: Question, value: JsonValue, input?: Record<string, unknown>, until?: string) => Settle;
   onReject: (question: Question, message?: string) => Settle;
   /** "Already answered in another tab" and the like, shown for a moment. */
   notice?: string | null;

@@ -76,6 +76,7 @@ test.describe("approvals shared by the tabs of one session", () => {
       await expect(tab.page.getByTestId("approval-always-hint")).toContainText("you choose docs/getting-started.md exactly, or any file under docs/");
     }
 
+    await tabs[0]!.page.getByTestId("question-card").screenshot({ path: "test-results/approval-card-desktop.png" });
     // Allow always offers exactly this file (chosen first) or the wider rule; the wider one is picked.
     await tabs[0]!.page.getByTestId("approval-allow-always").click();
     await expect(tabs[0]!.page.getByTestId("approval-always-option").first().locator("input")).toBeFocused();
@@ -92,7 +93,10 @@ test.describe("approvals shared by the tabs of one session", () => {
     await expect(options.nth(1).locator("code")).toHaveText("docs/");
     await options.nth(1).click();
     await expect(options.nth(1)).toHaveAttribute("data-checked", "");
+    // For an hour, not for good.
+    await phone.getByTestId("approval-always-choice").getByTestId("approval-always-length").selectOption("hour");
     await phone.screenshot({ path: "test-results/approval-always-choice-phone.png" });
+    const granted = Date.now();
     await phone.getByTestId("approval-always-confirm").click();
 
     // Both cards leave every tab (tabs apply settlements that arrive together in one render; whether a tab
@@ -111,7 +115,10 @@ test.describe("approvals shared by the tabs of one session", () => {
     expect(await api.pending(session.id)).toEqual([]);
 
     const rules = await sessionRules(request, session.id);
-    expect(rules.session).toEqual([expect.objectContaining({ tool: "write_file", pattern: "docs/**", decision: "allow", source: "always" })]);
+    expect(rules.session).toEqual([expect.objectContaining({ tool: "write_file", pattern: "docs/**", decision: "allow", source: "always", createdBy: "local", uses: 1 })]);
+    const ends = Date.parse(rules.session[0]!.expiresAt!);
+    expect(ends).toBeGreaterThanOrEqual(granted + 3_600_000);
+    expect(ends).toBeLessThanOrEqual(Date.now() + 3_600_000);
     // The rule shows in the chat's Permissions panel of another tab.
     await tabs[1]!.page.getByTestId("permissions-button").click();
     const rule = tabs[1]!.page.getByTestId("permissions-session").getByTestId("permission-rule");
@@ -119,6 +126,10 @@ test.describe("approvals shared by the tabs of one session", () => {
     await expect(rule).toHaveAttribute("data-source", "always");
     await expect(rule.getByTestId("permission-rule-tool")).toHaveText("write_file");
     await expect(rule.getByTestId("permission-rule-pattern")).toHaveText("docs/**");
+    await expect(rule.getByTestId("permission-rule-grant")).toHaveText(/^by local · until \d{1,2}:\d{2}.* · used once$/);
+    await tabs[1]!.page.setViewportSize({ width: 390, height: 844 });
+    await expect(rule.getByTestId("permission-rule-remove")).toBeInViewport();
+    await tabs[1]!.page.screenshot({ path: "test-results/permissions-grant-phone.png" });
     await tabs[1]!.page.keyboard.press("Escape");
 
     // The rule answers the next write in docs/ without a card.

@@ -227,7 +227,10 @@ describe("Allow always over the real server", () => {
     const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
     expect(await reply({ value: "once", until: inAnHour })).toMatchObject({ status: 422, body: { error: { code: "invalid_answer", message: expect.stringContaining("Allow always") } } });
     expect(await reply({ value: "always", until: new Date(Date.now() - 1_000).toISOString() })).toMatchObject({ status: 422, body: { error: { message: expect.stringContaining("already passed") } } });
-    expect(await reply({ value: "always", until: new Date(Date.now() + 400 * 86_400_000).toISOString() })).toMatchObject({ status: 422, body: { error: { message: expect.stringContaining("a year") } } });
+    expect(await reply({ value: "always", until: new Date(Date.now() + 400 * 86_400_000).toISOString() })).toMatchObject({
+      status: 422,
+      body: { error: { message: expect.stringContaining("a year") } },
+    });
     expect(await reply({ value: "always", until: "tomorrow" })).toMatchObject({ status: 400 });
     await rest.ok(reply({ value: "always", until: inAnHour }));
 

@@ -3,6 +3,7 @@ import {
   alwaysAnswer,
   asOffered,
   alwaysChoiceHint,
+  grantUntil,
   alwaysHint,
   approvalTitle,
   clip,
@@ -79,6 +80,16 @@ describe("the Allow always choice", () => {
   it("answers always for exactly this call and always_wider for the wider rule", () => {
     expect(alwaysAnswer(0)).toBe("always");
     expect(alwaysAnswer(1)).toBe("always_wider");
+  });
+});
+
+describe("how long an Allow always lasts", () => {
+  it("for good sends no until; an hour from now; today until the answerer's next midnight", () => {
+    const now = new Date(2026, 11, 7, 17, 45, 30);
+    expect(grantUntil("good", now)).toBeUndefined();
+    expect(grantUntil("hour", now)).toBe(new Date(2026, 11, 7, 18, 45, 30).toISOString());
+    expect(grantUntil("today", now)).toBe(new Date(2026, 11, 8, 0, 0, 0).toISOString());
+    expect(grantUntil("today", new Date(2026, 11, 31, 23, 59))).toBe(new Date(2027, 0, 1).toISOString());
   });
 });
 

@@ -31,6 +31,21 @@ export function alwaysAnswer(which: 0 | 1): "always" | "always_wider" {
   return which === 0 ? "always" : "always_wider";
 }
 
+/** How long an "Allow always" rule lasts, as the card offers it. */
+export const GRANT_LENGTHS = [
+  { id: "good", label: "for good" },
+  { id: "hour", label: "for an hour" },
+  { id: "today", label: "for today" },
+] as const;
+export type GrantLength = (typeof GRANT_LENGTHS)[number]["id"];
+
+/** The `until` a reply sends for a grant's length (undefined: for good); "today" ends at the answerer's midnight. */
+export function grantUntil(length: GrantLength, now = new Date()): string | undefined {
+  if (length === "hour") return new Date(now.getTime() + 3_600_000).toISOString();
+  if (length === "today") return new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1).toISOString();
+  return undefined;
+}
+
 /** Every text the preview shows, for counting what had to be marked. */
 function previewTexts(preview: ToolPreview): string[] {
   switch (preview.type) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PermissionRule, SessionRules } from "../protocol/permissions";
-import { ruleWords, rulesPath, sourceLabel, withoutRule } from "./permission-rules";
+import { grantWords, ruleWords, rulesPath, sourceLabel, withoutRule } from "./permission-rules";
 
 const rule = (id: string, source: PermissionRule["source"]): PermissionRule => ({
   id,
@@ -20,6 +20,15 @@ describe("the permissions panel's wording", () => {
     expect(sourceLabel(rule("project:0", "project"))).toBe("project default");
     expect(sourceLabel(rule("a", "always"))).toBe("from Allow always");
     expect(sourceLabel(rule("b", "manual"))).toBe("added here");
+  });
+
+  it("says who made a rule, how long it lasts and how often it was used", () => {
+    const time = (iso: string) => iso.slice(11, 16);
+    const now = Date.parse("2026-12-07T18:00:00Z");
+    expect(grantWords({ ...rule("a", "always"), createdBy: "bob", expiresAt: "2026-12-07T18:45:00Z", uses: 3 }, { now, time })).toBe("by bob · until 18:45 · used 3 times");
+    expect(grantWords({ ...rule("a", "always"), createdBy: null, expiresAt: null, uses: 1 }, { now, time })).toBe("for good · used once");
+    expect(grantWords({ ...rule("a", "always"), expiresAt: "2026-12-07T18:00:00Z", uses: 0 }, { now, time })).toBe("ended · not used yet");
+    expect(grantWords(rule("b", "manual"), { now, time })).toBe("for good");
   });
 
   it("drops a removed rule from the session's, never from the project's", () => {

@@ -20,6 +20,19 @@ export function sourceLabel(rule: PermissionRule): string {
   return "added here";
 }
 
+/**
+ * A session rule's grant in words: who made it, how long it lasts, how often it was used —
+ * "by bob · until 18:45 · used 3 times", "for good · not used yet". `time` words an end.
+ */
+export function grantWords(rule: PermissionRule, { now = Date.now(), time }: { now?: number; time: (iso: string) => string }): string {
+  const parts: string[] = [];
+  if (rule.createdBy) parts.push(`by ${rule.createdBy}`);
+  if (rule.expiresAt) parts.push(Date.parse(rule.expiresAt) <= now ? "ended" : `until ${time(rule.expiresAt)}`);
+  else parts.push("for good");
+  if (rule.uses !== undefined) parts.push(rule.uses === 0 ? "not used yet" : `used ${rule.uses === 1 ? "once" : `${rule.uses} times`}`);
+  return parts.join(" · ");
+}
+
 /** A path pattern's text when it has no unescaped glob character, else null. */
 function literalPath(pattern: string): string | null {
   const { text, wild } = unescapePattern(pattern);

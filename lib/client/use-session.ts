@@ -204,9 +204,9 @@ export function useSession(sessionId: string, transport?: SessionTransport) {
   );
 
   const reply = useCallback(
-    async (question: Question, value: JsonValue, input?: Record<string, unknown>) => {
+    async (question: Question, value: JsonValue, input?: Record<string, unknown>, until?: string) => {
       // The digest makes a reply to a question that has since changed fail loudly (stale_target).
-      const ack = await emitWithAck("question.reply", { id: question.id, value, digest: question.targetDigest, ...(input && { input }) }, via().socket);
+      const ack = await emitWithAck("question.reply", { id: question.id, value, digest: question.targetDigest, ...(input && { input }), ...(until && { until }) }, via().socket);
       settle(question.id, ack);
       return ack;
     },

@@ -87,7 +87,9 @@ export function registerAskTools(server: McpServer, { asks, caller, progressEver
       key,
       session,
       ...args
-    }: { tool_name: string; input: Record<string, unknown>; session?: string; key?: string } & Partial<Pick<ApprovalAskInput, "preview" | "input_schema" | "roots" | "answerers" | "escalate" | "approvals">>,
+    }: { tool_name: string; input: Record<string, unknown>; session?: string; key?: string } & Partial<
+      Pick<ApprovalAskInput, "preview" | "input_schema" | "roots" | "answerers" | "escalate" | "approvals">
+    >,
     tool: string,
     extra: Extra,
   ) => {

@@ -102,7 +102,9 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       if (!parsed.success) throw zodAppError(parsed.error, { prefix: "Invalid rule" });
       const rule = { ...parsed.data, cwd: parsed.data.cwd == null ? null : normaliseFolder(parsed.data.cwd) };
       checkCommandAllow(rule, kindOf.get(rule.tool));
-      const row = await store.add(tx, {
+      const row = await store.add(
+        tx,
+        {
           id: randomUUID(),
           sessionId,
           tool: rule.tool,
@@ -112,16 +114,18 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
           source,
           createdBy: by,
           expiresAt: until,
-        }, (rest) => {
-        if (rest.length >= MAX_SESSION_RULES) throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
-        const states = rest.reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
-        if (states > MAX_SESSION_RULE_STATES) {
-          throw new AppError(
-            "bad_request",
-            `This session's rules would be too complex to check quickly (${states} matching states, at most ${MAX_SESSION_RULE_STATES}): remove some, or use simpler patterns.`,
-          );
-        }
-      });
+        },
+        (rest) => {
+          if (rest.length >= MAX_SESSION_RULES) throw new AppError("bad_request", `This session already has ${MAX_SESSION_RULES} rules, the most it can hold; remove some first.`);
+          const states = rest.reduce((n, r) => n + patternCost(r.pattern), patternCost(rule.pattern));
+          if (states > MAX_SESSION_RULE_STATES) {
+            throw new AppError(
+              "bad_request",
+              `This session's rules would be too complex to check quickly (${states} matching states, at most ${MAX_SESSION_RULE_STATES}): remove some, or use simpler patterns.`,
+            );
+          }
+        },
+      );
       if (!row) throw new AppError("not_found:session", `No session with id ${quoteId(sessionId)}.`);
       return toRule(row);
     },
