@@ -284,7 +284,7 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
             </div>
             {alwaysText && (
               <div className="mt-2 flex flex-wrap items-baseline gap-x-3 gap-y-1 text-xs text-stone-500">
-                <p id={hintId} data-testid="approval-always-hint" className="min-w-0 flex-1">
+                <p id={hintId} data-testid="approval-always-hint" className="w-full min-w-0 sm:w-auto sm:flex-1">
                   <span className="font-medium text-stone-600">Allow always:</span> <InlineCodeText parts={inlineCode(alwaysText)} codeClass={CODE_SMALL} />
                 </p>
                 <GrantLengthSelect value={length} onChange={setLength} disabled={busy} />

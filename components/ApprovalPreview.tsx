@@ -2,7 +2,7 @@
 
 import { useMemo } from "react";
 import type { CommandBound, ToolPreview } from "@/lib/protocol/permissions";
-import { BOUND_TEXT, isSandboxed } from "@/lib/protocol/command-bound";
+import { BOUND_TEXT, chainText, isSandboxed } from "@/lib/protocol/command-bound";
 import { parseUnifiedDiff, type DiffLine } from "@/lib/client/unified-diff";
 import { sizeLabel, visibleString } from "@/lib/client/visible-text";
 import { VisibleText } from "@/components/VisibleText";
@@ -12,7 +12,7 @@ export function ApprovalPreview({ preview }: { preview: ToolPreview }) {
   const box = "max-h-[32vh] overflow-auto rounded-lg border text-xs leading-relaxed outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 sm:max-h-72";
   switch (preview.type) {
     case "command":
-      return <CommandPreview command={preview.command} cwd={preview.cwd} bound={preview.bound} />;
+      return <CommandPreview command={preview.command} cwd={preview.cwd} bound={preview.bound} chain={preview.chain} />;
     case "diff":
       return <DiffPreview path={preview.path} diff={preview.diff} boxClass={box} />;
     case "list":
@@ -48,7 +48,7 @@ export function ApprovalPreview({ preview }: { preview: ToolPreview }) {
  * The whole command as it will run: every line (numbered when there are several), scrollable, its
  * size above it, so nothing below the first line or beyond the box goes unseen.
  */
-function CommandPreview({ command, cwd, bound }: { command: string; cwd?: string; bound?: CommandBound }) {
+function CommandPreview({ command, cwd, bound, chain }: { command: string; cwd?: string; bound?: CommandBound; chain?: string[] }) {
   const lines = command.split("\n");
   const numbered = lines.length > 1;
   const size = sizeLabel(command);
@@ -92,6 +92,11 @@ function CommandPreview({ command, cwd, bound }: { command: string; cwd?: string
         </div>
       </div>
       {bound && <BoundLine bound={bound} />}
+      {chain && chain.length > 0 && (
+        <p data-testid="approval-chain" className="border-t border-stone-700/80 px-3 py-1.5 text-xs text-amber-200 [overflow-wrap:anywhere]">
+          {chainText(chain)}
+        </p>
+      )}
     </div>
   );
 }

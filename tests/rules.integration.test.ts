@@ -245,6 +245,23 @@ describe("Allow always over the real server", () => {
     expect(await rest.ok(rest.post<PermissionRule>(`/api/sessions/${session.id}/rules`, { tool: "shell", pattern: "ls", decision: "allow" }))).toMatchObject({ expiresAt: null });
   });
 
+  it("a test runner's card names the rules that let the agent change the code it runs; another command's does not", { timeout: TIMEOUT }, async () => {
+    const rest = restClient(server.url);
+    const session = await rest.ok(rest.post("/api/sessions", {}));
+    const shell = (command: string) => call(rest, session.id, "shell", { command });
+    const plain = await shell("npm test");
+    expect(plain.asked!.approval!.preview).not.toHaveProperty("chain");
+    await rest.ok(rest.post(`/api/questions/${plain.asked!.id}/reject`, {}));
+
+    await rest.ok(rest.post(`/api/sessions/${session.id}/rules`, { tool: "write_file", pattern: "src/**", decision: "allow" }));
+    const test = await shell("npm test");
+    expect(test.asked!.approval!.preview).toMatchObject({ type: "command", command: "npm test", chain: ["write_file src/**"] });
+    await rest.ok(rest.post(`/api/questions/${test.asked!.id}/reject`, {}));
+    const list = await shell("ls -la");
+    expect(list.asked!.approval!.preview).not.toHaveProperty("chain");
+    await rest.ok(rest.post(`/api/questions/${list.asked!.id}/reject`, {}));
+  });
+
   it("denies a path tool .git and .env files by the builtin rules, whatever allow rule a session has", { timeout: TIMEOUT }, async () => {
     const rest = restClient(server.url);
     const session = await rest.ok(rest.post("/api/sessions", {}));

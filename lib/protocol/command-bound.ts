@@ -18,8 +18,15 @@ export const isSandboxed = (bound: CommandBound) => bound === "sandboxed" || bou
  */
 export const boundByRules = (bound: CommandBound) => bound === "sandboxed" || bound === "opted-out";
 
-/** What an approval's command can reach, as a line of text; null for an approval that runs no command of Parley's. */
+/** The rules a command's card names as letting the agent change the code it runs: "It runs the workspace's code, which these rules let the agent change without asking: write_file src/**." */
+export function chainText(chain: readonly string[] | undefined): string | null {
+  return chain && chain.length > 0 ? `It runs the workspace's code, which ${chain.length === 1 ? "this rule lets" : "these rules let"} the agent change without asking: ${chain.join("; ")}.` : null;
+}
+
+/** What an approval's command can reach (and which rules let the agent change the code it runs), as text; null for an approval that runs no command of Parley's. */
 export function approvalBoundText(approval: Partial<Pick<ApprovalSpec, "preview">> | null | undefined): string | null {
   const preview = approval?.preview;
-  return preview?.type === "command" && preview.bound ? BOUND_TEXT[preview.bound] : null;
+  if (preview?.type !== "command") return null;
+  const lines = [preview.bound ? BOUND_TEXT[preview.bound] : null, chainText(preview.chain)].filter((l): l is string => l !== null);
+  return lines.length > 0 ? lines.join("\n") : null;
 }

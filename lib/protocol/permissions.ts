@@ -14,6 +14,10 @@ export type PermissionDecision = z.infer<typeof PermissionDecisionSchema>;
 export const SubjectKindSchema = z.enum(["path", "command", "text"]);
 export type SubjectKind = z.infer<typeof SubjectKindSchema>;
 
+/** The most rules a command's card names as letting the agent change the code it runs, and each one's length. */
+export const MAX_CHAIN_RULES = 5;
+export const MAX_CHAIN_RULE_CHARS = 1_300;
+
 export const MAX_PATTERN_CHARS = 200;
 export const ToolNameSchema = z
   .string()
@@ -99,7 +103,17 @@ export type CommandBound = z.infer<typeof CommandBoundSchema>;
 
 /** A readable preview of a tool's input, by shape. */
 export const ToolPreviewSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("command"), command: z.string().max(MAX_PREVIEW_CHARS), cwd: z.string().max(1_000).optional(), bound: CommandBoundSchema.optional() }),
+  z.object({
+    type: z.literal("command"),
+    command: z.string().max(MAX_PREVIEW_CHARS),
+    cwd: z.string().max(1_000).optional(),
+    bound: CommandBoundSchema.optional(),
+    /**
+     * For a command that runs the workspace's code (a test runner, a build): the rules that let the
+     * agent change the workspace without asking, named by the server when the question is asked.
+     */
+    chain: z.array(z.string().min(1).max(MAX_CHAIN_RULE_CHARS)).max(MAX_CHAIN_RULES).optional(),
+  }),
   z.object({ type: z.literal("diff"), path: z.string().max(1_000), diff: z.string().max(MAX_PREVIEW_CHARS) }),
   z.object({ type: z.literal("list"), items: z.array(z.string().max(1_000)).max(100) }),
   z.object({ type: z.literal("text"), text: z.string().max(MAX_PREVIEW_CHARS) }),

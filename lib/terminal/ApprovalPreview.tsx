@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import type { ApprovalSpec } from "../protocol/permissions";
-import { BOUND_TEXT, isSandboxed } from "../protocol/command-bound";
+import { BOUND_TEXT, chainText, isSandboxed } from "../protocol/command-bound";
 import { previewShowsSubject, subjectLabel } from "../client/approval";
 import { parseUnifiedDiff } from "../client/unified-diff";
 import { hiddenCharactersWarning } from "../client/approval";
@@ -67,6 +67,7 @@ function PreviewBody({ approval }: { approval: ApprovalSpec }) {
             </Text>
           ))}
           {preview.bound && <Text color={isSandboxed(preview.bound) ? (preview.bound === "network" ? "yellow" : "green") : "red"}>{BOUND_TEXT[preview.bound]}</Text>}
+          {preview.chain && preview.chain.length > 0 && <Text color="yellow">{chainText(preview.chain)}</Text>}
         </Box>
       );
     }

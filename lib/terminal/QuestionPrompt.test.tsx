@@ -65,6 +65,10 @@ describe("QuestionPrompt (rendered by ink)", () => {
       prompt(anApproval({ tool: "shell", subject: "npm test", subjectKind: "command", preview: { type: "command", command: "npm test", bound } })).lastFrame()!;
     expect(command("sandboxed")).toMatch(/\$ npm test\s+│\n│ Runs sandboxed: can change only the workspace, no network/);
     expect(command("unsandboxed")).toContain("Not sandboxed: it can reach everything the server's user can (bubblewrap cannot run here)");
+    const chained = prompt(
+      anApproval({ tool: "shell", subject: "npm test", subjectKind: "command", preview: { type: "command", command: "npm test", bound: "sandboxed", chain: ["write_file src/**"] } }),
+    ).lastFrame()!;
+    expect(chained.replace(/[│\s]+/g, " ")).toContain("It runs the workspace's code, which this rule lets the agent change without asking: write_file src/**.");
   });
 
   it("Esc asks for a reason, and the decline carries it", async () => {

@@ -15,6 +15,10 @@ import type { Db } from "../store/db/client";
 import type { DomainEvents } from "../events";
 import { normaliseFolder } from "../../permissions/working-folder";
 import { boundByRules } from "../../protocol/command-bound";
+import { describeRule } from "../../protocol/audit";
+import { MAX_CHAIN_RULES } from "../../protocol/permissions";
+import { runsWorkspaceCode } from "../../permissions/command-risks";
+import { simpleCommands } from "../../permissions/simple-commands";
 import { builtinRules } from "./builtin-rules";
 import { checkCommandAllow, decide as decideByRules, matches, type ToolCall } from "./rule-decide";
 import { checkPattern, MAX_SESSION_RULE_STATES, patternCost } from "./rule-match";
@@ -46,6 +50,8 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
   const store = createRuleStore(db);
   const known = new Set(tools.map((t) => t.name));
   const kindOf = new Map(tools.map((t) => [t.name, t.subjectKind]));
+  /** Tools that change files: dangerous ones whose subject is a path (write_file, edit_file …). */
+  const writers = new Set(tools.filter((t) => t.dangerous && t.subjectKind === "path").map((t) => t.name));
   const builtin = builtinRules(tools);
   const project: PermissionRule[] = projectRules.map((r, i) => {
     try {
@@ -139,6 +145,15 @@ export function createPermissionService({ db, events, projectRules, tools }: Per
       if (!wider || !allowsCall(wider)) return [exact];
       const rules = [...builtin, ...project, ...(await store.list(sessionId, tx)).map((row) => toRule(row))];
       return rules.some((rule) => rule.tool === approval.tool && wideCovered(wider, approval.subjectKind, rule)) ? [exact] : [exact, wider];
+    },
+
+    async chain(sessionId, approval, tx) {
+      if (approval.subjectKind !== "command" || !simpleCommands(approval.subject).some(runsWorkspaceCode)) return [];
+      const rules = [...project, ...(await store.list(sessionId, tx)).map((row) => toRule(row))];
+      return rules
+        .filter((r) => r.decision === "allow" && writers.has(r.tool))
+        .slice(-MAX_CHAIN_RULES)
+        .map((r) => describeRule(r));
     },
 
     covers(rule, approval) {

@@ -184,6 +184,12 @@ describe("Edit and allow", () => {
     });
   });
 
+  it("the chain on a command's card is the server's to name: one a worker sent is dropped", async () => {
+    const sent = shellApproval("ls");
+    const q = await askApproval({ ...sent, preview: { type: "command", command: "ls", chain: ["write_file nothing-to-see"] } });
+    expect(q.approval!.preview).toEqual({ type: "command", command: "ls" });
+  });
+
   it("a tool schema the server does not check is asked without an edit", async () => {
     const q = await askApproval({ ...shellApproval("deploy"), tool: "deploy", edit: { schema: { type: "object", $id: "x" }, reader: "outside" } });
     expect(q.approval!.edit).toBeNull();

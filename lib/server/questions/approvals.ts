@@ -36,6 +36,11 @@ export interface ApprovalJudge {
    * the call and no deny or ask rule would stop every call it allows.
    */
   offered?(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<ApprovalSpec["always"]>;
+  /**
+   * For a command that runs the workspace's code (a test runner, a build): the allow rules that let
+   * the agent change the workspace without asking, named (describeRule), for its card. Empty otherwise.
+   */
+  chain?(sessionId: string, approval: ApprovalSpec, tx?: SqlTx): Promise<string[]>;
   /** Tells tabs the session's rules changed (after the transaction has committed). */
   announce(sessionId: string): void;
 }

@@ -397,6 +397,12 @@ export function createQuestionService({
       await checkPeopleNamed(members, run.sessionId, peopleNamed(spec));
       if (spec.approval) spec = { ...spec, approval: { ...spec.approval, edit: editOffered(spec.approval) } };
       if (spec.approval && judge.offered) spec = { ...spec, approval: { ...spec.approval, always: await judge.offered(run.sessionId, spec.approval) } };
+      if (spec.approval?.preview.type === "command") {
+        // The server names the chain; whatever a worker sent in its place is dropped.
+        const { chain: _sent, ...preview } = spec.approval.preview;
+        const chain = judge.chain ? await judge.chain(run.sessionId, spec.approval) : [];
+        spec = { ...spec, approval: { ...spec.approval, preview: chain.length > 0 ? { ...preview, chain } : preview } };
+      }
       const createdAt = now();
       // An approval a rule decides (or that nobody could answer) is stored settled: no card, no timer.
       const ruled = spec.approval ? settlementAtAsk(await judge.decide(run.sessionId, spec.approval), { canAsk: run.canAsk ?? true, approval: spec.approval }) : null;
