@@ -22,6 +22,8 @@ import { connectRedisBus } from "./lib/server/realtime/connect-redis-bus";
 import { loadMcpServers } from "./workers/agent/mcp/servers-file";
 import { prepareWorkspace } from "./lib/server/workspace/prepare-workspace";
 import { sandboxMode, sandboxStartupLine } from "./lib/sandbox/sandbox-mode";
+import { commandLimitsLine, probeCommandLimits } from "./workers/tools/command-limits";
+import { systemProgram } from "./workers/tools/sandbox-command";
 import { signInOrigin, startUrl } from "./lib/server/people/sign-in-origin";
 import { configureLog, hideInLogs, log } from "./lib/server/log";
 import { startIdleCollection } from "./lib/memory/idle-collection";
@@ -192,6 +194,7 @@ async function main() {
   say(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
   say(`> ${describeModel(modelSettings(process.env))}`);
   say(`> The agent's tools work in ${workspace.path} (PARLEY_WORKSPACE); ${sandboxStartupLine(sandboxMode())}`);
+  say(`> Limits: ${commandLimitsLine(probeCommandLimits(systemProgram("prlimit")))}`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).
   if (!env.PARLEY_TOKEN) say(`> Open ${appUrl}/?token=${parley.access.serverToken}\n  (a token made for this database${tokenFile ? `, kept in ${tokenFile}` : ""}; set PARLEY_TOKEN to choose one)`);
   else say(`> Sign in with PARLEY_TOKEN: open ${appUrl}/?token=<PARLEY_TOKEN>, or send Authorization: Bearer <PARLEY_TOKEN>`);

@@ -133,3 +133,27 @@ export function prlimitWords(prlimit: string | null, limits = COMMAND_LIMITS): s
   if (!prlimit) return [];
   return [prlimit, `--nproc=${limits.processes}`, `--data=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, "--"];
 }
+
+const gib = (bytes: number) => `${bytes / 1024 ** 3} GiB`;
+
+/**
+ * What holds each command to COMMAND_LIMITS here, in one line for start-up: a control group, or
+ * only `prlimit` (whose process count a root server's commands are not held to: the kernel lets
+ * root's user past RLIMIT_NPROC), or nothing.
+ */
+export function commandLimitsLine({ cgroup, prlimit, root }: { cgroup: boolean; prlimit: boolean; root: boolean }, limits = COMMAND_LIMITS): string {
+  const amounts = `${limits.processes} processes and ${gib(limits.memoryBytes)} of memory, files up to ${gib(limits.fileBytes)}`;
+  if (cgroup) return `each command may use at most ${amounts} (a control group of its own)`;
+  if (!prlimit) return "commands have NO process or memory limit: no control group can be made here and prlimit (util-linux) is not installed";
+  if (root) {
+    return `each command may use at most ${gib(limits.memoryBytes)} of memory and files up to ${gib(limits.fileBytes)} (prlimit), but NO process limit: no control group can be made here and the kernel lets root past RLIMIT_NPROC (run as another user, or give the server a cgroup v2 tree)`;
+  }
+  return `each command may use at most ${amounts} (prlimit; no control group can be made here, so the process count is this user's processes in the sandbox)`;
+}
+
+/** The limits in effect on this machine, probed once (a control group made and removed). */
+export function probeCommandLimits(prlimit: string | null): { cgroup: boolean; prlimit: boolean; root: boolean } {
+  const group = commandCgroup();
+  group?.remove();
+  return { cgroup: group !== null, prlimit: prlimit !== null, root: process.getuid?.() === 0 };
+}
