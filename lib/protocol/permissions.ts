@@ -130,6 +130,7 @@ export const AlwaysOptionSchema = z.object({
 });
 export type AlwaysOption = z.infer<typeof AlwaysOptionSchema>;
 
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 /** Whether text holds NUL or another C0/C1 control character (DEL too): no file name a person means does. */
 export const hasControlChar = (text: string): boolean => CONTROL_CHARS.test(text);
