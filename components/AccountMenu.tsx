@@ -3,6 +3,7 @@
 import { useMemo, useRef, useState } from "react";
 import { requestJson } from "@/lib/client/api";
 import { createSignOut } from "@/lib/client/sign-out";
+import { forgetThisBrowserDevice } from "@/lib/client/push/this-device-state";
 import { useWhoAmI } from "@/lib/client/use-who-am-i";
 import { personInitial, screenName } from "@/lib/client/who-am-i";
 import { LOCAL_OWNER, type WhoAmI } from "@/lib/protocol/access";
@@ -32,7 +33,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
   const [busy, setBusy] = useState<"this" | "everywhere" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const button = useRef<HTMLButtonElement>(null);
-  const signOut = useMemo(() => createSignOut({ request: requestJson }), []);
+  const signOut = useMemo(() => createSignOut({ request: requestJson, forgetDevice: forgetThisBrowserDevice }), []);
 
   const close = () => {
     setOpen(false);

@@ -208,6 +208,10 @@ describe("subscribing", { timeout: TIMEOUT }, () => {
     const ann = restClient(server.url, { token: (await addPeople(`file:${path.join(dir, "p.db")}`, ["ann"]))[0]!.token });
     expect((await ann.del(`/api/push/subscriptions/${id}`)).body.error.code).toBe("not_found:push_subscription");
     expect(PushDevicesSchema.parse(await ann.ok(ann.get("/api/push/subscriptions"))).devices).toEqual([]);
+    // Another person posting the same endpoint does not move it: 409, and the owner keeps it.
+    expect(await ann.post("/api/push/subscriptions", { ...device.body, device: "Ann's now" })).toMatchObject({ status: 409, body: { error: { code: "push_endpoint_taken" } } });
+    expect(PushDevicesSchema.parse(await ann.ok(ann.get("/api/push/subscriptions"))).devices).toEqual([]);
+    expect(PushDevicesSchema.parse(await rest.ok(rest.get("/api/push/subscriptions"))).devices).toEqual([expect.objectContaining({ id, device: "Laptop (renamed)" })]);
     const asker = restClient(server.url, { token: await createApiToken(path.join(dir, "p.db"), "asker", ["--scope", "ask"]) });
     for (const res of [await asker.get("/api/push/key"), await asker.get("/api/push/subscriptions"), await asker.post("/api/push/subscriptions", device.body)]) {
       expect(res.status).toBe(403);

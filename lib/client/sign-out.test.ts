@@ -23,6 +23,17 @@ describe("signing out", () => {
     expect(shown).toBe(1);
   });
 
+  it("removes this browser's notifications first, and signs out even when that fails", async () => {
+    const { request, asked } = fakeRequest({ ok: true, data: { signedOut: true } });
+    const order: string[] = [];
+    await createSignOut({ request, signedOut: () => order.push("shown"), forgetDevice: async () => void order.push("forgot") }).thisBrowser();
+    expect(order).toEqual(["forgot", "shown"]);
+    expect(asked).toHaveLength(1);
+    const failing = await createSignOut({ request, signedOut: () => order.push("shown again"), forgetDevice: () => Promise.reject(new Error("offline")) }).everywhere();
+    expect(failing.ok).toBe(true);
+    expect(order.at(-1)).toBe("shown again");
+  });
+
   it("everywhere: posts the sign-out, then shows the sign-in page", async () => {
     const { request, asked } = fakeRequest({ ok: true, data: { signedOut: "everywhere", at: "2026-01-01T00:00:00.000Z" } });
     let shown = 0;

@@ -9,17 +9,21 @@ export function showSignIn(): void {
 
 /**
  * Signing this browser out (its cookie is cleared), or every browser (every cookie issued so far
- * is refused, on every node, and their tabs disconnect). On success this tab goes to the sign-in
- * page; a failure is returned for the caller to show, and the tab stays.
+ * is refused, on every node, and their tabs disconnect). First this browser's notifications are
+ * removed (`forgetDevice`: the next person here may subscribe it; a failure does not stop the sign-out).
+ * On success this tab goes to the sign-in page; a failure is returned for the caller to show, and the tab stays.
  */
-export function createSignOut({ request, signedOut = showSignIn }: { request: RequestJson; signedOut?: () => void }) {
+export function createSignOut({ request, signedOut = showSignIn, forgetDevice = async () => {} }: { request: RequestJson; signedOut?: () => void; forgetDevice?: () => Promise<void> }) {
+  const forget = () => forgetDevice().catch(() => {});
   return {
     async thisBrowser(): Promise<Ack<unknown>> {
+      await forget();
       const res = await request("/api/auth/session", { method: "DELETE" });
       if (res.ok) signedOut();
       return res;
     },
     async everywhere(): Promise<Ack<SignOutEverywhereResult>> {
+      await forget();
       const res = await request<SignOutEverywhereResult>("/api/auth/sign-out-everywhere", { method: "POST", body: {} });
       if (res.ok) signedOut();
       return res;

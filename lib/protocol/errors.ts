@@ -43,6 +43,7 @@ export const ERROR_STATUS = {
   not_retryable: 409,
   command_conflict: 409,
   person_exists: 409,
+  push_endpoint_taken: 409,
   rate_limited: 429,
   unavailable: 503,
   database_busy: 503,

@@ -1,8 +1,8 @@
 import { useSyncExternalStore } from "react";
 import { requestJson } from "../api";
 import { browserTraits, pushSupport } from "./push-support";
-import { currentDevice, type PushDeps } from "./this-device";
-import type { ThisDevice } from "./this-device-store";
+import { currentDevice, removeDevice, type PushDeps } from "./this-device";
+import { readThisDevice, type ThisDevice } from "./this-device-store";
 
 /**
  * This tab's knowledge of its browser's push subscription, shared by the "Notify this device"
@@ -38,6 +38,19 @@ export function browserPushDeps(): PushDeps {
     caches: window.caches,
     origin: window.location.origin,
   };
+}
+
+/**
+ * Signing out: this browser's notifications are removed from the server and unsubscribed, so the
+ * next person signing in here may subscribe it (an endpoint stays its owner's until then).
+ */
+export async function forgetThisBrowserDevice(): Promise<void> {
+  if (!("caches" in window) || !("serviceWorker" in navigator)) return;
+  const deps = browserPushDeps();
+  const mine = await readThisDevice(deps.caches, deps.origin);
+  if (!mine) return;
+  const res = await removeDevice(deps, mine.id);
+  if (res.ok) setThisDevice(null);
 }
 
 /** Reads this browser's subscription again (after the worker registers, and when the panel opens). */

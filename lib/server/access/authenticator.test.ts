@@ -31,23 +31,44 @@ describe("the authenticator", () => {
     expect(await authenticator.authenticate({ cookie: `${browserSessions.cookieName}=forged.1.abc` })).toBeNull();
   });
 
-  it("limits a client's wrong bearer tokens; then refuses its bearer tokens, right ones too, and no other client's", async () => {
+  it("limits a client's wrong bearer tokens per token aimed at; then refuses a right token first tried then, never one already used, nor another credential's", async () => {
     fake = await startFakeParley({ access: { token: "server-token-0123456789", rateLimits: { badTokens: { points: 3, seconds: 60 } } } });
     const { authenticator, apiTokens, browserSessions } = fake.parley.access;
     await fake.parley.people.add("ann", { addedBy: LOCAL_OWNER });
     const { token } = await apiTokens.create({ ownerId: "ann", name: "script" });
-    // Right tokens are never counted.
-    for (let i = 0; i < 20; i++) expect(await authenticator.authenticate({ bearer: token, client: "10.0.0.1" })).not.toBeNull();
-    expect(await authenticator.authenticate({ bearer: "wrong-token-0123456789", client: "10.0.0.1" })).toBeNull();
-    expect(await authenticator.authenticate({ bearer: "pat_0123456789abcdef_nope", client: "10.0.0.1" })).toBeNull();
-    expect(await authenticator.authenticate({ bearer: "server-token-012345678", client: "10.0.0.1" })).toBeNull();
-    for (const bearer of ["server-token-0123456789", token, "another-guess-0123456789"]) {
-      await expect(authenticator.authenticate({ bearer, client: "10.0.0.1" })).rejects.toMatchObject({ code: "rate_limited" });
+    const unused = await apiTokens.create({ ownerId: "ann", name: "unused" });
+    const auth = (bearer: string, client = "10.0.0.1") => authenticator.authenticate({ bearer, client });
+    // Right tokens are never counted, however many at once.
+    for (let burst = 0; burst < 3; burst++) {
+      const all = await Promise.all(Array.from({ length: 60 }, () => auth(token)));
+      expect(all.every((p) => p !== null)).toBe(true);
     }
-    expect(await authenticator.authenticate({ bearer: "server-token-0123456789", client: "10.0.0.2" })).toMatchObject({ via: "server_token" });
+    expect(await auth("server-token-0123456789")).toMatchObject({ via: "server_token" });
+    // Three wrong tokens that are no API token's: the server token's key is over the limit.
+    for (const wrong of ["wrong-token-0123456789", "server-token-012345678", "another-guess-0123456789"]) expect(await auth(wrong)).toBeNull();
+    await expect(auth("yet-another-guess-0123456789")).rejects.toMatchObject({ code: "rate_limited" });
+    // The server token, right when used before, goes on; so does an API token of this address (another key).
+    expect(await auth("server-token-0123456789")).toMatchObject({ via: "server_token" });
+    expect(await auth(token)).toMatchObject({ via: "api_token" });
+    // Guesses aimed at one API token lock that token's key: its right secret, never used before, is refused then (its answer would tell).
+    const [, unusedId] = /^pat_([^_]+)_/.exec(unused.token)!;
+    for (let i = 0; i < 3; i++) expect(await auth(`pat_${unusedId}_guess-guess-guess-guess-${i}`)).toBeNull();
+    await expect(auth(unused.token)).rejects.toMatchObject({ code: "rate_limited" });
+    expect(await auth(unused.token, "10.0.0.2")).toMatchObject({ via: "api_token" });
     // A cookie is not a bearer token: a browser behind the same address still signs in.
     const cookie = `${browserSessions.cookieName}=${await browserSessions.issue(LOCAL_OWNER)}`;
     expect(await authenticator.authenticate({ cookie, client: "10.0.0.1" })).toMatchObject({ via: "cookie" });
+  });
+
+  it("a token revoked while trusted is checked again, and counted as wrong", async () => {
+    fake = await startFakeParley({ access: { token: "server-token-0123456789", rateLimits: { badTokens: { points: 2, seconds: 60 } } } });
+    const { authenticator, apiTokens } = fake.parley.access;
+    await fake.parley.people.add("ann", { addedBy: LOCAL_OWNER });
+    const { token, info } = await apiTokens.create({ ownerId: "ann", name: "script" });
+    expect(await authenticator.authenticate({ bearer: token, client: "10.0.0.1" })).not.toBeNull();
+    await apiTokens.revoke(info.id);
+    for (let i = 0; i < 2; i++) expect(await authenticator.authenticate({ bearer: token, client: "10.0.0.1" })).toBeNull();
+    await expect(authenticator.authenticate({ bearer: token, client: "10.0.0.1" })).rejects.toMatchObject({ code: "rate_limited" });
   });
 
   it("says who is an administrator: the server token and its cookies, and people added as one; never a token that may only ask", async () => {

@@ -1,4 +1,5 @@
-import { LOCAL_OWNER, type WhoAmI } from "../../protocol/access";
+import { createHash } from "node:crypto";
+import { API_TOKEN_PATTERN, LOCAL_OWNER, type WhoAmI } from "../../protocol/access";
 import type { ApiTokens } from "./api-tokens";
 import { sameSecret } from "./secrets";
 import type { BrowserSessions } from "./browser-sessions";
@@ -11,6 +12,20 @@ import type { RateLimits } from "./rate-limits";
  * same name who was removed before this person was added.
  */
 export const CLOCK_SKEW_MS = 5_000;
+
+/** How many right bearer tokens a node remembers as right, and for how long since last used. */
+const TRUSTED_MAX = 10_000;
+const TRUSTED_MS = 24 * 3_600_000;
+
+/**
+ * What a wrong bearer token counts against, beside the client's address: the API token it names
+ * (`pat_<id>_…`), or every other token together (the server token, anything else). So guesses at
+ * one token do not lock another credential of the same address (a proxy) out.
+ */
+export function badTokenKey(client: string, bearer: string): string {
+  const api = API_TOKEN_PATTERN.exec(bearer);
+  return `${client}|${api ? `api:${api[1]}` : "other"}`;
+}
 
 /** Who a request speaks for, and which credential (the rate limits count per credential). */
 export interface Principal extends WhoAmI {
@@ -63,6 +78,26 @@ export function bearerOf(authorization: string | null | undefined): string | nul
  */
 export function createAuthenticator({ serverToken, apiTokens, browserSessions, rateLimits, people }: AuthenticatorDeps) {
   const isPrincipal = (principal: Principal | null) => principal !== null;
+  /**
+   * Bearer tokens (their digests) that were right when last used here: one of them is checked even
+   * while its client's wrong tokens are over the limit (a right token first tried then is refused,
+   * or its answer would tell a right guess from a wrong one).
+   */
+  const trusted = new Map<string, number>();
+  const digestOf = (bearer: string) => createHash("sha256").update(bearer).digest("base64url");
+  function isTrusted(digest: string): boolean {
+    const at = trusted.get(digest);
+    if (at === undefined) return false;
+    if (Date.now() - at <= TRUSTED_MS) return true;
+    trusted.delete(digest);
+    return false;
+  }
+  function remember(digest: string, right: boolean): void {
+    trusted.delete(digest);
+    if (!right) return;
+    trusted.set(digest, Date.now());
+    if (trusted.size > TRUSTED_MAX) trusted.delete(trusted.keys().next().value!);
+  }
 
   /**
    * Whether the owner of a credential is an administrator; null when no such person exists (any
@@ -96,7 +131,10 @@ export function createAuthenticator({ serverToken, apiTokens, browserSessions, r
     async authenticate({ bearer, cookie, client }: Credentials): Promise<Principal | null> {
       if (bearer) {
         if (client === undefined) return bearerPrincipal(bearer);
-        return rateLimits.failuresOnly("badTokens", client, () => bearerPrincipal(bearer), isPrincipal);
+        const digest = digestOf(bearer);
+        const principal = await rateLimits.failuresOnly("badTokens", badTokenKey(client, bearer), () => bearerPrincipal(bearer), isPrincipal, { trusted: isTrusted(digest) });
+        remember(digest, principal !== null);
+        return principal;
       }
       const session = await browserSessions.verify(cookieValue(cookie, browserSessions.cookieName));
       const admin = session && (await adminOf(session.ownerId, session.issuedAt));

@@ -89,6 +89,25 @@ describe("rate limits", () => {
     expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(95);
   });
 
+  it("failuresOnly never counts a success, however many are in flight at once: three bursts of 60 right credentials are all let through", async () => {
+    const limits = createRateLimits({ badTokens: { points: 10, seconds: 60 } });
+    const slowSuccess = () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 5));
+    for (let burst = 0; burst < 3; burst++) {
+      const outcomes = await Promise.allSettled(Array.from({ length: 60 }, () => limits.failuresOnly("badTokens", "a", slowSuccess, (ok) => ok)));
+      expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(0);
+    }
+    // The allowance for failures is whole.
+    for (let i = 0; i < 10; i++) expect(await limits.failuresOnly("badTokens", "a", async () => false, (ok) => ok)).toBe(false);
+    await expect(limits.failuresOnly("badTokens", "a", async () => true, (ok) => ok)).rejects.toMatchObject({ code: "rate_limited" });
+  });
+
+  it("failuresOnly lets a trusted attempt through while the key is over the limit, and a refused attempt uses up nothing more", async () => {
+    const limits = createRateLimits({ badTokens: { points: 2, seconds: 60 } });
+    for (let i = 0; i < 2; i++) await limits.failuresOnly("badTokens", "a", async () => false, (ok) => ok);
+    for (let i = 0; i < 20; i++) await expect(limits.failuresOnly("badTokens", "a", async () => true, (ok) => ok)).rejects.toMatchObject({ code: "rate_limited" });
+    expect(await limits.failuresOnly("badTokens", "a", async () => "yes", () => true, { trusted: true })).toBe("yes");
+  });
+
   it("can be switched off", async () => {
     const limits = createRateLimits("off");
     for (let i = 0; i < 1_000; i++) await limits.take("signIn", "a");

@@ -35,14 +35,33 @@ export function createRateLimits(settings: RateLimitSettings = {}) {
     limiters.set(action, new RateLimiterMemory({ keyPrefix: action, points, duration: seconds }));
   }
 
+  /** Attempts of failuresOnly not yet known to have failed, by action and key, on this node. */
+  const inFlight = new Map<string, number>();
+
+  /** Attempts waiting for one of their key's to end. */
+  const waiting = new Map<string, Array<() => void>>();
+  /** An attempt ended (its failure counted): the ones waiting look again. */
+  function ended(flying: string): void {
+    const left = inFlight.get(flying)! - 1;
+    if (left === 0) inFlight.delete(flying);
+    else inFlight.set(flying, left);
+    const woken = waiting.get(flying);
+    waiting.delete(flying);
+    for (const wake of woken ?? []) wake();
+  }
+
+  function limitedError(action: LimitedAction, msBeforeNext: number): AppError {
+    const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    return new AppError("rate_limited", `Too many requests (${action}); try again in ${retryAfterSeconds} s.`, { details: { retryAfterSeconds } });
+  }
+
   async function take(action: LimitedAction, client: string): Promise<void> {
     if (off) return;
     try {
       await limiters.get(action)!.consume(client);
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
-      const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      throw new AppError("rate_limited", `Too many requests (${action}); try again in ${retryAfterSeconds} s.`, { details: { retryAfterSeconds } });
+      throw limitedError(action, res.msBeforeNext);
     }
   }
 
@@ -51,29 +70,43 @@ export function createRateLimits(settings: RateLimitSettings = {}) {
     take,
 
     /**
-     * Only failures use up the allowance: an attempt is counted before it is made (so a burst of
-     * guesses in flight at once cannot outrun the count) and given back when `succeeded` says so.
-     * Once a client's failures reach the limit, every attempt of it is refused until the window
-     * ends, a good one too: otherwise the answer would still tell a right guess from a wrong one.
+     * Only failures use up the allowance, counted once known. So that a burst sent at once cannot
+     * outrun the count, no more attempts of a key are in flight on this node than failures it has
+     * left: the others wait for one to end (a burst of right ones is let through a few at a time,
+     * one of guesses refused once they have failed). A success never takes a point. Once a key's failures reach the limit its
+     * attempts are refused until the window ends, a right one too (its answer would tell a right
+     * guess from a wrong one), unless `trusted`: a credential that succeeded before.
      */
-    async failuresOnly<T>(action: LimitedAction, client: string, attempt: () => Promise<T>, succeeded: (outcome: T) => boolean): Promise<T> {
+    async failuresOnly<T>(
+      action: LimitedAction,
+      key: string,
+      attempt: () => Promise<T>,
+      succeeded: (outcome: T) => boolean,
+      { trusted = false }: { trusted?: boolean } = {},
+    ): Promise<T> {
       if (off) return attempt();
-      await take(action, client);
-      // A failed give-back (Redis lost meanwhile) only leaves the attempt counted.
-      const giveBack = () =>
-        limiters
-          .get(action)!
-          .reward(client)
-          .catch(() => {});
+      const limiter = limiters.get(action)!;
+      const flying = `${action}\u0000${key}`;
+      const { points, duration } = sizes.get(action)!;
+      while (!trusted) {
+        // Redis lost meanwhile: nothing is known of the failures; the attempt is not refused for Redis's sake.
+        const counted = await limiter.get(key).catch(() => null);
+        const failed = counted?.consumedPoints ?? 0;
+        if (failed >= points) throw limitedError(action, counted?.msBeforeNext ?? duration * 1000);
+        if (failed + (inFlight.get(flying) ?? 0) < points) break;
+        await new Promise<void>((resolve) => waiting.set(flying, [...(waiting.get(flying) ?? []), resolve]));
+      }
+      inFlight.set(flying, (inFlight.get(flying) ?? 0) + 1);
       let outcome: T;
       try {
+        // Thrown (the database did not answer): not a failure of the client's, not held against it.
         outcome = await attempt();
       } catch (err) {
-        // Not a failure of the client's (the database did not answer): it is not held against it.
-        await giveBack();
+        ended(flying);
         throw err;
       }
-      if (succeeded(outcome)) await giveBack();
+      if (!succeeded(outcome)) await limiter.penalty(key, 1).catch(() => {});
+      ended(flying);
       return outcome;
     },
 

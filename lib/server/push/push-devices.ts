@@ -18,11 +18,18 @@ function checkKeys({ p256dh, auth }: PushSubscribeBody["keys"]): void {
 export function createPushDevices({ db, hosts = [] }: { db: Db; hosts?: readonly string[] }) {
   const store = createPushStore(db.exec);
   return {
-    /** Subscribes a browser (again: the same endpoint keeps its id, and is this owner's now). */
+    /**
+     * Subscribes a browser (again: the same endpoint keeps its id). An endpoint another person
+     * subscribed stays theirs: `push_endpoint_taken` (a browser signing out removes its own first).
+     */
     async subscribe(ownerId: string, { endpoint, keys, device }: PushSubscribeBody): Promise<{ id: string }> {
       checkPushEndpoint(endpoint, hosts);
       checkKeys(keys);
-      return { id: await store.subscribe({ id: newOrderedId(), ownerId, endpoint, p256dh: keys.p256dh, auth: keys.auth, device }) };
+      const id = await store.subscribe({ id: newOrderedId(), ownerId, endpoint, p256dh: keys.p256dh, auth: keys.auth, device });
+      if (id === null) {
+        throw new AppError("push_endpoint_taken", "This browser's notifications are another person's: they sign out of Parley here first (which removes them), then notify this device again.");
+      }
+      return { id };
     },
 
     async list(ownerId: string): Promise<PushDevices> {

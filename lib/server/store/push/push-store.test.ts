@@ -44,10 +44,12 @@ describe("push subscriptions", () => {
     expect((await fixture.pushSubscription.findUnique({ where: { id: "sub1" } }))!.p256dh).toBe("new");
 
     await enqueueQ1();
-    expect(await store.subscribe({ ...device(1), ownerId: "ann" })).toBe("sub1");
-    expect((await store.devices("ann")).map((d) => d.id)).toEqual(["sub1"]);
-    // What it had pending for its former owner is not sent to the new one.
-    expect(await rows()).toEqual(["sub2:question:pending"]);
+    // Another person posting the same endpoint changes nothing: it stays its owner's, with its keys and deliveries.
+    expect(await store.subscribe({ ...device(1), ownerId: "ann", p256dh: "ann's" })).toBeNull();
+    expect(await store.devices("ann")).toEqual([]);
+    expect((await store.devices("local")).map((d) => d.id)).toEqual(["sub2", "sub1"]);
+    expect((await fixture.pushSubscription.findUnique({ where: { id: "sub1" } }))!).toMatchObject({ ownerId: "local", p256dh: "new" });
+    expect((await rows()).sort()).toEqual(["sub1:question:pending", "sub2:question:pending"]);
   });
 
   it("removing is the owner's only; a dropped subscription takes its deliveries with it", async () => {

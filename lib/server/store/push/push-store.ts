@@ -10,9 +10,11 @@ export type PushKind = "question" | "closed";
 /** A parameter in a SELECT list: PostgreSQL must be told its type. */
 const text = (value: string) => sql<string>`CAST(${value} AS TEXT)`;
 
-const subscriptionByEndpoint = statement((q, p: { endpoint: string }) => q.selectFrom("PushSubscription").select(["id", "ownerId"]).where("endpoint", "=", p.endpoint));
 
-/** A device subscribing, or subscribing again: the same endpoint keeps its id and takes the new keys, name and owner. */
+/**
+ * A device subscribing, or subscribing again: the same endpoint keeps its id and takes the new keys
+ * and name. Only its owner's: an endpoint of another person's returns no row (nothing changes).
+ */
 const upsertSubscription = statement((q, p: { id: string; ownerId: string; endpoint: string; p256dh: string; auth: string; device: string }, engine) =>
   q
     .insertInto("PushSubscription")
@@ -25,13 +27,11 @@ const upsertSubscription = statement((q, p: { id: string; ownerId: string; endpo
         device: eb.ref("excluded.device"),
         presentSessionId: null,
         presentUntil: null,
-      })),
+      })).where("PushSubscription.ownerId", "=", p.ownerId),
     )
     .returning("id"),
 );
 
-/** What a subscription that changed hands had pending for its former owner goes nowhere. */
-const dropPendingOf = statement((q, p: { subscriptionId: string }) => q.deleteFrom("PushDelivery").where("subscriptionId", "=", p.subscriptionId).where("status", "=", "pending"));
 
 const subscriptionsOf = statement((q, p: { ownerId: string }) => q.selectFrom("PushSubscription").selectAll().where("ownerId", "=", p.ownerId).orderBy("createdAt", "desc").orderBy("id", "desc"));
 
@@ -242,12 +242,10 @@ export function toPushDevice(row: SubscriptionRow): PushDevice {
 /** Push subscriptions, mutes and the push outbox, on the database's clock (several nodes compare its times). */
 export function createPushStore(exec: SqlExecutor) {
   return {
-    /** Subscribes a device (again): its id, the same for the same endpoint. */
-    async subscribe(s: { id: string; ownerId: string; endpoint: string; p256dh: string; auth: string; device: string }): Promise<string> {
-      const before = (await exec.rows(subscriptionByEndpoint, { endpoint: s.endpoint }))[0];
+    /** Subscribes a device (again): its id, the same for the same endpoint; null when the endpoint is another person's (nothing changes). */
+    async subscribe(s: { id: string; ownerId: string; endpoint: string; p256dh: string; auth: string; device: string }): Promise<string | null> {
       const [row] = await exec.write(upsertSubscription, s);
-      if (before && before.ownerId !== s.ownerId) await exec.changes(dropPendingOf, { subscriptionId: before.id });
-      return row!.id;
+      return row?.id ?? null;
     },
     devices: async (ownerId: string) => (await exec.rows(subscriptionsOf, { ownerId })).map(toPushDevice),
     /** Whether the owner had it. */
