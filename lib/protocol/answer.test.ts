@@ -36,14 +36,15 @@ describe("normalizeAnswer", () => {
     rejects(() => normalizeAnswer(choice, ["production", "staging"]), /single answer/);
   });
 
-  it("accepts a one-element list for a single choice", () => {
-    expect(normalizeAnswer(choice, ["staging"])).toBe("staging");
+  it("refuses even a one-element list for a single choice: its answer is text", () => {
+    rejects(() => normalizeAnswer(choice, ["staging"]), /single answer as text/);
   });
 
   it("takes a list for multi, de-duplicated, and refuses an empty list", () => {
     const multi = { ...choice, multi: true };
     expect(normalizeAnswer(multi, ["staging", "production", "staging"])).toEqual(["staging", "production"]);
     rejects(() => normalizeAnswer(multi, []), /at least one/);
+    rejects(() => normalizeAnswer(multi, "staging"), /list of choices/);
     rejects(() => normalizeAnswer(multi, ["staging", "moon"]), /not one of the options/);
   });
 

@@ -27,14 +27,11 @@ export function normalizeAnswer(question: AnswerTarget, value: AnswerValue): Ans
   };
 
   if (question.multi) {
-    const list = Array.isArray(value) ? value : [value];
-    if (list.length === 0) throw invalid("Choose at least one option.");
-    return [...new Set(list.map(checkChoice))];
+    if (!Array.isArray(value)) throw invalid('This question takes a list of choices (["a", "b"]), even of one.');
+    if (value.length === 0) throw invalid("Choose at least one option.");
+    return [...new Set(value.map(checkChoice))];
   }
-  if (Array.isArray(value)) {
-    if (value.length !== 1) throw invalid("This question takes a single answer, not a list.");
-    return checkChoice(value[0]!);
-  }
+  if (Array.isArray(value)) throw invalid('This question takes a single answer as text ("a"), not a list.');
   return checkChoice(value);
 }
 

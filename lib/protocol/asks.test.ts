@@ -28,6 +28,21 @@ describe("an ask from outside", () => {
     expect(issues({ question: "Q", from: "x", timeout_seconds: 0 })[0]).toMatch(/^timeout_seconds: /);
   });
 
+  it("refuses what cannot be a question: no options or the same one twice, NUL or control characters or lone surrogates in any text, a callbackUrl with a password", () => {
+    expect(issues({ question: "Pick", options: [], from: "x" })).toEqual(["options: options needs at least one option (leave options out for a question answered in words)"]);
+    expect(issues({ question: "Pick", options: ["a", " a "], from: "x" })).toEqual(["options: each option must be different"]);
+    expect(issues({ question: "Bad\u0000", from: "x" })).toEqual(["question: the text holds a NUL character"]);
+    expect(issues({ question: "Bad \ud800", from: "x" })).toEqual(["question: the text holds a lone surrogate (it is not valid Unicode)"]);
+    expect(issues({ question: "Pick", options: ["a", "b\u001b[31m"], from: "x" })[0]).toMatch(/^options\.1: the text holds a control character/);
+    expect(issues({ question: "Q", default: "\u0000", from: "x" })[0]).toMatch(/^default: /);
+    expect(issues({ question: "Q", from: "c\u0007i" })[0]).toMatch(/^from: the text holds a control character/);
+    expect(issues({ question: "Q", from: "x", session: "s\u0000" })[0]).toMatch(/^session: /);
+    expect(issues({ question: "Two\nlines\tare fine", from: "x" })).toEqual([]);
+    expect(issues({ question: "Q", from: "x", callbackUrl: "https://user:secret@hooks.example/p" })[0]).toMatch(/^callbackUrl: a callbackUrl may not carry a user or password/);
+    expect(issues({ question: "Q", from: "x", callbackUrl: "https://hooks.example/p?who=a@b" })).toEqual([]);
+    expect(issues({ kind: "approval", tool_name: "deploy", input: {}, preview: "x\u0000", from: "x" })[0]).toMatch(/^preview: /);
+  });
+
   it("names who may answer and who it escalates to, and an approval of several people; refusing what cannot be", () => {
     const body = AskBodySchema.parse({
       question: "Deploy?",

@@ -5,6 +5,7 @@ import { SenderNameSchema } from "./channels";
 import { nestedAtMost } from "./json-input";
 import { EditRootsSchema, MAX_PREVIEW_CHARS, ToolInputJsonSchemaSchema, ToolNameSchema } from "./permissions";
 import { CallbackUrlSchema } from "./webhooks";
+import { checkText } from "./plain-text";
 import { ApprovalsInputSchema, AudienceFieldsSchema } from "./teams";
 
 /**
@@ -25,17 +26,23 @@ export const IdempotencyKeySchema = z.string().trim().min(1).max(200);
 export const AskFieldsSchema = z.strictObject({
   /** A question (the default), or see ApprovalAskBodySchema. */
   kind: z.literal("question").optional(),
-  question: z.string().trim().min(1, "An ask needs a question").max(16_384),
-  options: z.array(z.string().trim().min(1).max(MAX_OPTION_CHARS)).max(MAX_OPTIONS).optional(),
+  question: z.string().trim().min(1, "An ask needs a question").max(16_384).superRefine(checkText),
+  /** At least one, each different (after trimming); leave it out for a question answered in words. */
+  options: z
+    .array(z.string().trim().min(1).max(MAX_OPTION_CHARS).superRefine(checkText))
+    .min(1, "options needs at least one option (leave options out for a question answered in words)")
+    .max(MAX_OPTIONS)
+    .refine((options) => new Set(options).size === options.length, "each option must be different")
+    .optional(),
   multiple: z.boolean().optional(),
   allow_custom: z.boolean().optional(),
   /** The answer a timeout gives (an option, or options for `multiple`). */
-  default: z.union([z.string(), z.array(z.string())]).optional(),
+  default: z.union([z.string().superRefine(checkText), z.array(z.string().superRefine(checkText))]).optional(),
   timeout_seconds: z.number().int().positive().max(MAX_ASK_TIMEOUT_SECONDS).optional(),
   /** A flat object schema of primitive fields, as MCP elicitation's form mode; the answer is its content. */
   form: z.record(z.string(), z.unknown()).optional(),
   /** A session id or title; absent: the session named after `from`, made on its first ask. */
-  session: z.string().trim().min(1).max(200).optional(),
+  session: z.string().trim().min(1).max(200).superRefine(checkText).optional(),
   /** Who asks, shown on the card: a script's or a client's name. */
   from: SenderNameSchema,
   /** Where the settlement is POSTed (a signed webhook); the host must be allowed by PARLEY_WEBHOOK_HOSTS. The ask API's alone. */
@@ -92,7 +99,7 @@ export const ApprovalAskFieldsSchema = z.strictObject({
   tool_name: ToolNameSchema,
   input: z.record(z.string(), nestedAtMost(32)),
   /** What the card shows instead of the input's own preview (a diff, a summary). */
-  preview: z.string().max(MAX_PREVIEW_CHARS).optional(),
+  preview: z.string().max(MAX_PREVIEW_CHARS).superRefine(checkText).optional(),
   /** The tool's input as JSON Schema: with it the answerer may edit the input before allowing ("Edit and allow"); the question's `editedInput` is then what to run. */
   input_schema: ToolInputJsonSchemaSchema.optional(),
   /** The folders your tool works in (absolute): an edited path may be absolute only under one of them. */

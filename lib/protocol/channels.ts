@@ -1,3 +1,4 @@
+import { checkText } from "./plain-text";
 import { z } from "zod";
 import type { Question } from "./question";
 import { approvalBoundText } from "./command-bound";
@@ -23,7 +24,8 @@ export const SenderNameSchema = z
   .trim()
   .min(1, "from names the sender")
   .max(MAX_SENDER_CHARS)
-  .regex(/^[^\r\n\t]+$/, "from is one line");
+  .regex(/^[^\r\n\t]+$/, "from is one line")
+  .superRefine(checkText);
 
 /** The text's length is checked by the route (413 when too long), so no `max` here. */
 export const ChannelTextBodySchema = z.strictObject({

@@ -3,6 +3,7 @@ import { RunSchema } from "./entities";
 import { parseOrThrow } from "./errors";
 import { EditedInputSchema, ReplyValueSchema, RunInputSchema } from "./json-input";
 import { GrantUntilSchema } from "./permissions";
+import { checkText } from "./plain-text";
 import { RunPolicySchema } from "./policy";
 import { MAX_ANSWER_CHARS, QuestionSchema } from "./question";
 
@@ -43,7 +44,7 @@ export const SendInputSchema = z.strictObject({
 /** Decline a pending question. */
 export const RejectInputSchema = z.strictObject({
   questionId: IdSchema,
-  message: z.string().max(MAX_ANSWER_CHARS).nullable().default(null),
+  message: z.string().max(MAX_ANSWER_CHARS).superRefine(checkText).nullable().default(null),
   digest: DigestSchema,
   commandId: CommandIdSchema.optional(),
 });

@@ -11,7 +11,9 @@ export const CallbackUrlSchema = z
   .string()
   .trim()
   .max(MAX_CALLBACK_URL_CHARS, `a callbackUrl has at most ${MAX_CALLBACK_URL_CHARS} characters`)
-  .pipe(z.url({ protocol: /^https?$/, error: "a callbackUrl must be an http(s) URL such as http://127.0.0.1:8080/parley" }));
+  .pipe(z.url({ protocol: /^https?$/, error: "a callbackUrl must be an http(s) URL such as http://127.0.0.1:8080/parley" }))
+  // A password in the URL would be stored with the question and shown to whoever reads it.
+  .refine((url) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url), "a callbackUrl may not carry a user or password (user:password@): sign the callback instead, as webhooks are");
 
 /** The one event a callback receives. */
 export const WEBHOOK_EVENT = "question.settled";

@@ -97,15 +97,52 @@ describe("rate limits", () => {
       expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(0);
     }
     // The allowance for failures is whole.
-    for (let i = 0; i < 10; i++) expect(await limits.failuresOnly("badTokens", "a", async () => false, (ok) => ok)).toBe(false);
-    await expect(limits.failuresOnly("badTokens", "a", async () => true, (ok) => ok)).rejects.toMatchObject({ code: "rate_limited" });
+    for (let i = 0; i < 10; i++)
+      expect(
+        await limits.failuresOnly(
+          "badTokens",
+          "a",
+          async () => false,
+          (ok) => ok,
+        ),
+      ).toBe(false);
+    await expect(
+      limits.failuresOnly(
+        "badTokens",
+        "a",
+        async () => true,
+        (ok) => ok,
+      ),
+    ).rejects.toMatchObject({ code: "rate_limited" });
   });
 
   it("failuresOnly lets a trusted attempt through while the key is over the limit, and a refused attempt uses up nothing more", async () => {
     const limits = createRateLimits({ badTokens: { points: 2, seconds: 60 } });
-    for (let i = 0; i < 2; i++) await limits.failuresOnly("badTokens", "a", async () => false, (ok) => ok);
-    for (let i = 0; i < 20; i++) await expect(limits.failuresOnly("badTokens", "a", async () => true, (ok) => ok)).rejects.toMatchObject({ code: "rate_limited" });
-    expect(await limits.failuresOnly("badTokens", "a", async () => "yes", () => true, { trusted: true })).toBe("yes");
+    for (let i = 0; i < 2; i++)
+      await limits.failuresOnly(
+        "badTokens",
+        "a",
+        async () => false,
+        (ok) => ok,
+      );
+    for (let i = 0; i < 20; i++)
+      await expect(
+        limits.failuresOnly(
+          "badTokens",
+          "a",
+          async () => true,
+          (ok) => ok,
+        ),
+      ).rejects.toMatchObject({ code: "rate_limited" });
+    expect(
+      await limits.failuresOnly(
+        "badTokens",
+        "a",
+        async () => "yes",
+        () => true,
+        { trusted: true },
+      ),
+    ).toBe("yes");
   });
 
   it("can be switched off", async () => {

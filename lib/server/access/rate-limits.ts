@@ -77,13 +77,7 @@ export function createRateLimits(settings: RateLimitSettings = {}) {
      * attempts are refused until the window ends, a right one too (its answer would tell a right
      * guess from a wrong one), unless `trusted`: a credential that succeeded before.
      */
-    async failuresOnly<T>(
-      action: LimitedAction,
-      key: string,
-      attempt: () => Promise<T>,
-      succeeded: (outcome: T) => boolean,
-      { trusted = false }: { trusted?: boolean } = {},
-    ): Promise<T> {
+    async failuresOnly<T>(action: LimitedAction, key: string, attempt: () => Promise<T>, succeeded: (outcome: T) => boolean, { trusted = false }: { trusted?: boolean } = {}): Promise<T> {
       if (off) return attempt();
       const limiter = limiters.get(action)!;
       const flying = `${action}\u0000${key}`;

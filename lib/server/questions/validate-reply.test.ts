@@ -77,3 +77,21 @@ describe("a reply to a form", () => {
     expect(err.details).toBeUndefined();
   });
 });
+
+describe("every reply's text", () => {
+  const choice = { kind: "question", replySchema: null, options: ["a", "b"], multi: false, allowCustom: true } as unknown as Question;
+  const multi = { ...choice, multi: true } as Question;
+
+  it("refuses a NUL, a control character or a lone surrogate anywhere in the answer (422 invalid_answer), on every kind", () => {
+    expect(failure(() => validateReply(choice, DEFAULT_POLICY, "a\u0000"))).toMatchObject({ code: "invalid_answer", message: "The answer holds a NUL character." });
+    expect(failure(() => validateReply(multi, DEFAULT_POLICY, ["a", "\ud800"]))).toMatchObject({ code: "invalid_answer", message: expect.stringContaining("/1 holds a lone surrogate") });
+    expect(failure(() => validateReply(question(trip), DEFAULT_POLICY, { destination: "Rome\u001b", nights: 2, currency: "EUR" }))).toMatchObject({ code: "invalid_answer" });
+    expect(validateReply(choice, DEFAULT_POLICY, "two\nlines")).toBe("two\nlines");
+  });
+
+  it("a single choice is answered with text, a multi-choice with a list", () => {
+    expect(failure(() => validateReply(choice, DEFAULT_POLICY, ["a"]))).toMatchObject({ code: "invalid_answer" });
+    expect(failure(() => validateReply(multi, DEFAULT_POLICY, "a"))).toMatchObject({ code: "invalid_answer" });
+    expect(validateReply(multi, DEFAULT_POLICY, ["a"])).toEqual(["a"]);
+  });
+});

@@ -4,6 +4,7 @@ import { describeFormErrors, parseFormSchema, validateForm } from "../../protoco
 import { MAX_REPLY_DEPTH } from "../../protocol/json-input";
 import type { RunPolicy } from "../../protocol/policy";
 import { checkPlainJson } from "../../protocol/plain-json";
+import { jsonTextProblem } from "../../protocol/plain-text";
 import type { JsonValue, Question } from "../../protocol/question";
 import { alwaysOption, approvalAnswer } from "./approvals";
 import { validateAgainstSchema } from "./reply-schema";
@@ -14,6 +15,8 @@ import { validateAgainstSchema } from "./reply-schema";
  */
 export function checkReplyLimits(policy: RunPolicy, value: unknown): void {
   checkPlainJson(value, { maxBytes: policy.maxReplyBytes, maxDepth: MAX_REPLY_DEPTH });
+  const problem = jsonTextProblem(value, MAX_REPLY_DEPTH);
+  if (problem) throw new AppError("invalid_answer", `${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
 }
 
 /**

@@ -10,7 +10,6 @@ export type PushKind = "question" | "closed";
 /** A parameter in a SELECT list: PostgreSQL must be told its type. */
 const text = (value: string) => sql<string>`CAST(${value} AS TEXT)`;
 
-
 /**
  * A device subscribing, or subscribing again: the same endpoint keeps its id and takes the new keys
  * and name. Only its owner's: an endpoint of another person's returns no row (nothing changes).
@@ -20,18 +19,20 @@ const upsertSubscription = statement((q, p: { id: string; ownerId: string; endpo
     .insertInto("PushSubscription")
     .values({ id: p.id, ownerId: p.ownerId, endpoint: p.endpoint, p256dh: p.p256dh, auth: p.auth, device: p.device, createdAt: dbNow(engine) })
     .onConflict((oc) =>
-      oc.column("endpoint").doUpdateSet((eb) => ({
-        ownerId: eb.ref("excluded.ownerId"),
-        p256dh: eb.ref("excluded.p256dh"),
-        auth: eb.ref("excluded.auth"),
-        device: eb.ref("excluded.device"),
-        presentSessionId: null,
-        presentUntil: null,
-      })).where("PushSubscription.ownerId", "=", p.ownerId),
+      oc
+        .column("endpoint")
+        .doUpdateSet((eb) => ({
+          ownerId: eb.ref("excluded.ownerId"),
+          p256dh: eb.ref("excluded.p256dh"),
+          auth: eb.ref("excluded.auth"),
+          device: eb.ref("excluded.device"),
+          presentSessionId: null,
+          presentUntil: null,
+        }))
+        .where("PushSubscription.ownerId", "=", p.ownerId),
     )
     .returning("id"),
 );
-
 
 const subscriptionsOf = statement((q, p: { ownerId: string }) => q.selectFrom("PushSubscription").selectAll().where("ownerId", "=", p.ownerId).orderBy("createdAt", "desc").orderBy("id", "desc"));
 
