@@ -20,7 +20,9 @@ interface ChatTranscriptProps {
   /** Runs with a question pending (their line says they wait for you). */
   /** The runs that wait for an answer, and whether for the viewer's or only other people's. */
   waitingRunIds: ReadonlyMap<string, Exclude<WaitingOn, false>>;
+  /** Stops a run, for the runs the viewer may stop (`mayStop`). */
   onStopRun?: (run: Run) => unknown;
+  mayStop?: (run: Run) => boolean;
   stopping: boolean;
   /** The person reading (their own answers read "by you"). */
   viewer?: string | null;
@@ -70,7 +72,7 @@ function anchorIn(scroller: HTMLElement, list: HTMLElement): Anchor | null {
   return el ? { el, top: el.getBoundingClientRect().top - top } : null;
 }
 
-export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunIds, onStopRun, stopping, viewer = null, onLoadOlder, loadingOlder = false }: ChatTranscriptProps) {
+export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunIds, onStopRun, mayStop = () => true, stopping, viewer = null, onLoadOlder, loadingOlder = false }: ChatTranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
   const retryRun = onRetry ? retryRunOf(items) : null;
@@ -203,7 +205,7 @@ export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunI
                     run={item.run}
                     waiting={waitingRunIds.get(item.run.id) ?? false}
                     stopping={stopping}
-                    onStop={onStopRun && item.run.parentRunId === null ? () => onStopRun(item.run) : undefined}
+                    onStop={onStopRun && item.run.parentRunId === null && mayStop(item.run) ? () => onStopRun(item.run) : undefined}
                   />
                 );
               case "question":

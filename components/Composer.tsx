@@ -90,7 +90,7 @@ export function Composer({ sessionId, onSend, disabled = false, busy = false, on
           placeholder="Message Parley…"
           className="max-h-[200px] min-h-[40px] flex-1 resize-none bg-transparent px-2 py-2 text-[15px] leading-6 text-stone-900 outline-none placeholder:text-stone-400"
         />
-        {busy ? (
+        {busy && onStop ? (
           <StopButton testId="composer-stop" size="large" onStop={onStop} stopping={stopping} />
         ) : (
           <button

@@ -145,6 +145,31 @@ describe("a shared session", () => {
   );
 
   it(
+    "who may stop a run: its starter and the chat's owner; another member gets 403 forbidden (and the run goes on); an administrator may",
+    async () => {
+      const [erin] = await addPeople(`file:${path.join(dir, "p.db")}`, ["erin"], { admin: true });
+      const asErin = restClient(server.url, { token: erin!.token });
+      const session = await alice.ok(alice.post<Session>("/api/sessions", {}));
+      for (const user of ["bob", "carol", "erin"]) await alice.ok(alice.post(`/api/sessions/${session.id}/members`, { user }));
+      const start = (who: RestClient) => who.ok(who.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: "Stop me?" } }));
+
+      const bobs = await start(bob);
+      expect(bobs).toMatchObject({ ownerId: "alice", starterId: "bob" });
+      const refused = await carol.post(`/api/runs/${bobs.id}/stop`, {});
+      expect(refused).toMatchObject({ status: 403, body: { error: { code: "forbidden", message: "Only bob, who started it, this chat's owner (alice) or an administrator may stop this run." } } });
+      expect((await alice.ok(alice.get<Run>(`/api/runs/${bobs.id}`))).status).not.toBe("cancelled");
+      expect(await bob.ok(bob.post(`/api/runs/${bobs.id}/stop`, {}))).toMatchObject({ outcome: "stopped" });
+
+      const another = await start(bob);
+      expect(await alice.ok(alice.post(`/api/runs/${another.id}/stop`, {}))).toMatchObject({ outcome: "stopped" });
+      const third = await start(carol);
+      expect((await bob.post(`/api/runs/${third.id}/stop`, {})).status).toBe(403);
+      expect(await asErin.ok(asErin.post(`/api/runs/${third.id}/stop`, {}))).toMatchObject({ outcome: "stopped" });
+    },
+    TIMEOUT,
+  );
+
+  it(
     "an administrator who is a member may rename, share and delete it, as its owner may",
     async () => {
       const [dora] = await addPeople(`file:${path.join(dir, "p.db")}`, ["dora"], { admin: true });

@@ -46,6 +46,7 @@ const run = (id: string, second: number, over: Partial<Run> = {}): Run => ({
   attempts: 1,
   holdsTurn: false,
   startedBy: null,
+  starterId: null,
   createdAt: at(second),
   updatedAt: at(second),
   finishedAt: null,

@@ -84,6 +84,8 @@ export const RunSchema = z.object({
   holdsTurn: z.boolean(),
   /** Started through the REST API or the CLI (null: a chat turn, or a child run of another run). */
   startedBy: RunStarterSchema.nullable(),
+  /** The person who started it (sent the chat message, called the API); null for a run older than this was kept. */
+  starterId: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),

@@ -1,5 +1,6 @@
 "use client";
 
+import { mayStopRun } from "@/lib/protocol/run-stop";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import type { Run } from "@/lib/protocol/entities";
@@ -68,8 +69,10 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
     await Promise.all(runs.map((r) => stopRun(r.id)));
     setStopping(false);
   };
+  // Stop shows for the runs this person may stop: they started it, own the chat, or are an administrator.
+  const mayStop = (run: Run) => me === null || mayStopRun(run, me);
   // While the composer shows, the turn's Stop sits in it and the header's stops the runs beside it.
-  const headerStops = pending.length > 0 ? running : running.filter((r) => r.id !== turn?.id);
+  const headerStops = (pending.length > 0 ? running : running.filter((r) => r.id !== turn?.id)).filter(mayStop);
 
   const sidebarProps = {
     sessions: list.sessions,
@@ -128,6 +131,7 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
           waitingRunIds={waitingRunIds}
           // With runs side by side each line has its own Stop; one run is stopped from the header.
           onStopRun={running.length > 1 ? (run) => stop([run]) : undefined}
+          mayStop={mayStop}
           stopping={stopping}
           viewer={viewer}
           onLoadOlder={state.before === null ? undefined : () => void loadOlder(state.before!)}
@@ -139,7 +143,7 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
           {pending.length > 0 ? (
             <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} me={myName} />
           ) : (
-            <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={() => turn && void stop([turn])} stopping={stopping} />
+            <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={turn && mayStop(turn) ? () => void stop([turn]) : undefined} stopping={stopping} />
           )}
         </div>
       </main>

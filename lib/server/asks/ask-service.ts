@@ -87,7 +87,7 @@ export function createAskService({
     // Refused before a run starts: its question could only fail to be asked.
     await checkPeopleNamed(members, sessionId, peopleNamed(body));
     const commandId = idempotencyKey === undefined ? undefined : `ask:${credential}:${idempotencyKey}`;
-    const run = await runs.startRun({ sessionId, functionName, input, commandId, startedBy });
+    const run = await runs.startRun({ sessionId, functionName, input, commandId, startedBy, starterId: ownerId });
     return questionOf(run.id);
   }
 

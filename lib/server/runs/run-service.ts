@@ -58,6 +58,8 @@ interface StartRunRequest {
   turnOf?: string;
   /** Started through the REST API or the CLI (shown in the transcript). */
   startedBy?: RunStarter;
+  /** The person who starts it: they may stop it (beside the chat's owner and administrators). */
+  starterId?: string;
   /** Writes what belongs to the same command (a chat message) in the run's transaction; it gets the new run's id. */
   alongWith?: (tx: SqlTx, runId: string) => Promise<unknown>;
   /** Announces what `alongWith` wrote, once it has committed and before the run is announced. */
@@ -290,6 +292,7 @@ export function createRunService(deps: RunServiceDeps) {
     alongWith,
     committed,
     startedBy,
+    starterId,
     sessionOwnerId,
   }: StartRunRequest): Promise<StartedRun> {
     if (!hasFunction(functionName)) throw new AppError("not_found:function", `No agent function named "${functionName}".`);
@@ -310,7 +313,7 @@ export function createRunService(deps: RunServiceDeps) {
         const id = newOrderedId();
         const r = buildReceipt<StartRunReceipt>({ commandId: cid, kind: "start_run", apply_state: "applied", runId: id });
         started = await store.create(
-          { id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf, startedBy },
+          { id, sessionId, ownerId, functionName, input, policy: fixedPolicy.data, canAsk, turnOf, startedBy, starterId },
           async (tx) => {
             await alongWith?.(tx, id);
             await record(tx, r);

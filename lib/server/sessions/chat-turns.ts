@@ -47,6 +47,8 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
       functionName: chatFunction,
       input: { text, history },
       turnOf: sessionId,
+      // A text channel's message speaks for the person its sender is linked to (the answerer), else for no one.
+      ...(answerer && { starterId: answerer.person }),
       alongWith: async (tx, runId) => {
         await refuseWhileWaiting(tx, sessionId);
         // The message belongs to the turn it starts: the transcript keeps them together.
@@ -64,7 +66,7 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
    * second user message. Only the session's latest turn, and only once: not_retryable otherwise
    * (checked again in the new run's transaction, so two tabs' Retry start one turn).
    */
-  async function retryTurn({ runId }: { runId: string }): Promise<Run> {
+  async function retryTurn({ runId, by }: { runId: string; by?: string }): Promise<Run> {
     const failed = await runs.getRun({ id: runId });
     const notRetryable = (why: string) => new AppError("not_retryable", `Run ${runId} cannot be retried: ${why}.`);
     if (failed.functionName !== chatFunction) throw notRetryable("only a chat turn can be");
@@ -76,6 +78,7 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
       functionName: chatFunction,
       input: { ...input, retryOf: runId },
       turnOf: sessionId,
+      ...(by && { starterId: by }),
       alongWith: async (tx, newRunId) => {
         await refuseWhileWaiting(tx, sessionId);
         if (await runs.store.startedSince(tx, { sessionId, functionName: chatFunction, since: failed.createdAt, failed: runId, retry: newRunId })) {

@@ -87,6 +87,7 @@ export function toRun(row: Row<"Run">): Run {
     attempts: row.attempts,
     holdsTurn: row.turnOf !== null,
     startedBy: starterOf(row.startedBy),
+    starterId: row.starterId ?? null,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     finishedAt: isoOrNull(row.finishedAt),

@@ -172,7 +172,7 @@ export const liveSession = statement((q, p: { id: string }) => q.selectFrom("Cha
 
 /** A run's row as it is inserted. */
 export type RunInsert = Required<Omit<Insertable<DB["Run"]>, "result" | "progress" | "leaseOwner" | "leaseUntil" | "leaseEpoch">> & { createdAt: Date; updatedAt: Date };
-const RUN_STARTED = ["id", "sessionId", "ownerId", "functionName", "input", "policy", "canAsk", "parentRunId", "parentSeq", "rootRunId", "turnOf", "startedBy"] as const;
+const RUN_STARTED = ["id", "sessionId", "ownerId", "functionName", "input", "policy", "canAsk", "parentRunId", "parentSeq", "rootRunId", "turnOf", "startedBy", "starterId"] as const;
 const RUN_STANDING = ["status", "error", "finishedAt", "attempts", "activeMs", "createdAt", "updatedAt"] as const;
 export const insertRun = statement((q, p: RunInsert) =>
   q

@@ -31,6 +31,8 @@ export interface NewRun {
   turnOf?: string | null;
   /** Started through the REST API or the CLI. */
   startedBy?: RunStarter | null;
+  /** The person who started it (a child run takes its parent's). */
+  starterId?: string | null;
 }
 
 export interface FinalOutcome {
@@ -71,6 +73,7 @@ function runRow(run: NewRun, child?: ChildOf): S.RunInsert {
     rootRunId: child?.parent.rootRunId ?? run.id,
     turnOf: run.turnOf ?? null,
     startedBy: run.startedBy ? JSON.stringify(run.startedBy) : null,
+    starterId: child ? child.parent.starterId : (run.starterId ?? null),
     attempts: child ? 0 : 1,
     activeMs: 0,
     createdAt: at,

@@ -9,7 +9,7 @@ export const POST = jsonRoute<{ id: string }>(
     const runId = one(params.id);
     await caller.see.run(runId);
     await readJson(req, RetryRunBodySchema, { optional: true });
-    return parley.retryTurn({ runId });
+    return parley.retryTurn({ runId, by: caller.ownerId });
   },
   { status: 201 },
 );

@@ -1,5 +1,7 @@
 import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
 import { StopRunBodySchema } from "@/lib/protocol/commands";
+import { AppError } from "@/lib/protocol/errors";
+import { mayStopRun, stopRefusal } from "@/lib/protocol/run-stop";
 
 export const dynamic = "force-dynamic";
 
@@ -11,5 +13,7 @@ export const POST = jsonRoute<{ id: string }>(async ({ req, params, parley, call
   const id = one(params.id);
   await caller.see.run(id);
   const { commandId } = await readJson(req, StopRunBodySchema, { optional: true });
+  const run = await parley.runs.getRun({ id });
+  if (!mayStopRun(run, { name: caller.ownerId, admin: caller.admin })) throw new AppError("forbidden", stopRefusal(run));
   return parley.runs.stopRun({ id, commandId, by: "rest" });
 });
