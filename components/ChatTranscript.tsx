@@ -72,7 +72,19 @@ function anchorIn(scroller: HTMLElement, list: HTMLElement): Anchor | null {
   return el ? { el, top: el.getBoundingClientRect().top - top } : null;
 }
 
-export function ChatTranscript({ items, loading, onRetry, onSuggest, waitingRunIds, onStopRun, mayStop = () => true, stopping, viewer = null, onLoadOlder, loadingOlder = false }: ChatTranscriptProps) {
+export function ChatTranscript({
+  items,
+  loading,
+  onRetry,
+  onSuggest,
+  waitingRunIds,
+  onStopRun,
+  mayStop = () => true,
+  stopping,
+  viewer = null,
+  onLoadOlder,
+  loadingOlder = false,
+}: ChatTranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
   const retryRun = onRetry ? retryRunOf(items) : null;

@@ -158,13 +158,13 @@ describe("a shared session", () => {
       const refused = await carol.post(`/api/runs/${bobs.id}/stop`, {});
       expect(refused).toMatchObject({ status: 403, body: { error: { code: "forbidden", message: "Only bob, who started it, this chat's owner (alice) or an administrator may stop this run." } } });
       expect((await alice.ok(alice.get<Run>(`/api/runs/${bobs.id}`))).status).not.toBe("cancelled");
-      expect(await bob.ok(bob.post(`/api/runs/${bobs.id}/stop`, {}))).toMatchObject({ outcome: "stopped" });
+      expect(await bob.ok(bob.post(`/api/runs/${bobs.id}/stop`, {}))).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
 
       const another = await start(bob);
-      expect(await alice.ok(alice.post(`/api/runs/${another.id}/stop`, {}))).toMatchObject({ outcome: "stopped" });
+      expect(await alice.ok(alice.post(`/api/runs/${another.id}/stop`, {}))).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
       const third = await start(carol);
       expect((await bob.post(`/api/runs/${third.id}/stop`, {})).status).toBe(403);
-      expect(await asErin.ok(asErin.post(`/api/runs/${third.id}/stop`, {}))).toMatchObject({ outcome: "stopped" });
+      expect(await asErin.ok(asErin.post(`/api/runs/${third.id}/stop`, {}))).toMatchObject({ status: "cancelled", receipt: { outcome: "stopped" } });
     },
     TIMEOUT,
   );

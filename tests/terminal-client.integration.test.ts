@@ -8,6 +8,7 @@ import { eventOn, isFinalStatus, openTab, poll, restClient, type RestClient, typ
 import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 import { Terminal, tmuxMissing } from "./helpers/terminal";
 import { tripForm } from "./helpers/questions";
+import { FOCUS_HINT, WAITING_HINT } from "../lib/terminal/use-key-guard";
 
 /**
  * `parley chat` in a real pseudo-terminal (tmux) against the production server, beside a socket
@@ -64,6 +65,18 @@ async function ask(sessionId: string, input: Record<string, unknown>): Promise<R
   return rest.ok(rest.post<Run>(`/api/sessions/${sessionId}/runs`, { function: "test.ask", input }));
 }
 
+/**
+ * Waits until a question shown in the terminal takes answers, as a person reading it would: its
+ * first moments pass (the hint says so meanwhile); if keys typed just before it came make the next
+ * key only take the keys, a key that answers nothing ("x") takes them.
+ */
+async function ready(term: Terminal): Promise<void> {
+  const screen = await term.until((s) => !s.includes(WAITING_HINT), { history: false }, "kept its keys waiting", 10_000);
+  if (!screen.includes(FOCUS_HINT)) return;
+  term.type("x");
+  await term.waitForGone(FOCUS_HINT);
+}
+
 async function finished(runId: string): Promise<Run> {
   return poll(`run ${runId} to finish`, async () => {
     const run = await rest.ok(rest.get<Run>(`/api/runs/${runId}`));
@@ -85,7 +98,11 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     expect(screen).toMatch(/❯ 1\. red[\s\S]*2\. green[\s\S]*3\. blue/);
 
     const retracted = eventOn(browser, "question.replied");
+    await ready(term);
+    // A number selects; Enter sends (a key meant for one question never answers the next).
     await term.press("2");
+    await term.waitFor(/❯ 2\. green/);
+    await term.press("Enter");
     expect(await retracted).toMatchObject({ status: "answered", answer: "green", closedBy: "terminal" });
     // Signed in with the server token: the person at this terminal, the administrator, reads "by you".
     await term.waitFor('Answered "green" by you, in a terminal');
@@ -110,7 +127,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     // Below the note, the input line is back. Waited for, not read off the frame where the prompt
     // went: ink writes the note above, then redraws the lines below it, and tmux can catch the
     // screen between the two (CI saw the note with nothing under it).
-    await term.waitFor(/Answered false by you, in a browser tab \(before it was answered here\)\n[\s\S]*› /);
+    await term.waitFor(/Answered No by you, in a browser tab \(before it was answered here\)\n[\s\S]*› /);
     // The key that would have said yes now types into the input line instead.
     term.type("y");
     await term.waitFor("› y");
@@ -124,12 +141,14 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
 
     const text = await ask(session.id, { prompt: "Project name?" });
     await term.waitFor("Project name?");
+    await ready(term);
     term.type("parley-next");
     await term.press("Enter");
     expect(await finished(text.id)).toMatchObject({ result: { value: "parley-next" } });
 
     const declined = await ask(session.id, { prompt: "Which region?", options: ["eu", "us"] });
     await term.waitFor("Which region?");
+    await ready(term);
     await term.press("Escape");
     await term.waitFor("Reason (optional):");
     term.type("not decided yet");
@@ -139,8 +158,12 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
 
     const confirm = await ask(session.id, { prompt: "Proceed?", confirm: true });
     await term.waitFor("Proceed?");
+    await ready(term);
     term.type("y");
+    await term.waitFor(/❯ 1\. Yes/);
+    await term.press("Enter");
     expect(await finished(confirm.id)).toMatchObject({ result: { value: true } });
+    await term.waitFor("Answered Yes by you, in a terminal");
   });
 
   it("fills a form field by field, shows a field's error beside it, and sends typed content", async () => {
@@ -150,6 +173,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     const schema = tripForm;
     const run = await rest.ok(rest.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.form", input: { prompt: "Book a trip", schema } }));
     await term.waitFor(/Book a trip[\s\S]*❯ Destination\*:[\s\S]*Nights\*:[\s\S]*Currency\*:[\s\S]*Travel insurance: \[ \] No/);
+    await ready(term);
     term.type("Lisbon");
     await term.press("Enter");
     await term.waitFor("❯ Nights*:");
@@ -187,6 +211,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     server = await startServerProcess({ port, databaseFile });
     await term.waitFor("● connected", 30_000);
     await term.waitFor("Before you came?");
+    await ready(term);
 
     await term.press("Down", "Enter");
     expect(await finished(run.id)).toMatchObject({ status: "succeeded", result: { value: "b" } });

@@ -4,6 +4,7 @@ import type { Message, Run, Session } from "../protocol/entities";
 import type { Receipt, ReplyReceipt, StopReceipt } from "../protocol/commands";
 import type { Question } from "../protocol/question";
 import type { WebhookDelivery } from "../protocol/webhooks";
+import { exampleAnswer, otherAnswers } from "./example-answer";
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
@@ -12,16 +13,8 @@ export function formatSessions(sessions: Session[]): string {
   return sessions.map((s) => `${s.id}  ${s.pendingCount > 0 ? `[${s.pendingCount} pending]  ` : ""}${s.title}`).join("\n");
 }
 
-/** An example answer that the question accepts, as JSON. */
-function exampleValue(q: Question): string {
-  if (q.kind === "confirm") return "true";
-  if (q.replySchema) return JSON.stringify(q.default ?? {});
-  if (q.multi) return JSON.stringify(q.options.slice(0, 1));
-  return JSON.stringify(q.options[0] ?? "your answer");
-}
-
 export function answerCommand(q: Question): string {
-  return `npx parley send-input ${q.runId} ${q.pendingId} --value-json ${shellQuote(exampleValue(q))} --digest ${q.targetDigest}`;
+  return `npx parley send-input ${q.runId} ${q.pendingId} --value-json ${shellQuote(exampleAnswer(q))} --digest ${q.targetDigest}`;
 }
 
 function describeQuestion(q: Question): string[] {
@@ -32,6 +25,8 @@ function describeQuestion(q: Question): string[] {
   lines.push(`    expires: ${q.expiresAt ?? "never"}${q.hasDefault ? `, then defaults to ${JSON.stringify(q.default)}` : ""}`);
   lines.push(`    digest: ${q.targetDigest}`);
   lines.push(`    answer: ${answerCommand(q)}`);
+  const others = otherAnswers(q);
+  if (others) lines.push(`      (--value-json takes ${others})`);
   return lines;
 }
 

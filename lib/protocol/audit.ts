@@ -128,6 +128,12 @@ function decidingRule(q: Question, rule: OutcomeContext["rule"]): RuleNamed | nu
  * npm test*”"); "No answer in 30 minutes: denied" …; empty while pending. The CLI, the audit and
  * the terminal say it this way; the web UI's record uses the same pieces (settledVia, ruleDecisionLine).
  */
+/** An answer as a person reads it: a confirm's Yes or No, a form's fields, anything else as JSON. */
+function answerWords(q: Question): string {
+  if (q.kind === "confirm" && typeof q.answer === "boolean") return q.answer ? "Yes" : "No";
+  return isFlatForm(q.replySchema) ? `(${describeFormAnswer(q.replySchema, q.answer)})` : JSON.stringify(q.answer);
+}
+
 export function outcomeLine(q: Question, context: OutcomeContext = {}): string {
   if (q.status === "pending") return "";
   const settled = settledVia(q, context);
@@ -151,7 +157,7 @@ export function outcomeLine(q: Question, context: OutcomeContext = {}): string {
   }
   switch (q.status) {
     case "answered":
-      return `Answered ${isFlatForm(q.replySchema) ? `(${describeFormAnswer(q.replySchema, q.answer)})` : JSON.stringify(q.answer)}${where}`;
+      return `Answered ${answerWords(q)}${where}`;
     case "declined":
       return `Declined${where}${feedback}`;
     case "timed_out":

@@ -1,4 +1,5 @@
-import { Box, Static, Text, useApp, useStdout } from "ink";
+import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import { noteTyped } from "./typing-clock";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { JsonValue, Question } from "../protocol/question";
 import { activeRuns, latestRun } from "../client/session-store";
@@ -30,6 +31,8 @@ export interface ChatAppProps {
 export function ChatApp({ sessionId, transport, browserUrl, onFatal, viewer = null }: ChatAppProps) {
   const { state, connection, joined, joinError, notice, reply, reject, sendMessage, stopRun } = useSession(sessionId, transport);
   const { exit } = useApp();
+  // Every key, wherever it went: a question that appears just after does not take the ones that follow (use-key-guard.ts).
+  useInput(() => noteTyped());
   // Printed lines are laid out once: at the terminal's width then.
   const { stdout } = useStdout();
   const [log, setLog] = useState<LogEntry[]>([]);

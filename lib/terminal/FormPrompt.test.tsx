@@ -1,9 +1,17 @@
 import { render } from "ink-testing-library";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { aQuestion, tripForm } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
 
 const schema = tripForm;
+
+// The prompt's key guard reads performance.now: past the form's first moments, its Enter sends.
+let clock = 0;
+beforeEach(() => {
+  clock = 0;
+  vi.spyOn(performance, "now").mockImplementation(() => clock);
+});
+afterEach(() => vi.restoreAllMocks());
 
 describe("FormPrompt (rendered by ink)", () => {
   it("fills the fields with keys and sends the content", async () => {
@@ -20,6 +28,7 @@ describe("FormPrompt (rendered by ink)", () => {
       />,
     );
     expect(lastFrame()).toMatch(/❯ Destination\*:/);
+    clock += 5_000;
     stdin.write("Lisbon");
     await vi.waitFor(() => expect(lastFrame()).toContain("Lisbon"));
     stdin.write("\r");

@@ -1,6 +1,7 @@
 import { Box, Text, useInput } from "ink";
 import { fieldErrorsOf, formFields, type FormSchema } from "../protocol/forms";
 import { PromptFrame, usePromptMachine, type PromptProps } from "./PromptFrame";
+import { useKeyGuard } from "./use-key-guard";
 import { fieldHint, formHint, formKeysOf, initialForm, pressFormKey, type FormKey } from "./form-keys";
 
 /** A flat form (rt.form, or a reply schema that is one) as labelled fields, one of them taking the keys. */
@@ -19,13 +20,15 @@ export function FormPrompt(props: PromptProps & { schema: FormSchema }) {
   );
   const { state, press, sending, failure } = machine;
 
+  const { allows, note, hint: guardHint } = useKeyGuard();
   useInput((input, key) => {
     if (key.tab) return onNext();
-    for (const k of formKeysOf(input, key)) press(k);
+    // The fields take what is typed; Enter, which may send, is judged as the browser's card judges it.
+    for (const k of formKeysOf(input, key)) if (k.type !== "enter" || allows("text-enter")) press(k);
   });
 
   return (
-    <PromptFrame {...props} failure={failure} hint={sending ? "Sending…" : formHint(state, state.field === fields.length - 1)}>
+    <PromptFrame {...props} notice={note ?? props.notice} failure={failure} hint={sending ? "Sending…" : (guardHint("text-enter") ?? formHint(state, state.field === fields.length - 1))}>
       {fields.map((field, i) => {
         const here = i === state.field && state.mode === "fields";
         const value = state.draft[field.name];

@@ -1,14 +1,24 @@
 import { render } from "ink-testing-library";
 import { act } from "react";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { anApproval, aQuestion } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
 
-function prompt(question = aQuestion(), me: string | null = "local") {
+// The prompt's key guard reads performance.now: the tests move it on as a person's pauses would.
+let clock = 0;
+beforeEach(() => {
+  clock = 0;
+  vi.spyOn(performance, "now").mockImplementation(() => clock);
+});
+afterEach(() => vi.restoreAllMocks());
+
+/** A prompt drawn, then read for a while (`settled`): keys typed from then on are meant for it. */
+function prompt(question = aQuestion(), me: string | null = "local", { settled = true } = {}) {
   const onReply = vi.fn(async () => ({ ok: true }));
   const onReject = vi.fn(async () => ({ ok: true }));
   const onNext = vi.fn();
   const view = render(<QuestionPrompt question={question} me={me} position={{ index: 0, count: 2 }} onReply={onReply} onReject={onReject} onNext={onNext} notice={null} />);
+  if (settled) clock += 5_000;
   return { ...view, onReply, onReject, onNext };
 }
 
@@ -93,6 +103,39 @@ describe("QuestionPrompt (rendered by ink)", () => {
     expect(frame).not.toContain("\u001b[8m");
   });
 
+  it("keys typed as it appears answer nothing and say so; after a pause the first key only takes the keys, then a digit selects and Enter sends", async () => {
+    const { stdin, lastFrame, onReply } = prompt(aQuestion(), "local", { settled: false });
+    // "2" and Enter meant for the question before this one.
+    await typeSettled(stdin, "2");
+    await typeSettled(stdin, "\r");
+    expect(lastFrame()).toContain("Keys typed as the question appeared were not used");
+    expect(onReply).not.toHaveBeenCalled();
+    clock += 2_000;
+    await typeSettled(stdin, "2");
+    expect(lastFrame()).toContain("The question has the keys now");
+    expect(lastFrame()).toMatch(/❯ 1\. production/);
+    await typeSettled(stdin, "2");
+    expect(lastFrame()).toMatch(/❯ 2\. staging/);
+    expect(onReply).not.toHaveBeenCalled();
+    await typeSettled(stdin, "\r");
+    await vi.waitFor(() => expect(onReply).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "staging"));
+  });
+
+  it("a burst of typing that goes on as it appears is not taken either, however long it lasts", async () => {
+    const { stdin, lastFrame, onReply } = prompt(aQuestion({ kind: "confirm", options: [] }), "local", { settled: false });
+    for (let i = 0; i < 10; i++) {
+      clock += 300;
+      await typeSettled(stdin, i % 2 ? "y" : "\r");
+    }
+    expect(onReply).not.toHaveBeenCalled();
+    clock += 1_500;
+    await typeSettled(stdin, "y");
+    await typeSettled(stdin, "y");
+    await typeSettled(stdin, "\r");
+    await vi.waitFor(() => expect(onReply).toHaveBeenCalledWith(expect.anything(), true));
+    expect(lastFrame()).not.toContain("not used");
+  });
+
   it("a question for someone else is read-only: it says whom it waits for, and keys answer nothing (Tab still moves on)", async () => {
     const { stdin, lastFrame, onReply, onReject, onNext } = prompt(aQuestion({ answerers: ["carol"] }), "bob");
     const frame = lastFrame()!;
@@ -114,8 +157,9 @@ describe("QuestionPrompt (rendered by ink)", () => {
     expect(frame).toMatch(/Allow once[\s\S]*Reject/);
     expect(frame).not.toContain("Allow always");
     expect(frame).not.toContain("a allow always");
-    carol.stdin.write("a");
-    carol.stdin.write("y");
+    await typeSettled(carol.stdin, "a");
+    await typeSettled(carol.stdin, "y");
+    await typeSettled(carol.stdin, "\r");
     await vi.waitFor(() => expect(carol.onReply).toHaveBeenCalledWith(expect.objectContaining({ id: "q1" }), "once"));
     expect(carol.onReply).toHaveBeenCalledTimes(1);
 

@@ -8,6 +8,7 @@ import { FormPrompt } from "./FormPrompt";
 import { LineInput } from "./LineInput";
 import { PromptFrame, usePromptMachine, type PromptProps } from "./PromptFrame";
 import { initialPrompt, pressKey, promptHint, promptRows, type PromptKey } from "./prompt-keys";
+import { useKeyGuard } from "./use-key-guard";
 
 /**
  * A pending question in place of the input line: a form, rows to choose from, or a text field; or,
@@ -55,21 +56,31 @@ function ChoicePrompt({ me, ...props }: PromptProps & { me: string | null }) {
     props,
   );
   const rows = promptRows(question);
+  const { allows, note, hint: guardHint } = useKeyGuard();
+  // A text field's Enter, judged as the browser judges one: not in the question's first moments.
+  const submitText = () => allows("text-enter") && press({ type: "enter" });
 
   useInput((input, key) => {
     if (key.tab) return onNext();
     if (key.upArrow) return press({ type: "up" });
     if (key.downArrow) return press({ type: "down" });
-    if (key.escape) return press({ type: "escape" });
+    if (key.escape) return allows(state.mode === "choose" ? "card" : "text-char") && press({ type: "escape" });
     // The text field takes Enter and typing itself.
     if (state.mode !== "choose") return;
+    if (key.ctrl || key.meta || !(key.return || input.length === 1)) return;
+    if (!allows("card")) return;
     if (key.return) return press({ type: "enter" });
     if (input === " ") return press({ type: "space" });
-    if (input.length === 1 && !key.ctrl && !key.meta) press({ type: "char", char: input });
+    press({ type: "char", char: input });
   });
 
   return (
-    <PromptFrame {...props} failure={state.error ?? failure} hint={sending ? "Sending…" : promptHint(question, state)}>
+    <PromptFrame
+      {...props}
+      notice={note ?? props.notice}
+      failure={state.error ?? failure}
+      hint={sending ? "Sending…" : (guardHint(state.mode === "choose" ? "card" : "text-enter") ?? promptHint(question, state))}
+    >
       {question.approval ? <ApprovalPreview approval={question.approval} prompt={question.prompt} /> : null}
       <TeamLines question={question} me={me} />
       {state.mode === "choose" || state.mode === "reason"
@@ -90,17 +101,10 @@ function ChoicePrompt({ me, ...props }: PromptProps & { me: string | null }) {
       {state.mode === "text" ? (
         <Box>
           <Text color="cyan">{"❯ "}</Text>
-          <LineInput
-            value={state.text}
-            onChange={(value) => press({ type: "edit", value })}
-            onSubmit={() => press({ type: "enter" })}
-            placeholder={rows.length > 0 ? "Your answer" : "Type your answer"}
-          />
+          <LineInput value={state.text} onChange={(value) => press({ type: "edit", value })} onSubmit={submitText} placeholder={rows.length > 0 ? "Your answer" : "Type your answer"} />
         </Box>
       ) : null}
-      {state.mode === "reason" ? (
-        <ReasonLine approval={question.kind === "approval"} value={state.reason} onChange={(value) => press({ type: "edit", value })} onSubmit={() => press({ type: "enter" })} />
-      ) : null}
+      {state.mode === "reason" ? <ReasonLine approval={question.kind === "approval"} value={state.reason} onChange={(value) => press({ type: "edit", value })} onSubmit={submitText} /> : null}
     </PromptFrame>
   );
 }

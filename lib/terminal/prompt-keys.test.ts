@@ -36,9 +36,12 @@ describe("a choice", () => {
     expect(press(choice, DOWN, DOWN, DOWN, ENTER).effects).toEqual([{ type: "reply", value: "small" }]);
   });
 
-  it("answers at once with a number key; a number past the options does nothing", () => {
-    expect(press(choice, char("2")).effects).toEqual([{ type: "reply", value: "medium" }]);
-    expect(press(choice, char("7"), char("x")).effects).toEqual([]);
+  it("a number key selects its row and Enter sends it: a number alone answers nothing; one past the options does nothing", () => {
+    expect(press(choice, char("2")).effects).toEqual([]);
+    expect(press(choice, char("2")).state.cursor).toBe(1);
+    expect(press(choice, char("2"), ENTER).effects).toEqual([{ type: "reply", value: "medium" }]);
+    expect(press(choice, char("3"), char("1"), ENTER).effects).toEqual([{ type: "reply", value: "small" }]);
+    expect(press(choice, char("7"), char("x"), ENTER).effects).toEqual([{ type: "reply", value: "small" }]);
   });
 
   it("Esc asks for a reason and Enter declines with it; Esc again goes back", () => {
@@ -67,7 +70,7 @@ describe("a multi with Other", () => {
   });
 
   it("opens a text field on the Other row (number or Enter) and sends it with the ticks", () => {
-    expect(press(multi, char("1"), char("4"), edit("anchovies"), ENTER).effects).toEqual([{ type: "reply", value: ["ham", "anchovies"] }]);
+    expect(press(multi, char("1"), char("4"), ENTER, edit("anchovies"), ENTER).effects).toEqual([{ type: "reply", value: ["ham", "anchovies"] }]);
     const field = press(multi, UP, ENTER);
     expect(field.state.mode).toBe("text");
     expect(press(multi, UP, ENTER, ESC).state.mode).toBe("choose");
@@ -77,8 +80,8 @@ describe("a multi with Other", () => {
 describe("a single choice with Other", () => {
   const other = aQuestion({ options: ["a", "b"], allowCustom: true });
   it("sends the typed answer, not an empty one", () => {
-    expect(press(other, char("3"), edit(" c "), ENTER).effects).toEqual([{ type: "reply", value: "c" }]);
-    const empty = press(other, char("3"), ENTER);
+    expect(press(other, char("3"), ENTER, edit(" c "), ENTER).effects).toEqual([{ type: "reply", value: "c" }]);
+    const empty = press(other, char("3"), ENTER, ENTER);
     expect(empty.effects).toEqual([]);
     expect(empty.state.error).toMatch(/Type an answer/);
   });
@@ -110,10 +113,11 @@ describe("free text", () => {
 });
 
 describe("a confirm", () => {
-  it("answers y / n, 1 / 2, and Enter on the row", () => {
-    expect(press(confirm, char("y")).effects).toEqual([{ type: "reply", value: true }]);
-    expect(press(confirm, char("N")).effects).toEqual([{ type: "reply", value: false }]);
-    expect(press(confirm, char("2")).effects).toEqual([{ type: "reply", value: false }]);
+  it("y / n and 1 / 2 select Yes or No, and Enter sends the row", () => {
+    expect(press(confirm, char("y")).effects).toEqual([]);
+    expect(press(confirm, char("n"), char("y"), ENTER).effects).toEqual([{ type: "reply", value: true }]);
+    expect(press(confirm, char("N"), ENTER).effects).toEqual([{ type: "reply", value: false }]);
+    expect(press(confirm, char("2"), ENTER).effects).toEqual([{ type: "reply", value: false }]);
     expect(press(confirm, DOWN, ENTER).effects).toEqual([{ type: "reply", value: false }]);
   });
 });
@@ -124,12 +128,13 @@ describe("an approval", () => {
     expect(promptRows(approval)[1]!.hint).toBe("Allow write_file: any file under `docs/`, in this chat");
   });
 
-  it("answers y once, a always; n and 3 ask for feedback before rejecting", () => {
-    expect(press(approval, char("y")).effects).toEqual([{ type: "reply", value: "once" }]);
-    expect(press(approval, char("a")).effects).toEqual([{ type: "reply", value: "always" }]);
-    expect(press(approval, char("n"), edit("use docs/b.md"), ENTER).effects).toEqual([{ type: "reject", message: "use docs/b.md" }]);
-    expect(press(approval, char("3")).state.mode).toBe("reason");
-    expect(promptHint(approval, press(approval, char("3")).state)).toBe("Enter to reject · Esc to go back");
+  it("y selects once, a always, n and 3 Reject; Enter sends, and Reject asks for feedback first", () => {
+    expect(press(approval, char("a")).effects).toEqual([]);
+    expect(press(approval, char("y"), ENTER).effects).toEqual([{ type: "reply", value: "once" }]);
+    expect(press(approval, char("a"), ENTER).effects).toEqual([{ type: "reply", value: "always" }]);
+    expect(press(approval, char("n"), ENTER, edit("use docs/b.md"), ENTER).effects).toEqual([{ type: "reject", message: "use docs/b.md" }]);
+    expect(press(approval, char("3"), ENTER).state.mode).toBe("reason");
+    expect(promptHint(approval, press(approval, char("3"), ENTER).state)).toBe("Enter to reject · Esc to go back");
   });
 });
 
@@ -143,16 +148,16 @@ describe("an approval's Allow always in the terminal", () => {
 
   it("is exactly this call, even when a wider rule is on offer", () => {
     expect(promptRows(two)[1]!.hint).toBe("Allow write_file: `docs/a.md` exactly, in this chat");
-    expect(press(two, char("a")).effects).toEqual([{ type: "reply", value: "always" }]);
-    expect(press(two, char("2")).effects).toEqual([{ type: "reply", value: "always" }]);
+    expect(press(two, char("a"), ENTER).effects).toEqual([{ type: "reply", value: "always" }]);
+    expect(press(two, char("2"), ENTER).effects).toEqual([{ type: "reply", value: "always" }]);
   });
 
   it("is not offered without an option: a does nothing, n still asks why", () => {
     const none = anApproval({ always: [] });
     expect(promptRows(none).map((r) => r.label)).toEqual(["Allow once", "Reject"]);
-    expect(press(none, char("a")).effects).toEqual([]);
+    expect(press(none, char("a"), ENTER).effects).toEqual([{ type: "reply", value: "once" }]);
     expect(press(none, char("a")).state.mode).toBe("choose");
-    expect(press(none, char("n")).state.mode).toBe("reason");
+    expect(press(none, char("n"), ENTER).state.mode).toBe("reason");
   });
 
   it("names the rule with hidden characters marked", () => {

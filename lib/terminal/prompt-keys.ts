@@ -32,7 +32,7 @@ export type PromptKey =
   | { type: "space" }
   | { type: "enter" }
   | { type: "escape" }
-  /** A printable key in `choose` mode: digits pick rows, y/n/a answer confirms and approvals. */
+  /** A printable key in `choose` mode: digits select rows (a multi's tick), y/n/a select a confirm's and an approval's answers; Enter sends. */
   | { type: "char"; char: string }
   /** The text field's new value (`text` or `reason`, whichever is open). */
   | { type: "edit"; value: string };
@@ -119,18 +119,22 @@ function chooseKey(q: Q, state: PromptState, key: PromptKey): Step {
     case "escape":
       return stay({ ...state, mode: "reason", back: "choose", error: null });
     case "char": {
+      // A key selects; only Enter sends (a key meant for this question never answers the next one).
+      const select = (index: number) => {
+        const at = rows[index];
+        if (!at) return stay(state);
+        // A multi's number key ticks its option, as the browser's card does.
+        return at.act.type === "toggle" ? act(q, state, at, index) : stay({ ...state, cursor: index, error: null });
+      };
       const char = key.char.toLowerCase();
-      if (/^[1-9]$/.test(char)) {
-        // Number n is the n-th row: Yes/No, an approval's answers, an option or "Other…".
-        const n = Number(char) - 1;
-        return rows[n] ? act(q, state, rows[n], n) : stay(state);
-      }
-      if (q.kind === "confirm" && (char === "y" || char === "n")) return act(q, state, rows[char === "y" ? 0 : 1]!, char === "y" ? 0 : 1);
+      // Number n is the n-th row: Yes/No, an approval's answers, an option or "Other…".
+      if (/^[1-9]$/.test(char)) return select(Number(char) - 1);
+      if (q.kind === "confirm" && (char === "y" || char === "n")) return select(char === "y" ? 0 : 1);
       if (q.kind === "approval") {
         // By what the row does, not where it sits: without Allow always, `a` does nothing and `n` is the second row.
         const wanted = { y: "once", a: "always", n: "reject" }[char];
         const index = rows.findIndex((r) => (r.act.type === "reject" ? "reject" : r.act.type === "reply" ? r.act.value : null) === wanted);
-        if (index >= 0) return act(q, state, rows[index]!, index);
+        if (index >= 0) return select(index);
       }
       return stay(state);
     }
@@ -184,7 +188,7 @@ export function pressKey(q: Q, state: PromptState, key: PromptKey): Step {
 export function promptHint(q: Q, state: PromptState): string {
   if (state.mode === "reason") return q.kind === "approval" ? "Enter to reject · Esc to go back" : "Enter to decline · Esc to go back";
   if (state.mode === "text") return promptRows(q).length > 0 ? "Enter to send · Esc back to the options" : "Enter to send · Esc to decline";
-  if (q.kind === "confirm") return "y yes · n no · ↑↓ Enter · Esc decline";
-  if (q.kind === "approval") return q.approval?.always.length ? "y allow once · a allow always · n reject · ↑↓ Enter" : "y allow once · n reject · ↑↓ Enter";
-  return q.multi ? "↑↓ move · Space tick · Enter send · Esc decline" : "↑↓ or 1-9 choose · Enter send · Esc decline";
+  if (q.kind === "confirm") return "y yes · n no · ↑↓ choose · Enter send · Esc decline";
+  if (q.kind === "approval") return q.approval?.always.length ? "y once · a always · n reject · ↑↓ choose · Enter send" : "y once · n reject · ↑↓ choose · Enter send";
+  return q.multi ? "↑↓ move · Space or 1-9 tick · Enter send · Esc decline" : "↑↓ or 1-9 choose · Enter send · Esc decline";
 }

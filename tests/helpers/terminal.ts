@@ -73,7 +73,8 @@ export class Terminal {
     return this.until((screen) => !matches(screen, gone), { history: false }, `still shows ${String(gone)}`, ms);
   }
 
-  private async until(done: (screen: string) => boolean, { history }: { history: boolean }, failure: string, ms: number): Promise<string> {
+  /** Waits until `done` holds for the screen, and returns it; fails with the screen as it was. */
+  async until(done: (screen: string) => boolean, { history }: { history: boolean }, failure: string, ms: number): Promise<string> {
     const deadline = Date.now() + ms;
     for (;;) {
       const screen = this.screen({ history });

@@ -17,7 +17,16 @@ export const POST = jsonRoute<{ id: string }>(
     const { ownerId } = await caller.see.session(sessionId);
     const body = await readJson(req, StartRunBodySchema);
     const startedBy = await runStarterOf(req, caller, parley);
-    return parley.runs.startRun({ sessionId, sessionOwnerId: ownerId, functionName: body.function, input: body.input ?? null, policy: body.policy, commandId: body.commandId, startedBy, starterId: caller.ownerId });
+    return parley.runs.startRun({
+      sessionId,
+      sessionOwnerId: ownerId,
+      functionName: body.function,
+      input: body.input ?? null,
+      policy: body.policy,
+      commandId: body.commandId,
+      startedBy,
+      starterId: caller.ownerId,
+    });
   },
   { status: 201 },
 );
