@@ -103,6 +103,69 @@ describe("from the CLI, against the production build", () => {
     expect(await cli("token", "revoke", id)).toContain(`Revoked ${id}`);
   });
 
+  /** A question's event stream, read as it arrives: its events by name, and whether it has ended. */
+  function openEvents(questionId: string, token: string) {
+    const events: Array<{ event: string; data: unknown }> = [];
+    let ended = false;
+    const done = (async () => {
+      const res = await fetch(`${server.url}/api/questions/${questionId}/events`, { headers: { authorization: `Bearer ${token}` } });
+      const decoder = new TextDecoder();
+      let buffer = "";
+      const reader = res.body!.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        buffer += decoder.decode(read.value, { stream: true });
+        for (let at = buffer.indexOf("\n\n"); at >= 0; at = buffer.indexOf("\n\n")) {
+          const block = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          const name = /^event: (.+)$/m.exec(block)?.[1];
+          const data = /^data: (.+)$/m.exec(block)?.[1];
+          if (name && data) events.push({ event: name, data: JSON.parse(data) });
+        }
+      }
+      ended = true;
+    })();
+    return { events, done, ended: () => ended };
+  }
+
+  it("a held request ends when its credential or membership does, with a typed error, never with a later answer: event streams and ?wait= reads", { timeout: TIMEOUT }, async () => {
+    const owner = restClient(server.url, { token: serverToken() });
+    const [bea, cid] = await addPeople(`file:${databaseFile()}`, ["bea", "cid"]);
+    const session = await owner.ok(owner.post<{ id: string }>("/api/sessions", {}));
+    for (const user of ["bea", "cid"]) await owner.ok(owner.post(`/api/sessions/${session.id}/members`, { user }));
+    const asked = await tab(serverToken());
+    expect((await asked.emitWithAck("session.join", { sessionId: session.id })).ok).toBe(true);
+    const question = eventOn(asked, "question.asked");
+    await owner.ok(owner.post(`/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: "Env?", options: ["production", "staging"] } }));
+    const q = await question;
+
+    // bea's token is revoked; cid is removed from the chat. Each has a stream and a held read open.
+    const beaStream = openEvents(q.id, bea!.token);
+    const cidStream = openEvents(q.id, cid!.token);
+    await poll("both streams opened", async () => beaStream.events.length === 1 && cidStream.events.length === 1);
+    const beaRead = restClient(server.url, { token: bea!.token }).get(`/api/questions/${q.id}?wait=60`);
+    const cidRead = restClient(server.url, { token: cid!.token }).get(`/api/questions/${q.id}?wait=60`);
+    const beaId = /^pat_([A-Za-z0-9]+)_/.exec(bea!.token)![1]!;
+
+    const started = performance.now();
+    await cli("token", "revoke", beaId);
+    await owner.ok(owner.del(`/api/sessions/${session.id}/members/cid`));
+    expect(await beaRead).toMatchObject({ status: 401, body: { error: { code: "token_revoked" } } });
+    expect(await cidRead).toMatchObject({ status: 403, body: { error: { code: "no_longer_a_member" } } });
+    await Promise.all([beaStream.done, cidStream.done]);
+    const ms = performance.now() - started;
+    expect(beaStream.events.map((e) => e.event)).toEqual(["question", "error"]);
+    expect(beaStream.events[1]!.data).toMatchObject({ error: { code: "token_revoked" } });
+    expect(cidStream.events.map((e) => e.event)).toEqual(["question", "error"]);
+    expect(cidStream.events[1]!.data).toMatchObject({ error: { code: "no_longer_a_member" } });
+    console.log(`held requests ended ${ms.toFixed(0)} ms after the revocation began (a revocation from the CLI is seen at the next check, every second)`);
+
+    // The answer given after reaches neither.
+    await owner.ok(owner.post(`/api/questions/${q.id}/reply`, { value: "staging" }));
+    await new Promise((r) => setTimeout(r, 200));
+    expect([...beaStream.events, ...cidStream.events].map((e) => e.event)).not.toContain("settled");
+    expect(JSON.stringify([beaStream.events, cidStream.events])).not.toContain('"answer":"staging"');
+  });
+
   it("only an administrator may revoke a token over REST (a person added with --admin too), and a body must name one", { timeout: TIMEOUT }, async () => {
     const [annPerson] = await addPeople(`file:${databaseFile()}`, ["ann"]);
     const [adaPerson] = await addPeople(`file:${databaseFile()}`, ["ada"], { admin: true });

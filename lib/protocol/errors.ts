@@ -6,6 +6,10 @@ export const ERROR_STATUS = {
   bad_request: 400,
   invalid_json: 400,
   unauthorized: 401,
+  /** A held request's credential was revoked, rotated or signed out while it waited. */
+  token_revoked: 401,
+  /** A held request's person was removed from the chat while it waited. */
+  no_longer_a_member: 403,
   forbidden: 403,
   forbidden_origin: 403,
   forbidden_host: 403,

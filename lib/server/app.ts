@@ -11,6 +11,7 @@ import { openAccess, type AccessOptions } from "./access/access";
 import { createRevokeApiToken } from "./access/revoke-api-token";
 import { createSignOutEverywhere } from "./access/sign-out-everywhere";
 import { createPeopleChanged } from "./access/people-changed";
+import { createHeldRequests } from "./access/held-requests";
 import { createPeople } from "./people/people-service";
 import { createDomainServices } from "./domain-services";
 import { createAuditService } from "./audit/audit-service";
@@ -188,6 +189,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const vapid = await loadVapidKeys(db, config.push?.vapid);
   const pushOutbox = createPushOutbox({ db, events, questions }, { ...config.push, vapid });
   const pushDevices = createPushDevices({ db, hosts: config.push?.hosts });
+  const held = createHeldRequests({ events, authenticator: access.authenticator, visibility: access.visibility });
   const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
   const revokeApiToken = createRevokeApiToken({ apiTokens: access.apiTokens, cluster, events });
   const people = createPeople({
@@ -260,6 +262,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     audit: createAuditService(db),
     pool,
     access,
+    /** Requests held open for a person (event streams, `?wait=` reads, waiting MCP calls): they end when the credential or membership does. */
+    held,
     /** Refuses every browser session cookie issued before now, on every node, and drops their sockets. */
     signOutEverywhere,
     /** Refuses an API token from now on and drops its sockets (this node's before it answers, the others' over the bus). */
@@ -319,6 +323,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     },
 
     async close(): Promise<void> {
+      held.close();
       await mcp.close();
       await inbox.stop();
       await webhooks.stop();

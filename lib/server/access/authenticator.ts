@@ -142,3 +142,4 @@ export function createAuthenticator({ serverToken, apiTokens, browserSessions, r
     },
   };
 }
+export type Authenticator = ReturnType<typeof createAuthenticator>;

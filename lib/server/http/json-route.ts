@@ -4,6 +4,7 @@ import { MAX_BODY_BYTES } from "../../protocol/rest";
 import type { WhoAmI } from "../../protocol/access";
 import { getParley } from "../registry";
 import { PRINCIPAL_HEADERS } from "./principal-headers";
+import { bearerOf } from "../access/authenticator";
 import type { Parley } from "../app";
 import { log } from "../log";
 import { fromFetchRequest, type RouteRequest } from "./route-request";
@@ -28,6 +29,11 @@ export interface Caller {
   manage: {
     session(id: string, action: string): Promise<void>;
   };
+  /**
+   * Holds this request open while it waits in a chat: the signal aborts, with `token_revoked` or
+   * `no_longer_a_member` as its reason, when the credential or the membership ends. Release it after.
+   */
+  hold(sessionId: string | null): { signal: AbortSignal; release(): void };
 }
 
 type Handler<P extends Params> = (args: { req: RouteRequest; params: P; parley: Parley; caller: Caller }) => Promise<unknown>;
@@ -63,6 +69,7 @@ function callerOf(req: RouteRequest, parley: Parley): Caller | null {
     manage: {
       session: async (id, action) => void (await visibility.manage({ ownerId, admin }, id, action)),
     },
+    hold: (sessionId) => parley.held.hold({ ownerId, credential, bearer: bearerOf(req.headers.get("authorization")), cookie: req.headers.get("cookie"), sessionId }),
   };
 }
 

@@ -12,6 +12,7 @@ const caller = (via: Caller["via"], credential: string): Caller => ({
   admin: true,
   see: { session: async () => ({ ownerId: "local" }), question: async () => {}, run: async () => {} },
   manage: { session: async () => {} },
+  hold: () => ({ signal: new AbortController().signal, release: () => {} }),
 });
 
 let fake: FakeParley | undefined;

@@ -1,6 +1,7 @@
 import { jsonRoute, one } from "@/lib/server/http/json-route";
 import { MAX_ASK_WAIT_SECONDS } from "@/lib/protocol/asks";
 import type { Question } from "@/lib/protocol/question";
+import { AppError } from "@/lib/protocol/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -8,13 +9,21 @@ const STREAM_HEADERS = { "content-type": "text/event-stream", "cache-control": "
 
 /** What goes down the stream: the question as it is now (`question`), then, once it settles, `settled`; a comment line keeps it open meanwhile. */
 const event = (name: "question" | "settled", question: Question) => `event: ${name}\ndata: ${JSON.stringify(question)}\n\n`;
+/** The stream's end when the caller's credential or membership ended first: `event: error` with the typed error, as a REST error body. */
+const errorEvent = (error: AppError) => `event: error\ndata: ${JSON.stringify({ error: error.toWire() })}\n\n`;
 
-/** A question's settlement as server-sent events: the question now, then `settled` once it is answered, declined, timed out or withdrawn (then the stream ends). */
+/**
+ * A question's settlement as server-sent events: the question now, then `settled` once it is
+ * answered, declined, timed out or withdrawn (then the stream ends). When the caller's credential
+ * or membership ends first, `error` (`token_revoked`, `no_longer_a_member`) ends it, never a later answer.
+ */
 export const GET = jsonRoute<{ id: string }>(async ({ req, params, parley, caller }) => {
   const id = one(params.id);
   await caller.see.question(id);
   const first = await parley.questions.getQuestion({ id });
   const encoder = new TextEncoder();
+  const held = caller.hold(first.sessionId);
+  const signal = AbortSignal.any([req.signal, held.signal]);
   let gone = false;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -22,17 +31,20 @@ export const GET = jsonRoute<{ id: string }>(async ({ req, params, parley, calle
       try {
         send(event("question", first));
         let question = first;
-        while (question.status === "pending" && !gone && !req.signal.aborted) {
-          question = await parley.asks.settled(id, MAX_ASK_WAIT_SECONDS / 4);
-          if (question.status === "pending") send(": still waiting\n\n");
+        while (question.status === "pending" && !gone && !signal.aborted) {
+          question = await parley.asks.settled(id, MAX_ASK_WAIT_SECONDS / 4, signal);
+          if (question.status === "pending" && !signal.aborted) send(": still waiting\n\n");
         }
-        if (question.status !== "pending") send(event("settled", question));
+        if (held.signal.aborted) send(errorEvent(AppError.from(held.signal.reason)));
+        else if (question.status !== "pending") send(event("settled", question));
         if (!gone) controller.close();
       } catch (err) {
         if (!gone) controller.error(err);
+      } finally {
+        held.release();
       }
     },
-    // The client went away: the wait in progress ends at its next look, and nothing more is sent.
+    // The client went away: the wait in progress ends at once, and nothing more is sent.
     cancel: () => void (gone = true),
   });
   return new Response(stream, { headers: STREAM_HEADERS });
