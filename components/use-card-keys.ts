@@ -76,7 +76,7 @@ export function useCardKeys(card: RefObject<HTMLElement | null>, handlers: CardK
       clearTimeout(timer);
       const g = guard.current!;
       setState(guardState(g, performance.now()));
-      const at = nextChangeAt(g);
+      const at = nextChangeAt(g, performance.now());
       if (at !== null) timer = setTimeout(refresh, Math.max(0, at - performance.now()) + 5);
     };
     refresh();

@@ -29,6 +29,7 @@ test.describe("the terminal client beside a browser tab", () => {
     await tab.send("/coffee");
     await tab.expectCard("What would you like to drink?");
     await term.waitFor(/What would you like to drink\?[\s\S]*❯ 1\. Espresso/);
+    await term.ready();
 
     await term.press("Down", "Enter");
     await tab.expectNoCard();

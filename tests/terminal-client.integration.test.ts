@@ -8,7 +8,6 @@ import { eventOn, isFinalStatus, openTab, poll, restClient, type RestClient, typ
 import { freePort, startServerProcess, TEST_TOKEN, type ServerProcess } from "./helpers/server-process";
 import { Terminal, tmuxMissing } from "./helpers/terminal";
 import { tripForm } from "./helpers/questions";
-import { FOCUS_HINT, WAITING_HINT } from "../lib/terminal/use-key-guard";
 
 /**
  * `parley chat` in a real pseudo-terminal (tmux) against the production server, beside a socket
@@ -65,18 +64,6 @@ async function ask(sessionId: string, input: Record<string, unknown>): Promise<R
   return rest.ok(rest.post<Run>(`/api/sessions/${sessionId}/runs`, { function: "test.ask", input }));
 }
 
-/**
- * Waits until a question shown in the terminal takes answers, as a person reading it would: its
- * first moments pass (the hint says so meanwhile); if keys typed just before it came make the next
- * key only take the keys, a key that answers nothing ("x") takes them.
- */
-async function ready(term: Terminal): Promise<void> {
-  const screen = await term.until((s) => !s.includes(WAITING_HINT), { history: false }, "kept its keys waiting", 10_000);
-  if (!screen.includes(FOCUS_HINT)) return;
-  term.type("x");
-  await term.waitForGone(FOCUS_HINT);
-}
-
 async function finished(runId: string): Promise<Run> {
   return poll(`run ${runId} to finish`, async () => {
     const run = await rest.ok(rest.get<Run>(`/api/runs/${runId}`));
@@ -98,7 +85,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     expect(screen).toMatch(/❯ 1\. red[\s\S]*2\. green[\s\S]*3\. blue/);
 
     const retracted = eventOn(browser, "question.replied");
-    await ready(term);
+    await term.ready();
     // A number selects; Enter sends (a key meant for one question never answers the next).
     await term.press("2");
     await term.waitFor(/❯ 2\. green/);
@@ -141,14 +128,14 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
 
     const text = await ask(session.id, { prompt: "Project name?" });
     await term.waitFor("Project name?");
-    await ready(term);
+    await term.ready();
     term.type("parley-next");
     await term.press("Enter");
     expect(await finished(text.id)).toMatchObject({ result: { value: "parley-next" } });
 
     const declined = await ask(session.id, { prompt: "Which region?", options: ["eu", "us"] });
     await term.waitFor("Which region?");
-    await ready(term);
+    await term.ready();
     await term.press("Escape");
     await term.waitFor("Reason (optional):");
     term.type("not decided yet");
@@ -158,7 +145,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
 
     const confirm = await ask(session.id, { prompt: "Proceed?", confirm: true });
     await term.waitFor("Proceed?");
-    await ready(term);
+    await term.ready();
     term.type("y");
     await term.waitFor(/❯ 1\. Yes/);
     await term.press("Enter");
@@ -173,7 +160,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     const schema = tripForm;
     const run = await rest.ok(rest.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.form", input: { prompt: "Book a trip", schema } }));
     await term.waitFor(/Book a trip[\s\S]*❯ Destination\*:[\s\S]*Nights\*:[\s\S]*Currency\*:[\s\S]*Travel insurance: \[ \] No/);
-    await ready(term);
+    await term.ready();
     term.type("Lisbon");
     await term.press("Enter");
     await term.waitFor("❯ Nights*:");
@@ -211,7 +198,7 @@ describe.skipIf(missing !== null)("parley chat in a terminal", { timeout: 60_000
     server = await startServerProcess({ port, databaseFile });
     await term.waitFor("● connected", 30_000);
     await term.waitFor("Before you came?");
-    await ready(term);
+    await term.ready();
 
     await term.press("Down", "Enter");
     expect(await finished(run.id)).toMatchObject({ status: "succeeded", result: { value: "b" } });

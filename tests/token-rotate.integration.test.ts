@@ -73,6 +73,7 @@ describe("parley token rotate", { timeout: 90_000 }, () => {
     const now = restClient(server!.url, { token: fresh });
     const run = await now.ok(now.post<Run>(`/api/sessions/${session.id}/runs`, { function: "test.ask", input: { prompt: "Still with us?", options: ["yes", "no"] } }));
     await term.waitFor("Still with us?", 20_000);
+    await term.ready();
     await term.press("Enter");
     const done = await poll(`run ${run.id} to finish`, async () => {
       const r = await now.ok(now.get<Run>(`/api/runs/${run.id}`));

@@ -30,15 +30,17 @@ describe("a card that appears while nobody types", () => {
 
   it("reports its state for the card to show, and when it changes", () => {
     expect(guardState(guard, 10_000)).toBe("waiting");
-    expect(nextChangeAt(guard)).toBe(10_000 + CARD_SETTLE_MS);
+    expect(nextChangeAt(guard, 10_000)).toBe(10_000 + CARD_SETTLE_MS);
+    // Once that moment has passed, nothing more is scheduled until a key comes.
+    expect(nextChangeAt(guard, 10_000 + CARD_SETTLE_MS)).toBeNull();
     expect(guardState(guard, 10_000 + CARD_SETTLE_MS)).toBe("ready");
     const swallowed = judgeKey(guard, 10_500).guard;
-    expect(nextChangeAt(swallowed)).toBe(10_500 + TYPING_GAP_MS);
+    expect(nextChangeAt(swallowed, 10_600)).toBe(10_500 + TYPING_GAP_MS);
     expect(guardState(swallowed, 11_000)).toBe("waiting");
     expect(guardState(swallowed, 11_500)).toBe("focus");
     const armed = judgeKey(swallowed, 11_600).guard;
     expect(guardState(armed, 11_600)).toBe("ready");
-    expect(nextChangeAt(armed)).toBeNull();
+    expect(nextChangeAt(armed, 11_600)).toBeNull();
   });
 });
 

@@ -53,8 +53,9 @@ export function guardState(guard: KeyGuard, now: number): "waiting" | "focus" | 
   return verdict === "ignore" ? "waiting" : verdict === "focus" ? "focus" : "ready";
 }
 
-/** When `guardState` next changes if no key comes (null: it will not). */
-export function nextChangeAt(guard: KeyGuard): number | null {
+/** When, after `now`, `guardState` next changes if no key comes (null: it will not; a card left waiting hours schedules nothing). */
+export function nextChangeAt(guard: KeyGuard, now: number): number | null {
   if (guard.armed) return null;
-  return Math.max(guard.shownAt + CARD_SETTLE_MS, guard.lastKeyAt === null ? 0 : guard.lastKeyAt + TYPING_GAP_MS);
+  const at = Math.max(guard.shownAt + CARD_SETTLE_MS, guard.lastKeyAt === null ? 0 : guard.lastKeyAt + TYPING_GAP_MS);
+  return at > now ? at : null;
 }

@@ -1,4 +1,4 @@
-import { render } from "ink-testing-library";
+import { cleanup, render } from "ink-testing-library";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { aQuestion, tripForm } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
@@ -11,7 +11,11 @@ beforeEach(() => {
   clock = 0;
   vi.spyOn(performance, "now").mockImplementation(() => clock);
 });
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  // Unmounted before the real clock is back: no prompt's timer outlives its test.
+  cleanup();
+  vi.restoreAllMocks();
+});
 
 describe("FormPrompt (rendered by ink)", () => {
   it("fills the fields with keys and sends the content", async () => {

@@ -1,4 +1,4 @@
-import { render } from "ink-testing-library";
+import { cleanup, render } from "ink-testing-library";
 import { act } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { anApproval, aQuestion } from "../../tests/helpers/questions";
@@ -10,7 +10,11 @@ beforeEach(() => {
   clock = 0;
   vi.spyOn(performance, "now").mockImplementation(() => clock);
 });
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  // Unmounted before the real clock is back: no prompt's timer outlives its test.
+  cleanup();
+  vi.restoreAllMocks();
+});
 
 /** A prompt drawn, then read for a while (`settled`): keys typed from then on are meant for it. */
 function prompt(question = aQuestion(), me: string | null = "local", { settled = true } = {}) {

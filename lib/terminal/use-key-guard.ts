@@ -23,7 +23,7 @@ export function useKeyGuard(now: () => number = () => performance.now()) {
   const refresh = () => {
     clearTimeout(timer.current);
     setTick((t) => t + 1);
-    const at = nextChangeAt(guard.current);
+    const at = nextChangeAt(guard.current, now());
     if (at !== null) timer.current = setTimeout(refresh, Math.max(0, at - now()) + 5);
   };
   useEffect(() => {

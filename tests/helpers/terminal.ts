@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { FOCUS_HINT, WAITING_HINT } from "../../lib/terminal/use-key-guard";
 import path from "node:path";
 
 /**
@@ -61,6 +62,18 @@ export class Terminal {
       if (i > 0) await new Promise((r) => setTimeout(r, 40));
       this.tmux("send-keys", "-t", "main", key);
     }
+  }
+
+  /**
+   * Waits until a question shown in `parley chat` takes answers, as a person reading it would: its
+   * first moments pass (the hint says so meanwhile); if keys typed just before it came make the
+   * next key only take the keys, a key that answers nothing ("x") takes them.
+   */
+  async ready(): Promise<void> {
+    const screen = await this.until((s) => !s.includes(WAITING_HINT), { history: false }, "kept its keys waiting", 10_000);
+    if (!screen.includes(FOCUS_HINT)) return;
+    this.type("x");
+    await this.waitForGone(FOCUS_HINT);
   }
 
   /** Waits until the screen (or what scrolled off it) matches, and returns it; fails with the screen as it was. */
