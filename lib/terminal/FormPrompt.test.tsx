@@ -1,21 +1,12 @@
-import { cleanup, render } from "ink-testing-library";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { render } from "ink-testing-library";
+import { describe, expect, it, vi } from "vitest";
+import { promptClock } from "../../tests/helpers/prompt-clock";
 import { aQuestion, tripForm } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
 
 const schema = tripForm;
 
-// The prompt's key guard reads performance.now: past the form's first moments, its Enter sends.
-let clock = 0;
-beforeEach(() => {
-  clock = 0;
-  vi.spyOn(performance, "now").mockImplementation(() => clock);
-});
-afterEach(() => {
-  // Unmounted before the real clock is back: no prompt's timer outlives its test.
-  cleanup();
-  vi.restoreAllMocks();
-});
+const clock = promptClock();
 
 describe("FormPrompt (rendered by ink)", () => {
   it("fills the fields with keys and sends the content", async () => {
@@ -32,7 +23,7 @@ describe("FormPrompt (rendered by ink)", () => {
       />,
     );
     expect(lastFrame()).toMatch(/❯ Destination\*:/);
-    clock += 5_000;
+    clock.now += 5_000;
     stdin.write("Lisbon");
     await vi.waitFor(() => expect(lastFrame()).toContain("Lisbon"));
     stdin.write("\r");

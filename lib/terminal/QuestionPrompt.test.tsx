@@ -1,20 +1,11 @@
-import { cleanup, render } from "ink-testing-library";
+import { render } from "ink-testing-library";
 import { act } from "react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { promptClock } from "../../tests/helpers/prompt-clock";
 import { anApproval, aQuestion } from "../../tests/helpers/questions";
 import { QuestionPrompt } from "./QuestionPrompt";
 
-// The prompt's key guard reads performance.now: the tests move it on as a person's pauses would.
-let clock = 0;
-beforeEach(() => {
-  clock = 0;
-  vi.spyOn(performance, "now").mockImplementation(() => clock);
-});
-afterEach(() => {
-  // Unmounted before the real clock is back: no prompt's timer outlives its test.
-  cleanup();
-  vi.restoreAllMocks();
-});
+const clock = promptClock();
 
 /** A prompt drawn, then read for a while (`settled`): keys typed from then on are meant for it. */
 function prompt(question = aQuestion(), me: string | null = "local", { settled = true } = {}) {
@@ -22,7 +13,7 @@ function prompt(question = aQuestion(), me: string | null = "local", { settled =
   const onReject = vi.fn(async () => ({ ok: true }));
   const onNext = vi.fn();
   const view = render(<QuestionPrompt question={question} me={me} position={{ index: 0, count: 2 }} onReply={onReply} onReject={onReject} onNext={onNext} notice={null} />);
-  if (settled) clock += 5_000;
+  if (settled) clock.now += 5_000;
   return { ...view, onReply, onReject, onNext };
 }
 
@@ -114,7 +105,7 @@ describe("QuestionPrompt (rendered by ink)", () => {
     await typeSettled(stdin, "\r");
     expect(lastFrame()).toContain("Keys typed as the question appeared were not used");
     expect(onReply).not.toHaveBeenCalled();
-    clock += 2_000;
+    clock.now += 2_000;
     await typeSettled(stdin, "2");
     expect(lastFrame()).toContain("The question has the keys now");
     expect(lastFrame()).toMatch(/❯ 1\. production/);
@@ -128,11 +119,11 @@ describe("QuestionPrompt (rendered by ink)", () => {
   it("a burst of typing that goes on as it appears is not taken either, however long it lasts", async () => {
     const { stdin, lastFrame, onReply } = prompt(aQuestion({ kind: "confirm", options: [] }), "local", { settled: false });
     for (let i = 0; i < 10; i++) {
-      clock += 300;
+      clock.now += 300;
       await typeSettled(stdin, i % 2 ? "y" : "\r");
     }
     expect(onReply).not.toHaveBeenCalled();
-    clock += 1_500;
+    clock.now += 1_500;
     await typeSettled(stdin, "y");
     await typeSettled(stdin, "y");
     await typeSettled(stdin, "\r");

@@ -1,6 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../protocol/errors";
-import { createRateLimits } from "./rate-limits";
+import { createRateLimits, type RateLimits } from "./rate-limits";
+
+/** Client "a" tries a right bearer token. */
+const rightToken = (limits: RateLimits) =>
+  limits.failuresOnly(
+    "badTokens",
+    "a",
+    async () => true,
+    (ok) => ok,
+  );
+/** Client "a" tries a wrong bearer token. */
+const wrongToken = (limits: RateLimits) =>
+  limits.failuresOnly(
+    "badTokens",
+    "a",
+    async () => false,
+    (ok) => ok,
+  );
 
 describe("rate limits", () => {
   it("count per client and action, and say how long to wait", async () => {
@@ -61,14 +78,7 @@ describe("rate limits", () => {
         ),
       ).rejects.toThrow("database_busy");
     }
-    expect(
-      await limits.failuresOnly(
-        "badTokens",
-        "a",
-        async () => false,
-        (ok) => ok,
-      ),
-    ).toBe(false);
+    expect(await wrongToken(limits)).toBe(false);
   });
 
   it("failuresOnly counts an attempt before it is made: a burst of failures in flight at once cannot outrun the limit", async () => {
@@ -97,43 +107,14 @@ describe("rate limits", () => {
       expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(0);
     }
     // The allowance for failures is whole.
-    for (let i = 0; i < 10; i++)
-      expect(
-        await limits.failuresOnly(
-          "badTokens",
-          "a",
-          async () => false,
-          (ok) => ok,
-        ),
-      ).toBe(false);
-    await expect(
-      limits.failuresOnly(
-        "badTokens",
-        "a",
-        async () => true,
-        (ok) => ok,
-      ),
-    ).rejects.toMatchObject({ code: "rate_limited" });
+    for (let i = 0; i < 10; i++) expect(await wrongToken(limits)).toBe(false);
+    await expect(rightToken(limits)).rejects.toMatchObject({ code: "rate_limited" });
   });
 
   it("failuresOnly lets a trusted attempt through while the key is over the limit, and a refused attempt uses up nothing more", async () => {
     const limits = createRateLimits({ badTokens: { points: 2, seconds: 60 } });
-    for (let i = 0; i < 2; i++)
-      await limits.failuresOnly(
-        "badTokens",
-        "a",
-        async () => false,
-        (ok) => ok,
-      );
-    for (let i = 0; i < 20; i++)
-      await expect(
-        limits.failuresOnly(
-          "badTokens",
-          "a",
-          async () => true,
-          (ok) => ok,
-        ),
-      ).rejects.toMatchObject({ code: "rate_limited" });
+    for (let i = 0; i < 2; i++) await wrongToken(limits);
+    for (let i = 0; i < 20; i++) await expect(rightToken(limits)).rejects.toMatchObject({ code: "rate_limited" });
     expect(
       await limits.failuresOnly(
         "badTokens",
@@ -148,12 +129,6 @@ describe("rate limits", () => {
   it("can be switched off", async () => {
     const limits = createRateLimits("off");
     for (let i = 0; i < 1_000; i++) await limits.take("signIn", "a");
-    for (let i = 0; i < 1_000; i++)
-      await limits.failuresOnly(
-        "badTokens",
-        "a",
-        async () => false,
-        (ok) => ok,
-      );
+    for (let i = 0; i < 1_000; i++) await wrongToken(limits);
   });
 });
