@@ -52,6 +52,21 @@ const reject = (q: Question, message: string) => suite.rest.ok(suite.rest.post(`
 const question = (id: string) => suite.rest.ok(suite.rest.get<Question>(`/api/questions/${id}`));
 
 describe("the MCP server at /mcp", { timeout: 60_000 }, () => {
+  it("a waiting ask_user ends with token_revoked when its token is revoked, never with the answer given later, and nothing more goes through", async () => {
+    const token = await createApiToken(path.join(suite.dir, "p.db"), "to be revoked");
+    const id = /^pat_([A-Za-z0-9]+)_/.exec(token)![1]!;
+    const client = await connect("revoked-agent", token);
+    const asked = call(client, "ask_user", { question: "Still allowed?", options: ["yes", "no"] });
+    const q = await pendingOf("Still allowed?");
+    await suite.rest.ok(suite.rest.post("/api/auth/revoke-token", { id }));
+    const result = await asked;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^token_revoked: /);
+    await reply(q, "yes");
+    expect(JSON.stringify(result)).not.toContain('"yes"');
+    await expect(call(client, "ask_user", { question: "Again?" })).rejects.toThrow();
+  });
+
   it("lists its three tools; needs a credential; a session belongs to the credential that opened it", async () => {
     const client = await connect();
     const { tools } = await client.listTools();

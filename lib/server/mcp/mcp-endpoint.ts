@@ -17,6 +17,8 @@ export interface McpRequestCaller {
   ownerId: string;
   credential: string;
   startedBy: RunStarter;
+  /** Holds a waiting call open while the credential (and the membership of `sessionId`) lasts (json-route's `caller.hold`). */
+  hold(sessionId: string | null): { signal: AbortSignal; release(): void };
 }
 
 interface OpenSession {
@@ -68,6 +70,9 @@ export function createMcpEndpoint({ asks, version, progressEveryMs = MCP_PROGRES
         credential: caller.credential,
         startedBy: caller.startedBy,
         clientName,
+        hold: (sessionId) => caller.hold(sessionId),
+        // Access taken away: the session it was opened with ends too (after the call's error is sent).
+        accessEnded: () => void setTimeout(() => void transport.close(), 0),
         callSignal(requestId, request) {
           const own = new AbortController();
           if (cancelled.has(requestId)) own.abort(cancelled.get(requestId));

@@ -37,6 +37,10 @@ export interface McpCaller {
   callSignal(requestId: string | number, request: AbortSignal): { signal: AbortSignal; release(): void };
   /** Whether the client cancelled this request itself (`notifications/cancelled`, not a timeout of its own): then its question is withdrawn. */
   cancelledByClient(requestId: string | number): boolean;
+  /** Holds a waiting call open while the caller's credential and membership of the chat last. */
+  hold(sessionId: string | null): { signal: AbortSignal; release(): void };
+  /** The caller's access ended while a call waited: its MCP session closes. */
+  accessEnded(): void;
 }
 
 /**
@@ -145,9 +149,16 @@ export function registerAskTools(server: McpServer, { asks, caller, progressEver
    */
   async function waitFor(question: Question, extra: Extra): Promise<Question> {
     const progressToken = extra._meta?.progressToken;
-    const { signal, release } = caller.callSignal(extra.requestId, extra.signal);
+    const call = caller.callSignal(extra.requestId, extra.signal);
+    const held = caller.hold(question.sessionId);
+    const signal = AbortSignal.any([call.signal, held.signal]);
     try {
       for (let current = question, beat = 0; ; beat++) {
+        // Access taken away first: its typed error, never a later answer.
+        if (held.signal.aborted) {
+          caller.accessEnded();
+          throw AppError.from(held.signal.reason);
+        }
         if (current.status !== "pending") return current;
         if (signal.aborted) {
           if (caller.cancelledByClient(extra.requestId)) await asks.withdraw(current);
@@ -159,7 +170,8 @@ export function registerAskTools(server: McpServer, { asks, caller, progressEver
         current = await asks.settled(current.id, progressEveryMs / 1000, signal);
       }
     } finally {
-      release();
+      call.release();
+      held.release();
     }
   }
 }
