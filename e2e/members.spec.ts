@@ -50,6 +50,9 @@ test.describe("a chat shared by two people", () => {
       expect(run.status()).toBe(201);
       await aliceTab.expectCard("Pizza or sushi?");
       await bobTab.expectCard("Pizza or sushi?");
+      // Alice started the run and owns the chat: she may stop it; bob, a member who did not start it, sees no Stop.
+      await expect(aliceTab.page.getByTestId("stop-run")).toBeVisible();
+      await expect(bobTab.page.getByTestId("stop-run")).toHaveCount(0);
       await bobTab.option("Sushi").click();
       await bobTab.expectNoCard();
       await aliceTab.expectNoCard();
