@@ -1,33 +1,45 @@
 "use client";
 
-import { NewChatButton } from "@/components/NewChatButton";
-import { SessionList } from "@/components/SessionList";
-import { Logo } from "@/components/Sidebar";
 import { AccountMenu } from "@/components/AccountMenu";
-import { useSessions } from "@/lib/client/use-sessions";
+import { Composer } from "@/components/Composer";
+import { EmptyChat } from "@/components/EmptyChat";
+import { MobileSidebar, Sidebar } from "@/components/Sidebar";
 import { useMe } from "@/lib/client/use-me";
+import { useSessions } from "@/lib/client/use-sessions";
 
+/** The draft of the home page's composer: a chat that does not exist yet. */
+const NEW_CHAT_DRAFT = "new-chat";
+
+/** The first page is a chat you can type into: Enter makes the chat, sends the message and opens it. */
 export function HomeScreen() {
-  const { sessions, error, creating, createSession, renameSession, deleteSession } = useSessions();
+  const { sessions, error, creating, createSession, startChat, renameSession, deleteSession } = useSessions();
   const me = useMe();
+  const sidebarProps = {
+    sessions,
+    onNewChat: () => void createSession(),
+    creating,
+    error: error?.message,
+    onRename: renameSession,
+    onDelete: deleteSession,
+    me,
+  };
   return (
-    <main className="min-h-dvh bg-stone-50">
-      <div className="mx-auto flex max-w-2xl flex-col px-6 py-16 sm:py-24">
-        <div className="flex flex-wrap items-center justify-between gap-2">
-          <div className="flex items-center gap-2 text-lg font-semibold tracking-tight text-stone-900">
-            <Logo className="h-8 w-8" /> Parley
-          </div>
-          <AccountMenu />
+    <div className="flex h-dvh">
+      <Sidebar {...sidebarProps} />
+      <main data-testid="home" className="flex min-w-0 flex-1 flex-col bg-stone-50">
+        <header className="flex h-14 shrink-0 items-center gap-2 border-b border-stone-200 bg-white px-2 sm:px-4">
+          <MobileSidebar {...sidebarProps} />
+          <h1 className="truncate text-base font-semibold tracking-tight text-stone-900">New chat</h1>
+          <span className="flex-1" />
+          <AccountMenu compact />
+        </header>
+        <div className="min-h-0 flex-1 overflow-y-auto">
+          <EmptyChat onSuggest={startChat} />
         </div>
-        <h1 className="mt-8 text-3xl font-semibold tracking-tight text-stone-900 sm:text-4xl">Agents that ask before they act.</h1>
-        <p className="mt-3 max-w-xl text-stone-600">When an agent needs a decision, a question card takes the place of the input — in every open tab. The first answer wins; the others step aside.</p>
-        <div className="mt-8">
-          <NewChatButton size="large" onClick={() => void createSession()} busy={creating} />
+        <div className="shrink-0 border-t border-stone-200 bg-white/80 px-4 pb-4 pt-3 backdrop-blur">
+          <Composer sessionId={NEW_CHAT_DRAFT} onSend={startChat} />
         </div>
-        {error && <p className="mt-4 text-sm text-red-600">{error.message}</p>}
-        <h2 className="mb-3 mt-14 text-sm font-medium uppercase tracking-wide text-stone-500">Recent chats</h2>
-        <SessionList sessions={sessions} variant="roomy" onRename={renameSession} onDelete={deleteSession} me={me} />
-      </div>
-    </main>
+      </main>
+    </div>
   );
 }

@@ -19,7 +19,7 @@ test.describe("a chat shared by two people", () => {
 
       const bobHome = await bobContext.newPage();
       await bobHome.goto("/");
-      await expect(bobHome.getByRole("heading", { name: "Recent chats" })).toBeVisible();
+      await expect(bobHome.getByTestId("home")).toBeVisible();
       const bobsRow = bobHome.locator(`[data-testid="session-row"][data-session-id="${session.id}"]`);
       await expect(bobsRow).toHaveCount(0);
 

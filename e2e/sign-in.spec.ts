@@ -69,17 +69,20 @@ test("without a credential a page leads to the sign-in page; a wrong token is re
   await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
 });
 
-test("the printed URL signs a fresh browser in: the token leaves the address bar, a new chat is answered, and a second tab needs no sign-in", async ({ context, page }) => {
+test("the printed URL signs a fresh browser in: the token leaves the address bar, the first page takes a message that makes a chat, and a second tab needs no sign-in", async ({ context, page }) => {
   const url = server!.url;
   await page.goto(printedUrl);
   await expect(page).toHaveURL(`${url}/`);
   expect(page.url()).not.toContain(token);
 
-  await page.getByTestId("new-session").click();
+  // The first page is the composer: Enter makes the chat, sends the message and opens the chat.
+  await page.getByTestId("composer-input").fill("hello there");
+  await page.getByTestId("composer-input").press("Enter");
   await expect(page).toHaveURL(new RegExp(`^${url}/s/[^/?#]+$`));
   await expect(page.getByTestId("connection-status")).toHaveAttribute("data-state", "connected");
   const tab = new ChatPage(page);
-  await tab.send("hello there");
+  await expect(tab.messages("user").filter({ hasText: "hello there" })).toHaveCount(1);
+  await expect(page.locator('[data-testid="session-link"][aria-current="page"]')).toHaveCount(1);
   await expect(tab.messages("agent").filter({ hasText: "offline demo agent" })).toBeVisible();
 
   const second = new ChatPage(await context.newPage());

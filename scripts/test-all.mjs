@@ -31,8 +31,9 @@ const node = (...args) => [process.execPath, ...args];
  * (its failed tests and each file's time).
  */
 const PARTS = [
-  // Next's own type check is left to the typecheck part, which runs after the build so that it sees the route types the build writes (.next/types).
-  { name: "build", command: ["npm", "run", "build"], env: { PARLEY_BUILD_TYPECHECKED: "1" } },
+  // The build `npm install` made is reused when no source changed since (scripts/build-stamp.mjs). Next's own type check is
+  // left to the typecheck part, which runs after the build so that it sees the route types the build writes (.next/types).
+  { name: "build", command: node(path.join(root, "scripts/build.mjs"), "--if-stale") },
   { name: "typecheck", command: node(path.join(root, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", "."), needs: ["build"] },
   // Type-aware: its program includes the route types the build writes.
   { name: "lint", command: node(path.join(root, "node_modules/eslint/bin/eslint.js"), ".", "--max-warnings", "0"), needs: ["build"] },

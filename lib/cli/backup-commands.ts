@@ -8,7 +8,7 @@ import { backupFile, backupSqlite, restoreSqlite } from "../server/store/db/sqli
 import { readAnnouncement } from "../server/store/db/server-file";
 import { isProcessAlive } from "./server-client";
 
-const POSTGRES = "Parley backs up SQLite databases only: for PostgreSQL use pg_dump and pg_restore (README: Upgrading).";
+const POSTGRES = "Parley backs up SQLite databases only: for PostgreSQL use pg_dump and pg_restore (docs/operations.md: Upgrading).";
 
 function sqliteOf(databaseUrl: string): string {
   if (engineOf(databaseUrl) === "postgresql") throw new AppError("bad_request", POSTGRES);

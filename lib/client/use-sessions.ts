@@ -1,9 +1,10 @@
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Session } from "../protocol/entities";
 import type { WireError } from "../protocol/errors";
 import type { Ack } from "../protocol/socket";
 import { requestJson } from "./api";
+import { chatStarter } from "./start-chat";
 import { removeSession, upsertSession } from "./session-list";
 import { getSocket } from "./socket";
 
@@ -79,6 +80,17 @@ export function useSessions() {
     return res;
   }, [router]);
 
+  /** The home page's first message: the chat is made, the message sent, then the chat opened. */
+  const starter = useMemo(() => chatStarter(requestJson, (made) => setSessions((list) => upsertSession(list ?? [], made))), []);
+  const startChat = useCallback(
+    async (text: string): Promise<Ack<unknown>> => {
+      const res = await starter(text);
+      if (res.ok) router.push(`/s/${res.data.id}`);
+      return res;
+    },
+    [router, starter],
+  );
+
   /** A person's title for a chat; the answer's error says what was wrong (empty, too long). */
   const renameSession = useCallback(async (id: string, title: string): Promise<Ack<Session>> => {
     const res = await requestJson<Session>(`/api/sessions/${encodeURIComponent(id)}`, { method: "PATCH", body: { title } });
@@ -101,7 +113,7 @@ export function useSessions() {
     [forget, router],
   );
 
-  return { sessions, error, creating, deleted, left, createSession, renameSession, deleteSession };
+  return { sessions, error, creating, deleted, left, createSession, startChat, renameSession, deleteSession };
 }
 
 const withoutId = (ids: ReadonlySet<string>, id: string): ReadonlySet<string> => new Set([...ids].filter((other) => other !== id));

@@ -45,7 +45,7 @@ const BOOK_COLUMNS = `migration_name, checksum, finished_at, rolled_back_at, sta
  * each pending migration runs in its own transaction together with its row in
  * `_prisma_migrations` (a failed one leaves nothing behind and stops start-up with its name).
  * PostgreSQL never deletes rows to drop a referenced table (it refuses, or drops the constraint
- * with CASCADE), so its migrations need no foreign-key guard. No backup: `pg_dump` (see README).
+ * with CASCADE), so its migrations need no foreign-key guard. No backup: `pg_dump` (see docs/operations.md, Upgrading).
  */
 export async function migratePostgres(databaseUrl: string, migrationsRoot: string, { log }: MigrationOptions = {}): Promise<MigrationResult> {
   const files = readMigrations(migrationsFolder(migrationsRoot, "postgresql"));
@@ -71,7 +71,7 @@ export async function migratePostgres(databaseUrl: string, migrationsRoot: strin
       const pending = pendingMigrations(files, rows, where);
       if (pending.length > 0) {
         log?.(describePlan(pending, where));
-        if (pending.length < files.length) log?.("> Parley takes no copy of a PostgreSQL database: take one with pg_dump before an upgrade (README: Upgrading)");
+        if (pending.length < files.length) log?.("> Parley takes no copy of a PostgreSQL database: take one with pg_dump before an upgrade (docs/operations.md: Upgrading)");
       }
       for (const migration of pending) {
         const startedAt = new Date();
