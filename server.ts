@@ -11,10 +11,10 @@ import { bindRefusal } from "./lib/server/access/origin-policy";
 import { loadEnv } from "./lib/server/env";
 import { trackConnections } from "./lib/server/http/open-connections";
 import { keepConnectionsAlive } from "./lib/server/http/keep-alive";
-import { describeModel, modelSettings } from "./workers/agent/model-settings";
+import { describeModel, modelAtStart, modelEnv, modelInfo } from "./workers/agent/model-settings";
 import { announceServer, localUrl, tokenFilePath, withdrawServer } from "./lib/server/store/db/server-file";
 import { keptServerToken } from "./lib/server/access/kept-token";
-import { setParley } from "./lib/server/registry";
+import { setModelInfo, setParley } from "./lib/server/registry";
 import { describeFunctions } from "./lib/server/workers/function-report";
 import { reloadWorkersOnChange } from "./lib/server/workers/dev-reload";
 import { WorkerPool } from "./lib/server/workers/worker-pool";
@@ -90,12 +90,15 @@ async function main() {
   const mcpServers = Object.keys(loadMcpServers(mcpServersFile));
   if (mcpServers.length > 0) say(`> MCP servers for the agent (${mcpServersFile}): ${mcpServers.join(", ")}`);
   if (workspace.seeded.length > 0) say(`> The workspace ${workspace.path} was empty: seeded it with a sample project (${workspace.seeded.length} files)`);
+  // Found once, before the first worker starts (at most the probe's 300 ms, and only with no model configured): every worker gets it in its environment.
+  const model = await modelAtStart(process.env);
+  setModelInfo(modelInfo(model));
   let port = env.PORT;
   // The first worker starts now (its catalogue comes with it): it loads its modules while this process loads its own.
   const pool = new WorkerPool({
     ...workerEntry(),
     // The workers' tools work in the workspace: its real path reaches them in their environment.
-    env: { ...process.env, PARLEY_WORKSPACE: workspace.path, ...(mcpServersFile ? { PARLEY_MCP_SERVERS: mcpServersFile } : {}) },
+    env: { ...process.env, ...modelEnv(model), PARLEY_WORKSPACE: workspace.path, ...(mcpServersFile ? { PARLEY_MCP_SERVERS: mcpServersFile } : {}) },
     maxIdle: env.PARLEY_IDLE_WORKERS,
     maxWorkers: env.PARLEY_MAX_WORKERS,
     runsPerWorker: env.PARLEY_RUNS_PER_WORKER,
@@ -192,7 +195,7 @@ async function main() {
   port = typeof address === "object" && address ? address.port : env.PORT;
   const appUrl = startUrl(env.HOST, port);
   say(`> Parley ready on ${appUrl} (${dev ? "development" : "production"}, ${Date.now() - started} ms)`);
-  say(`> ${describeModel(modelSettings(process.env))}`);
+  say(`> ${describeModel(model)}`);
   say(`> The agent's tools work in ${workspace.path} (PARLEY_WORKSPACE); ${sandboxStartupLine(sandboxMode())}`);
   say(`> Limits: ${commandLimitsLine(probeCommandLimits(systemProgram("prlimit")))}`);
   // Jupyter-style: the token in the URL signs the browser in (it becomes a session cookie and leaves the address bar).

@@ -33,7 +33,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
-    env: { PARLEY_TEST_FUNCTIONS: "1" },
+    // The offline script in tests' own workers, whatever key this machine has (productionServerEnv clears both for a server).
+    env: { PARLEY_TEST_FUNCTIONS: "1", PARLEY_MODEL: "scripted", PARLEY_LOCAL_MODELS: "off" },
     globalSetup: ["tests/global-setup.ts"],
     projects: [
       // Unit files share a worker's module cache (not isolated): importing the same modules again

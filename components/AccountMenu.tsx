@@ -6,6 +6,7 @@ import { createSignOut } from "@/lib/client/sign-out";
 import { forgetThisBrowserDevice } from "@/lib/client/push/this-device-state";
 import { useWhoAmI } from "@/lib/client/use-who-am-i";
 import { personInitial, screenName } from "@/lib/client/who-am-i";
+import { useNameOf } from "@/lib/client/use-names";
 import { LOCAL_OWNER, type WhoAmI } from "@/lib/protocol/access";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { HeaderSheet } from "./HeaderSheet";
@@ -21,13 +22,14 @@ function aboutOf(who: WhoAmI): string {
 }
 
 /**
- * Who is signed in, in the header: their badge and name (the administrator `local` shows as
- * "Administrator"), opening a small menu with Sign out; an administrator also has Sign out
+ * Who is signed in, in the header: their badge and display name (the administrator `local` reads
+ * "Administrator" until renamed), opening a small menu with Sign out; an administrator also has Sign out
  * everywhere (after a confirmation). Either way this tab then goes to the sign-in page.
  * `compact`: the name shows from the `xl` width up (narrower, a chat's header keeps its room for the title; the badge stays).
  */
 export function AccountMenu({ compact = false }: { compact?: boolean }) {
   const who = useWhoAmI();
+  const nameOf = useNameOf();
   const [open, setOpen] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState<"this" | "everywhere" | null>(null);
@@ -50,7 +52,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
     }
   };
 
-  const label = who ? screenName(who.ownerId) : null;
+  const label = who ? screenName(who.ownerId, nameOf) : null;
   return (
     <div className="relative shrink-0">
       <button
@@ -67,7 +69,7 @@ export function AccountMenu({ compact = false }: { compact?: boolean }) {
         className={`flex h-11 min-w-11 items-center justify-center gap-2 rounded-lg px-1.5 text-sm font-medium text-stone-700 outline-none hover:bg-stone-100 hover:text-stone-900 focus-visible:ring-2 focus-visible:ring-indigo-500 disabled:opacity-60 md:h-9 ${open ? "bg-stone-100 text-stone-900" : ""}`}
       >
         <span aria-hidden className="flex h-7 w-7 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold text-indigo-800 ring-1 ring-indigo-200">
-          {who ? personInitial(who.ownerId) : ""}
+          {who ? personInitial(who.ownerId, nameOf) : ""}
         </span>
         <span data-testid="account-name" className={`max-w-[10rem] truncate ${compact ? "sr-only xl:not-sr-only" : ""}`}>
           {label ?? <span className="sr-only">Account</span>}

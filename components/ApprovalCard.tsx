@@ -17,7 +17,7 @@ import {
   subjectLabel,
 } from "@/lib/client/approval";
 import { visibleString } from "@/lib/client/visible-text";
-import { keyHint, numberKeyAction } from "@/lib/client/question-input";
+import { APPROVAL_KEYS, keyHint, numberKeyAction } from "@/lib/client/question-input";
 import { ApprovalPreview } from "@/components/ApprovalPreview";
 import { BackButton, CardMessages, Countdown, Kbd, KeyGuardNote, PanelConfirm, Position } from "@/components/QuestionCardParts";
 import { InlineCodeText, VisibleText } from "@/components/VisibleText";
@@ -40,8 +40,9 @@ interface ApprovalBodyProps {
 /**
  * The card of an approval: who asks to run which tool, a preview of all of its input, and Allow
  * once, Allow always (a session rule: exactly this call, or a wider rule the person picks when the
- * tool offers one) or Reject with optional feedback. Keys: 1 / 2 / 3, Escape opens (or leaves) the
- * feedback field, Enter in it rejects; the card never starts focused on an answer.
+ * tool offers one), Edit and allow, or Reject with optional feedback. Keys (APPROVAL_KEYS, in the
+ * buttons' order): 1 / 2 / 3 / 4, Escape opens (or leaves) the feedback field, Enter in it rejects;
+ * the card never starts focused on an answer.
  */
 export function ApprovalBody({ question, me, position, onReply, onReject, notice }: ApprovalBodyProps) {
   const approval = question.approval!;
@@ -86,7 +87,7 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
 
   const pick = (n: number) => {
     if (busy || rejectOpen || editing) return;
-    // In the "Allow always" choice, 1 and 2 pick its options; 3 (Reject) still works.
+    // In the "Allow always" choice, 1 and 2 pick its options; 3 (Edit) and 4 (Reject) still work.
     if (alwaysChoice !== null && (n === 0 || n === 1)) return setAlwaysChoice(n === 1 && offered > 1 ? 1 : 0);
     const action = numberKeyAction(question, n);
     if (action?.type === "reply" && action.value === "always") allowAlways();
@@ -108,7 +109,7 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
     else setRejectOpen(true);
   };
 
-  const keys = useCardKeys(card, { pick, escape }, editable ? 4 : 3);
+  const keys = useCardKeys(card, { pick, escape }, APPROVAL_KEYS.reject);
 
   useEffect(() => {
     if (rejectOpen) feedbackInput.current?.focus();
@@ -258,22 +259,22 @@ export function ApprovalBody({ question, me, position, onReply, onReject, notice
         ) : (
           <div>
             <div role="group" aria-label="Answers" className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
-              <AnswerButton testId="approval-allow-once" primary hint="1" disabled={busy} onClick={() => void allow("once")}>
+              <AnswerButton testId="approval-allow-once" primary hint={`${APPROVAL_KEYS.once}`} disabled={busy} onClick={() => void allow("once")}>
                 Allow once
               </AnswerButton>
               {offered > 0 && (
-                <AnswerButton testId="approval-allow-always" hint="2" describedBy={hintId} disabled={busy} onClick={allowAlways} expands={offered > 1}>
+                <AnswerButton testId="approval-allow-always" hint={`${APPROVAL_KEYS.always}`} describedBy={hintId} disabled={busy} onClick={allowAlways} expands={offered > 1}>
                   {offered > 1 ? "Allow always…" : "Allow always"}
                 </AnswerButton>
               )}
               {editable && (
-                <AnswerButton testId="approval-edit" hint="4" disabled={busy} onClick={() => setEditing(true)} expands>
+                <AnswerButton testId="approval-edit" hint={`${APPROVAL_KEYS.edit}`} disabled={busy} onClick={() => setEditing(true)} expands>
                   Edit and allow…
                 </AnswerButton>
               )}
               <AnswerButton
                 testId="approval-reject"
-                hint="3"
+                hint={`${APPROVAL_KEYS.reject}`}
                 danger
                 disabled={busy}
                 onClick={() => setRejectOpen(true)}

@@ -125,6 +125,7 @@ export function ApprovalEditor({ approval, busy, onAllow, onBack }: ApprovalEdit
                 error={errors[field.name] ?? null}
                 disabled={busy}
                 autoFocus={false}
+                source="tool"
                 onChange={(value) => {
                   setDraft((d) => ({ ...d, [field.name]: value }));
                   if (errors[field.name]) setErrors(({ [field.name]: _fixed, ...rest }) => rest);

@@ -3,7 +3,7 @@
 import { useMemo } from "react";
 import type { CommandBound, ToolPreview } from "@/lib/protocol/permissions";
 import { BOUND_TEXT, chainText, isSandboxed } from "@/lib/protocol/command-bound";
-import { parseUnifiedDiff, type DiffLine } from "@/lib/client/unified-diff";
+import { numberDigits, parseUnifiedDiff, type DiffLine } from "@/lib/client/unified-diff";
 import { sizeLabel, visibleString } from "@/lib/client/visible-text";
 import { VisibleText } from "@/components/VisibleText";
 
@@ -131,10 +131,11 @@ const LINE_STYLE: Record<DiffLine["kind"], string> = {
   hunk: "bg-sky-50/80 text-sky-700",
   note: "italic text-stone-400",
 };
+/** Line numbers a person reads: 4.5:1 or more on their fill. */
 const GUTTER_STYLE: Record<DiffLine["kind"], string> = {
-  add: "bg-emerald-100/70 text-emerald-700/70",
-  del: "bg-rose-100/70 text-rose-700/70",
-  context: "text-stone-300",
+  add: "bg-emerald-100/70 text-emerald-700",
+  del: "bg-rose-100/70 text-rose-700",
+  context: "text-stone-500",
   hunk: "bg-sky-50/80",
   note: "",
 };
@@ -142,6 +143,9 @@ const MARK: Record<DiffLine["kind"], string> = { add: "+", del: "−", context: 
 
 function DiffPreview({ path, diff, boxClass }: { path: string; diff: string; boxClass: string }) {
   const parsed = useMemo(() => parseUnifiedDiff(diff), [diff]);
+  // Two number columns as a unified diff viewer shows them: the old file's, then the new file's.
+  const digits = numberDigits(parsed);
+  const numberWidth = { width: `calc(${digits}ch + 0.75rem)` };
   const shownPath = path || parsed.newPath || parsed.oldPath || "";
   const isNew = parsed.oldPath === null && parsed.removed === 0 && parsed.lines.some((l) => l.kind === "hunk" && /^@@ -0,0 /.test(l.text));
   return (
@@ -171,9 +175,19 @@ function DiffPreview({ path, diff, boxClass }: { path: string; diff: string; box
                 </span>
               ) : (
                 <>
-                  <span role="cell" aria-hidden className={`w-9 shrink-0 select-none pr-1.5 text-right tabular-nums ${GUTTER_STYLE[line.kind]}`}>
-                    {line.kind === "add" ? line.newNo : line.oldNo}
-                  </span>
+                  {digits > 0 &&
+                    (["old", "new"] as const).map((side) => (
+                      <span
+                        key={side}
+                        role="cell"
+                        aria-hidden
+                        data-testid={`diff-${side}-no`}
+                        style={numberWidth}
+                        className={`shrink-0 select-none px-1.5 text-right tabular-nums ${GUTTER_STYLE[line.kind]}`}
+                      >
+                        {side === "old" ? line.oldNo : line.newNo}
+                      </span>
+                    ))}
                   <span role="cell" aria-label={line.kind === "add" ? "added" : line.kind === "del" ? "removed" : undefined} className="w-4 shrink-0 select-none text-center opacity-70">
                     {MARK[line.kind]}
                   </span>

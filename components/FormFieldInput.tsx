@@ -1,7 +1,8 @@
 "use client";
 
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import type { FormDraft, FormField } from "@/lib/protocol/forms";
+import { takesLines, type FieldSource } from "@/lib/client/field-lines";
 
 /** "Required", or "Must be a whole number from 1 to 14". */
 function errorText(error: string): string {
@@ -16,6 +17,8 @@ export interface FieldProps {
   disabled: boolean;
   autoFocus: boolean;
   onChange: (value: FormDraft[string]) => void;
+  /** Whose schema the field is of: a tool's bounds every string generously, so its bounds say less of a text's length. */
+  source?: FieldSource;
 }
 
 const INPUT_TYPES = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" } as const;
@@ -31,7 +34,7 @@ const control = (error: string | null) =>
  * Errors show after Submit (then each follows its field as it changes), not when a field is left:
  * an error appearing under a field as focus moves to Submit would shift the button from under the click.
  */
-export function FormFieldInput({ field, id, value, error, disabled, autoFocus, onChange }: FieldProps) {
+export function FormFieldInput({ field, id, value, error, disabled, autoFocus, onChange, source = "form" }: FieldProps) {
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   const describedBy = [field.description ? hintId : null, error ? errorId : null].filter(Boolean).join(" ") || undefined;
@@ -46,7 +49,8 @@ export function FormFieldInput({ field, id, value, error, disabled, autoFocus, o
     "data-field": field.name,
     "data-autofocus": autoFocus ? "" : undefined,
   } as const;
-  const long = field.kind === "text" && field.format === null && (field.maxLength ?? 0) > 120;
+  // Decided by the value it starts with: typing (or deleting) a line break does not swap the box under the cursor.
+  const [long] = useState(() => takesLines(field, value, source));
 
   const help = (
     <>

@@ -2,13 +2,16 @@
 
 import { useId, useRef, useState, type ReactNode } from "react";
 import { HeaderSheet } from "./HeaderSheet";
-import { peopleView, personNameOf, type Me, type PersonRow } from "@/lib/client/session-people";
+import { mayRename, peopleView, personNameOf, type Me, type PersonRow } from "@/lib/client/session-people";
 import { useMembers } from "@/lib/client/use-members";
+import { renamePerson, useNameOf } from "@/lib/client/use-names";
+import type { NameOf } from "@/lib/protocol/display-names";
 
 /**
  * "People": the chat header's people button opens who the chat is shared with, a popover on a
  * wide screen and a sheet from the bottom on a phone. Its owner (or an administrator) adds a
- * person by name and removes members; a member may leave.
+ * person by name and removes members; a member may leave. Each person shows by their display
+ * name; an administrator may rename anyone there, anyone else themselves.
  */
 export function PeopleButton({ sessionId, shared, me }: { sessionId: string; shared: boolean; me: Me | null }) {
   const [open, setOpen] = useState(false);
@@ -42,6 +45,7 @@ export function PeopleButton({ sessionId, shared, me }: { sessionId: string; sha
 
 function PeoplePanel({ sessionId, me, onClose }: { sessionId: string; me: Me | null; onClose: () => void }) {
   const { members, error, removing, add, remove, reload } = useMembers(sessionId, true);
+  const nameOf = useNameOf();
   const view = members === null ? null : peopleView(members, me);
   return (
     <HeaderSheet testId="people" title="People" note="Everyone here sees this chat, gets its questions and may answer them." width="md:w-[22rem]" onClose={onClose}>
@@ -63,34 +67,48 @@ function PeoplePanel({ sessionId, me, onClose }: { sessionId: string; me: Me | n
         <>
           <ul data-testid="people-list" aria-label="People in this chat" className="divide-y divide-stone-100 pt-1">
             {view.rows.map((row) => (
-              <PersonItem key={row.user} row={row} removing={removing.has(row.user)} onAct={() => void remove(row.user)} />
+              <PersonItem key={row.user} row={row} nameOf={nameOf} canRename={mayRename(row.user, me)} removing={removing.has(row.user)} onAct={() => void remove(row.user)} />
             ))}
           </ul>
-          {view.canAdd ? <AddPerson onAdd={add} /> : <Note testId="people-owner-note">{view.owner ? `Only ${view.owner} can add or remove people.` : null}</Note>}
+          {view.canAdd ? <AddPerson onAdd={add} /> : <Note testId="people-owner-note">{view.owner ? `Only ${nameOf(view.owner)} can add or remove people.` : null}</Note>}
         </>
       )}
     </HeaderSheet>
   );
 }
 
-function PersonItem({ row, removing, onAct }: { row: PersonRow; removing: boolean; onAct: () => void }) {
+function PersonItem({ row, nameOf, canRename, removing, onAct }: { row: PersonRow; nameOf: NameOf; canRename: boolean; removing: boolean; onAct: () => void }) {
+  const [renaming, setRenaming] = useState(false);
   const busyLabel = row.action === "leave" ? "Leaving…" : "Removing…";
   const label = row.action === "leave" ? "Leave" : "Remove";
+  const name = nameOf(row.user);
+  if (renaming) return <RenamePerson user={row.user} current={name} onDone={() => setRenaming(false)} />;
   return (
     <li data-testid="person" data-user={row.user} data-role={row.role} className={`flex min-h-12 items-center gap-3 px-4 py-1.5 ${removing ? "opacity-60" : ""}`}>
       <span aria-hidden className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-stone-200 text-sm font-semibold uppercase text-stone-700">
-        {row.user.slice(0, 1)}
+        {name.slice(0, 1)}
       </span>
       <p className="min-w-0 flex-1 truncate text-sm text-stone-900">
-        <span data-testid="person-name">{row.user}</span>
+        <span data-testid="person-name">{name}</span>
         {row.you && <span className="ml-1.5 text-stone-600">(you)</span>}
         {row.role === "owner" && <span className="ml-2 rounded bg-indigo-50 px-1.5 py-0.5 text-xs font-medium text-indigo-700">owner</span>}
       </p>
+      {canRename && (
+        <button
+          type="button"
+          data-testid="person-rename"
+          aria-label={row.you ? "Rename yourself" : `Rename ${name}`}
+          onClick={() => setRenaming(true)}
+          className="h-8 shrink-0 rounded-md px-3 text-sm font-medium text-stone-700 ring-1 ring-stone-300 hover:bg-stone-50 pointer-coarse:h-11 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+        >
+          Rename
+        </button>
+      )}
       {row.action && (
         <button
           type="button"
           data-testid={row.action === "leave" ? "person-leave" : "person-remove"}
-          aria-label={row.action === "leave" ? "Leave this chat" : `Remove ${row.user}`}
+          aria-label={row.action === "leave" ? "Leave this chat" : `Remove ${name}`}
           disabled={removing}
           onClick={onAct}
           className={`h-8 shrink-0 rounded-md px-3 text-sm font-medium ring-1 hover:bg-stone-50 disabled:opacity-50 pointer-coarse:h-11 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${row.action === "leave" ? "text-red-700 ring-red-200" : "text-stone-700 ring-stone-300"}`}
@@ -98,6 +116,93 @@ function PersonItem({ row, removing, onAct }: { row: PersonRow; removing: boolea
           {removing ? busyLabel : label}
         </button>
       )}
+    </li>
+  );
+}
+
+/** A person's row while renaming them: their display name in a field; Save (Enter) renames them everywhere, Cancel (Esc) keeps it. */
+function RenamePerson({ user, current, onDone }: { user: string; current: string; onDone: () => void }) {
+  const inputId = useId();
+  const errorId = useId();
+  const [name, setName] = useState(current);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+
+  const submit = async () => {
+    const typed = personNameOf(name);
+    if (!typed.ok) {
+      setProblem(typed.message);
+      input.current?.focus();
+      return;
+    }
+    if (typed.name === current) return onDone();
+    setBusy(true);
+    const res = await renamePerson(user, typed.name);
+    setBusy(false);
+    if (res.ok) return onDone();
+    setProblem(res.error.message);
+    input.current?.focus();
+  };
+
+  return (
+    <li data-testid="person-renaming" data-user={user} className="px-4 py-2">
+      <form
+        className="flex flex-col gap-1.5"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <label htmlFor={inputId} className="sr-only">
+          New name for {current}
+        </label>
+        <div className="flex gap-2">
+          <input
+            ref={input}
+            id={inputId}
+            data-testid="person-rename-name"
+            value={name}
+            autoFocus
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            aria-invalid={problem !== null}
+            aria-describedby={problem ? errorId : undefined}
+            onChange={(e) => {
+              setName(e.target.value);
+              setProblem(null);
+            }}
+            onKeyDown={(e) => {
+              if (e.key !== "Escape") return;
+              // The row, not the whole sheet, closes.
+              e.stopPropagation();
+              onDone();
+            }}
+            className="h-9 min-w-0 flex-1 rounded-lg border border-stone-300 px-3 text-base text-stone-900 pointer-coarse:h-11 focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-200 aria-[invalid=true]:border-red-400 md:text-sm"
+          />
+          <button
+            type="submit"
+            data-testid="person-rename-save"
+            disabled={busy}
+            className="h-9 shrink-0 rounded-lg bg-indigo-600 px-3 text-sm font-medium text-white hover:bg-indigo-700 disabled:opacity-60 pointer-coarse:h-11 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            {busy ? "Saving…" : "Save"}
+          </button>
+          <button
+            type="button"
+            onClick={onDone}
+            className="h-9 shrink-0 rounded-lg px-3 text-sm font-medium text-stone-700 ring-1 ring-stone-300 hover:bg-stone-50 pointer-coarse:h-11 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
+          >
+            Cancel
+          </button>
+        </div>
+        {problem && (
+          <p id={errorId} role="alert" data-testid="person-rename-error" className="text-sm text-red-700">
+            {problem}
+          </p>
+        )}
+      </form>
     </li>
   );
 }

@@ -4,6 +4,7 @@ import { memo, useState } from "react";
 import type { Question } from "@/lib/protocol/question";
 import { auditOf, type QuestionAudit } from "@/lib/client/question-audit";
 import { decidedByLine } from "@/lib/protocol/team-card";
+import { useNameOf } from "@/lib/client/use-names";
 import { ToolCallDetails } from "./ToolCallDetails";
 import { VisibleText } from "./VisibleText";
 
@@ -20,10 +21,11 @@ const TONE_STYLE: Record<QuestionAudit["tone"], string> = {
  * input and result. `viewer` is the person reading: their own answers read "by you".
  */
 export const QuestionRecord = memo(function QuestionRecord({ question, viewer = null }: { question: Question; viewer?: string | null }) {
-  const audit = auditOf(question, { viewer });
+  const nameOf = useNameOf();
+  const audit = auditOf(question, { viewer, nameOf });
   const approval = audit.tool !== null;
   // An approval that needed several people: who approved it (or rejected it), from its votes.
-  const decidedBy = decidedByLine(question, viewer);
+  const decidedBy = decidedByLine(question, viewer, nameOf);
   const [open, setOpen] = useState(false);
   return (
     <li

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import type { Run } from "@/lib/protocol/entities";
 import { ownerLabel } from "@/lib/client/approval";
 import { formatElapsed, runLineText, startedByText, type WaitingOn } from "@/lib/client/run-line";
+import { useNameOf } from "@/lib/client/use-names";
 import { StopButton } from "./StopButton";
 
 /** Seconds since an ISO time, ticking while `live`. */
@@ -31,12 +32,13 @@ export function RunLine({ run, waiting, onStop, stopping }: { run: Run; waiting:
   const elapsed = useElapsed(run.createdAt, active);
   const name = run.parentRunId === null && run.functionName === "chat" ? "Parley" : ownerLabel(run.functionName);
   const text = runLineText(run, { waiting, name });
+  const nameOf = useNameOf();
   return (
     <>
       {run.startedBy && (
         <li data-testid="run-started-by" data-run-id={run.id} className="flex items-center gap-3 py-1 text-xs text-stone-500">
           <span aria-hidden className="h-px flex-1 bg-stone-200" />
-          <span className="[overflow-wrap:anywhere]">{startedByText(run.startedBy, name)}</span>
+          <span className="[overflow-wrap:anywhere]">{startedByText(run.startedBy, name, run.starterId === null ? null : nameOf(run.starterId))}</span>
           <span aria-hidden className="h-px flex-1 bg-stone-200" />
         </li>
       )}

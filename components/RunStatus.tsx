@@ -31,7 +31,7 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
   const words = canStop ? "xl:not-sr-only" : "sm:not-sr-only";
   return (
     // On a phone a finished run's dot beside the connection's would read as a second connection light: it shows while work goes on.
-    // With its Stop it does not shrink (the title does), and on a phone the Stop alone says work goes on.
+    // With its Stop it does not shrink (the title does), and on a phone the Stop's square alone says work goes on.
     <div className={`${run.status === "running" || run.status === "waiting_input" ? "flex" : "hidden sm:flex"} ${canStop ? "shrink-0" : "min-w-0"} items-center sm:gap-3`}>
       <div
         data-testid="run-status"
@@ -50,7 +50,7 @@ export function RunStatus({ run, waiting, canStop, stopping, onStop }: RunStatus
           </span>
         )}
       </div>
-      {canStop && <StopButton testId="stop-run" onStop={onStop} stopping={stopping} />}
+      {canStop && <StopButton testId="stop-run" onStop={onStop} stopping={stopping} compact />}
     </div>
   );
 }

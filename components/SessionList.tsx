@@ -7,6 +7,7 @@ import type { Ack } from "@/lib/protocol/socket";
 import { relativeTime, useNow } from "@/lib/client/relative-time";
 import { fullTime } from "@/lib/client/timestamps";
 import { mayManage, sharedWords, whoseChat, type Me } from "@/lib/client/session-people";
+import { useNameOf } from "@/lib/client/use-names";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { PeopleIcon } from "./PeoplePanel";
 import { TitleInput } from "./TitleInput";
@@ -14,8 +15,6 @@ import { TitleInput } from "./TitleInput";
 interface SessionListProps {
   sessions: Session[] | null;
   activeId?: string;
-  /** "compact" for the sidebar, "roomy" for the home page. */
-  variant?: "compact" | "roomy";
   /** With these, each chat I may manage (mine, or any as an administrator) has a menu to rename and delete it. */
   onRename?: (id: string, title: string) => Promise<Ack<unknown>>;
   onDelete?: (id: string) => Promise<Ack<unknown>>;
@@ -23,7 +22,7 @@ interface SessionListProps {
   me?: Me | null;
 }
 
-export function SessionList({ sessions, activeId, variant = "compact", onRename, onDelete, me = null }: SessionListProps) {
+export function SessionList({ sessions, activeId, onRename, onDelete, me = null }: SessionListProps) {
   // Relative times stay true while the page stays open.
   const now = useNow(60_000);
   const [deleting, setDeleting] = useState<Session | null>(null);
@@ -32,7 +31,6 @@ export function SessionList({ sessions, activeId, variant = "compact", onRename,
 
   if (sessions === null) return <p className="px-3 py-2 text-sm text-stone-400">Loading chats…</p>;
   if (sessions.length === 0) return <p className="px-3 py-2 text-sm text-stone-500">No chats yet.</p>;
-  const roomy = variant === "roomy";
 
   const confirmDelete = async () => {
     if (!deleting || !onDelete) return;
@@ -45,13 +43,12 @@ export function SessionList({ sessions, activeId, variant = "compact", onRename,
 
   return (
     <>
-      <ul className={roomy ? "divide-y divide-stone-200 rounded-xl border border-stone-200 bg-white" : "space-y-0.5"}>
+      <ul className="space-y-0.5">
         {sessions.map((s) => (
           <SessionRow
             key={s.id}
             session={s}
             active={s.id === activeId}
-            roomy={roomy}
             now={now}
             me={me}
             onRename={mayManage(s, me) ? onRename : undefined}
@@ -94,14 +91,14 @@ export function SessionList({ sessions, activeId, variant = "compact", onRename,
 interface SessionRowProps {
   session: Session;
   active: boolean;
-  roomy: boolean;
   now: number;
   me: Me | null;
   onRename?: (id: string, title: string) => Promise<Ack<unknown>>;
   onAskDelete?: () => void;
 }
 
-function SessionRow({ session: s, active, roomy, now, me, onRename, onAskDelete }: SessionRowProps) {
+function SessionRow({ session: s, active, now, me, onRename, onAskDelete }: SessionRowProps) {
+  const nameOf = useNameOf();
   const [renaming, setRenaming] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
@@ -115,16 +112,12 @@ function SessionRow({ session: s, active, roomy, now, me, onRename, onAskDelete 
     link.current?.focus();
   }, [renaming]);
 
-  const rowClass = [
-    "group relative flex items-center gap-1",
-    roomy ? "hover:bg-stone-50" : "rounded-lg hover:bg-stone-200/60",
-    active ? (roomy ? "bg-stone-50" : "bg-white shadow-sm ring-1 ring-stone-200") : "",
-  ].join(" ");
+  const rowClass = ["group relative flex items-center gap-1", "rounded-lg hover:bg-stone-200/60", active ? "bg-white shadow-sm ring-1 ring-stone-200" : ""].join(" ");
 
   if (renaming && onRename) {
     return (
       <li className={rowClass} data-testid="session-row" data-session-id={s.id}>
-        <div className={roomy ? "flex w-full px-3 py-2" : "flex w-full px-1.5 py-1"}>
+        <div className="flex w-full px-1.5 py-1">
           <TitleInput
             initial={s.title}
             testId="session-rename-input"
@@ -140,8 +133,8 @@ function SessionRow({ session: s, active, roomy, now, me, onRename, onAskDelete 
   }
 
   const time = relativeTime(s.updatedAt, now);
-  const whose = whoseChat(s, me);
-  const shared = sharedWords(s, me);
+  const whose = whoseChat(s, me, nameOf);
+  const shared = sharedWords(s, me, nameOf);
   /** A shared chat's mark: the people icon, and whose it is when it is someone else's. */
   const sharing = shared && (
     <span data-testid="session-shared" data-whose={whose ?? undefined} title={shared} className="flex shrink-0 items-center gap-1 text-xs font-normal text-stone-600">
@@ -168,7 +161,7 @@ function SessionRow({ session: s, active, roomy, now, me, onRename, onAskDelete 
         }
         className={[
           "flex min-w-0 flex-1 items-center gap-2 rounded-lg outline-none focus-visible:ring-2 focus-visible:ring-indigo-500",
-          roomy ? "px-4 py-3" : "py-2 pl-3 pr-1 text-sm",
+          "py-2 pl-3 pr-1 text-sm",
           active ? "font-medium text-stone-900" : "text-stone-700",
         ].join(" ")}
       >
@@ -176,21 +169,13 @@ function SessionRow({ session: s, active, roomy, now, me, onRename, onAskDelete 
           <span data-testid="session-link-title" className="truncate">
             {s.title}
           </span>
-          {!roomy && (
-            <span className="flex min-w-0 items-center gap-2">
-              <time dateTime={s.updatedAt} title={fullTime(s.updatedAt)} data-testid="session-time" className="text-xs font-normal text-stone-600">
-                {time}
-              </time>
-              {sharing}
-            </span>
-          )}
+          <span className="flex min-w-0 items-center gap-2">
+            <time dateTime={s.updatedAt} title={fullTime(s.updatedAt)} data-testid="session-time" className="text-xs font-normal text-stone-600">
+              {time}
+            </time>
+            {sharing}
+          </span>
         </span>
-        {roomy && sharing}
-        {roomy && (
-          <time dateTime={s.updatedAt} title={fullTime(s.updatedAt)} data-testid="session-time" className="shrink-0 text-xs text-stone-600">
-            {time}
-          </time>
-        )}
         {s.pendingCount > 0 && (
           <span
             data-testid="session-pending-count"

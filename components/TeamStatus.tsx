@@ -2,6 +2,7 @@
 
 import type { Question } from "@/lib/protocol/question";
 import { teamStatus } from "@/lib/protocol/team-card";
+import { useNameOf } from "@/lib/client/use-names";
 
 /**
  * What a pending card says about its people: "1 of 2 approved — bob", "1 of 2 rejected — carol",
@@ -9,7 +10,7 @@ import { teamStatus } from "@/lib/protocol/team-card";
  * names nobody. A live region: a vote from someone else is read out as it comes.
  */
 export function TeamStatus({ question, me }: { question: Question; me: string | null }) {
-  const { count, rejections, mine, waiting } = teamStatus(question, me);
+  const { count, rejections, mine, waiting } = teamStatus(question, me, useNameOf());
   if (!count && !rejections && !mine && !waiting) return null;
   return (
     <div data-testid="team-status" aria-live="polite" className="space-y-1 text-sm">

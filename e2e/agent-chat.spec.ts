@@ -11,6 +11,9 @@ test.describe("agent chat", () => {
     await tab.send("What can you do?");
     const reply = tab.messages("agent").filter({ hasText: "offline scripted assistant" });
     await expect(reply).toHaveCount(1);
+    // Its own replies say how to connect a real model, and the header says which model this is.
+    await expect(reply).toContainText("start Ollama or set OPENAI_BASE_URL for a real model");
+    await expect(tab.page.getByTestId("model-label")).toContainText("Offline script");
     await expect(tab.page.getByTestId("streaming-message")).toHaveCount(0);
     // `shell` in backticks is inline code; the reply is not shown as raw Markdown.
     await expect(reply.locator("code").first()).toHaveText("shell");

@@ -156,19 +156,31 @@ test.describe("approvals shared by the tabs of one session", () => {
       await expect(tab.page.getByTestId("approval-diff-path")).toHaveText("docs/changelog.md");
       await expect(preview.locator('[data-line="add"]').filter({ hasText: "## 0.2.0" })).toBeVisible();
       await expect(preview.locator('[data-line="context"]').filter({ hasText: "## 0.1.0" })).toBeVisible();
+      // Two number columns, old then new: an added line has only its new number, a kept one both (old 3 is new 7).
+      const added = preview.locator('[data-line="add"]').filter({ hasText: "## 0.2.0" });
+      await expect(added.getByTestId("diff-old-no")).toHaveText("");
+      await expect(added.getByTestId("diff-new-no")).toHaveText("3");
+      const kept = preview.locator('[data-line="context"]').filter({ hasText: "## 0.1.0" });
+      await expect(kept.getByTestId("diff-old-no")).toHaveText("3");
+      await expect(kept.getByTestId("diff-new-no")).toHaveText("7");
     }
+
+    // The keys read in the buttons' order, Reject last: 1 Allow once, 2 Allow always, 3 Edit and allow, 4 Reject.
+    const buttons = approvalCard(tabs[0]!).getByRole("group", { name: "Answers" }).getByRole("button");
+    expect(await buttons.evaluateAll((els) => els.map((el) => el.getAttribute("aria-keyshortcuts")))).toEqual(["1", "2", "3", "4"]);
+    await expect(approvalCard(tabs[0]!).locator("footer")).toContainText(/^1 allow once · 2 allow always( \(choose the rule\))? · 3 edit · 4 reject/);
 
     const page = tabs[0]!.page;
     await tabs[0]!.keysReady();
-    await page.keyboard.press("3");
+    await page.keyboard.press("4");
     const message = page.getByTestId("approval-reject-message");
     await expect(message).toBeFocused();
     await expect(message).toHaveAttribute("placeholder", "Tell the agent what to do instead");
-    // Escape goes back to the answers without sending; 3 opens the field again.
+    // Escape goes back to the answers without sending; 4 opens the field again.
     await page.keyboard.press("Escape");
     await expect(message).toHaveCount(0);
     await expect(approvalCard(tabs[0]!)).toBeFocused();
-    await page.keyboard.press("3");
+    await page.keyboard.press("4");
     await message.fill(feedback);
     await message.press("Enter");
 
@@ -198,16 +210,17 @@ test.describe("Edit and allow", () => {
     await tabs[0]!.send("/tests");
     for (const tab of tabs) await expect(approvalCard(tab)).toBeVisible();
     const page = tabs[1]!.page;
-    await expect(approvalCard(tabs[1]!).locator("footer")).toContainText("4 edit");
+    await expect(approvalCard(tabs[1]!).locator("footer")).toContainText("3 edit · 4 reject");
 
-    // 4 opens the editor: the shell's input as a form, its command field filled in.
+    // 3 opens the editor: the shell's input as a form, its command field filled in, on one line.
     await tabs[1]!.keysReady();
-    await page.keyboard.press("4");
+    await page.keyboard.press("3");
     const editor = page.getByTestId("approval-editor");
     await expect(editor).toBeVisible();
     const command = editor.locator('[data-testid="form-input"][data-field="command"]');
     await expect(command).toHaveValue("npm test");
     await expect(command).toBeFocused();
+    expect(await command.evaluate((el) => el.tagName)).toBe("INPUT");
     await page.screenshot({ path: "test-results/approval-edit-form-desktop.png" });
 
     // An empty command is refused beside its field before anything is sent.
@@ -301,10 +314,10 @@ test.describe("the approval card takes only keys meant for it", () => {
 
     // The first key after the pause only gives the card the keys; the next one is an answer.
     const page = tabs[1]!.page;
-    await page.keyboard.press("3");
+    await page.keyboard.press("4");
     await expect(page.getByTestId("question-key-note")).toHaveText(/press a key again/);
     await expect(page.getByTestId("approval-reject-message")).toHaveCount(0);
-    await page.keyboard.press("3");
+    await page.keyboard.press("4");
     await expect(page.getByTestId("approval-reject-message")).toBeFocused();
     await page.keyboard.type("not this one");
     await page.keyboard.press("Enter");

@@ -194,6 +194,25 @@ test.describe("the chat around the card", () => {
     expect(boxes.at(-1)!.right).toBeLessThanOrEqual(390);
     await expect(page.getByTestId("run-status")).toHaveAccessibleName(/Waiting for you|Working/);
 
+    // Beside a Stop and four buttons the title still reads: whole when short, on two lines (then cut) when long, never a letter or two.
+    const title = page.getByTestId("session-title");
+    const shape = () =>
+      title.evaluate((el) => ({
+        width: el.getBoundingClientRect().width,
+        lines: Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)),
+        cut: el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1,
+      }));
+    await expect(title).toHaveText("Deploy");
+    expect(await shape()).toMatchObject({ cut: false });
+    expect((await request.patch(`/api/sessions/${session.id}`, { data: { title: "Plan the team offsite in Lisbon for early June" } })).status()).toBe(200);
+    await expect(title).toHaveText("Plan the team offsite in Lisbon for early June");
+    const long = await shape();
+    expect(long.width).toBeGreaterThanOrEqual(64);
+    expect(long.lines).toBe(2);
+    await expect(page.getByTestId("stop-run")).toHaveAccessibleName("Stop");
+    const stop = await page.getByTestId("stop-run").boundingBox();
+    expect(stop!.width).toBeGreaterThanOrEqual(44);
+
     expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
     const card = await tab.card().boundingBox();
     expect(card!.x).toBeGreaterThanOrEqual(0);

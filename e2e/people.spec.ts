@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { AddPersonResultSchema, SIGN_IN_LINK_PARAM } from "../lib/protocol/teams";
+import type { Session } from "../lib/protocol/entities";
+import { contextOf, peopleOnServer, shareWith } from "./people";
 
 /**
  * People: the administrator adds a person, whose one-time link signs a browser of their own in.
@@ -66,4 +68,47 @@ test("a person added as an administrator has Sign out everywhere in their menu",
   // Not pressed: it would sign out every other test's browser too.
   await expect(tab.getByTestId("sign-out-everywhere")).toBeVisible();
   await theirs.close();
+});
+
+test("the administrator renamed in the People panel: one name in the header, the People panel and a member's chat list, at once in every open tab", async ({ browser, baseURL, page, request }) => {
+  // The administrator's name is the whole server's: this file runs alone (playwright.config.ts), and it is put back.
+  const [mia] = await peopleOnServer([`mia-${randomBytes(3).toString("hex")}`]);
+  const created = await request.post("/api/sessions", { data: { title: "Named" } });
+  expect(created.status()).toBe(201);
+  const session = (await created.json()) as Session;
+  await shareWith(request, session.id, [mia!.name]);
+  const newName = `Boss_${randomBytes(2).toString("hex")}`;
+  const miaContext = await contextOf(browser, baseURL!, mia!);
+  try {
+    // Her list, open before the rename, says whose the chat is.
+    const miaHome = await miaContext.newPage();
+    await miaHome.goto("/");
+    const row = miaHome.locator(`[data-testid="session-row"][data-session-id="${session.id}"]`);
+    await expect(row.getByTestId("session-whose")).toHaveText("Administrator’s");
+
+    await page.goto(`/s/${session.id}`);
+    await expect(page.getByTestId("account-name")).toHaveText("Administrator");
+    await page.getByTestId("people-button").click();
+    const me = page.locator('[data-testid="person"][data-user="local"]');
+    await expect(me.getByTestId("person-name")).toHaveText("Administrator");
+    await me.getByTestId("person-rename").click();
+    // A name someone else has is refused, in words.
+    await page.getByTestId("person-rename-name").fill(mia!.name);
+    await page.getByTestId("person-rename-save").click();
+    await expect(page.getByTestId("person-rename-error")).toContainText("is already");
+    await page.getByTestId("person-rename-name").fill(newName);
+    await page.getByTestId("person-rename-save").click();
+
+    // The same name in the People panel, the header, and the member's open list (no reload).
+    await expect(me.getByTestId("person-name")).toHaveText(newName);
+    await expect(me).toContainText("(you)");
+    await expect(page.getByTestId("account-name")).toHaveText(newName);
+    await expect(row.getByTestId("session-whose")).toHaveText(`${newName}’s`);
+    // And after a reload, from the server.
+    await miaHome.reload();
+    await expect(miaHome.locator(`[data-testid="session-row"][data-session-id="${session.id}"]`).getByTestId("session-whose")).toHaveText(`${newName}’s`);
+  } finally {
+    expect((await request.patch("/api/users/local", { data: { displayName: "Administrator" } })).status()).toBe(200);
+    await miaContext.close();
+  }
 });

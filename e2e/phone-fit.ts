@@ -6,7 +6,7 @@ export const MIN_TARGET = 44;
 /**
  * What is wrong with the page as a phone shows it, one line per problem (empty when none): the
  * page scrolls sideways (wide content must scroll in a box of its own, which keys can reach), a
- * target under 44×44 px, a hint for keys a phone does not have.
+ * target under 44×44 px, a hint for keys a phone does not have, a chat's title cut to a letter or two.
  */
 export function phoneProblems(page: Page): Promise<string[]> {
   return page.evaluate(async (min) => {
@@ -38,6 +38,14 @@ export function phoneProblems(page: Page): Promise<string[]> {
       if (!shown(box)) continue;
       const { width, height } = box.getBoundingClientRect();
       if (width < min || height < min) problems.push(`${name(box)} is ${Math.round(width)}×${Math.round(height)}`);
+    }
+
+    // A title cut short must keep a word's room (the header wraps it to two lines first).
+    const title = document.querySelector('[data-testid="session-title"]');
+    if (title && shown(title)) {
+      const cut = title.scrollWidth > title.clientWidth + 1 || title.scrollHeight > title.clientHeight + 1;
+      const { width } = title.getBoundingClientRect();
+      if (cut && width < 48) problems.push(`the chat's title is cut to ${Math.round(width)}px: "${title.textContent}"`);
     }
 
     const HINT = /\b(Esc|Press (a|1|\d)|Enter to|Enter sends|Shift\+Enter|Number keys|Ctrl\+|Cmd\+)|⌘/;

@@ -92,7 +92,7 @@ test.describe("a run started from outside the chat", () => {
     expect(res.status()).toBe(201);
     const run = await res.json();
     expect(run.startedBy).toEqual({ surface: "rest", via: "server_token" });
-    await expect(tab.page.getByTestId("run-started-by")).toHaveText("Deploy was started through the REST API with the server token");
+    await expect(tab.page.getByTestId("run-started-by")).toHaveText("Deploy was started by Administrator through the REST API with the server token");
     await tab.expectCard("Which environment should I deploy to?");
     // A chat turn has no such line: the person's message introduces it.
     const other = await ChatPage.open(context, (await new Api(request).createSession()).id);
@@ -107,6 +107,6 @@ test.describe("a run started from outside the chat", () => {
     const res = await request.post(`/api/sessions/${session.id}/runs`, { data: { function: "deploy" }, headers: { authorization: `Bearer ${TEST_TOKEN}`, "x-parley-surface": "cli" } });
     expect(res.status()).toBe(201);
     expect((await res.json()).startedBy).toEqual({ surface: "rest", via: "server_token", clientSays: "cli" });
-    await expect(tab.page.getByTestId("run-started-by")).toHaveText("Deploy was started through the REST API (the CLI, as it says) with the server token");
+    await expect(tab.page.getByTestId("run-started-by")).toHaveText("Deploy was started by Administrator through the REST API (the CLI, as it says) with the server token");
   });
 });

@@ -75,7 +75,7 @@ test.describe("renaming a chat", () => {
     await expect(one.page.getByTestId("session-title")).toHaveText("Lisbon, 3 days");
   });
 
-  test("a slash command does not title a new chat; the sidebar shows relative times", async ({ page, request }) => {
+  test("a slash command titles a new chat after its function; the sidebar shows relative times", async ({ page, request }) => {
     const api = new Api(request);
     const old = await api.createSession();
     await rename(request, old.id, "Quarterly report");
@@ -92,7 +92,8 @@ test.describe("renaming a chat", () => {
     await tab.goto(session.id);
     await tab.send("/coffee");
     await expect(tab.card()).toBeVisible();
-    await expect(tab.page.getByTestId("session-title")).toHaveText("New chat");
+    await expect(tab.page.getByTestId("session-title")).toHaveText("Order coffee");
+    await expect(row(page, session.id).getByTestId("session-link-title")).toHaveText("Order coffee");
 
     await expect(row(page, session.id).getByTestId("session-time")).toHaveText("just now");
     await expect(row(page, recent.id).getByTestId("session-time")).toHaveText("5 minutes ago");
@@ -138,7 +139,7 @@ test.describe("deleting a chat", () => {
 
     // The deleting tab goes back to the chat list; the other says the chat was deleted and offers the way back.
     await expect(one.page).toHaveURL(/\/$/);
-    await expect(one.page.getByRole("heading", { name: "Recent chats" })).toBeVisible();
+    await expect(one.page.getByTestId("home")).toBeVisible();
     await expect(two.card()).toHaveCount(0);
     await expect(two.page.getByTestId("session-deleted")).toContainText("This chat was deleted.");
     await expect(two.page.getByRole("link", { name: "Back to all chats" })).toBeVisible();

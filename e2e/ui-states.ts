@@ -203,8 +203,10 @@ export const PAGE_STATES: UiState[] = [
       await api.createSession();
       return "/";
     },
+    // The first page is a composer with the suggestions; the chat list is the sidebar's (a phone's drawer).
     reach: async (page) => {
-      await expect(page.getByTestId("session-link").first()).toBeVisible();
+      await expect(page.getByTestId("composer-input")).toBeEditable();
+      await expect(page.getByTestId("suggestion").first()).toBeVisible();
     },
   },
   {

@@ -118,12 +118,13 @@ describe("GET /api/audit", () => {
   it("lists each settled question with its surface, in the order they closed, to the administrator across sessions", { timeout: TIMEOUT }, async () => {
     const { entries, next } = await page(rest);
     expect(next).toBeNull();
+    // `person` keeps the administrator's id; what a person reads names them by their display name.
     expect(entries.map((e) => [e.sessionTitle, e.asked, e.status, e.closedBy, e.via, e.person, e.outcome])).toEqual([
-      ["Deploys", "test.ask asked: Which region?", "answered", "socket", "in a browser tab", "local", 'Answered "eu" by local, in a browser tab'],
-      ["Deploys", "test.ask asked: Ship it?", "declined", "rest", "over REST", "local", "Declined by local, over REST: not on a Friday"],
+      ["Deploys", "test.ask asked: Which region?", "answered", "socket", "in a browser tab", "local", 'Answered "eu" by Administrator, in a browser tab'],
+      ["Deploys", "test.ask asked: Ship it?", "declined", "rest", "over REST", "local", "Declined by Administrator, over REST: not on a Friday"],
       ["Deploys", "test.tool asked to use shell: npm test", "answered", "rule", "by a rule", null, "Allowed by rule “shell npm test*”"],
       // The CLI's commands left in the database are the administrator's.
-      ["Deploys", "test.ask asked: Which size?", "answered", "cli", "from the CLI", "local", 'Answered "m" by local, from the CLI'],
+      ["Deploys", "test.ask asked: Which size?", "answered", "cli", "from the CLI", "local", 'Answered "m" by Administrator, from the CLI'],
       ["Ann's", "test.ask asked: Coffee?", "answered", "rest", "over REST", "ann", 'Answered "yes" by ann, over REST'],
     ]);
     const [, , byRule] = entries as [AuditEntry, AuditEntry, AuditEntry];
@@ -191,11 +192,11 @@ describe("parley audit", () => {
     expect(text.code).toBe(0);
     const lines = text.stdout.trim().split("\n");
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} {2}test\.ask asked: Which region\? {2}→ {2}Answered "eu" by local, in a browser tab$/);
+    expect(lines[0]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} {2}test\.ask asked: Which region\? {2}→ {2}Answered "eu" by Administrator, in a browser tab$/);
     expect(lines[2]).toMatch(/ {2}test\.tool asked to use shell: npm test {2}→ {2}Allowed by rule “shell npm test\*”$/);
     expect(lines[3]).toMatch(/^More: parley audit --session 'Deploys' --limit 3 --after c1\.[A-Za-z0-9_-]+$/);
     const after = lines[3]!.split(" --after ")[1]!;
     const rest2 = await parley("audit", "--session", "Deploys", "--after", after);
-    expect(rest2.stdout.trim()).toMatch(/test\.ask asked: Which size\? {2}→ {2}Answered "m" by local, from the CLI$/);
+    expect(rest2.stdout.trim()).toMatch(/test\.ask asked: Which size\? {2}→ {2}Answered "m" by Administrator, from the CLI$/);
   });
 });

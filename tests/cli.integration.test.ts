@@ -116,7 +116,7 @@ describe("the parley CLI and a running server", () => {
     // Through the server the audit says what the server knows, REST: the CLI's own header is only its word.
     expect(receipt.question.closedBy).toBe("rest");
     const inspected = await parley(dir, "inspect", first.run.id);
-    expect(inspected.stdout).toMatch(/Answered "eu" by local, over REST/);
+    expect(inspected.stdout).toMatch(/Answered "eu" by Administrator, over REST/);
     // The same command over REST returns the very receipt the CLI printed.
     expect(await post(`/api/questions/${first.question.id}/reply`, { value: "eu", commandId: "via-server" })).toEqual(receipt);
     const bad = await parley(dir, "send-input", first.run.id, first.question.pendingId, "--value-json", '"eu"', "--command-id", "via-server-2", "--digest", "stale", "--json");

@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { io as connect } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SIGN_IN_LINK_PARAM } from "../lib/protocol/teams";
+import type { AuditPage } from "../lib/protocol/audit";
 import { handshakeOutcome, openTab, restClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { disconnectOf, expectHeardPromptly } from "./helpers/timing";
@@ -72,7 +73,12 @@ describe("a person", () => {
     const first = await signInWith(link);
     expect(first).toMatchObject({ status: 200, body: { ownerId: "bob", via: "cookie", admin: false }, cookie: expect.stringMatching(/^parley_session_/) });
     const cookie = first.cookie!;
-    expect(await (await withCookie(cookie, "/api/auth/session")).json()).toEqual({ ownerId: "bob", via: "cookie", admin: false });
+    expect(await (await withCookie(cookie, "/api/auth/session")).json()).toEqual({
+      ownerId: "bob",
+      via: "cookie",
+      admin: false,
+      model: { label: "Offline script", detail: expect.any(String), scripted: true },
+    });
     // Good once.
     expect(await signInWith(link)).toMatchObject({
       status: 401,
@@ -125,5 +131,52 @@ describe("a person", () => {
     expect((await ann.get("/api/users")).body.people.map((p: { name: string }) => p.name)).toEqual(["ann", "cy"]);
     expect(await ann.del("/api/users/nobody")).toMatchObject({ status: 404, body: { error: { code: "not_found:person" } } });
     expect(await ann.del("/api/users/cy")).toMatchObject({ status: 200, body: { person: { name: "cy" }, revokedTokens: [] } });
+  });
+});
+
+describe("one name per person", () => {
+  it("the CLI and REST rename the administrator and a person: every tab hears it at once, and the audit names them so", { timeout: TIMEOUT }, async () => {
+    const admin = restClient(server.url);
+    expect(await admin.get("/api/names")).toMatchObject({ status: 200, body: { names: { local: "Administrator" } } });
+    const tab = await openTab(server.url);
+    tabs.push(tab);
+    const heard: unknown[] = [];
+    tab.on("person.renamed", (renamed: unknown) => heard.push(renamed));
+
+    expect(await cli("user", "rename", "local", "Boss")).toBe("The administrator (local) is shown as Boss everywhere: open tabs show it now.\n");
+    await expect.poll(() => heard).toEqual([{ name: "local", displayName: "Boss" }]);
+    expect(await cli("user", "rename", "local", "not a name").catch((err: { stderr: string }) => err.stderr)).toMatch(/letters, digits, dot, dash and underscore/);
+
+    await cli("user", "add", "dana");
+    const danaToken = (await cli("token", "create", "--name", "dana's", "--user", "dana")).split("\n")[0]!;
+    const dana = restClient(server.url, { token: danaToken });
+    // A person renames themselves (by their id or the name they are shown by), nobody else.
+    expect(await dana.patch("/api/users/dana", { displayName: "Dee" })).toMatchObject({ status: 200, body: { name: "dana", displayName: "Dee" } });
+    expect(await dana.patch("/api/users/Dee", { displayName: "Dede" })).toMatchObject({ status: 200, body: { name: "dana", displayName: "Dede" } });
+    expect(await dana.patch("/api/users/local", { displayName: "Dee" })).toMatchObject({ status: 403, body: { error: { code: "forbidden" } } });
+    // Unique among people, in any case; checked as a name is.
+    expect(await dana.patch("/api/users/dana", { displayName: "boss" })).toMatchObject({
+      status: 409,
+      body: { error: { code: "person_exists", message: '"Boss" is already the administrator\'s name: pick another.' } },
+    });
+    expect(await dana.patch("/api/users/dana", { displayName: "Dee Dee" })).toMatchObject({ status: 400 });
+    expect(await admin.patch("/api/users/nobody", { displayName: "Zed" })).toMatchObject({ status: 404, body: { error: { code: "not_found:person" } } });
+    await expect.poll(() => heard.length).toBe(3);
+    expect(heard.at(-1)).toEqual({ name: "dana", displayName: "Dede" });
+
+    // A person reads their own name, the administrator's and those who share a chat with them: not the list of all people.
+    expect(await dana.get("/api/names")).toMatchObject({ status: 200, body: { names: { local: "Boss", dana: "Dede" } } });
+    expect(Object.keys((await dana.get<{ names: Record<string, string> }>("/api/names")).body.names).sort()).toEqual(["dana", "local"]);
+    expect(Object.keys((await admin.get<{ names: Record<string, string> }>("/api/names")).body.names)).toEqual(expect.arrayContaining(["dana", "local", "ann"]));
+    expect(await cli("user", "list")).toMatch(/^dana \(shown as Dede\) {2}added /m);
+    // The JSON keeps ids.
+    expect((JSON.parse(await cli("user", "list", "--json")) as { people: Array<{ name: string }> }).people.find((p) => p.name === "dana")).toMatchObject({ name: "dana", displayName: "Dede" });
+
+    // A question the administrator answered: the audit keeps the id, and says the one name.
+    const asked = await admin.ok(admin.post<{ id: string }>("/api/asks", { question: "Rename done?", from: "names-check", session: "Names" }));
+    await admin.ok(admin.post(`/api/questions/${asked.id}/reply`, { value: "yes" }));
+    const { entries } = await admin.ok(admin.get<AuditPage>("/api/audit?session=Names"));
+    expect(entries).toMatchObject([{ person: "local", personName: "Boss", outcome: 'Answered "yes" by Boss, over REST' }]);
+    expect(await cli("audit", "--session", "Names")).toMatch(/names-check asked: Rename done\? {2}→ {2}Answered "yes" by Boss, over REST$/m);
   });
 });

@@ -75,11 +75,14 @@ describe("renaming a chat", () => {
   );
 
   it(
-    "a slash command does not title a chat; the first real message does",
+    "a slash command that starts a function titles a chat after it; /help does not title it",
     async () => {
       const s = await newSession();
-      await rest.ok(rest.post(`/api/sessions/${s.id}/messages`, { text: "/report" }));
+      await rest.ok(rest.post(`/api/sessions/${s.id}/messages`, { text: "/help" }));
       expect((await call("GET", `/api/sessions/${s.id}`)).body.session.title).toBe("New chat");
+      const t = await newSession();
+      await rest.ok(rest.post(`/api/sessions/${t.id}/messages`, { text: "/report" }));
+      expect((await call("GET", `/api/sessions/${t.id}`)).body.session.title).toBe("Write report");
     },
     TIMEOUT,
   );

@@ -38,6 +38,7 @@ const entry = (over: Partial<AuditEntry>): AuditEntry => ({
   closedBy: "socket",
   via: "in a browser tab",
   person: "alice",
+  personName: "alice",
   ruleId: null,
   rule: null,
   editedInput: null,
@@ -54,15 +55,15 @@ it("parley audit: a line per settled question, its votes and an edited input ind
   const page = {
     entries: [
       entry({}),
-      entry({ asked: "deploy asked to use shell: npm test", outcome: "Allowed by rule “shell npm test*”", person: null, closedAt: "2026-12-05T10:03:00.000Z" }),
+      entry({ asked: "deploy asked to use shell: npm test", outcome: "Allowed by rule “shell npm test*”", person: null, personName: null, closedAt: "2026-12-05T10:03:00.000Z" }),
       entry({
         asked: "deploy asked to use shell: make deploy",
         outcome: "Allowed once (input edited) by bob, from the CLI",
         editedInput: { command: "make deploy-staging" },
         originalInput: { command: "make deploy" },
         votes: [
-          { user: "alice", decision: "allow", at: "2026-12-05T10:03:30.000Z", surface: "socket", feedback: null },
-          { user: "carol", decision: "reject", at: "2026-12-05T10:03:40.000Z", surface: "push", feedback: "not on a Friday" },
+          { user: "alice", name: "Ann", decision: "allow", at: "2026-12-05T10:03:30.000Z", surface: "socket", feedback: null },
+          { user: "carol", name: "carol", decision: "reject", at: "2026-12-05T10:03:40.000Z", surface: "push", feedback: "not on a Friday" },
         ],
         closedAt: "2026-12-05T10:04:00.000Z",
       }),
@@ -74,7 +75,7 @@ it("parley audit: a line per settled question, its votes and an edited input ind
     "2026-12-05 10:03:00  deploy asked to use shell: npm test  →  Allowed by rule “shell npm test*”",
     "2026-12-05 10:04:00  deploy asked to use shell: make deploy  →  Allowed once (input edited) by bob, from the CLI",
     '    input edited: {"command":"make deploy-staging"} (asked with {"command":"make deploy"})',
-    "    alice voted to allow, in a browser tab (2026-12-05 10:03:30)",
+    "    Ann voted to allow, in a browser tab (2026-12-05 10:03:30)",
     "    carol voted to reject, from a notification (2026-12-05 10:03:40): not on a Friday",
     "More: parley audit --session 'Deploys' --after c1.abc",
   ]);

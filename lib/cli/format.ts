@@ -104,7 +104,7 @@ function auditLines(e: AuditEntry, { session, timeZone }: { session: boolean; ti
   if (e.editedInput) lines.push(`    input edited: ${clip(JSON.stringify(e.editedInput), 300)}${e.originalInput ? ` (asked with ${clip(JSON.stringify(e.originalInput), 300)})` : ""}`);
   for (const v of e.votes) {
     const via = describeVia(v.surface);
-    lines.push(`    ${v.user} voted ${v.decision === "allow" ? "to allow" : "to reject"}${via ? `, ${via}` : ""} (${auditTime(v.at, timeZone)})${v.feedback ? `: ${v.feedback}` : ""}`);
+    lines.push(`    ${v.name} voted ${v.decision === "allow" ? "to allow" : "to reject"}${via ? `, ${via}` : ""} (${auditTime(v.at, timeZone)})${v.feedback ? `: ${v.feedback}` : ""}`);
   }
   return lines;
 }

@@ -5,6 +5,7 @@ import type { Run, Session } from "../protocol/entities";
 import { AppError, WireErrorSchema } from "../protocol/errors";
 import type { Question } from "../protocol/question";
 import type { AddPersonBody, AddPersonResult, NewSignInLinkResult, People, RemovePersonResult } from "../protocol/teams";
+import type { PersonRenamed, RenamePersonBody } from "../protocol/display-names";
 import { readAnnouncement } from "../server/store/db/server-file";
 
 /** The server could not be reached at all (nothing was applied by this request). */
@@ -81,7 +82,7 @@ export async function findServer({ databaseUrl, explicit, token = null }: { data
 export function createServerClient(server: FoundServer) {
   const { url } = server;
   const token = createTokenHolder(server);
-  async function send(method: "GET" | "POST" | "DELETE", pathname: string, body?: unknown): Promise<Response> {
+  async function send(method: "GET" | "POST" | "PATCH" | "DELETE", pathname: string, body?: unknown): Promise<Response> {
     try {
       return await fetch(new URL(pathname, url), {
         method,
@@ -96,7 +97,7 @@ export function createServerClient(server: FoundServer) {
       throw new ServerUnreachable(`The Parley server at ${url} could not be reached: ${(err as Error).message}`);
     }
   }
-  async function call<T>(method: "GET" | "POST" | "DELETE", pathname: string, body?: unknown): Promise<T> {
+  async function call<T>(method: "GET" | "POST" | "PATCH" | "DELETE", pathname: string, body?: unknown): Promise<T> {
     const res = await token.renewing(
       () => send(method, pathname, body),
       (r) => r.status === 401,
@@ -133,6 +134,7 @@ export function createServerClient(server: FoundServer) {
     addPerson: (body: AddPersonBody) => call<AddPersonResult>("POST", "/api/users", body),
     removePerson: (name: string) => call<RemovePersonResult>("DELETE", `/api/users/${enc(name)}`),
     newSignInLink: (name: string) => call<NewSignInLinkResult>("POST", `/api/users/${enc(name)}/link`, {}),
+    renamePerson: (name: string, body: RenamePersonBody) => call<PersonRenamed>("PATCH", `/api/users/${enc(name)}`, body),
   };
 }
 

@@ -1,4 +1,5 @@
 import { LOCAL_OWNER } from "../protocol/access";
+import type { PersonRenamed } from "../protocol/display-names";
 import { signInLinkUrl, type AddPersonResult, type NewSignInLinkResult, type People, type Person, type RemovePersonResult } from "../protocol/teams";
 import { createApiTokens } from "../server/access/api-tokens";
 import { createPeople } from "../server/people/people-service";
@@ -20,7 +21,7 @@ export interface UserCommandContext {
 type Outcome<T> = { result: T; text: string };
 
 /**
- * `parley user add|list|remove|link`: through the running server when there is one (a removed
+ * `parley user add|list|remove|link|rename`: through the running server when there is one (a removed
  * person's sockets close at once, and the other nodes are told); otherwise in the database, where
  * a running server notices within a second (and closes the sockets at its next check).
  */
@@ -41,6 +42,11 @@ export async function userCommand(args: string[], { admin }: { admin: boolean },
       return remove(needName("remove NAME"), ctx);
     case "link":
       return link(needName("link NAME"), ctx);
+    case "rename": {
+      const [newName, ...more] = extra;
+      if (!name || !newName || more.length > 0) throw ctx.usage("Usage: parley user rename NAME NEW");
+      return rename(name, newName, ctx);
+    }
     default:
       throw ctx.usage(`Usage:\n${USER_USAGE}`);
   }
@@ -81,7 +87,7 @@ async function add(name: string, admin: boolean, ctx: UserCommandContext): Promi
   return { result, text: `Added ${who}. Their sign-in link:\n\n${linkText(result.signInLink, result.expiresAt)}${viaServer ? "" : offlineNote(ctx.origin)}` };
 }
 
-const describePerson = (p: Person) => `${p.name}${p.admin ? "  administrator" : ""}  added ${p.createdAt}`;
+const describePerson = (p: Person) => `${p.name}${p.displayName === p.name ? "" : ` (shown as ${p.displayName})`}${p.admin ? "  administrator" : ""}  added ${p.createdAt}`;
 
 async function list(ctx: UserCommandContext): Promise<Outcome<People>> {
   const { result } = await either(
@@ -102,6 +108,17 @@ async function remove(name: string, ctx: UserCommandContext): Promise<Outcome<Re
   const tokens = result.revokedTokens.length === 1 ? "1 API token" : `${result.revokedTokens.length} API tokens`;
   const closed = viaServer ? ", and their open connections closed" : " (a running server closes their connections within 10 s)";
   return { result, text: `Removed ${result.person.name}: their sign-in links, browser sessions and ${tokens} are refused from now on${closed}.` };
+}
+
+async function rename(name: string, displayName: string, ctx: UserCommandContext): Promise<Outcome<PersonRenamed>> {
+  const { result, viaServer } = await either(
+    ctx,
+    (client) => client.renamePerson(name, { displayName }),
+    (people) => people.rename(name, displayName),
+  );
+  const who = result.name === LOCAL_OWNER ? `The administrator (${LOCAL_OWNER})` : result.name;
+  const shown = viaServer ? ": open tabs show it now" : " (open tabs show it when they next load)";
+  return { result, text: `${who} is shown as ${result.displayName} everywhere${shown}.` };
 }
 
 async function link(name: string, ctx: UserCommandContext): Promise<Outcome<NewSignInLinkResult>> {

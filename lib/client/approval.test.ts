@@ -122,9 +122,9 @@ describe("an approval that needs several people", () => {
     expect(asOffered(several).approval!.always).toEqual([]);
     // Each voter allows the call as shown: nobody edits it.
     expect(asOffered(several).approval!.edit).toBeNull();
-    expect(keyHint(asOffered(several))).toBe("1 allow once · 3 reject");
+    expect(keyHint(asOffered(several))).toBe("1 allow once · 4 reject");
     const one = anApproval();
     expect(asOffered(one)).toBe(one);
-    expect(keyHint(asOffered(one))).toBe("1 allow once · 2 allow always · 3 reject");
+    expect(keyHint(asOffered(one))).toBe("1 allow once · 2 allow always · 4 reject");
   });
 });

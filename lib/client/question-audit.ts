@@ -1,4 +1,5 @@
 import type { Question } from "../protocol/question";
+import type { NameOf } from "../protocol/display-names";
 import { allowedLine, describeVia, formatDuration, ruleDecisionLine, ruleOf, settledVia } from "../protocol/audit";
 
 export { describeVia, formatDuration, ruleOf };
@@ -34,6 +35,8 @@ export interface AuditOptions extends TimeOptions {
   now?: Date;
   /** The person reading: their own answers read "by you". */
   viewer?: string | null;
+  /** Everyone else by their display name. */
+  nameOf?: NameOf;
 }
 
 const sentence = (text: string) => text.trim().replace(/\.$/, "");
@@ -94,7 +97,7 @@ export function auditOf(q: Question, options: AuditOptions = {}): QuestionAudit 
     asked: approval ? `${approval.tool} ${subject}`.trim() : q.prompt,
     outcome,
     tone,
-    via: viaShown ? settledVia(q, { viewer: options.viewer, ui: true }) : null,
+    via: viaShown ? settledVia(q, { viewer: options.viewer, nameOf: options.nameOf }) : null,
     when: when?.short ?? null,
     whenFull: when?.full ?? null,
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isFormQuestion, keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "./question-input";
+import { APPROVAL_KEYS, approvalAnswerOfKey, isFormQuestion, keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "./question-input";
 
 const choice = { kind: "question" as const, options: ["Red", "Green", "Blue"], multi: false, allowCustom: false };
 
@@ -58,20 +58,29 @@ describe("question input", () => {
 describe("approval keys", () => {
   const approval = { kind: "approval" as const, options: [], multi: false, allowCustom: false };
 
-  it("1 allows once, 2 allows always, 3 opens the reject feedback, 4 the editor, other numbers do nothing", () => {
+  it("1 allows once, 2 allows always, 3 opens the editor, 4 the reject feedback, other numbers do nothing", () => {
     expect(numberKeyAction(approval, 0)).toEqual({ type: "reply", value: "once" });
     expect(numberKeyAction(approval, 1)).toEqual({ type: "reply", value: "always" });
-    expect(numberKeyAction(approval, 2)).toEqual({ type: "reject" });
-    expect(numberKeyAction(approval, 3)).toEqual({ type: "edit" });
+    expect(numberKeyAction(approval, 2)).toEqual({ type: "edit" });
+    expect(numberKeyAction(approval, 3)).toEqual({ type: "reject" });
     expect(numberKeyAction(approval, 4)).toBeNull();
+    expect(numberKeyAction(approval, -1)).toBeNull();
+  });
+
+  it("the keys count up in the order the card shows its answers (Reject last), each key one answer", () => {
+    const shown = ["once", "always", "edit", "reject"] as const;
+    expect(shown.map((a) => APPROVAL_KEYS[a])).toEqual([1, 2, 3, 4]);
+    expect(shown.map((a) => approvalAnswerOfKey(APPROVAL_KEYS[a]))).toEqual(shown);
+    expect(approvalAnswerOfKey(5)).toBeNull();
   });
 
   it("an approval has no Submit button and its own key hint", () => {
     expect(needsSubmit(approval)).toBe(false);
-    expect(keyHint({ ...approval, approval: { always: [{}] } })).toBe("1 allow once · 2 allow always · 3 reject");
-    expect(keyHint({ ...approval, approval: { always: [{}, {}] } })).toBe("1 allow once · 2 allow always (choose the rule) · 3 reject");
-    expect(keyHint({ ...approval, approval: { always: [] } })).toBe("1 allow once · 3 reject");
-    expect(keyHint({ ...approval, approval: { always: [{}], edit: { schema: {}, reader: "catalogue" } } })).toBe("1 allow once · 2 allow always · 3 reject · 4 edit");
+    expect(keyHint({ ...approval, approval: { always: [{}] } })).toBe("1 allow once · 2 allow always · 4 reject");
+    expect(keyHint({ ...approval, approval: { always: [{}, {}] } })).toBe("1 allow once · 2 allow always (choose the rule) · 4 reject");
+    expect(keyHint({ ...approval, approval: { always: [] } })).toBe("1 allow once · 4 reject");
+    expect(keyHint({ ...approval, approval: { always: [{}], edit: { schema: {}, reader: "catalogue" } } })).toBe("1 allow once · 2 allow always · 3 edit · 4 reject");
+    expect(keyHint({ ...approval, approval: { always: [], edit: { schema: {}, reader: "catalogue" } } })).toBe("1 allow once · 3 edit · 4 reject");
   });
 
   it("a single choice without Other needs no Submit: a tap answers at once", () => {

@@ -35,11 +35,34 @@ export function multiAnswer(options: string[], checked: string[], other: string)
 export type KeyAction = { type: "reply"; value: JsonValue } | { type: "toggle"; option: string } | { type: "reject" } | { type: "edit" } | null;
 
 /**
+ * An approval's number keys, by what they do: the same on every card and every surface (the web
+ * card, the terminal), whichever answers a card offers, and numbered in the order the card shows
+ * them (Reject last, set apart): a missing answer leaves its number unused, it never moves another.
+ */
+export const APPROVAL_KEYS = { once: 1, always: 2, edit: 3, reject: 4 } as const;
+export type ApprovalAnswer = keyof typeof APPROVAL_KEYS;
+
+const APPROVAL_ACTIONS: Record<ApprovalAnswer, Exclude<KeyAction, null>> = {
+  once: { type: "reply", value: "once" },
+  always: { type: "reply", value: "always" },
+  edit: { type: "edit" },
+  reject: { type: "reject" },
+};
+
+/** The approval answer a number key (1-based) gives, or null for a number no answer has. */
+export function approvalAnswerOfKey(key: number): ApprovalAnswer | null {
+  return (Object.keys(APPROVAL_KEYS) as ApprovalAnswer[]).find((a) => APPROVAL_KEYS[a] === key) ?? null;
+}
+
+/**
  * Number key n (0-based): a confirm's 1/2 are Yes/No, a choice picks its n-th option, a multi
- * ticks it; an approval's 1/2/3/4 are Allow once, Allow always, Reject and Edit and allow.
+ * ticks it; an approval's are APPROVAL_KEYS (1 Allow once, 2 Allow always, 3 Edit and allow, 4 Reject).
  */
 export function numberKeyAction(q: Pick<Question, "kind" | "options" | "multi">, n: number): KeyAction {
-  if (q.kind === "approval") return n === 0 ? { type: "reply", value: "once" } : n === 1 ? { type: "reply", value: "always" } : n === 2 ? { type: "reject" } : n === 3 ? { type: "edit" } : null;
+  if (q.kind === "approval") {
+    const answer = approvalAnswerOfKey(n + 1);
+    return answer ? APPROVAL_ACTIONS[answer] : null;
+  }
   if (q.kind === "confirm") return n === 0 ? { type: "reply", value: true } : n === 1 ? { type: "reply", value: false } : null;
   const option = q.options[n];
   if (option === undefined) return null;
@@ -57,8 +80,13 @@ export function keyHint(q: Pick<Question, "kind" | "options" | "multi"> & { appr
   if (q.kind === "confirm") return "Press 1 for Yes, 2 for No";
   if (q.kind === "approval") {
     const always = q.approval?.always.length ?? 0;
-    const keys = always === 0 ? "1 allow once · 3 reject" : always === 1 ? "1 allow once · 2 allow always · 3 reject" : "1 allow once · 2 allow always (choose the rule) · 3 reject";
-    return q.approval?.edit ? `${keys} · 4 edit` : keys;
+    const said: Record<ApprovalAnswer, string | null> = {
+      once: "allow once",
+      always: always === 0 ? null : always === 1 ? "allow always" : "allow always (choose the rule)",
+      edit: q.approval?.edit ? "edit" : null,
+      reject: "reject",
+    };
+    return (Object.keys(APPROVAL_KEYS) as ApprovalAnswer[]).flatMap((a) => (said[a] ? [`${APPROVAL_KEYS[a]} ${said[a]}`] : [])).join(" · ");
   }
   if (q.options.length === 0) return "Enter to send · Shift+Enter for a new line";
   return q.multi ? "Number keys tick options · Enter sends" : "Press a number to choose";

@@ -44,4 +44,11 @@ describe("the line that introduces a run started from outside the chat", () => {
     expect(startedByText({ surface: "mcp", via: "api_token", tokenName: "laptop", mcpClient: "claude-code" }, "Approval")).toBe("“claude-code” asked through MCP with the API token “laptop”");
     expect(startedByText({ surface: "mcp", via: "server_token" }, "Ask")).toBe("An MCP client asked through MCP with the server token");
   });
+
+  it("names who started it by their display name, when it is known", () => {
+    expect(startedByText({ surface: "rest", via: "server_token", clientSays: "cli" }, "Deploy", "Boss")).toBe(
+      "Deploy was started by Boss through the REST API (the CLI, as it says) with the server token",
+    );
+    expect(startedByText({ surface: "mcp", via: "api_token", mcpClient: "claude-code" }, "Approval", "Ann")).toBe("“claude-code” asked for Ann through MCP with an API token");
+  });
 });

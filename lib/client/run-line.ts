@@ -43,10 +43,11 @@ export function formatElapsed(seconds: number): string {
 
 /**
  * The line that introduces a run started from outside the chat, as the server knows it: "Interview
- * was started through the REST API with the server token", and what the client said it was as its
- * own word ("(the CLI, as it says)"): any client may say it.
+ * was started by Ann through the REST API with the server token" (`by`: the starter's display name,
+ * null for a run older than that was kept), and what the client said it was as its own word
+ * ("(the CLI, as it says)"): any client may say it.
  */
-export function startedByText(starter: RunStarter, name: string): string {
+export function startedByText(starter: RunStarter, name: string, by: string | null = null): string {
   const where = `through the REST API${starter.clientSays === "cli" ? " (the CLI, as it says)" : ""}`;
   const how =
     starter.via === "api_token"
@@ -56,6 +57,7 @@ export function startedByText(starter: RunStarter, name: string): string {
       : starter.via === "server_token"
         ? "with the server token"
         : "from a signed-in browser";
-  if (starter.surface === "mcp") return `${starter.mcpClient ? `“${starter.mcpClient}”` : "An MCP client"} asked through MCP ${how}`;
-  return `${name} was started ${where} ${how}`;
+  const forWhom = by === null ? "" : ` for ${by}`;
+  if (starter.surface === "mcp") return `${starter.mcpClient ? `“${starter.mcpClient}”` : "An MCP client"} asked${forWhom} through MCP ${how}`;
+  return `${name} was started${by === null ? "" : ` by ${by}`} ${where} ${how}`;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SessionMember } from "../protocol/teams";
-import { mayManage, meOf, membersPath, peopleView, personNameOf, sharedWords, whoseChat } from "./session-people";
+import { nameOfFrom } from "../protocol/display-names";
+import { mayManage, mayRename, meOf, membersPath, peopleView, personNameOf, sharedWords, whoseChat } from "./session-people";
 
 const alice = { name: "alice", admin: false };
 const bob = { name: "bob", admin: false };
@@ -21,6 +22,14 @@ describe("who I am", () => {
 });
 
 describe("the chat list", () => {
+  it("names whose a chat is by their display name: the administrator 'Administrator' until renamed", () => {
+    const admins = { ownerId: "local", shared: true };
+    expect(whoseChat(admins, bob)).toBe("Administrator’s");
+    const nameOf = nameOfFrom({ local: "Boss", alice: "Ann" });
+    expect(whoseChat(admins, bob, nameOf)).toBe("Boss’s");
+    expect(sharedWords({ ownerId: "alice", shared: true }, bob, nameOf)).toBe("Shared by Ann");
+  });
+
   it("marks a chat shared with me as whose it is, and my own shared chat as shared", () => {
     const hers = { ownerId: "alice", shared: true };
     expect(whoseChat(hers, bob)).toBe("alice’s");
@@ -55,5 +64,13 @@ describe("the People panel", () => {
     expect(personNameOf("bob smith")).toMatchObject({ ok: false });
     expect(membersPath("s 1")).toBe("/api/sessions/s%201/members");
     expect(membersPath("s1", "bob")).toBe("/api/sessions/s1/members/bob");
+  });
+});
+
+describe("renaming", () => {
+  it("an administrator renames anyone; anyone else only themselves; nobody while who I am is not known", () => {
+    expect([mayRename("bob", admin), mayRename("local", admin)]).toEqual([true, true]);
+    expect([mayRename("bob", bob), mayRename("alice", bob)]).toEqual([true, false]);
+    expect(mayRename("bob", null)).toBe(false);
   });
 });

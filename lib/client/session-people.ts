@@ -1,5 +1,6 @@
 import type { WhoAmI } from "../protocol/access";
 import type { Session } from "../protocol/entities";
+import { defaultDisplayName, type NameOf } from "../protocol/display-names";
 import { PersonNameSchema, type SessionMember } from "../protocol/teams";
 
 /**
@@ -22,14 +23,18 @@ export function meOf(who: WhoAmI): Me {
 /** Whether I may share, rename and delete the chat; while who I am is not known yet, the server decides. */
 export const mayManage = (session: Pick<Session, "ownerId">, me: Me | null): boolean => me === null || session.ownerId === me.name || me.admin;
 
-/** "alice’s" for a chat someone shared with me; null for my own (or while who I am is not known). */
-export const whoseChat = (session: Pick<Session, "ownerId">, me: Me | null): string | null => (me === null || session.ownerId === me.name ? null : `${session.ownerId}’s`);
+/** "alice’s" (its owner's display name) for a chat someone shared with me; null for my own (or while who I am is not known). */
+export const whoseChat = (session: Pick<Session, "ownerId">, me: Me | null, nameOf: NameOf = defaultDisplayName): string | null =>
+  me === null || session.ownerId === me.name ? null : `${nameOf(session.ownerId)}’s`;
 
 /** How the chat list says a shared chat is shared, for a screen reader: "Shared", "Shared by alice". */
-export const sharedWords = (session: Pick<Session, "ownerId" | "shared">, me: Me | null): string | null => {
+export const sharedWords = (session: Pick<Session, "ownerId" | "shared">, me: Me | null, nameOf: NameOf = defaultDisplayName): string | null => {
   if (!session.shared && whoseChat(session, me) === null) return null;
-  return whoseChat(session, me) === null ? "Shared" : `Shared by ${session.ownerId}`;
+  return whoseChat(session, me) === null ? "Shared" : `Shared by ${nameOf(session.ownerId)}`;
 };
+
+/** Whether I may rename this person: an administrator anyone, anyone else only themselves. */
+export const mayRename = (user: string, me: Me | null): boolean => me !== null && (me.admin || user === me.name);
 
 export interface PersonRow {
   user: string;

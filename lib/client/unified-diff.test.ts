@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createPatch, createTwoFilesPatch } from "diff";
-import { parseUnifiedDiff } from "./unified-diff";
+import { numberDigits, parseUnifiedDiff } from "./unified-diff";
 import { WRITE_DIFF } from "./fixtures/approvals";
 
 const kinds = (text: string) => parseUnifiedDiff(text).lines.map((l) => `${l.kind}:${l.text}`);
@@ -55,5 +55,40 @@ describe("unified diff", () => {
     expect(parseUnifiedDiff("+x").lines[0]).toMatchObject({ oldNo: null, newNo: null });
     expect(parseUnifiedDiff("").lines).toEqual([]);
     expect(parseUnifiedDiff("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+x")).toMatchObject({ oldPath: null, newPath: "new.txt", added: 1 });
+  });
+
+  it("numbers each line in two columns: removed lines by the old file only, added by the new only, context by both", () => {
+    // The changelog demo: four lines added after line 2; the old line 3 is the new line 7.
+    const before = "# Changelog\n\n## 0.1.0\n- Questions\n- Runs\n";
+    const after = "# Changelog\n\n## 0.2.0\n- Approvals\n- Rules\n\n## 0.1.0\n- Questions\n- Runs\n";
+    const columns = parseUnifiedDiff(createPatch("docs/changelog.md", before, after))
+      .lines.filter((l) => l.kind !== "hunk" && l.kind !== "note")
+      .map((l) => ("oldNo" in l ? [l.oldNo, l.newNo] : []));
+    expect(columns).toEqual([
+      [1, 1],
+      [2, 2],
+      [null, 3],
+      [null, 4],
+      [null, 5],
+      [null, 6],
+      [3, 7],
+      [4, 8],
+      [5, 9],
+    ]);
+  });
+
+  it("the fixture's columns each count up from the hunk's start, never one side's numbers in the other's column", () => {
+    const lines = parseUnifiedDiff(WRITE_DIFF).lines.flatMap((l) => (l.kind === "context" || l.kind === "add" || l.kind === "del" ? [l] : []));
+    expect(lines.map((l) => l.oldNo).filter((n) => n !== null)).toEqual([1, 2, 3, 4]);
+    expect(lines.map((l) => l.newNo).filter((n) => n !== null)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(lines.filter((l) => l.kind === "del").every((l) => l.newNo === null)).toBe(true);
+    expect(lines.filter((l) => l.kind === "add").every((l) => l.oldNo === null)).toBe(true);
+  });
+
+  it("both number columns are as wide as the highest number; text without hunks has none", () => {
+    expect(numberDigits(parseUnifiedDiff(WRITE_DIFF))).toBe(1);
+    expect(numberDigits(parseUnifiedDiff(["@@ -98,2 +98,3 @@", " a", "+b", " c"].join("\n")))).toBe(3);
+    expect(numberDigits(parseUnifiedDiff("+added\n-removed"))).toBe(0);
+    expect(numberDigits(parseUnifiedDiff(""))).toBe(0);
   });
 });

@@ -95,3 +95,13 @@ export function parseUnifiedDiff(text: string): ParsedDiff {
     // Index:, ===, diff --git, mode lines: headers the card does not show.
   }
 }
+
+/**
+ * The digits of the highest line number, so both number columns (old, new) take one width; 0 when
+ * no line is numbered (text read without hunks): the card then shows no number columns.
+ */
+export function numberDigits(parsed: Pick<ParsedDiff, "lines">): number {
+  let highest = 0;
+  for (const line of parsed.lines) if (line.kind === "context" || line.kind === "add" || line.kind === "del") highest = Math.max(highest, line.oldNo ?? 0, line.newNo ?? 0);
+  return highest === 0 ? 0 : String(highest).length;
+}

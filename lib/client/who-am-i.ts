@@ -1,12 +1,12 @@
 import type { WhoAmI } from "../protocol/access";
-import { personLabel } from "../protocol/audit";
+import { defaultDisplayName, type NameOf } from "../protocol/display-names";
 import type { RequestJson } from "./api";
 
-/** How a person is named on screen: the administrator `local` as "Administrator", anyone else by their name. */
-export const screenName = (ownerId: string): string => personLabel(ownerId, { ui: true });
+/** How a person is named on screen: their display name (the administrator `local`: "Administrator" until renamed). */
+export const screenName = (ownerId: string, nameOf: NameOf = defaultDisplayName): string => nameOf(ownerId);
 
 /** The initial on a person's badge. */
-export const personInitial = (ownerId: string): string => screenName(ownerId).charAt(0).toUpperCase();
+export const personInitial = (ownerId: string, nameOf: NameOf = defaultDisplayName): string => screenName(ownerId, nameOf).charAt(0).toUpperCase();
 
 /**
  * Who this tab is signed in as, asked once per page load (every header that shows it shares the

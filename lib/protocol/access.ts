@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ModelInfoSchema } from "./model";
 
 /**
  * Access: one owner per credential. `LOCAL_OWNER` is the administrator, the person who started the
@@ -33,8 +34,11 @@ export const SignOutEverywhereBodySchema = z.strictObject({});
 export const SignOutEverywhereResultSchema = z.object({ signedOut: z.literal("everywhere"), at: z.string() });
 export type SignOutEverywhereResult = z.infer<typeof SignOutEverywhereResultSchema>;
 
-/** `GET /api/auth/session`: who the caller is; `admin` for the administrator (`local`) and people added with --admin. */
-export const WhoAmISchema = z.object({ ownerId: z.string(), via: z.enum(["cookie", "server_token", "api_token"]), admin: z.boolean() });
+/**
+ * `GET /api/auth/session`: who the caller is; `admin` for the administrator (`local`) and people
+ * added with --admin; `model`, the chat's model (the header shows it), when the server knows it.
+ */
+export const WhoAmISchema = z.object({ ownerId: z.string(), via: z.enum(["cookie", "server_token", "api_token"]), admin: z.boolean(), model: ModelInfoSchema.optional() });
 export type WhoAmI = z.infer<typeof WhoAmISchema>;
 
 export const ApiTokenNameSchema = z.string().trim().min(1).max(100);

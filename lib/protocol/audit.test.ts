@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { aQuestion } from "../../tests/helpers/questions";
 import type { Question } from "./question";
 import { describeZodError } from "./errors";
+import { nameOfFrom } from "./display-names";
 import { AUDIT_LIMIT_DEFAULT, AuditEntrySchema, AuditPageSchema, AuditQuerySchema, askedLine, auditCursor, outcomeLine, parseAuditAfter, personLabel, ruleDecisionLine, settledVia } from "./audit";
 
 const base: Question = aQuestion({
@@ -64,12 +65,17 @@ describe("who settled it, in words", () => {
     expect(outcomeLine(q({ status: "answered", answer: "once", closedBy: "rest" }))).toBe("Allowed once, over REST");
   });
 
-  it("the administrator is 'Administrator' in the web UI and 'local' in the CLI and JSON", () => {
+  it("names each person by their one display name: the administrator 'Administrator' until renamed, the reader 'you'", () => {
     const local = { closedBy: "cli", closedByUser: "local" };
-    expect(settledVia(local)).toBe("by local, from the CLI");
-    expect(settledVia(local, { ui: true })).toBe("by Administrator, from the CLI");
-    expect(settledVia(local, { ui: true, viewer: "local" })).toBe("by you, from the CLI");
-    expect(personLabel("alice", { ui: true })).toBe("alice");
+    expect(settledVia(local)).toBe("by Administrator, from the CLI");
+    expect(settledVia(local, { viewer: "local" })).toBe("by you, from the CLI");
+    expect(personLabel("alice")).toBe("alice");
+    const nameOf = nameOfFrom({ local: "Boss", alice: "Ann" });
+    expect(settledVia(local, { nameOf })).toBe("by Boss, from the CLI");
+    expect(personLabel("alice", { nameOf })).toBe("Ann");
+    expect(personLabel("alice", { nameOf, viewer: "alice" })).toBe("you");
+    // Someone the names leave out (removed since): by their id.
+    expect(personLabel("gone", { nameOf })).toBe("gone");
     expect(settledVia({ closedBy: null, closedByUser: "alice" })).toBe("by alice");
     expect(settledVia({ closedBy: "socket", closedByUser: null })).toBe("in a browser tab");
     expect(settledVia({ closedBy: null, closedByUser: null })).toBeNull();
@@ -138,12 +144,13 @@ describe("the audit's query", () => {
       closedBy: "socket",
       via: "in a browser tab",
       person: "alice",
+      personName: "Ann",
       ruleId: null,
       rule: null,
       editedInput: null,
       originalInput: null,
-      votes: [{ user: "alice", decision: "allow", at: "2026-12-05T10:02:11.000Z", surface: "socket", feedback: null }],
-      outcome: "Allowed once by alice, in a browser tab",
+      votes: [{ user: "alice", name: "Ann", decision: "allow", at: "2026-12-05T10:02:11.000Z", surface: "socket", feedback: null }],
+      outcome: "Allowed once by Ann, in a browser tab",
       createdAt: "2026-12-05T10:00:00.000Z",
       closedAt: "2026-12-05T10:02:11.123Z",
       cursor: auditCursor({ closedAt: "2026-12-05T10:02:11.123Z", id: "q1" }),

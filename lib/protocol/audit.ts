@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LOCAL_OWNER } from "./access";
+import { defaultDisplayName, type NameOf } from "./display-names";
 import { describeFormAnswer, isFlatForm } from "./forms";
 import { PermissionDecisionSchema } from "./permissions";
 import { JsonValueSchema, QuestionKindSchema, QuestionOutcomeSchema, type Question } from "./question";
@@ -51,19 +51,16 @@ export function askedLine(q: Question): string {
   return q.approval ? `${q.owner} asked to use ${q.approval.tool}: ${q.approval.subject}` : `${q.owner} asked: ${q.prompt}`;
 }
 
-/** How `local`, the administrator the server token speaks for, is named in the web UI (the CLI and JSON keep "local"). */
-export const ADMINISTRATOR_LABEL = "Administrator";
-
-/** Who reads a settled question: their own answers read "by you"; the web UI names `local` "Administrator". */
+/** Who reads a settled question: their own answers read "by you"; everyone else by their display name (`nameOf`, ./display-names). */
 export interface Viewpoint {
   viewer?: string | null;
-  ui?: boolean;
+  nameOf?: NameOf;
 }
 
-/** A person as the reader sees them: "you", "Administrator" (the UI's name for `local`), or their name. */
-export function personLabel(person: string, { viewer = null, ui = false }: Viewpoint = {}): string {
+/** A person as the reader sees them: "you", or their one display name ("Administrator" for `local` until renamed). */
+export function personLabel(person: string, { viewer = null, nameOf = defaultDisplayName }: Viewpoint = {}): string {
   if (viewer !== null && person === viewer) return "you";
-  return ui && person === LOCAL_OWNER ? ADMINISTRATOR_LABEL : person;
+  return nameOf(person);
 }
 
 /** Who settled it and from where: "by alice, in a browser tab", "by you, from the CLI"; the surface alone when no person is recorded; null for neither. */
@@ -233,8 +230,8 @@ export type AuditQuery = z.infer<typeof AuditQuerySchema>;
 export const AuditRuleSchema = z.object({ tool: z.string(), pattern: z.string(), decision: PermissionDecisionSchema, cwd: z.string().nullable() });
 export type AuditRule = z.infer<typeof AuditRuleSchema>;
 
-/** One person's vote on an approval that needs several. */
-export const AuditVoteSchema = z.object({ user: PersonNameSchema, decision: z.enum(["allow", "reject"]), at: z.string(), surface: z.string(), feedback: z.string().nullable() });
+/** One person's vote on an approval that needs several (`name`: their display name). */
+export const AuditVoteSchema = z.object({ user: PersonNameSchema, name: z.string(), decision: z.enum(["allow", "reject"]), at: z.string(), surface: z.string(), feedback: z.string().nullable() });
 export type AuditVote = z.infer<typeof AuditVoteSchema>;
 
 export const AuditEntrySchema = z.object({
@@ -257,6 +254,8 @@ export const AuditEntrySchema = z.object({
   via: z.string().nullable(),
   /** The person whose answer settled it (`local`: the administrator); null when a rule, a timer or the server did. */
   person: PersonNameSchema.nullable(),
+  /** That person's display name, as `outcome` names them. */
+  personName: z.string().nullable(),
   /** The permission rule that decided it (its id), and that rule while it still exists. */
   ruleId: z.string().nullable(),
   rule: AuditRuleSchema.nullable(),
@@ -265,7 +264,7 @@ export const AuditEntrySchema = z.object({
   originalInput: z.record(z.string(), z.unknown()).nullable(),
   /** The votes of an approval that needs several people, in the order they came. */
   votes: z.array(AuditVoteSchema),
-  /** How it ended, in a line (outcomeLine: `local` named as such). */
+  /** How it ended, in a line (outcomeLine), people by their display names. */
   outcome: z.string(),
   createdAt: z.string(),
   closedAt: z.string(),

@@ -26,8 +26,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/auth/rotate-token", methods: ["POST"], limit: "signIn" },
   { path: "/api/auth/revoke-token", methods: ["POST"], limit: "signIn" },
   { path: "/api/users", methods: ["GET", "POST"], limit: "sessions" },
-  { path: "/api/users/:name", methods: ["DELETE"], limit: "sessions" },
+  { path: "/api/users/:name", methods: ["DELETE", "PATCH"], limit: "sessions" },
   { path: "/api/users/:name/link", methods: ["POST"], limit: "sessions" },
+  /** Everyone's display name by id (lib/protocol/display-names.ts): what a tab names people by. */
+  { path: "/api/names", methods: ["GET"] },
   { path: "/api/functions", methods: ["GET"] },
   { path: "/api/sessions", methods: ["GET", "POST"], limit: "sessions" },
   { path: "/api/sessions/:id", methods: ["GET", "PATCH", "DELETE"], limit: "sessions" },

@@ -5,6 +5,7 @@ import type { Message, MessageDelta, Run, Session, SessionSnapshot } from "./ent
 import type { QuestionRejectCommand, QuestionReplyCommand, ReplyReceipt } from "./commands";
 import type { Question } from "./question";
 import type { DevicePresence } from "./push";
+import type { PersonRenamed } from "./display-names";
 import { CrossNodeStatusSchema } from "./cluster";
 
 export const SessionJoinCommandSchema = z.strictObject({ sessionId: IdSchema });
@@ -38,6 +39,8 @@ export interface ServerToClientEvents {
   "session.left": (payload: { id: string }) => void;
   /** The session's permission rules changed: a tab showing them fetches them again. */
   "rules.updated": (payload: { sessionId: string }) => void;
+  /** A person was renamed (./display-names): every tab names them so from now on. */
+  "person.renamed": (payload: PersonRenamed) => void;
   /** This node's status (on connect, and when it changes): `lost` while it cannot hear the other nodes (Redis down). */
   "server.status": (status: ServerStatus) => void;
 }

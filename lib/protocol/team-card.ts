@@ -1,4 +1,5 @@
 import { personLabel } from "./audit";
+import { defaultDisplayName, type NameOf } from "./display-names";
 import type { Question } from "./question";
 import { mayAnswer, waitingFor, type Vote } from "./teams";
 
@@ -17,9 +18,6 @@ type TeamQuestion = Pick<Question, "answerers" | "escalate" | "escalated" | "app
  * people and who is viewing is not known yet.
  */
 export type CardMode = "answer" | "voted" | "watch" | "unknown";
-
-/** A person's name as a card shows it: the administrator's `local` is "Administrator" (the browser and the terminal alike). */
-const personName = (person: string): string => personLabel(person, { ui: true });
 
 /** "alice", "alice or bob", "alice, bob or carol" (`and` likewise). */
 export function listWords(names: string[], last: "or" | "and"): string {
@@ -43,27 +41,27 @@ export function cardMode(q: TeamQuestion, me: string | null): CardMode {
 }
 
 /** "Waiting for alice or bob": who may still answer, never the viewer; null when nobody in particular (any member may). */
-export function waitingLine(q: TeamQuestion, me: string | null): string | null {
+export function waitingLine(q: TeamQuestion, me: string | null, nameOf: NameOf = defaultDisplayName): string | null {
   const named = waitingFor(q);
   if (named === null) return null;
   // An approval's voters have had their say: it waits for the others.
   const voted = new Set(q.approvals ? q.votes.map((v) => v.user) : []);
   const names = named.filter((n) => n !== me && !voted.has(n));
-  return names.length > 0 ? `Waiting for ${listWords(names.map(personName), "or")}` : null;
+  return names.length > 0 ? `Waiting for ${listWords(names.map(nameOf), "or")}` : null;
 }
 
 /** "1 of 2 approved — bob" (every approver named, the viewer too); null for a question that needs no votes. */
-export function approvalCountLine(q: Pick<Question, "approvals" | "votes">): string | null {
+export function approvalCountLine(q: Pick<Question, "approvals" | "votes">, nameOf: NameOf = defaultDisplayName): string | null {
   if (!q.approvals) return null;
   const allowed = votersOf(q, "allow");
-  return `${allowed.length} of ${q.approvals.required} approved${allowed.length > 0 ? ` — ${allowed.map(personName).join(", ")}` : ""}`;
+  return `${allowed.length} of ${q.approvals.required} approved${allowed.length > 0 ? ` — ${allowed.map(nameOf).join(", ")}` : ""}`;
 }
 
 /** "1 of 2 rejected — carol" when it takes several rejections and someone rejected; null otherwise (one rejection would have ended it). */
-export function rejectionCountLine(q: Pick<Question, "approvals" | "votes">): string | null {
+export function rejectionCountLine(q: Pick<Question, "approvals" | "votes">, nameOf: NameOf = defaultDisplayName): string | null {
   if (!q.approvals || q.approvals.rejections <= 1) return null;
   const rejected = votersOf(q, "reject");
-  return rejected.length > 0 ? `${rejected.length} of ${q.approvals.rejections} rejected — ${rejected.map(personName).join(", ")}` : null;
+  return rejected.length > 0 ? `${rejected.length} of ${q.approvals.rejections} rejected — ${rejected.map(nameOf).join(", ")}` : null;
 }
 
 /** "You approved · waiting for 1 more" once the viewer voted; null before. */
@@ -77,21 +75,21 @@ export function myVoteLine(q: Pick<Question, "approvals" | "votes">, me: string 
 }
 
 /** The lines a pending card shows about its people, in order: the count, the rejections, the viewer's vote, who it waits for. */
-export function teamStatus(q: TeamQuestion, me: string | null): { count: string | null; rejections: string | null; mine: string | null; waiting: string | null } {
+export function teamStatus(q: TeamQuestion, me: string | null, nameOf: NameOf = defaultDisplayName): { count: string | null; rejections: string | null; mine: string | null; waiting: string | null } {
   const mode = cardMode(q, me);
   return {
-    count: approvalCountLine(q),
-    rejections: rejectionCountLine(q),
+    count: approvalCountLine(q, nameOf),
+    rejections: rejectionCountLine(q, nameOf),
     mine: myVoteLine(q, me),
     // Only a card the viewer cannot answer says whom it waits for (a voter's says how many more).
-    waiting: mode === "watch" ? waitingLine(q, me) : null,
+    waiting: mode === "watch" ? waitingLine(q, me, nameOf) : null,
   };
 }
 
 /** A settled approval of several: "Approved by bob and carol" (or "Rejected by …"; the reader, when given, is "you"), from its votes; null for any other question. */
-export function decidedByLine(q: Pick<Question, "approvals" | "votes" | "status">, viewer: string | null = null): string | null {
+export function decidedByLine(q: Pick<Question, "approvals" | "votes" | "status">, viewer: string | null = null, nameOf: NameOf = defaultDisplayName): string | null {
   if (!q.approvals || (q.status !== "answered" && q.status !== "declined")) return null;
   const allowed = q.status === "answered";
-  const names = votersOf(q, allowed ? "allow" : "reject").map((n) => personLabel(n, { viewer, ui: true }));
+  const names = votersOf(q, allowed ? "allow" : "reject").map((n) => personLabel(n, { viewer, nameOf }));
   return names.length > 0 ? `${allowed ? "Approved" : "Rejected"} by ${listWords(names, "and")}` : null;
 }

@@ -12,7 +12,8 @@ export type PersonName = z.infer<typeof PersonNameSchema>;
 /** A name a person may be given: any person's name but the administrator's own. */
 export const NewPersonNameSchema = PersonNameSchema.refine((name) => name !== LOCAL_OWNER, { message: `"${LOCAL_OWNER}" is the administrator's name` });
 
-export const PersonSchema = z.object({ name: PersonNameSchema, admin: z.boolean(), createdAt: z.string() });
+/** A person: `name` is their id (what everything keeps naming them by), `displayName` what people read (./display-names). */
+export const PersonSchema = z.object({ name: PersonNameSchema, displayName: z.string(), admin: z.boolean(), createdAt: z.string() });
 export type Person = z.infer<typeof PersonSchema>;
 
 /** How long a sign-in link printed by `parley user add` may be used (once). */

@@ -35,6 +35,7 @@ import { createTextChannel } from "./commands/text-channel";
 import { WorkerPool, type WorkerPoolOptions } from "./workers/worker-pool";
 import type { WorkerPoolPort } from "./workers/worker-port";
 import { log } from "./log";
+import { LOCAL_OWNER } from "../protocol/access";
 import { createWebhookOutbox, type WebhookOptions } from "./webhooks/webhook-outbox";
 import { loadWebhookSecret } from "./webhooks/webhook-secret";
 import { createPushOutbox, type PushOptions } from "./push/push-outbox";
@@ -198,6 +199,14 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     now: () => clock.now(),
     changed: createPeopleChanged({ cache: access.peopleCache, cluster, events }),
     revokeToken: revokeApiToken,
+    // Heard by those who may read the name (GET /api/names): the person, who shares a chat with them, administrators.
+    renamed: (renamed) =>
+      void Promise.all([members.sharingWith(renamed.name), people.list()])
+        .then(([sharing, everyone]) => {
+          const audience = new Set([LOCAL_OWNER, renamed.name, ...sharing, ...everyone.filter((p) => p.admin).map((p) => p.name)]);
+          events.emit("person.renamed", renamed, [...audience]);
+        })
+        .catch((error: unknown) => log.warn({ err: error, person: renamed.name }, "could not tell the tabs of a rename")),
   });
 
   if (expiryTimers) {
@@ -232,7 +241,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   await pushOutbox.sweep();
   pushOutbox.start();
 
-  const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction });
+  const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction, functions: listed });
   const chatCommands = () => listed().flatMap((f) => (f.command ? [f.command] : []));
   const asks = createAskService({ db, sessions, runs, questions, events, callbackHosts: config.webhooks?.hosts });
   const mcp = lazyMcpEndpoint({ asks, version: "1", progressEveryMs: config.mcpProgressMs });

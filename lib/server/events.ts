@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { Message, MessageDelta, Run, Session } from "../protocol/entities";
 import type { Question } from "../protocol/question";
+import type { PersonRenamed } from "../protocol/display-names";
 
 /** Facts the domain services publish; transports (Socket.IO) and the worker bridge subscribe. */
 export interface DomainEventMap {
@@ -21,6 +22,8 @@ export interface DomainEventMap {
   "session.deleted": [{ id: string; people: string[] }];
   /** A session is no longer shared with `user`: their tabs drop it and leave its room. */
   "session.left": [{ id: string; user: string }];
+  /** A person was given a new display name: the tabs of `people` (those who may read it), on every node, name them so. */
+  "person.renamed": [PersonRenamed, string[]];
   /** A session's permission rules changed (added, removed): its tabs refresh their settings panel. */
   "rules.updated": [{ sessionId: string }];
   /** Every browser was signed out, here or on another node: sockets signed in with older cookies are dropped. */

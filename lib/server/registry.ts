@@ -1,4 +1,5 @@
 import { AppError } from "../protocol/errors";
+import type { ModelInfo } from "../protocol/model";
 import type { Parley } from "./app";
 
 // Next bundles route handlers apart from server.ts, so module singletons exist twice;
@@ -15,4 +16,18 @@ export function getParley(): Parley {
   const parley = (globalThis as Holder)[KEY];
   if (!parley) throw new AppError("unavailable", "The Parley server is not running (start it with server.ts).");
   return parley;
+}
+
+const MODEL = Symbol.for("parley.model");
+
+type ModelHolder = { [MODEL]?: ModelInfo };
+
+/** The chat's model as server.ts chose it at start-up. */
+export function setModelInfo(model: ModelInfo | undefined): void {
+  (globalThis as ModelHolder)[MODEL] = model;
+}
+
+/** Undefined where no server.ts chose one (an app built in a test). */
+export function getModelInfo(): ModelInfo | undefined {
+  return (globalThis as ModelHolder)[MODEL];
 }

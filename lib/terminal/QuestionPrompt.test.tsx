@@ -62,7 +62,7 @@ describe("QuestionPrompt (rendered by ink)", () => {
     expect(frame).toContain("Update docs wants to run write_file");
     expect(frame).toContain("docs/a.md +2 −1");
     expect(frame).toMatch(/-old[\s\S]*\+new/);
-    expect(frame).toMatch(/Allow once[\s\S]*Allow always \(Allow write_file: any file under `docs\/`, in this chat\)[\s\S]*Reject/);
+    expect(frame).toMatch(/1\. Allow once[\s\S]*2\. Allow always \(Allow write_file: any file under `docs\/`, in this chat\)[\s\S]*4\. Reject/);
   });
 
   it("says under a command what it can reach", () => {

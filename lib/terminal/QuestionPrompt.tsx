@@ -90,7 +90,7 @@ function ChoicePrompt({ me, ...props }: PromptProps & { me: string | null }) {
             return (
               <Text key={row.label} color={here ? "cyan" : undefined}>
                 {here ? "❯ " : "  "}
-                {i < 9 ? `${i + 1}. ` : "   "}
+                {row.key !== null ? `${row.key}. ` : "   "}
                 {question.multi && row.act.type === "toggle" ? (ticked ? "[x] " : "[ ] ") : ""}
                 {row.label}
                 {row.hint ? <Text dimColor> ({row.hint})</Text> : null}

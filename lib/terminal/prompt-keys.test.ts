@@ -128,13 +128,29 @@ describe("an approval", () => {
     expect(promptRows(approval)[1]!.hint).toBe("Allow write_file: any file under `docs/`, in this chat");
   });
 
-  it("y selects once, a always, n and 3 Reject; Enter sends, and Reject asks for feedback first", () => {
+  it("y selects once, a always, n and 4 Reject; Enter sends, and Reject asks for feedback first", () => {
     expect(press(approval, char("a")).effects).toEqual([]);
     expect(press(approval, char("y"), ENTER).effects).toEqual([{ type: "reply", value: "once" }]);
     expect(press(approval, char("a"), ENTER).effects).toEqual([{ type: "reply", value: "always" }]);
     expect(press(approval, char("n"), ENTER, edit("use docs/b.md"), ENTER).effects).toEqual([{ type: "reject", message: "use docs/b.md" }]);
-    expect(press(approval, char("3"), ENTER).state.mode).toBe("reason");
-    expect(promptHint(approval, press(approval, char("3"), ENTER).state)).toBe("Enter to reject · Esc to go back");
+    expect(press(approval, char("4"), ENTER).state.mode).toBe("reason");
+    expect(promptHint(approval, press(approval, char("4"), ENTER).state)).toBe("Enter to reject · Esc to go back");
+  });
+
+  it("its number keys are the web card's: 1 once, 2 always, 4 Reject; 3 (the browser's Edit and allow) selects nothing", () => {
+    expect(promptRows(approval).map((r) => [r.label, r.key])).toEqual([
+      ["Allow once", 1],
+      ["Allow always", 2],
+      ["Reject", 4],
+    ]);
+    expect(promptRows(approval).map((r) => r.key)).toEqual(
+      promptRows(approval)
+        .map((r) => r.key)
+        .sort(),
+    );
+    expect(press(approval, char("2"), ENTER).effects).toEqual([{ type: "reply", value: "always" }]);
+    expect(press(approval, DOWN, char("3")).state.cursor).toBe(1);
+    expect(press(approval, char("3"), ENTER).effects).toEqual([{ type: "reply", value: "once" }]);
   });
 });
 
@@ -154,7 +170,12 @@ describe("an approval's Allow always in the terminal", () => {
 
   it("is not offered without an option: a does nothing, n still asks why", () => {
     const none = anApproval({ always: [] });
-    expect(promptRows(none).map((r) => r.label)).toEqual(["Allow once", "Reject"]);
+    expect(promptRows(none).map((r) => [r.label, r.key])).toEqual([
+      ["Allow once", 1],
+      ["Reject", 4],
+    ]);
+    expect(press(none, char("2"), ENTER).effects).toEqual([{ type: "reply", value: "once" }]);
+    expect(press(none, char("4"), ENTER).state.mode).toBe("reason");
     expect(press(none, char("a"), ENTER).effects).toEqual([{ type: "reply", value: "once" }]);
     expect(press(none, char("a")).state.mode).toBe("choose");
     expect(press(none, char("n"), ENTER).state.mode).toBe("reason");

@@ -1,7 +1,7 @@
 import type { JsonValue, Question } from "../protocol/question";
 import { alwaysHint } from "../client/approval";
 import { visibleString } from "../client/visible-text";
-import { multiAnswer, textAnswer } from "../client/question-input";
+import { APPROVAL_KEYS, multiAnswer, textAnswer } from "../client/question-input";
 
 /**
  * The terminal's question prompt as a pure state machine: which row the cursor is on, what is
@@ -42,29 +42,37 @@ export type PromptEffect = { type: "reply"; value: JsonValue } | { type: "reject
 export interface PromptRow {
   label: string;
   hint?: string;
+  /** The number key that selects it, shown before it: its place (up to 9), an approval's answer's key as the web card has it; null for none. */
+  key: number | null;
   /** What Enter on this row does. */
   act: { type: "reply"; value: JsonValue } | { type: "toggle"; option: string } | { type: "other" } | { type: "reject" };
 }
 
-/** The rows of `choose` mode: Yes/No, the approval's three answers, or the options (and "Other…"). */
+/**
+ * The rows of `choose` mode: Yes/No, the approval's answers, or the options (and "Other…"). An
+ * approval's keys are the web card's (1 once, 2 always, 4 reject; its 3, Edit and allow, is the
+ * browser's only), so a key does the same wherever it is pressed.
+ */
 export function promptRows(q: Q): PromptRow[] {
   if (q.kind === "confirm") {
     return [
-      { label: "Yes", act: { type: "reply", value: true } },
-      { label: "No", act: { type: "reply", value: false } },
+      { label: "Yes", key: 1, act: { type: "reply", value: true } },
+      { label: "No", key: 2, act: { type: "reply", value: false } },
     ];
   }
   if (q.kind === "approval") {
     return [
-      { label: "Allow once", act: { type: "reply", value: "once" } },
+      { label: "Allow once", key: APPROVAL_KEYS.once, act: { type: "reply", value: "once" } },
       // Exactly this call (the first option); a wider rule is chosen in the browser's card.
-      ...(q.approval?.always.length ? [{ label: "Allow always", hint: visibleString(alwaysHint(q.approval, 0)!), act: { type: "reply", value: "always" } } as PromptRow] : []),
-      { label: "Reject", hint: "optionally say why", act: { type: "reject" } },
+      ...(q.approval?.always.length
+        ? [{ label: "Allow always", hint: visibleString(alwaysHint(q.approval, 0)!), key: APPROVAL_KEYS.always, act: { type: "reply", value: "always" } } as PromptRow]
+        : []),
+      { label: "Reject", hint: "optionally say why", key: APPROVAL_KEYS.reject, act: { type: "reject" } },
     ];
   }
-  const rows: PromptRow[] = q.options.map((option) => ({ label: option, act: q.multi ? { type: "toggle", option } : { type: "reply", value: option } }));
-  if (q.allowCustom) rows.push({ label: "Other…", hint: "type your own answer", act: { type: "other" } });
-  return rows;
+  const rows: PromptRow[] = q.options.map((option) => ({ label: option, key: null, act: q.multi ? { type: "toggle", option } : { type: "reply", value: option } }));
+  if (q.allowCustom) rows.push({ label: "Other…", hint: "type your own answer", key: null, act: { type: "other" } });
+  return rows.map((row, i) => ({ ...row, key: i < 9 ? i + 1 : null }));
 }
 
 export function initialPrompt(q: Q): PromptState {
@@ -127,8 +135,8 @@ function chooseKey(q: Q, state: PromptState, key: PromptKey): Step {
         return at.act.type === "toggle" ? act(q, state, at, index) : stay({ ...state, cursor: index, error: null });
       };
       const char = key.char.toLowerCase();
-      // Number n is the n-th row: Yes/No, an approval's answers, an option or "Other…".
-      if (/^[1-9]$/.test(char)) return select(Number(char) - 1);
+      // A number selects the row it is shown before: Yes/No, an approval's answer, an option or "Other…".
+      if (/^[1-9]$/.test(char)) return select(rows.findIndex((r) => r.key === Number(char)));
       if (q.kind === "confirm" && (char === "y" || char === "n")) return select(char === "y" ? 0 : 1);
       if (q.kind === "approval") {
         // By what the row does, not where it sits: without Allow always, `a` does nothing and `n` is the second row.

@@ -39,5 +39,5 @@ export function speaker(message: Message): string {
 
 /** A closed question in two parts: what was asked, and how it ended (`viewer`'s own answers "by you", as a browser tab says it). */
 export function questionRecord(q: Question, viewer: string | null = null): { asked: string; outcome: string } {
-  return { asked: askedLine({ ...q, owner: ownerLabel(q.owner) }), outcome: outcomeLine(q, { viewer, ui: true }) };
+  return { asked: askedLine({ ...q, owner: ownerLabel(q.owner) }), outcome: outcomeLine(q, { viewer }) };
 }

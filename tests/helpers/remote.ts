@@ -52,6 +52,7 @@ export function restClient(url: string, { token = TEST_TOKEN }: { token?: string
   return {
     get: <T = any>(path: string) => call<T>("GET", path),
     post: <T = any>(path: string, body?: unknown) => call<T>("POST", path, body),
+    patch: <T = any>(path: string, body?: unknown) => call<T>("PATCH", path, body),
     del: <T = any>(path: string) => call<T>("DELETE", path),
     ok,
   };

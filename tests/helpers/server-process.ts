@@ -73,10 +73,19 @@ export async function startServerProcess({ port, databaseFile, env = {} }: { por
   };
 }
 
-/** The environment of a production server for tests: loopback, its own database and workspace (beside the database), test functions on. */
+/**
+ * The environment of a production server for tests: loopback, its own database and workspace (beside
+ * the database), test functions on, the offline script unless `env` names a model (never a key, a
+ * model or a model server of the machine's: no probe of its local ports).
+ */
 export function productionServerEnv({ port, databaseFile, env = {} }: { port: number; databaseFile: string; env?: ServerEnv }): NodeJS.ProcessEnv {
   const merged: NodeJS.ProcessEnv = {
     ...process.env,
+    PARLEY_PROVIDER: undefined,
+    PARLEY_MODEL: undefined,
+    OPENAI_BASE_URL: undefined,
+    OPENAI_API_KEY: undefined,
+    PARLEY_LOCAL_MODELS: "off",
     NODE_ENV: "production",
     PORT: String(port),
     HOST: "127.0.0.1",
@@ -88,7 +97,7 @@ export function productionServerEnv({ port, databaseFile, env = {} }: { port: nu
     PARLEY_WORKSPACE: `${databaseFile}.workspace`,
     ...env,
   };
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   return merged;
 }
 

@@ -13,10 +13,18 @@ afterEach(async () => {
   server = null;
 });
 
-/** Starts the server (closed after the test): each request is answered by the next handler; one too many is a 500. */
-export async function fakeServer(handlers: Handler[]) {
+/**
+ * Starts the server (closed after the test): each request is answered by the next handler; one too
+ * many is a 500. With `models`, `GET /v1/models` lists them (as a probe at start-up asks) and any
+ * other GET is a 404, neither taking a handler.
+ */
+export async function fakeServer(handlers: Handler[], { models }: { models?: string[] } = {}) {
   const requests: Array<{ body: Record<string, unknown>; auth: string | undefined }> = [];
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    if (models && req.method === "GET") {
+      if (req.url !== "/v1/models") return res.writeHead(404).end();
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: models.map((id) => ({ id, object: "model", created: 1, owned_by: "fake" })) }));
+    }
     let raw = "";
     for await (const c of req) raw += c;
     const body = JSON.parse(raw) as Record<string, unknown>;

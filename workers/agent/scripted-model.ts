@@ -1,5 +1,6 @@
 import { APICallError } from "@ai-sdk/provider";
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Prompt, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { OFFLINE_HINT } from "./model-settings";
 
 /**
  * The offline scripted model: a deterministic LanguageModelV3 that needs no key and no network.
@@ -10,7 +11,8 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Conten
  * calls any offered tool by name ("call mcp__deployer__deploy with {\"service\":\"api\"}"),
  * and starts a demo function when a sentence clearly asks for one ("deploy the app" → start_demo
  * deploy, "plan my evening" → start_demo evening), then says what it returned.
- * Its text streams in small chunks.
+ * Its text streams in small chunks. Its own replies (a greeting, what it can do, what it cannot)
+ * end with one line on how to connect a real model.
  *
  * "simulate a provider error" makes the call fail as a real provider's would (an HTTP 503
  * APICallError whose body holds a fake key), so the error path is testable offline; the same
@@ -30,6 +32,8 @@ export const CAPABILITIES = [
   '• read a file, e.g. "read README.md"',
   "• order a coffee: I'll ask which size if you don't say",
   "Slash commands start the demo functions directly: type /help to list them.",
+  "",
+  OFFLINE_HINT,
 ].join("\n");
 
 function lastUserIndex(prompt: LanguageModelV3Prompt): number {
@@ -210,10 +214,10 @@ export function decide(prompt: LanguageModelV3Prompt, offered: Set<string>, demo
   if (FAIL_PHRASE.test(original)) return { text: "The provider is back: this retry went through. ✅", calls: [] };
   if (has(request, /what can you do|\bhelp\b|what do you do/)) return { text: CAPABILITIES, calls: [] };
   if (has(request, /^(hi|hello|hey|good (morning|afternoon|evening))\b/)) {
-    return { text: "Hello! I'm Parley's offline demo agent. Ask me what I can do, or type /help for the demo commands.", calls: [] };
+    return { text: `Hello! I'm Parley's offline demo agent. Ask me what I can do, or type /help for the demo commands.\n\n${OFFLINE_HINT}`, calls: [] };
   }
   return {
-    text: 'I\'m the offline scripted model, so I only follow a small script. Ask "what can you do?", or type /help for the demo commands.',
+    text: `I'm the offline scripted model, so I only follow a small script. Ask "what can you do?", or type /help for the demo commands.\n\n${OFFLINE_HINT}`,
     calls: [],
   };
 }

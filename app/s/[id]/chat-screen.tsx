@@ -16,6 +16,7 @@ import { QuestionCard } from "@/components/QuestionCard";
 import { RunStatus } from "@/components/RunStatus";
 import { EditableTitle } from "@/components/EditableTitle";
 import { MobileSidebar, Sidebar } from "@/components/Sidebar";
+import { ModelBadge } from "@/components/ModelBadge";
 import { activeRuns, activeTurn, latestRun, transcript } from "@/lib/client/session-store";
 import { useTabTitle } from "@/lib/client/tab-title";
 import { useQuestionNotifications } from "@/lib/client/question-notifications";
@@ -114,7 +115,7 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
           <MobileSidebar {...sidebarProps} />
           <EditableTitle title={title} onRename={session && !mayManage(session, me) ? undefined : (t) => list.renameSession(sessionId, t)} />
           <ConnectionDot status={connection} />
-          <span className="flex-1" />
+          <ModelBadge />
           <RunStatus run={latestRun(state)} waiting={sessionWaitingOn(waitingRunIds)} canStop={headerStops.length > 0} stopping={stopping} onStop={() => void stop(headerStops)} />
           <NotifyDeviceButton sessionId={sessionId} />
           <PeopleButton sessionId={sessionId} shared={session?.shared ?? false} me={me} />

@@ -14,7 +14,7 @@ const people = () => fake.parley.people;
 describe("adding a person", () => {
   it("gives them a one-time link that expires a day later; a name taken, the administrator's, or no name at all is refused", async () => {
     const { person, link, expiresAt } = await people().add("bob", { addedBy: LOCAL_OWNER });
-    expect(person).toEqual({ name: "bob", admin: false, createdAt: new Date(fake.clock.now()).toISOString() });
+    expect(person).toEqual({ name: "bob", displayName: "bob", admin: false, createdAt: new Date(fake.clock.now()).toISOString() });
     expect(link).toMatch(SIGN_IN_LINK_PATTERN);
     expect(expiresAt).toBe(new Date(fake.clock.now() + SIGN_IN_LINK_TTL_MS).toISOString());
     await expect(people().add("bob", { addedBy: LOCAL_OWNER, admin: true })).rejects.toMatchObject({ code: "person_exists", message: expect.stringContaining("parley user link bob") });
@@ -80,5 +80,60 @@ describe("removing a person", () => {
     await expect(people().spendLink(link)).rejects.toMatchObject({ code: "unauthorized", message: expect.stringContaining("not known here") });
     await expect(people().remove("bob")).rejects.toMatchObject({ code: "not_found:person" });
     await expect(people().remove(LOCAL_OWNER)).rejects.toMatchObject({ code: "bad_request" });
+  });
+});
+
+describe("renaming a person", () => {
+  it("gives them, or the administrator, one display name everyone reads, told to every tab; ids stay", async () => {
+    const told: unknown[] = [];
+    fake.parley.events.on("person.renamed", (r) => told.push(r));
+    await people().add("alice", { addedBy: LOCAL_OWNER });
+    expect(await people().names()).toEqual({ local: "Administrator", alice: "alice" });
+
+    expect(await people().rename(LOCAL_OWNER, "Boss")).toEqual({ name: LOCAL_OWNER, displayName: "Boss" });
+    // By the name she is shown by, or by her id.
+    expect(await people().rename("alice", "Ann")).toEqual({ name: "alice", displayName: "Ann" });
+    expect(await people().rename("Ann", "Annie")).toEqual({ name: "alice", displayName: "Annie" });
+    expect(await people().names()).toEqual({ local: "Boss", alice: "Annie" });
+    expect((await people().list()).map((p) => [p.name, p.displayName])).toEqual([["alice", "Annie"]]);
+    expect((await people().nameOf())("alice")).toBe("Annie");
+    expect(told).toEqual([
+      { name: LOCAL_OWNER, displayName: "Boss" },
+      { name: "alice", displayName: "Ann" },
+      { name: "alice", displayName: "Annie" },
+    ]);
+  });
+
+  it("refuses a name someone else goes by (id or display name, in any case), a name that is none, and nobody", async () => {
+    await people().add("alice", { addedBy: LOCAL_OWNER });
+    await people().add("bob", { addedBy: LOCAL_OWNER });
+    await expect(people().rename("alice", "BOB")).rejects.toMatchObject({ code: "person_exists", message: '"bob" is already bob\'s name: pick another.' });
+    await expect(people().rename("alice", "administrator")).rejects.toMatchObject({ code: "person_exists", message: expect.stringContaining("the administrator's name") });
+    await expect(people().rename("alice", "Ann Lee")).rejects.toMatchObject({ code: "bad_request" });
+    await expect(people().rename("nobody", "Zed")).rejects.toMatchObject({ code: "not_found:person" });
+    // A new person may not take a name someone is shown by.
+    await people().rename("bob", "robert");
+    await expect(people().add("Robert", { addedBy: LOCAL_OWNER })).rejects.toMatchObject({ code: "person_exists" });
+    await expect(people().add("Administrator", { addedBy: LOCAL_OWNER })).rejects.toMatchObject({ code: "person_exists" });
+  });
+
+  it("goes back to their default name, and a removed person's name is free again", async () => {
+    await people().add("alice", { addedBy: LOCAL_OWNER });
+    await people().rename(LOCAL_OWNER, "Boss");
+    await people().rename(LOCAL_OWNER, "Administrator");
+    await people().rename("alice", "Ann");
+    expect((await people().remove("alice")).person).toMatchObject({ name: "alice", displayName: "Ann" });
+    await people().add("carol", { addedBy: LOCAL_OWNER });
+    expect(await people().rename("carol", "Ann")).toEqual({ name: "carol", displayName: "Ann" });
+    expect(await fake.fixture.displayName.findMany({ orderBy: { personId: "asc" } })).toMatchObject([{ personId: "carol", name: "Ann" }]);
+  });
+
+  it("checks who may rename once the name is known to mean someone", async () => {
+    await people().add("alice", { addedBy: LOCAL_OWNER });
+    const mayNot = (id: string) => {
+      if (id !== "bob") throw new Error(`not ${id}`);
+    };
+    await expect(people().rename("alice", "Ann", mayNot)).rejects.toThrow("not alice");
+    expect((await people().names()).alice).toBe("alice");
   });
 });

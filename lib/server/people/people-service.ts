@@ -4,10 +4,12 @@ import { AppError, parseOrThrow } from "../../protocol/errors";
 import { NewPersonNameSchema, PersonNameSchema, SIGN_IN_LINK_PATTERN, SIGN_IN_LINK_TTL_MS, type Person, type RemovePersonResult } from "../../protocol/teams";
 import type { ApiTokens } from "../access/api-tokens";
 import { randomSecret, sameSecret, sha256 } from "../access/secrets";
+import type { PersonRenamed } from "../../protocol/display-names";
 import type { Db } from "../store/db/client";
 import { createPeopleStore, type NewLink, type PersonRow } from "../store/people/people-store";
+import { createDisplayNames } from "./display-names";
 
-export const toPerson = (row: PersonRow): Person => ({ name: row.id, admin: row.admin, createdAt: row.createdAt.toISOString() });
+export const toPerson = (row: PersonRow, displayName: string = row.id): Person => ({ name: row.id, displayName, admin: row.admin, createdAt: row.createdAt.toISOString() });
 
 /** A link as handed out once (`sil_<id>_<secret>`: the id finds the row, the secret is compared by hash), and when it stops working. */
 export interface IssuedLink {
@@ -25,6 +27,8 @@ export interface PeopleDeps {
   changed?: (change: { removed: boolean }) => void;
   /** How a removed person's API tokens are revoked (the server's own revocation drops their sockets too); default: in the database. */
   revokeToken?: (id: string) => Promise<unknown>;
+  /** Told after a person was renamed (the server tells every open tab). */
+  renamed?: (renamed: PersonRenamed) => void;
 }
 
 /**
@@ -32,8 +36,9 @@ export interface PeopleDeps {
  * removing one refuses everything that speaks for them (their cookies, their API tokens). The
  * administrator `local` is no row: the server token speaks for it.
  */
-export function createPeople({ db, apiTokens, now = Date.now, changed = () => {}, revokeToken = (id) => apiTokens.revoke(id) }: PeopleDeps) {
+export function createPeople({ db, apiTokens, now = Date.now, changed = () => {}, revokeToken = (id) => apiTokens.revoke(id), renamed = () => {} }: PeopleDeps) {
   const store = createPeopleStore(db.exec);
+  const names = createDisplayNames(store, { now });
 
   function newLink(at: number): { row: NewLink; issued: IssuedLink } {
     const id = randomBytes(8).toString("hex");
@@ -53,6 +58,7 @@ export function createPeople({ db, apiTokens, now = Date.now, changed = () => {}
     /** Adds a person: them, and their first sign-in link. A name already taken is `person_exists`. */
     async add(name: string, { admin = false, addedBy }: { admin?: boolean; addedBy: string }): Promise<{ person: Person } & IssuedLink> {
       const id = parseOrThrow(NewPersonNameSchema, name);
+      await names.checkFree(id);
       const at = now();
       const { row, issued } = newLink(at);
       const person = await store.add({ name: id, admin, addedBy, at: new Date(at) }, row);
@@ -61,7 +67,29 @@ export function createPeople({ db, apiTokens, now = Date.now, changed = () => {}
       return { person: toPerson(person), ...issued };
     },
 
-    list: async (): Promise<Person[]> => (await store.list()).map(toPerson),
+    list: async (): Promise<Person[]> => {
+      const [rows, shown] = await Promise.all([store.list(), names.directory()]);
+      return rows.map((row) => toPerson(row, shown[row.id]));
+    },
+
+    /** Everyone's display name by id, the administrator's too (`GET /api/names`). */
+    names: names.directory,
+
+    /** How the audit names people. */
+    nameOf: names.nameOf,
+
+    /**
+     * Gives a person (named by their id or their display name; the administrator too) a new display
+     * name, and tells every tab; `may` says whether the caller may rename that person (checked once
+     * the name is known to mean someone).
+     */
+    async rename(name: string, displayName: string, may: (id: string) => void = () => {}): Promise<PersonRenamed> {
+      const id = await names.resolve(name);
+      if (id !== null) may(id);
+      const result = await names.rename(id ?? name, displayName);
+      renamed(result);
+      return result;
+    },
 
     /** Whether a person of this name exists (the administrator `local` always does). */
     exists: async (name: string): Promise<boolean> => name === LOCAL_OWNER || (await store.find(name)) !== null,
@@ -81,12 +109,13 @@ export function createPeople({ db, apiTokens, now = Date.now, changed = () => {}
      */
     async remove(name: string): Promise<RemovePersonResult> {
       const id = personName(name, "removed");
+      const displayName = (await names.directory())[id];
       const person = await store.remove(id);
       if (!person) throw notFound(id);
       changed({ removed: true });
       const live = (await apiTokens.list()).filter((t) => t.ownerId === id && !t.revokedAt).map((t) => t.id);
       for (const tokenId of live) await revokeToken(tokenId);
-      return { person: toPerson(person), revokedTokens: live };
+      return { person: toPerson(person, displayName), revokedTokens: live };
     },
 
     /**
@@ -109,7 +138,7 @@ export function createPeople({ db, apiTokens, now = Date.now, changed = () => {}
       }
       const person = await store.find(userId);
       if (!person) throw unknown;
-      return toPerson(person);
+      return toPerson(person, (await names.directory())[userId]);
     },
   };
 }

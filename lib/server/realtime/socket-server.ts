@@ -204,6 +204,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       toOwner(user).emit("session.left", { id });
     },
     "rules.updated": ({ sessionId }) => toRoom(sessionId).emit("rules.updated", { sessionId }),
+    "person.renamed": (renamed, people) => toPeople(people).emit("person.renamed", renamed),
   };
 
   // Revocations this node was not told about: sockets of a revoked API token, or of a cookie refused

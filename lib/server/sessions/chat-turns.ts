@@ -9,6 +9,7 @@ import type { RunService } from "../runs/run-service";
 import { loadChatHistory } from "./chat-history";
 import { sessionWaitingError } from "./session-busy";
 import type { SessionService } from "./session-service";
+import type { TitledFunction } from "./automatic-title";
 
 export interface ChatTurnDeps {
   db: Db;
@@ -18,10 +19,12 @@ export interface ChatTurnDeps {
   textCommands: TextCommands;
   /** The agent function that answers a chat message. */
   chatFunction: string;
+  /** The functions loaded now: a slash command that starts one titles an untitled chat after it. */
+  functions: () => readonly TitledFunction[];
 }
 
 /** A session's chat turns: a message starts one (a run of the chat agent), a failed one can be run again. */
-export function createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction }: ChatTurnDeps) {
+export function createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction, functions }: ChatTurnDeps) {
   /** A new chat turn is refused while a question of the session waits, a run's beside the turns too: its card is the answer box. */
   async function refuseWhileWaiting(tx: SqlTx, sessionId: string): Promise<void> {
     const waiting = await questions.firstPendingIn(tx, { sessionId });
@@ -57,7 +60,7 @@ export function createChatTurns({ db, sessions, questions, runs, textCommands, c
       // Tabs see the message before the run that answers it.
       committed: () => sessions.announceMessage(message!),
     });
-    await sessions.titleFromMessage({ id: sessionId, text });
+    await sessions.titleFromMessage({ id: sessionId, text, functions: functions() });
     return run;
   }
 

@@ -4,6 +4,8 @@ import { quoteId } from "../../protocol/bounded-text";
 import type { SessionMembers } from "../../protocol/teams";
 import type { Db } from "../store/db/client";
 import { createMemberStore } from "../store/members/member-store";
+import { createPeopleStore } from "../store/people/people-store";
+import { createDisplayNames } from "../people/display-names";
 import type { DomainEvents } from "../events";
 import type { SessionService } from "./session-service";
 
@@ -15,6 +17,7 @@ import type { SessionService } from "./session-service";
  */
 export function createSessionMembers({ db, events, sessions }: { db: Db; events: DomainEvents; sessions: Pick<SessionService, "publish"> }) {
   const store = createMemberStore(db.exec);
+  const names = createDisplayNames(createPeopleStore(db.exec));
 
   /** Its owner first, then its members, oldest first. */
   async function list(sessionId: string): Promise<SessionMembers> {
@@ -26,8 +29,9 @@ export function createSessionMembers({ db, events, sessions }: { db: Db; events:
   return {
     list,
 
-    /** Shares it with `user`, a person (`not_found:person` else); its owner, or a member already, changes nothing. */
-    async add({ sessionId, user, by }: { sessionId: string; user: string; by: string }): Promise<SessionMembers> {
+    /** Shares it with `user`, a person by their name or the name they are shown by (`not_found:person` else); its owner, or a member already, changes nothing. */
+    async add({ sessionId, user: named, by }: { sessionId: string; user: string; by: string }): Promise<SessionMembers> {
+      const user = (await names.resolve(named)) ?? named;
       const before = await list(sessionId);
       if (before.members.some((m) => m.user === user)) return before;
       if (user !== LOCAL_OWNER && !(await store.isPerson(user))) throw new AppError("not_found:person", `No person named ${quoteId(user)}: add them first (parley user add ${user}).`);
@@ -47,6 +51,9 @@ export function createSessionMembers({ db, events, sessions }: { db: Db; events:
 
     /** Its members' names, whatever its state (a delete tells them). */
     names: store.names,
+
+    /** Everyone who shares a live chat with `userId`: whose names their tabs may show. */
+    sharingWith: store.sharingWith,
   };
 }
 

@@ -5,7 +5,7 @@ import { HISTORY_PAGE_ITEMS } from "../../protocol/entities";
 import { AppError } from "../../protocol/errors";
 import { FakePool, FakeWorker, ManualClock, startFakeParley, until } from "../../../tests/helpers/fakes";
 import { createParley } from "../app";
-import { automaticTitle, DEFAULT_TITLE } from "./session-service";
+import { DEFAULT_TITLE } from "./session-service";
 import { loadChatHistory } from "./chat-history";
 
 type Fx = Awaited<ReturnType<typeof startFakeParley>>;
@@ -49,24 +49,63 @@ async function finishOnCancel(worker: FakeWorker, runId: string) {
 }
 
 describe("automatic titles", () => {
-  it("take the first line of a real message, clipped, and never a slash command", () => {
-    expect(automaticTitle("  order   a\ncoffee ")).toBe("order a coffee");
-    expect(automaticTitle("/coffee")).toBeNull();
-    expect(automaticTitle("   /deploy staging")).toBeNull();
-    const long = automaticTitle("x".repeat(100))!;
-    expect(long.length).toBeLessThanOrEqual(60);
-    expect(long.endsWith("…")).toBe(true);
-  });
+  const functions = [{ name: "order-coffee", command: "coffee" }];
 
-  it("a slash command leaves the chat untitled; the next real message names it", async () => {
+  it("a slash command that starts no function leaves the chat untitled; the next real message names it", async () => {
     const { sessions } = fx.parley;
     const s = await sessions.createSession();
-    await sessions.titleFromMessage({ id: s.id, text: "/coffee" });
+    await sessions.titleFromMessage({ id: s.id, text: "/help", functions });
     expect((await sessions.getSession({ id: s.id })).title).toBe(DEFAULT_TITLE);
-    await sessions.titleFromMessage({ id: s.id, text: "plan my week" });
+    await sessions.titleFromMessage({ id: s.id, text: "plan my week", functions });
     expect((await sessions.getSession({ id: s.id })).title).toBe("plan my week");
-    await sessions.titleFromMessage({ id: s.id, text: "something else" });
+    await sessions.titleFromMessage({ id: s.id, text: "something else", functions });
     expect((await sessions.getSession({ id: s.id })).title).toBe("plan my week");
+  });
+
+  it("a function's slash command titles an untitled chat after the function, told to every tab; a later one does not retitle it", async () => {
+    const { sessions, events } = fx.parley;
+    const s = await sessions.createSession();
+    const seen: string[] = [];
+    events.on("session.updated", (u) => u.id === s.id && seen.push(u.title));
+    await sessions.titleFromMessage({ id: s.id, text: "/coffee", functions });
+    expect((await sessions.getSession({ id: s.id })).title).toBe("Order coffee");
+    expect(seen).toContain("Order coffee");
+    await sessions.titleFromMessage({ id: s.id, text: "plan my week", functions });
+    expect((await sessions.getSession({ id: s.id })).title).toBe("Order coffee");
+  });
+
+  it("a chat message that starts a loaded function by its command titles the chat after it; /help does not", async () => {
+    // A server whose functions have chat commands (the shared fixture's have none), on the same database (which the fixture closes).
+    const parley = await createParley(
+      {
+        db: { ...fx.parley.db, close: async () => {} },
+        pool: new FakePool(2),
+        functions: [
+          { name: "chat", description: "chat", command: null },
+          { name: "order-coffee", description: "Orders a drink.", command: "coffee" },
+        ],
+        clock: new ManualClock(),
+      },
+      { inboxPollMs: 60_000 },
+    );
+    try {
+      const coffee = await parley.sessions.createSession();
+      await parley.postMessage({ sessionId: coffee.id, text: "/coffee" });
+      expect((await parley.sessions.getSession({ id: coffee.id })).title).toBe("Order coffee");
+      const help = await parley.sessions.createSession();
+      await parley.postMessage({ sessionId: help.id, text: "/help" });
+      expect((await parley.sessions.getSession({ id: help.id })).title).toBe(DEFAULT_TITLE);
+    } finally {
+      await parley.close();
+    }
+  });
+
+  it("a title a person chose stays when a slash command starts a function", async () => {
+    const { sessions } = fx.parley;
+    const s = await sessions.createSession();
+    await sessions.renameSession({ id: s.id, title: "Morning" });
+    await sessions.titleFromMessage({ id: s.id, text: "/coffee", functions });
+    expect((await sessions.getSession({ id: s.id })).title).toBe("Morning");
   });
 });
 

@@ -15,6 +15,7 @@ import { activeInSession, runsBetween, runsByIds } from "../store/runs/run-state
 import type { DomainEvents } from "../events";
 import { createReplyStreams, mergeStreams } from "./reply-streams";
 import { decodeCursor, encodeCursor, takePage, type Position } from "./history";
+import { automaticTitle, type TitledFunction } from "./automatic-title";
 
 export const DEFAULT_TITLE = "New chat";
 
@@ -168,11 +169,12 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     announceMessage,
 
     /**
-     * Names an untitled session after its first real message: a slash command (`/coffee`) does not
-     * name it, and a title a person chose is never replaced. Either way the session moves to the top.
+     * Names an untitled session after its first real message, or after the function its slash command
+     * starts (`/coffee` → "Order coffee", of the `functions` loaded); a title a person chose is never
+     * replaced. Either way the session moves to the top, and its people's tabs are told.
      */
-    async titleFromMessage({ id, text }: { id: string; text: string }): Promise<void> {
-      const title = automaticTitle(text);
+    async titleFromMessage({ id, text, functions = [] }: { id: string; text: string; functions?: readonly TitledFunction[] }): Promise<void> {
+      const title = automaticTitle(text, functions);
       const at = new Date();
       const count = title === null ? 0 : await exec.changes(S.autoTitle, { id, title, untitled: DEFAULT_TITLE, at });
       if (count === 0) await exec.changes(S.touch, { id, at });
@@ -206,13 +208,6 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     /** Sessions whose delete began but did not finish (the server stopped in between). */
     listDeleted: async (): Promise<string[]> => (await exec.rows(S.deletedIds, {})).map((r) => r.id),
   };
-}
-
-/** The title a chat message gives an untitled session: its first line of text, clipped; null for a slash command. */
-export function automaticTitle(text: string): string | null {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (flat === "" || flat.startsWith("/")) return null;
-  return flat.length > 60 ? `${flat.slice(0, 59).trimEnd()}…` : flat;
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;

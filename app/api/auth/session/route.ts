@@ -6,13 +6,14 @@ import { SignOutBodySchema } from "@/lib/protocol/rest";
 import { publicJsonRoute, readJson } from "@/lib/server/http/json-route";
 import { clearSessionCookie, sessionCookie } from "@/lib/server/http/session-cookie-header";
 import type { Parley } from "@/lib/server/app";
+import { getModelInfo } from "@/lib/server/registry";
 
 export const dynamic = "force-dynamic";
 
 /** Who the caller is; 401 without a credential (the sign-in page asks this first). */
 export const GET = publicJsonRoute(async ({ caller }): Promise<WhoAmI> => {
   if (!caller) throw new AppError("unauthorized", "Not signed in.");
-  return { ownerId: caller.ownerId, via: caller.via, admin: caller.admin };
+  return { ownerId: caller.ownerId, via: caller.via, admin: caller.admin, model: getModelInfo() };
 });
 
 /**

@@ -175,7 +175,20 @@ describe("what an entry says", () => {
       createdAt: at(-60_000).toISOString(),
       closedAt: T.toISOString(),
     });
-    expect(local).toMatchObject({ person: "local", outcome: 'Answered "yes" by local, from the CLI' });
+    // The administrator by their display name: "Administrator" until renamed; the id stays in `person`.
+    expect(local).toMatchObject({ person: "local", personName: "Administrator", outcome: 'Answered "yes" by Administrator, from the CLI' });
+  });
+
+  it("people by their display names once renamed, votes too", async () => {
+    await fixture.user.create({ data: { id: "alice", addedBy: "local" } });
+    await fixture.displayName.create({ data: { personId: "alice", name: "Ann" } });
+    await fixture.displayName.create({ data: { personId: "local", name: "Boss" } });
+    await settled({ id: "a1", closedByUser: "alice" });
+    await settled({ id: "l1", closedByUser: "local", closedBy: "cli", closedAt: at(1) });
+    await fixture.questionVote.create({ data: { questionId: "a1", userId: "local", decision: "allow", surface: "cli", createdAt: at(-1) } });
+    const [alice, local] = (await read(null)).entries;
+    expect(alice).toMatchObject({ person: "alice", personName: "Ann", outcome: 'Answered "yes" by Ann, in a browser tab', votes: [{ user: "local", name: "Boss" }] });
+    expect(local).toMatchObject({ person: "local", personName: "Boss", outcome: 'Answered "yes" by Boss, from the CLI' });
   });
 
   it("the rule that decided, while it exists; its id once it is gone", async () => {
@@ -202,8 +215,8 @@ describe("what an entry says", () => {
     const [edited, voted, rejected] = (await read("alice")).entries;
     expect(edited).toMatchObject({ editedInput: { command: "npm test" }, originalInput: { command: "npm test --all" }, votes: [], outcome: "Allowed once (input edited) by alice, in a browser tab" });
     expect(voted!.votes).toEqual([
-      { user: "alice", decision: "allow", at: at(-9).toISOString(), surface: "socket", feedback: null },
-      { user: "bob", decision: "allow", at: at(-5).toISOString(), surface: "cli", feedback: null },
+      { user: "alice", name: "alice", decision: "allow", at: at(-9).toISOString(), surface: "socket", feedback: null },
+      { user: "bob", name: "bob", decision: "allow", at: at(-5).toISOString(), surface: "cli", feedback: null },
     ]);
     expect(voted!.originalInput).toBeNull();
     expect(rejected).toMatchObject({ votes: [{ user: "carol", decision: "reject", surface: "push", feedback: "no" }], outcome: "Rejected by carol, in a browser tab: no" });

@@ -38,3 +38,13 @@ export const personNamed = statement((q, p: { name: string }) => q.selectFrom("U
 
 /** The names of a session's members, whatever its state (a delete tells them too). */
 export const memberNames = statement((q, p: { sessionId: string }) => q.selectFrom("SessionMember").select("userId").where("sessionId", "=", p.sessionId).orderBy("createdAt").orderBy("userId"));
+
+/** The owner and members of every live shared session `userId` owns or is a member of: the people who share a chat with them. */
+export const sharingWith = statement((q, p: { userId: string }) =>
+  q
+    .selectFrom("ChatSession as s")
+    .innerJoin("SessionMember as m", "m.sessionId", "s.id")
+    .select(["s.ownerId", "m.userId"])
+    .where("s.deletedAt", "is", null)
+    .where((eb) => eb.or([eb("s.ownerId", "=", p.userId), eb("s.id", "in", eb.selectFrom("SessionMember").select("sessionId").where("userId", "=", p.userId))])),
+);

@@ -60,6 +60,19 @@ describe("members", () => {
     expect(await fixture.sessionMember.count({ where: { sessionId: "s1" } })).toBe(0);
   });
 
+  it("who shares a chat with someone: owners of chats they are in, and the members beside them or in their own; not a deleted chat's", async () => {
+    await add("s1", "bob");
+    await add("s1", "dave");
+    await add("s2", "alice");
+    expect([...(await store.sharingWith("bob"))].sort()).toEqual(["alice", "dave"]);
+    expect([...(await store.sharingWith("alice"))].sort()).toEqual(["bob", "carol", "dave"]);
+    expect([...(await store.sharingWith("carol"))].sort()).toEqual(["alice"]);
+    // Bob's own chat is shared with nobody; erin shares nothing.
+    expect([...(await store.sharingWith("erin"))]).toEqual([]);
+    await fixture.chatSession.update({ where: { id: "s2" }, data: { deletedAt: new Date() } });
+    expect([...(await store.sharingWith("carol"))]).toEqual([]);
+  });
+
   it("a person is someone with a User row", async () => {
     expect(await store.isPerson("bob")).toBe(true);
     expect(await store.isPerson("erin")).toBe(false);

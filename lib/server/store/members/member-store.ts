@@ -24,6 +24,13 @@ export function createMemberStore(exec: SqlExecutor) {
     /** Its members' names, oldest first, whatever the session's state. */
     names: async (sessionId: string): Promise<string[]> => (await exec.rows(M.memberNames, { sessionId })).map((r) => r.userId),
 
+    /** Everyone who shares a live chat with `userId` (its owner or a member beside them), not `userId`. */
+    async sharingWith(userId: string): Promise<Set<string>> {
+      const people = new Set((await exec.rows(M.sharingWith, { userId })).flatMap((r) => [r.ownerId, r.userId]));
+      people.delete(userId);
+      return people;
+    },
+
     isPerson: async (name: string): Promise<boolean> => (await exec.rows(M.personNamed, { name })).length > 0,
   };
 }

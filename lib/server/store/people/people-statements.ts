@@ -28,3 +28,15 @@ export const spendLink = statement((q, p: { id: string; at: Date }) =>
 
 /** A person's links that were never used go (spent ones stay: they say when the person signed in). */
 export const deleteUnusedLinksOf = statement((q, p: { userId: string }) => q.deleteFrom("SignInLink").where("userId", "=", p.userId).where("usedAt", "is", null));
+
+/** Every display name given (the people no one renamed have no row: their id is their name). */
+export const listDisplayNames = statement((q) => q.selectFrom("DisplayName").select(["personId", "name"]).orderBy("personId", "asc"));
+
+export const setDisplayName = statement((q, p: { personId: string; name: string; at: Date }) =>
+  q
+    .insertInto("DisplayName")
+    .values({ personId: p.personId, name: p.name, updatedAt: p.at })
+    .onConflict((oc) => oc.column("personId").doUpdateSet({ name: p.name, updatedAt: p.at })),
+);
+
+export const deleteDisplayName = statement((q, p: { personId: string }) => q.deleteFrom("DisplayName").where("personId", "=", p.personId));
