@@ -164,6 +164,8 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
 
   // A person, added with a one-time sign-in link (unused: it stays to be spent after the upgrade).
   await rest.ok(rest.post("/api/users", { name: "before-the-upgrade" }));
+  // A display name of their own (the administrator's stays the default, which keeps no row).
+  await rest.ok(rest.patch("/api/users/before-the-upgrade", { displayName: "Early" }));
   // The first chat shared with them, and an approval there that needs both: the administrator's vote counted, it waits for theirs.
   await rest.ok(rest.post(`/api/sessions/${first.id}/members`, { user: "before-the-upgrade" }));
   const approval = await rest.ok(

@@ -16,6 +16,7 @@ import {
   SignOutBodySchema,
 } from "../../lib/protocol/rest";
 import { API_ROUTES, type ApiRoute } from "../../lib/protocol/routes";
+import { RenamePersonBodySchema } from "../../lib/protocol/display-names";
 import { AddMemberBodySchema, AddPersonBodySchema, NewSignInLinkBodySchema, RemoveMemberBodySchema, RemovePersonBodySchema } from "../../lib/protocol/teams";
 
 /**
@@ -69,6 +70,7 @@ export const BODY_SPECS: Record<string, BodySpec> = {
   "POST /api/users": { schema: AddPersonBodySchema, optional: false },
   // Strict and empty; the path names no person (404).
   "DELETE /api/users/:name": { schema: RemovePersonBodySchema, optional: true },
+  "PATCH /api/users/:name": { schema: RenamePersonBodySchema, optional: false },
   "POST /api/users/:name/link": { schema: NewSignInLinkBodySchema, optional: true },
 };
 
