@@ -1,14 +1,15 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
+import { Fragment, useId, useRef, useState, type ReactNode } from "react";
 import type { JsonValue, Question } from "@/lib/protocol/question";
-import { isFormQuestion, keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
+import { keyHint, multiAnswer, needsSubmit, numberKeyAction, textAnswer } from "@/lib/client/question-input";
 import { ActionButton, CardHeader, CardMessages, CheckboxGroup, DeclineBar, FreeTextInput, KeyGuardNote, TextRow } from "@/components/QuestionCardParts";
 import { ApprovalBody } from "@/components/ApprovalCard";
 import { FormBody } from "@/components/FormCard";
 import { useDecline } from "@/components/use-decline";
 import { useSettle, type Settle } from "@/components/use-settle";
 import { questionAnchor } from "@/lib/protocol/question-notification";
+import { cardKindOf, type ByCardKind } from "@/lib/protocol/card-kinds";
 import { cardMode } from "@/lib/protocol/team-card";
 import { asOffered } from "@/lib/client/approval";
 import { ReadOnlyCard } from "@/components/ReadOnlyCard";
@@ -51,12 +52,22 @@ export function QuestionCard({ questions, onReply, onReject, notice, me }: Quest
   // Not the viewer's to answer (now): no inputs and no keys. Keyed apart, so becoming theirs mounts a fresh card with its key guard.
   const mode = cardMode(question, me);
   if (mode !== "answer") return <ReadOnlyCard key={`${question.id}:${mode}`} question={question} mode={mode} me={me} position={position} notice={notice ?? null} />;
-  const offered = asOffered(question);
-  if (offered.kind === "approval" && offered.approval)
-    return <ApprovalBody key={question.id} question={offered} me={me} position={position} onReply={onReply} onReject={onReject} notice={notice ?? null} />;
-  const Body = isFormQuestion(question) ? FormBody : QuestionBody;
-  return <Body key={question.id} question={question} position={position} onReply={onReply} onReject={onReject} notice={notice ?? null} />;
+  const body = BODIES[cardKindOf(question)]({ question, me, position, onReply, onReject, notice: notice ?? null });
+  return <Fragment key={question.id}>{body}</Fragment>;
 }
+
+/** The body each card kind is shown with (a new kind: the type check names this table). */
+const BODIES: ByCardKind<(props: BodyProps & { me: string | null }) => ReactNode> = {
+  approval: ({ question, me, ...props }) => {
+    const offered = asOffered(question);
+    return offered.approval ? <ApprovalBody question={offered} me={me} {...props} /> : <QuestionBody question={question} {...props} />;
+  },
+  form: ({ me: _me, ...props }) => <FormBody {...props} />,
+  choice: ({ me: _me, ...props }) => <QuestionBody {...props} />,
+  multi_choice: ({ me: _me, ...props }) => <QuestionBody {...props} />,
+  text: ({ me: _me, ...props }) => <QuestionBody {...props} />,
+  confirm: ({ me: _me, ...props }) => <QuestionBody {...props} />,
+};
 
 interface BodyProps {
   question: Question;

@@ -1,9 +1,10 @@
+import type { ClosedBy } from "../protocol/surfaces";
 import { describe, expect, it } from "vitest";
 import { aQuestion } from "../../tests/helpers/questions";
 import type { ReplyReceipt } from "../protocol/question";
 import { lateText } from "./use-session";
 
-const lost = (closedBy: string, status: "answered" | "timed_out" = "answered") =>
+const lost = (closedBy: ClosedBy, status: "answered" | "timed_out" = "answered") =>
   ({ outcome: status === "answered" ? "already_answered" : "already_closed", question: aQuestion({ status, closedBy }) }) as unknown as ReplyReceipt;
 
 describe("lateText: why a reply lost, from where the winner came", () => {

@@ -1,3 +1,4 @@
+import { closedByOf } from "../protocol/surfaces";
 import { describe, expect, it } from "vitest";
 import type { Question } from "../protocol/question";
 import { approvalQuestion, shellSpec } from "./fixtures/approvals";
@@ -20,11 +21,11 @@ describe("the audit line of a closed approval", () => {
   });
 
   it("names who settled it when it is not the reader (the reader's own: 'by you'); the administrator is 'Administrator'", () => {
-    const alice = { status: "answered" as const, answer: "once", closedBy: "socket", closedByUser: "alice" };
+    const alice = { status: "answered" as const, answer: "once", closedBy: "socket" as const, closedByUser: "alice" };
     expect(closed(alice)).toMatchObject({ outcome: "Allowed once", via: "by alice, in a browser tab" });
     expect(auditOf(approvalQuestion(alice), { ...opts, viewer: "alice" })).toMatchObject({ via: "by you, in a browser tab" });
     expect(auditOf(approvalQuestion(alice), { ...opts, viewer: "local" })).toMatchObject({ via: "by alice, in a browser tab" });
-    const local = { status: "declined" as const, closedBy: "cli", closedByUser: "local", feedback: "not now" };
+    const local = { status: "declined" as const, closedBy: "cli" as const, closedByUser: "local", feedback: "not now" };
     expect(auditOf(approvalQuestion(local), { ...opts, viewer: "alice" })).toMatchObject({ outcome: "Rejected: not now", via: "by Administrator, from the CLI" });
     expect(auditOf(approvalQuestion(local), { ...opts, viewer: "local" })).toMatchObject({ via: "by you, from the CLI" });
     // A rule's decision names the rule, whoever reads it.
@@ -107,8 +108,8 @@ describe("the audit line of a closed question", () => {
 });
 
 describe("audit pieces", () => {
-  it("every surface and closer has words; an unknown one is named", () => {
-    expect(["socket", "rest", "cli", "rule", "timeout", "stop", "run_end", "worker_exit", "restart"].map(describeVia)).toEqual([
+  it("every surface and closer has words; a stored one a later version wrote reads as the outcome alone", () => {
+    expect((["socket", "rest", "cli", "rule", "timeout", "stop", "run_end", "worker_exit", "restart"] as const).map(describeVia)).toEqual([
       "in a browser tab",
       "over REST",
       "from the CLI",
@@ -119,7 +120,9 @@ describe("audit pieces", () => {
       "when its worker stopped",
       "at a server restart",
     ]);
-    expect(describeVia("pager")).toBe("via pager");
+    expect(describeVia(closedByOf("pager"))).toBeNull();
+    expect(closedByOf("pager")).toBe("internal");
+    expect(closedByOf("terminal")).toBe("terminal");
     expect(describeVia(null)).toBeNull();
   });
 

@@ -92,8 +92,8 @@ describe("approval keys", () => {
 
   it("a flat reply schema is a form; any other reply schema is a JSON answer", () => {
     const form = { type: "object", properties: { amount: { type: "integer", minimum: 1 }, currency: { enum: ["EUR", "USD"] } }, required: ["amount"] };
-    expect(isFormQuestion({ kind: "question", replySchema: form })).toBe(true);
-    expect(isFormQuestion({ kind: "question", replySchema: { type: "array", items: { type: "integer" } } })).toBe(false);
-    expect(isFormQuestion({ kind: "question", replySchema: null })).toBe(false);
+    expect(isFormQuestion({ kind: "question", options: [], multi: false, replySchema: form })).toBe(true);
+    expect(isFormQuestion({ kind: "question", options: [], multi: false, replySchema: { type: "array", items: { type: "integer" } } })).toBe(false);
+    expect(isFormQuestion({ kind: "question", options: [], multi: false, replySchema: null })).toBe(false);
   });
 });

@@ -1,11 +1,11 @@
-import { isFlatForm } from "../protocol/forms";
+import { cardKindOf, type ByCardKind, type CardShape } from "../protocol/card-kinds";
 import type { JsonValue, Question } from "../protocol/question";
 
 /** Pure rules of the question card: what a key press means and what a typed answer becomes. */
 
 /** A question whose reply schema is a flat form (rt.form, or rt.askJson with such a schema): shown as a form. */
-export function isFormQuestion(q: Pick<Question, "kind" | "replySchema">): boolean {
-  return q.kind === "question" && q.replySchema !== null && isFlatForm(q.replySchema);
+export function isFormQuestion(q: CardShape): boolean {
+  return cardKindOf(q) === "form";
 }
 
 /** A reply schema that takes more than a plain string (and is no form) means the text box holds JSON. */
@@ -58,27 +58,46 @@ export function approvalAnswerOfKey(key: number): ApprovalAnswer | null {
  * Number key n (0-based): a confirm's 1/2 are Yes/No, a choice picks its n-th option, a multi
  * ticks it; an approval's are APPROVAL_KEYS (1 Allow once, 2 Allow always, 3 Edit and allow, 4 Reject).
  */
-export function numberKeyAction(q: Pick<Question, "kind" | "options" | "multi">, n: number): KeyAction {
-  if (q.kind === "approval") {
+export function numberKeyAction(q: CardShape, n: number): KeyAction {
+  return KEY_ACTIONS[cardKindOf(q)](q, n);
+}
+
+const optionAt = (q: CardShape, n: number) => q.options[n];
+const KEY_ACTIONS: ByCardKind<(q: CardShape, n: number) => KeyAction> = {
+  approval: (_q, n) => {
     const answer = approvalAnswerOfKey(n + 1);
     return answer ? APPROVAL_ACTIONS[answer] : null;
-  }
-  if (q.kind === "confirm") return n === 0 ? { type: "reply", value: true } : n === 1 ? { type: "reply", value: false } : null;
-  const option = q.options[n];
-  if (option === undefined) return null;
-  return q.multi ? { type: "toggle", option } : { type: "reply", value: option };
-}
+  },
+  confirm: (_q, n) => (n === 0 ? { type: "reply", value: true } : n === 1 ? { type: "reply", value: false } : null),
+  choice: (q, n) => {
+    const option = optionAt(q, n);
+    return option === undefined ? null : { type: "reply", value: option };
+  },
+  multi_choice: (q, n) => {
+    const option = optionAt(q, n);
+    return option === undefined ? null : { type: "toggle", option };
+  },
+  // Number keys are the text's own; a form's fields take them.
+  text: () => null,
+  form: () => null,
+};
 
 /** Whether the card needs a Submit button (free text, multi, or an "Other" field): a tap on a single choice answers at once. */
-export function needsSubmit(q: Pick<Question, "kind" | "options" | "multi" | "allowCustom">): boolean {
-  if (q.kind === "confirm" || q.kind === "approval") return false;
-  return q.options.length === 0 || q.multi || q.allowCustom;
+export function needsSubmit(q: CardShape & Pick<Question, "allowCustom">): boolean {
+  const submits: ByCardKind<boolean> = { confirm: false, approval: false, choice: q.allowCustom, multi_choice: true, text: true, form: true };
+  return submits[cardKindOf(q)];
 }
 
+type HintShape = CardShape & { approval?: { always: unknown[]; edit?: unknown } | null };
+
 /** The keyboard hint in the card's footer. */
-export function keyHint(q: Pick<Question, "kind" | "options" | "multi"> & { approval?: { always: unknown[]; edit?: unknown } | null }): string {
-  if (q.kind === "confirm") return "Press 1 for Yes, 2 for No";
-  if (q.kind === "approval") {
+export function keyHint(q: HintShape): string {
+  return KEY_HINTS[cardKindOf(q)](q);
+}
+
+const KEY_HINTS: ByCardKind<(q: HintShape) => string> = {
+  confirm: () => "Press 1 for Yes, 2 for No",
+  approval: (q) => {
     const always = q.approval?.always.length ?? 0;
     const said: Record<ApprovalAnswer, string | null> = {
       once: "allow once",
@@ -87,7 +106,9 @@ export function keyHint(q: Pick<Question, "kind" | "options" | "multi"> & { appr
       reject: "reject",
     };
     return (Object.keys(APPROVAL_KEYS) as ApprovalAnswer[]).flatMap((a) => (said[a] ? [`${APPROVAL_KEYS[a]} ${said[a]}`] : [])).join(" · ");
-  }
-  if (q.options.length === 0) return "Enter to send · Shift+Enter for a new line";
-  return q.multi ? "Number keys tick options · Enter sends" : "Press a number to choose";
-}
+  },
+  text: () => "Enter to send · Shift+Enter for a new line",
+  form: () => "Enter to send · Shift+Enter for a new line",
+  choice: () => "Press a number to choose",
+  multi_choice: () => "Number keys tick options · Enter sends",
+};

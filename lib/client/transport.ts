@@ -1,3 +1,4 @@
+import type { SocketSurface } from "../protocol/surfaces";
 import { requestJson, type RequestJson } from "./api";
 import { getSocket, type ParleySocket } from "./socket";
 
@@ -6,7 +7,7 @@ export interface SessionTransport {
   socket: ParleySocket;
   request: RequestJson;
   /** The surface this client's socket answers are recorded as (`closedBy`): a lost race names the winner relative to it. */
-  surface: "socket" | "terminal";
+  surface: SocketSurface;
 }
 
 let browser: SessionTransport | null = null;

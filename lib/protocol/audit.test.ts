@@ -44,7 +44,7 @@ describe("the audit of a question", () => {
 
   it("says a form's answer by its labels and choice titles", () => {
     const replySchema = { type: "object", properties: { nights: { type: "integer", title: "Nights" }, currency: { type: "string", enum: ["EUR"], enumNames: ["Euro"] } } };
-    const form = { ...q({ kind: "question", approval: null }), replySchema, status: "answered" as const, answer: { nights: 4, currency: "EUR" }, closedBy: "terminal" };
+    const form = { ...q({ kind: "question", approval: null }), replySchema, status: "answered" as const, answer: { nights: 4, currency: "EUR" }, closedBy: "terminal" as const };
     expect(outcomeLine(form)).toBe("Answered (Nights: 4 · Currency: Euro), in a terminal");
   });
 });
@@ -58,7 +58,6 @@ describe("who settled it, in words", () => {
     expect(outcomeLine(alice, { viewer: "bob" })).toBe("Allowed once by alice, in a browser tab");
     expect(outcomeLine(q({ status: "declined", closedBy: "push", closedByUser: "bob", feedback: "not now" }))).toBe("Rejected by bob, from a notification: not now");
     const question = q({ kind: "question", approval: null });
-    expect(outcomeLine({ ...question, status: "answered", answer: "eu", closedBy: "mcp", closedByUser: "carol" })).toBe('Answered "eu" by carol, over MCP');
     expect(outcomeLine({ ...question, status: "declined", closedBy: "cli", closedByUser: "dave", feedback: "later" })).toBe("Declined by dave, from the CLI: later");
     expect(outcomeLine({ ...question, status: "answered", answer: "eu", closedBy: "text", closedByUser: "erin" })).toBe('Answered "eu" by erin, with a text command');
     // No person recorded (an older row, a server closer): the surface alone, as before.
@@ -66,7 +65,7 @@ describe("who settled it, in words", () => {
   });
 
   it("names each person by their one display name: the administrator 'Administrator' until renamed, the reader 'you'", () => {
-    const local = { closedBy: "cli", closedByUser: "local" };
+    const local = { closedBy: "cli" as const, closedByUser: "local" };
     expect(settledVia(local)).toBe("by Administrator, from the CLI");
     expect(settledVia(local, { viewer: "local" })).toBe("by you, from the CLI");
     expect(personLabel("alice")).toBe("alice");

@@ -4,30 +4,11 @@ import { describeFormAnswer, isFlatForm } from "./forms";
 import { PermissionDecisionSchema } from "./permissions";
 import { JsonValueSchema, QuestionKindSchema, QuestionOutcomeSchema, type Question } from "./question";
 import { PersonNameSchema } from "./teams";
+import { AnswerSurfaceSchema, CLOSED_BY_WORDS, ClosedBySchema, type ClosedBy } from "./surfaces";
 
-/** Where a settled question was answered from, in words (its `closedBy`): the browser and the CLI say it the same way. */
-const VIA: Record<string, string | null> = {
-  socket: "in a browser tab",
-  terminal: "in a terminal",
-  rest: "over REST",
-  push: "from a notification",
-  cli: "from the CLI",
-  text: "with a text command",
-  channel: "from a text channel",
-  mcp: "over MCP",
-  rule: "by a rule",
-  timeout: null,
-  stop: "when the run was stopped",
-  run_end: "when the run ended",
-  worker_exit: "when its worker stopped",
-  restart: "at a server restart",
-  internal: null,
-};
-
-/** From where a question was settled; an unknown surface is named as stored; null when the outcome says it. */
-export function describeVia(closedBy: string | null): string | null {
-  if (closedBy === null) return null;
-  return closedBy in VIA ? VIA[closedBy]! : `via ${closedBy}`;
+/** From where a question was settled, in words; null when the outcome says it. */
+export function describeVia(closedBy: ClosedBy | null): string | null {
+  return closedBy === null ? null : CLOSED_BY_WORDS[closedBy];
 }
 
 /** Who stopped a run, for its transcript line and its error: the person who owns the chat reads "you". */
@@ -231,7 +212,7 @@ export const AuditRuleSchema = z.object({ tool: z.string(), pattern: z.string(),
 export type AuditRule = z.infer<typeof AuditRuleSchema>;
 
 /** One person's vote on an approval that needs several (`name`: their display name). */
-export const AuditVoteSchema = z.object({ user: PersonNameSchema, name: z.string(), decision: z.enum(["allow", "reject"]), at: z.string(), surface: z.string(), feedback: z.string().nullable() });
+export const AuditVoteSchema = z.object({ user: PersonNameSchema, name: z.string(), decision: z.enum(["allow", "reject"]), at: z.string(), surface: AnswerSurfaceSchema, feedback: z.string().nullable() });
 export type AuditVote = z.infer<typeof AuditVoteSchema>;
 
 export const AuditEntrySchema = z.object({
@@ -248,8 +229,8 @@ export const AuditEntrySchema = z.object({
   status: QuestionOutcomeSchema,
   answer: JsonValueSchema.nullable(),
   feedback: z.string().nullable(),
-  /** The surface it was settled from (socket, terminal, rest, push, cli, text, channel, mcp), or the server's closer (rule, timeout, stop …). */
-  closedBy: z.string().nullable(),
+  /** The surface it was settled from, or what settled it (rule, timeout, stop …): ./surfaces. */
+  closedBy: ClosedBySchema.nullable(),
   /** The surface in words (describeVia). */
   via: z.string().nullable(),
   /** The person whose answer settled it (`local`: the administrator); null when a rule, a timer or the server did. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ClosedBySchema } from "./surfaces";
 import { nestedAtMost } from "./json-input";
 import { ApprovalSpecSchema } from "./permissions";
 import { AnswerersSchema, ApprovalsInputSchema, EscalationSchema, QuestionTeamFieldsSchema } from "./teams";
@@ -103,7 +104,7 @@ export const QuestionSchema = z.object({
   status: QuestionStatusSchema,
   answer: JsonValueSchema.nullable(),
   feedback: z.string().nullable(),
-  closedBy: z.string().nullable(),
+  closedBy: ClosedBySchema.nullable(),
   closedAt: z.string().nullable(),
   ...QuestionTeamFieldsSchema.shape,
 });

@@ -2,6 +2,7 @@ import { askedLine, auditCursor, describeVia, outcomeLine, type AuditEntry, type
 import { quoteId } from "../../protocol/bounded-text";
 import { defaultDisplayName, type NameOf } from "../../protocol/display-names";
 import { AppError } from "../../protocol/errors";
+import { answerSurfaceOf } from "../../protocol/surfaces";
 import type { QuestionOutcome } from "../../protocol/question";
 import type { Db } from "../store/db/client";
 import { toQuestion } from "../store/db/mappers";
@@ -44,7 +45,7 @@ export function auditEntry(row: SettledRow, votes: VoteRow[], nameOf: NameOf = d
     rule,
     editedInput: q.editedInput,
     originalInput,
-    votes: votes.map((v) => ({ user: v.userId, name: nameOf(v.userId), decision: v.decision as "allow" | "reject", at: v.createdAt.toISOString(), surface: v.surface, feedback: v.feedback })),
+    votes: votes.map((v) => ({ user: v.userId, name: nameOf(v.userId), decision: v.decision as "allow" | "reject", at: v.createdAt.toISOString(), surface: answerSurfaceOf(v.surface), feedback: v.feedback })),
     outcome: outcomeLine(q, { rule, nameOf }),
     createdAt: q.createdAt,
     closedAt,

@@ -2,6 +2,7 @@ import type { ApprovalSpec } from "../../../protocol/permissions";
 import { RunStarterSchema, type Message, type Run, type RunStarter, type Session } from "../../../protocol/entities";
 import { RunPolicySchema } from "../../../protocol/policy";
 import type { JsonValue, Question } from "../../../protocol/question";
+import { closedByOf } from "../../../protocol/surfaces";
 import type { Approvals, EscalationStep } from "../../../protocol/teams";
 import type { Selectable } from "kysely";
 import type { DB } from "../typed-sql";
@@ -42,7 +43,7 @@ export function toQuestion(row: Row<"Question"> & { run_rootRunId?: string | nul
     status: row.status as Question["status"],
     answer: parseJson<JsonValue>(row.answer),
     feedback: row.feedback,
-    closedBy: row.closedBy,
+    closedBy: closedByOf(row.closedBy),
     closedAt: isoOrNull(row.closedAt),
     answerers: parseJson<string[]>(row.answerers),
     approvals: parseJson<Approvals>(row.approvals),

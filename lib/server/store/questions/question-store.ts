@@ -1,4 +1,5 @@
 import { RunPolicySchema, type RunPolicy } from "../../../protocol/policy";
+import type { ClosedBy } from "../../../protocol/surfaces";
 import type { JsonValue, Question, QuestionOutcome, QuestionSpec } from "../../../protocol/question";
 import type { Vote } from "../../../protocol/teams";
 import type { Db } from "../db/client";
@@ -12,7 +13,7 @@ import { heldRun, insertJournal, journalEntry } from "../runs/run-statements";
 /** How a question left `pending`. */
 export interface Closing {
   status: QuestionOutcome;
-  closedBy: string;
+  closedBy: ClosedBy;
   closedAt: Date;
   answer: JsonValue | null;
   feedback: string | null;
