@@ -1,3 +1,4 @@
+import { cardKindOf, type ByCardKind } from "./card-kinds";
 import { checkText } from "./plain-text";
 import { z } from "zod";
 import type { Question } from "./question";
@@ -65,13 +66,10 @@ export interface ChannelOutbox {
 
 /** How to answer one pending question by plain text: numbered choices and the reply forms. */
 export function waitingText(q: Question): string {
-  const waiting = `waiting for your answer (question ${shortId(q.id)}):`;
-  if (q.kind === "approval") {
-    const what = q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt;
-    const bound = approvalBoundText(q.approval);
-    return [`${waiting} ${q.owner} asks to use ${what}`, ...(bound ? [bound] : []), "Reply once, always or deny (deny may add feedback)."].join("\n");
-  }
-  if (q.kind === "confirm") return [`${waiting} ${q.prompt}`, "Reply yes or no, or /decline [feedback]."].join("\n");
+  return WAITING_TEXTS[cardKindOf(q)](q, `waiting for your answer (question ${shortId(q.id)}):`);
+}
+
+function optionsText(q: Question, waiting: string): string {
   const choices = q.options.map((o, i) => `${i + 1}. ${o}`);
   const how = q.options.length
     ? q.multi
@@ -80,6 +78,19 @@ export function waitingText(q: Question): string {
     : "Reply with your answer";
   return [`${waiting} ${q.prompt}`, ...choices, `${how}, or /decline [feedback].`].join("\n");
 }
+
+const WAITING_TEXTS: ByCardKind<(q: Question, waiting: string) => string> = {
+  approval: (q, waiting) => {
+    const what = q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt;
+    const bound = approvalBoundText(q.approval);
+    return [`${waiting} ${q.owner} asks to use ${what}`, ...(bound ? [bound] : []), "Reply once, always or deny (deny may add feedback)."].join("\n");
+  },
+  confirm: (q, waiting) => [`${waiting} ${q.prompt}`, "Reply yes or no, or /decline [feedback]."].join("\n"),
+  choice: optionsText,
+  multi_choice: optionsText,
+  text: optionsText,
+  form: optionsText,
+};
 
 /** What waits in a session and how to answer it by plain text; null when nothing does. */
 function waitingBlock(pending: readonly Question[]): string | null {

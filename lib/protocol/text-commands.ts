@@ -1,3 +1,4 @@
+import { cardKindOf, type ByCardKind } from "./card-kinds";
 import { z } from "zod";
 import type { AnswerValue, JsonValue, Question } from "./question";
 
@@ -90,16 +91,26 @@ const quoteLabel = (s: string) => (/\s/.test(s) ? `"${s}"` : s);
 
 /** One line of the help listing for a pending question, with how to answer it. */
 export function describePending(q: Question): string {
-  const id = shortId(q.id);
-  if (q.kind === "approval") {
-    const what = q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt;
-    return `• ${id} — ${q.owner} asks to use ${what}. Reply: /approve ${id} once|always|deny [feedback]`;
-  }
-  if (q.kind === "confirm") return `• ${id} — ${q.prompt} Reply: /answer ${id} yes|no, or /decline ${id} [feedback]`;
+  return PENDING_LINES[cardKindOf(q)](q, shortId(q.id));
+}
+
+function optionsLine(q: Question, id: string): string {
   const options = q.options.map((o, i) => `${i + 1}. ${o}`).join("  ");
   const how = q.options.length ? (q.multi ? `/answer ${id} <numbers or "labels" …>` : `/answer ${id} <number or label>${q.allowCustom ? " (or your own text)" : ""}`) : `/answer ${id} <your answer>`;
   return `• ${id} — ${q.prompt}${options ? ` Options: ${options}.` : ""} Reply: ${how}, or /decline ${id} [feedback]`;
 }
+
+const PENDING_LINES: ByCardKind<(q: Question, id: string) => string> = {
+  approval: (q, id) => {
+    const what = q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt;
+    return `• ${id} — ${q.owner} asks to use ${what}. Reply: /approve ${id} once|always|deny [feedback]`;
+  },
+  confirm: (q, id) => `• ${id} — ${q.prompt} Reply: /answer ${id} yes|no, or /decline ${id} [feedback]`,
+  choice: optionsLine,
+  multi_choice: optionsLine,
+  text: optionsLine,
+  form: optionsLine,
+};
 
 /** The help reply: what went wrong, what is pending and how to answer it. */
 export function helpText(problem: string, pending: readonly Question[]): string {
@@ -137,43 +148,59 @@ export function pickOption(options: readonly string[], token: string): string | 
 }
 
 /** The value an `/answer` gives, or an error naming the options. */
-function answerValue(q: Question, args: string[], raw: string): { ok: true; value: AnswerValue | JsonValue } | { ok: false; error: string } {
-  const invalid = (why: string) => ({ ok: false as const, error: helpText(why, [q]) });
-  if (args.length === 0) return invalid("An answer is missing.");
-  const joined = args.join(" ");
-  if (q.kind === "approval") return invalid("This is an approval: answer it with /approve.");
-  if (q.kind === "confirm") {
+function answerValue(q: Question, args: string[], raw: string): AnswerValueResult {
+  if (args.length === 0) return invalidAnswer(q, "An answer is missing.");
+  return ANSWER_VALUES[cardKindOf(q)](q, args, raw);
+}
+
+type AnswerValueResult = { ok: true; value: AnswerValue | JsonValue } | { ok: false; error: string };
+const invalidAnswer = (q: Question, why: string): AnswerValueResult => ({ ok: false, error: helpText(why, [q]) });
+
+/** A reply schema's answer: JSON, else the words as text. */
+function schemaValue(raw: string, args: string[]): AnswerValueResult {
+  try {
+    return { ok: true, value: JSON.parse(raw) as JsonValue };
+  } catch {
+    return { ok: true, value: args.join(" ") };
+  }
+}
+
+const textValue = (args: string[], raw: string): AnswerValueResult => ({ ok: true, value: args.length === 1 ? args[0]! : raw });
+const validOptions = (q: Question) => `The options are ${q.options.map((o, i) => `${i + 1}. ${quoteLabel(o)}`).join(", ")}.`;
+
+const ANSWER_VALUES: ByCardKind<(q: Question, args: string[], raw: string) => AnswerValueResult> = {
+  approval: (q) => invalidAnswer(q, "This is an approval: answer it with /approve."),
+  confirm: (q, args) => {
+    const joined = args.join(" ");
     const word = joined.toLowerCase();
     if (YES.has(word)) return { ok: true, value: true };
     if (NO.has(word)) return { ok: true, value: false };
-    return invalid(`"${joined}" is not yes or no.`);
-  }
-  if (q.replySchema) {
-    try {
-      return { ok: true, value: JSON.parse(raw) as JsonValue };
-    } catch {
-      return { ok: true, value: joined };
-    }
-  }
-  if (q.options.length === 0) return { ok: true, value: args.length === 1 ? args[0]! : raw };
-  const valid = `The options are ${q.options.map((o, i) => `${i + 1}. ${quoteLabel(o)}`).join(", ")}.`;
-  if (q.multi) {
+    return invalidAnswer(q, `"${joined}" is not yes or no.`);
+  },
+  form: (_q, args, raw) => schemaValue(raw, args),
+  text: (q, args, raw) => (q.replySchema ? schemaValue(raw, args) : textValue(args, raw)),
+  multi_choice: (q, args, raw) => {
+    if (q.replySchema) return schemaValue(raw, args);
     // The whole text may be one label; else each argument is a number or a label.
-    const whole = pickOption(q.options, joined);
+    const whole = pickOption(q.options, args.join(" "));
     if (whole !== null) return { ok: true, value: [whole] };
     const picked: string[] = [];
     for (const a of args.flatMap((x) => (/^[\d,]+$/.test(x) ? x.split(",").filter(Boolean) : [x]))) {
       const o = pickOption(q.options, a);
-      if (o === null && !q.allowCustom) return invalid(`"${a}" is not one of the options. ${valid}`);
+      if (o === null && !q.allowCustom) return invalidAnswer(q, `"${a}" is not one of the options. ${validOptions(q)}`);
       picked.push(o ?? a);
     }
     return { ok: true, value: [...new Set(picked)] };
-  }
-  const choice = pickOption(q.options, joined);
-  if (choice !== null) return { ok: true, value: choice };
-  if (q.allowCustom) return { ok: true, value: args.length === 1 ? args[0]! : raw };
-  return invalid(`"${joined}" is not one of the options. ${valid}`);
-}
+  },
+  choice: (q, args, raw) => {
+    if (q.replySchema) return schemaValue(raw, args);
+    const joined = args.join(" ");
+    const choice = pickOption(q.options, joined);
+    if (choice !== null) return { ok: true, value: choice };
+    if (q.allowCustom) return textValue(args, raw);
+    return invalidAnswer(q, `"${joined}" is not one of the options. ${validOptions(q)}`);
+  },
+};
 
 /** Resolves a parsed command against the session's pending questions into one action, or a helpful error. */
 export function resolveTextCommand(parsed: ParsedTextCommand, pending: readonly Question[]): Resolution {

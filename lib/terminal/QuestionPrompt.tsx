@@ -1,5 +1,6 @@
 import { Box, Text, useInput } from "ink";
 import { isFlatForm } from "../protocol/forms";
+import { cardKindOf, type ByCardKind } from "../protocol/card-kinds";
 import { cardMode, teamStatus } from "../protocol/team-card";
 import type { Question } from "../protocol/question";
 import { asOffered } from "../client/approval";
@@ -17,9 +18,23 @@ import { useKeyGuard } from "./use-key-guard";
 export function QuestionPrompt({ me, ...props }: PromptProps & { me: string | null }) {
   const mode = cardMode(props.question, me);
   if (mode !== "answer") return <WatchPrompt key={mode} {...props} me={me} />;
-  const schema = props.question.replySchema;
-  return isFlatForm(schema) ? <FormPrompt {...props} schema={schema} /> : <ChoicePrompt {...props} question={asOffered(props.question)} me={me} />;
+  return PROMPTS[cardKindOf(props.question)]({ ...props, me });
 }
+
+const choicePrompt = ({ me, ...props }: PromptProps & { me: string | null }) => <ChoicePrompt {...props} question={asOffered(props.question)} me={me} />;
+
+/** The prompt each card kind is answered with (a new kind: the type check names this table). */
+const PROMPTS: ByCardKind<(props: PromptProps & { me: string | null }) => React.ReactNode> = {
+  form: ({ me, ...props }) => {
+    const schema = props.question.replySchema;
+    return isFlatForm(schema) ? <FormPrompt {...props} schema={schema} /> : choicePrompt({ me, ...props });
+  },
+  choice: choicePrompt,
+  multi_choice: choicePrompt,
+  text: choicePrompt,
+  confirm: choicePrompt,
+  approval: choicePrompt,
+};
 
 /** The lines about the question's people: the approvals counted, your vote, whom it waits for. */
 function TeamLines({ question, me }: { question: Question; me: string | null }) {

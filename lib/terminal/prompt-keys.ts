@@ -2,6 +2,7 @@ import type { JsonValue, Question } from "../protocol/question";
 import { alwaysHint } from "../client/approval";
 import { visibleString } from "../client/visible-text";
 import { APPROVAL_KEYS, multiAnswer, textAnswer } from "../client/question-input";
+import { cardKindOf, type ByCardKind } from "../protocol/card-kinds";
 
 /**
  * The terminal's question prompt as a pure state machine: which row the cursor is on, what is
@@ -54,26 +55,32 @@ export interface PromptRow {
  * browser's only), so a key does the same wherever it is pressed.
  */
 export function promptRows(q: Q): PromptRow[] {
-  if (q.kind === "confirm") {
-    return [
-      { label: "Yes", key: 1, act: { type: "reply", value: true } },
-      { label: "No", key: 2, act: { type: "reply", value: false } },
-    ];
-  }
-  if (q.kind === "approval") {
-    return [
-      { label: "Allow once", key: APPROVAL_KEYS.once, act: { type: "reply", value: "once" } },
-      // Exactly this call (the first option); a wider rule is chosen in the browser's card.
-      ...(q.approval?.always.length
-        ? [{ label: "Allow always", hint: visibleString(alwaysHint(q.approval, 0)!), key: APPROVAL_KEYS.always, act: { type: "reply", value: "always" } } as PromptRow]
-        : []),
-      { label: "Reject", hint: "optionally say why", key: APPROVAL_KEYS.reject, act: { type: "reject" } },
-    ];
-  }
+  return ROWS[cardKindOf(q)](q);
+}
+
+/** The options (and "Other…"), numbered by their place up to 9: a choice's, a multi's; a text's or a form's are none. */
+function optionRows(q: Q): PromptRow[] {
   const rows: PromptRow[] = q.options.map((option) => ({ label: option, key: null, act: q.multi ? { type: "toggle", option } : { type: "reply", value: option } }));
   if (q.allowCustom) rows.push({ label: "Other…", hint: "type your own answer", key: null, act: { type: "other" } });
   return rows.map((row, i) => ({ ...row, key: i < 9 ? i + 1 : null }));
 }
+
+const ROWS: ByCardKind<(q: Q) => PromptRow[]> = {
+  confirm: () => [
+    { label: "Yes", key: 1, act: { type: "reply", value: true } },
+    { label: "No", key: 2, act: { type: "reply", value: false } },
+  ],
+  approval: (q) => [
+    { label: "Allow once", key: APPROVAL_KEYS.once, act: { type: "reply", value: "once" } },
+    // Exactly this call (the first option); a wider rule is chosen in the browser's card.
+    ...(q.approval?.always.length ? [{ label: "Allow always", hint: visibleString(alwaysHint(q.approval, 0)!), key: APPROVAL_KEYS.always, act: { type: "reply", value: "always" } } as PromptRow] : []),
+    { label: "Reject", hint: "optionally say why", key: APPROVAL_KEYS.reject, act: { type: "reject" } },
+  ],
+  choice: optionRows,
+  multi_choice: optionRows,
+  text: optionRows,
+  form: optionRows,
+};
 
 export function initialPrompt(q: Q): PromptState {
   const mode = promptRows(q).length === 0 ? "text" : "choose";
@@ -196,7 +203,16 @@ export function pressKey(q: Q, state: PromptState, key: PromptKey): Step {
 export function promptHint(q: Q, state: PromptState): string {
   if (state.mode === "reason") return q.kind === "approval" ? "Enter to reject · Esc to go back" : "Enter to decline · Esc to go back";
   if (state.mode === "text") return promptRows(q).length > 0 ? "Enter to send · Esc back to the options" : "Enter to send · Esc to decline";
-  if (q.kind === "confirm") return "y yes · n no · ↑↓ choose · Enter send · Esc decline";
-  if (q.kind === "approval") return q.approval?.always.length ? "y once · a always · n reject · ↑↓ choose · Enter send" : "y once · n reject · ↑↓ choose · Enter send";
-  return q.multi ? "↑↓ move · Space or 1-9 tick · Enter send · Esc decline" : "↑↓ or 1-9 choose · Enter send · Esc decline";
+  return CHOOSE_HINTS[cardKindOf(q)](q);
 }
+
+const chooseHint = () => "↑↓ or 1-9 choose · Enter send · Esc decline";
+const CHOOSE_HINTS: ByCardKind<(q: Q) => string> = {
+  confirm: () => "y yes · n no · ↑↓ choose · Enter send · Esc decline",
+  approval: (q) => (q.approval?.always.length ? "y once · a always · n reject · ↑↓ choose · Enter send" : "y once · n reject · ↑↓ choose · Enter send"),
+  multi_choice: () => "↑↓ move · Space or 1-9 tick · Enter send · Esc decline",
+  choice: chooseHint,
+  // Only with "Other…" as their one row.
+  text: chooseHint,
+  form: chooseHint,
+};
