@@ -1,3 +1,4 @@
+import { cardKindOf, type ByCardKind } from "./card-kinds";
 import { z } from "zod";
 import { IdSchema } from "./commands";
 import type { Question } from "./question";
@@ -124,18 +125,24 @@ export const MAX_PUSH_BUTTONS = 3;
  * or more choices offer none (tapping opens the card).
  */
 export function pushButtonsFor(q: Pick<Question, "kind" | "options" | "multi" | "replySchema" | "approval">): PushButton[] {
-  if (q.kind === "confirm") {
-    return [
-      { action: "yes", title: "Yes", command: { kind: "reply", value: true } },
-      { action: "no", title: "No", command: { kind: "reply", value: false } },
-    ];
-  }
-  if (q.kind === "approval") {
-    return [
-      { action: "allow", title: "Allow once", command: { kind: "reply", value: "once" } },
-      { action: "reject", title: "Reject", command: { kind: "reject" } },
-    ];
-  }
-  if (q.multi || q.replySchema !== null || q.options.length < 2 || q.options.length > MAX_PUSH_BUTTONS) return [];
-  return q.options.map((option, i) => ({ action: `choice-${i}`, title: option, command: { kind: "reply", value: option } }));
+  return PUSH_BUTTONS[cardKindOf(q)](q);
 }
+
+const none = (): PushButton[] => [];
+const PUSH_BUTTONS: ByCardKind<(q: Pick<Question, "options" | "replySchema">) => PushButton[]> = {
+  confirm: () => [
+    { action: "yes", title: "Yes", command: { kind: "reply", value: true } },
+    { action: "no", title: "No", command: { kind: "reply", value: false } },
+  ],
+  approval: () => [
+    { action: "allow", title: "Allow once", command: { kind: "reply", value: "once" } },
+    { action: "reject", title: "Reject", command: { kind: "reject" } },
+  ],
+  choice: (q) =>
+    q.replySchema !== null || q.options.length < 2 || q.options.length > MAX_PUSH_BUTTONS
+      ? []
+      : q.options.map((option, i) => ({ action: `choice-${i}`, title: option, command: { kind: "reply", value: option } })),
+  multi_choice: none,
+  text: none,
+  form: none,
+};
