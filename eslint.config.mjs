@@ -5,6 +5,16 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/** The store boundary (issue 53): statements are made and run only inside lib/server/store. */
+const STORE_BOUNDARY = [
+  { group: ["**/*-statements"], message: "Statements run only inside lib/server/store: call a store function (lib/server/store/<aggregate>/*-store.ts)." },
+  {
+    group: ["**/store/typed-sql", "**/store/sql-executor"],
+    allowTypeImports: true,
+    message: "Statements are made and run only inside lib/server/store; outside it, import only types from here.",
+  },
+];
+
 export default defineConfig([
   globalIgnores(["node_modules/", ".next/", "dist/", "lib/generated/", "workspace/", "data/", "test-results/", "playwright-report/", "next-env.d.ts"]),
   {
@@ -22,6 +32,61 @@ export default defineConfig([
       // Noise: an async function without await is how a function promises (a throw becomes a rejection).
       "@typescript-eslint/require-await": "off",
     },
+  },
+  {
+    // The store boundary (issue 53): SQL runs only in lib/server/store. Code outside it asks a
+    // store's named function; it may hold an executor or a transaction (types) to pass one on, not
+    // make or run a statement. Tests may seed and read rows with statements.
+    files: ["**/*.{ts,tsx}"],
+    ignores: ["lib/server/store/**", "**/*.test.{ts,tsx}", "tests/**", "e2e/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": ["error", { patterns: STORE_BOUNDARY }],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "ImportExpression[source.value=/-statements$/]", message: "Statements run only inside lib/server/store: call a store function (lib/server/store/<aggregate>/*-store.ts)." },
+      ],
+    },
+  },
+  {
+    // The layers (docs/architecture.md): the wire's contracts depend on nothing of Parley's above them.
+    files: ["lib/protocol/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...STORE_BOUNDARY,
+            {
+              group: ["**/server/**", "**/client/**", "**/terminal/**", "**/cli/**", "**/components/**", "**/workers/**", "@/*", "react", "react-dom", "next", "next/*", "ink"],
+              message: "lib/protocol holds the contracts every side shares: it imports only zod, node's own modules and itself.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // What runs in a browser or a terminal client reaches the server over the wire only.
+    files: ["components/**/*.{ts,tsx}", "lib/client/**/*.{ts,tsx}", "lib/terminal/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.{ts,tsx}"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...STORE_BOUNDARY,
+            { group: ["**/server/**", "@/lib/server/**", "**/workers/**", "@/workers/**"], message: "Client code talks to the server through lib/protocol's contracts, never its modules." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Small modules with one job (issue 53): no function of the server, the clients or the workers runs past a screen or two.
+    files: ["lib/**/*.{ts,tsx}", "workers/**/*.ts"],
+    ignores: ["**/*.test.{ts,tsx}"],
+    rules: { "max-lines-per-function": ["error", { max: 150, skipBlankLines: true, skipComments: true }] },
   },
   {
     // Tests, end-to-end specs and the bench and fault harnesses read JSON bodies (typed any) and assert on them.

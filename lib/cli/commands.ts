@@ -13,8 +13,8 @@ import type { Question } from "../protocol/question";
 import type { Db } from "../server/store/db/client";
 import type { DomainServices } from "../server/domain-services";
 import { describeDatabase } from "../server/store/db/server-file";
-import { parseCommandLine, USAGE, UsageError } from "./arguments";
-import { findServer, ServerUnreachable, type ServerClient } from "./server-client";
+import { parseCommandLine, USAGE, UsageError, type CommandLine } from "./arguments";
+import { findServer, ServerUnreachable, type FoundServer, type ServerClient } from "./server-client";
 
 type Target = "send-input" | "decline" | "resume" | "stop";
 
@@ -47,15 +47,31 @@ async function openDb(databaseUrl: string): Promise<Db> {
   const { createDb } = await import("../server/store/db/client");
   const db = await createDb(databaseUrl);
   if (!file) {
-    const { pgMigrated } = await import("../server/store/health-statements");
-    const [row] = await db.exec.rows(pgMigrated, {});
-    if (!row?.migrated) {
+    const { isPgMigrated } = await import("../server/store/health-store");
+    if (!(await isPgMigrated(db.exec))) {
       await db.close();
       throw new AppError("unavailable", `No Parley tables in ${describeDatabase(databaseUrl)}. Start the server once (it migrates the database), or pass --database.`);
     }
   }
   return db;
 }
+
+/** What every command is given: its words, its options, and where the database and the server are. */
+interface Invocation {
+  command: string;
+  args: string[];
+  values: CommandLine["values"];
+  print: (data: unknown, text: string) => void;
+  databaseUrl: string;
+  /** The server named by --server, --url or PARLEY_URL, if any. */
+  explicit: string | undefined;
+  /** The server running for the database (or the explicit one), if one answers. */
+  findServer: () => Promise<FoundServer | null>;
+  /** The server, or `unavailable` when none runs. */
+  needServer: () => Promise<FoundServer>;
+}
+
+type Handler = (run: Invocation) => Promise<number>;
 
 export async function main(argv: string[]): Promise<number> {
   const { command, args, values } = parseCommandLine(argv);
@@ -65,170 +81,195 @@ export async function main(argv: string[]): Promise<number> {
   }
   const print = (data: unknown, text: string) => process.stdout.write(values.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
   const databaseUrl = values.database ?? process.env.DATABASE_URL ?? "file:./data/parley.db";
-
   const explicit = values.server ?? values.url ?? process.env.PARLEY_URL;
   // An empty PARLEY_TOKEN is no token (the local server's announced one is used then).
   const token = values.token ?? (process.env.PARLEY_TOKEN || null);
+  const find = () => findServer({ databaseUrl, explicit, token });
   const needServer = async () => {
-    const server = await findServer({ databaseUrl, explicit, token });
+    const server = await find();
     if (!server) throw new AppError("unavailable", `No Parley server is running for ${describeDatabase(databaseUrl)}. Start one with \`npm start\`, or pass --url.`);
     return server;
   };
-  switch (command) {
-    case "chat": {
-      if (args.length > 1) throw new UsageError("Usage: parley chat [SESSION] [--continue]");
-      const server = await needServer();
-      // ink draws only a last frame when it believes it runs in CI; a person at a terminal is not CI. It reads this when loaded.
-      if (process.stdout.isTTY) for (const name of ["CI", "CONTINUOUS_INTEGRATION"]) delete process.env[name];
-      // React's development build (read when loaded too) is for working on the client, not for using it.
-      (process.env as Record<string, string | undefined>).NODE_ENV ??= "production";
-      const { chat } = await import("../terminal/chat-command");
-      return chat({ server, session: args[0], latest: values.continue });
-    }
-    case "run": {
-      const [functionName, ...rest] = args;
-      if (!functionName || rest.length > 0) throw new UsageError("Usage: parley run FUNCTION [--session ID] [--input JSON] [--wait]");
-      const { runCommand, startRunBody } = await import("./run-command");
-      const body = startRunBody(functionName, values.input, values["command-id"]);
-      return runCommand({ server: await needServer(), body, sessionId: values.session, wait: values.wait === true, print });
-    }
-    case "ask": {
-      const [question, ...rest] = args;
-      if (!question || rest.length > 0) throw new UsageError('Usage: parley ask "QUESTION" [--options A,B] [--multi] [--default A] [--timeout 10m] [--session ID | --new TITLE] [--from NAME]');
-      if (values.session !== undefined && values.new !== undefined) throw new UsageError("Give --session or --new, not both.");
-      const { askBody, askCommand } = await import("./ask-command");
-      const body = askBody(question, {
-        options: values.options,
-        multi: values.multi,
-        default: values.default,
-        timeout: values.timeout,
-        session: values.session,
-        from: values.from,
-        answerers: values.answerers,
-        escalateAfter: values["escalate-after"],
-        escalateTo: values["escalate-to"],
-      });
-      return askCommand({ server: await needServer(), body, newTitle: values.new, json: values.json });
-    }
-    case "sessions":
-    case "pending":
-    case "inspect":
-      return withLocal(databaseUrl, async ({ db, questions, sessions: sessionService }) => {
-        const { formatInspect, formatPending, formatSessions } = await import("./format");
-        if (command === "sessions") {
-          const sessions = await sessionService.listSessions();
-          print(sessions, formatSessions(sessions));
-        } else if (command === "pending") {
-          const pending = await questions.listPending(values.session ? { sessionId: values.session } : {});
-          print(pending, formatPending(pending));
-        } else {
-          const [runId] = need(args, 1, "inspect RUN_ID");
-          const [{ loadRunDetail }, { toMessage }, { messagesOfRun }] = await Promise.all([
-            import("../server/runs/run-detail"),
-            import("../server/store/db/mappers"),
-            import("../server/store/sessions/session-statements"),
-          ]);
-          const detail = await loadRunDetail(db, questions, runId!);
-          const messages = (await db.exec.rows(messagesOfRun, { runId: runId! })).map(toMessage);
-          const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, deliveries: detail.deliveries, messages };
-          print(data, formatInspect(data));
-        }
-        return 0;
-      });
-    case "audit": {
-      if (args.length > 0) throw new UsageError("Usage: parley audit [--session ID_OR_TITLE] [--after CURSOR] [--limit N] [--json]");
-      const { AuditQuerySchema } = await import("../protocol/audit");
-      const given = Object.entries({ session: values.session, after: values.after, limit: values.limit }).filter(([, v]) => v !== undefined);
-      const query = AuditQuerySchema.safeParse(Object.fromEntries(given));
-      if (!query.success) throw new UsageError(`Invalid audit options: ${describeZodError(query.error)}`);
-      return withDb(databaseUrl, async (db) => {
-        const [{ createAuditService }, { formatAudit }] = await Promise.all([import("../server/audit/audit-service"), import("./format")]);
-        const page = await createAuditService(db).read(null, query.data);
-        print(page, formatAudit(page, { session: values.session, limit: values.limit }));
-        return 0;
-      });
-    }
-    case "backup":
-      return (await import("./backup-commands")).backupCommand(databaseUrl, args[0], print);
-    case "restore":
-      return (await import("./backup-commands")).restoreCommand(databaseUrl, args[0], print);
-    case "token":
-      if (args[0] === "rotate") {
-        if (args.length > 1) throw new UsageError("Usage: parley token rotate");
-        const server = await findServer({ databaseUrl, explicit, token });
-        const { result, text } = await (await import("./rotate-token-command")).rotateTokenCommand({ databaseUrl, server });
-        print(result, text);
-        return 0;
-      }
-      if (args[0] === "revoke") {
-        const [, id, ...extra] = args;
-        if (!id || extra.length > 0) throw new UsageError("Usage: parley token revoke TOKEN_ID");
-        const server = await findServer({ databaseUrl, explicit, token });
-        const { revokeTokenCommand } = await import("./revoke-token-command");
-        const { result, text } = await revokeTokenCommand({ id, server, explicit: Boolean(explicit), inDatabase: (work) => withDb(databaseUrl, work) });
-        print(result, text);
-        return 0;
-      }
-      return withDb(databaseUrl, async (db) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
-    case "user": {
-      const [{ userCommand }, { signInOrigin }] = await Promise.all([import("./user-commands"), import("../server/people/sign-in-origin")]);
-      const { result, text } = await userCommand(
-        args,
-        { admin: values.admin },
-        {
-          findServer: () => findServer({ databaseUrl, explicit, token }),
-          explicit: Boolean(explicit),
-          inDatabase: (work) => withDb(databaseUrl, work),
-          origin: signInOrigin(serverAddress()),
-          usage: (message) => new UsageError(message),
-        },
-      );
-      print(result, text);
-      return 0;
-    }
-    case "sign-out-everywhere": {
-      if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");
-      const server = await findServer({ databaseUrl, explicit, token });
-      const { signOutEverywhereCommand } = await import("./sign-out-command");
-      const { result, text } = await signOutEverywhereCommand({ server, explicit: Boolean(explicit), inDatabase: (work) => withDb(databaseUrl, work) });
-      print(result, text);
-      return 0;
-    }
-    case "webhook-secret": {
-      if (args.length > 0) throw new UsageError("Usage: parley webhook-secret");
-      const { webhookSecretCommand } = await import("./webhook-secret-command");
-      const { result, text } = await webhookSecretCommand(process.env.PARLEY_WEBHOOK_SECRET?.trim() || undefined, (work) => withDb(databaseUrl, work));
-      print(result, text);
-      return 0;
-    }
-    case "send-input":
-    case "decline":
-    case "resume":
-    case "stop": {
-      const send = prepare(command, args, values);
-      const server = await findServer({ databaseUrl, explicit, token });
-      let receipt: Receipt | undefined;
-      if (server) {
-        try {
-          const { createServerClient } = await import("./server-client");
-          receipt = await send(throughServer(createServerClient(server)));
-        } catch (err) {
-          // The server went away: the same commandId through the inbox is applied at most once.
-          if (!(err instanceof ServerUnreachable) || explicit) throw err;
-        }
-      }
-      receipt ??= await withLocal(databaseUrl, async ({ db, commands, questions }) => {
-        const { createInboxClient } = await import("./inbox-client");
-        return send(createInboxClient({ db, commands, questions, waitMs: Number(values.wait) }));
-      });
-      const { formatReceipt } = await import("./format");
-      print(receipt, formatReceipt(receipt));
-      return receipt.apply_state === "rejected" ? 1 : 0;
-    }
-    default:
-      throw new UsageError(`Unknown command "${command}".`);
-  }
+  const handler = Object.hasOwn(HANDLERS, command) ? HANDLERS[command] : undefined;
+  if (!handler) throw new UsageError(`Unknown command "${command}".`);
+  return handler({ command, args, values, print, databaseUrl, explicit, findServer: find, needServer });
 }
+
+async function chatCommand({ args, values, needServer }: Invocation): Promise<number> {
+  if (args.length > 1) throw new UsageError("Usage: parley chat [SESSION] [--continue]");
+  const server = await needServer();
+  // ink draws only a last frame when it believes it runs in CI; a person at a terminal is not CI. It reads this when loaded.
+  if (process.stdout.isTTY) for (const name of ["CI", "CONTINUOUS_INTEGRATION"]) delete process.env[name];
+  // React's development build (read when loaded too) is for working on the client, not for using it.
+  (process.env as Record<string, string | undefined>).NODE_ENV ??= "production";
+  const { chat } = await import("../terminal/chat-command");
+  return chat({ server, session: args[0], latest: values.continue });
+}
+
+async function runFunction({ args, values, print, needServer }: Invocation): Promise<number> {
+  const [functionName, ...rest] = args;
+  if (!functionName || rest.length > 0) throw new UsageError("Usage: parley run FUNCTION [--session ID] [--input JSON] [--wait]");
+  const { runCommand, startRunBody } = await import("./run-command");
+  const body = startRunBody(functionName, values.input, values["command-id"]);
+  return runCommand({ server: await needServer(), body, sessionId: values.session, wait: values.wait === true, print });
+}
+
+async function ask({ args, values, needServer }: Invocation): Promise<number> {
+  const [question, ...rest] = args;
+  if (!question || rest.length > 0) throw new UsageError('Usage: parley ask "QUESTION" [--options A,B] [--multi] [--default A] [--timeout 10m] [--session ID | --new TITLE] [--from NAME]');
+  if (values.session !== undefined && values.new !== undefined) throw new UsageError("Give --session or --new, not both.");
+  const { askBody, askCommand } = await import("./ask-command");
+  const body = askBody(question, {
+    options: values.options,
+    multi: values.multi,
+    default: values.default,
+    timeout: values.timeout,
+    session: values.session,
+    from: values.from,
+    answerers: values.answerers,
+    escalateAfter: values["escalate-after"],
+    escalateTo: values["escalate-to"],
+  });
+  return askCommand({ server: await needServer(), body, newTitle: values.new, json: values.json });
+}
+
+/** `sessions`, `pending` and `inspect`: read from the database, as the administrator. */
+function readLocal({ command, args, values, print, databaseUrl }: Invocation): Promise<number> {
+  return withLocal(databaseUrl, async ({ db, questions, sessions: sessionService }) => {
+    const { formatInspect, formatPending, formatSessions } = await import("./format");
+    if (command === "sessions") {
+      const sessions = await sessionService.listSessions();
+      print(sessions, formatSessions(sessions));
+    } else if (command === "pending") {
+      const pending = await questions.listPending(values.session ? { sessionId: values.session } : {});
+      print(pending, formatPending(pending));
+    } else {
+      const [runId] = need(args, 1, "inspect RUN_ID");
+      const [{ loadRunDetail }, { toMessage }, { createMessageStore }] = await Promise.all([
+        import("../server/runs/run-detail"),
+        import("../server/store/db/mappers"),
+        import("../server/store/sessions/message-store"),
+      ]);
+      const detail = await loadRunDetail(db, questions, runId!);
+      const messages = (await createMessageStore(db.exec).ofRun(runId!)).map(toMessage);
+      const data = { run: detail, journal: detail.journal, pendingQuestions: detail.pendingQuestions, questions: detail.questions, deliveries: detail.deliveries, messages };
+      print(data, formatInspect(data));
+    }
+    return 0;
+  });
+}
+
+async function audit({ args, values, print, databaseUrl }: Invocation): Promise<number> {
+  if (args.length > 0) throw new UsageError("Usage: parley audit [--session ID_OR_TITLE] [--after CURSOR] [--limit N] [--json]");
+  const { AuditQuerySchema } = await import("../protocol/audit");
+  const given = Object.entries({ session: values.session, after: values.after, limit: values.limit }).filter(([, v]) => v !== undefined);
+  const query = AuditQuerySchema.safeParse(Object.fromEntries(given));
+  if (!query.success) throw new UsageError(`Invalid audit options: ${describeZodError(query.error)}`);
+  return withDb(databaseUrl, async (db) => {
+    const [{ createAuditService }, { formatAudit }] = await Promise.all([import("../server/audit/audit-service"), import("./format")]);
+    const page = await createAuditService(db).read(null, query.data);
+    print(page, formatAudit(page, { session: values.session, limit: values.limit }));
+    return 0;
+  });
+}
+
+async function tokenCommand({ args, values, print, databaseUrl, explicit, findServer }: Invocation): Promise<number> {
+  if (args[0] === "rotate") {
+    if (args.length > 1) throw new UsageError("Usage: parley token rotate");
+    const server = await findServer();
+    const { result, text } = await (await import("./rotate-token-command")).rotateTokenCommand({ databaseUrl, server });
+    print(result, text);
+    return 0;
+  }
+  if (args[0] === "revoke") {
+    const [, id, ...extra] = args;
+    if (!id || extra.length > 0) throw new UsageError("Usage: parley token revoke TOKEN_ID");
+    const server = await findServer();
+    const { revokeTokenCommand } = await import("./revoke-token-command");
+    const { result, text } = await revokeTokenCommand({ id, server, explicit: Boolean(explicit), inDatabase: (work) => withDb(databaseUrl, work) });
+    print(result, text);
+    return 0;
+  }
+  return withDb(databaseUrl, async (db) => (await import("./token-commands")).tokenCommand(db, args, values, print, (message) => new UsageError(message)));
+}
+
+async function user({ args, values, print, databaseUrl, explicit, findServer }: Invocation): Promise<number> {
+  const [{ userCommand }, { signInOrigin }] = await Promise.all([import("./user-commands"), import("../server/people/sign-in-origin")]);
+  const { result, text } = await userCommand(
+    args,
+    { admin: values.admin },
+    {
+      findServer,
+      explicit: Boolean(explicit),
+      inDatabase: (work) => withDb(databaseUrl, work),
+      origin: signInOrigin(serverAddress()),
+      usage: (message) => new UsageError(message),
+    },
+  );
+  print(result, text);
+  return 0;
+}
+
+async function signOutEverywhere({ args, print, databaseUrl, explicit, findServer }: Invocation): Promise<number> {
+  if (args.length > 0) throw new UsageError("Usage: parley sign-out-everywhere");
+  const server = await findServer();
+  const { signOutEverywhereCommand } = await import("./sign-out-command");
+  const { result, text } = await signOutEverywhereCommand({ server, explicit: Boolean(explicit), inDatabase: (work) => withDb(databaseUrl, work) });
+  print(result, text);
+  return 0;
+}
+
+async function webhookSecret({ args, print, databaseUrl }: Invocation): Promise<number> {
+  if (args.length > 0) throw new UsageError("Usage: parley webhook-secret");
+  const { webhookSecretCommand } = await import("./webhook-secret-command");
+  const { result, text } = await webhookSecretCommand(process.env.PARLEY_WEBHOOK_SECRET?.trim() || undefined, (work) => withDb(databaseUrl, work));
+  print(result, text);
+  return 0;
+}
+
+/** `send-input`, `decline`, `resume` and `stop`: through the server when one runs, else through the durable inbox. */
+async function sendCommand({ command, args, values, print, databaseUrl, explicit, findServer }: Invocation): Promise<number> {
+  const send = prepare(command as Target, args, values);
+  const server = await findServer();
+  let receipt: Receipt | undefined;
+  if (server) {
+    try {
+      const { createServerClient } = await import("./server-client");
+      receipt = await send(throughServer(createServerClient(server)));
+    } catch (err) {
+      // The server went away: the same commandId through the inbox is applied at most once.
+      if (!(err instanceof ServerUnreachable) || explicit) throw err;
+    }
+  }
+  receipt ??= await withLocal(databaseUrl, async ({ db, commands, questions }) => {
+    const { createInboxClient } = await import("./inbox-client");
+    return send(createInboxClient({ db, commands, questions, waitMs: Number(values.wait) }));
+  });
+  const { formatReceipt } = await import("./format");
+  print(receipt, formatReceipt(receipt));
+  return receipt.apply_state === "rejected" ? 1 : 0;
+}
+
+/** Each command's handler: the words `parley` knows. */
+const HANDLERS: Record<string, Handler> = {
+  chat: chatCommand,
+  run: runFunction,
+  ask,
+  sessions: readLocal,
+  pending: readLocal,
+  inspect: readLocal,
+  audit,
+  backup: async ({ args, print, databaseUrl }) => (await import("./backup-commands")).backupCommand(databaseUrl, args[0], print),
+  restore: async ({ args, print, databaseUrl }) => (await import("./backup-commands")).restoreCommand(databaseUrl, args[0], print),
+  token: tokenCommand,
+  user,
+  "sign-out-everywhere": signOutEverywhere,
+  "webhook-secret": webhookSecret,
+  "send-input": sendCommand,
+  decline: sendCommand,
+  resume: sendCommand,
+  stop: sendCommand,
+};
 
 /** Checks a command's arguments before anything is sent, and returns how to send it. */
 function prepare(command: Target, args: string[], values: { "value-json"?: string; "input-json"?: string; message?: string; digest?: string; "command-id"?: string }) {

@@ -4,7 +4,7 @@ import type { Question } from "../protocol/question";
 import type { CommandService } from "../server/ledger/command-ledger";
 import type { Db } from "../server/store/db/client";
 import type { QuestionService } from "../server/questions/question-service";
-import { findRun } from "../server/store/runs/run-statements";
+import { createRunReads } from "../server/store/runs/run-reads";
 
 /**
  * Commands through the durable inbox, for when no server runs: recorded in the database now,
@@ -29,7 +29,7 @@ export function createInboxClient({ db, commands, questions, waitMs }: { db: Db;
   }
 
   async function runExists(runId: string): Promise<void> {
-    if ((await db.exec.rows(findRun, { id: runId })).length === 0) throw new AppError("not_found:run", `No run with id "${runId}".`);
+    if ((await createRunReads(db.exec).find(runId)) === undefined) throw new AppError("not_found:run", `No run with id "${runId}".`);
   }
 
   return {

@@ -212,7 +212,14 @@ export const AuditRuleSchema = z.object({ tool: z.string(), pattern: z.string(),
 export type AuditRule = z.infer<typeof AuditRuleSchema>;
 
 /** One person's vote on an approval that needs several (`name`: their display name). */
-export const AuditVoteSchema = z.object({ user: PersonNameSchema, name: z.string(), decision: z.enum(["allow", "reject"]), at: z.string(), surface: AnswerSurfaceSchema, feedback: z.string().nullable() });
+export const AuditVoteSchema = z.object({
+  user: PersonNameSchema,
+  name: z.string(),
+  decision: z.enum(["allow", "reject"]),
+  at: z.string(),
+  surface: AnswerSurfaceSchema,
+  feedback: z.string().nullable(),
+});
 export type AuditVote = z.infer<typeof AuditVoteSchema>;
 
 export const AuditEntrySchema = z.object({

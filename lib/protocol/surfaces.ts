@@ -24,7 +24,7 @@ export const RestSurfaceSchema = AnswerSurfaceSchema.extract(["rest", "push"]);
 export type RestSurface = z.infer<typeof RestSurfaceSchema>;
 
 /** A stored `closedBy`: one of the table's, else (a value a later version wrote) "internal", which the outcome alone says. */
-export const closedByOf = (stored: string | null): ClosedBy | null => (stored === null ? null : ClosedBySchema.safeParse(stored).data ?? "internal");
+export const closedByOf = (stored: string | null): ClosedBy | null => (stored === null ? null : (ClosedBySchema.safeParse(stored).data ?? "internal"));
 
 /** A stored vote's surface: one of the table's, else REST (the surface that names nothing more). */
 export const answerSurfaceOf = (stored: string): AnswerSurface => AnswerSurfaceSchema.safeParse(stored).data ?? "rest";

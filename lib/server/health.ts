@@ -1,7 +1,7 @@
 import type { CrossNodeStatus } from "../protocol/cluster";
 import type { DatabaseHealth } from "../protocol/health";
 import type { SqlExecutor } from "./store/sql-executor";
-import { ping } from "./store/health-statements";
+import { pingDatabase } from "./store/health-store";
 
 /** How long `/api/health` and `/api/ready` wait for the database before calling it down. */
 export const DATABASE_CHECK_TIMEOUT_MS = 1_500;
@@ -17,7 +17,7 @@ export async function checkDatabase(
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
   });
   try {
-    const outcome = await Promise.race([rows(ping, {}).then(() => "ok" as const), timeout]);
+    const outcome = await Promise.race([pingDatabase({ rows }).then(() => "ok" as const), timeout]);
     if (outcome === "timeout") return { ok: false, engine, latencyMs: null };
     return { ok: true, engine, latencyMs: Math.round((now() - started) * 10) / 10 };
   } catch {

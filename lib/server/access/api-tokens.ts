@@ -2,13 +2,12 @@ import { randomBytes } from "node:crypto";
 import { API_TOKEN_PATTERN, ApiTokenScopeSchema, type ApiTokenInfo, type ApiTokenScope } from "../../protocol/access";
 import { AppError } from "../../protocol/errors";
 import type { Db } from "../store/db/client";
-import * as T from "../store/access/access-statements";
-import type { RowOf } from "../store/typed-sql";
+import { createTokenStore, type ApiTokenRow } from "../store/access/token-store";
 import { randomSecret, sameSecret, sha256 } from "./secrets";
 
 const LAST_USED_EVERY_MS = 60_000;
 
-const toInfo = (row: RowOf<typeof T.listTokens>): ApiTokenInfo => ({
+const toInfo = (row: ApiTokenRow): ApiTokenInfo => ({
   id: row.id,
   ownerId: row.ownerId,
   name: row.name,
@@ -23,32 +22,32 @@ const scopeOf = (stored: string): ApiTokenScope => ApiTokenScopeSchema.catch("as
 
 /** Long-lived credentials for scripts, channels and the terminal client; the secret is stored only as a hash. */
 export function createApiTokens(db: Db) {
-  const { exec } = db;
+  const store = createTokenStore(db.exec);
   const lastWritten = new Map<string, number>();
-  const find = async (id: string) => (await exec.rows(T.findToken, { id }))[0];
+  const find = store.find;
 
   return {
     async create({ ownerId, name, scope = "full" }: { ownerId: string; name: string; scope?: ApiTokenScope }): Promise<{ token: string; info: ApiTokenInfo }> {
       const id = randomBytes(8).toString("hex");
       const secret = randomSecret(30);
-      const [row] = await exec.write(T.insertToken, { id, ownerId, name, secretHash: sha256(secret).toString("hex"), scope, at: new Date() });
-      return { token: `pat_${id}_${secret}`, info: toInfo(row!) };
+      const row = await store.insert({ id, ownerId, name, secretHash: sha256(secret).toString("hex"), scope, at: new Date() });
+      return { token: `pat_${id}_${secret}`, info: toInfo(row) };
     },
 
-    list: async (): Promise<ApiTokenInfo[]> => (await exec.rows(T.listTokens, {})).map(toInfo),
+    list: async (): Promise<ApiTokenInfo[]> => (await store.list()).map(toInfo),
 
     /** A token's name by its id (null for an id of no token): what a run's starter line shows. */
     nameOf: async (id: string): Promise<string | null> => (await find(id))?.name ?? null,
 
     /** Revoking twice is not an error; an unknown id is. */
     async revoke(id: string): Promise<ApiTokenInfo> {
-      const [row] = await exec.write(T.revokeToken, { id, at: new Date() });
+      const row = await store.revoke(id, new Date());
       if (!row) throw new AppError("bad_request", `No API token with id "${id}".`);
       return toInfo(row);
     },
 
     /** Which of these token ids are still live (not revoked, not deleted). */
-    liveIds: async (ids: string[]): Promise<Set<string>> => new Set((await exec.rows(T.listTokens, {})).filter((r) => !r.revokedAt && ids.includes(r.id)).map((r) => r.id)),
+    liveIds: async (ids: string[]): Promise<Set<string>> => new Set((await store.list()).filter((r) => !r.revokedAt && ids.includes(r.id)).map((r) => r.id)),
 
     /** The token's id and owner when it is a live API token; null otherwise. Read from the database each time, so a revocation takes effect at once. */
     async verify(token: string): Promise<{ id: string; ownerId: string; scope: ApiTokenScope } | null> {
@@ -61,7 +60,7 @@ export function createApiTokens(db: Db) {
       if (now - (lastWritten.get(id) ?? 0) > LAST_USED_EVERY_MS) {
         lastWritten.set(id, now);
         // Not awaited: under another process's write lock this write waits, and the request must not.
-        void exec.changes(T.touchToken, { id, at: new Date(now) }).catch(() => {});
+        void store.touch(id, new Date(now)).catch(() => {});
       }
       return { id, ownerId: row.ownerId, scope: scopeOf(row.scope) };
     },

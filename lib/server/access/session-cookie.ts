@@ -1,14 +1,14 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { SESSION_COOKIE } from "../../protocol/access";
 import type { Db } from "../store/db/client";
-import { putSetting } from "../store/access/access-statements";
+import { createSettingStore } from "../store/access/setting-store";
 import { randomSecret } from "./secrets";
 
 const KEY_SETTING = "session_cookie_key";
 export const SESSION_MAX_AGE_S = 30 * 24 * 3600;
 
 /** The key that signs session cookies, kept in the database so a restart does not sign everyone out. */
-export const loadCookieKey = async (db: Db): Promise<string> => (await db.exec.write(putSetting, { key: KEY_SETTING, value: randomSecret(32), replace: null }))[0]!.value;
+export const loadCookieKey = async (db: Db): Promise<string> => createSettingStore(db.exec).keep(KEY_SETTING, randomSecret(32));
 
 export interface CookieSignerOptions {
   /** The database's cookie key (every node of one database has the same). */

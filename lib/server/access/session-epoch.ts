@@ -1,5 +1,5 @@
 import type { Db } from "../store/db/client";
-import { putSetting, setting } from "../store/access/access-statements";
+import { createSettingStore } from "../store/access/setting-store";
 import { randomSecret } from "./secrets";
 
 const EPOCH_SETTING = "session_epoch";
@@ -16,8 +16,8 @@ export const EPOCH_CACHE_MS = 1_000;
  * (every cookie request and socket handshake), so it is cached for EPOCH_CACHE_MS.
  */
 export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH_CACHE_MS }: { now?: () => number; cacheMs?: number } = {}) {
-  const { exec } = db;
-  const put = async (replace: string | null) => (await exec.write(putSetting, { key: EPOCH_SETTING, value: replace ?? randomSecret(12), replace }))[0]!.value;
+  const settings = createSettingStore(db.exec);
+  const put = (replace: string | null) => (replace === null ? settings.keep(EPOCH_SETTING, randomSecret(12)) : settings.replace(EPOCH_SETTING, replace));
   let cached = { value: await put(null), readAt: now() };
   /** Bumped by every renewal and every forget: a read that started before one may not set the cache after it. */
   let generation = 0;
@@ -28,7 +28,7 @@ export async function openSessionEpoch(db: Db, { now = Date.now, cacheMs = EPOCH
     const started = generation;
     const value = (async () => {
       const readAt = now();
-      const stored = (await exec.rows(setting, { key: EPOCH_SETTING }))[0]?.value;
+      const stored = await settings.read(EPOCH_SETTING);
       if (stored === undefined) throw new Error(`the ${EPOCH_SETTING} setting is missing from the database`);
       if (generation === started) cached = { value: stored, readAt };
       return stored;

@@ -1,17 +1,14 @@
 import { AppError } from "../../protocol/errors";
 import { quoteId } from "../../protocol/bounded-text";
 import type { Db } from "../store/db/client";
-import type { Statement } from "../store/typed-sql";
 import { RunStarterSchema } from "../../protocol/entities";
-import { questionAccess, questionAskedBy, runAccess, sessionAccess } from "../store/sessions/session-statements";
+import { createAccessStore, type AccessRead } from "../store/access/access-store";
 
 /** How a person sees a session they may see: they own it, or it is shared with them. */
 export type SessionRole = "owner" | "member";
 
 /** A boolean read from an expression (EXISTS): SQLite gives 0 or 1. */
 const truthy = (value: unknown): boolean => value === true || value === 1;
-
-type Access = Statement<{ id: string; viewer: string }, { ownerId: string; deletedAt: Date | null; member: unknown }>;
 
 /**
  * What a person may see: what they own, and the sessions shared with them (with their questions
@@ -21,23 +18,23 @@ type Access = Statement<{ id: string; viewer: string }, { ownerId: string; delet
  * long as their membership (the socket's join checks again after joining).
  */
 export function createVisibility(db: Db) {
-  const { exec } = db;
+  const store = createAccessStore(db.exec);
   /** A check before an action, one read: what `access` reads must be `viewer`'s or shared with them, in a session whose delete has not begun. */
   const check =
-    (access: Access, code: "session" | "question" | "run") =>
+    (access: AccessRead, code: "session" | "question" | "run") =>
     async (viewer: string, id: string): Promise<{ ownerId: string; role: SessionRole }> => {
-      const [found] = await exec.rows(access, { id, viewer });
+      const found = await access({ id, viewer });
       const role: SessionRole | null = !found || found.deletedAt !== null ? null : found.ownerId === viewer ? "owner" : truthy(found.member) ? "member" : null;
       if (role === null) throw new AppError(`not_found:${code}`, `No ${code} with id ${quoteId(id)}.`);
       return { ownerId: found!.ownerId, role };
     };
-  const seeSession = check(sessionAccess, "session");
-  const seeQuestion = check(questionAccess, "question");
-  const seeRun = check(runAccess, "run");
+  const seeSession = check(store.session, "session");
+  const seeQuestion = check(store.question, "question");
+  const seeRun = check(store.run, "run");
 
   /** What a token that may only ask sees: the questions its own asks put (its id on their run's starter), answered as an unknown id otherwise. */
   async function askedBy(ownerId: string, credential: string, id: string): Promise<void> {
-    const [found] = await exec.rows(questionAskedBy, { id });
+    const found = await store.questionAskedBy(id);
     const starter = found?.startedBy ? RunStarterSchema.safeParse(JSON.parse(found.startedBy)) : null;
     const asker = starter?.success && starter.data.tokenId ? `api:${starter.data.tokenId}` : null;
     if (!found || found.ownerId !== ownerId || found.deletedAt !== null || asker !== credential) throw new AppError("not_found:question", `No question with id ${quoteId(id)}.`);

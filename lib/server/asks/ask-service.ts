@@ -11,7 +11,7 @@ import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
 import { keyedSerial } from "../one-at-a-time";
 import type { Db } from "../store/db/client";
-import { sessionNamed } from "../store/sessions/session-statements";
+import { createSessionStore } from "../store/sessions/session-store";
 import { checkCallbackUrl, DEFAULT_WEBHOOK_HOSTS } from "../webhooks/callback-hosts";
 
 /** How long an ask waits for its run to put the question (a worker starts it, warm: a few ms). */
@@ -50,13 +50,13 @@ export function createAskService({
 }) {
   const sessionsByName = keyedSerial();
   const members = createMemberStore(db.exec);
+  const sessionStore = createSessionStore(db.exec);
 
   /** The session an ask names (an id, else a title), or the one named after who asks; made on first use. */
   function sessionFor(ownerId: string, named: string | undefined, from: string): Promise<string> {
     const title = named ?? from;
     return sessionsByName(`${ownerId}\n${title}`, async () => {
-      const [found] = await db.exec.rows(sessionNamed, { ownerId, name: title });
-      return found ? found.id : (await sessions.createSession({ ownerId, title })).id;
+      return (await sessionStore.idNamed(ownerId, title)) ?? (await sessions.createSession({ ownerId, title })).id;
     });
   }
 

@@ -1,4 +1,4 @@
-import { heldRun } from "../store/runs/run-statements";
+import { holdsEpoch } from "../store/runs/run-reads";
 import type { SqlTx } from "../store/sql-executor";
 
 /**
@@ -33,5 +33,5 @@ export const noRunOrLeaseLost = (runId: string, epoch: HeldEpoch): Error => (fen
  * throws RunLeaseLost, which rolls the transaction back.
  */
 export async function holdEpoch(tx: SqlTx, runId: string, epoch: HeldEpoch): Promise<void> {
-  if (fenced(epoch) && (await tx.rows(heldRun, { id: runId, epoch })).length === 0) throw new RunLeaseLost(runId);
+  if (fenced(epoch) && !(await holdsEpoch(tx, runId, epoch))) throw new RunLeaseLost(runId);
 }

@@ -7,7 +7,7 @@ import type { Db } from "../store/db/client";
 import type { QuestionService } from "../questions/question-service";
 import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
-import { lastSaid, messageAt, saidAfter, saidInRun } from "../store/sessions/session-statements";
+import { createMessageStore } from "../store/sessions/message-store";
 import type { TextCommandResult, TextCommands } from "./text-commands";
 
 export interface TextChannelDeps {
@@ -24,7 +24,7 @@ export interface TextChannelDeps {
 
 /** A plain-text channel (SMS, chat bridges): its messages in, and what the session said out. */
 export function createTextChannel({ db, sessions, questions, runs, textCommands, postMessage, chatCommands }: TextChannelDeps) {
-  const { exec } = db;
+  const messages = createMessageStore(db.exec);
   /**
    * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
    * one question pending, plain text answers it (closed by "channel", the sender in the reply);
@@ -77,26 +77,26 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
       if (pending.length > 0 || (run.status !== "running" && run.status !== "waiting_input") || Date.now() >= deadline) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const said = await exec.rows(saidInRun, { sessionId, runId: started.id });
-    const [last] = await exec.rows(lastSaid, { sessionId });
+    const said = await messages.saidInRun(sessionId, started.id);
+    const last = await messages.lastSaidId(sessionId);
     return {
-      reply: formatChannelReply({ said: said.map((m) => m.text), pending }),
+      reply: formatChannelReply({ said, pending }),
       from,
       outcome: "started",
       questionId: pending[0]?.id ?? null,
       runId: started.id,
-      cursor: last?.id ?? null,
+      cursor: last ?? null,
     };
   }
 
   /** A session's agent and system messages after a cursor (a message id), oldest first, for a channel adapter to relay. */
   async function outbox({ sessionId, after }: { sessionId: string; after?: string }): Promise<ChannelOutbox> {
     await sessions.getSession({ id: sessionId });
-    const [since] = after === undefined ? [] : await exec.rows(messageAt, { id: after, sessionId });
+    const since = after === undefined ? undefined : await messages.place(sessionId, after);
     if (after !== undefined && !since) throw new AppError("bad_request", "after is not a message of this session: pass the cursor of an earlier outbox answer.");
-    const rows = await exec.rows(saidAfter, { sessionId, afterAt: since?.createdAt ?? null, afterId: since?.id ?? null, limit: MAX_OUTBOX_PAGE });
-    const messages = rows.map((m) => ({ id: m.id, role: m.role as "agent" | "system", text: m.text, createdAt: m.createdAt.toISOString() }));
-    return { messages, cursor: messages.at(-1)?.id ?? after ?? null };
+    const rows = await messages.saidAfter(sessionId, since, MAX_OUTBOX_PAGE);
+    const said = rows.map((m) => ({ id: m.id, role: m.role as "agent" | "system", text: m.text, createdAt: m.createdAt.toISOString() }));
+    return { messages: said, cursor: said.at(-1)?.id ?? after ?? null };
   }
 
   return { receive, outbox };

@@ -9,7 +9,7 @@ import { senderNote } from "../../protocol/channels";
 import type { Db } from "../store/db/client";
 import type { Closer, QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
-import { closedInSession } from "../store/questions/question-statements";
+import { createSessionQuestions } from "../store/questions/session-questions";
 import { toQuestion } from "../store/db/mappers";
 
 /** What a text command did: the person's message, the reply to it, and the outcome (`refused` when nothing changed for a bad command). */
@@ -57,11 +57,11 @@ function appliedLine(action: TextAction, q: Question): string {
  * closed by "text". The person's message is stored, and a system message answers with the outcome.
  */
 export function createTextCommands({ db, sessions, questions }: { db: Db; sessions: SessionService; questions: QuestionService }) {
-  const { exec } = db;
+  const sessionQuestions = createSessionQuestions(db.exec);
   /** A closed question of the session that a prefix names (a command that came too late). */
   async function closedMatch(sessionId: string, token: string | undefined): Promise<Question | null> {
     if (!token) return null;
-    const rows = await exec.rows(closedInSession, { sessionId, limit: 200 });
+    const rows = await sessionQuestions.closed(sessionId, 200);
     const t = token.toLowerCase();
     const found = rows.filter((r) => r.id.toLowerCase().startsWith(t) || r.pendingId.toLowerCase().startsWith(t));
     return found.length === 1 ? toQuestion(found[0]!) : null;

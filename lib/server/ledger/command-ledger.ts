@@ -4,8 +4,7 @@ import { AppError } from "../../protocol/errors";
 import { canonicalJson } from "../../protocol/plain-json";
 import { isUniqueViolation, type Db } from "../store/db/client";
 import { type SqlTx } from "../store/sql-executor";
-import * as C from "../store/commands/command-statements";
-import type { ReceiptParams } from "../store/commands/command-statements";
+import { createCommandStore, type ReceiptParams } from "../store/commands/command-store";
 import { keyedSerial } from "../one-at-a-time";
 
 export interface CommandInput {
@@ -59,8 +58,9 @@ type Stored<R> = { state: "queued" | "done"; receipt: R };
  */
 export function createCommandService({ db }: { db: Db }) {
   const { exec } = db;
+  const store = createCommandStore(exec);
   async function stored<R extends Receipt>(id: string, digest: string, kind: CommandKind): Promise<Stored<R> | null> {
-    const [row] = await exec.rows(C.byId, { id });
+    const row = await store.find(id);
     if (!row) return null;
     if (row.payloadDigest !== digest || row.kind !== kind) {
       throw new AppError("command_conflict", `The commandId "${id}" was already used for a different ${row.kind} command.`);
@@ -69,7 +69,7 @@ export function createCommandService({ db }: { db: Db }) {
   }
 
   async function getReceipt<R extends Receipt = Receipt>({ commandId }: { commandId: string }): Promise<R | null> {
-    const [row] = await exec.rows(C.byId, { id: commandId });
+    const row = await store.find(commandId);
     return row?.receipt ? (JSON.parse(row.receipt) as R) : null;
   }
 
@@ -91,13 +91,13 @@ export function createCommandService({ db }: { db: Db }) {
         at: new Date(),
       });
       const record = async (tx: SqlTx, receipt: R) => {
-        if ((await tx.changes(claimQueued ? C.claimQueued : C.insertReceipt, row(receipt))) !== 1) throw new ClaimedByTwin();
+        if (!(await (claimQueued ? store.claimQueued : store.insertReceipt)(tx, row(receipt)))) throw new ClaimedByTwin();
       };
       const commit = (receipt: R) => exec.transaction((tx) => record(tx, receipt));
       try {
         return await apply({ commandId: id, record, commit, claimsQueued: claimQueued });
       } catch (err) {
-        const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await exec.rows(C.byId, { id })).length > 0);
+        const lostToTwin = err instanceof ClaimedByTwin || (commandId !== undefined && isUniqueViolation(err) && (await store.find(id)) !== undefined);
         if (!lostToTwin || attempt >= 3) throw err;
       }
     }
@@ -119,7 +119,7 @@ export function createCommandService({ db }: { db: Db }) {
       const found = await stored<R>(commandId, digest, kind);
       if (found) return found.receipt;
       try {
-        await exec.changes(C.insertQueued, { id: commandId, kind, payloadDigest: digest, payload: JSON.stringify(payload), receipt: JSON.stringify(queuedReceipt), at: new Date() });
+        await store.insertQueued({ id: commandId, kind, payloadDigest: digest, payload: JSON.stringify(payload), receipt: JSON.stringify(queuedReceipt), at: new Date() });
         return queuedReceipt;
       } catch (err) {
         const twin = isUniqueViolation(err) ? await stored<R>(commandId, digest, kind) : null;
@@ -129,7 +129,7 @@ export function createCommandService({ db }: { db: Db }) {
     },
 
     async listQueued(): Promise<Array<{ id: string; kind: CommandKind; payload: unknown }>> {
-      const rows = await exec.rows(C.queued, { limit: 100 });
+      const rows = await store.queued(100);
       return rows.map((r) => ({ id: r.id, kind: r.kind as CommandKind, payload: JSON.parse(r.payload) as unknown }));
     },
 
@@ -139,8 +139,8 @@ export function createCommandService({ db }: { db: Db }) {
      */
     async markRejected({ commandId, kind, error }: { commandId: string; kind: CommandKind; error: { code: string; message: string } }): Promise<Receipt> {
       const receipt = buildReceipt<Receipt>({ commandId, kind, apply_state: "rejected", error });
-      const count = await exec.changes(C.claimQueued, { id: commandId, applyState: "rejected", receipt: JSON.stringify(receipt), at: new Date(), payload: SETTLED_PAYLOAD });
-      return count === 1 ? receipt : ((await getReceipt({ commandId })) ?? receipt);
+      const claimed = await store.claimQueued(exec, { id: commandId, applyState: "rejected", receipt: JSON.stringify(receipt), at: new Date(), payload: SETTLED_PAYLOAD });
+      return claimed ? receipt : ((await getReceipt({ commandId })) ?? receipt);
     },
 
     getReceipt,

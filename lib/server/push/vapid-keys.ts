@@ -1,7 +1,7 @@
 import webpush from "web-push";
 import { z } from "zod";
-import { putSetting } from "../store/access/access-statements";
 import type { Db } from "../store/db/client";
+import { createSettingStore } from "../store/access/setting-store";
 import { isVapidPrivateKey, isVapidPublicKey } from "./vapid-format";
 
 export { isVapidPrivateKey, isVapidPublicKey, isVapidSubject } from "./vapid-format";
@@ -29,7 +29,7 @@ const KeptKeysSchema = z.object({ publicKey: z.string().refine(isVapidPublicKey)
 export async function loadVapidKeys(db: Db, { publicKey, privateKey, subject = DEFAULT_VAPID_SUBJECT }: { publicKey?: string; privateKey?: string; subject?: string } = {}): Promise<VapidKeys> {
   if (publicKey && privateKey) return { publicKey, privateKey, subject };
   const made = JSON.stringify(webpush.generateVAPIDKeys());
-  const kept = (await db.exec.write(putSetting, { key: KEYS_SETTING, value: made, replace: null }))[0]!.value;
+  const kept = await createSettingStore(db.exec).keep(KEYS_SETTING, made);
   const parsed = KeptKeysSchema.safeParse(JSON.parse(kept));
   if (!parsed.success) throw new Error(`The VAPID keys kept in the database (setting ${KEYS_SETTING}) are not a key pair: delete that setting to make new ones (every device subscribes again).`);
   return { ...parsed.data, subject };

@@ -2,11 +2,10 @@ import { isFinalRunStatus, type FinalRunStatus } from "../../protocol/entities";
 import type { JournalRecord } from "../../protocol/ipc";
 import type { JsonValue, QuestionOutcome } from "../../protocol/question";
 import { parseJson } from "../store/db/mappers";
-import type { journal } from "../store/runs/run-statements";
-import type { RowOf } from "../store/typed-sql";
+import type { JournalRow } from "../store/runs/run-reads";
 
 /** One entry as the worker replays it. */
-export function journalRecordOf(e: RowOf<typeof journal>, runId: string): JournalRecord {
+export function journalRecordOf(e: JournalRow, runId: string): JournalRecord {
   switch (e.kind) {
     case "step":
       return { kind: "step", seq: e.seq, digest: e.digest, output: parseJson<JsonValue>(e.output) };

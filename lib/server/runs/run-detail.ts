@@ -3,7 +3,7 @@ import { quoteId } from "../../protocol/bounded-text";
 import type { RunDetail } from "../../protocol/entities";
 import type { Db } from "../store/db/client";
 import { parseJson, toRun } from "../store/db/mappers";
-import { findRun, journalOf, runTree } from "../store/runs/run-statements";
+import { createRunReads } from "../store/runs/run-reads";
 import { createWebhookStore } from "../store/webhooks/webhook-store";
 import type { QuestionService } from "../questions/question-service";
 import { treeBelow } from "./run-tree";
@@ -11,11 +11,12 @@ import { treeBelow } from "./run-tree";
 /** The run, its journal, the pending questions of its whole tree (each naming the run that owns it), its own questions and their webhook deliveries. */
 export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending" | "listOfRun">, id: string): Promise<RunDetail> {
   const { exec } = db;
-  const [row] = await exec.rows(findRun, { id });
+  const reads = createRunReads(exec);
+  const row = await reads.find(id);
   if (!row) throw new AppError("not_found:run", `No run with id ${quoteId(id)}.`);
   const run = toRun(row);
   // A run and every run below it (its children, their children, ...) ask the pending questions shown.
-  const [entries, tree] = await Promise.all([exec.rows(journalOf, { runId: id }), exec.rows(runTree, { id, rootRunId: run.rootRunId })]);
+  const [entries, tree] = await Promise.all([reads.journalOf(id), reads.tree(id, run.rootRunId)]);
   return {
     ...run,
     journal: entries.map((e) => ({ ...e, output: parseJson(e.output) })),

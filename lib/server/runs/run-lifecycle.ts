@@ -1,3 +1,4 @@
+import type { Run } from "../../protocol/entities";
 import type { SettlementMessage } from "../../protocol/ipc";
 import type { ClockTimer } from "../clock";
 import type { Closer } from "../questions/question-service";
@@ -16,8 +17,11 @@ import type { FinalOutcome } from "../store/runs/run-store";
  *   any state but parked ──▶ elsewhere: another node holds the run's lease (found at the load, or by a write it fenced)
  */
 export type RunState =
-  /** Waiting for a worker, or for the worker to take the run; `missed`: settlements its journal read has, unless another node executes it. */
-  | { kind: "starting"; missed: SettlementMessage[] }
+  /**
+   * Waiting for a worker, or for the worker to take the run; `missed`: settlements its journal read has, unless another node executes it;
+   * `fresh`: the run as it was just stored, until its first load (which then needs no reads and counts no attempt).
+   */
+  | { kind: "starting"; missed: SettlementMessage[]; fresh?: Run }
   | { kind: "working"; worker: WorkerLink }
   /** `since`: when it began to wait (the oldest waiting run is parked first); `park`: the timer that lets go of its worker. */
   | { kind: "waiting"; worker: WorkerLink; since: number; park?: ClockTimer }

@@ -73,7 +73,7 @@ const retryDelay = (tries: number) => Math.min(30_000, 500 * 2 ** tries);
  * handled in order on one chain, as a move from a named state; the run's final state is decided once.
  */
 export class RunSupervisor {
-  private current: RunState = { kind: "starting", missed: [] };
+  private current: RunState;
   private chain: Promise<void> = Promise.resolve();
   /**
    * The move to running that an answer's delivery started. Every event waits for it but the
@@ -101,10 +101,11 @@ export class RunSupervisor {
     readonly runId: string,
     private readonly ctx: SupervisorContext,
     /** The run as it was just stored: its first load needs no reads (no row to fetch, an empty journal) and no attempt to count. */
-    private fresh?: Run,
+    fresh?: Run,
     /** The epoch of the lease the caller took for this supervisor (a stop of a parked run). */
     held: number | null = null,
   ) {
+    this.current = { kind: "starting", missed: [], fresh };
     this.epoch = fresh ? ctx.leases.freshEpoch : held;
     this.active = new ActiveClock(
       ctx.clock,
@@ -368,8 +369,8 @@ export class RunSupervisor {
   /** Reads the run and its journal, and hands them to the worker: it starts, or replays up to where it was. */
   private async load(worker: WorkerHandle, starting: StateOf<"starting">): Promise<void> {
     const loaded = this.ctx.metrics.time("run.load");
-    const fresh = this.fresh;
-    this.fresh = undefined;
+    const { fresh } = starting;
+    starting.fresh = undefined;
     // A fresh run was stored with this node's lease; any other is taken first, unless another node executes it.
     if (!fresh) {
       const took = await this.ctx.leases.take(this.runId);

@@ -1,5 +1,5 @@
 import type { Db } from "../store/db/client";
-import { chatHistory } from "../store/sessions/session-statements";
+import { createMessageStore } from "../store/sessions/message-store";
 
 /** How many earlier messages a chat turn gets as its context, and how many bytes of text in all. */
 export const HISTORY_MESSAGES = 30;
@@ -33,5 +33,5 @@ export function boundHistory(newestFirst: ReadonlyArray<{ role: string; text: st
 
 /** The context of a new chat turn: the session's earlier messages, bounded. */
 export async function loadChatHistory(db: Db, sessionId: string): Promise<HistoryEntry[]> {
-  return boundHistory(await db.exec.rows(chatHistory, { sessionId, limit: HISTORY_MESSAGES }));
+  return boundHistory(await createMessageStore(db.exec).chatHistory(sessionId, HISTORY_MESSAGES));
 }

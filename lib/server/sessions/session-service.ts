@@ -8,10 +8,10 @@ import { HISTORY_PAGE_ITEMS, isFinalRunStatus, type HistoryPage, type Message, t
 import type { Db } from "../store/db/client";
 import { toMessage, toQuestion, toRun, toSession } from "../store/db/mappers";
 import { type SqlTx } from "../store/sql-executor";
-import type { RowOf } from "../store/typed-sql";
-import * as S from "../store/sessions/session-statements";
-import * as Q from "../store/questions/question-statements";
-import { activeInSession, runsBetween, runsByIds } from "../store/runs/run-statements";
+import { createSessionStore, type LiveSessionRow } from "../store/sessions/session-store";
+import { createMessageStore, type MessageInsert } from "../store/sessions/message-store";
+import { createSessionQuestions } from "../store/questions/session-questions";
+import { createRunReads } from "../store/runs/run-reads";
 import type { DomainEvents } from "../events";
 import { createReplyStreams, mergeStreams } from "./reply-streams";
 import { decodeCursor, encodeCursor, takePage, type Position } from "./history";
@@ -24,17 +24,19 @@ type NewMessage = Omit<Message, "id" | "createdAt" | "runId" | "sender"> & { run
 const messageData = ({ runId = null, stopped = false, sender = null, ...message }: NewMessage) => ({ id: newOrderedId(), ...message, runId, stopped, sender, createdAt: new Date() });
 
 /** The names of a session's members, as its read gives them (space-separated; null for none). */
-const membersIn = (row: RowOf<typeof S.liveSession>): string[] => (row.memberNames ? row.memberNames.split(" ") : []);
-const counted = (row: RowOf<typeof S.liveSession>) => toSession(row, row.pendingCount ?? 0, membersIn(row).length > 0);
+const membersIn = (row: LiveSessionRow): string[] => (row.memberNames ? row.memberNames.split(" ") : []);
+const counted = (row: LiveSessionRow) => toSession(row, row.pendingCount ?? 0, membersIn(row).length > 0);
 /** Runs once each (the later copy kept), oldest first. */
 const inOrder = (runs: Run[]): Run[] => [...new Map(runs.map((r) => [r.id, r])).values()].sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 /** Whose tabs hear of a session: its owner's and its members'. */
-const peopleOf = (row: RowOf<typeof S.liveSession>) => [row.ownerId, ...membersIn(row)];
+const peopleOf = (row: LiveSessionRow) => [row.ownerId, ...membersIn(row)];
 
 export function createSessionService({ db, events }: { db: Db; events: DomainEvents }) {
   const { exec } = db;
-  /** A message's row, stored alone (`exec`) or in someone's transaction: the same statement. */
-  const insertIn = (lane: Pick<SqlTx, "changes">, row: S.MessageInsert) => lane.changes(S.insertMessage, row).then(() => row);
+  const store = createSessionStore(exec);
+  const messages = createMessageStore(exec);
+  const sessionQuestions = createSessionQuestions(exec);
+  const runReads = createRunReads(exec);
   /** Agent replies still streaming (in memory): snapshots carry them, `message.delta` adds to them. */
   const streams = createReplyStreams();
   /** The replies other nodes stream in a session (several nodes); none by default. */
@@ -44,7 +46,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
   /** A session being deleted (or gone) is not found, exactly as an id that never existed. */
   async function getSession({ id }: { id: string }): Promise<Session> {
-    const [row] = await exec.rows(S.liveSession, { id });
+    const row = await store.live(id);
     if (!row) throw notFound(id);
     return counted(row);
   }
@@ -55,7 +57,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
   }
 
   /** Tells its people's tabs how a session is now (as read), and answers it. */
-  function announced(row: RowOf<typeof S.liveSession>): Session {
+  function announced(row: LiveSessionRow): Session {
     const session = counted(row);
     events.emit("session.updated", session, peopleOf(row));
     return session;
@@ -63,7 +65,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
   /** Tells its people's tabs how the session is now; a session deleted meanwhile is not announced again. */
   async function publish(id: string): Promise<void> {
-    const [row] = await exec.rows(S.liveSession, { id });
+    const row = await store.live(id);
     if (row) announced(row);
   }
 
@@ -71,17 +73,12 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
   async function historyBefore(sessionId: string, before: Position | null): Promise<HistoryPage> {
     const limit = HISTORY_PAGE_ITEMS + 1;
     const at = before && new Date(before.at);
-    const [messages, closed] = await Promise.all([
-      before ? exec.rows(S.messagesBefore, { sessionId, beforeAt: at!, beforeId: before.id, limit }) : exec.rows(S.newestMessages, { sessionId, limit }),
-      exec.rows(Q.closedBefore, { sessionId, beforeAt: at, beforeId: before?.id ?? null, limit }),
-    ]);
-    const page = takePage(messages.map(toMessage), closed.map(toQuestion), HISTORY_PAGE_ITEMS);
+    const place = before && { at: at!, id: before.id };
+    const [said, closed] = await Promise.all([place ? messages.before(sessionId, place, limit) : messages.newest(sessionId, limit), sessionQuestions.closedBefore(sessionId, place, limit)]);
+    const page = takePage(said.map(toMessage), closed.map(toQuestion), HISTORY_PAGE_ITEMS);
     // The runs its items belong to, and those that started in its stretch (a nested run's line is drawn where it started).
     const ids = [...new Set([...page.messages.flatMap((m) => (m.runId ? [m.runId] : [])), ...page.questions.map((q) => q.runId)])];
-    const [between, named] = await Promise.all([
-      exec.rows(runsBetween, { sessionId, from: page.oldest && new Date(page.oldest.at), to: at }),
-      ids.length > 0 ? exec.rows(runsByIds, { sessionId, ids: JSON.stringify(ids) }) : [],
-    ]);
+    const [between, named] = await Promise.all([runReads.between(sessionId, page.oldest && new Date(page.oldest.at), at), ids.length > 0 ? runReads.byIds(sessionId, ids) : []]);
     return {
       messages: page.messages,
       closedQuestions: await withVotes(page.questions, exec),
@@ -96,27 +93,27 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
 
     /** The owner of a session that is not being deleted (not_found else): one read, no counts. */
     async ownerOf({ id }: { id: string }): Promise<string> {
-      const [row] = await exec.rows(S.sessionOwner, { id });
+      const row = await store.owner(id);
       if (!row || row.deletedAt !== null) throw notFound(id);
       return row.ownerId;
     },
 
     async createSession({ title, ownerId = LOCAL_OWNER }: { title?: string; ownerId?: string } = {}): Promise<Session> {
-      const [row] = await exec.write(S.insertSession, { id: randomUUID(), ownerId, title: title ?? DEFAULT_TITLE, at: new Date() });
-      const session = toSession(row!, 0, false);
+      const row = await store.insert({ id: randomUUID(), ownerId, title: title ?? DEFAULT_TITLE, at: new Date() });
+      const session = toSession(row, 0, false);
       events.emit("session.updated", session, [ownerId]);
       return session;
     },
 
     /** The sessions a person owns or is a member of, newest first; every owner's without one (the CLI on the database). */
     async listSessions({ ownerId }: { ownerId?: string } = {}): Promise<Session[]> {
-      return (await exec.rows(S.sessionsOf, { ownerId: ownerId ?? null, limit: 200 })).map(counted);
+      return (await store.listOf(ownerId ?? null, 200)).map(counted);
     },
 
     /** The session's end: its newest page of history, and everything live (pending questions, active runs, replies streaming). */
     async getSnapshot({ id }: { id: string }): Promise<SessionSnapshot> {
       const session = await getSession({ id });
-      const [page, active, questions] = await Promise.all([historyBefore(id, null), exec.rows(activeInSession, { sessionId: id }), exec.rows(Q.pendingInSession, { sessionId: id })]);
+      const [page, active, questions] = await Promise.all([historyBefore(id, null), runReads.activeInSession(id), sessionQuestions.pending(id)]);
       // Read after the messages: a reply whose message was stored meanwhile is in one list, not both.
       const local = streams.of(id);
       const runs = inOrder([...page.runs, ...active.map(toRun)]);
@@ -138,7 +135,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
      */
     async addMessage(
       { streamSeq, ...message }: NewMessage & { /** the journal position of the streamed reply this message completes */ streamSeq?: number },
-      storedBy: (row: S.MessageInsert) => Promise<S.MessageInsert> = (row) => insertIn(exec, row),
+      storedBy: (row: MessageInsert) => Promise<MessageInsert> = (row) => messages.insert(exec, row),
     ): Promise<Message> {
       const row = await storedBy(messageData(message));
       // The stored message replaces the stream in every tab (and in later snapshots) at once.
@@ -164,7 +161,7 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     },
 
     /** Stores a message inside someone else's transaction; announce it once that has committed. */
-    recordMessage: async (tx: SqlTx, message: NewMessage): Promise<Message> => toMessage(await insertIn(tx, messageData(message))),
+    recordMessage: async (tx: SqlTx, message: NewMessage): Promise<Message> => toMessage(await messages.insert(tx, messageData(message))),
 
     announceMessage,
 
@@ -176,15 +173,15 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
     async titleFromMessage({ id, text, functions = [] }: { id: string; text: string; functions?: readonly TitledFunction[] }): Promise<void> {
       const title = automaticTitle(text, functions);
       const at = new Date();
-      const count = title === null ? 0 : await exec.changes(S.autoTitle, { id, title, untitled: DEFAULT_TITLE, at });
-      if (count === 0) await exec.changes(S.touch, { id, at });
+      const titled = title !== null && (await store.autoTitle({ id, title, untitled: DEFAULT_TITLE, at }));
+      if (!titled) await store.touch(id, at);
       await publish(id);
     },
 
     /** A person's title: kept from now on (no automatic title replaces it); every tab of its people is told. */
     async renameSession({ id, title }: { id: string; title: string }): Promise<Session> {
-      if ((await exec.changes(S.rename, { id, title, at: new Date() })) === 0) throw notFound(id);
-      const [row] = await exec.rows(S.liveSession, { id });
+      if (!(await store.rename({ id, title, at: new Date() }))) throw notFound(id);
+      const row = await store.live(id);
       if (!row) throw notFound(id);
       return announced(row);
     },
@@ -195,18 +192,18 @@ export function createSessionService({ db, events }: { db: Db; events: DomainEve
      * concurrent deletes gets here; the others are told the session is not found.
      */
     async markDeleted({ id }: { id: string }): Promise<{ ownerId: string }> {
-      const [row] = await exec.write(S.markDeleted, { id, at: new Date() });
+      const row = await store.markDeleted(id, new Date());
       if (!row) throw notFound(id);
       return row;
     },
 
     /** The last step of a delete: removes a session marked deleted with everything it holds (messages, runs, questions, rules). */
     async removeDeleted({ id }: { id: string }): Promise<void> {
-      await exec.changes(S.removeDeleted, { id });
+      await store.removeDeleted(id);
     },
 
     /** Sessions whose delete began but did not finish (the server stopped in between). */
-    listDeleted: async (): Promise<string[]> => (await exec.rows(S.deletedIds, {})).map((r) => r.id),
+    listDeleted: (): Promise<string[]> => store.deletedIds(),
   };
 }
 

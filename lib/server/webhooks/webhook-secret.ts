@@ -1,5 +1,5 @@
-import { putSetting } from "../store/access/access-statements";
 import type { Db } from "../store/db/client";
+import { createSettingStore } from "../store/access/setting-store";
 import { newWebhookSecret } from "./secret-format";
 
 const SECRET_SETTING = "webhook-secret";
@@ -10,5 +10,5 @@ const SECRET_SETTING = "webhook-secret";
  */
 export async function loadWebhookSecret(db: Db, configured?: string): Promise<string> {
   if (configured) return configured;
-  return (await db.exec.write(putSetting, { key: SECRET_SETTING, value: newWebhookSecret(), replace: null }))[0]!.value;
+  return createSettingStore(db.exec).keep(SECRET_SETTING, newWebhookSecret());
 }
