@@ -7,11 +7,10 @@ import path from "node:path";
  * check (a stall, a revocation heard, a lease that must not lapse), kill processes at random
  * points, or load every core. The others run two at a time (they mostly wait on servers).
  */
+/** Several nodes over PostgreSQL and Redis, one file at a time: `npm test`'s cluster part. */
+const CLUSTER = ["tests/cluster*.integration.test.ts"];
+
 const ALONE = [
-  "tests/cluster.integration.test.ts",
-  "tests/cluster-redis.integration.test.ts",
-  "tests/cluster-teams.integration.test.ts",
-  "tests/cluster-trials.integration.test.ts",
   "tests/fault-trials.integration.test.ts",
   "tests/db-lock.integration.test.ts",
   "tests/durable.integration.test.ts",
@@ -41,8 +40,9 @@ export default defineConfig({
       // for each file was half the part's time. A file that changes globals (env, timers, the
       // function catalogue) puts them back or sets them for itself.
       { extends: true, test: { name: "unit", include: ["{lib,workers,components,app,scripts}/**/*.test.{ts,tsx}"], isolate: false, maxWorkers: WORKERS, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "integration", include: ["tests/**/*.test.ts"], exclude: ALONE, maxWorkers: WORKERS, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "integration", include: ["tests/**/*.test.ts"], exclude: [...ALONE, ...CLUSTER], maxWorkers: WORKERS, sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: "integration, alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: "cluster", include: CLUSTER, maxWorkers: 1, sequence: { groupOrder: 3 } } },
     ],
   },
 });

@@ -40,7 +40,14 @@ const PARTS = [
   // The code as Prettier writes it (`npm run format` fixes it).
   { name: "format", command: node(path.join(root, "node_modules/prettier/bin/prettier.cjs"), "--check", ".") },
   { name: "unit", command: vitest("unit.json", "lib/", "workers/", "components/", "app/", "scripts/"), report: { file: "unit.json", read: fromVitest } },
-  { name: "integration", command: vitest("integration.json", "tests/"), needs: ["build"], report: { file: "integration.json", read: fromVitest } },
+  {
+    name: "integration",
+    command: vitest("integration.json", "tests/", "--project", "integration", "--project", "integration, alone"),
+    needs: ["build"],
+    report: { file: "integration.json", read: fromVitest },
+  },
+  // Several nodes over PostgreSQL and Redis (each file skips, saying why, without them): beside the static checks, not on the integration lane.
+  { name: "cluster", command: vitest("cluster.json", "--project", "cluster"), needs: ["build"], report: { file: "cluster.json", read: fromVitest } },
   // Skips with its reason (exit 0) when no PostgreSQL answers.
   {
     name: "pg",
@@ -53,6 +60,8 @@ const PARTS = [
     command: node(path.join(root, "node_modules/@playwright/test/cli.js"), "test"),
     env: { PARLEY_E2E_JSON: path.join(reports, "e2e.json") },
     needs: ["build"],
+    // On a quiet machine: once the other lane is done too.
+    after: ["pg", "cluster"],
     report: { file: "e2e.json", read: (json) => fromPlaywright(json, "e2e") },
   },
 ];
@@ -66,7 +75,7 @@ const PARTS = [
  */
 const LANES = [
   ["build", "integration", "e2e"],
-  ["format", "typecheck", "lint", "unit", "pg"],
+  ["format", "typecheck", "lint", "unit", "cluster", "pg"],
 ];
 
 const named = process.argv.slice(2);

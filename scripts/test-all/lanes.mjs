@@ -1,8 +1,9 @@
 // How `npm test` runs its parts: lanes run at once, the parts of a lane one after another. A part
-// also waits for the parts it `needs` (in any lane) and is not run when one of them did not pass.
+// also waits for the parts it `needs` (in any lane) and is not run when one of them did not pass,
+// and for the parts it comes `after` (in any lane), whatever their outcome: a quiet machine.
 
 /**
- * Runs `parts` (`{ name, needs?: string[] }`) as `lanes` (arrays of part names) say; `run(part)`
+ * Runs `parts` (`{ name, needs?: string[], after?: string[] }`) as `lanes` (arrays of part names) say; `run(part)`
  * runs one and resolves with its outcome (`{ result: "passed" | "failed" | "skipped" | … }`).
  * `notRun(part)` may give a reason to pass one over (an interrupt); a part whose need did not pass
  * is "not run" with "<need> failed". Resolves with every outcome, in the order of `parts`.
@@ -25,6 +26,7 @@ export async function runLanes(parts, lanes, run, notRun = () => null) {
       for (const name of lane) {
         const part = byName.get(name);
         const needs = await Promise.all((part.needs ?? []).filter((n) => byName.has(n)).map(async (n) => [n, await outcome.get(n)]));
+        await Promise.all((part.after ?? []).filter((n) => byName.has(n)).map((n) => outcome.get(n)));
         const failedNeed = needs.find(([, o]) => !passed(o));
         const skip = failedNeed ? `${failedNeed[0]} failed` : notRun(part);
         settle.get(name)(skip ? { name, result: "not run", note: skip } : await run(part));

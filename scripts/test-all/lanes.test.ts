@@ -39,6 +39,26 @@ describe("runLanes", () => {
     expect((await all).map((o) => `${o.name} ${o.result}`)).toEqual(["build passed", "format passed", "unit passed", "e2e failed"]);
   });
 
+  it("a part waits for the parts it comes after, in another lane, and runs whatever their outcome", async () => {
+    const { log, run, end } = controlled();
+    const parts = [{ name: "integration" }, { name: "e2e", after: ["pg"] }, { name: "unit" }, { name: "pg" }];
+    const all = runLanes(
+      parts,
+      [
+        ["integration", "e2e"],
+        ["unit", "pg"],
+      ],
+      run,
+    );
+    await end("integration");
+    await end("unit");
+    expect(log).toEqual(["start integration", "start unit", "end integration", "end unit", "start pg"]);
+    await end("pg", "failed");
+    expect(log.slice(5)).toEqual(["end pg", "start e2e"]);
+    await end("e2e");
+    expect((await all).map((o) => `${o.name} ${o.result}`)).toEqual(["integration passed", "e2e passed", "unit passed", "pg failed"]);
+  });
+
   it("passes over a part whose need did not pass, saying which, and goes on with its lane", async () => {
     const { log, run, end } = controlled();
     const parts = [{ name: "build" }, { name: "typecheck", needs: ["build"] }, { name: "integration", needs: ["build"] }, { name: "lint" }];
