@@ -201,7 +201,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction, functions: functions.listed });
   const asks = createAskService({ db, sessions, runs, questions, events, callbackHosts: config.webhooks?.hosts });
   const mcp = lazyMcpEndpoint({ asks, version: "1", progressEveryMs: config.mcpProgressMs });
-  const channel = createTextChannel({ db, sessions, questions, runs, textCommands, postMessage: turns.postMessage, chatCommands: functions.chatCommands });
+  const channel = createTextChannel({ db, sessions, questions, runs, textCommands, events, postMessage: turns.postMessage, chatCommands: functions.chatCommands });
 
   return {
     db,

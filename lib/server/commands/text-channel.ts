@@ -9,6 +9,8 @@ import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
 import { createMessageStore } from "../store/sessions/message-store";
 import type { TextCommandResult, TextCommands } from "./text-commands";
+import type { DomainEvents } from "../events";
+import { TURN_RECHECK_MS, watchTurn } from "./turn-watch";
 
 export interface TextChannelDeps {
   db: Db;
@@ -16,6 +18,8 @@ export interface TextChannelDeps {
   questions: QuestionService;
   runs: RunService;
   textCommands: TextCommands;
+  /** What happens in the session: a turn's wait wakes on it. */
+  events: DomainEvents;
   /** Starts a chat turn (or applies a text command) as a message typed in the app would. */
   postMessage(message: { sessionId: string; text: string; sender?: string; answerer?: Answerer }): Promise<Run | TextCommandResult>;
   /** The chat commands of the functions loaded now (`coffee` for `/coffee`). */
@@ -23,7 +27,7 @@ export interface TextChannelDeps {
 }
 
 /** A plain-text channel (SMS, chat bridges): its messages in, and what the session said out. */
-export function createTextChannel({ db, sessions, questions, runs, textCommands, postMessage, chatCommands }: TextChannelDeps) {
+export function createTextChannel({ db, sessions, questions, runs, textCommands, events, postMessage, chatCommands }: TextChannelDeps) {
   const messages = createMessageStore(db.exec);
   /**
    * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
@@ -60,22 +64,29 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
     const word = slashWord(text);
     if (word !== null && !chatCommands().includes(word)) return refused(unknownCommandLine(word, chatCommands()), waiting);
     if (waiting.length > 0) return refused(waiting.length > 1 ? "Several questions are waiting: say which one you answer." : "Answer the question first: a new chat turn waits for it.", waiting);
+    // Listening before the turn starts: what it does first is heard.
+    const turn = watchTurn(events, sessionId);
     let started: Run | TextCommandResult;
-    try {
-      started = await postMessage({ sessionId, text, sender: channelSender(from), answerer });
-    } catch (err) {
-      // Busy after all: a question was asked, or a turn started, since the look above.
-      if (!(err instanceof AppError) || err.code !== "session_busy") throw err;
-      return refused(err.message, await questions.listPending({ sessionId }));
-    }
-    if (!("status" in started)) throw new Error("a chat message started no run");
-    const deadline = Date.now() + waitMs;
     let pending: Question[];
-    for (;;) {
-      pending = await questions.listPending({ sessionId });
-      const run = await runs.getRun({ id: started.id });
-      if (pending.length > 0 || (run.status !== "running" && run.status !== "waiting_input") || Date.now() >= deadline) break;
-      await new Promise((r) => setTimeout(r, 50));
+    try {
+      try {
+        started = await postMessage({ sessionId, text, sender: channelSender(from), answerer });
+      } catch (err) {
+        // Busy after all: a question was asked, or a turn started, since the look above.
+        if (!(err instanceof AppError) || err.code !== "session_busy") throw err;
+        return refused(err.message, await questions.listPending({ sessionId }));
+      }
+      if (!("status" in started)) throw new Error("a chat message started no run");
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        pending = await questions.listPending({ sessionId });
+        const run = await runs.getRun({ id: started.id });
+        const left = deadline - Date.now();
+        if (pending.length > 0 || (run.status !== "running" && run.status !== "waiting_input") || left <= 0) break;
+        await turn.next(Math.min(left, TURN_RECHECK_MS));
+      }
+    } finally {
+      turn.stop();
     }
     const said = await messages.saidInRun(sessionId, started.id);
     const last = await messages.lastSaidId(sessionId);
