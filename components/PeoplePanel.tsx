@@ -1,8 +1,9 @@
 "use client";
 
-import { useId, useRef, useState, type ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import { HeaderSheet } from "./HeaderSheet";
-import { mayRename, peopleView, personNameOf, type Me, type PersonRow } from "@/lib/client/session-people";
+import { mayRename, peopleView, type Me, type PersonRow } from "@/lib/client/session-people";
+import { useNameField } from "./use-name-field";
 import { useMembers } from "@/lib/client/use-members";
 import { renamePerson, useNameOf } from "@/lib/client/use-names";
 import type { NameOf } from "@/lib/protocol/display-names";
@@ -122,28 +123,8 @@ function PersonItem({ row, nameOf, canRename, removing, onAct }: { row: PersonRo
 
 /** A person's row while renaming them: their display name in a field; Save (Enter) renames them everywhere, Cancel (Esc) keeps it. */
 function RenamePerson({ user, current, onDone }: { user: string; current: string; onDone: () => void }) {
-  const inputId = useId();
-  const errorId = useId();
-  const [name, setName] = useState(current);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
-
-  const submit = async () => {
-    const typed = personNameOf(name);
-    if (!typed.ok) {
-      setProblem(typed.message);
-      input.current?.focus();
-      return;
-    }
-    if (typed.name === current) return onDone();
-    setBusy(true);
-    const res = await renamePerson(user, typed.name);
-    setBusy(false);
-    if (res.ok) return onDone();
-    setProblem(res.error.message);
-    input.current?.focus();
-  };
+  const field = useNameField(current, (name) => (name === current ? null : renamePerson(user, name)), onDone);
+  const { inputId, errorId, problem, busy, submit } = field;
 
   return (
     <li data-testid="person-renaming" data-user={user} className="px-4 py-2">
@@ -159,27 +140,15 @@ function RenamePerson({ user, current, onDone }: { user: string; current: string
         </label>
         <div className="flex gap-2">
           <input
-            ref={input}
-            id={inputId}
+            {...field.inputProps}
             data-testid="person-rename-name"
-            value={name}
             autoFocus
-            autoComplete="off"
-            autoCapitalize="none"
-            spellCheck={false}
-            aria-invalid={problem !== null}
-            aria-describedby={problem ? errorId : undefined}
-            onChange={(e) => {
-              setName(e.target.value);
-              setProblem(null);
-            }}
             onKeyDown={(e) => {
               if (e.key !== "Escape") return;
               // The row, not the whole sheet, closes.
               e.stopPropagation();
               onDone();
             }}
-            className="h-9 min-w-0 flex-1 rounded-lg border border-stone-300 px-3 text-base text-stone-900 pointer-coarse:h-11 focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-200 aria-[invalid=true]:border-red-400 md:text-sm"
           />
           <button
             type="submit"
@@ -209,29 +178,8 @@ function RenamePerson({ user, current, onDone }: { user: string; current: string
 
 /** "Add a person" by name: a name the server does not know is said under the field. */
 function AddPerson({ onAdd }: { onAdd: (user: string) => Promise<{ ok: true } | { ok: false; error: { message: string } }> }) {
-  const inputId = useId();
-  const errorId = useId();
-  const [name, setName] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
-
-  const submit = async () => {
-    const typed = personNameOf(name);
-    if (!typed.ok) {
-      setProblem(typed.message);
-      input.current?.focus();
-      return;
-    }
-    setBusy(true);
-    const res = await onAdd(typed.name);
-    setBusy(false);
-    if (res.ok) {
-      setName("");
-      setProblem(null);
-    } else setProblem(res.error.message);
-    input.current?.focus();
-  };
+  const field = useNameField("", onAdd, () => {});
+  const { inputId, errorId, problem, busy, submit } = field;
 
   return (
     <form
@@ -246,23 +194,7 @@ function AddPerson({ onAdd }: { onAdd: (user: string) => Promise<{ ok: true } | 
         Add a person
       </label>
       <div className="flex gap-2">
-        <input
-          ref={input}
-          id={inputId}
-          data-testid="people-add-name"
-          value={name}
-          placeholder="Their name"
-          autoComplete="off"
-          autoCapitalize="none"
-          spellCheck={false}
-          aria-invalid={problem !== null}
-          aria-describedby={problem ? errorId : undefined}
-          onChange={(e) => {
-            setName(e.target.value);
-            setProblem(null);
-          }}
-          className="h-9 min-w-0 flex-1 rounded-lg border border-stone-300 px-3 text-base text-stone-900 pointer-coarse:h-11 focus-visible:border-indigo-500 focus-visible:outline-2 focus-visible:outline-indigo-200 aria-[invalid=true]:border-red-400 md:text-sm"
-        />
+        <input {...field.inputProps} data-testid="people-add-name" placeholder="Their name" />
         <button
           type="submit"
           data-testid="people-add-submit"
