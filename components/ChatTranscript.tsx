@@ -12,6 +12,8 @@ import { MessageItem, StreamingItem } from "./TranscriptMessages";
 
 interface ChatTranscriptProps {
   items: TranscriptItem[];
+  /** Counts the messages sent from this tab: each brings the view to the end, wherever it was read. */
+  sent?: number;
   loading: boolean;
   /** Runs a failed chat turn again (by its run): offered under it (a provider error) while no turn runs. */
   onRetry?: (runId: string) => unknown;
@@ -74,6 +76,7 @@ function anchorIn(scroller: HTMLElement, list: HTMLElement): Anchor | null {
 
 export function ChatTranscript({
   items,
+  sent = 0,
   loading,
   onRetry,
   onSuggest,
@@ -166,6 +169,14 @@ export function ChatTranscript({
       el.removeEventListener("scroll", onScroll);
     };
   }, [holdAnchor]);
+
+  // The reader's own message: they follow it to the end (and what answers it).
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || sent === 0) return;
+    stuck.current = true;
+    el.scrollTop = el.scrollHeight;
+  }, [sent]);
 
   const jump = () => {
     const el = scroller.current;

@@ -119,7 +119,10 @@ test.describe("the chat around the card", () => {
     await page.getByTestId("jump-to-latest").click();
     await expect(page.getByTestId("jump-to-latest")).toBeHidden();
 
-    // At the bottom, a card that grows below (a form, then its errors) leaves the latest in view.
+    // Scrolled up, a message of one's own brings the view to the end; there, a card that grows below
+    // (a form, then its errors) leaves the latest in view.
+    await page.getByTestId("transcript").evaluate((el) => el.scrollTo({ top: 0 }));
+    await expect(page.getByTestId("jump-to-latest")).toBeVisible();
     const atBottom = () => page.getByTestId("transcript").evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2);
     await tab.send("/trip");
     await tab.expectCard("Book a trip");

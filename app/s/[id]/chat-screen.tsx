@@ -51,6 +51,12 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
   const list = useSessions();
   const me = useMe();
   const [stopping, setStopping] = useState(false);
+  // Each message sent from this tab brings the transcript to its end.
+  const [sent, setSent] = useState(0);
+  const send = (text: string) => {
+    setSent((n) => n + 1);
+    return sendMessage(text);
+  };
   const slow = useAfter(1500);
   const items = useMemo(() => transcript(state), [state]);
   // Who is looking: the gate's principal, known at once (else whom the session route names).
@@ -128,7 +134,8 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
           items={items}
           loading={!joined && !joinError}
           onRetry={turn === null && pending.length === 0 ? retryRun : undefined}
-          onSuggest={turn === null && pending.length === 0 ? sendMessage : undefined}
+          onSuggest={turn === null && pending.length === 0 ? send : undefined}
+          sent={sent}
           waitingRunIds={waitingRunIds}
           // With runs side by side each line has its own Stop; one run is stopped from the header.
           onStopRun={running.length > 1 ? (run) => stop([run]) : undefined}
@@ -144,7 +151,7 @@ export function ChatScreen({ sessionId, viewer = null }: { sessionId: string; vi
           {pending.length > 0 ? (
             <QuestionCard questions={pending} onReply={reply} onReject={reject} notice={notice?.text} me={myName} />
           ) : (
-            <Composer sessionId={sessionId} onSend={sendMessage} busy={turn !== null} onStop={turn && mayStop(turn) ? () => void stop([turn]) : undefined} stopping={stopping} />
+            <Composer sessionId={sessionId} onSend={send} busy={turn !== null} onStop={turn && mayStop(turn) ? () => void stop([turn]) : undefined} stopping={stopping} />
           )}
         </div>
       </main>

@@ -12,13 +12,20 @@ export interface RenameAnnouncementDeps {
   everyone(): Promise<Person[]>;
 }
 
-/** Tells a rename to those who may read the name (GET /api/names): the person, who shares a chat with them, administrators. */
+/**
+ * Tells a rename to those who may read the name (GET /api/names): the person, who shares a chat with
+ * them, administrators. In the order the renames happened, whichever audience is read first: a tab
+ * told "Annie" then "Ann" would show the older name.
+ */
 export function announceRename({ events, members, everyone }: RenameAnnouncementDeps): (renamed: PersonRenamed) => void {
-  return (renamed) =>
-    void Promise.all([members.sharingWith(renamed.name), everyone()])
-      .then(([sharing, people]) => {
-        const audience = new Set([LOCAL_OWNER, renamed.name, ...sharing, ...people.filter((p) => p.admin).map((p) => p.name)]);
-        events.emit("person.renamed", renamed, [...audience]);
-      })
+  let told: Promise<void> = Promise.resolve();
+  return (renamed) => {
+    const audience = Promise.all([members.sharingWith(renamed.name), everyone()]).then(
+      ([sharing, people]) => new Set([LOCAL_OWNER, renamed.name, ...sharing, ...people.filter((p) => p.admin).map((p) => p.name)]),
+    );
+    told = told
+      .then(() => audience)
+      .then((people) => void events.emit("person.renamed", renamed, [...people]))
       .catch((error: unknown) => log.warn({ err: error, person: renamed.name }, "could not tell the tabs of a rename"));
+  };
 }
