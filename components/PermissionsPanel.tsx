@@ -1,5 +1,6 @@
 "use client";
 
+import { useNameOf } from "@/lib/client/use-names";
 import { useRef, useState, type ReactNode } from "react";
 import { HeaderSheet } from "./HeaderSheet";
 import type { PermissionDecision, PermissionRule } from "@/lib/protocol/permissions";
@@ -128,6 +129,7 @@ function Worded({ text }: { text: string }) {
 /** A rule: its decision, what it matches in words, its tool and pattern as written, where it came from; `compact` (read-only rules) tighter. */
 function RuleRow({ rule, removing = false, onRemove, compact = false }: { rule: PermissionRule; removing?: boolean; onRemove?: () => void; compact?: boolean }) {
   const added = rule.createdAt ? `Added ${fullTime(rule.createdAt)}` : undefined;
+  const nameOf = useNameOf();
   return (
     <li
       data-testid="permission-rule"
@@ -162,7 +164,7 @@ function RuleRow({ rule, removing = false, onRemove, compact = false }: { rule: 
             <>
               <span aria-hidden>·</span>
               <span data-testid="permission-rule-grant" title={rule.expiresAt ? `Ends ${fullTime(rule.expiresAt)}` : undefined} className="shrink-0">
-                {grantWords(rule, { time: endWords })}
+                {grantWords(rule, { time: endWords, nameOf })}
               </span>
             </>
           )}

@@ -126,7 +126,7 @@ test.describe("approvals shared by the tabs of one session", () => {
     await expect(rule).toHaveAttribute("data-source", "always");
     await expect(rule.getByTestId("permission-rule-tool")).toHaveText("write_file");
     await expect(rule.getByTestId("permission-rule-pattern")).toHaveText("docs/**");
-    await expect(rule.getByTestId("permission-rule-grant")).toHaveText(/^by local · until \d{1,2}:\d{2}.* · used once$/);
+    await expect(rule.getByTestId("permission-rule-grant")).toHaveText(/^by Administrator · until ([A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d{2}.* · used once$/);
     await tabs[1]!.page.setViewportSize({ width: 390, height: 844 });
     await expect(rule.getByTestId("permission-rule-remove")).toBeInViewport();
     await tabs[1]!.page.screenshot({ path: "test-results/permissions-grant-phone.png" });

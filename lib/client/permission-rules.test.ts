@@ -29,6 +29,9 @@ describe("the permissions panel's wording", () => {
     expect(grantWords({ ...rule("a", "always"), createdBy: null, expiresAt: null, uses: 1 }, { now, time })).toBe("for good · used once");
     expect(grantWords({ ...rule("a", "always"), expiresAt: "2026-12-07T18:00:00Z", uses: 0 }, { now, time })).toBe("ended · not used yet");
     expect(grantWords(rule("b", "manual"), { now, time })).toBe("for good");
+    // The one name each person is shown by.
+    expect(grantWords({ ...rule("a", "always"), createdBy: "local", expiresAt: null }, { now, time })).toBe("by Administrator · for good");
+    expect(grantWords({ ...rule("a", "always"), createdBy: "bob", expiresAt: null }, { now, time, nameOf: (id) => (id === "bob" ? "Robert" : id) })).toBe("by Robert · for good");
   });
 
   it("drops a removed rule from the session's, never from the project's", () => {

@@ -1,3 +1,5 @@
+import { personLabel } from "../protocol/audit";
+import type { NameOf } from "../protocol/display-names";
 import { commandText, readCommandAllow } from "../permissions/command-allow";
 import { unescapePattern } from "../permissions/pattern-text";
 import { folderWords } from "../permissions/working-folder";
@@ -24,9 +26,10 @@ export function sourceLabel(rule: PermissionRule): string {
  * A session rule's grant in words: who made it, how long it lasts, how often it was used —
  * "by bob · until 18:45 · used 3 times", "for good · not used yet". `time` words an end.
  */
-export function grantWords(rule: PermissionRule, { now = Date.now(), time }: { now?: number; time: (iso: string) => string }): string {
+export function grantWords(rule: PermissionRule, { now = Date.now(), time, nameOf }: { now?: number; time: (iso: string) => string; nameOf?: NameOf }): string {
   const parts: string[] = [];
-  if (rule.createdBy) parts.push(`by ${rule.createdBy}`);
+  // By the one name the person is shown by ("Administrator" for `local` until renamed).
+  if (rule.createdBy) parts.push(`by ${personLabel(rule.createdBy, { nameOf })}`);
   if (rule.expiresAt) parts.push(Date.parse(rule.expiresAt) <= now ? "ended" : `until ${time(rule.expiresAt)}`);
   else parts.push("for good");
   if (rule.uses !== undefined) parts.push(rule.uses === 0 ? "not used yet" : `used ${rule.uses === 1 ? "once" : `${rule.uses} times`}`);

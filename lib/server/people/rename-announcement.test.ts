@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { PersonRenamed } from "../../protocol/display-names";
-import type { Person } from "../../protocol/teams";
 import { DomainEvents } from "../events";
 import { announceRename } from "./rename-announcement";
 
-const person = (name: string, admin = false) => ({ name, displayName: name, admin, createdAt: "2026-12-07T00:00:00.000Z" }) as Person;
+const person = (name: string, admin = false) => ({ name, displayName: name, admin, createdAt: "2026-12-07T00:00:00.000Z" });
 
 describe("announceRename", () => {
   it("tells renames in the order they happened, however long each audience takes to read", async () => {
