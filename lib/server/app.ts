@@ -14,6 +14,7 @@ import { createPeople } from "./people/people-service";
 import { createDomainServices } from "./domain-services";
 import { createAuditService } from "./audit/audit-service";
 import { DomainEvents } from "./events";
+import { createQuestionSurfaces } from "./surfaces/question-surfaces";
 import { createMetrics, type Metrics } from "./metrics";
 import { createClusterLink, type ClusterLink } from "./cluster/cluster-link";
 import { createRunLeases } from "./cluster/run-leases";
@@ -139,6 +140,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const { db, pool, tools = [], editedCalls, chatFunction = "chat", clock = systemClock, metrics = createMetrics(), cluster = createClusterLink() } = parts;
   const functions = functionCatalogue(parts.functions);
   const events = new DomainEvents();
+  // Subscribed first: the tabs hear a question before anything else does with it.
+  const surfaces = createQuestionSurfaces(events);
   const leaseMs = config.runLeaseMs ?? 0;
   const leases = leaseMs > 0 ? createRunLeases(db, { nodeId: cluster.nodeId, leaseMs, clock }) : undefined;
   if (leases) metrics.watchLeases(leases.held);
@@ -167,10 +170,9 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   });
   settlements.deliverTo(runs.deliverQuestion);
   const access = await openAccess(db, config.access, { now: () => clock.now() });
-  // Subscribed before anything settles at start-up (a restart's recovery closes questions too).
-  const webhooks = createWebhookOutbox({ db, events, questions }, { ...config.webhooks, secret: await loadWebhookSecret(db, config.webhooks?.secret) });
+  const webhooks = createWebhookOutbox({ db, questions }, { ...config.webhooks, secret: await loadWebhookSecret(db, config.webhooks?.secret) });
   const vapid = await loadVapidKeys(db, config.push?.vapid);
-  const pushOutbox = createPushOutbox({ db, events, questions }, { ...config.push, vapid });
+  const pushOutbox = createPushOutbox({ db, questions }, { ...config.push, vapid });
   const pushDevices = createPushDevices({ db, hosts: config.push?.hosts });
   const held = createHeldRequests({ events, authenticator: access.authenticator, visibility: access.visibility });
   const signOutEverywhere = createSignOutEverywhere({ browserSessions: access.browserSessions, cluster, events });
@@ -186,6 +188,15 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     renamed: announceRename({ events, members, everyone: () => people.list() }),
   });
 
+  const textCommands = createTextCommands({ db, sessions, questions });
+  const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction, functions: functions.listed });
+  const asks = createAskService({ db, sessions, runs, questions, events, callbackHosts: config.webhooks?.hosts });
+  const mcp = lazyMcpEndpoint({ asks, version: "1", progressEveryMs: config.mcpProgressMs });
+  const channel = createTextChannel({ db, sessions, questions, runs, textCommands, events, postMessage: turns.postMessage, chatCommands: functions.chatCommands });
+  // Every surface but the tabs' sockets (which attach when the socket server starts), before
+  // anything settles at start-up: a restart's recovery and the expiry timers close questions too.
+  surfaces.attachAll({ push: pushOutbox.surface, webhooks: webhooks.surface, asks: asks.surface, channel: channel.surface });
+
   await expiryTimers?.start(questions);
 
   // A tab may join a session on a node other than the one whose run streams a reply in it.
@@ -193,21 +204,16 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   sessions.streamsFrom(async (sessionId) => (await cluster.ask({ type: "session.streams", sessionId })).flat());
   const pendingCounts = publishPendingCounts({ events, sessions });
 
-  const textCommands = createTextCommands({ db, sessions, questions });
   const resume = createResume({ commands, runs });
   const inbox = createInbox({ commands, questions, resume, stop: runs.stopRun, pollMs: config.inboxPollMs });
   const recovered = await recoverAndStart({ sessions, runs, inbox, pool, outboxes: [webhooks, pushOutbox] });
-
-  const turns = createChatTurns({ db, sessions, questions, runs, textCommands, chatFunction, functions: functions.listed });
-  const asks = createAskService({ db, sessions, runs, questions, events, callbackHosts: config.webhooks?.hosts });
-  const mcp = lazyMcpEndpoint({ asks, version: "1", progressEveryMs: config.mcpProgressMs });
-  const channel = createTextChannel({ db, sessions, questions, runs, textCommands, events, postMessage: turns.postMessage, chatCommands: functions.chatCommands });
 
   return {
     db,
     metrics,
     cluster,
     events,
+    surfaces,
     commands,
     sessions,
     members,
@@ -241,6 +247,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 
     async close(): Promise<void> {
       held.close();
+      surfaces.close();
       await mcp.close();
       await inbox.stop();
       await webhooks.stop();

@@ -3,6 +3,7 @@ import type { Db } from "./store/db/client";
 import type { Metrics } from "./metrics";
 import type { ClusterLink } from "./cluster/cluster-link";
 import type { DomainEvents } from "./events";
+import type { QuestionSurfaces } from "./surfaces/question-surfaces";
 import type { CommandService } from "./ledger/command-ledger";
 import type { Inbox } from "./ledger/inbox";
 import type { createResume } from "./ledger/resume";
@@ -36,6 +37,8 @@ export interface Parley {
   metrics: Metrics;
   cluster: ClusterLink;
   events: DomainEvents;
+  /** Where waiting questions are shown and taken back: the tabs' sockets attach to it. */
+  surfaces: QuestionSurfaces;
   commands: CommandService;
   sessions: SessionService;
   /** Who a session is shared with: its owner and its members. */

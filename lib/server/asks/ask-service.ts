@@ -6,6 +6,8 @@ import { AppError } from "../../protocol/errors";
 import { APPROVAL_FUNCTION, ASK_FUNCTION, type ApprovalAskInput, type AskBody } from "../../protocol/asks";
 import type { Question } from "../../protocol/question";
 import { subscribe, type DomainEvents } from "../events";
+import type { QuestionSurface } from "../surfaces/question-surfaces";
+import { createWakers } from "../surfaces/wakers";
 import type { QuestionService } from "../questions/question-service";
 import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
@@ -51,6 +53,9 @@ export function createAskService({
   const sessionsByName = keyedSerial();
   const members = createMemberStore(db.exec);
   const sessionStore = createSessionStore(db.exec);
+  // Asks waiting for their run's question (by run id), and for their question's end (by its id).
+  const askedIn = createWakers();
+  const closed = createWakers();
 
   /** The session an ask names (an id, else a title), or the one named after who asks; made on first use. */
   function sessionFor(ownerId: string, named: string | undefined, from: string): Promise<string> {
@@ -72,7 +77,14 @@ export function createAskService({
         if (Date.now() >= deadline) throw new AppError("unavailable", "The question could not be put in time (no worker took the ask). Ask again with the same Idempotency-Key.");
         return undefined;
       },
-      (wake) => subscribe(events, { "question.asked": (q) => q.runId === runId && wake(), "run.updated": (run) => run.id === runId && wake() }),
+      (wake) => {
+        const offAsked = askedIn.on(runId, wake);
+        const offRuns = subscribe(events, { "run.updated": (run) => run.id === runId && wake() });
+        return () => {
+          offAsked();
+          offRuns();
+        };
+      },
       deadline,
     );
   }
@@ -92,6 +104,12 @@ export function createAskService({
   }
 
   return {
+    /** What the surfaces' registry tells it: the waits on a run's question and on a question's end. */
+    surface: {
+      deliver: (q) => askedIn.wake(q.runId),
+      retract: (q) => closed.wake(q.id),
+    } satisfies QuestionSurface,
+
     /** Puts the question (idempotent by key): its run is started, or found again, and the question returned once stored. */
     ask(request: AskRequest): Promise<Question> {
       // Refused before anything is stored: a callback to a host not allowed is never enqueued.
@@ -117,10 +135,10 @@ export function createAskService({
         },
         (wake) => {
           signal?.addEventListener("abort", wake);
-          const unsubscribe = subscribe(events, { "question.closed": (q) => q.id === id && wake() });
+          const offClosed = closed.on(id, wake);
           return () => {
             signal?.removeEventListener("abort", wake);
-            unsubscribe();
+            offClosed();
           };
         },
         deadline,

@@ -9,7 +9,9 @@ import type { RunService } from "../runs/run-service";
 import type { SessionService } from "../sessions/session-service";
 import { createMessageStore } from "../store/sessions/message-store";
 import type { TextCommandResult, TextCommands } from "./text-commands";
-import type { DomainEvents } from "../events";
+import { subscribe, type DomainEvents } from "../events";
+import type { QuestionSurface } from "../surfaces/question-surfaces";
+import { createWakers } from "../surfaces/wakers";
 import { TURN_RECHECK_MS, watchTurn } from "./turn-watch";
 
 export interface TextChannelDeps {
@@ -29,6 +31,21 @@ export interface TextChannelDeps {
 /** A plain-text channel (SMS, chat bridges): its messages in, and what the session said out. */
 export function createTextChannel({ db, sessions, questions, runs, textCommands, events, postMessage, chatCommands }: TextChannelDeps) {
   const messages = createMessageStore(db.exec);
+  // The sessions whose turns wait here, woken when a question of theirs is asked.
+  const asked = createWakers();
+  const surface: QuestionSurface = {
+    deliver: (q) => asked.wake(q.sessionId),
+    // Its adapter reads what happened from the outbox.
+    retract: () => {},
+  };
+  const sessionChanges = (sessionId: string) => (heard: () => void) => {
+    const offAsked = asked.on(sessionId, heard);
+    const offRuns = subscribe(events, { "run.updated": (run) => run.sessionId === sessionId && heard() });
+    return () => {
+      offAsked();
+      offRuns();
+    };
+  };
   /**
    * A plain-text channel's message (non-blocking mode): a text command is applied; with exactly
    * one question pending, plain text answers it (closed by "channel", the sender in the reply);
@@ -65,7 +82,7 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
     if (word !== null && !chatCommands().includes(word)) return refused(unknownCommandLine(word, chatCommands()), waiting);
     if (waiting.length > 0) return refused(waiting.length > 1 ? "Several questions are waiting: say which one you answer." : "Answer the question first: a new chat turn waits for it.", waiting);
     // Listening before the turn starts: what it does first is heard.
-    const turn = watchTurn(events, sessionId);
+    const turn = watchTurn(sessionChanges(sessionId));
     let started: Run | TextCommandResult;
     let pending: Question[];
     try {
@@ -110,5 +127,5 @@ export function createTextChannel({ db, sessions, questions, runs, textCommands,
     return { messages: said, cursor: said.at(-1)?.id ?? after ?? null };
   }
 
-  return { receive, outbox };
+  return { receive, outbox, surface };
 }

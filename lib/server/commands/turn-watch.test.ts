@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Question } from "../../protocol/question";
 import type { Run } from "../../protocol/entities";
-import { DomainEvents } from "../events";
+import { DomainEvents, subscribe } from "../events";
 import { watchTurn } from "./turn-watch";
 
 afterEach(() => vi.useRealTimers());
@@ -9,11 +9,15 @@ afterEach(() => vi.useRealTimers());
 const asked = (sessionId: string) => ({ sessionId }) as Question;
 const updated = (sessionId: string) => ({ sessionId }) as Run;
 
+/** What the text channel listens to, here straight from the events. */
+const inSession = (events: DomainEvents, sessionId: string) => (heard: () => void) =>
+  subscribe(events, { "question.asked": (q) => q.sessionId === sessionId && heard(), "run.updated": (r) => r.sessionId === sessionId && heard() });
+
 describe("watchTurn", () => {
   it("wakes at the session's next question or run change, not another session's", async () => {
     vi.useFakeTimers();
     const events = new DomainEvents();
-    const watch = watchTurn(events, "s1");
+    const watch = watchTurn(inSession(events, "s1"));
     let woke = false;
     const next = watch.next(10_000).then(() => (woke = true));
     events.emit("question.asked", asked("s2"));
@@ -27,7 +31,7 @@ describe("watchTurn", () => {
 
   it("a change heard before the wait begins is not missed", async () => {
     const events = new DomainEvents();
-    const watch = watchTurn(events, "s1");
+    const watch = watchTurn(inSession(events, "s1"));
     events.emit("question.asked", asked("s1"));
     const started = performance.now();
     await watch.next(10_000);
@@ -38,7 +42,7 @@ describe("watchTurn", () => {
   it("wakes after its time when nothing is heard, and stops listening when stopped", async () => {
     vi.useFakeTimers();
     const events = new DomainEvents();
-    const watch = watchTurn(events, "s1");
+    const watch = watchTurn(inSession(events, "s1"));
     let woke = false;
     const next = watch.next(250).then(() => (woke = true));
     await vi.advanceTimersByTimeAsync(249);

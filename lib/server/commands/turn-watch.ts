@@ -1,5 +1,3 @@
-import type { DomainEvents } from "../events";
-
 /** How often a wait looks again when nothing was heard: a run on another node tells this node nothing. */
 export const TURN_RECHECK_MS = 250;
 
@@ -10,19 +8,17 @@ export interface TurnWatch {
 }
 
 /**
- * Wakes a chat turn's wait when something in its session changes (a question asked, a run's state),
- * instead of polling: subscribed before the turn starts, so a change that comes first is not missed.
+ * Wakes a chat turn's wait when something in its session changes (`listen` calls back: a question
+ * asked, a run's state), instead of polling: listening before the turn starts, so a change that
+ * comes first is not missed. `listen` returns the function that stops it.
  */
-export function watchTurn(events: DomainEvents, sessionId: string): TurnWatch {
+export function watchTurn(listen: (heard: () => void) => () => void): TurnWatch {
   let changed = false;
   let wake: (() => void) | null = null;
-  const heard = (s: { sessionId: string }) => {
-    if (s.sessionId !== sessionId) return;
+  const stopListening = listen(() => {
     changed = true;
     wake?.();
-  };
-  events.on("question.asked", heard);
-  events.on("run.updated", heard);
+  });
   return {
     next(ms) {
       if (changed) {
@@ -41,8 +37,7 @@ export function watchTurn(events: DomainEvents, sessionId: string): TurnWatch {
       });
     },
     stop() {
-      events.off("question.asked", heard);
-      events.off("run.updated", heard);
+      stopListening();
       wake?.();
     },
   };

@@ -1,3 +1,4 @@
+import { createQuestionSurfaces } from "../surfaces/question-surfaces";
 import webpush from "web-push";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStoreTestDb, type FixtureDb, type StoreTestDb } from "../../../tests/helpers/fixture-db";
@@ -55,8 +56,12 @@ afterEach(async () => {
 });
 
 function outbox(send: PushSender, options: PushOptions = {}): PushOutbox {
-  const o = createPushOutbox({ db, events: domain.events, questions: domain.questions }, { vapid, send, retryMs: 50, pollMs: 50, ...options });
+  const o = createPushOutbox({ db, questions: domain.questions }, { vapid, send, retryMs: 50, pollMs: 50, ...options });
   cleanups.push(() => o.stop());
+  // As createParley does: the registry tells it what the domain events say.
+  const surfaces = createQuestionSurfaces(domain.events);
+  surfaces.attach("push", o.surface);
+  cleanups.push(surfaces.close);
   return o;
 }
 

@@ -3,7 +3,7 @@ import { waitingFor } from "../../protocol/teams";
 import https from "node:https";
 import { clip } from "../../protocol/bounded-text";
 import type { Question } from "../../protocol/question";
-import { subscribe, type DomainEvents } from "../events";
+import type { QuestionSurface } from "../surfaces/question-surfaces";
 import { log } from "../log";
 import { createOutboxRounds } from "../outbox/outbox-rounds";
 import type { Db } from "../store/db/client";
@@ -57,7 +57,7 @@ const hostOf = (endpoint: string) => {
  * dropped the subscription: so does Parley.
  */
 export function createPushOutbox(
-  { db, events, questions }: { db: Db; events: DomainEvents; questions: { getQuestion(args: { id: string }): Promise<Question> } },
+  { db, questions }: { db: Db; questions: { getQuestion(args: { id: string }): Promise<Question> } },
   {
     vapid,
     hosts = [],
@@ -136,13 +136,15 @@ export function createPushOutbox(
   const rounds = createOutboxRounds({ name: "push", due: (limit) => store.due(limit), attempt, batch: BATCH, pollMs });
   const kick = rounds.kick;
 
-  const unsubscribe = subscribe(events, {
-    "question.asked": (question) => void inOrder(question.id, () => enqueueQuestion(question)).catch(() => {}),
-    "question.escalated": (question, to) => void inOrder(question.id, () => enqueueQuestion(question, to)).catch(() => {}),
-    "question.closed": (question) => void inOrder(question.id, () => enqueueClosed(question.id)).catch(() => {}),
-  });
+  const surface: QuestionSurface = {
+    deliver: (question) => void inOrder(question.id, () => enqueueQuestion(question)).catch(() => {}),
+    escalate: (question, to) => void inOrder(question.id, () => enqueueQuestion(question, [...to])).catch(() => {}),
+    retract: (question) => void inOrder(question.id, () => enqueueClosed(question.id)).catch(() => {}),
+  };
 
   return {
+    /** What the surfaces' registry tells it: pushes of a waiting question, its retraction once settled. */
+    surface,
     /** The pushes of a waiting question; its retraction once settled (what the events do). */
     enqueueQuestion: (question: Question) => inOrder(question.id, () => enqueueQuestion(question)),
     enqueueClosed: (questionId: string) => inOrder(questionId, () => enqueueClosed(questionId)),
@@ -164,7 +166,6 @@ export function createPushOutbox(
     /** Stops sending; an attempt under way is cut short and counted as failed (it is retried at the next start). */
     async stop(): Promise<void> {
       stopped = true;
-      unsubscribe();
       agent.destroy();
       await rounds.stop();
       await Promise.all(chains.values());

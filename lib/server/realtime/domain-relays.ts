@@ -1,18 +1,26 @@
 import { ownerRoom, sessionRoom } from "../../protocol/socket";
 import type { DomainHandlers } from "../events";
+import type { QuestionSurface } from "../surfaces/question-surfaces";
 import type { ParleyIo } from "./socket-types";
 
-/** Which room hears each domain event; revocations drop sockets instead (socket-revocations.ts). */
+/** The tabs' and terminals' surface: a session's room sees its questions come and go. */
+export function socketSurface(io: ParleyIo): QuestionSurface {
+  const toRoom = (sessionId: string) => io.to(sessionRoom(sessionId));
+  return {
+    deliver: (q) => toRoom(q.sessionId).emit("question.asked", q),
+    update: (q) => toRoom(q.sessionId).emit("question.updated", q),
+    // The seed's contract has two retractions: a person's answer, and every other end (its status says which).
+    retract: (q) => toRoom(q.sessionId).emit(q.status === "answered" ? "question.replied" : "question.rejected", q),
+  };
+}
+
+/** Which room hears each other domain event; revocations drop sockets instead (socket-revocations.ts). */
 export function domainRelays(io: ParleyIo): DomainHandlers {
   const toRoom = (sessionId: string) => io.to(sessionRoom(sessionId));
   const toOwner = (ownerId: string) => io.to(ownerRoom(ownerId));
   /** Every socket of these people (a socket of two of them hears it once). */
   const toPeople = (people: string[]) => io.to(people.map(ownerRoom));
   return {
-    "question.asked": (q) => toRoom(q.sessionId).emit("question.asked", q),
-    "question.updated": (q) => toRoom(q.sessionId).emit("question.updated", q),
-    // The seed's contract has two retractions: a person's answer, and every other end (its status says which).
-    "question.closed": (q) => toRoom(q.sessionId).emit(q.status === "answered" ? "question.replied" : "question.rejected", q),
     "message.created": (m) => toRoom(m.sessionId).emit("message.created", m),
     "message.delta": (d) => toRoom(d.sessionId).emit("message.delta", d),
     "run.updated": (r) => toRoom(r.sessionId).emit("run.updated", r),

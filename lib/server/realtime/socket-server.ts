@@ -11,7 +11,7 @@ import { clientAddress } from "../access/client-address";
 import type { OriginPolicy } from "../access/origin-policy";
 import type { ParleyIo, ParleySocket, ServerSideEvents, SocketData } from "./socket-types";
 import { serveCommands } from "./socket-commands";
-import { domainRelays } from "./domain-relays";
+import { domainRelays, socketSurface } from "./domain-relays";
 import { watchRevocations } from "./socket-revocations";
 
 export interface RealtimeOptions {
@@ -98,9 +98,10 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
   const unsubscribe = subscribe(
     parley.events,
     { ...domainRelays(io), ...revocations.handlers },
-    // The tabs first: the push and webhook outboxes and the session announcements subscribed before.
+    // The tabs first: the session announcements subscribed before.
     { first: true },
   );
+  const detachSurface = parley.surfaces.attach("sockets", socketSurface(io));
 
   return {
     io,
@@ -111,6 +112,7 @@ export function attachRealtime(httpServer: HttpServer, parley: Parley, { origins
       parley.cluster.attach(null);
       revocations.stop();
       unsubscribe();
+      detachSurface();
       await io.close();
       await bus?.close();
     },

@@ -1,3 +1,4 @@
+import { createQuestionSurfaces } from "../surfaces/question-surfaces";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
@@ -56,8 +57,12 @@ afterEach(async () => {
 });
 
 function outbox(options: WebhookOptions = {}): WebhookOutbox {
-  const o = createWebhookOutbox({ db, events: domain.events, questions: domain.questions }, { secret, retryMs: 50, pollMs: 50, ...options });
+  const o = createWebhookOutbox({ db, questions: domain.questions }, { secret, retryMs: 50, pollMs: 50, ...options });
   cleanups.push(() => o.stop());
+  // As createParley does: the registry tells it what the domain events say.
+  const surfaces = createQuestionSurfaces(domain.events);
+  surfaces.attach("webhooks", o.surface);
+  cleanups.push(surfaces.close);
   return o;
 }
 

@@ -5,7 +5,7 @@ import { ASK_FUNCTION } from "../../protocol/asks";
 import { clip } from "../../protocol/bounded-text";
 import type { Question } from "../../protocol/question";
 import { CallbackUrlSchema, WEBHOOK_EVENT, type WebhookDelivery, type WebhookPayload } from "../../protocol/webhooks";
-import { subscribe, type DomainEvents } from "../events";
+import type { QuestionSurface } from "../surfaces/question-surfaces";
 import { log } from "../log";
 import { createOutboxRounds } from "../outbox/outbox-rounds";
 import type { Db } from "../store/db/client";
@@ -54,7 +54,7 @@ function callbackOf(run: { functionName: string; input: string } | undefined): s
  * receiver that took a delivery but whose answer was lost gets it again, with the same id.
  */
 export function createWebhookOutbox(
-  { db, events, questions }: { db: Db; events: DomainEvents; questions: { getQuestion(args: { id: string }): Promise<Question> } },
+  { db, questions }: { db: Db; questions: { getQuestion(args: { id: string }): Promise<Question> } },
   {
     secret,
     hosts = DEFAULT_WEBHOOK_HOSTS,
@@ -105,11 +105,15 @@ export function createWebhookOutbox(
   const rounds = createOutboxRounds({ name: "webhooks", due: (limit) => store.due(limit), attempt, batch: BATCH, pollMs });
   const kick = rounds.kick;
 
-  const unsubscribe = subscribe(events, {
-    "question.closed": (question) => void enqueue(question).catch((err) => log.error({ questionId: question.id, err }, "[webhooks] could not enqueue a delivery")),
-  });
+  const surface: QuestionSurface = {
+    // An ask's callback tells only how it ended.
+    deliver: () => {},
+    retract: (question) => void enqueue(question).catch((err) => log.error({ questionId: question.id, err }, "[webhooks] could not enqueue a delivery")),
+  };
 
   return {
+    /** What the surfaces' registry tells it: a settled ask's callback. */
+    surface,
     enqueue,
 
     /** Enqueues what a crash between a settlement and its enqueue left out (questions settled within the window). */
@@ -127,7 +131,6 @@ export function createWebhookOutbox(
 
     /** Stops sending; an attempt under way is cut short and counted as failed (it is retried at the next start). */
     async stop(): Promise<void> {
-      unsubscribe();
       stopping.abort();
       await rounds.stop();
     },
