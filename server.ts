@@ -27,6 +27,7 @@ import { systemProgram } from "./workers/tools/sandbox-command";
 import { signInOrigin, startUrl } from "./lib/server/people/sign-in-origin";
 import { configureLog, hideInLogs, log } from "./lib/server/log";
 import { startIdleCollection } from "./lib/memory/idle-collection";
+import { servedAs } from "./lib/server/http/request-principal";
 
 /**
  * The heavy modules (Next.js, the domain and its database clients, Socket.IO), loaded while the
@@ -172,10 +173,14 @@ async function main() {
   // The question loop's routes skip Next's pipeline (and need not wait for it to prepare).
   const direct = createDirectRoutes(DIRECT_ROUTES);
   httpServer.on("request", (req, res) => {
-    void gate(req, res).then(async (answered) => {
-      if (answered || (await direct(req, res))) return;
-      await prepared;
-      return handle(req, res);
+    void gate(req, res).then((gated) => {
+      if (gated.answered) return;
+      // The route or page reads who it serves from here (request-principal.ts), never from a header.
+      return servedAs(gated.principal, async () => {
+        if (await direct(req, res, gated.principal)) return;
+        await prepared;
+        return handle(req, res);
+      });
     });
   });
   // Attach Next's upgrade handler (hot reload) now, not on its first request: a reconnecting

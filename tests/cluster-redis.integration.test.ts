@@ -11,7 +11,7 @@ import { streamText } from "../workers/test-functions/probes";
 import { setParley } from "../lib/server/registry";
 import { GET as ready } from "../app/api/ready/route";
 import { GET as health } from "../app/api/health/route";
-import { PRINCIPAL_HEADERS } from "../lib/server/http/principal-headers";
+import { servedAs } from "../lib/server/http/request-principal";
 import { joinSession } from "./helpers/remote";
 import { nextEvent, startTestApp, waitFor, type TestApp, type TestClient } from "./helpers/test-app";
 
@@ -227,9 +227,8 @@ describe.skipIf(!ownRedis)("when Redis goes away", () => {
     expect(b.parley.cluster.status()).toBe("lost");
     expect(await readyNow()).toEqual({ status: 503, body: { ready: false } });
     // Signed in, /api/health says why.
-    const res = await health(new Request("http://127.0.0.1/api/health", { headers: { [PRINCIPAL_HEADERS.owner]: LOCAL_OWNER, [PRINCIPAL_HEADERS.via]: "server_token" } }), {
-      params: Promise.resolve({}),
-    });
+    const signedIn = { ownerId: LOCAL_OWNER, via: "server_token", credential: "server", admin: true } as const;
+    const res = await servedAs(signedIn, () => health(new Request("http://127.0.0.1/api/health"), { params: Promise.resolve({}) }));
     expect(await res.json()).toMatchObject({ redis: "lost", database: { ok: true, engine: "sqlite" } });
 
     // Node A still serves its own tab: the publish fails quietly, the local delivery goes on.

@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GET as health } from "../app/api/health/route";
 import { setParley } from "../lib/server/registry";
-import { PRINCIPAL_HEADERS } from "../lib/server/http/principal-headers";
+import { servedAs } from "../lib/server/http/request-principal";
 import { LOCAL_OWNER } from "../lib/protocol/access";
 import { startTestApp, waitFor, workerPids, type TestApp } from "./helpers/test-app";
 
@@ -27,9 +27,9 @@ async function start(functionName: string, input: unknown = null) {
 
 async function healthBody() {
   setParley(app!.parley);
-  // The figures are for a signed-in caller: the headers the gate sets after checking the server token.
-  const signedIn = { [PRINCIPAL_HEADERS.owner]: LOCAL_OWNER, [PRINCIPAL_HEADERS.via]: "server_token", [PRINCIPAL_HEADERS.credential]: "server" };
-  const res = await health(new Request("http://localhost/api/health", { headers: signedIn }), { params: Promise.resolve({}) });
+  // The figures are for a signed-in caller: as the gate signs in the server token.
+  const signedIn = { ownerId: LOCAL_OWNER, via: "server_token", credential: "server", admin: true } as const;
+  const res = await servedAs(signedIn, () => health(new Request("http://localhost/api/health"), { params: Promise.resolve({}) }));
   return res.json();
 }
 

@@ -14,7 +14,8 @@ async function serve(modules: Record<string, RouteModule | { direct: DirectHandl
   // A route given as one handler answers the method each test sends.
   const direct = createDirectRoutes(Object.fromEntries(Object.entries(modules).map(([path, m]) => [path, "direct" in m ? { GET: m, POST: m } : m])));
   server = createServer((req, res) => {
-    void direct(req, res).then((handled) => {
+    // As the gate signed in: the server token's owner.
+    void direct(req, res, { ownerId: "local", via: "server_token", credential: "server", admin: true }).then((handled) => {
       if (!handled) res.end("next");
     });
   });
@@ -23,19 +24,19 @@ async function serve(modules: Record<string, RouteModule | { direct: DirectHandl
 }
 
 describe("direct routes", () => {
-  it("hands the route's handler the request, its decoded params and body, and writes its JSON as Response.json would", async () => {
+  it("hands the route's handler the request, its caller, its decoded params and body, and writes its JSON as Response.json would", async () => {
     const url = await serve({
       "/api/questions/:id/reply": {
         direct: async (req, params) => {
           const body = JSON.parse((await req.bodyText(MAX_BODY_BYTES)) ?? "null") as unknown;
-          return { status: 201, data: { params, body, url: req.url, seen: req.headers.get("X-Parley-Test"), absent: req.headers.get("x-absent"), method: req.method } };
+          return { status: 201, data: { params, body, url: req.url, seen: req.headers.get("X-Parley-Test"), absent: req.headers.get("x-absent"), method: req.method, caller: req.principal?.ownerId } };
         },
       },
     });
     const res = await fetch(`${url}/api/questions/a%20b/reply?x=1`, { method: "POST", headers: { "x-parley-test": "yes", "content-type": "application/json" }, body: '{"value":"ok"}' });
     expect(res.status).toBe(201);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect(await res.json()).toEqual({ params: { id: "a b" }, body: { value: "ok" }, url: `${url}/api/questions/a%20b/reply?x=1`, seen: "yes", absent: null, method: "POST" });
+    expect(await res.json()).toEqual({ params: { id: "a b" }, body: { value: "ok" }, url: `${url}/api/questions/a%20b/reply?x=1`, seen: "yes", absent: null, method: "POST", caller: "local" });
   });
 
   it("sends a Response the handler made itself whole, its cookies one by one", async () => {

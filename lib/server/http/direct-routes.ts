@@ -4,6 +4,7 @@ import { AppError } from "../../protocol/errors";
 import { log } from "../log";
 import type { DirectHandler, RouteReply } from "./json-route";
 import { fromIncomingMessage } from "./route-request";
+import type { Principal } from "../access/authenticator";
 
 type Method = ApiRoute["methods"][number];
 /** A route file's exports as the direct path calls them: each method's JSON route (json-route.ts). */
@@ -17,7 +18,8 @@ export type RouteModule = Partial<Record<Method, { direct: DirectHandler }>>;
  * to Next. Answers whether it handled the request.
  */
 export function createDirectRoutes(modules: Readonly<Record<string, RouteModule>>) {
-  return async function direct(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  /** `principal`: who the gate signed in, handed to the route as its caller. */
+  return async function direct(req: IncomingMessage, res: ServerResponse, principal: Principal | null): Promise<boolean> {
     const url = req.url ?? "/";
     const query = url.indexOf("?");
     const pathname = query < 0 ? url : url.slice(0, query);
@@ -32,7 +34,7 @@ export function createDirectRoutes(modules: Readonly<Record<string, RouteModule>
     if (!matched || !handler) return false;
     try {
       // The params of the path this module is listed under, which are the ones its handler names.
-      await send(await handler.direct(fromIncomingMessage(req, res), matched.params), res);
+      await send(await handler.direct(fromIncomingMessage(req, res, principal), matched.params), res);
     } catch (err) {
       // The handlers answer their own errors (jsonRoute): this is a request that broke off, or a bug.
       if (!req.destroyed) log.error({ err }, `[http] ${req.method} ${pathname} failed`);

@@ -23,8 +23,8 @@ async function startGated(trustProxy: string | undefined): Promise<Gated> {
   const gated = { fake, port: 0, reached: null } as Gated;
   const gate = createGate({ access: fake.parley.access, origins: createOriginPolicy({ host: "127.0.0.1", port: () => gated.port }), dev: false });
   gated.server = createServer((req, res) => {
-    void gate(req, res).then((answered) => {
-      if (answered) return;
+    void gate(req, res).then((outcome) => {
+      if (outcome.answered) return;
       gated.reached = { ...req.headers };
       res.writeHead(200, { "content-type": "application/json" });
       res.end("{}");

@@ -11,7 +11,6 @@ import { bearerOf, type Principal } from "../access/authenticator";
 import { clientAddress, isHttps } from "../access/client-address";
 import type { OriginPolicy } from "../access/origin-policy";
 import { settleForwardedHeaders, type GatedClient } from "./forwarded-headers";
-import { PRINCIPAL_HEADERS } from "./principal-headers";
 import { API_CSP, newNonce, pageCsp, setBaseSecurityHeaders } from "./security-headers";
 import { clearSessionCookie, sessionCookie } from "./session-cookie-header";
 import { log } from "../log";
@@ -25,6 +24,11 @@ const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const isMcpSpelling = (path: string) => path === MCP_PATH || path.startsWith(`${MCP_PATH}/`) || path.startsWith(`${MCP_PATH};`);
 
 const askScopeRefusal = () => new AppError("forbidden", "This API token may only ask (scope ask): POST /api/asks, /mcp, and reading the questions it asked. Use a full token for anything else.");
+
+/** What the gate did: answered the request itself, or let it through as the principal it signed in (null: nobody, on a public path). */
+export type Gated = { answered: true } | { answered: false; principal: Principal | null };
+const ANSWERED: Gated = { answered: true };
+const through = (principal: Principal | null): Gated => ({ answered: false, principal });
 
 export interface GateOptions {
   access: Access;
@@ -48,7 +52,8 @@ const hasBody = (req: IncomingMessage) => Number(req.headers["content-length"] ?
 /**
  * Every HTTP request passes here before Next: the Host check (DNS rebinding), path decoding,
  * 404/405 for API routes, the credential (401), Origin and content type on writes (403/415),
- * rate limits (429), security headers and the page's CSP nonce. Returns true when it answered.
+ * rate limits (429), security headers and the page's CSP nonce. Says whether it answered, else
+ * who the route or page serves (servedAs, request-principal.ts).
  * Socket.IO's requests never reach it (Engine.IO answers them first); realtime has its own checks.
  */
 export function createGate({ access, origins, dev }: GateOptions) {
@@ -58,17 +63,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
     return authenticator.authenticate({ bearer: bearerOf(req.headers.authorization), cookie: req.headers.cookie, client: client.address });
   }
 
-  function announce(req: IncomingMessage, principal: Principal | null): void {
-    for (const name of Object.values(PRINCIPAL_HEADERS)) delete req.headers[name];
-    if (!principal) return;
-    req.headers[PRINCIPAL_HEADERS.owner] = principal.ownerId;
-    req.headers[PRINCIPAL_HEADERS.via] = principal.via;
-    req.headers[PRINCIPAL_HEADERS.credential] = principal.credential;
-    if (principal.scope) req.headers[PRINCIPAL_HEADERS.scope] = principal.scope;
-    if (principal.admin) req.headers[PRINCIPAL_HEADERS.admin] = "1";
-  }
-
-  async function api(req: IncomingMessage, res: ServerResponse, pathname: string, client: GatedClient): Promise<boolean> {
+  async function api(req: IncomingMessage, res: ServerResponse, pathname: string, client: GatedClient): Promise<Gated> {
     res.setHeader("Content-Security-Policy", API_CSP);
     // no-transform: API answers are small JSON; gzipping each one cost more CPU than the bytes it saved (measured).
     res.setHeader("Cache-Control", "no-store, no-transform");
@@ -77,18 +72,18 @@ export function createGate({ access, origins, dev }: GateOptions) {
     const matched = /\/\/|.\/$/.test(pathname) ? undefined : matchRoute(pathname);
     if (!matched) {
       sendError(res, { code: "not_found:route", message: `No API route ${method} ${clip(pathname, 200)}.` }, 404);
-      return true;
+      return ANSWERED;
     }
     const { route } = matched;
     const allow = [...route.methods, ...(route.methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
     if (method === "OPTIONS") {
       res.writeHead(204, { allow });
       res.end();
-      return true;
+      return ANSWERED;
     }
     if (!route.methods.includes(method as never) && !(method === "HEAD" && route.methods.includes("GET"))) {
       sendError(res, { code: "method_not_allowed", message: `${clip(pathname, 200)} answers ${route.methods.join(", ")}, not ${method}.` }, 405, { allow });
-      return true;
+      return ANSWERED;
     }
     const write = WRITE_METHODS.has(method);
     if (write) {
@@ -104,12 +99,11 @@ export function createGate({ access, origins, dev }: GateOptions) {
     if (!principal && !route.public) {
       const error = new AppError("unauthorized", "Sign in first: open the URL the server printed at start, or send Authorization: Bearer <token>.");
       sendError(res, error.toWire(), 401, { "www-authenticate": 'Bearer realm="parley"' });
-      return true;
+      return ANSWERED;
     }
     if (principal?.scope === "ask" && !route.asks) throw askScopeRefusal();
     if (write && route.limit) await rateLimits.take(route.limit, route.limit === "signIn" || !principal ? client.address : principal.credential);
-    announce(req, principal);
-    return false;
+    return through(principal);
   }
 
   /** `/?token=…` (the URL printed at start): the token becomes the session cookie, and the URL loses it. */
@@ -143,26 +137,24 @@ export function createGate({ access, origins, dev }: GateOptions) {
     return true;
   }
 
-  async function page(req: IncomingMessage, res: ServerResponse, url: URL, client: GatedClient): Promise<boolean> {
+  async function page(req: IncomingMessage, res: ServerResponse, url: URL, client: GatedClient): Promise<Gated> {
     const pathname = url.pathname;
     if (isPublicPage(pathname)) {
       if (!pathname.startsWith("/_next/")) withNonce(req, res);
-      announce(req, null);
-      return false;
+      return through(null);
     }
-    if (toSignInPage(res, url)) return true;
-    if (await exchangeToken(req, res, url, client)) return true;
+    if (toSignInPage(res, url)) return ANSWERED;
+    if (await exchangeToken(req, res, url, client)) return ANSWERED;
     const principal = await principalOf(req, client);
     if (!principal) {
       // A stale cookie (another server's, past its age, issued for another token or before a sign-out everywhere) is cleared on the way to the sign-in page.
       const stale: Record<string, string> = req.headers.cookie?.includes(`${browserSessions.cookieName}=`) ? { "set-cookie": clearSessionCookie(browserSessions.cookieName) } : {};
       redirect(res, `/sign-in?next=${encodeURIComponent(`${pathname}${url.search}`)}`, stale);
-      return true;
+      return ANSWERED;
     }
     if (principal.scope === "ask") throw askScopeRefusal();
-    announce(req, principal);
     withNonce(req, res);
-    return false;
+    return through(principal);
   }
 
   function withNonce(req: IncomingMessage, res: ServerResponse): void {
@@ -172,7 +164,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
     res.setHeader("Content-Security-Policy", csp);
   }
 
-  return async function gate(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  return async function gate(req: IncomingMessage, res: ServerResponse): Promise<Gated> {
     setBaseSecurityHeaders(res);
     try {
       if (!origins.hostAllowed(req.headers.host)) {
@@ -202,7 +194,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       if (error.code === "internal") log.error({ err }, `[http] ${req.method} ${req.url} failed in the gate`);
       const retry = (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
       sendError(res, error.toWire(), error.status, retry ? { "retry-after": String(retry) } : {});
-      return true;
+      return ANSWERED;
     }
   };
 }

@@ -3,7 +3,6 @@ import { AppError, zodAppError, type WireError } from "../../protocol/errors";
 import { MAX_BODY_BYTES } from "../../protocol/rest";
 import type { WhoAmI } from "../../protocol/access";
 import { getParley } from "../registry";
-import { PRINCIPAL_HEADERS } from "./principal-headers";
 import { bearerOf } from "../access/authenticator";
 import type { Parley } from "../app";
 import { log } from "../log";
@@ -46,15 +45,13 @@ export type DirectHandler = (req: RouteRequest, params: Params) => Promise<Route
 /** A Next route handler that the direct path can also call without Next. */
 export type JsonRouteHandler<P extends Params> = ((req: Request, ctx: { params: Promise<P> }) => Promise<Response>) & { direct: DirectHandler };
 
-/** The caller named by the gate's headers (server.ts strips any a client sends). */
+/** The caller the gate signed in (the request's principal), with the checks of what they may see. */
 function callerOf(req: RouteRequest, parley: Parley): Caller | null {
-  const ownerId = req.headers.get(PRINCIPAL_HEADERS.owner);
-  const via = req.headers.get(PRINCIPAL_HEADERS.via) as WhoAmI["via"] | null;
-  if (!ownerId || !via) return null;
+  const principal = req.principal;
+  if (!principal) return null;
+  const { ownerId, via, credential, admin } = principal;
   const { visibility } = parley.access;
-  const credential = req.headers.get(PRINCIPAL_HEADERS.credential) ?? "";
-  const askOnly = req.headers.get(PRINCIPAL_HEADERS.scope) === "ask";
-  const admin = req.headers.get(PRINCIPAL_HEADERS.admin) === "1";
+  const askOnly = principal.scope === "ask";
   return {
     ownerId,
     via,

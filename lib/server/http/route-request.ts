@@ -1,3 +1,5 @@
+import type { Principal } from "../access/authenticator";
+import { requestPrincipal } from "./request-principal";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { MAX_BODY_BYTES } from "../../protocol/rest";
 
@@ -7,6 +9,8 @@ import { MAX_BODY_BYTES } from "../../protocol/rest";
  * which builds no `Request`, headers copy, body stream or abort signal unless a handler asks.
  */
 export interface RouteRequest {
+  /** Who the gate signed in (null: nobody, on a public route). */
+  readonly principal: Principal | null;
   readonly method: string;
   /** The absolute URL. */
   readonly url: string;
@@ -21,6 +25,8 @@ export interface RouteRequest {
 
 export function fromFetchRequest(req: Request): RouteRequest {
   return {
+    // Next served it: the gate's principal came along the request's async context.
+    principal: requestPrincipal(),
     method: req.method,
     url: req.url,
     headers: req.headers,
@@ -49,12 +55,13 @@ async function readStream(req: Request, limit: number): Promise<string | null> {
 }
 
 /** A request the HTTP server took, answered on `res`: its signal aborts when `res` closes before it finished. */
-export function fromIncomingMessage(req: IncomingMessage, res: ServerResponse): RouteRequest {
+export function fromIncomingMessage(req: IncomingMessage, res: ServerResponse, principal: Principal | null): RouteRequest {
   const url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`;
   let signal: AbortSignal | undefined;
   let body: Promise<Buffer> | undefined;
   const readBody = (limit: number) => (body ??= readIncoming(req, limit));
   return {
+    principal,
     method: req.method ?? "GET",
     url,
     headers: { get: (name) => headerOf(req, name) },
