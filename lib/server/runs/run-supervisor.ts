@@ -9,6 +9,7 @@ import type { QuestionService } from "../questions/question-service";
 import type { SessionService } from "../sessions/session-service";
 import type { WorkerExit, WorkerHandle, WorkerPoolPort } from "../workers/worker-port";
 import { ActiveClock } from "./active-clock";
+import { RunEventChain } from "./run-event-chain";
 import { checkMove, holdsWorker, isGone, type EndHow, type RunState, type RunStateKind, type StateOf, type StopIntent, type WorkerLink, type WorkerState } from "./run-lifecycle";
 import type { FinalOutcome, RunStore } from "../store/runs/run-store";
 import type { SqlTx } from "../store/sql-executor";
@@ -74,21 +75,11 @@ const retryDelay = (tries: number) => Math.min(30_000, 500 * 2 ** tries);
  */
 export class RunSupervisor {
   private current: RunState;
-  private chain: Promise<void> = Promise.resolve();
-  /**
-   * The move to running that an answer's delivery started. Every event waits for it but the
-   * worker's lines (`run.say`), which write no status: the next line is not held behind a commit.
-   */
-  private resuming: Promise<void> = Promise.resolve();
-  /** `resuming` has settled: an event that waits for it may run at once (`enqueue`'s `atOnce`). */
-  private resumed = true;
-  /** Work on the chain not yet done. */
-  private queued = 0;
+  /** Every event is handled on it, in order; the server's shutdown stops it (the next start resumes the run). */
+  private readonly chain = new RunEventChain((err) => this.failed(err));
   private run!: Run;
   private losses = 0;
   private readonly active: ActiveClock;
-  /** The server shut down: whatever arrives later is not handled (the next start resumes the run). */
-  private detached = false;
   /**
    * The lease epoch this node's take set (or the insert of a fresh run): every write for the run
    * holds only while the run's epoch is still this one. Null until taken, and where runs are not leased.
@@ -193,7 +184,7 @@ export class RunSupervisor {
 
   /** Server shutdown: let go of everything without ending the run; the next start resumes it. */
   detach(): void {
-    this.detached = true;
+    this.chain.stop();
     const state = this.current;
     if (state.kind === "waiting") this.ctx.clock.clearTimeout(state.park);
     if (state.kind === "stopping") this.ctx.clock.clearTimeout(state.grace);
@@ -203,37 +194,13 @@ export class RunSupervisor {
 
   // ---- the chain -----------------------------------------------------------------------------
 
-  /**
-   * Puts work on the chain. `atOnce`: when nothing is on the chain (nor a resume it must wait for),
-   * it runs now, in the caller's turn, not a few microtasks later: an answer reaches the worker
-   * before the tabs' retraction is written, a worker's line goes to its transaction at once.
-   */
-  private enqueue(work: () => Promise<void> | void, { passesResume = false, atOnce = false } = {}): void {
-    const idle = this.queued === 0 && (passesResume || this.resumed);
-    this.queued++;
-    const left = () => void this.queued--;
-    const run = () => (this.detached ? undefined : work());
-    if (atOnce && idle) {
-      // The executor runs now; a throw in it reaches `failed` as it is, as on the chain.
-      this.chain = new Promise<void>((resolve) => resolve(run())).catch(this.failed).finally(left);
-      return;
-    }
-    this.chain = this.chain
-      .then(() => (passesResume ? undefined : this.resuming))
-      .then(run)
-      .catch(this.failed)
-      .finally(left);
+  private enqueue(work: () => Promise<void> | void, options?: { passesResume?: boolean; atOnce?: boolean }): void {
+    this.chain.enqueue(work, options);
   }
 
-  /** Resumes the status write of an answer's delivery; `resumed` while none is under way. */
+  /** The status write of an answer's delivery: later events wait for it, but the worker's lines. */
   private resume(): void {
-    const resuming = this.syncWaiting()
-      .catch(this.failed)
-      .finally(() => {
-        if (this.resuming === resuming) this.resumed = true;
-      });
-    this.resumed = false;
-    this.resuming = resuming;
+    this.chain.resume(() => this.syncWaiting());
   }
 
   private readonly failed = (err: unknown): void => {
@@ -643,7 +610,7 @@ export class RunSupervisor {
 
   private async workerLost(exit: WorkerExit): Promise<void> {
     const state = this.current;
-    if (this.detached || !holdsWorker(state)) return;
+    if (this.chain.isStopped || !holdsWorker(state)) return;
     // Killed because another run in the same worker ignored its stop: not this run's loss.
     const neighbour = exit.killedFor !== undefined && exit.killedFor !== this.runId ? exit.killedFor : null;
     const how = `${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}${neighbour ? `, killed because run ${neighbour} did not stop in time` : ""}`;
