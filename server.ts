@@ -134,6 +134,17 @@ async function main() {
       retryMs: env.PARLEY_PUSH_RETRY_MS,
       vapid: { publicKey: env.PARLEY_VAPID_PUBLIC_KEY, privateKey: env.PARLEY_VAPID_PRIVATE_KEY, subject: env.PARLEY_VAPID_SUBJECT },
     },
+    slack:
+      env.PARLEY_SLACK_BOT_TOKEN && env.PARLEY_SLACK_SIGNING_SECRET
+        ? {
+            botToken: env.PARLEY_SLACK_BOT_TOKEN,
+            signingSecret: env.PARLEY_SLACK_SIGNING_SECRET,
+            channel: env.PARLEY_SLACK_CHANNEL,
+            apiUrl: env.PARLEY_SLACK_API_URL,
+            retryMs: env.PARLEY_SLACK_RETRY_MS,
+            publicUrl: env.PARLEY_PUBLIC_URL,
+          }
+        : undefined,
     access: { token: env.PARLEY_TOKEN ?? keptToken(), tokenFile: tokenFile ?? undefined, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: say,
     nodeId,
@@ -173,14 +184,12 @@ async function main() {
   // The question loop's routes skip Next's pipeline (and need not wait for it to prepare).
   const direct = createDirectRoutes(DIRECT_ROUTES);
   httpServer.on("request", (req, res) => {
-    void gate(req, res).then((gated) => {
-      if (gated.answered) return;
-      // The route or page reads who it serves from here (request-principal.ts), never from a header.
-      return servedAs(gated.principal, async () => {
-        if (await direct(req, res, gated.principal)) return;
-        await prepared;
-        return handle(req, res);
-      });
+    void gate(req, res).then(async (gated) => {
+      if (gated.answered || (await direct(req, res, gated.principal))) return;
+      await prepared;
+      // Next's routes and pages read who they serve from the request's async context
+      // (request-principal.ts), never from a header; the direct routes were handed it above.
+      return servedAs(gated.principal, () => handle(req, res));
     });
   });
   // Attach Next's upgrade handler (hot reload) now, not on its first request: a reconnecting

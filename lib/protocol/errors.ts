@@ -48,6 +48,7 @@ export const ERROR_STATUS = {
   command_conflict: 409,
   person_exists: 409,
   push_endpoint_taken: 409,
+  slack_user_taken: 409,
   rate_limited: 429,
   unavailable: 503,
   database_busy: 503,

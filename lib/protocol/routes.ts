@@ -15,6 +15,8 @@ export interface ApiRoute {
   limit?: RateBucket;
   /** Open to an API token of scope `ask` too (which reads only the questions it asked). */
   asks?: true;
+  /** Its requests carry their own signature instead of a credential (Slack's): answered without one, its body as the signer sends it (not JSON). */
+  signed?: true;
 }
 
 export const API_ROUTES: readonly ApiRoute[] = [
@@ -57,6 +59,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/api/push/subscriptions/:id", methods: ["DELETE"], limit: "sessions" },
   { path: "/api/sessions/:id/push", methods: ["PUT"], limit: "sessions" },
   { path: "/api/channels/text", methods: ["POST"], limit: "messages" },
+  /** Slack's interactivity requests (docs/slack.md), checked against the app's signing secret. */
+  { path: "/api/slack/interactions", methods: ["POST"], public: true, signed: true, limit: "replies" },
+  { path: "/api/users/:name/slack", methods: ["PUT"], limit: "sessions" },
+  { path: "/api/sessions/:id/slack", methods: ["PUT"], limit: "sessions" },
   { path: "/api/channels/text/outbox", methods: ["GET"] },
   /** Parley's MCP server (Streamable HTTP; lib/protocol/mcp.ts): gated like the API. */
   { path: "/mcp", methods: ["GET", "POST", "DELETE"], limit: "replies", asks: true },

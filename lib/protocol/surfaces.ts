@@ -4,7 +4,7 @@ import { z } from "zod";
  * Where a person answers from: a question's `closedBy` when a person settled it, a vote's surface.
  * Adding one: a member here, and the type check names every table that must say or route it.
  */
-export const AnswerSurfaceSchema = z.enum(["socket", "terminal", "rest", "push", "cli", "text", "channel"]);
+export const AnswerSurfaceSchema = z.enum(["socket", "terminal", "rest", "push", "cli", "text", "channel", "slack"]);
 export type AnswerSurface = z.infer<typeof AnswerSurfaceSchema>;
 
 /** What settles a question without a person's answer: a rule, its timer, the run's end … */
@@ -38,6 +38,7 @@ export const CLOSED_BY_WORDS: Record<ClosedBy, string | null> = {
   cli: "from the CLI",
   text: "with a text command",
   channel: "from a text channel",
+  slack: "in Slack",
   rule: "by a rule",
   timeout: null,
   stop: "when the run was stopped",

@@ -45,6 +45,7 @@ import { loadWebhookSecret } from "./webhooks/webhook-secret";
 import { createPushOutbox, type PushOptions } from "./push/push-outbox";
 import { createPushDevices } from "./push/push-devices";
 import { loadVapidKeys } from "./push/vapid-keys";
+import { createSlack, type SlackConfig } from "./slack/slack";
 
 /** The parts Parley is built from: real ones in server.ts, fakes in tests. */
 export interface ParleyParts {
@@ -86,6 +87,8 @@ export interface ParleyOptions {
   webhooks?: WebhookOptions & { secret?: string };
   /** Web Push: the hosts endpoints may name besides the push services, the retry base, and the VAPID keys (PARLEY_VAPID_*; unset: a pair kept in the database). */
   push?: PushOptions & { vapid?: { publicKey?: string; privateKey?: string; subject?: string } };
+  /** Slack (docs/slack.md): its bot token, signing secret, default channel and Web API; unset: no Slack. */
+  slack?: SlackConfig;
   /** Where people reach this server: the origin of the sign-in links it hands out (unset: the origin a request came to). */
   origin?: () => string;
 }
@@ -195,7 +198,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const channel = createTextChannel({ db, sessions, questions, runs, textCommands, events, postMessage: turns.postMessage, chatCommands: functions.chatCommands });
   // Every surface but the tabs' sockets (which attach when the socket server starts), before
   // anything settles at start-up: a restart's recovery and the expiry timers close questions too.
-  surfaces.attachAll({ push: pushOutbox.surface, webhooks: webhooks.surface, asks: asks.surface, channel: channel.surface });
+  const slack = config.slack ? createSlack(config.slack, { db, questions, people: access.peopleCache, seeQuestion: access.visibility.question }) : null;
+  surfaces.attachAll({ push: pushOutbox.surface, slack: slack?.surface ?? null, webhooks: webhooks.surface, asks: asks.surface, channel: channel.surface });
 
   await expiryTimers?.start(questions);
 
@@ -206,7 +210,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 
   const resume = createResume({ commands, runs });
   const inbox = createInbox({ commands, questions, resume, stop: runs.stopRun, pollMs: config.inboxPollMs });
-  const recovered = await recoverAndStart({ sessions, runs, inbox, pool, outboxes: [webhooks, pushOutbox] });
+  const recovered = await recoverAndStart({ sessions, runs, inbox, pool, outboxes: [webhooks, pushOutbox, ...(slack ? [slack.outbox] : [])] });
 
   return {
     db,
@@ -223,6 +227,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     mcp,
     webhooks,
     push: { publicKey: vapid.publicKey, devices: pushDevices, outbox: pushOutbox },
+    slack,
     permissions,
     audit: createAuditService(db),
     pool,
@@ -252,6 +257,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       await inbox.stop();
       await webhooks.stop();
       await pushOutbox.stop();
+      await slack?.outbox.stop();
       runs.detachAll();
       questions.dispose();
       pendingCounts.stop();

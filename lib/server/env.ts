@@ -1,3 +1,4 @@
+import { SlackChannelIdSchema } from "../protocol/slack";
 import { z } from "zod";
 import { parseProxyTrust } from "./access/client-address";
 import { DEFAULT_RUNS_PER_WORKER } from "./workers/worker-pool";
@@ -136,12 +137,40 @@ const EnvSchema = z
     PARLEY_VAPID_SUBJECT: optionalText().pipe(z.string().refine(isVapidSubject, "PARLEY_VAPID_SUBJECT must be a mailto: address (mailto:you@example.com) or an https: URL").optional()),
     /** The wait after a push's first failed attempt, doubled at each next one (at most an hour), for a day. */
     PARLEY_PUSH_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    /** Slack (docs/slack.md): the bot token (xoxb-…) and the app's signing secret; both, or neither (no Slack). */
+    PARLEY_SLACK_BOT_TOKEN: optionalText().pipe(
+      z
+        .string()
+        .regex(/^xox[a-z]-[A-Za-z0-9-]+$/, "PARLEY_SLACK_BOT_TOKEN must be a Slack bot token (xoxb-…)")
+        .optional(),
+    ),
+    PARLEY_SLACK_SIGNING_SECRET: optionalText().pipe(
+      z
+        .string()
+        .regex(/^[0-9a-f]{16,128}$/i, "PARLEY_SLACK_SIGNING_SECRET must be the app's signing secret (hex, from Basic Information)")
+        .optional(),
+    ),
+    /** Where questions of chats with no Slack channel of their own go (a channel id, C… or G…); unset: the DMs of the linked people who may answer. */
+    PARLEY_SLACK_CHANNEL: optionalText().pipe(SlackChannelIdSchema.optional()),
+    /** Slack's Web API (tests and proxies point it elsewhere). */
+    PARLEY_SLACK_API_URL: z
+      .string()
+      .trim()
+      .default("https://slack.com/api/")
+      .pipe(z.url({ protocol: /^https?$/, error: "PARLEY_SLACK_API_URL must be an http(s): URL" })),
+    PARLEY_SLACK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    /** Where people reach this server (https://parley.example.com): the links in Slack messages and emails point there. */
+    PARLEY_PUBLIC_URL: optionalText().pipe(z.url({ protocol: /^https?$/, error: "PARLEY_PUBLIC_URL must be an http(s): URL" }).optional()),
     /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
     PARLEY_PERMISSIONS_FILE: z.string().trim().min(1, "PARLEY_PERMISSIONS_FILE may not be empty; unset it for parley.permissions.json").optional(),
     /** A JSON file of the MCP servers the built-in agent uses (lib/protocol/mcp-servers.ts); unset: none. */
     PARLEY_MCP_SERVERS: z.string().trim().min(1, "PARLEY_MCP_SERVERS may not be empty; unset it for no MCP servers").optional(),
   })
   .superRefine((env, ctx) => {
+    if (Boolean(env.PARLEY_SLACK_BOT_TOKEN) !== Boolean(env.PARLEY_SLACK_SIGNING_SECRET)) {
+      const missing = env.PARLEY_SLACK_BOT_TOKEN ? "PARLEY_SLACK_SIGNING_SECRET" : "PARLEY_SLACK_BOT_TOKEN";
+      ctx.addIssue({ code: "custom", path: [missing], message: "Slack needs both PARLEY_SLACK_BOT_TOKEN and PARLEY_SLACK_SIGNING_SECRET (docs/slack.md), or neither" });
+    }
     if (Boolean(env.PARLEY_VAPID_PUBLIC_KEY) !== Boolean(env.PARLEY_VAPID_PRIVATE_KEY)) {
       const missing = env.PARLEY_VAPID_PUBLIC_KEY ? "PARLEY_VAPID_PRIVATE_KEY" : "PARLEY_VAPID_PUBLIC_KEY";
       ctx.addIssue({ code: "custom", path: [missing], message: "set both PARLEY_VAPID_PUBLIC_KEY and PARLEY_VAPID_PRIVATE_KEY (one key pair), or neither" });

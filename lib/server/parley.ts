@@ -4,6 +4,7 @@ import type { Metrics } from "./metrics";
 import type { ClusterLink } from "./cluster/cluster-link";
 import type { DomainEvents } from "./events";
 import type { QuestionSurfaces } from "./surfaces/question-surfaces";
+import type { Slack } from "./slack/slack";
 import type { CommandService } from "./ledger/command-ledger";
 import type { Inbox } from "./ledger/inbox";
 import type { createResume } from "./ledger/resume";
@@ -53,6 +54,8 @@ export interface Parley {
   webhooks: WebhookOutbox;
   /** Web Push: the VAPID public key browsers subscribe with, a person's devices, and the outbox of pushes. */
   push: { publicKey: string; devices: PushDevicesService; outbox: PushOutbox };
+  /** Slack, where the server is set up for it (PARLEY_SLACK_*); null otherwise. */
+  slack: Slack | null;
   permissions: PermissionService;
   /** Who settled each question, from where, or which rule did. */
   audit: AuditService;

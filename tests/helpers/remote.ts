@@ -53,6 +53,7 @@ export function restClient(url: string, { token = TEST_TOKEN }: { token?: string
     get: <T = any>(path: string) => call<T>("GET", path),
     post: <T = any>(path: string, body?: unknown) => call<T>("POST", path, body),
     patch: <T = any>(path: string, body?: unknown) => call<T>("PATCH", path, body),
+    put: <T = any>(path: string, body?: unknown) => call<T>("PUT", path, body),
     del: <T = any>(path: string) => call<T>("DELETE", path),
     ok,
   };

@@ -91,7 +91,7 @@ export function createGate({ access, origins, dev }: GateOptions) {
       if ((origin !== undefined && !origins.originAllowed(origin)) || req.headers["sec-fetch-site"] === "cross-site") {
         throw new AppError("forbidden_origin", "Requests from another site may not change anything here.");
       }
-      if (hasBody(req) && !isJson(req.headers["content-type"])) {
+      if (hasBody(req) && !route.signed && !isJson(req.headers["content-type"])) {
         throw new AppError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
       }
     }

@@ -91,6 +91,13 @@ export function createPeople({ db, apiTokens, now = Date.now, changed = () => {}
       return result;
     },
 
+    /** The id of the person a name means (their id or their display name); not_found:person for nobody. */
+    async idOf(name: string): Promise<string> {
+      const id = (await names.resolve(name)) ?? name;
+      if (id !== LOCAL_OWNER && (await store.find(id)) === null) throw new AppError("not_found:person", `No person named "${name.slice(0, 100)}".`);
+      return id;
+    },
+
     /** Whether a person of this name exists (the administrator `local` always does). */
     exists: async (name: string): Promise<boolean> => name === LOCAL_OWNER || (await store.find(name)) !== null,
 

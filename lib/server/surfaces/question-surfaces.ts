@@ -7,7 +7,7 @@ import { log } from "../log";
  * question's news: the tabs and terminals first, then the outboxes, then those waiting on an
  * answer in a request. Adding one: a member here, its folder, and its line where it is attached.
  */
-export const DELIVERY_SURFACES = ["sockets", "push", "webhooks", "asks", "channel"] as const;
+export const DELIVERY_SURFACES = ["sockets", "push", "slack", "webhooks", "asks", "channel"] as const;
 export type DeliverySurface = (typeof DELIVERY_SURFACES)[number];
 
 /**
@@ -26,8 +26,8 @@ export interface QuestionSurface {
   retract(question: Question): void;
 }
 
-/** The surfaces the domain builds itself; the tabs' sockets attach from their transport. */
-export type DomainSurfaces = Record<Exclude<DeliverySurface, "sockets">, QuestionSurface>;
+/** The surfaces the domain builds itself (null: one this server is not set up for); the tabs' sockets attach from their transport. */
+export type DomainSurfaces = Record<Exclude<DeliverySurface, "sockets">, QuestionSurface | null>;
 
 export interface QuestionSurfaces {
   /** Attaches a surface under its name (one each); the function returned detaches it. */
@@ -69,7 +69,7 @@ export function createQuestionSurfaces(events: DomainEvents): QuestionSurfaces {
       };
     },
     attachAll(table) {
-      for (const [name, surface] of Object.entries(table) as Array<[DeliverySurface, QuestionSurface]>) this.attach(name, surface);
+      for (const [name, surface] of Object.entries(table) as Array<[DeliverySurface, QuestionSurface | null]>) if (surface) this.attach(name, surface);
     },
     attached: () => DELIVERY_SURFACES.filter((name) => surfaces.has(name)),
     close() {
