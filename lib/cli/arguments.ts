@@ -59,6 +59,7 @@ const OPTIONS = {
   owner: { type: "string" },
   user: { type: "string" },
   admin: { type: "boolean", default: false },
+  slack: { type: "string" },
   scope: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const satisfies ParseArgsOptionsConfig;

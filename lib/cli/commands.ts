@@ -197,7 +197,7 @@ async function user({ args, values, print, databaseUrl, explicit, findServer }: 
   const [{ userCommand }, { signInOrigin }] = await Promise.all([import("./user-commands"), import("../server/people/sign-in-origin")]);
   const { result, text } = await userCommand(
     args,
-    { admin: values.admin },
+    { admin: values.admin, slack: values.slack },
     {
       findServer,
       explicit: Boolean(explicit),

@@ -1,3 +1,4 @@
+import type { SlackLinkBody, SlackLinked } from "../protocol/slack";
 import { ClientSurfaceSchema, SURFACE_HEADER } from "../protocol/rest";
 import type { ApiTokenInfo, RevokeTokenBody, RotateTokenResult, SignOutEverywhereResult } from "../protocol/access";
 import type { ReplyReceipt, ResumeReceipt, StartRunBody, StoppedRun } from "../protocol/commands";
@@ -82,7 +83,7 @@ export async function findServer({ databaseUrl, explicit, token = null }: { data
 export function createServerClient(server: FoundServer) {
   const { url } = server;
   const token = createTokenHolder(server);
-  async function send(method: "GET" | "POST" | "PATCH" | "DELETE", pathname: string, body?: unknown): Promise<Response> {
+  async function send(method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", pathname: string, body?: unknown): Promise<Response> {
     try {
       return await fetch(new URL(pathname, url), {
         method,
@@ -97,7 +98,7 @@ export function createServerClient(server: FoundServer) {
       throw new ServerUnreachable(`The Parley server at ${url} could not be reached: ${(err as Error).message}`);
     }
   }
-  async function call<T>(method: "GET" | "POST" | "PATCH" | "DELETE", pathname: string, body?: unknown): Promise<T> {
+  async function call<T>(method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", pathname: string, body?: unknown): Promise<T> {
     const res = await token.renewing(
       () => send(method, pathname, body),
       (r) => r.status === 401,
@@ -135,6 +136,7 @@ export function createServerClient(server: FoundServer) {
     removePerson: (name: string) => call<RemovePersonResult>("DELETE", `/api/users/${enc(name)}`),
     newSignInLink: (name: string) => call<NewSignInLinkResult>("POST", `/api/users/${enc(name)}/link`, {}),
     renamePerson: (name: string, body: RenamePersonBody) => call<PersonRenamed>("PATCH", `/api/users/${enc(name)}`, body),
+    linkSlack: (name: string, body: SlackLinkBody) => call<SlackLinked>("PUT", `/api/users/${enc(name)}/slack`, body),
   };
 }
 

@@ -49,5 +49,7 @@ export const USER_USAGE = `  user add NAME [--admin]           add a person: pri
   user remove NAME                  remove a person: their links, browser sessions and API tokens are
                                     refused, and their open connections closed
   user link NAME                    a new sign-in link for a person (their unused ones stop working)
+  user link NAME --slack U…|off     their clicks in Slack answer as them (their Slack member ID;
+                                    off: unlinks); docs/slack.md
   user rename NAME NEW              the name a person is shown by everywhere (NAME: their name or
                                     the one they are shown by; ${LOCAL_OWNER} is the administrator)`;

@@ -30,7 +30,7 @@ const context = (over: Partial<UserCommandContext> = {}): UserCommandContext => 
   usage: (message) => new UsageError(message),
   ...over,
 });
-const user = (args: string[], { admin = false } = {}, over?: Partial<UserCommandContext>) => userCommand(args, { admin }, context(over));
+const user = (args: string[], { admin = false, slack }: { admin?: boolean; slack?: string } = {}, over?: Partial<UserCommandContext>) => userCommand(args, { admin, slack }, context(over));
 const linkIn = (url: string) => new URL(url).searchParams.get(SIGN_IN_LINK_PARAM)!;
 
 describe("parley user, with no server running", () => {
@@ -47,6 +47,22 @@ describe("parley user, with no server running", () => {
     await expect(user(["add", "bob"])).rejects.toMatchObject({ code: "person_exists" });
     await expect(user(["add", "local"])).rejects.toMatchObject({ code: "bad_request" });
     expect((await user(["list"])).text).toMatch(/^bob {2}administrator {2}added \S+$/);
+  });
+
+  it("links a person to their Slack user (by id or display name), refuses a Slack user already another's or a malformed id, and unlinks", async () => {
+    await user(["add", "ann"]);
+    await user(["add", "bob"]);
+    await user(["rename", "ann", "Annie"]);
+    const linked = await user(["link", "Annie"], { slack: "U0ANN00001" });
+    expect(linked.result).toEqual({ person: "ann", slackUserId: "U0ANN00001" });
+    expect(linked.text).toBe("ann's clicks in Slack (U0ANN00001) answer as them now.");
+    await expect(user(["link", "bob"], { slack: "U0ANN00001" })).rejects.toMatchObject({ code: "slack_user_taken" });
+    await expect(user(["link", "bob"], { slack: "ann" })).rejects.toThrow(/A Slack user id is U or W/);
+    await expect(user(["link", "nobody"], { slack: "U0NOBODY01" })).rejects.toMatchObject({ code: "not_found:person" });
+    await expect(user(["add", "carol"], { slack: "U0CAROL001" })).rejects.toThrow(/--slack goes with parley user link/);
+    expect((await user(["link", "ann"], { slack: "off" })).text).toBe("ann is no longer linked to a Slack user.");
+    // Free again: bob may have it now.
+    expect((await user(["link", "bob"], { slack: "U0ANN00001" })).result).toEqual({ person: "bob", slackUserId: "U0ANN00001" });
   });
 
   it("makes a new link in place of the unused one, and removes a person with their API tokens", async () => {

@@ -6,6 +6,9 @@ import { createPeople } from "../server/people/people-service";
 import type { Db } from "../server/store/db/client";
 import { createServerClient, ServerUnreachable, type FoundServer, type ServerClient } from "./server-client";
 import { USER_USAGE } from "./usage";
+import { AppError } from "../protocol/errors";
+import { SlackUserIdSchema, type SlackLinked } from "../protocol/slack";
+import { createSlackStore } from "../server/store/slack/slack-store";
 
 export interface UserCommandContext {
   /** The running server, if any (asked only once the command line is known to be right). */
@@ -25,13 +28,14 @@ type Outcome<T> = { result: T; text: string };
  * person's sockets close at once, and the other nodes are told); otherwise in the database, where
  * a running server notices within a second (and closes the sockets at its next check).
  */
-export async function userCommand(args: string[], { admin }: { admin: boolean }, ctx: UserCommandContext): Promise<Outcome<unknown>> {
+export async function userCommand(args: string[], { admin, slack }: { admin: boolean; slack?: string }, ctx: UserCommandContext): Promise<Outcome<unknown>> {
   const [sub, name, ...extra] = args;
   const needName = (usage: string) => {
     if (!name || extra.length > 0) throw ctx.usage(`Usage: parley user ${usage}`);
     return name;
   };
   if (admin && sub !== "add") throw ctx.usage("--admin goes with parley user add NAME --admin");
+  if (slack !== undefined && sub !== "link") throw ctx.usage("--slack goes with parley user link NAME --slack U…");
   switch (sub) {
     case "add":
       return add(needName("add NAME [--admin]"), admin, ctx);
@@ -41,7 +45,7 @@ export async function userCommand(args: string[], { admin }: { admin: boolean },
     case "remove":
       return remove(needName("remove NAME"), ctx);
     case "link":
-      return link(needName("link NAME"), ctx);
+      return slack === undefined ? link(needName("link NAME"), ctx) : linkSlack(needName("link NAME --slack U…|off"), slack, ctx);
     case "rename": {
       const [newName, ...more] = extra;
       if (!name || !newName || more.length > 0) throw ctx.usage("Usage: parley user rename NAME NEW");
@@ -131,4 +135,28 @@ async function link(name: string, ctx: UserCommandContext): Promise<Outcome<NewS
     },
   );
   return { result, text: `A new sign-in link for ${result.name} (their unused ones no longer work):\n\n${linkText(result.signInLink, result.expiresAt)}${viaServer ? "" : offlineNote(ctx.origin)}` };
+}
+
+/** `--slack U…`: their clicks in Slack answer as them; `--slack off` unlinks. */
+async function linkSlack(name: string, slack: string, ctx: UserCommandContext): Promise<Outcome<SlackLinked>> {
+  const wanted = slack === "off" ? null : SlackUserIdSchema.safeParse(slack);
+  if (wanted && !wanted.success) throw ctx.usage(wanted.error.issues[0]!.message);
+  const slackUserId = wanted ? wanted.data : null;
+  const { result } = await either(
+    ctx,
+    (client) => client.linkSlack(name, { slackUserId }),
+    async (people) => {
+      const person = await people.idOf(name);
+      await ctx.inDatabase((db) => linkInDatabase(db, person, slackUserId));
+      return { person, slackUserId };
+    },
+  );
+  const text = result.slackUserId ? `${result.person}'s clicks in Slack (${result.slackUserId}) answer as them now.` : `${result.person} is no longer linked to a Slack user.`;
+  return { result, text };
+}
+
+async function linkInDatabase(db: Db, person: string, slackUserId: string | null): Promise<void> {
+  const store = createSlackStore(db.exec);
+  if (slackUserId === null) return store.unlink(person);
+  if (!(await store.link(person, slackUserId))) throw new AppError("slack_user_taken", `The Slack user ${slackUserId} is linked to another person already: unlink them first.`);
 }

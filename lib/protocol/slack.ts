@@ -100,6 +100,9 @@ export function readChoiceValue(value: string): { questionId: string; index: num
 /** `npx parley user link NAME --slack U…` over REST: `PUT /api/users/{name}/slack`. */
 export const SlackLinkBodySchema = z.strictObject({ slackUserId: SlackUserIdSchema.nullable() });
 export type SlackLinkBody = z.infer<typeof SlackLinkBodySchema>;
+/** Its answer: the person (their id) and the Slack user they are linked to now (null: none). */
+export const SlackLinkedSchema = z.object({ person: z.string(), slackUserId: SlackUserIdSchema.nullable() });
+export type SlackLinked = z.infer<typeof SlackLinkedSchema>;
 
 /** `PUT /api/sessions/{id}/slack`: where this chat's questions go (null: the server's default). */
 export const SessionSlackBodySchema = z.strictObject({ channel: SlackChannelIdSchema.nullable() });

@@ -1,5 +1,5 @@
 import { AppError } from "@/lib/protocol/errors";
-import { SlackLinkBodySchema } from "@/lib/protocol/slack";
+import { SlackLinkBodySchema, type SlackLinked } from "@/lib/protocol/slack";
 import { jsonRoute, mustBeAdmin, one, readJson } from "@/lib/server/http/json-route";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
  * Slack answer as them. `{ slackUserId: null }` unlinks. Administrators only: a link decides who a
  * Slack user answers as. 409 when that Slack user is another person's.
  */
-export const PUT = jsonRoute<{ name: string }>(async ({ req, params, parley, caller }) => {
+export const PUT = jsonRoute<{ name: string }>(async ({ req, params, parley, caller }): Promise<SlackLinked> => {
   mustBeAdmin(caller, "link people to Slack");
   const { slackUserId } = await readJson(req, SlackLinkBodySchema);
   if (!parley.slack) throw new AppError("bad_request", "Slack is not set up on this server: set PARLEY_SLACK_BOT_TOKEN and PARLEY_SLACK_SIGNING_SECRET (docs/slack.md).");
