@@ -3,7 +3,7 @@
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
 import type { ApprovalSpec } from "@/lib/protocol/permissions";
 import { draftToContent, formFields, initialDraft, parseFormSchema, type FormDraft, type FormErrors } from "@/lib/protocol/forms";
-import { editedJson } from "@/lib/client/approval-edit";
+import { editedJson } from "@/lib/protocol/edited-input";
 import { FormFieldInput } from "@/components/FormFieldInput";
 import { BackButton, PanelConfirm } from "@/components/QuestionCardParts";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
 import { SLACK_ACTIONS, SLACK_VIEWS, choiceValue } from "../lib/protocol/slack";
-import { ANSWER_BLOCK, FEEDBACK_BLOCK, fieldBlockId } from "../lib/server/slack/slack-views";
+import { ANSWER_BLOCK, FEEDBACK_BLOCK, INPUT_BLOCK, fieldBlockId } from "../lib/server/slack/slack-views";
 import { addPeople, type Person } from "./helpers/people";
 import { joinSession, openTab, poll, restClient, sendReply, type RestClient, type Tab } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
@@ -98,6 +98,10 @@ describe("Slack", { timeout: 60_000 }, () => {
     await updatedTo(q.id, /Answered \\"blue\\" by ann, in Slack/);
     // The updated message has no controls left.
     expect(buttonsOf(blocksOf(q.id, "chat.update")!)).toEqual([]);
+    // The run's audit names the message and that Slack shows the end.
+    const run = await rest.ok(rest.get<{ slack: unknown[] }>(`/api/runs/${q.runId}`));
+    await poll("the message in step", async () => ((await rest.ok(rest.get<{ slack: Array<{ status: string }> }>(`/api/runs/${q.runId}`))).slack[0]?.status === "done" ? true : undefined));
+    expect(run.slack).toEqual([expect.objectContaining({ questionId: q.id, channel: CHANNEL, lastError: null })]);
   });
 
   it("answered in a tab first: the Slack message is updated to say so, and a late click is told who answered", async () => {
@@ -206,6 +210,7 @@ describe("Slack", { timeout: 60_000 }, () => {
 
   it("an approval: Allow once, or Reject… with the feedback typed in its modal", async () => {
     const once = await ask({ kind: "approval", tool_name: "deploy", input: { env: "prod" } });
+    // No input schema: the call can only be allowed as it is.
     expect(buttonsOf(await posted(once.id)).map((b) => b.text.text)).toEqual(["Allow once", "Allow always", "Reject…"]);
     await interact(clickPayload(USERS.ann, { action_id: SLACK_ACTIONS.allowOnce, value: once.id }));
     expect(await settled(once.id)).toMatchObject({ status: "answered", answer: "once" });
@@ -222,6 +227,25 @@ describe("Slack", { timeout: 60_000 }, () => {
     });
     expect(res.body).toBeNull();
     expect(await settled(rejected.id)).toMatchObject({ status: "declined", feedback: "Not on a Friday.", closedByUser: "bob" });
+  });
+
+  it("an approval's Edit… opens its input as JSON: a bad edit is shown in the modal, a good one allows the edited call once", async () => {
+    const q = await ask({ kind: "approval", tool_name: "deploy", input: { env: "prod" }, input_schema: { type: "object", properties: { env: { type: "string" } }, required: ["env"] } });
+    expect(buttonsOf(await posted(q.id)).map((b) => b.text.text)).toEqual(["Allow once", "Allow always", "Edit…", "Reject…"]);
+    await interact(clickPayload(USERS.ann, { action_id: SLACK_ACTIONS.edit, value: q.id }));
+    const opened = await poll("the edit modal", () => slack.of("views.open").find((c) => (c.args.view as any).private_metadata === q.id));
+    expect(JSON.stringify(opened.args.view)).toContain(JSON.stringify(JSON.stringify({ env: "prod" }, null, 2)).slice(1, -1));
+    const submit = (value: string) =>
+      interact({
+        type: "view_submission",
+        user: { id: USERS.ann },
+        view: { callback_id: SLACK_VIEWS.edit, private_metadata: q.id, state: { values: { [INPUT_BLOCK]: { value: { type: "plain_text_input", value } } } } },
+      });
+    expect((await submit("{ env: ")).body).toMatchObject({ response_action: "errors", errors: { [INPUT_BLOCK]: expect.stringMatching(/^Not valid JSON/) } });
+    expect((await submit('{ "env": 5 }')).body).toMatchObject({ response_action: "errors", errors: { [INPUT_BLOCK]: expect.any(String) } });
+    expect((await question(q.id)).status).toBe("pending");
+    expect((await submit('{ "env": "staging" }')).body).toBeNull();
+    expect(await settled(q.id)).toMatchObject({ status: "answered", answer: "once", editedInput: { env: "staging" }, closedBy: "slack" });
   });
 
   it("an approval that needs two people: a vote from Slack shows on the message, the web's second vote settles it", async () => {

@@ -1,3 +1,4 @@
+import { SlackDeliverySchema } from "./slack";
 import { z } from "zod";
 import { RunPolicySchema } from "./policy";
 import { ClientSurfaceSchema } from "./rest";
@@ -100,6 +101,8 @@ export const RunDetailSchema = RunSchema.extend({
   questions: z.array(QuestionSchema),
   /** Where their settlements were POSTed (an ask's callbackUrl), in order. */
   deliveries: z.array(WebhookDeliverySchema),
+  /** Their messages in Slack, in order (docs/slack.md). */
+  slack: z.array(SlackDeliverySchema),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 

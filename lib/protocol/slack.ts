@@ -83,11 +83,12 @@ export const SLACK_ACTIONS = {
   allowOnce: "parley_allow_once",
   allowAlways: "parley_allow_always",
   reject: "parley_reject",
+  edit: "parley_edit",
   answer: "parley_answer",
 } as const;
 
 /** The modals Parley opens: their callback ids. */
-export const SLACK_VIEWS = { answer: "parley_answer", reject: "parley_reject" } as const;
+export const SLACK_VIEWS = { answer: "parley_answer", reject: "parley_reject", edit: "parley_edit" } as const;
 
 /** A choice's button value: the question and the option's place. */
 export const choiceValue = (questionId: string, index: number) => `${questionId}:${index}`;
@@ -107,3 +108,19 @@ export type SlackLinked = z.infer<typeof SlackLinkedSchema>;
 /** `PUT /api/sessions/{id}/slack`: where this chat's questions go (null: the server's default). */
 export const SessionSlackBodySchema = z.strictObject({ channel: SlackChannelIdSchema.nullable() });
 export type SessionSlackBody = z.infer<typeof SessionSlackBodySchema>;
+
+/** A question's message in Slack, as its run's audit shows it (`GET /api/runs/{id}`'s `slack`). */
+export const SlackDeliverySchema = z.object({
+  id: z.string(),
+  questionId: z.string(),
+  /** The channel, or the person's Slack user for a DM. */
+  channel: z.string(),
+  /** pending: Slack does not show the question as it is yet (a post or update is due); done: it does; failed: given up. */
+  status: z.enum(["pending", "done", "failed"]),
+  /** Attempts since it was last in step. */
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  /** When Slack last showed it as it was then (null: never). */
+  syncedAt: z.string().nullable(),
+});
+export type SlackDelivery = z.infer<typeof SlackDeliverySchema>;

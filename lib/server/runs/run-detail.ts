@@ -5,10 +5,11 @@ import type { Db } from "../store/db/client";
 import { parseJson, toRun } from "../store/db/mappers";
 import { createRunReads } from "../store/runs/run-reads";
 import { createWebhookStore } from "../store/webhooks/webhook-store";
+import { createSlackStore } from "../store/slack/slack-store";
 import type { QuestionService } from "../questions/question-service";
 import { treeBelow } from "./run-tree";
 
-/** The run, its journal, the pending questions of its whole tree (each naming the run that owns it), its own questions and their webhook deliveries. */
+/** The run, its journal, the pending questions of its whole tree (each naming the run that owns it), its own questions, their webhook deliveries and their Slack messages. */
 export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending" | "listOfRun">, id: string): Promise<RunDetail> {
   const { exec } = db;
   const reads = createRunReads(exec);
@@ -23,5 +24,6 @@ export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "li
     pendingQuestions: await questions.listPending({ runIds: [...treeBelow(id, tree)] }),
     questions: await questions.listOfRun(id),
     deliveries: await createWebhookStore(exec).ofRun(id),
+    slack: await createSlackStore(exec).ofRun(id),
   };
 }

@@ -61,7 +61,13 @@ const CONTROLS: ByCardKind<(q: Question) => KnownBlock[]> = {
   },
   confirm: (q) => [actions(q.id, [button("Yes", SLACK_ACTIONS.yes, q.id, "primary"), button("No", SLACK_ACTIONS.no, q.id)])],
   approval: (q) => [
-    actions(q.id, [button("Allow once", SLACK_ACTIONS.allowOnce, q.id, "primary"), button("Allow always", SLACK_ACTIONS.allowAlways, q.id), button("Reject…", SLACK_ACTIONS.reject, q.id, "danger")]),
+    actions(q.id, [
+      button("Allow once", SLACK_ACTIONS.allowOnce, q.id, "primary"),
+      button("Allow always", SLACK_ACTIONS.allowAlways, q.id),
+      // Only a call whose subject the server can read again may be edited.
+      ...(q.approval?.edit ? [button("Edit…", SLACK_ACTIONS.edit, q.id)] : []),
+      button("Reject…", SLACK_ACTIONS.reject, q.id, "danger"),
+    ]),
   ],
   text: (q) => [actions(q.id, [answerButton(q)])],
   form: (q) => [actions(q.id, [answerButton(q)])],

@@ -14,7 +14,7 @@ import { log } from "../log";
 import type { NameOf } from "../../protocol/display-names";
 import type { QuestionService } from "../questions/question-service";
 import type { SlackStore } from "../store/slack/slack-store";
-import { answerModal, blockErrors, readAnswerModal, readRejectModal, rejectModal, ANSWER_BLOCK } from "./slack-views";
+import { answerModal, blockErrors, editModal, readAnswerModal, readEditModal, readRejectModal, rejectModal, ANSWER_BLOCK } from "./slack-views";
 
 export interface SlackInteractionDeps {
   client: WebClient;
@@ -28,6 +28,9 @@ export interface SlackInteractionDeps {
 
 /** What Slack is answered: nothing (200), or a modal's errors (kept open, each beside its input). */
 export type SlackResponse = null | { response_action: "errors"; errors: Record<string, string> };
+
+/** The modal each button opens. */
+const MODALS = { [SLACK_ACTIONS.reject]: rejectModal, [SLACK_ACTIONS.edit]: editModal, [SLACK_ACTIONS.answer]: answerModal };
 
 /** A refusal the person reads: ephemeral after a click, beside the first input in a modal. */
 class Refused extends Error {}
@@ -116,9 +119,10 @@ export function createSlackInteractions({ client, store, questions, people, seeQ
       case SLACK_ACTIONS.allowAlways:
         return reply(q, who, "always");
       case SLACK_ACTIONS.reject:
+      case SLACK_ACTIONS.edit:
       case SLACK_ACTIONS.answer:
         if (!payload.trigger_id) return;
-        await client.views.open({ trigger_id: payload.trigger_id, view: id === SLACK_ACTIONS.reject ? rejectModal(q) : answerModal(q) });
+        await client.views.open({ trigger_id: payload.trigger_id, view: MODALS[id](q) });
         return;
       default:
         return;
@@ -128,12 +132,18 @@ export function createSlackInteractions({ client, store, questions, people, seeQ
   /** A modal's submission: the answer or the rejection it holds, or its errors beside the inputs. */
   async function submitted(payload: ViewSubmission): Promise<SlackResponse> {
     const { view } = payload;
-    const firstBlock = view.callback_id === SLACK_VIEWS.reject ? "parley_feedback" : (Object.keys(view.state.values)[0] ?? ANSWER_BLOCK);
+    const firstBlock = Object.keys(view.state.values)[0] ?? ANSWER_BLOCK;
     try {
       const who = await answererOf(payload.user.id);
       const q = await openQuestion(view.private_metadata, who);
       if (view.callback_id === SLACK_VIEWS.reject) {
         await answer(q, who, () => questions.reject({ id: q.id, message: readRejectModal(view.state.values), by: "slack", ...who }));
+        return null;
+      }
+      if (view.callback_id === SLACK_VIEWS.edit) {
+        const edited = readEditModal(view.state.values);
+        if (!edited.ok) return { response_action: "errors", errors: edited.errors };
+        await answer(q, who, () => questions.reply({ id: q.id, value: "once", input: edited.input, by: "slack", ...who }));
         return null;
       }
       const read = readAnswerModal(q, view.state.values);

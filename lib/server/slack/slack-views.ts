@@ -2,6 +2,7 @@ import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from "@slack/
 import { cardKindOf } from "../../protocol/card-kinds";
 import { draftToContent, formFields, type FormContent, type FormDraft, type FormErrors, type FormField, type FormSchema } from "../../protocol/forms";
 import { MAX_ANSWER_CHARS, type Question } from "../../protocol/question";
+import { editedJson } from "../../protocol/edited-input";
 import { SLACK_VIEWS, type SlackInputState, type SlackStateValues } from "../../protocol/slack";
 
 /**
@@ -19,6 +20,7 @@ const option = (value: string, title: string): PlainTextOption => ({ text: plain
 /** The block and action ids of the inputs: one per form field, one for free text or feedback. */
 export const ANSWER_BLOCK = "parley_answer";
 export const FEEDBACK_BLOCK = "parley_feedback";
+export const INPUT_BLOCK = "parley_input";
 const INPUT = "value";
 export const fieldBlockId = (name: string) => `field_${name}`;
 
@@ -102,6 +104,26 @@ export function rejectModal(q: Question): ModalView {
     promptBlock(q),
     { type: "input", block_id: FEEDBACK_BLOCK, optional: true, label: plain("Why (the agent reads it)"), element: { type: "plain_text_input", action_id: INPUT, multiline: true, max_length: 2_000 } },
   ]);
+}
+
+/** "Edit…": the tool's input as JSON, to change before allowing it once (the server checks it as the agent's own call). */
+export function editModal(q: Question): ModalView {
+  const input = JSON.stringify(q.approval?.input ?? {}, null, 2);
+  return modal(SLACK_VIEWS.edit, q.id, "Edit and allow", "Allow once", [
+    { type: "section", text: plain(`${q.approval?.tool ?? "The tool"}'s input: change it, then allow it once.`, 3_000) },
+    {
+      type: "input",
+      block_id: INPUT_BLOCK,
+      label: plain("Input (JSON)"),
+      element: { type: "plain_text_input", action_id: INPUT, multiline: true, max_length: MAX_TEXT_INPUT, ...(input.length <= MAX_TEXT_INPUT ? { initial_value: input } : {}) },
+    },
+  ]);
+}
+
+/** The edited input, or why it is no tool input. */
+export function readEditModal(values: SlackStateValues): { ok: true; input: Record<string, unknown> } | { ok: false; errors: Record<string, string> } {
+  const read = editedJson(inputOf(values, INPUT_BLOCK)?.value ?? "");
+  return read.ok ? read : { ok: false, errors: { [INPUT_BLOCK]: read.error } };
 }
 
 const inputOf = (values: SlackStateValues, blockId: string): SlackInputState | undefined => values[blockId]?.[INPUT];

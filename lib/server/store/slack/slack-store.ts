@@ -2,6 +2,7 @@ import { sql, type Selectable } from "kysely";
 import { dbNow, dbNowPlusMs } from "../db-clock";
 import type { SqlExecutor } from "../sql-executor";
 import { statement, type DB } from "../typed-sql";
+import type { SlackDelivery } from "../../../protocol/slack";
 
 type MessageRow = Selectable<DB["SlackMessage"]>;
 
@@ -89,6 +90,9 @@ const markFailed = statement((q, p: { id: string; attempts: number; error: strin
 );
 
 const messagesOf = statement((q, p: { questionId: string }) => q.selectFrom("SlackMessage").selectAll().where("questionId", "=", p.questionId).orderBy("createdAt").orderBy("id"));
+const messagesOfRun = statement((q, p: { runId: string }) =>
+  q.selectFrom("SlackMessage as m").innerJoin("Question as q", "q.id", "m.questionId").selectAll("m").where("q.runId", "=", p.runId).orderBy("m.createdAt").orderBy("m.id"),
+);
 
 /** Pending questions with no message yet, asked within the window: what a crash between the ask and its enqueue left out. */
 const askedWithoutMessage = statement((q, p: { sinceMs: number; limit: number }, engine) =>
@@ -113,18 +117,6 @@ const settledSinceSynced = statement((q) =>
     .where("q.status", "<>", "pending")
     .where((eb) => eb.or([eb("m.syncedAt", "is", null), eb("q.closedAt", ">", eb.ref("m.syncedAt"))])),
 );
-
-/** A message as its audit shows it. */
-export interface SlackDelivery {
-  id: string;
-  questionId: string;
-  channel: string;
-  status: "pending" | "done" | "failed";
-  attempts: number;
-  lastError: string | null;
-  /** When Slack last showed it as it is now (null: never). */
-  syncedAt: string | null;
-}
 
 const toDelivery = (row: MessageRow): SlackDelivery => ({
   id: row.id,
@@ -187,6 +179,8 @@ export function createSlackStore(exec: SqlExecutor) {
       void (await exec.changes(markSynced, { id: m.id, attempts, version: m.version, ts: posted?.ts ?? null, postedIn: posted?.channel ?? null })),
     failed: async (id: string, attempts: number, error: string, delayMs: number, final: boolean) => void (await exec.changes(markFailed, { id, attempts, error, delayMs, final: final ? 1 : 0 })),
     of: async (questionId: string): Promise<SlackDelivery[]> => (await exec.rows(messagesOf, { questionId })).map(toDelivery),
+    /** The messages of a run's questions (its audit). */
+    ofRun: async (runId: string): Promise<SlackDelivery[]> => (await exec.rows(messagesOfRun, { runId })).map(toDelivery),
     askedWithoutMessage: async (windowMs: number, limit: number) => (await exec.rows(askedWithoutMessage, { sinceMs: -windowMs, limit })).map((r) => r.id),
     settledSinceSynced: async () => (await exec.rows(settledSinceSynced, {})).map((r) => r.questionId),
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { editedJson } from "./approval-edit";
+import { editedJson } from "./edited-input";
 
 describe("editedJson", () => {
   it("reads an object", () => {

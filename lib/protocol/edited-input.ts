@@ -1,4 +1,4 @@
-/** "Edit and allow", kept out of React: the JSON an answerer typed, read as a tool's input. */
+/** "Edit and allow", on every surface that offers it (the web card, Slack): the JSON an answerer typed, read as a tool's input. */
 export function editedJson(text: string): { ok: true; input: Record<string, unknown> } | { ok: false; error: string } {
   let value: unknown;
   try {
