@@ -145,6 +145,10 @@ async function main() {
             publicUrl: env.PARLEY_PUBLIC_URL,
           }
         : undefined,
+    email:
+      env.PARLEY_SMTP_URL && env.PARLEY_EMAIL_FROM && env.PARLEY_PUBLIC_URL
+        ? { smtpUrl: env.PARLEY_SMTP_URL, from: env.PARLEY_EMAIL_FROM, publicUrl: env.PARLEY_PUBLIC_URL, retryMs: env.PARLEY_EMAIL_RETRY_MS }
+        : undefined,
     access: { token: env.PARLEY_TOKEN ?? keptToken(), tokenFile: tokenFile ?? undefined, rateLimits: env.PARLEY_RATE_LIMITS, trustProxy: env.PARLEY_TRUST_PROXY },
     log: say,
     nodeId,

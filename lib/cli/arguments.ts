@@ -60,6 +60,8 @@ const OPTIONS = {
   user: { type: "string" },
   admin: { type: "boolean", default: false },
   slack: { type: "string" },
+  email: { type: "string" },
+  "email-questions": { type: "string" },
   scope: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const satisfies ParseArgsOptionsConfig;

@@ -197,7 +197,7 @@ async function user({ args, values, print, databaseUrl, explicit, findServer }: 
   const [{ userCommand }, { signInOrigin }] = await Promise.all([import("./user-commands"), import("../server/people/sign-in-origin")]);
   const { result, text } = await userCommand(
     args,
-    { admin: values.admin, slack: values.slack },
+    { admin: values.admin, slack: values.slack, email: values.email, emailQuestions: values["email-questions"] },
     {
       findServer,
       explicit: Boolean(explicit),

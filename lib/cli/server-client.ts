@@ -1,3 +1,4 @@
+import type { PersonEmail, PersonEmailBody } from "../protocol/email";
 import type { SlackLinkBody, SlackLinked } from "../protocol/slack";
 import { ClientSurfaceSchema, SURFACE_HEADER } from "../protocol/rest";
 import type { ApiTokenInfo, RevokeTokenBody, RotateTokenResult, SignOutEverywhereResult } from "../protocol/access";
@@ -136,6 +137,7 @@ export function createServerClient(server: FoundServer) {
     removePerson: (name: string) => call<RemovePersonResult>("DELETE", `/api/users/${enc(name)}`),
     newSignInLink: (name: string) => call<NewSignInLinkResult>("POST", `/api/users/${enc(name)}/link`, {}),
     renamePerson: (name: string, body: RenamePersonBody) => call<PersonRenamed>("PATCH", `/api/users/${enc(name)}`, body),
+    setEmail: (name: string, body: PersonEmailBody) => call<PersonEmail>("PUT", `/api/users/${enc(name)}/email`, body),
     linkSlack: (name: string, body: SlackLinkBody) => call<SlackLinked>("PUT", `/api/users/${enc(name)}/slack`, body),
   };
 }

@@ -43,8 +43,10 @@ export const WEBHOOK_SECRET_USAGE = `  webhook-secret                    the sec
                                     PARLEY_WEBHOOK_SECRET, else the one kept in the database (made
                                     on first use; no server needed)`;
 
-export const USER_USAGE = `  user add NAME [--admin]           add a person: prints their one-time sign-in link (good for a day);
-                                    --admin: they may manage people too
+export const USER_USAGE = `  user add NAME [--admin] [--email ADDRESS]
+                                    add a person: prints their one-time sign-in link (good for a day);
+                                    --admin: they may manage people too; --email: questions they may
+                                    answer are mailed to them (docs/email.md)
   user list                         list the people (the administrator "${LOCAL_OWNER}" is the server token)
   user remove NAME                  remove a person: their links, browser sessions and API tokens are
                                     refused, and their open connections closed
@@ -52,4 +54,7 @@ export const USER_USAGE = `  user add NAME [--admin]           add a person: pri
   user link NAME --slack U…|off     their clicks in Slack answer as them (their Slack member ID;
                                     off: unlinks); docs/slack.md
   user rename NAME NEW              the name a person is shown by everywhere (NAME: their name or
-                                    the one they are shown by; ${LOCAL_OWNER} is the administrator)`;
+                                    the one they are shown by; ${LOCAL_OWNER} is the administrator)
+  user set NAME [--email ADDRESS|off] [--email-questions on|off]
+                                    a person's email address, and whether questions they may answer
+                                    are mailed to them`;

@@ -9,6 +9,8 @@ import { USER_USAGE } from "./usage";
 import { AppError } from "../protocol/errors";
 import { SlackUserIdSchema, type SlackLinked } from "../protocol/slack";
 import { createSlackStore } from "../server/store/slack/slack-store";
+import { EmailAddressSchema, type PersonEmail } from "../protocol/email";
+import { createPersonEmails } from "../server/email/person-emails";
 
 export interface UserCommandContext {
   /** The running server, if any (asked only once the command line is known to be right). */
@@ -28,7 +30,16 @@ type Outcome<T> = { result: T; text: string };
  * person's sockets close at once, and the other nodes are told); otherwise in the database, where
  * a running server notices within a second (and closes the sockets at its next check).
  */
-export async function userCommand(args: string[], { admin, slack }: { admin: boolean; slack?: string }, ctx: UserCommandContext): Promise<Outcome<unknown>> {
+export interface UserFlags {
+  admin: boolean;
+  slack?: string;
+  /** `--email ADDRESS|off`. */
+  email?: string;
+  /** `--email-questions on|off`. */
+  emailQuestions?: string;
+}
+
+export async function userCommand(args: string[], { admin, slack, email, emailQuestions }: UserFlags, ctx: UserCommandContext): Promise<Outcome<unknown>> {
   const [sub, name, ...extra] = args;
   const needName = (usage: string) => {
     if (!name || extra.length > 0) throw ctx.usage(`Usage: parley user ${usage}`);
@@ -36,9 +47,20 @@ export async function userCommand(args: string[], { admin, slack }: { admin: boo
   };
   if (admin && sub !== "add") throw ctx.usage("--admin goes with parley user add NAME --admin");
   if (slack !== undefined && sub !== "link") throw ctx.usage("--slack goes with parley user link NAME --slack U…");
+  if ((email !== undefined && sub !== "add" && sub !== "set") || (emailQuestions !== undefined && sub !== "set")) {
+    throw ctx.usage("--email goes with parley user add NAME --email ADDRESS, or parley user set NAME [--email ADDRESS|off] [--email-questions on|off]");
+  }
   switch (sub) {
-    case "add":
-      return add(needName("add NAME [--admin]"), admin, ctx);
+    case "add": {
+      const added = await add(needName("add NAME [--admin] [--email ADDRESS]"), admin, ctx);
+      if (email === undefined) return added;
+      const set = await setEmail(added.result.person.name, email, undefined, ctx);
+      return { result: { ...added.result, email: set.result }, text: `${added.text}\n\n${set.text}` };
+    }
+    case "set": {
+      if (email === undefined && emailQuestions === undefined) throw ctx.usage("Usage: parley user set NAME [--email ADDRESS|off] [--email-questions on|off]");
+      return setEmail(needName("set NAME [--email ADDRESS|off] [--email-questions on|off]"), email, emailQuestions, ctx);
+    }
     case "list":
       if (name) throw ctx.usage("Usage: parley user list");
       return list(ctx);
@@ -159,4 +181,25 @@ async function linkInDatabase(db: Db, person: string, slackUserId: string | null
   const store = createSlackStore(db.exec);
   if (slackUserId === null) return store.unlink(person);
   if (!(await store.link(person, slackUserId))) throw new AppError("slack_user_taken", `The Slack user ${slackUserId} is linked to another person already: unlink them first.`);
+}
+
+/** `--email ADDRESS|off`, `--email-questions on|off`: a person's address and whether questions they may answer are mailed to them. */
+async function setEmail(name: string, email: string | undefined, questions: string | undefined, ctx: UserCommandContext): Promise<Outcome<PersonEmail>> {
+  if (questions !== undefined && questions !== "on" && questions !== "off") throw ctx.usage("--email-questions is on or off");
+  const address = email === undefined || email === "off" ? email : EmailAddressSchema.safeParse(email);
+  if (typeof address === "object" && !address.success) throw ctx.usage(`--email: ${address.error.issues[0]!.message}`);
+  const body = { email: address === undefined ? undefined : address === "off" ? null : address.data, questions: questions === undefined ? undefined : questions === "on" };
+  const { result } = await either(
+    ctx,
+    (client) => client.setEmail(name, body),
+    async (people) => {
+      const person = await people.idOf(name);
+      return ctx.inDatabase((db) => createPersonEmails(db).set(person, body.email, body.questions));
+    },
+  );
+  const text =
+    result.email === null
+      ? `${result.person} has no email address now: no questions are mailed to them.`
+      : `${result.person}'s email is ${result.email}; questions they may answer are ${result.questions ? "" : "not "}mailed to them.`;
+  return { result, text };
 }

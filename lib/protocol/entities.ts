@@ -1,3 +1,4 @@
+import { EmailDeliverySchema } from "./email";
 import { SlackDeliverySchema } from "./slack";
 import { z } from "zod";
 import { RunPolicySchema } from "./policy";
@@ -103,6 +104,8 @@ export const RunDetailSchema = RunSchema.extend({
   deliveries: z.array(WebhookDeliverySchema),
   /** Their messages in Slack, in order (docs/slack.md). */
   slack: z.array(SlackDeliverySchema),
+  /** Their mails to the people who may answer them, in order (docs/email.md). */
+  email: z.array(EmailDeliverySchema),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 

@@ -49,6 +49,8 @@ export const ERROR_STATUS = {
   person_exists: 409,
   push_endpoint_taken: 409,
   slack_user_taken: 409,
+  email_taken: 409,
+  already_settled: 409,
   rate_limited: 429,
   unavailable: 503,
   database_busy: 503,

@@ -4,7 +4,7 @@ import { z } from "zod";
  * Where a person answers from: a question's `closedBy` when a person settled it, a vote's surface.
  * Adding one: a member here, and the type check names every table that must say or route it.
  */
-export const AnswerSurfaceSchema = z.enum(["socket", "terminal", "rest", "push", "cli", "text", "channel", "slack"]);
+export const AnswerSurfaceSchema = z.enum(["socket", "terminal", "rest", "push", "cli", "text", "channel", "slack", "email"]);
 export type AnswerSurface = z.infer<typeof AnswerSurfaceSchema>;
 
 /** What settles a question without a person's answer: a rule, its timer, the run's end … */
@@ -39,6 +39,7 @@ export const CLOSED_BY_WORDS: Record<ClosedBy, string | null> = {
   text: "with a text command",
   channel: "from a text channel",
   slack: "in Slack",
+  email: "from an email",
   rule: "by a rule",
   timeout: null,
   stop: "when the run was stopped",

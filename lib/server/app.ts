@@ -46,6 +46,8 @@ import { createPushOutbox, type PushOptions } from "./push/push-outbox";
 import { createPushDevices } from "./push/push-devices";
 import { loadVapidKeys } from "./push/vapid-keys";
 import { createSlack, type SlackConfig } from "./slack/slack";
+import { openEmail, type EmailConfig } from "./email/email";
+import { createPersonEmails } from "./email/person-emails";
 
 /** The parts Parley is built from: real ones in server.ts, fakes in tests. */
 export interface ParleyParts {
@@ -89,6 +91,8 @@ export interface ParleyOptions {
   push?: PushOptions & { vapid?: { publicKey?: string; privateKey?: string; subject?: string } };
   /** Slack (docs/slack.md): its bot token, signing secret, default channel and Web API; unset: no Slack. */
   slack?: SlackConfig;
+  /** Email (docs/email.md): the SMTP server, the sender, and where the links point; unset: no email. */
+  email?: EmailConfig;
   /** Where people reach this server: the origin of the sign-in links it hands out (unset: the origin a request came to). */
   origin?: () => string;
 }
@@ -198,8 +202,10 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
   const channel = createTextChannel({ db, sessions, questions, runs, textCommands, events, postMessage: turns.postMessage, chatCommands: functions.chatCommands });
   // Every surface but the tabs' sockets (which attach when the socket server starts), before
   // anything settles at start-up: a restart's recovery and the expiry timers close questions too.
-  const slack = config.slack ? createSlack(config.slack, { db, questions, people: access.peopleCache, seeQuestion: access.visibility.question }) : null;
-  surfaces.attachAll({ push: pushOutbox.surface, slack: slack?.surface ?? null, webhooks: webhooks.surface, asks: asks.surface, channel: channel.surface });
+  const answering = { db, questions, people: access.peopleCache, seeQuestion: access.visibility.question };
+  const slack = config.slack ? createSlack(config.slack, answering) : null;
+  const email = config.email ? await openEmail(config.email, answering) : null;
+  surfaces.attachAll({ push: pushOutbox.surface, slack: slack?.surface ?? null, email: email?.surface ?? null, webhooks: webhooks.surface, asks: asks.surface, channel: channel.surface });
 
   await expiryTimers?.start(questions);
 
@@ -210,7 +216,7 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
 
   const resume = createResume({ commands, runs });
   const inbox = createInbox({ commands, questions, resume, stop: runs.stopRun, pollMs: config.inboxPollMs });
-  const recovered = await recoverAndStart({ sessions, runs, inbox, pool, outboxes: [webhooks, pushOutbox, ...(slack ? [slack.outbox] : [])] });
+  const recovered = await recoverAndStart({ sessions, runs, inbox, pool, outboxes: [webhooks, pushOutbox, ...(slack ? [slack.outbox] : []), ...(email ? [email.outbox] : [])] });
 
   return {
     db,
@@ -228,6 +234,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
     webhooks,
     push: { publicKey: vapid.publicKey, devices: pushDevices, outbox: pushOutbox },
     slack,
+    email,
+    personEmails: createPersonEmails(db),
     permissions,
     audit: createAuditService(db),
     pool,
@@ -258,6 +266,8 @@ export async function createParley(parts: ParleyParts, config: ParleyOptions = {
       await webhooks.stop();
       await pushOutbox.stop();
       await slack?.outbox.stop();
+      await email?.outbox.stop();
+      email?.close();
       runs.detachAll();
       questions.dispose();
       pendingCounts.stop();

@@ -159,6 +159,11 @@ const EnvSchema = z
       .default("https://slack.com/api/")
       .pipe(z.url({ protocol: /^https?$/, error: "PARLEY_SLACK_API_URL must be an http(s): URL" })),
     PARLEY_SLACK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    /** Email (docs/email.md): the mail server, smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465; unset: no email. */
+    PARLEY_SMTP_URL: optionalText().pipe(z.url({ protocol: /^smtps?$/, error: "PARLEY_SMTP_URL must be smtp://user:pass@host:587 or smtps://user:pass@host:465" }).optional()),
+    /** Who the mails are from: "Parley <parley@example.com>". */
+    PARLEY_EMAIL_FROM: optionalText(),
+    PARLEY_EMAIL_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
     /** Where people reach this server (https://parley.example.com): the links in Slack messages and emails point there. */
     PARLEY_PUBLIC_URL: optionalText().pipe(z.url({ protocol: /^https?$/, error: "PARLEY_PUBLIC_URL must be an http(s): URL" }).optional()),
     /** The project's default permission rules; `parley.permissions.json` in the project root when unset (no file: no rules). */
@@ -167,6 +172,11 @@ const EnvSchema = z
     PARLEY_MCP_SERVERS: z.string().trim().min(1, "PARLEY_MCP_SERVERS may not be empty; unset it for no MCP servers").optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.PARLEY_SMTP_URL) {
+      for (const needed of ["PARLEY_EMAIL_FROM", "PARLEY_PUBLIC_URL"] as const) {
+        if (!env[needed]) ctx.addIssue({ code: "custom", path: [needed], message: `email (PARLEY_SMTP_URL) needs ${needed} too (docs/email.md)` });
+      }
+    }
     if (Boolean(env.PARLEY_SLACK_BOT_TOKEN) !== Boolean(env.PARLEY_SLACK_SIGNING_SECRET)) {
       const missing = env.PARLEY_SLACK_BOT_TOKEN ? "PARLEY_SLACK_SIGNING_SECRET" : "PARLEY_SLACK_BOT_TOKEN";
       ctx.addIssue({ code: "custom", path: [missing], message: "Slack needs both PARLEY_SLACK_BOT_TOKEN and PARLEY_SLACK_SIGNING_SECRET (docs/slack.md), or neither" });

@@ -5,6 +5,8 @@ import type { ClusterLink } from "./cluster/cluster-link";
 import type { DomainEvents } from "./events";
 import type { QuestionSurfaces } from "./surfaces/question-surfaces";
 import type { Slack } from "./slack/slack";
+import type { Email } from "./email/email";
+import type { PersonEmails } from "./email/person-emails";
 import type { CommandService } from "./ledger/command-ledger";
 import type { Inbox } from "./ledger/inbox";
 import type { createResume } from "./ledger/resume";
@@ -56,6 +58,10 @@ export interface Parley {
   push: { publicKey: string; devices: PushDevicesService; outbox: PushOutbox };
   /** Slack, where the server is set up for it (PARLEY_SLACK_*); null otherwise. */
   slack: Slack | null;
+  /** Email, where the server is set up for it (PARLEY_SMTP_URL); null otherwise. */
+  email: Email | null;
+  /** People's email addresses (set whether or not this server sends mail). */
+  personEmails: PersonEmails;
   permissions: PermissionService;
   /** Who settled each question, from where, or which rule did. */
   audit: AuditService;

@@ -17,7 +17,8 @@ import { log } from "../log";
 
 // The installable app's files are public: a browser fetches the manifest, icons and service worker without the session cookie, and the offline page must load while signed out.
 const PUBLIC_PAGES = new Set(["/sign-in", "/icon.svg", "/favicon.ico", "/robots.txt", "/manifest.webmanifest", "/sw.js", "/offline.html", "/apple-icon.png"]);
-const isPublicPage = (pathname: string) => pathname.startsWith("/_next/") || pathname.startsWith("/icons/") || PUBLIC_PAGES.has(pathname);
+// An email's answer page: its link is its credential (lib/server/email/answer-link.ts).
+const isPublicPage = (pathname: string) => pathname.startsWith("/_next/") || pathname.startsWith("/icons/") || pathname.startsWith("/answer/") || PUBLIC_PAGES.has(pathname);
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /** `/mcp` and every other spelling of it (`/mcp/`, `/mcp;x=1`, `/mcp/x`): the gate's typed answers, not a page. */

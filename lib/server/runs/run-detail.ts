@@ -6,10 +6,11 @@ import { parseJson, toRun } from "../store/db/mappers";
 import { createRunReads } from "../store/runs/run-reads";
 import { createWebhookStore } from "../store/webhooks/webhook-store";
 import { createSlackStore } from "../store/slack/slack-store";
+import { createEmailStore } from "../store/email/email-store";
 import type { QuestionService } from "../questions/question-service";
 import { treeBelow } from "./run-tree";
 
-/** The run, its journal, the pending questions of its whole tree (each naming the run that owns it), its own questions, their webhook deliveries and their Slack messages. */
+/** The run, its journal, the pending questions of its whole tree (each naming the run that owns it), its own questions, their webhook deliveries, Slack messages and mails. */
 export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "listPending" | "listOfRun">, id: string): Promise<RunDetail> {
   const { exec } = db;
   const reads = createRunReads(exec);
@@ -25,5 +26,6 @@ export async function loadRunDetail(db: Db, questions: Pick<QuestionService, "li
     questions: await questions.listOfRun(id),
     deliveries: await createWebhookStore(exec).ofRun(id),
     slack: await createSlackStore(exec).ofRun(id),
+    email: await createEmailStore(exec).ofRun(id),
   };
 }

@@ -79,8 +79,8 @@ describe("the question surfaces' registry", () => {
     const events = new DomainEvents();
     const surfaces = createQuestionSurfaces(events);
     const heard: string[] = [];
-    surfaces.attachAll({ push: recorder("push", heard), slack: null, webhooks: recorder("webhooks", heard), asks: recorder("asks", heard), channel: recorder("channel", heard) });
-    // Slack is not set up here: nothing is attached for it.
+    surfaces.attachAll({ push: recorder("push", heard), slack: null, email: null, webhooks: recorder("webhooks", heard), asks: recorder("asks", heard), channel: recorder("channel", heard) });
+    // Slack and email are not set up here: nothing is attached for them.
     expect(surfaces.attached()).toEqual(["push", "webhooks", "asks", "channel"]);
     surfaces.close();
     events.emit("question.asked", question("q1"));

@@ -7,7 +7,7 @@ import { log } from "../log";
  * question's news: the tabs and terminals first, then the outboxes, then those waiting on an
  * answer in a request. Adding one: a member here, its folder, and its line where it is attached.
  */
-export const DELIVERY_SURFACES = ["sockets", "push", "slack", "webhooks", "asks", "channel"] as const;
+export const DELIVERY_SURFACES = ["sockets", "push", "slack", "email", "webhooks", "asks", "channel"] as const;
 export type DeliverySurface = (typeof DELIVERY_SURFACES)[number];
 
 /**

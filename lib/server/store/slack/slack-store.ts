@@ -1,13 +1,13 @@
 import { sql, type Selectable } from "kysely";
 import { dbNow, dbNowPlusMs } from "../db-clock";
 import type { SqlExecutor } from "../sql-executor";
-import { statement, type DB } from "../typed-sql";
+import { jsonIds, statement, type DB } from "../typed-sql";
 import type { SlackDelivery } from "../../../protocol/slack";
 
 type MessageRow = Selectable<DB["SlackMessage"]>;
 
 const personOfSlackUser = statement((q, p: { slackUserId: string }) => q.selectFrom("SlackLink").select("personId").where("slackUserId", "=", p.slackUserId));
-const slackUsersOf = statement((q, p: { people: string[] }) => q.selectFrom("SlackLink").select(["personId", "slackUserId"]).where("personId", "in", p.people));
+const slackUsersOf = statement((q, p: { people: string }, engine) => q.selectFrom("SlackLink").select(["personId", "slackUserId"]).where("personId", "in", jsonIds(engine, p.people)));
 
 /** Links a person (again: their new Slack user replaces the old). A Slack user linked to someone else is left as it is: no row changes. */
 const upsertLink = statement((q, p: { personId: string; slackUserId: string }, engine) =>
@@ -147,7 +147,7 @@ export function createSlackStore(exec: SqlExecutor) {
     personOf: async (slackUserId: string): Promise<string | null> => (await exec.rows(personOfSlackUser, { slackUserId }))[0]?.personId ?? null,
     /** The Slack users of these people (those linked). */
     slackUsersOf: async (people: string[]): Promise<Map<string, string>> =>
-      people.length === 0 ? new Map() : new Map((await exec.rows(slackUsersOf, { people })).map((r) => [r.personId, r.slackUserId])),
+      people.length === 0 ? new Map() : new Map((await exec.rows(slackUsersOf, { people: JSON.stringify(people) })).map((r) => [r.personId, r.slackUserId])),
     /** Links a person to a Slack user: false when that user is another person's already. */
     async link(personId: string, slackUserId: string): Promise<boolean> {
       return exec.transaction(async (tx) => {

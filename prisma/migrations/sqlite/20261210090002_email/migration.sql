@@ -1,0 +1,31 @@
+-- Email as an answer surface: people's addresses (and whether questions are mailed to them), and each question's mail to a person (the outbox, and what its answer link names).
+-- CreateTable
+CREATE TABLE "PersonEmail" (
+    "personId" TEXT NOT NULL PRIMARY KEY,
+    "email" TEXT NOT NULL,
+    "questions" BOOLEAN NOT NULL DEFAULT true,
+    "updatedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateTable
+CREATE TABLE "EmailMessage" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "questionId" TEXT NOT NULL,
+    "personId" TEXT NOT NULL,
+    "address" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'pending',
+    "attempts" INTEGER NOT NULL DEFAULT 0,
+    "nextAttemptAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "lastError" TEXT,
+    "sentAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "PersonEmail_email_key" ON "PersonEmail"("email");
+
+-- CreateIndex
+CREATE INDEX "EmailMessage_status_nextAttemptAt_idx" ON "EmailMessage"("status", "nextAttemptAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "EmailMessage_questionId_personId_key" ON "EmailMessage"("questionId", "personId");
