@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Question } from "../lib/protocol/question";
-import { addPeople, type Person } from "./helpers/people";
+import { addPeople } from "./helpers/people";
 import { poll, restClient, type RestClient } from "./helpers/remote";
 import { freePort, startServerProcess, type ServerProcess } from "./helpers/server-process";
 import { startSmtpStandIn, type SmtpStandIn } from "./helpers/smtp-stand-in";
@@ -18,7 +18,6 @@ let dir: string;
 let smtp: SmtpStandIn;
 let server: ServerProcess;
 let rest: RestClient;
-let people: Person[];
 let databaseFile: string;
 let sessionId: string;
 
@@ -51,7 +50,7 @@ beforeAll(async () => {
     env: { PARLEY_SMTP_URL: smtp.url, PARLEY_EMAIL_FROM: "Parley <parley@example.com>", PARLEY_PUBLIC_URL: "https://parley.example", PARLEY_EMAIL_RETRY_MS: "100" },
   });
   rest = restClient(server.url);
-  people = await addPeople(`file:${databaseFile}`, ["ann", "bob", "cat"]);
+  await addPeople(`file:${databaseFile}`, ["ann", "bob", "cat"]);
   sessionId = (await rest.ok(rest.post<{ id: string }>("/api/sessions", { title: "team" }))).id;
   for (const user of ["ann", "bob", "cat"]) await rest.ok(rest.post(`/api/sessions/${sessionId}/members`, { user }));
   await rest.ok(rest.put("/api/users/ann/email", { email: "ann@example.com" }));

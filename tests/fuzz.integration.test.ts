@@ -17,7 +17,7 @@ import { mutantsOf } from "./fuzz/mutations";
 import { badIdArb, longIdArb, missingIdArb, nearMissesOf } from "./fuzz/path-ids";
 import { anyContentTypeArb, rawBodyArb } from "./fuzz/raw-bodies";
 import { PATH_SHAPES } from "./fuzz/path-shapes";
-import { BODY_SPECS, BODYLESS_WRITES, keyOf, OWN_PROTOCOL_ROUTES, pathWith, STANDARD_METHODS, targetOf, uncoveredWrites, WRITE_METHODS, type BodySpec } from "./fuzz/route-specs";
+import { BODY_SPECS, BODYLESS_WRITES, SIGNED_WRITES, keyOf, OWN_PROTOCOL_ROUTES, pathWith, STANDARD_METHODS, targetOf, uncoveredWrites, WRITE_METHODS, type BodySpec } from "./fuzz/route-specs";
 import { arbitraryOf, isValid, jsonSchemaOf } from "./fuzz/schema-arbitrary";
 import { refusedByTextQuestionArb } from "./fuzz/refused-answers";
 import { FUZZ_PUSH_HOSTS, Sentinel } from "./fuzz/sentinel";
@@ -157,7 +157,7 @@ function gateRefusals(route: ApiRoute, parts: { credential: HeaderPart; origin: 
   const refusals: number[] = [];
   if (!parts.origin.valid) refusals.push(403);
   // A chunked body is a body, even an empty one.
-  if ((bytes.length > 0 || parts.chunked) && !isJsonContentType(contentType)) refusals.push(415);
+  if ((bytes.length > 0 || parts.chunked) && !isJsonContentType(contentType) && !route.signed) refusals.push(415);
   if (!parts.credential.valid && !route.public) refusals.push(401);
   return refusals;
 }
@@ -271,6 +271,19 @@ describe("fuzz: REST", () => {
             else if (!accepted) expectStatus(res, is4xx, what);
             else if (target) expectStatus(res, [404], what);
             if (target && !accepted) await sentinel.assertUnchanged(what);
+          });
+        });
+      } else if (SIGNED_WRITES.has(key)) {
+        it(`${key}: any body, type or origin gets a typed refusal, never a 2xx or a 5xx`, { timeout: PROPERTY_TIMEOUT }, async () => {
+          const arb = fc.record({ body: fc.option(rawBodyArb, { nil: undefined }), contentType: anyContentTypeArb, credential: credentialArb, origin: originArb(server.url) });
+          await runProperty(`${key} requests`, arb, async (c) => {
+            const bytes = c.body?.bytes ?? Buffer.alloc(0);
+            const refusals = gateRefusals(route, c, c.contentType, bytes);
+            const req: ProbeRequest = { method, path: pathWith(route, "fuzz-missing"), headers: headersOf([c.credential, c.origin], c.contentType), body: bytes };
+            const res = await probe(req);
+            const what = describeReq(req, `${c.body?.what ?? "no body"}, ${c.contentType}, ${c.origin.what}`);
+            if (refusals.length) expectStatus(res, refusals, what);
+            else expectStatus(res, (s) => s >= 300 && s < 500, what);
           });
         });
       } else if (BODYLESS_WRITES.has(key)) {

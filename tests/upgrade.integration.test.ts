@@ -1,3 +1,5 @@
+import { startSlackStandIn } from "./helpers/slack-stand-in";
+import { startSmtpStandIn } from "./helpers/smtp-stand-in";
 import { createECDH, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -108,8 +110,8 @@ function prefixRoot(engine: Engine, count: number): string {
   return migrationsPrefix(dir, engine, count);
 }
 
-async function startServer(db: Db): Promise<ServerProcess> {
-  const server = await startServerProcess({ port: await freePort(), databaseFile: path.join(db.dir, "unused.db"), env: { DATABASE_URL: db.url, PARLEY_PUSH_HOSTS: "127.0.0.1:1" } });
+async function startServer(db: Db, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const server = await startServerProcess({ port: await freePort(), databaseFile: path.join(db.dir, "unused.db"), env: { DATABASE_URL: db.url, PARLEY_PUSH_HOSTS: "127.0.0.1:1", ...env } });
   cleanups.push(() => server.kill());
   return server;
 }
@@ -124,13 +126,26 @@ interface Facts {
  * Rows in every table, written by the current server through its API: two chats with messages, a
  * chat turn, a finished run with its answered question, a run waiting on a pending question,
  * commands with receipts, a rule, an API token, the server's settings, an ask's delivered callback,
- * a push subscription with a muted chat and the pushes of the pending question, and a person with
- * their sign-in link, the chat shared with them and a vote on an approval that needs them too.
+ * a push subscription with a muted chat and the pushes of the pending question, a person with
+ * their sign-in link, the chat shared with them and a vote on an approval that needs them too, and
+ * the questions' Slack messages and mails (to local stand-ins of Slack and a mail server).
  */
 async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts: Facts }> {
   const db = await newDatabase(engine);
   await migrateDatabase(db.url, MIGRATIONS);
-  const server = await startServer(db);
+  const [slack, smtp] = await Promise.all([startSlackStandIn(), startSmtpStandIn()]);
+  cleanups.push(
+    () => slack.close(),
+    () => smtp.close(),
+  );
+  const server = await startServer(db, {
+    PARLEY_SLACK_BOT_TOKEN: "xoxb-upgrade-1",
+    PARLEY_SLACK_SIGNING_SECRET: "0123456789abcdef0123456789abcdef",
+    PARLEY_SLACK_API_URL: slack.url,
+    PARLEY_SMTP_URL: smtp.url,
+    PARLEY_EMAIL_FROM: "parley@example.com",
+    PARLEY_PUBLIC_URL: "https://parley.example",
+  });
   const rest = restClient(server.url);
   const settled = (sessionId: string) =>
     poll(`the runs of ${sessionId} to end`, async () => {
@@ -166,6 +181,10 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
   await rest.ok(rest.post("/api/users", { name: "before-the-upgrade" }));
   // A display name of their own (the administrator's stays the default, which keeps no row).
   await rest.ok(rest.patch("/api/users/before-the-upgrade", { displayName: "Early" }));
+  // Their Slack user and address; the first chat's own Slack channel.
+  await rest.ok(rest.put("/api/users/before-the-upgrade/slack", { slackUserId: "U0EARLY001" }));
+  await rest.ok(rest.put("/api/users/before-the-upgrade/email", { email: "early@example.com" }));
+  await rest.ok(rest.put(`/api/sessions/${first.id}/slack`, { channel: "C0UPGRADE1" }));
   // The first chat shared with them, and an approval there that needs both: the administrator's vote counted, it waits for theirs.
   await rest.ok(rest.post(`/api/sessions/${first.id}/members`, { user: "before-the-upgrade" }));
   const approval = await rest.ok(
@@ -187,6 +206,10 @@ async function writeScenario(engine: Engine): Promise<{ dataset: Dataset; facts:
   const pending = await pendingOf(second.id);
   const pushes = await db.raw();
   await poll("the pending question's push in the outbox", async () => (await pushes.rows("PushDelivery")).length > 0);
+  await poll(
+    "the approval's Slack message and mail sent",
+    async () => (await pushes.rows("SlackMessage")).some((r) => r.status === "done") && (await pushes.rows("EmailMessage")).some((r) => r.status === "sent"),
+  );
   await pushes.close();
   // Stopped as for an upgrade: the node lets go of its runs' leases.
   await server.kill("SIGTERM");
