@@ -19,7 +19,7 @@ import { clickPayload, sendInteraction, startSlackStandIn, type SlackStandIn } f
 
 const SECRET = "8f742231b10e8888abcd99aaabbb85a5";
 const CHANNEL = "C0PARLEY01";
-const USERS = { local: "U0ADMIN001", ann: "U0ANN00001", bob: "U0BOB00001", stranger: "U0NOBODY01" } as const;
+const USERS = { local: "U0ADMIN001", ann: "U0ANN00001", bob: "U0BOB00001", cat: "U0CAT00001", stranger: "U0NOBODY01" } as const;
 
 let dir: string;
 let slack: SlackStandIn;
@@ -48,7 +48,8 @@ const buttonsOf = (blocks: Array<Record<string, any>>) => blocks.flatMap((b) => 
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "parley-slack-"));
-  slack = await startSlackStandIn();
+  // Cat is in the workspace with the address she has in Parley, and not linked.
+  slack = await startSlackStandIn({ users: { [USERS.cat]: "cat@example.com", [USERS.stranger]: "stranger@example.com" } });
   const databaseFile = path.join(dir, "p.db");
   server = await startServerProcess({
     port: await freePort(),
@@ -63,11 +64,12 @@ beforeAll(async () => {
     },
   });
   rest = restClient(server.url);
-  people = await addPeople(`file:${databaseFile}`, ["ann", "bob"]);
+  people = await addPeople(`file:${databaseFile}`, ["ann", "bob", "cat"]);
+  await rest.ok(rest.put("/api/users/cat/email", { email: "Cat@Example.com" }));
   for (const name of ["local", "ann"] as const) await rest.ok(rest.put(`/api/users/${name}/slack`, { slackUserId: USERS[name] }));
   await rest.ok(rest.put(`/api/users/bob/slack`, { slackUserId: USERS.bob }));
   sessionId = (await rest.ok(rest.post<{ id: string }>("/api/sessions", { title: "team" }))).id;
-  for (const user of ["ann", "bob"]) await rest.ok(rest.post(`/api/sessions/${sessionId}/members`, { user }));
+  for (const user of ["ann", "bob", "cat"]) await rest.ok(rest.post(`/api/sessions/${sessionId}/members`, { user }));
 }, 90_000);
 
 afterAll(async () => {
@@ -152,6 +154,21 @@ describe("Slack", { timeout: 60_000 }, () => {
     expect((await question(q.id)).status).toBe("pending");
     await interact(clickPayload(USERS.bob, { action_id: `${SLACK_ACTIONS.choose}_1`, value: choiceValue(q.id, 1) }));
     expect(await settled(q.id)).toMatchObject({ answer: "no", closedByUser: "bob" });
+  });
+
+  it("a Slack user not linked but whose Slack email is a person's answers as that person, and is linked from then on", async () => {
+    const q = await ask({ question: "Cat's call?", options: ["yes", "no"] });
+    await posted(q.id);
+    await interact(clickPayload(USERS.cat, { action_id: `${SLACK_ACTIONS.choose}_0`, value: choiceValue(q.id, 0) }));
+    expect(await settled(q.id)).toMatchObject({ answer: "yes", closedByUser: "cat", closedBy: "slack" });
+    expect(slack.of("users.info").some((c) => c.args.user === USERS.cat)).toBe(true);
+    // Linked now: her next click needs no look-up.
+    const next = await ask({ question: "Again?", options: ["yes", "no"] });
+    await posted(next.id);
+    const lookups = slack.of("users.info").length;
+    await interact(clickPayload(USERS.cat, { action_id: `${SLACK_ACTIONS.choose}_1`, value: choiceValue(next.id, 1) }));
+    expect(await settled(next.id)).toMatchObject({ answer: "no", closedByUser: "cat" });
+    expect(slack.of("users.info")).toHaveLength(lookups);
   });
 
   it("many options become a select; several choices are ticked, then sent", async () => {

@@ -15,10 +15,10 @@ export interface SlackCall {
  * A local stand-in of Slack's Web API (https://slack.com/api/METHOD): what @slack/web-api sends it
  * (a form-encoded body, the bot token as a Bearer), answered as Slack answers: chat.postMessage
  * with the message's ts and channel (a DM to a user id is posted in a D… channel), chat.update,
- * chat.postEphemeral, views.open. `rateLimit(method, n)` answers the next n calls of a method 429
+ * chat.postEphemeral, views.open, users.info and users.lookupByEmail. `rateLimit(method, n)` answers the next n calls of a method 429
  * with Retry-After, as Slack does when a method is called too often.
  */
-export async function startSlackStandIn() {
+export async function startSlackStandIn({ users = {} }: { users?: Record<string, string> } = {}) {
   const calls: SlackCall[] = [];
   const limited = new Map<string, number>();
   let nextTs = 1_700_000_000;
@@ -50,6 +50,15 @@ export async function startSlackStandIn() {
           return reply({ ok: true, message_ts: `${nextTs++}.000200` });
         case "views.open":
           return reply({ ok: true, view: { id: `V${nextTs++}` } });
+        // The workspace's people (`users`: Slack user id → email), as an app with users:read.email reads them.
+        case "users.info": {
+          const email = users[String(args.user)];
+          return reply(email ? { ok: true, user: { id: args.user, profile: { email } } } : { ok: false, error: "user_not_found" });
+        }
+        case "users.lookupByEmail": {
+          const id = Object.entries(users).find(([, email]) => email === args.email)?.[0];
+          return reply(id ? { ok: true, user: { id, profile: { email: args.email } } } : { ok: false, error: "users_not_found" });
+        }
         default:
           return reply({ ok: false, error: "unknown_method" });
       }

@@ -18,7 +18,8 @@ export function createPersonEmails(db: Db) {
         return { person, email: null, questions: false };
       }
       const current = await store.emailOf(person);
-      const address = email ?? current?.email;
+      // Stored and compared lower-cased: Ann@Example.com and ann@example.com are one address.
+      const address = (email ?? current?.email)?.toLowerCase();
       if (address === undefined) throw new AppError("bad_request", `${person === LOCAL_OWNER ? "The administrator" : person} has no email address yet: give one with --email ADDRESS.`);
       const on = questions ?? current?.questions ?? true;
       if (!(await store.setEmail(person, address, on))) throw new AppError("email_taken", `${address} is another person's address already.`);

@@ -13,12 +13,12 @@ import type { PeopleCache } from "../access/people-cache";
 import { log } from "../log";
 import type { NameOf } from "../../protocol/display-names";
 import type { QuestionService } from "../questions/question-service";
-import type { SlackStore } from "../store/slack/slack-store";
 import { answerModal, blockErrors, editModal, readAnswerModal, readEditModal, readRejectModal, rejectModal, ANSWER_BLOCK } from "./slack-views";
 
 export interface SlackInteractionDeps {
   client: WebClient;
-  store: Pick<SlackStore, "personOf">;
+  /** Who a Slack user answers as (slack-people.ts). */
+  store: { personOf(slackUserId: string): Promise<string | null> };
   questions: Pick<QuestionService, "getQuestion" | "reply" | "reject">;
   people: Pick<PeopleCache, "get">;
   /** Whether a person may see a question (a member of its chat): throws not_found otherwise. */

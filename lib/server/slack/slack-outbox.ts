@@ -15,6 +15,7 @@ import { createSlackStore, type DueSlackMessage } from "../store/slack/slack-sto
 import type { QuestionSurface } from "../surfaces/question-surfaces";
 import { retryDelayMs } from "../webhooks/backoff";
 import { questionMessage, questionText } from "./slack-blocks";
+import type { SlackPeople } from "./slack-people";
 
 export interface SlackOutboxOptions {
   /** Where questions of chats with no channel of their own go (PARLEY_SLACK_CHANNEL); unset: the DMs of the linked people who may answer. */
@@ -68,7 +69,10 @@ export function slackFailure(err: unknown): Omit<Extract<Outcome, { ok: false }>
  * happened. Durable: a row per message, posted and updated by every node's sender (one node per
  * row), retried with backoff and after Slack's Retry-After, surviving restarts.
  */
-export function createSlackOutbox({ db, client, questions }: { db: Db; client: WebClient; questions: { getQuestion(args: { id: string }): Promise<Question> } }, options: SlackOutboxOptions = {}) {
+export function createSlackOutbox(
+  { db, client, questions, people }: { db: Db; client: WebClient; questions: { getQuestion(args: { id: string }): Promise<Question> }; people: Pick<SlackPeople, "slackUsersOf"> },
+  options: SlackOutboxOptions = {},
+) {
   const store = createSlackStore(db.exec);
   const sessions = createSessionStore(db.exec);
   const members = createMemberStore(db.exec);
@@ -76,15 +80,15 @@ export function createSlackOutbox({ db, client, questions }: { db: Db; client: W
   const { retryMs = 5_000, pollMs = 1_000 } = options;
   const inOrder = keyedSerial();
 
-  /** Where a question's messages go: its chat's channel, the server's, else the DMs of the linked people who may answer (`people`: only those). */
-  async function channelsOf(question: Question, people?: readonly string[]): Promise<string[]> {
+  /** Where a question's messages go: its chat's channel, the server's, else the DMs of the linked people who may answer (`to`: only those). */
+  async function channelsOf(question: Question, to?: readonly string[]): Promise<string[]> {
     const own = (await store.channelOf(question.sessionId)) ?? options.channel;
-    if (own) return people ? [] : [own];
+    if (own) return to ? [] : [own];
     const everyone = async () => {
       const session = await sessions.live(question.sessionId);
       return session ? [session.ownerId, ...(await members.names(question.sessionId))] : [];
     };
-    const linked = await store.slackUsersOf([...(people ?? waitingFor(question) ?? (await everyone()))]);
+    const linked = await people.slackUsersOf([...(to ?? waitingFor(question) ?? (await everyone()))]);
     return [...linked.values()];
   }
 

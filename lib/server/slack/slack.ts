@@ -9,6 +9,9 @@ import { createPeopleStore } from "../store/people/people-store";
 import { createSlackInteractions, type SlackResponse } from "./slack-interactions";
 import { createSlackOutbox, type SlackOutboxOptions } from "./slack-outbox";
 import { slackRequestVerified } from "./slack-signature";
+import { createSlackPeople } from "./slack-people";
+import { createSlackStore } from "../store/slack/slack-store";
+import { createEmailStore } from "../store/email/email-store";
 
 export interface SlackConfig extends SlackOutboxOptions {
   botToken: string;
@@ -31,9 +34,11 @@ export interface SlackRequest {
  */
 export function createSlack(config: SlackConfig, deps: { db: Db; questions: QuestionService; people: Pick<PeopleCache, "get">; seeQuestion(person: string, id: string): Promise<void> }) {
   const client = new WebClient(config.botToken, { slackApiUrl: config.apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 });
-  const outbox = createSlackOutbox({ db: deps.db, client, questions: deps.questions }, config);
+  const links = createSlackStore(deps.db.exec);
+  const slackPeople = createSlackPeople({ client, links, emails: createEmailStore(deps.db.exec) });
+  const outbox = createSlackOutbox({ db: deps.db, client, questions: deps.questions, people: slackPeople }, config);
   const names = createDisplayNames(createPeopleStore(deps.db.exec));
-  const interactions = createSlackInteractions({ client, store: outbox.store, questions: deps.questions, people: deps.people, seeQuestion: deps.seeQuestion, nameOf: names.nameOf });
+  const interactions = createSlackInteractions({ client, store: slackPeople, questions: deps.questions, people: deps.people, seeQuestion: deps.seeQuestion, nameOf: names.nameOf });
 
   return {
     surface: outbox.surface,

@@ -7,6 +7,7 @@ const emailOf = statement((q, p: { personId: string }) => q.selectFrom("PersonEm
 const emailsOf = statement((q, p: { people: string }, engine) =>
   q.selectFrom("PersonEmail").select(["personId", "email"]).where("personId", "in", jsonIds(engine, p.people)).where("questions", "=", true),
 );
+const addressesOf = statement((q, p: { people: string }, engine) => q.selectFrom("PersonEmail").select(["personId", "email"]).where("personId", "in", jsonIds(engine, p.people)));
 const holderOf = statement((q, p: { email: string }) => q.selectFrom("PersonEmail").select("personId").where("email", "=", p.email));
 const upsertEmail = statement((q, p: { personId: string; email: string; questions: boolean }, engine) =>
   q
@@ -96,8 +97,14 @@ export function createEmailStore(exec: SqlExecutor) {
     /** The addresses of these people who get questions by mail. */
     emailsOf: async (people: string[]): Promise<Map<string, string>> =>
       people.length === 0 ? new Map() : new Map((await exec.rows(emailsOf, { people: JSON.stringify(people) })).map((r) => [r.personId, r.email])),
+    /** The addresses of these people, whether or not they want questions by mail. */
+    addressesOf: async (people: string[]): Promise<Map<string, string>> =>
+      people.length === 0 ? new Map() : new Map((await exec.rows(addressesOf, { people: JSON.stringify(people) })).map((r) => [r.personId, r.email])),
+    /** The person whose address this is (addresses are compared as stored: lower-cased). */
+    personWithEmail: async (email: string): Promise<string | null> => (await exec.rows(holderOf, { email: email.toLowerCase() }))[0]?.personId ?? null,
     /** Sets a person's address and whether questions are mailed: false when the address is another person's. */
-    async setEmail(personId: string, email: string, questions: boolean): Promise<boolean> {
+    async setEmail(personId: string, address: string, questions: boolean): Promise<boolean> {
+      const email = address.toLowerCase();
       return exec.transaction(async (tx) => {
         const holder = (await tx.rows(holderOf, { email }))[0]?.personId;
         if (holder !== undefined && holder !== personId) return false;
