@@ -3,6 +3,7 @@ import { cardKindOf, type ByCardKind } from "@/lib/protocol/card-kinds";
 import { ANSWER_FORM, answerLinkApiPath, type AnswerPageView } from "@/lib/protocol/email";
 import { formFields, type FormField, type FormSchema } from "@/lib/protocol/forms";
 import type { Question } from "@/lib/protocol/question";
+import { previewText } from "@/lib/protocol/preview-text";
 
 /**
  * An email's answer page: the question and one button per answer, in a plain HTML form that works
@@ -171,7 +172,7 @@ const CONTROLS: ByCardKind<(q: Question, pick: string | null) => ReactNode> = {
 
 function Shell({ children }: { children: ReactNode }) {
   return (
-    <main className="flex min-h-dvh justify-center bg-stone-50 px-4 py-10 sm:items-center">
+    <main className="flex min-h-dvh items-start justify-center bg-stone-50 px-4 py-10 sm:items-center">
       <div className="w-full max-w-lg rounded-2xl border border-stone-200 bg-white p-6 shadow-sm sm:p-8">{children}</div>
     </main>
   );
@@ -206,6 +207,11 @@ export function AnswerByLink({ token, view, pick }: { token: string; view: Answe
       </p>
       <h1 className="mt-1 text-lg font-semibold whitespace-pre-wrap text-stone-900">{asked}</h1>
       {q.detail && <p className="mt-2 text-sm whitespace-pre-wrap text-stone-600">{q.detail}</p>}
+      {q.approval && (
+        <pre data-testid="answer-preview" className="mt-3 max-h-64 overflow-auto rounded-lg bg-stone-900 p-3 text-xs leading-5 text-stone-100">
+          {previewText(q.approval.preview)}
+        </pre>
+      )}
       {view.error && (
         <p role="alert" className="mt-4 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
           {view.error}

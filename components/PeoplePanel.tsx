@@ -2,6 +2,7 @@
 
 import { useRef, useState, type ReactNode } from "react";
 import { HeaderSheet } from "./HeaderSheet";
+import { MyEmail } from "./MyEmail";
 import { mayRename, peopleView, type Me, type PersonRow } from "@/lib/client/session-people";
 import { useNameField } from "./use-name-field";
 import { useMembers } from "@/lib/client/use-members";
@@ -72,6 +73,7 @@ function PeoplePanel({ sessionId, me, onClose }: { sessionId: string; me: Me | n
             ))}
           </ul>
           {view.canAdd ? <AddPerson onAdd={add} /> : <Note testId="people-owner-note">{view.owner ? `Only ${nameOf(view.owner)} can add or remove people.` : null}</Note>}
+          <MyEmail me={me?.name ?? null} />
         </>
       )}
     </HeaderSheet>

@@ -112,3 +112,36 @@ test("the administrator renamed in the People panel: one name in the header, the
     await miaContext.close();
   }
 });
+
+test("a person sets their address for questions by email in People; another person's address is refused, in words", async ({ browser, baseURL }) => {
+  const [kim, lee] = await peopleOnServer([`kim-${randomBytes(3).toString("hex")}`, `lee-${randomBytes(3).toString("hex")}`]);
+  const kimContext = await contextOf(browser, baseURL!, kim!);
+  const leeContext = await contextOf(browser, baseURL!, lee!);
+  try {
+    const leeAddress = `${lee!.name}@example.com`;
+    expect((await leeContext.request.put(`/api/users/${lee!.name}/email`, { data: { email: leeAddress } })).status()).toBe(200);
+    const tab = await kimContext.newPage();
+    await tab.goto("/");
+    await tab.getByTestId("new-session").click();
+    await expect(tab).toHaveURL(/\/s\/[^/?#]+$/);
+    await tab.getByTestId("people-button").click();
+    const form = tab.getByTestId("my-email");
+    await expect(form.getByTestId("my-email-questions")).toBeChecked();
+    await form.getByTestId("my-email-address").fill(leeAddress);
+    await form.getByTestId("my-email-save").click();
+    await expect(form.getByTestId("my-email-error")).toContainText("another person's address");
+    await form.getByTestId("my-email-address").fill(`${kim!.name.toUpperCase()}@Example.com`);
+    await form.getByTestId("my-email-questions").uncheck();
+    await form.getByTestId("my-email-save").click();
+    await expect(form.getByTestId("my-email-saved")).toHaveText("Saved: no questions are mailed to you.");
+    await tab.reload();
+    await tab.getByTestId("people-button").click();
+    await expect(tab.getByTestId("my-email-address")).toHaveValue(`${kim!.name}@example.com`);
+    await expect(tab.getByTestId("my-email-questions")).not.toBeChecked();
+    // Not someone else's to read.
+    expect((await kimContext.request.get(`/api/users/${lee!.name}/email`)).status()).toBe(403);
+  } finally {
+    await kimContext.close();
+    await leeContext.close();
+  }
+});

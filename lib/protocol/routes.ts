@@ -62,7 +62,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   /** Slack's interactivity requests (docs/slack.md), checked against the app's signing secret. */
   { path: "/api/slack/interactions", methods: ["POST"], public: true, signed: true, limit: "replies" },
   { path: "/api/users/:name/slack", methods: ["PUT"], limit: "sessions" },
-  { path: "/api/users/:name/email", methods: ["PUT"], limit: "sessions" },
+  { path: "/api/users/:name/email", methods: ["GET", "PUT"], limit: "sessions" },
   /** An email's answer page's form (docs/email.md): its link's token is its credential. */
   { path: "/api/answer/:token", methods: ["POST"], public: true, signed: true, limit: "replies" },
   { path: "/api/sessions/:id/slack", methods: ["PUT"], limit: "sessions" },

@@ -5,7 +5,7 @@ import { approvalCountLine, rejectionCountLine, waitingLine } from "../../protoc
 import type { Question } from "../../protocol/question";
 import { choiceValue, SLACK_ACTIONS } from "../../protocol/slack";
 import { approvalBoundText } from "../../protocol/command-bound";
-import type { ToolPreview } from "../../protocol/permissions";
+import { previewText } from "../../protocol/preview-text";
 
 /** What a question's message says besides the question: the chat's title, and the link to its card. */
 export interface MessageContext extends Viewpoint {
@@ -79,14 +79,6 @@ function askedBy(q: Question, ctx: MessageContext): string {
   return `*${escapeMrkdwn(q.owner)}* ${q.kind === "approval" ? "asks to use a tool" : "asks"} in ${where}`;
 }
 
-/** An approval's preview as a code block's text, by its shape. */
-const PREVIEW_TEXT: { [K in ToolPreview["type"]]: (p: Extract<ToolPreview, { type: K }>) => string } = {
-  command: (p) => `$ ${p.command}${p.cwd ? `\n(in ${p.cwd})` : ""}`,
-  diff: (p) => `${p.path}\n${p.diff}`,
-  list: (p) => p.items.join("\n"),
-  text: (p) => p.text,
-};
-const previewText = (p: ToolPreview) => (PREVIEW_TEXT[p.type] as (p: ToolPreview) => string)(p);
 /** A code block that shows its text as it is (a ``` inside it cannot close it early). */
 const codeBlock = (text: string) => "```" + escapeMrkdwn(clipTo(text, 2_500)).replace(/```/g, "`\u200b``") + "```";
 

@@ -1,6 +1,7 @@
 import { AppError } from "@/lib/protocol/errors";
 import { PersonEmailBodySchema, type PersonEmail } from "@/lib/protocol/email";
-import { jsonRoute, one, readJson } from "@/lib/server/http/json-route";
+import { jsonRoute, one, readJson, type Caller } from "@/lib/server/http/json-route";
+import type { Parley } from "@/lib/server/parley";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +12,15 @@ export const dynamic = "force-dynamic";
  */
 export const PUT = jsonRoute<{ name: string }>(async ({ req, params, parley, caller }): Promise<PersonEmail> => {
   const { email, questions } = await readJson(req, PersonEmailBodySchema);
-  const person = await parley.people.idOf(one(params.name));
-  if (!caller.admin && person !== caller.ownerId) throw new AppError("forbidden", "Only an administrator can set other people's email; you may set your own.");
+  const person = await personFor(one(params.name), parley, caller);
   return parley.personEmails.set(person, email, questions);
 });
+
+/** A person's address and whether questions are mailed to them: an administrator reads anyone's, a person their own. */
+export const GET = jsonRoute<{ name: string }>(async ({ params, parley, caller }): Promise<PersonEmail> => parley.personEmails.get(await personFor(one(params.name), parley, caller)));
+
+async function personFor(name: string, parley: Parley, caller: Caller): Promise<string> {
+  const person = await parley.people.idOf(name);
+  if (!caller.admin && person !== caller.ownerId) throw new AppError("forbidden", "Only an administrator can read or set other people's email; you may your own.");
+  return person;
+}
