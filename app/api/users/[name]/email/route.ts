@@ -5,6 +5,9 @@ import type { Parley } from "@/lib/server/parley";
 
 export const dynamic = "force-dynamic";
 
+/** A person's address and whether questions are mailed to them: an administrator reads anyone's, a person their own. */
+export const GET = jsonRoute<{ name: string }>(async ({ params, parley, caller }): Promise<PersonEmail> => parley.personEmails.get(await personFor(one(params.name), parley, caller)));
+
 /**
  * A person's email address and whether questions they may answer are mailed to them
  * (`npx parley user set NAME --email ADDRESS --email-questions on|off`). An administrator sets
@@ -15,9 +18,6 @@ export const PUT = jsonRoute<{ name: string }>(async ({ req, params, parley, cal
   const person = await personFor(one(params.name), parley, caller);
   return parley.personEmails.set(person, email, questions);
 });
-
-/** A person's address and whether questions are mailed to them: an administrator reads anyone's, a person their own. */
-export const GET = jsonRoute<{ name: string }>(async ({ params, parley, caller }): Promise<PersonEmail> => parley.personEmails.get(await personFor(one(params.name), parley, caller)));
 
 async function personFor(name: string, parley: Parley, caller: Caller): Promise<string> {
   const person = await parley.people.idOf(name);
