@@ -1,14 +1,13 @@
 import type { Transporter } from "nodemailer";
 import { clip } from "../../protocol/bounded-text";
 import type { Question } from "../../protocol/question";
-import { waitingFor } from "../../protocol/teams";
 import { newOrderedId } from "../ids";
 import { log } from "../log";
 import { keyedSerial } from "../one-at-a-time";
 import { createOutboxRounds } from "../outbox/outbox-rounds";
 import type { Db } from "../store/db/client";
 import { createEmailStore, type DueEmail } from "../store/email/email-store";
-import { createMemberStore } from "../store/members/member-store";
+import { createAnswerersNow } from "../surfaces/answerers-now";
 import { createSessionStore } from "../store/sessions/session-store";
 import type { QuestionSurface } from "../surfaces/question-surfaces";
 import { retryDelayMs } from "../webhooks/backoff";
@@ -48,17 +47,13 @@ export function mailFailure(err: unknown): { error: string; final: boolean } {
 export function createEmailOutbox({ db, transport, questions }: { db: Db; transport: Transporter; questions: { getQuestion(args: { id: string }): Promise<Question> } }, options: EmailOutboxOptions) {
   const store = createEmailStore(db.exec);
   const sessions = createSessionStore(db.exec);
-  const members = createMemberStore(db.exec);
+  const answerersNow = createAnswerersNow(db);
   const { retryMs = 30_000, pollMs = 1_000 } = options;
   const inOrder = keyedSerial();
 
   async function enqueue(question: Question, people?: readonly string[]): Promise<void> {
     if (question.status !== "pending") return;
-    const everyone = async () => {
-      const session = await sessions.live(question.sessionId);
-      return session ? [session.ownerId, ...(await members.names(question.sessionId))] : [];
-    };
-    const recipients = await store.emailsOf([...(people ?? waitingFor(question) ?? (await everyone()))]);
+    const recipients = await store.emailsOf(await answerersNow(question, people));
     if ((await store.enqueue(question.id, recipients, newOrderedId)) > 0) rounds.kick();
   }
 

@@ -1,5 +1,4 @@
-import { createMemberStore } from "../store/members/member-store";
-import { waitingFor } from "../../protocol/teams";
+import { createAnswerersNow } from "../surfaces/answerers-now";
 import https from "node:https";
 import { clip } from "../../protocol/bounded-text";
 import type { Question } from "../../protocol/question";
@@ -69,7 +68,7 @@ export function createPushOutbox(
   }: PushOptions & { vapid: VapidKeys; send?: PushSender },
 ) {
   const store = createPushStore(db.exec);
-  const members = createMemberStore(db.exec);
+  const answerersNow = createAnswerersNow(db);
   // Every connection's addresses are checked: a listed name reaches an inside address only when that address is listed too.
   const agent = new https.Agent({ lookup: guardedLookup(hostsOnly(hosts), undefined, "PARLEY_PUSH_HOSTS") });
   // An attempt holds its row this long: past its own timeout, so only a node that died sending lets it go.
@@ -96,8 +95,7 @@ export function createPushOutbox(
     if (!session) return;
     const payload = fitPayload(questionPayload(question, session.title));
     let made = 0;
-    const everyone = async () => [session.ownerId, ...(await members.names(question.sessionId))];
-    for (const ownerId of people ?? waitingFor(question) ?? (await everyone())) {
+    for (const ownerId of await answerersNow(question, people)) {
       made += await store.enqueueQuestion({ questionId: question.id, sessionId: question.sessionId, ownerId, payload, windowMs });
     }
     if (made === 0) return;

@@ -1,7 +1,6 @@
 import { ErrorCode, type WebClient } from "@slack/web-api";
 import { clip } from "../../protocol/bounded-text";
 import type { Question } from "../../protocol/question";
-import { waitingFor } from "../../protocol/teams";
 import { newOrderedId } from "../ids";
 import { log } from "../log";
 import { keyedSerial } from "../one-at-a-time";
@@ -9,7 +8,7 @@ import { createOutboxRounds } from "../outbox/outbox-rounds";
 import type { Db } from "../store/db/client";
 import { createDisplayNames } from "../people/display-names";
 import { createPeopleStore } from "../store/people/people-store";
-import { createMemberStore } from "../store/members/member-store";
+import { createAnswerersNow } from "../surfaces/answerers-now";
 import { createSessionStore } from "../store/sessions/session-store";
 import { createSlackStore, type DueSlackMessage } from "../store/slack/slack-store";
 import type { QuestionSurface } from "../surfaces/question-surfaces";
@@ -75,7 +74,7 @@ export function createSlackOutbox(
 ) {
   const store = createSlackStore(db.exec);
   const sessions = createSessionStore(db.exec);
-  const members = createMemberStore(db.exec);
+  const answerersNow = createAnswerersNow(db);
   const names = createDisplayNames(createPeopleStore(db.exec));
   const { retryMs = 5_000, pollMs = 1_000 } = options;
   const inOrder = keyedSerial();
@@ -84,11 +83,7 @@ export function createSlackOutbox(
   async function channelsOf(question: Question, to?: readonly string[]): Promise<string[]> {
     const own = (await store.channelOf(question.sessionId)) ?? options.channel;
     if (own) return to ? [] : [own];
-    const everyone = async () => {
-      const session = await sessions.live(question.sessionId);
-      return session ? [session.ownerId, ...(await members.names(question.sessionId))] : [];
-    };
-    const linked = await people.slackUsersOf([...(to ?? waitingFor(question) ?? (await everyone()))]);
+    const linked = await people.slackUsersOf(await answerersNow(question, to));
     return [...linked.values()];
   }
 
