@@ -20,34 +20,40 @@ export interface KnownPerson {
  * looked up once more (another node may have added the person a moment ago).
  */
 export function createPeopleCache(store: Pick<PeopleStore, "list">, { now = Date.now, cacheMs = PEOPLE_CACHE_MS }: { now?: () => number; cacheMs?: number } = {}) {
-  let cached: { people: Map<string, KnownPerson>; readAt: number } | null = null;
+  let cached: { people: Map<string, KnownPerson>; readAt: number; tick: number } | null = null;
   /** Bumped by every forget: a read that started before one may not set the cache after it. */
   let generation = 0;
-  let reading: { generation: number; people: Promise<Map<string, KnownPerson>> } | null = null;
+  /** Counts the reads started: a lookup of a name not found needs a read begun after it asked. */
+  let ticks = 0;
+  let reading: { generation: number; tick: number; people: Promise<Map<string, KnownPerson>> } | null = null;
 
-  function read(): Promise<Map<string, KnownPerson>> {
-    if (reading?.generation === generation) return reading.people;
+  /** The people as a read begun at `notBefore` or later finds them (one under way is shared). */
+  function read(notBefore = 0): Promise<Map<string, KnownPerson>> {
+    if (reading?.generation === generation && reading.tick >= notBefore) return reading.people;
     const started = generation;
+    const tick = ++ticks;
     const people = (async () => {
       const readAt = now();
       const rows = await store.list();
       const map = new Map(rows.map((r) => [r.id, { admin: r.admin, createdAt: r.createdAt.getTime() }]));
-      if (generation === started) cached = { people: map, readAt };
+      if (generation === started && (cached === null || tick > cached.tick)) cached = { people: map, readAt, tick };
       return map;
     })().finally(() => {
       if (reading?.people === people) reading = null;
     });
-    reading = { generation: started, people };
+    reading = { generation: started, tick, people };
     return people;
   }
 
   return {
     /** The person of this name, as read at most PEOPLE_CACHE_MS ago (or just now, for a name that was not there); null for none. */
     async get(name: string): Promise<KnownPerson | null> {
+      // A read started before this lookup may miss a person added just before it (the CLI, another node).
+      const asked = ticks + 1;
       const fresh = cached !== null && now() - cached.readAt < cacheMs;
       const known = (fresh ? cached!.people : await read()).get(name);
-      if (known || !fresh) return known ?? null;
-      return (await read()).get(name) ?? null;
+      if (known || (cached !== null && cached.tick >= asked)) return known ?? null;
+      return (await read(asked)).get(name) ?? null;
     },
     /** People changed (here, or on another node): the next check reads the database. */
     forget(): void {
