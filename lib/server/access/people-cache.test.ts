@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { PeopleStore } from "../store/people/people-store";
 import { createPeopleCache } from "./people-cache";
 
-type Row = { id: string; admin: boolean; createdAt: Date };
+type Row = Awaited<ReturnType<PeopleStore["list"]>>[number];
 
 /** A people table whose reads answer when the test says, each with the rows as they were when it began. */
 function slowTable() {
@@ -9,7 +10,7 @@ function slowTable() {
   const pending: Array<() => void> = [];
   let reads = 0;
   return {
-    add: (id: string) => void (rows = [...rows, { id, admin: false, createdAt: new Date(0) }]),
+    add: (id: string) => void (rows = [...rows, { id, admin: false, addedBy: "local", createdAt: new Date(0) }]),
     list: () => {
       reads++;
       const seen = rows;
@@ -25,7 +26,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe("the people cache", () => {
   it("a person added while a read is under way is found by a lookup that began after the add (the read under way began before it)", async () => {
     const table = slowTable();
-    const cache = createPeopleCache(table);
+    const cache = createPeopleCache({ list: table.list });
     const early = cache.get("ann");
     table.add("ann");
     const late = cache.get("ann");
@@ -41,7 +42,7 @@ describe("the people cache", () => {
     const table = slowTable();
     table.add("ann");
     let clock = 0;
-    const cache = createPeopleCache(table, { now: () => clock });
+    const cache = createPeopleCache({ list: table.list }, { now: () => clock });
     const both = Promise.all([cache.get("ann"), cache.get("ann")]);
     await settle();
     table.finishAll();
