@@ -35,4 +35,23 @@ describe("the people a surface reaches", () => {
     expect(await store.setEmail("cat", "ann@example.com", true)).toBe(false);
     expect(await store.emailsOf(["ann", "bob", "cat"])).toEqual(new Map([["ann", "ann@example.com"]]));
   });
+
+  it("a deleted chat's questions take their Slack messages and mails with them: nothing is left due whose question is gone", async () => {
+    const { fixture } = t;
+    await fixture.chatSession.create({ data: { id: "s", title: "t" } });
+    await fixture.run.create({ data: { id: "r", sessionId: "s", functionName: "ask", input: "{}", status: "waiting_input" } });
+    await fixture.question.create({ data: { id: "q", sessionId: "s", runId: "r", kind: "question", prompt: "?", owner: "ask", pendingId: "p", targetDigest: "d", status: "pending" } });
+    const slack = createSlackStore(t.db.exec);
+    const email = createEmailStore(t.db.exec);
+    let n = 0;
+    const newId = () => `m${++n}`;
+    await slack.setChannel("s", "C0PARLEY01");
+    expect(await slack.enqueue("q", ["C0PARLEY01"], newId)).toBe(1);
+    expect(await email.enqueue("q", new Map([["ann", "ann@example.com"]]), newId)).toBe(1);
+    expect((await slack.due(10)).length + (await email.due(10)).length).toBe(2);
+    await fixture.chatSession.delete({ where: { id: "s" } });
+    expect(await slack.due(10)).toEqual([]);
+    expect(await email.due(10)).toEqual([]);
+    expect(await slack.channelOf("s")).toBeNull();
+  });
 });
