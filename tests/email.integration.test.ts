@@ -74,7 +74,7 @@ describe("email", { timeout: 60_000 }, () => {
     expect(toAnn.mail.from?.value).toEqual([{ name: "Parley", address: "parley@example.com" }]);
     expect(toAnn.mail.subject).toBe("release asks: Ship 4.2?");
     expect(toAnn.mail.text).toMatch(/yes: https:\/\/parley\.example\/answer\/\S+\?pick=choice-0/);
-    expect(toAnn.mail.text).toContain(`The whole card in Parley: https://parley.example/s/${q.sessionId}#q-${q.id}`);
+    expect(toAnn.mail.text).toContain(`The whole card in Parley: https://parley.example/s/${q.sessionId}#question-${q.id}`);
     expect(toAnn.mail.html).toContain("Ship 4.2?");
     // Each person's link is their own.
     expect(pageOf(toAnn)).not.toBe(pageOf(await mailTo(q.id, "bob@example.com")));

@@ -87,7 +87,7 @@ describe("Slack", { timeout: 60_000 }, () => {
     expect(post.token).toBe("xoxb-test-0123456789");
     expect(post.args.channel).toBe(CHANNEL);
     expect(post.args.text).toBe("release asks: Ship 4.2?");
-    expect(JSON.stringify(blocks)).toContain(`<https://parley.example/s/${sessionId}#q-${q.id}|team>`);
+    expect(JSON.stringify(blocks)).toContain(`<https://parley.example/s/${sessionId}#question-${q.id}|team>`);
     expect(buttonsOf(blocks).map((b) => b.text.text)).toEqual(["yes", "no"]);
   });
 

@@ -1,5 +1,6 @@
 import nodemailer from "nodemailer";
 import type { Question } from "../../protocol/question";
+import { questionLink } from "../../protocol/question-notification";
 import type { PeopleCache } from "../access/people-cache";
 import { createDisplayNames } from "../people/display-names";
 import type { QuestionService } from "../questions/question-service";
@@ -32,7 +33,7 @@ const LINK_KEY_SETTING = "email-link-key";
 export async function openEmail(config: EmailConfig, deps: { db: Db; questions: QuestionService; people: Pick<PeopleCache, "get">; seeQuestion(person: string, id: string): Promise<void> }) {
   const linkKey = await createSettingStore(deps.db.exec).keep(LINK_KEY_SETTING, randomSecret(32));
   const base = config.publicUrl.replace(/\/+$/, "");
-  const cardUrl = (q: Question) => `${base}/s/${encodeURIComponent(q.sessionId)}#q-${encodeURIComponent(q.id)}`;
+  const cardUrl = (q: Question) => `${base}${questionLink(q)}`;
   const transport = nodemailer.createTransport(config.smtpUrl);
   const outbox = createEmailOutbox(
     { db: deps.db, transport, questions: deps.questions },

@@ -14,6 +14,7 @@ import { createSlackStore, type DueSlackMessage } from "../store/slack/slack-sto
 import type { QuestionSurface } from "../surfaces/question-surfaces";
 import { retryDelayMs } from "../webhooks/backoff";
 import { questionMessage, questionText } from "./slack-blocks";
+import { questionLink } from "../../protocol/question-notification";
 import type { SlackPeople } from "./slack-people";
 
 export interface SlackOutboxOptions {
@@ -103,7 +104,7 @@ export function createSlackOutbox(
     if (!m.ts && question.status !== "pending") return { ok: true, posted: null };
     const session = await sessions.live(question.sessionId);
     const nameOf = await names.nameOf();
-    const cardUrl = options.publicUrl ? `${options.publicUrl.replace(/\/+$/, "")}/s/${encodeURIComponent(question.sessionId)}#q-${encodeURIComponent(question.id)}` : null;
+    const cardUrl = options.publicUrl ? `${options.publicUrl.replace(/\/+$/, "")}${questionLink(question)}` : null;
     const blocks = questionMessage(question, { chatTitle: session?.title ?? "a chat", cardUrl, nameOf });
     const text = questionText(question);
     try {
