@@ -145,6 +145,9 @@ export type Receipt = z.infer<typeof ReceiptSchema>;
 export const ReplyOutcomeSchema = z.enum(["answered", "declined", "already_answered", "already_closed", "stale_target", "queued", "voted"]);
 export type ReplyOutcome = z.infer<typeof ReplyOutcomeSchema>;
 
+/** A reply that changed nothing because the question had moved on: settled already, or changed since the answerer saw it. */
+export const cameTooLate = (outcome: ReplyOutcome): boolean => outcome === "already_answered" || outcome === "already_closed" || outcome === "stale_target";
+
 export const ReplyReceiptSchema = ReceiptSchema.extend({
   kind: z.enum(["send_input", "reject_input"]),
   outcome: ReplyOutcomeSchema,

@@ -1,4 +1,4 @@
-import { LOCAL_OWNER } from "../../protocol/access";
+import { cameTooLate } from "../../protocol/commands";
 import { outcomeLine } from "../../protocol/audit";
 import type { NameOf } from "../../protocol/display-names";
 import type { AnswerPageView } from "../../protocol/email";
@@ -6,6 +6,7 @@ import { AppError } from "../../protocol/errors";
 import type { Question } from "../../protocol/question";
 import { mayAnswer } from "../../protocol/teams";
 import type { PeopleCache } from "../access/people-cache";
+import { answererNamed } from "../access/answering-as";
 import type { QuestionService } from "../questions/question-service";
 import type { EmailStore } from "../store/email/email-store";
 import { readAnswerLinkToken } from "./answer-link";
@@ -36,8 +37,8 @@ export function createEmailAnswers(deps: EmailAnswerDeps) {
     const id = readAnswerLinkToken(deps.linkKey, token);
     const message = id === null ? null : await deps.store.message(id);
     if (!message) return { state: "invalid" };
-    const known = message.personId === LOCAL_OWNER ? { admin: true } : await deps.people.get(message.personId);
-    if (!known) return { state: "not_allowed", reason: "This link's person is no longer in Parley, so it answers nothing." };
+    const who = await answererNamed(deps.people, message.personId);
+    if (!who) return { state: "not_allowed", reason: "This link's person is no longer in Parley, so it answers nothing." };
     const question = await deps.questions.getQuestion({ id: message.questionId });
     if (question.status !== "pending") return { state: "settled", question, outcome: outcomeLine(question, { viewer: message.personId, nameOf: await deps.nameOf() }) };
     try {
@@ -46,7 +47,7 @@ export function createEmailAnswers(deps: EmailAnswerDeps) {
       return { state: "not_allowed", reason: "You are no longer a member of this question's chat, so this link answers nothing." };
     }
     if (!mayAnswer(question, message.personId)) return { state: "not_allowed", reason: "This question is no longer yours to answer." };
-    return { state: "found", question, person: message.personId, admin: known.admin };
+    return { state: "found", question, ...who };
   }
 
   return {
@@ -69,7 +70,7 @@ export function createEmailAnswers(deps: EmailAnswerDeps) {
       const who = { by: "email" as const, person, admin, digest: question.targetDigest };
       const receipt =
         answer.kind === "reply" ? await deps.questions.reply({ id: question.id, value: answer.value, ...who }) : await deps.questions.reject({ id: question.id, message: answer.message, ...who });
-      if (receipt.outcome === "already_answered" || receipt.outcome === "already_closed" || receipt.outcome === "stale_target") {
+      if (cameTooLate(receipt.outcome)) {
         throw new AppError("already_settled", `Already settled: ${outcomeLine(receipt.question, { viewer: person, nameOf: await deps.nameOf() })}.`);
       }
     },

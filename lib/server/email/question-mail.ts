@@ -1,3 +1,4 @@
+import { clip } from "../../protocol/bounded-text";
 import { cardKindOf, type ByCardKind } from "../../protocol/card-kinds";
 import type { Question } from "../../protocol/question";
 
@@ -15,7 +16,6 @@ export interface QuestionMail {
   html: string;
 }
 
-const clipTo = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 /** The answers a mail offers as links: each opens the answer page with that answer chosen (opening it answers nothing). */
@@ -38,12 +38,12 @@ const ANSWER_LINKS: ByCardKind<(q: Question) => Array<{ label: string; pick: str
 export function questionMail(q: Question, ctx: MailContext): QuestionMail {
   const what = q.approval ? `${q.owner} asks to use ${q.approval.tool}: ${q.approval.subject}` : `${q.owner} asks: ${q.prompt}`;
   const links = ANSWER_LINKS[cardKindOf(q)](q).map((l) => ({ ...l, url: `${ctx.pageUrl}?pick=${encodeURIComponent(l.pick)}` }));
-  const subject = clipTo(what.replace(/[\r\n]+/g, " "), 150);
+  const subject = clip(what.replace(/[\r\n]+/g, " "), 150);
   const text = [
     `${q.owner} asks in "${ctx.chatTitle}":`,
     "",
     q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt,
-    ...(q.detail ? ["", clipTo(q.detail, 2_000)] : []),
+    ...(q.detail ? ["", clip(q.detail, 2_000)] : []),
     "",
     ...(links.length ? [...links.map((l) => `${l.label}: ${l.url}`), ""] : [`Answer: ${ctx.pageUrl}`, ""]),
     `The whole card in Parley: ${ctx.cardUrl}`,
@@ -55,7 +55,7 @@ export function questionMail(q: Question, ctx: MailContext): QuestionMail {
   const html = [
     `<p style="color:#57534e">${escapeHtml(q.owner)} asks in “${escapeHtml(ctx.chatTitle)}”:</p>`,
     `<p style="font-size:16px;white-space:pre-wrap">${escapeHtml(q.approval ? `${q.approval.tool}: ${q.approval.subject}` : q.prompt)}</p>`,
-    ...(q.detail ? [`<p style="white-space:pre-wrap;color:#57534e">${escapeHtml(clipTo(q.detail, 2_000))}</p>`] : []),
+    ...(q.detail ? [`<p style="white-space:pre-wrap;color:#57534e">${escapeHtml(clip(q.detail, 2_000))}</p>`] : []),
     `<p>${links.length ? links.map(button).join("") : button({ label: "Answer…", url: ctx.pageUrl })}</p>`,
     `<p><a href="${escapeHtml(ctx.cardUrl)}">The whole card in Parley</a></p>`,
     `<p style="color:#78716c;font-size:12px">These links are yours alone: they answer as you. Opening one answers nothing until you press its button.</p>`,

@@ -1,3 +1,4 @@
+import { clip } from "../../protocol/bounded-text";
 import type { ActionsBlock, Button, KnownBlock, PlainTextOption } from "@slack/web-api";
 import { outcomeLine, type Viewpoint } from "../../protocol/audit";
 import { cardKindOf, type ByCardKind } from "../../protocol/card-kinds";
@@ -20,12 +21,12 @@ const MAX_SECTION = 3_000;
 const MAX_BUTTONS = 5;
 const MAX_CHECKBOXES = 10;
 
-const clipTo = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 /** Text Slack reads as mrkdwn shows as typed: its three control characters escaped. */
 export const escapeMrkdwn = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-const plain = (text: string, max = MAX_LABEL) => ({ type: "plain_text" as const, text: clipTo(text, max), emoji: false });
-const section = (text: string): KnownBlock => ({ type: "section", text: { type: "mrkdwn", text: clipTo(text, MAX_SECTION) } });
-const context = (text: string): KnownBlock => ({ type: "context", elements: [{ type: "mrkdwn", text: clipTo(text, MAX_SECTION) }] });
+/** Slack's plain text, cut to what the element takes (a label's 75 characters by default). */
+export const plain = (text: string, max = MAX_LABEL) => ({ type: "plain_text" as const, text: clip(text, max), emoji: false });
+const section = (text: string): KnownBlock => ({ type: "section", text: { type: "mrkdwn", text: clip(text, MAX_SECTION) } });
+const context = (text: string): KnownBlock => ({ type: "context", elements: [{ type: "mrkdwn", text: clip(text, MAX_SECTION) }] });
 
 function button(text: string, actionId: string, value: string, style?: "primary" | "danger"): Button {
   return { type: "button", text: plain(text), action_id: actionId, value, ...(style ? { style } : {}) };
@@ -80,7 +81,7 @@ function askedBy(q: Question, ctx: MessageContext): string {
 }
 
 /** A code block that shows its text as it is (a ``` inside it cannot close it early). */
-const codeBlock = (text: string) => "```" + escapeMrkdwn(clipTo(text, 2_500)).replace(/```/g, "`\u200b``") + "```";
+const codeBlock = (text: string) => "```" + escapeMrkdwn(clip(text, 2_500)).replace(/```/g, "`\u200b``") + "```";
 
 /** The question itself: its prompt, or an approval's tool, subject, preview and what bounds it. */
 function questionBlocks(q: Question): KnownBlock[] {
@@ -88,12 +89,12 @@ function questionBlocks(q: Question): KnownBlock[] {
     const bound = approvalBoundText(q.approval);
     return [section(`*${escapeMrkdwn(q.approval.tool)}*: ${escapeMrkdwn(q.approval.subject)}\n${codeBlock(previewText(q.approval.preview))}`), ...(bound ? [context(escapeMrkdwn(bound))] : [])];
   }
-  return [section(escapeMrkdwn(q.prompt)), ...(q.detail ? [context(escapeMrkdwn(clipTo(q.detail, 1_000)))] : [])];
+  return [section(escapeMrkdwn(q.prompt)), ...(q.detail ? [context(escapeMrkdwn(clip(q.detail, 1_000)))] : [])];
 }
 
 /** The fallback text of a message (notifications, screen readers): who asks what. */
 export function questionText(q: Question): string {
-  return clipTo(q.approval ? `${q.owner} asks to use ${q.approval.tool}: ${q.approval.subject}` : `${q.owner} asks: ${q.prompt}`, 300);
+  return clip(q.approval ? `${q.owner} asks to use ${q.approval.tool}: ${q.approval.subject}` : `${q.owner} asks: ${q.prompt}`, 300);
 }
 
 /**

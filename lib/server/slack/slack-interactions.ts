@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import { LOCAL_OWNER } from "../../protocol/access";
+import { cameTooLate, type ReplyOutcome } from "../../protocol/commands";
 import { outcomeLine } from "../../protocol/audit";
 import { cardKindOf } from "../../protocol/card-kinds";
 import { AppError } from "../../protocol/errors";
@@ -8,7 +8,7 @@ import type { AnswerValue, JsonValue, Question } from "../../protocol/question";
 import { readChoiceValue, SLACK_ACTIONS, SLACK_VIEWS, type BlockActions, type SlackInteraction, type ViewSubmission } from "../../protocol/slack";
 import { listWords } from "../../protocol/team-card";
 import { mayAnswer, waitingFor } from "../../protocol/teams";
-import type { Answerer } from "../access/answering-as";
+import { answererNamed, type Answerer } from "../access/answering-as";
 import type { PeopleCache } from "../access/people-cache";
 import { log } from "../log";
 import type { NameOf } from "../../protocol/display-names";
@@ -45,13 +45,13 @@ export function createSlackInteractions({ client, store, questions, people, seeQ
   /** The person behind a Slack user, as they may answer now. */
   async function answererOf(slackUserId: string): Promise<Answerer> {
     const person = await store.personOf(slackUserId);
-    const known = person === null ? null : person === LOCAL_OWNER ? { admin: true } : await people.get(person);
-    if (person === null || known === null) {
+    const who = person === null ? null : await answererNamed(people, person);
+    if (who === null) {
       throw new Refused(
         "Your Slack user is not linked to a person in Parley, so nothing was answered. Ask Parley's administrator to run `npx parley user link <your name> --slack <your Slack member ID>`.",
       );
     }
-    return { person, admin: known.admin };
+    return who;
   }
 
   /** The question a person is about to answer: one they may see, still waiting, and theirs to answer. */
@@ -76,14 +76,14 @@ export function createSlackInteractions({ client, store, questions, people, seeQ
   }
 
   /** Applies an answer; a reply that lost the race is told how the question ended. */
-  async function answer(q: Question, who: Answerer, send: () => Promise<{ outcome: string; question: Question }>): Promise<void> {
+  async function answer(q: Question, who: Answerer, send: () => Promise<{ outcome: ReplyOutcome; question: Question }>): Promise<void> {
     const receipt = await send().catch((err: unknown) => {
       const error = AppError.from(err);
       // A form's fields are shown beside their inputs (the modal reads the details).
       if (error.status < 500 && !fieldErrorsOf(error.details)) throw new Refused(`${error.message} Nothing was answered.`);
       throw err;
     });
-    if (receipt.outcome === "already_answered" || receipt.outcome === "already_closed" || receipt.outcome === "stale_target") throw new Refused(await settledWords(receipt.question));
+    if (cameTooLate(receipt.outcome)) throw new Refused(await settledWords(receipt.question));
     log.info({ questionId: q.id, person: who.person, outcome: receipt.outcome }, "[slack] answered");
   }
 

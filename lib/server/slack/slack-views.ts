@@ -1,3 +1,4 @@
+import { plain } from "./slack-blocks";
 import type { InputBlock, KnownBlock, ModalView, PlainTextOption } from "@slack/web-api";
 import { cardKindOf } from "../../protocol/card-kinds";
 import { draftToContent, formFields, type FormContent, type FormDraft, type FormErrors, type FormField, type FormSchema } from "../../protocol/forms";
@@ -13,8 +14,6 @@ import { SLACK_VIEWS, type SlackInputState, type SlackStateValues } from "../../
 /** Slack's limits: a modal's title, a text input's length, blocks in a view. */
 const MAX_TITLE = 24;
 const MAX_TEXT_INPUT = 3_000;
-const clipTo = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-const plain = (text: string, max = 75) => ({ type: "plain_text" as const, text: clipTo(text, max), emoji: false });
 const option = (value: string, title: string): PlainTextOption => ({ text: plain(title), value });
 
 /** The block and action ids of the inputs: one per form field, one for free text or feedback. */
