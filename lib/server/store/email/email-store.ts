@@ -41,13 +41,14 @@ const claimAttempt = statement((q, p: { id: string; attempts: number; holdMs: nu
     .where("status", "=", "pending")
     .where("nextAttemptAt", "<=", dbNow(engine)),
 );
+/** The mail went: so its row says, though its question settled while it was on its way (which cancelled it unsent). */
 const markSent = statement((q, p: { id: string; attempts: number }, engine) =>
   q
     .updateTable("EmailMessage")
     .set({ status: "sent", sentAt: dbNow(engine), lastError: null })
     .where("id", "=", p.id)
     .where("attempts", "=", p.attempts)
-    .where("status", "=", "pending"),
+    .where("status", "in", ["pending", "cancelled"]),
 );
 const markFailed = statement((q, p: { id: string; attempts: number; error: string; delayMs: number; final: number }, engine) =>
   q

@@ -54,4 +54,38 @@ describe("the people a surface reaches", () => {
     expect(await email.due(10)).toEqual([]);
     expect(await slack.channelOf("s")).toBeNull();
   });
+
+  it("a message the question changed under while it was being sent stays due, to be sent again as it is now", async () => {
+    const { fixture } = t;
+    await fixture.chatSession.create({ data: { id: "s", title: "t" } });
+    await fixture.run.create({ data: { id: "r", sessionId: "s", functionName: "ask", input: "{}", status: "waiting_input" } });
+    await fixture.question.create({ data: { id: "q", sessionId: "s", runId: "r", kind: "question", prompt: "?", owner: "ask", pendingId: "p", targetDigest: "d", status: "pending" } });
+    const slack = createSlackStore(t.db.exec);
+    await slack.enqueue("q", ["C0PARLEY01"], () => "m1");
+    const [posting] = await slack.due(10);
+    expect(await slack.claim(posting!, 60_000)).toBe(true);
+    // A vote (or the end) comes while the post is on its way.
+    expect(await slack.touch("q")).toBe(1);
+    await slack.synced(posting!, posting!.attempts + 1, { ts: "1.1", channel: "C0PARLEY01" });
+    const [again] = await slack.due(10);
+    expect(again).toMatchObject({ id: "m1", ts: "1.1", postedIn: "C0PARLEY01", version: 2 });
+    // Sent as it is now: in step.
+    expect(await slack.claim(again!, 60_000)).toBe(true);
+    await slack.synced(again!, again!.attempts + 1, { ts: "1.1", channel: "C0PARLEY01" });
+    expect(await slack.due(10)).toEqual([]);
+  });
+
+  it("a mail sent while its question settled says it was sent, not cancelled", async () => {
+    const { fixture } = t;
+    await fixture.chatSession.create({ data: { id: "s", title: "t" } });
+    await fixture.run.create({ data: { id: "r", sessionId: "s", functionName: "ask", input: "{}", status: "waiting_input" } });
+    await fixture.question.create({ data: { id: "q", sessionId: "s", runId: "r", kind: "question", prompt: "?", owner: "ask", pendingId: "p", targetDigest: "d", status: "pending" } });
+    const email = createEmailStore(t.db.exec);
+    await email.enqueue("q", new Map([["ann", "ann@example.com"]]), () => "m1");
+    const [mail] = await email.due(10);
+    expect(await email.claim(mail!, 60_000)).toBe(true);
+    expect(await email.cancelUnsent("q")).toBe(1);
+    await email.sent(mail!.id, mail!.attempts + 1);
+    expect((await fixture.emailMessage.findUnique({ where: { id: "m1" } }))?.status).toBe("sent");
+  });
 });

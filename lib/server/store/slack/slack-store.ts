@@ -37,11 +37,19 @@ const insertMessage = statement((q, p: { id: string; questionId: string; channel
     .onConflict((oc) => oc.columns(["questionId", "channel"]).doNothing()),
 );
 
-/** The question changed (a vote, its end): each of its messages must show it again, at once. A post given up stays given up. */
+/**
+ * The question changed (a vote, its end): each of its messages must show it again. One in step is
+ * due at once; one being sent or waiting out a failure keeps its attempt's claim and its wait (its
+ * sender sees the new version when it records what it sent). A post given up stays given up.
+ */
 const touchMessages = statement((q, p: { questionId: string }, engine) =>
   q
     .updateTable("SlackMessage")
-    .set((eb) => ({ version: eb("version", "+", 1), status: "pending", attempts: 0, nextAttemptAt: dbNow(engine) }))
+    .set((eb) => ({
+      version: eb("version", "+", 1),
+      status: "pending",
+      nextAttemptAt: sql<Date>`CASE WHEN ${sql.ref("status")} = 'done' THEN ${dbNow(engine)} ELSE ${sql.ref("nextAttemptAt")} END`,
+    }))
     .where("questionId", "=", p.questionId)
     .where((eb) => eb.or([eb("status", "=", "done"), eb("status", "=", "pending")])),
 );
@@ -71,7 +79,7 @@ const markSynced = statement((q, p: { id: string; attempts: number; version: num
       synced: p.version,
       syncedAt: dbNow(engine),
       status: sql<string>`CASE WHEN ${sql.ref("version")} = ${p.version} THEN 'done' ELSE 'pending' END`,
-      attempts: sql<number>`CASE WHEN ${sql.ref("version")} = ${p.version} THEN ${sql.ref("attempts")} ELSE 0 END`,
+      attempts: 0,
       nextAttemptAt: dbNow(engine),
       lastError: null,
     })
